@@ -1,0 +1,120 @@
+import { TABLES, type TableKey } from './tables';
+
+/** Raised at start-up when the environment is incomplete or invalid; the message lists every problem. */
+export class ConfigError extends Error {
+  override readonly name = 'ConfigError';
+}
+
+type Env = Record<string, string | undefined>;
+
+export const DEFAULT_METADATA_MAX_BYTES = 32 * 1024;
+/** DynamoDB items are at most 400 KB; metadata must leave room for the rest of the session. */
+const METADATA_MAX_BYTES_CEILING = 350 * 1024;
+/** Largest request body the API reads (it must hold metadata plus the other fields). */
+const BODY_OVERHEAD_BYTES = 16 * 1024;
+
+export interface DynamoConfig {
+  /** Only set locally (dynalite) or for tools; Lambda uses the regional endpoint. */
+  endpoint: string | undefined;
+  region: string;
+}
+
+export interface CreateSessionConfig {
+  tables: Record<'boards' | 'memberships' | 'sessions', string>;
+  dynamo: DynamoConfig;
+  /** Base URL of embed links (custom domain); otherwise derived from the API Gateway request. */
+  publicBaseUrl: string | undefined;
+  metadataMaxBytes: number;
+  maxBodyBytes: number;
+}
+
+export interface AuthorizerConfig {
+  tables: Record<'apiKeys', string>;
+  dynamo: DynamoConfig;
+}
+
+/** Reads and validates the configuration of the create-session function; throws `ConfigError`. */
+export function readCreateSessionConfig(env: Env): CreateSessionConfig {
+  const problems: string[] = [];
+  const tables = readTables(env, ['boards', 'memberships', 'sessions'], problems);
+  const metadataMaxBytes = readInteger(env, 'METADATA_MAX_BYTES', DEFAULT_METADATA_MAX_BYTES, 1, METADATA_MAX_BYTES_CEILING, problems);
+  const publicBaseUrl = readBaseUrl(env, 'PUBLIC_BASE_URL', problems);
+  const dynamo = readDynamo(env, problems);
+  fail(problems);
+  return { tables, dynamo, publicBaseUrl, metadataMaxBytes, maxBodyBytes: metadataMaxBytes + BODY_OVERHEAD_BYTES };
+}
+
+/** Reads and validates the configuration of the authorizer; throws `ConfigError`. */
+export function readAuthorizerConfig(env: Env): AuthorizerConfig {
+  const problems: string[] = [];
+  const tables = readTables(env, ['apiKeys'], problems);
+  const dynamo = readDynamo(env, problems);
+  fail(problems);
+  return { tables, dynamo };
+}
+
+/** Table names for the given tables from their environment variables. */
+export function readTables<K extends TableKey>(env: Env, keys: readonly K[], problems: string[]): Record<K, string> {
+  const names = {} as Record<K, string>;
+  for (const key of keys) {
+    const value = env[TABLES[key].envVar]?.trim();
+    if (!value) problems.push(`${TABLES[key].envVar} is required (name of the ${key} table)`);
+    names[key] = value ?? '';
+  }
+  return names;
+}
+
+/** The DynamoDB endpoint and region. */
+export function readDynamo(env: Env, problems: string[]): DynamoConfig {
+  const endpoint = env.DYNAMODB_ENDPOINT?.trim() || undefined;
+  if (endpoint && !isHttpUrl(endpoint)) problems.push(`DYNAMODB_ENDPOINT must be an http(s) URL, got "${endpoint}"`);
+  const region = env.AWS_REGION?.trim() || env.AWS_DEFAULT_REGION?.trim() || (endpoint ? 'local' : '');
+  if (!region) problems.push('AWS_REGION is required');
+  return { endpoint, region };
+}
+
+/** An optional absolute http(s) URL without a trailing slash, query or fragment. */
+export function readBaseUrl(env: Env, name: string, problems: string[]): string | undefined {
+  const value = env[name]?.trim();
+  if (!value) return undefined;
+  if (!isHttpUrl(value)) {
+    problems.push(`${name} must be an absolute http(s) URL, got "${value}"`);
+    return undefined;
+  }
+  const url = new URL(value);
+  if (url.search || url.hash) problems.push(`${name} must not have a query or fragment`);
+  return value.replace(/\/+$/, '');
+}
+
+/** An optional integer within bounds. */
+export function readInteger(
+  env: Env,
+  name: string,
+  fallback: number,
+  min: number,
+  max: number,
+  problems: string[],
+): number {
+  const raw = env[name]?.trim();
+  if (!raw) return fallback;
+  const value = Number(raw);
+  if (!/^\d+$/.test(raw) || value < min || value > max) {
+    problems.push(`${name} must be an integer from ${min} to ${max}, got "${raw}"`);
+    return fallback;
+  }
+  return value;
+}
+
+function isHttpUrl(value: string): boolean {
+  try {
+    const url = new URL(value);
+    return (url.protocol === 'http:' || url.protocol === 'https:') && url.hostname !== '';
+  } catch {
+    return false;
+  }
+}
+
+/** Throws one `ConfigError` listing every problem found. */
+export function fail(problems: string[]): void {
+  if (problems.length > 0) throw new ConfigError(`Invalid configuration: ${problems.join('; ')}`);
+}

@@ -1,0 +1,43 @@
+import { createHash } from 'node:crypto';
+import type { RandomSource } from './ports';
+
+/** Session tokens: 24 random bytes are exactly 32 base64url characters. */
+const SESSION_TOKEN_BYTES = 24;
+export const SESSION_TOKEN_LENGTH = 32;
+const SESSION_TOKEN_FORMAT = /^[A-Za-z0-9_-]{32}$/;
+
+/**
+ * API keys carry a fixed prefix so secret scanners can recognise a leaked key, then 32 random bytes
+ * (256 bits) as 43 base64url characters.
+ */
+export const API_KEY_PREFIX = 'esk_';
+const API_KEY_BYTES = 32;
+const API_KEY_FORMAT = /^esk_[A-Za-z0-9_-]{43}$/;
+
+/** SHA-256 (hex) of a credential: the only form in which tokens and API keys are stored. */
+export function hashCredential(secret: string): string {
+  return createHash('sha256').update(secret, 'utf8').digest('hex');
+}
+
+/** A new 32-character URL-safe session token. */
+export function newSessionToken(random: RandomSource): string {
+  return random.bytes(SESSION_TOKEN_BYTES).toString('base64url');
+}
+
+/** True when `value` has the shape of a session token (checked before any lookup). */
+export function isSessionTokenFormat(value: string): boolean {
+  return SESSION_TOKEN_FORMAT.test(value);
+}
+
+/** A new API key with its public id; the key itself is shown once and stored only as a hash. */
+export function newApiKey(random: RandomSource): { apiKey: string; keyId: string } {
+  return {
+    apiKey: API_KEY_PREFIX + random.bytes(API_KEY_BYTES).toString('base64url'),
+    keyId: `key_${random.bytes(12).toString('hex')}`,
+  };
+}
+
+/** True when `value` has the shape of an API key (checked before any lookup). */
+export function isApiKeyFormat(value: string): boolean {
+  return API_KEY_FORMAT.test(value);
+}

@@ -1,0 +1,75 @@
+/**
+ * Domain errors. They carry no HTTP knowledge: `lib/http/http-errors.ts` maps each class to a status,
+ * in one place, so a use case never decides how its failure looks on the wire.
+ */
+
+/** Base class so the error middleware can tell expected failures from bugs. */
+export abstract class DomainError extends Error {
+  constructor(message?: string, options?: ErrorOptions) {
+    super(message, options);
+    this.name = new.target.name;
+  }
+}
+
+/** The request body or a parameter breaks a validation rule; the message names the field. */
+export class ValidationError extends DomainError {}
+
+/** The body is not declared as JSON. */
+export class UnsupportedMediaTypeError extends DomainError {}
+
+/** The body is larger than the service accepts. */
+export class PayloadTooLargeError extends DomainError {}
+
+/** No board has the requested id. */
+export class BoardNotFoundError extends DomainError {
+  constructor(readonly boardId: string) {
+    super(`Board "${boardId}" was not found`);
+  }
+}
+
+/** The board is private and the API key owner is not a member of its organization. */
+export class BoardAccessDeniedError extends DomainError {
+  constructor() {
+    super(
+      "Sessions can only be created for public boards or boards owned by your organization",
+    );
+  }
+}
+
+/** The API key is missing, malformed, unknown or revoked. */
+export class InvalidApiKeyError extends DomainError {}
+
+/** The embed request carries no token. */
+export class MissingTokenError extends DomainError {
+  constructor() {
+    super('The embed link has no token');
+  }
+}
+
+/** The embed token is malformed or belongs to no session. */
+export class InvalidTokenError extends DomainError {
+  constructor() {
+    super('This embed link is not valid');
+  }
+}
+
+/** The session exists but its expiresAt has passed. */
+export class SessionExpiredError extends DomainError {
+  constructor() {
+    super('This embed session has expired. Ask the site that showed it to reload it.');
+  }
+}
+
+/** The session's board was deleted after the session was created. */
+export class EmbeddedBoardGoneError extends DomainError {
+  constructor() {
+    super('The board of this embed session no longer exists');
+  }
+}
+
+/** DynamoDB stayed unavailable or throttled after the SDK's retries; the client may retry later. */
+export class StorageUnavailableError extends DomainError {
+  constructor(options?: { cause?: unknown }) {
+    super('The service is temporarily unavailable; retry shortly', options);
+  }
+}

@@ -1,0 +1,43 @@
+import type { APIGatewayAuthorizerResult, APIGatewayProxyEvent } from 'aws-lambda';
+import type { KeyOwner } from '../use-cases/authorize-api-key';
+
+/**
+ * The API key owner that the authorizer put into the request context. Its absence is a deployment
+ * mistake (route without authorizer), so it is a plain error and becomes a 500, never a pass.
+ */
+export function keyOwnerOf(event: Pick<APIGatewayProxyEvent, 'requestContext'>): KeyOwner {
+  const context = event.requestContext.authorizer;
+  const userId = context?.userId;
+  const keyId = context?.keyId;
+  if (typeof userId !== 'string' || userId === '' || typeof keyId !== 'string') {
+    throw new Error('Authorizer context is missing: is the route wired to the API key authorizer?');
+  }
+  return { userId, keyId };
+}
+
+/**
+ * The public base URL of this API as API Gateway saw the request (its domain name and stage), never the
+ * client's own Host header, which anyone can forge.
+ */
+export function apiBaseUrl(event: Pick<APIGatewayProxyEvent, 'requestContext'>): string {
+  const { domainName, stage } = event.requestContext;
+  if (!domainName) throw new Error('API Gateway request context has no domainName; set PUBLIC_BASE_URL');
+  return stage && stage !== '$default' ? `https://${domainName}/${stage}` : `https://${domainName}`;
+}
+
+/**
+ * An Allow policy for every method of the API's stage. A wildcard resource matters: API Gateway caches
+ * the policy per key, and a policy naming only the first method would then refuse every other route.
+ */
+export function allowPolicy(owner: KeyOwner, methodArn: string): APIGatewayAuthorizerResult {
+  const [apiArn, stage] = methodArn.split('/');
+  if (!apiArn?.startsWith('arn:') || !stage) throw new Error('methodArn is malformed');
+  return {
+    principalId: owner.userId,
+    policyDocument: {
+      Version: '2012-10-17',
+      Statement: [{ Action: 'execute-api:Invoke', Effect: 'Allow', Resource: `${apiArn}/${stage}/*` }],
+    },
+    context: { userId: owner.userId, keyId: owner.keyId },
+  };
+}

@@ -1,0 +1,82 @@
+import type middy from '@middy/core';
+import type { APIGatewayProxyResult } from 'aws-lambda';
+import {
+  BoardAccessDeniedError,
+  BoardNotFoundError,
+  type DomainError,
+  EmbeddedBoardGoneError,
+  InvalidApiKeyError,
+  InvalidTokenError,
+  MissingTokenError,
+  PayloadTooLargeError,
+  SessionExpiredError,
+  StorageUnavailableError,
+  UnsupportedMediaTypeError,
+  ValidationError,
+} from '../errors';
+import { describeError, type Logger } from '../logger';
+import { jsonError } from './response';
+
+type ErrorClass = abstract new (...args: never[]) => DomainError;
+
+/** The single mapping from domain errors to HTTP statuses. */
+const STATUS_BY_ERROR: ReadonlyArray<readonly [ErrorClass, number]> = [
+  [ValidationError, 400],
+  [MissingTokenError, 400],
+  [InvalidApiKeyError, 401],
+  [InvalidTokenError, 401],
+  [SessionExpiredError, 401],
+  [BoardAccessDeniedError, 403],
+  [BoardNotFoundError, 404],
+  [EmbeddedBoardGoneError, 404],
+  [PayloadTooLargeError, 413],
+  [UnsupportedMediaTypeError, 415],
+  [StorageUnavailableError, 503],
+];
+
+/** Seconds a client should wait after a 503 before retrying. */
+export const RETRY_AFTER_SECONDS = 2;
+
+/** The HTTP status of an error, or 500 for anything that is not a known domain error. */
+export function statusOf(error: unknown): number {
+  for (const [type, status] of STATUS_BY_ERROR) {
+    if (error instanceof type) return status;
+  }
+  return 500;
+}
+
+export type ErrorRenderer = (status: number, message: string, headers: Record<string, string>) => APIGatewayProxyResult;
+
+/**
+ * Turns any thrown error into the house error response and logs it with the request id.
+ * Known domain errors keep their message; anything else becomes a 500 that shows no internals.
+ * `render` lets the embed page answer in HTML while sharing the mapping.
+ */
+export function httpErrors(options: {
+  logger: Logger;
+  render?: (request: middy.Request) => ErrorRenderer;
+}): middy.MiddlewareObj<unknown, APIGatewayProxyResult> {
+  return {
+    onError: (request) => {
+      const { error } = request;
+      const status = statusOf(error);
+      const log = options.logger.child({ requestId: request.context.awsRequestId });
+      const headers: Record<string, string> = {};
+      let message: string;
+      if (status === 500) {
+        log.error('unexpected error', describeError(error));
+        message = 'An unexpected error occurred';
+      } else {
+        message = (error as Error).message;
+        if (status === 503) {
+          headers['Retry-After'] = String(RETRY_AFTER_SECONDS);
+          log.warn('storage unavailable', describeError((error as Error).cause ?? error));
+        } else {
+          log.info('request rejected', { status, reason: (error as Error).name });
+        }
+      }
+      const render = options.render?.(request) ?? jsonError;
+      request.response = render(status, message, headers);
+    },
+  };
+}

@@ -1,0 +1,53 @@
+/**
+ * A minimal structured JSON logger. Kept in-house (a few lines) so that it costs nothing at cold start.
+ * Callers pass explicit fields; nothing logs a request body, a header or a query string, which is how
+ * API keys and session tokens stay out of the logs.
+ */
+export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
+export type LogFields = Record<string, unknown>;
+
+const LEVELS: Record<LogLevel, number> = { debug: 10, info: 20, warn: 30, error: 40 };
+
+export interface Logger {
+  debug(message: string, fields?: LogFields): void;
+  info(message: string, fields?: LogFields): void;
+  warn(message: string, fields?: LogFields): void;
+  error(message: string, fields?: LogFields): void;
+  /** A logger that adds `fields` (for instance the request id) to every line. */
+  child(fields: LogFields): Logger;
+}
+
+export type LogSink = (line: string) => void;
+
+const stdoutSink: LogSink = (line) => {
+  process.stdout.write(`${line}\n`);
+};
+
+/** Creates a JSON-lines logger; `LOG_LEVEL` picks the threshold (default `info`). */
+export function createLogger(
+  base: LogFields = {},
+  options: { level?: string; sink?: LogSink } = {},
+): Logger {
+  const level = (options.level ?? process.env.LOG_LEVEL ?? 'info').toLowerCase() as LogLevel;
+  const threshold = LEVELS[level] ?? LEVELS.info;
+  const sink = options.sink ?? stdoutSink;
+  const write = (lvl: LogLevel, message: string, fields?: LogFields) => {
+    if (LEVELS[lvl] < threshold) return;
+    sink(JSON.stringify({ level: lvl, time: new Date().toISOString(), message, ...base, ...fields }));
+  };
+  return {
+    debug: (m, f) => write('debug', m, f),
+    info: (m, f) => write('info', m, f),
+    warn: (m, f) => write('warn', m, f),
+    error: (m, f) => write('error', m, f),
+    child: (fields) => createLogger({ ...base, ...fields }, { level, sink }),
+  };
+}
+
+/** The loggable part of an error: never its `cause` chain's payloads, only names, messages and stack. */
+export function describeError(error: unknown): LogFields {
+  if (error instanceof Error) {
+    return { errorName: error.name, errorMessage: error.message, stack: error.stack };
+  }
+  return { errorName: typeof error };
+}

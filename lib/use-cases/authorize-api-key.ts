@@ -1,0 +1,26 @@
+import { hashCredential, isApiKeyFormat } from '../credentials';
+import type { ApiKeyRepository } from '../domain/types';
+import { InvalidApiKeyError } from '../errors';
+
+export interface KeyOwner {
+  userId: string;
+  keyId: string;
+}
+
+const BEARER = /^bearer[ \t]+(\S+)[ \t]*$/i;
+
+/**
+ * Resolves an `Authorization` header value to the owner of an active API key with one DynamoDB read.
+ * Malformed headers and keys are refused without touching DynamoDB.
+ */
+export async function authorizeApiKey(
+  deps: { apiKeys: ApiKeyRepository },
+  authorization: string | undefined,
+): Promise<KeyOwner> {
+  const key = BEARER.exec(authorization ?? '')?.[1];
+  if (!key || !isApiKeyFormat(key)) throw new InvalidApiKeyError('API key is missing or malformed');
+  const record = await deps.apiKeys.getByHash(hashCredential(key));
+  if (!record) throw new InvalidApiKeyError('API key is not known');
+  if (record.status !== 'ACTIVE') throw new InvalidApiKeyError('API key is revoked');
+  return { userId: record.userId, keyId: record.keyId };
+}

@@ -1,0 +1,82 @@
+import { hashCredential, newSessionToken } from '../credentials';
+import {
+  type BoardRepository,
+  isPublicBoard,
+  type MembershipRepository,
+  type Session,
+  type SessionRepository,
+  type StoredSession,
+} from '../domain/types';
+import { BoardAccessDeniedError, BoardNotFoundError, ValidationError } from '../errors';
+import type { Clock, RandomSource } from '../ports';
+import type { CreateSessionRequest } from '../validation/create-session';
+
+/** The latest instant an ISO 8601 timestamp with a four-digit year can express. */
+export const MAX_TIMESTAMP_MS = Date.UTC(9999, 11, 31, 23, 59, 59, 999);
+
+export interface CreateSessionDeps {
+  boards: BoardRepository;
+  memberships: MembershipRepository;
+  sessions: SessionRepository;
+  clock: Clock;
+  random: RandomSource;
+}
+
+export interface CreateSessionCommand {
+  /** The user who owns the API key that authorized the call. */
+  keyOwnerId: string;
+  request: CreateSessionRequest;
+  /** Base URL the embed page is served from, without a trailing slash. */
+  baseUrl: string;
+}
+
+export interface CreatedSession {
+  session: Session;
+  sessionToken: string;
+  embedUrl: string;
+}
+
+/**
+ * Creates an embed session: checks the board exists and is accessible to the key owner, then stores the
+ * session with only the hash of its new token. At most three DynamoDB calls: board, membership (private
+ * boards only), one conditional put.
+ */
+export async function createSession(deps: CreateSessionDeps, command: CreateSessionCommand): Promise<CreatedSession> {
+  const { request } = command;
+  // One clock reading for both timestamps, so expiresAt - createdAt is exactly the requested lifetime.
+  const createdAtMs = deps.clock.now().getTime();
+  const expiresAtMs = createdAtMs + request.expiresInSeconds * 1000;
+  if (expiresAtMs > MAX_TIMESTAMP_MS) {
+    throw new ValidationError('expiresInSeconds is too large: expiresAt would be after year 9999');
+  }
+
+  const board = await deps.boards.get(request.boardId);
+  if (!board) throw new BoardNotFoundError(request.boardId);
+  if (!isPublicBoard(board) && !(await deps.memberships.isMember(board.orgId, command.keyOwnerId))) {
+    throw new BoardAccessDeniedError();
+  }
+
+  const token = newSessionToken(deps.random);
+  const stored: StoredSession = {
+    id: deps.random.uuid(),
+    boardId: request.boardId,
+    tokenHash: hashCredential(token),
+    userId: request.userId,
+    email: request.email,
+    firstName: request.firstName,
+    lastName: request.lastName,
+    avatarUrl: request.avatarUrl,
+    plan: request.plan,
+    metadata: request.metadata,
+    createdAt: new Date(createdAtMs).toISOString(),
+    expiresAt: new Date(expiresAtMs).toISOString(),
+  };
+  await deps.sessions.create(stored);
+
+  const { tokenHash: _omitted, ...publicFields } = stored;
+  return {
+    session: { ...publicFields, token },
+    sessionToken: token,
+    embedUrl: `${command.baseUrl}/embed?token=${token}`,
+  };
+}
