@@ -12,6 +12,7 @@ export default defineConfig({
       API_KEYS_TABLE: 'test-api-keys',
       SESSIONS_TABLE: 'test-sessions',
       LOG_LEVEL: 'error',
+      AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
     },
     testTimeout: 30_000,
     hookTimeout: 120_000,

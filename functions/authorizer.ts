@@ -15,4 +15,6 @@ const logger = createLogger({ function: 'authorizer' });
 /** TOKEN authorizer for API-key routes. */
 export const handler = middy<APIGatewayTokenAuthorizerEvent, APIGatewayAuthorizerResult>()
   .use(unauthorizedOnError({ logger }))
-  .handler(async (event) => allowPolicy(await authorizeApiKey({ apiKeys }, event.authorizationToken), event.methodArn));
+  .handler(async (event) =>
+    allowPolicy(await authorizeApiKey({ apiKeys }, event.authorizationToken), event.methodArn),
+  );

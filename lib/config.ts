@@ -37,11 +37,24 @@ export interface AuthorizerConfig {
 export function readCreateSessionConfig(env: Env): CreateSessionConfig {
   const problems: string[] = [];
   const tables = readTables(env, ['boards', 'memberships', 'sessions'], problems);
-  const metadataMaxBytes = readInteger(env, 'METADATA_MAX_BYTES', DEFAULT_METADATA_MAX_BYTES, 1, METADATA_MAX_BYTES_CEILING, problems);
+  const metadataMaxBytes = readInteger(
+    env,
+    'METADATA_MAX_BYTES',
+    DEFAULT_METADATA_MAX_BYTES,
+    1,
+    METADATA_MAX_BYTES_CEILING,
+    problems,
+  );
   const publicBaseUrl = readBaseUrl(env, 'PUBLIC_BASE_URL', problems);
   const dynamo = readDynamo(env, problems);
   fail(problems);
-  return { tables, dynamo, publicBaseUrl, metadataMaxBytes, maxBodyBytes: metadataMaxBytes + BODY_OVERHEAD_BYTES };
+  return {
+    tables,
+    dynamo,
+    publicBaseUrl,
+    metadataMaxBytes,
+    maxBodyBytes: metadataMaxBytes + BODY_OVERHEAD_BYTES,
+  };
 }
 
 /** Reads and validates the configuration of the authorizer; throws `ConfigError`. */
@@ -54,7 +67,11 @@ export function readAuthorizerConfig(env: Env): AuthorizerConfig {
 }
 
 /** Table names for the given tables from their environment variables. */
-export function readTables<K extends TableKey>(env: Env, keys: readonly K[], problems: string[]): Record<K, string> {
+export function readTables<K extends TableKey>(
+  env: Env,
+  keys: readonly K[],
+  problems: string[],
+): Record<K, string> {
   const names = {} as Record<K, string>;
   for (const key of keys) {
     const value = env[TABLES[key].envVar]?.trim();
@@ -67,7 +84,8 @@ export function readTables<K extends TableKey>(env: Env, keys: readonly K[], pro
 /** The DynamoDB endpoint and region. */
 export function readDynamo(env: Env, problems: string[]): DynamoConfig {
   const endpoint = env.DYNAMODB_ENDPOINT?.trim() || undefined;
-  if (endpoint && !isHttpUrl(endpoint)) problems.push(`DYNAMODB_ENDPOINT must be an http(s) URL, got "${endpoint}"`);
+  if (endpoint && !isHttpUrl(endpoint))
+    problems.push(`DYNAMODB_ENDPOINT must be an http(s) URL, got "${endpoint}"`);
   const region = env.AWS_REGION?.trim() || env.AWS_DEFAULT_REGION?.trim() || (endpoint ? 'local' : '');
   if (!region) problems.push('AWS_REGION is required');
   return { endpoint, region };

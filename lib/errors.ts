@@ -30,9 +30,7 @@ export class BoardNotFoundError extends DomainError {
 /** The board is private and the API key owner is not a member of its organization. */
 export class BoardAccessDeniedError extends DomainError {
   constructor() {
-    super(
-      "Sessions can only be created for public boards or boards owned by your organization",
-    );
+    super('Sessions can only be created for public boards or boards owned by your organization');
   }
 }
 

@@ -24,10 +24,7 @@ const stdoutSink: LogSink = (line) => {
 };
 
 /** Creates a JSON-lines logger; `LOG_LEVEL` picks the threshold (default `info`). */
-export function createLogger(
-  base: LogFields = {},
-  options: { level?: string; sink?: LogSink } = {},
-): Logger {
+export function createLogger(base: LogFields = {}, options: { level?: string; sink?: LogSink } = {}): Logger {
   const level = (options.level ?? process.env.LOG_LEVEL ?? 'info').toLowerCase() as LogLevel;
   const threshold = LEVELS[level] ?? LEVELS.info;
   const sink = options.sink ?? stdoutSink;

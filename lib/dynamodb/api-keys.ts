@@ -28,7 +28,11 @@ export class DynamoApiKeyRepository implements ApiKeyRepository {
   async create(record: ApiKeyRecord): Promise<void> {
     await dynamoCall(() =>
       this.db.send(
-        new PutCommand({ TableName: this.tableName, Item: record, ConditionExpression: 'attribute_not_exists(keyHash)' }),
+        new PutCommand({
+          TableName: this.tableName,
+          Item: record,
+          ConditionExpression: 'attribute_not_exists(keyHash)',
+        }),
       ),
     );
   }

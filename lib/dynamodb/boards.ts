@@ -10,7 +10,9 @@ export class DynamoBoardRepository implements BoardRepository {
   ) {}
 
   async get(boardId: string): Promise<Board | undefined> {
-    const { Item } = await dynamoCall(() => this.db.send(new GetCommand({ TableName: this.tableName, Key: { boardId } })));
+    const { Item } = await dynamoCall(() =>
+      this.db.send(new GetCommand({ TableName: this.tableName, Key: { boardId } })),
+    );
     return Item ? toBoard(Item) : undefined;
   }
 

@@ -45,7 +45,11 @@ export function statusOf(error: unknown): number {
   return 500;
 }
 
-export type ErrorRenderer = (status: number, message: string, headers: Record<string, string>) => APIGatewayProxyResult;
+export type ErrorRenderer = (
+  status: number,
+  message: string,
+  headers: Record<string, string>,
+) => APIGatewayProxyResult;
 
 /**
  * Turns any thrown error into the house error response and logs it with the request id.

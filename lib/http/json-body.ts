@@ -18,7 +18,11 @@ export function jsonBody(options: { maxBytes: number }): middy.MiddlewareObj<API
     before: (request) => {
       const event = request.event;
       const raw =
-        event.body == null ? '' : event.isBase64Encoded ? Buffer.from(event.body, 'base64').toString('utf8') : event.body;
+        event.body == null
+          ? ''
+          : event.isBase64Encoded
+            ? Buffer.from(event.body, 'base64').toString('utf8')
+            : event.body;
       if (Buffer.byteLength(raw, 'utf8') > options.maxBytes) {
         throw new PayloadTooLargeError(`Request body must be at most ${options.maxBytes} bytes`);
       }

@@ -41,7 +41,10 @@ export interface CreatedSession {
  * session with only the hash of its new token. At most three DynamoDB calls: board, membership (private
  * boards only), one conditional put.
  */
-export async function createSession(deps: CreateSessionDeps, command: CreateSessionCommand): Promise<CreatedSession> {
+export async function createSession(
+  deps: CreateSessionDeps,
+  command: CreateSessionCommand,
+): Promise<CreatedSession> {
   const { request } = command;
   // One clock reading for both timestamps, so expiresAt - createdAt is exactly the requested lifetime.
   const createdAtMs = deps.clock.now().getTime();
@@ -73,10 +76,27 @@ export async function createSession(deps: CreateSessionDeps, command: CreateSess
   };
   await deps.sessions.create(stored);
 
-  const { tokenHash: _omitted, ...publicFields } = stored;
   return {
-    session: { ...publicFields, token },
+    session: toPublicSession(stored, token),
     sessionToken: token,
     embedUrl: `${command.baseUrl}/embed?token=${token}`,
+  };
+}
+
+/** The spec's session object, in the spec's field order: every stored field but the hash, plus the token. */
+function toPublicSession(stored: StoredSession, token: string): Session {
+  return {
+    id: stored.id,
+    boardId: stored.boardId,
+    token,
+    userId: stored.userId,
+    email: stored.email,
+    firstName: stored.firstName,
+    lastName: stored.lastName,
+    avatarUrl: stored.avatarUrl,
+    plan: stored.plan,
+    metadata: stored.metadata,
+    expiresAt: stored.expiresAt,
+    createdAt: stored.createdAt,
   };
 }

@@ -4,7 +4,8 @@ import { ValidationError } from '../errors';
 export const MAX_METADATA_DEPTH = 32;
 /** DynamoDB numbers: magnitudes from 1E-130 to 9.9999999999999999999999999999999999999E+125. */
 const DYNAMODB_MIN_MAGNITUDE = 1e-130;
-const DYNAMODB_MAX_MAGNITUDE = 9.9999999999999999999999999999999999999e125;
+/** Every double at or above 1e126 is beyond DynamoDB's largest number. */
+const DYNAMODB_MAGNITUDE_LIMIT = 1e126;
 
 /**
  * Enforces the storage's limits on `metadata` before DynamoDB ever sees it, so a value the table would
@@ -14,7 +15,9 @@ const DYNAMODB_MAX_MAGNITUDE = 9.9999999999999999999999999999999999999e125;
 export function checkMetadata(metadata: Record<string, unknown>, maxBytes: number): void {
   const size = Buffer.byteLength(JSON.stringify(metadata), 'utf8');
   if (size > maxBytes) {
-    throw new ValidationError(`metadata must be at most ${maxBytes} bytes when serialized as JSON (got ${size})`);
+    throw new ValidationError(
+      `metadata must be at most ${maxBytes} bytes when serialized as JSON (got ${size})`,
+    );
   }
   // Iterative walk: a hostile 10,000-level document must not overflow the stack.
   const stack: Array<{ value: unknown; depth: number; path: string }> = [
@@ -30,10 +33,16 @@ export function checkMetadata(metadata: Record<string, unknown>, maxBytes: numbe
       if (depth > MAX_METADATA_DEPTH) {
         throw new ValidationError(`metadata must be nested at most ${MAX_METADATA_DEPTH} levels deep`);
       }
-      const entries = Array.isArray(value) ? value.map((v, i) => [String(i), v] as const) : Object.entries(value);
+      const entries = Array.isArray(value)
+        ? value.map((v, i) => [String(i), v] as const)
+        : Object.entries(value);
       for (const [key, child] of entries) {
         checkWellFormed(key, `${path} key`);
-        stack.push({ value: child, depth: depth + 1, path: Array.isArray(value) ? `${path}[${key}]` : `${path}.${key}` });
+        stack.push({
+          value: child,
+          depth: depth + 1,
+          path: Array.isArray(value) ? `${path}[${key}]` : `${path}.${key}`,
+        });
       }
     }
   }
@@ -42,10 +51,14 @@ export function checkMetadata(metadata: Record<string, unknown>, maxBytes: numbe
 function checkNumber(value: number, path: string): void {
   const magnitude = Math.abs(value);
   if (Number.isInteger(value) && !Number.isSafeInteger(value)) {
-    throw new ValidationError(`${path} is an integer beyond 2^53 that cannot be stored exactly; send it as a string`);
+    throw new ValidationError(
+      `${path} is an integer beyond 2^53 that cannot be stored exactly; send it as a string`,
+    );
   }
-  if (magnitude !== 0 && (magnitude < DYNAMODB_MIN_MAGNITUDE || magnitude > DYNAMODB_MAX_MAGNITUDE)) {
-    throw new ValidationError(`${path} is a number outside the range that can be stored; send it as a string`);
+  if (magnitude !== 0 && (magnitude < DYNAMODB_MIN_MAGNITUDE || magnitude >= DYNAMODB_MAGNITUDE_LIMIT)) {
+    throw new ValidationError(
+      `${path} is a number outside the range that can be stored; send it as a string`,
+    );
   }
 }
 

@@ -1,0 +1,124 @@
+/**
+ * Operator CLI: `npm run --silent admin -- <command> [options]`. Prints exactly one JSON document on
+ * stdout; errors go to stderr with a non-zero exit. Works against the local runtime
+ * (DYNAMODB_ENDPOINT=http://127.0.0.1:8000) and against the deployed tables (names from the environment).
+ */
+import { parseArgs } from 'node:util';
+import { readDynamo } from '../lib/config';
+import { DynamoApiKeyRepository } from '../lib/dynamodb/api-keys';
+import { DynamoBoardRepository } from '../lib/dynamodb/boards';
+import { createDocumentClient } from '../lib/dynamodb/client';
+import { DynamoMembershipRepository } from '../lib/dynamodb/memberships';
+import { cryptoRandom, systemClock } from '../lib/ports';
+import { LOCAL_TABLE_NAMES, TABLE_KEYS, TABLES, type TableKey } from '../lib/tables';
+import {
+  addMember,
+  createApiKey,
+  createBoard,
+  listApiKeys,
+  removeMember,
+  revokeApiKey,
+} from '../lib/use-cases/admin';
+
+process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
+
+const USAGE = `Usage: npm run --silent admin -- <command> [options]
+
+  create-board --board <id> --org <orgId> --visibility <PUBLIC|PRIVATE> [--name <text>]
+  add-member --org <orgId> --user <userId>
+  remove-member --org <orgId> --user <userId>
+  create-api-key --user <userId> [--name <label>]    prints the key once
+  revoke-api-key --key-id <keyId>
+  list-boards
+  list-api-keys [--user <userId>]                    never prints keys
+
+Environment: DYNAMODB_ENDPOINT (local runtime), AWS_REGION, and the table names
+${TABLE_KEYS.map((k) => `${TABLES[k].envVar} (default ${LOCAL_TABLE_NAMES[k]})`).join(', ')}.`;
+
+/** A usage mistake: printed with the usage text. */
+class UsageError extends Error {}
+
+function parseOptions(args: string[]) {
+  try {
+    return parseArgs({
+      args,
+      options: {
+        board: { type: 'string' },
+        org: { type: 'string' },
+        visibility: { type: 'string' },
+        name: { type: 'string' },
+        user: { type: 'string' },
+        'key-id': { type: 'string' },
+      },
+      strict: true,
+    });
+  } catch (error) {
+    throw new UsageError((error as Error).message);
+  }
+}
+
+/** Runs one admin command and returns the JSON document to print. */
+export async function runAdmin(argv: string[], env: Record<string, string | undefined>): Promise<unknown> {
+  const [command, ...rest] = argv;
+  const { values } = parseOptions(rest);
+  const need = (option: keyof typeof values): string => {
+    const value = values[option];
+    if (typeof value !== 'string' || value === '') throw new UsageError(`${command} needs --${option}`);
+    return value;
+  };
+
+  const problems: string[] = [];
+  const dynamo = readDynamo(env, problems);
+  if (problems.length > 0) throw new UsageError(problems.join('; '));
+  const db = createDocumentClient(dynamo);
+  const table = (key: TableKey) => env[TABLES[key].envVar]?.trim() || LOCAL_TABLE_NAMES[key];
+  const boards = new DynamoBoardRepository(db, table('boards'));
+  const memberships = new DynamoMembershipRepository(db, table('memberships'));
+  const apiKeys = new DynamoApiKeyRepository(db, table('apiKeys'));
+
+  try {
+    switch (command) {
+      case 'create-board':
+        return await createBoard(
+          { boards },
+          {
+            boardId: need('board'),
+            orgId: need('org'),
+            visibility: need('visibility'),
+            name: values.name ?? null,
+          },
+        );
+      case 'add-member':
+        return await addMember({ memberships }, need('org'), need('user'));
+      case 'remove-member':
+        return await removeMember({ memberships }, need('org'), need('user'));
+      case 'create-api-key':
+        return await createApiKey(
+          { apiKeys, clock: systemClock, random: cryptoRandom },
+          need('user'),
+          values.name ?? null,
+        );
+      case 'revoke-api-key':
+        return await revokeApiKey({ apiKeys, clock: systemClock }, need('key-id'));
+      case 'list-boards':
+        return { boards: await boards.list() };
+      case 'list-api-keys':
+        return { apiKeys: await listApiKeys({ apiKeys }, values.user) };
+      default:
+        throw new UsageError(command ? `Unknown command "${command}"` : 'No command given');
+    }
+  } finally {
+    db.destroy();
+  }
+}
+
+const isMain = process.argv[1] && import.meta.url.endsWith(process.argv[1].replace(/\\/g, '/'));
+if (isMain) {
+  try {
+    process.stdout.write(`${JSON.stringify(await runAdmin(process.argv.slice(2), process.env), null, 2)}\n`);
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    process.stderr.write(`error: ${message}\n${error instanceof UsageError ? `\n${USAGE}\n` : ''}`);
+    process.exitCode = error instanceof UsageError ? 2 : 1;
+  }
+}

@@ -1,0 +1,93 @@
+import { hashCredential, newApiKey } from '../credentials';
+import type {
+  ApiKeyRecord,
+  ApiKeyRepository,
+  Board,
+  BoardRepository,
+  MembershipRepository,
+} from '../domain/types';
+import { ValidationError } from '../errors';
+import type { Clock, RandomSource } from '../ports';
+
+/** Visibilities operators may set; the API treats anything but PUBLIC as private. */
+export const BOARD_VISIBILITIES = ['PUBLIC', 'PRIVATE'] as const;
+
+/** What operators see of an API key: never the key, never its hash. */
+export type ApiKeySummary = Omit<ApiKeyRecord, 'keyHash'>;
+
+/** Creates or replaces a board. */
+export async function createBoard(deps: { boards: BoardRepository }, board: Board): Promise<Board> {
+  requireText('board', board.boardId);
+  requireText('org', board.orgId);
+  if (!(BOARD_VISIBILITIES as readonly string[]).includes(board.visibility)) {
+    throw new ValidationError(`visibility must be one of ${BOARD_VISIBILITIES.join(', ')}`);
+  }
+  await deps.boards.put(board);
+  return board;
+}
+
+/** Makes a user a member of an organization (idempotent). */
+export async function addMember(deps: { memberships: MembershipRepository }, orgId: string, userId: string) {
+  requireText('org', orgId);
+  requireText('user', userId);
+  await deps.memberships.add(orgId, userId);
+  return { orgId, userId, member: true };
+}
+
+/** Removes a membership; `removed` says whether there was one. */
+export async function removeMember(
+  deps: { memberships: MembershipRepository },
+  orgId: string,
+  userId: string,
+) {
+  requireText('org', orgId);
+  requireText('user', userId);
+  return { orgId, userId, removed: await deps.memberships.remove(orgId, userId) };
+}
+
+/** Issues an API key. The returned `apiKey` is the only time the key exists outside its owner. */
+export async function createApiKey(
+  deps: { apiKeys: ApiKeyRepository; clock: Clock; random: RandomSource },
+  userId: string,
+  name: string | null,
+): Promise<{ apiKey: string; keyId: string; userId: string }> {
+  requireText('user', userId);
+  const { apiKey, keyId } = newApiKey(deps.random);
+  await deps.apiKeys.create({
+    keyHash: hashCredential(apiKey),
+    keyId,
+    userId,
+    name,
+    status: 'ACTIVE',
+    createdAt: deps.clock.now().toISOString(),
+    revokedAt: null,
+  });
+  return { apiKey, keyId, userId };
+}
+
+/** Revokes a key by id; throws when there is no such key. */
+export async function revokeApiKey(
+  deps: { apiKeys: ApiKeyRepository; clock: Clock },
+  keyId: string,
+): Promise<ApiKeySummary> {
+  requireText('key-id', keyId);
+  const record = await deps.apiKeys.revoke(keyId, deps.clock.now().toISOString());
+  if (!record) throw new ValidationError(`No API key has id "${keyId}"`);
+  return summarize(record);
+}
+
+/** Lists keys (optionally of one user) without keys or hashes. */
+export async function listApiKeys(
+  deps: { apiKeys: ApiKeyRepository },
+  userId?: string,
+): Promise<ApiKeySummary[]> {
+  return (await deps.apiKeys.list(userId)).map(summarize);
+}
+
+function summarize({ keyHash: _hash, ...rest }: ApiKeyRecord): ApiKeySummary {
+  return rest;
+}
+
+function requireText(option: string, value: string): void {
+  if (value.trim() === '') throw new ValidationError(`--${option} must not be empty`);
+}

@@ -1,0 +1,90 @@
+import { once } from 'node:events';
+import type { AddressInfo } from 'node:net';
+import {
+  CreateTableCommand,
+  type CreateTableCommandInput,
+  DynamoDBClient,
+  ListTablesCommand,
+} from '@aws-sdk/client-dynamodb';
+import dynalite from 'dynalite';
+import { TABLE_KEYS, TABLES, type TableDefinition, type TableKey } from '../lib/tables';
+
+/** A running embedded DynamoDB (dynalite). */
+export interface EmbeddedDynamo {
+  endpoint: string;
+  port: number;
+  close(): Promise<void>;
+}
+
+/** Starts dynalite on `port` (0 = any free port), in memory or persisted under `dataDir`. */
+export async function startEmbeddedDynamo(options: {
+  port: number;
+  host: string;
+  dataDir?: string;
+}): Promise<EmbeddedDynamo> {
+  const server = dynalite({
+    createTableMs: 0,
+    deleteTableMs: 0,
+    updateTableMs: 0,
+    ...(options.dataDir ? { path: options.dataDir } : {}),
+  });
+  server.listen(options.port, options.host);
+  await once(server, 'listening');
+  const { port } = server.address() as AddressInfo;
+  return {
+    endpoint: `http://${options.host}:${port}`,
+    port,
+    close: () =>
+      new Promise<void>((resolve, reject) => server.close((error) => (error ? reject(error) : resolve()))),
+  };
+}
+
+/** The CreateTable request for a shared table definition. */
+export function createTableInput(definition: TableDefinition, tableName: string): CreateTableCommandInput {
+  const keys = [definition.partitionKey, ...(definition.sortKey ? [definition.sortKey] : [])];
+  const attributes = new Map(
+    [...keys, ...definition.indexes.map((index) => index.partitionKey)].map((key) => [key.name, key.type]),
+  );
+  return {
+    TableName: tableName,
+    BillingMode: 'PAY_PER_REQUEST',
+    AttributeDefinitions: [...attributes].map(([AttributeName, AttributeType]) => ({
+      AttributeName,
+      AttributeType,
+    })),
+    KeySchema: [
+      { AttributeName: definition.partitionKey.name, KeyType: 'HASH' },
+      ...(definition.sortKey ? [{ AttributeName: definition.sortKey.name, KeyType: 'RANGE' as const }] : []),
+    ],
+    ...(definition.indexes.length > 0
+      ? {
+          GlobalSecondaryIndexes: definition.indexes.map((index) => ({
+            IndexName: index.indexName,
+            KeySchema: [{ AttributeName: index.partitionKey.name, KeyType: 'HASH' as const }],
+            Projection: { ProjectionType: 'ALL' as const },
+          })),
+        }
+      : {}),
+  };
+}
+
+/**
+ * Creates every missing table from the shared definitions. dynalite has no TTL sweeper; that is harmless
+ * because the service checks expiresAt itself (DynamoDB's TTL deletion is only eventual anyway).
+ */
+export async function ensureTables(endpoint: string, names: Record<TableKey, string>): Promise<void> {
+  const client = new DynamoDBClient({
+    endpoint,
+    region: 'local',
+    credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+  });
+  try {
+    const existing = new Set((await client.send(new ListTablesCommand({}))).TableNames ?? []);
+    for (const key of TABLE_KEYS) {
+      if (!existing.has(names[key]))
+        await client.send(new CreateTableCommand(createTableInput(TABLES[key], names[key])));
+    }
+  } finally {
+    client.destroy();
+  }
+}

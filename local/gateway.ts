@@ -1,0 +1,273 @@
+import { randomUUID } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type {
+  APIGatewayAuthorizerResult,
+  APIGatewayProxyEvent,
+  APIGatewayProxyResult,
+  APIGatewayTokenAuthorizerEvent,
+  Context,
+} from 'aws-lambda';
+import { GATEWAY_RESPONSES, type GatewayResponseType } from '../lib/gateway-responses';
+import { API_HEADERS, jsonError } from '../lib/http/response';
+import { errorBody } from '../lib/http/status';
+import type { Logger } from '../lib/logger';
+import { AUTHORIZER_FUNCTION, type FunctionName, ROUTES, type RouteDefinition } from '../lib/routes';
+
+/** A Lambda handler as exported by `functions/*.ts`. */
+export type LambdaHandler = (event: never, context: Context) => Promise<unknown>;
+
+/** API Gateway REST APIs refuse bodies over 10 MB; Lambda refuses invocation payloads over 6 MB. */
+const GATEWAY_MAX_BODY_BYTES = 10 * 1024 * 1024;
+const LAMBDA_MAX_PAYLOAD_BYTES = 6 * 1024 * 1024;
+
+const ACCOUNT_ID = '000000000000';
+const API_ID = 'local';
+const STAGE = 'local';
+
+export interface GatewayOptions {
+  handlers: Record<FunctionName, LambdaHandler>;
+  /** Host (and port) that API Gateway would report as `requestContext.domainName`. */
+  domainName: string;
+  logger: Logger;
+}
+
+type Reply = { status: number; headers: Record<string, string | string[]>; body: Buffer };
+
+/**
+ * A local stand-in for API Gateway (REST API, Lambda proxy integration): the same routes, a TOKEN
+ * authorizer run before protected routes (without result caching, so a revoked key is refused at once),
+ * v1 proxy events, and the same JSON gateway responses the CDK stack configures.
+ */
+export function createGateway(options: GatewayOptions): (req: IncomingMessage, res: ServerResponse) => void {
+  return (req, res) => {
+    const started = performance.now();
+    route(options, req)
+      .catch((error: unknown) => {
+        options.logger.error('local gateway failure', { errorMessage: (error as Error).message });
+        return gatewayReply('DEFAULT_5XX');
+      })
+      .then((reply) => {
+        res.writeHead(reply.status, reply.headers);
+        res.end(reply.body);
+        // The path only: the query string may hold an embed token.
+        options.logger.info('request', {
+          method: req.method,
+          path: new URL(req.url ?? '/', 'http://local').pathname,
+          status: reply.status,
+          ms: Math.round(performance.now() - started),
+        });
+      });
+  };
+}
+
+async function route(options: GatewayOptions, req: IncomingMessage): Promise<Reply> {
+  const url = new URL(req.url ?? '/', 'http://local');
+  const body = await readBody(req);
+  if (body === undefined || body.length > LAMBDA_MAX_PAYLOAD_BYTES) return gatewayReply('REQUEST_TOO_LARGE');
+
+  const onPath = ROUTES.filter((r) => r.path === url.pathname);
+  if (onPath.length === 0) return gatewayReply('MISSING_AUTHENTICATION_TOKEN');
+  const matched = onPath.find((r) => r.method === req.method);
+  if (!matched) {
+    const allow = onPath.map((r) => r.method).join(', ');
+    return fromResult(
+      jsonError(405, `Method ${req.method} is not allowed on ${url.pathname}; use ${allow}`, {
+        Allow: allow,
+      }),
+    );
+  }
+
+  const requestId = randomUUID();
+  const headers = singleHeaders(req);
+  let authorizer: Record<string, unknown> | null = null;
+  if (matched.auth === 'apiKey') {
+    const outcome = await authorize(options, matched, headerOf(headers, 'authorization'), requestId);
+    if (typeof outcome === 'string') return gatewayReply(outcome);
+    authorizer = outcome;
+  }
+
+  const event = proxyEvent(options, req, url, matched, headers, body, authorizer, requestId);
+  let result: APIGatewayProxyResult;
+  try {
+    result = (await options.handlers[matched.function](
+      event as never,
+      lambdaContext(matched.function, requestId),
+    )) as APIGatewayProxyResult;
+  } catch (error) {
+    // An unhandled function error: API Gateway answers 502 without showing it.
+    options.logger.error('function failed', {
+      function: matched.function,
+      errorMessage: (error as Error).message,
+    });
+    return gatewayReply('INTEGRATION_FAILURE');
+  }
+  if (!result || typeof result.statusCode !== 'number') return gatewayReply('INTEGRATION_FAILURE');
+  return fromResult(result);
+}
+
+/** Runs the TOKEN authorizer as API Gateway does; returns its context or the gateway response to send. */
+async function authorize(
+  options: GatewayOptions,
+  matched: RouteDefinition,
+  token: string | undefined,
+  requestId: string,
+): Promise<Record<string, unknown> | GatewayResponseType> {
+  // With identitySource = Authorization, API Gateway answers 401 itself when the header is absent.
+  if (!token) return 'UNAUTHORIZED';
+  const methodArn = `arn:aws:execute-api:local:${ACCOUNT_ID}:${API_ID}/${STAGE}/${matched.method}${matched.path}`;
+  const event: APIGatewayTokenAuthorizerEvent = { type: 'TOKEN', authorizationToken: token, methodArn };
+  let policy: APIGatewayAuthorizerResult;
+  try {
+    policy = (await options.handlers[AUTHORIZER_FUNCTION](
+      event as never,
+      lambdaContext(AUTHORIZER_FUNCTION, requestId),
+    )) as APIGatewayAuthorizerResult;
+  } catch (error) {
+    return (error as Error)?.message === 'Unauthorized' ? 'UNAUTHORIZED' : 'AUTHORIZER_FAILURE';
+  }
+  if (!policy?.principalId || !policy.policyDocument) return 'AUTHORIZER_FAILURE';
+  if (!policyAllows(policy, methodArn)) return 'ACCESS_DENIED';
+  return { ...(policy.context ?? {}), principalId: policy.principalId };
+}
+
+/** IAM-style evaluation of an authorizer policy for one method ARN: an explicit Deny wins. */
+export function policyAllows(policy: APIGatewayAuthorizerResult, methodArn: string): boolean {
+  let allowed = false;
+  for (const statement of policy.policyDocument.Statement) {
+    const s = statement as { Effect: string; Action?: string | string[]; Resource?: string | string[] };
+    const actions = ([] as string[]).concat(s.Action ?? []);
+    const resources = ([] as string[]).concat(s.Resource ?? []);
+    if (!actions.some((a) => a === '*' || a === 'execute-api:*' || a === 'execute-api:Invoke')) continue;
+    if (!resources.some((r) => globToRegExp(r).test(methodArn))) continue;
+    if (s.Effect === 'Deny') return false;
+    if (s.Effect === 'Allow') allowed = true;
+  }
+  return allowed;
+}
+
+function globToRegExp(glob: string): RegExp {
+  const escaped = glob
+    .replace(/[.+^${}()|[\]\\]/g, '\\$&')
+    .replace(/\*/g, '.*')
+    .replace(/\?/g, '.');
+  return new RegExp(`^${escaped}$`);
+}
+
+function proxyEvent(
+  options: GatewayOptions,
+  req: IncomingMessage,
+  url: URL,
+  matched: RouteDefinition,
+  headers: Record<string, string>,
+  body: Buffer,
+  authorizer: Record<string, unknown> | null,
+  requestId: string,
+): APIGatewayProxyEvent {
+  const multiValueHeaders: Record<string, string[]> = {};
+  for (let i = 0; i < req.rawHeaders.length; i += 2) {
+    const name = req.rawHeaders[i] as string;
+    multiValueHeaders[name] = [...(multiValueHeaders[name] ?? []), req.rawHeaders[i + 1] as string];
+  }
+  const query: Record<string, string> = {};
+  const multiQuery: Record<string, string[]> = {};
+  for (const [key, value] of url.searchParams) {
+    query[key] = value;
+    multiQuery[key] = [...(multiQuery[key] ?? []), value];
+  }
+  const hasQuery = Object.keys(query).length > 0;
+  return {
+    resource: matched.path,
+    path: url.pathname,
+    httpMethod: matched.method,
+    headers,
+    multiValueHeaders,
+    queryStringParameters: hasQuery ? query : null,
+    multiValueQueryStringParameters: hasQuery ? multiQuery : null,
+    pathParameters: null,
+    stageVariables: null,
+    body: body.length > 0 ? body.toString('utf8') : null,
+    isBase64Encoded: false,
+    requestContext: {
+      accountId: ACCOUNT_ID,
+      apiId: API_ID,
+      authorizer,
+      domainName: options.domainName,
+      httpMethod: matched.method,
+      path: `/${STAGE}${url.pathname}`,
+      protocol: 'HTTP/1.1',
+      requestId,
+      requestTimeEpoch: Date.now(),
+      resourceId: 'local',
+      resourcePath: matched.path,
+      stage: STAGE,
+      identity: {
+        sourceIp: req.socket.remoteAddress ?? '127.0.0.1',
+        userAgent: headers['User-Agent'] ?? null,
+      },
+    } as APIGatewayProxyEvent['requestContext'],
+  };
+}
+
+function lambdaContext(functionName: string, requestId: string): Context {
+  const deadline = Date.now() + 10_000;
+  return {
+    callbackWaitsForEmptyEventLoop: false,
+    functionName,
+    functionVersion: '$LATEST',
+    invokedFunctionArn: `arn:aws:lambda:local:${ACCOUNT_ID}:function:${functionName}`,
+    memoryLimitInMB: '512',
+    awsRequestId: requestId,
+    logGroupName: `/aws/lambda/${functionName}`,
+    logStreamName: 'local',
+    getRemainingTimeInMillis: () => Math.max(0, deadline - Date.now()),
+    done: () => undefined,
+    fail: () => undefined,
+    succeed: () => undefined,
+  };
+}
+
+/** Reads the body, or returns undefined once it passes API Gateway's 10 MB limit. */
+async function readBody(req: IncomingMessage): Promise<Buffer | undefined> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req) {
+    size += (chunk as Buffer).length;
+    if (size > GATEWAY_MAX_BODY_BYTES) {
+      req.resume();
+      return undefined;
+    }
+    chunks.push(chunk as Buffer);
+  }
+  return Buffer.concat(chunks);
+}
+
+/** Header names as the client sent them, last value wins (API Gateway's `headers`). */
+function singleHeaders(req: IncomingMessage): Record<string, string> {
+  const headers: Record<string, string> = {};
+  for (let i = 0; i < req.rawHeaders.length; i += 2)
+    headers[req.rawHeaders[i] as string] = req.rawHeaders[i + 1] as string;
+  return headers;
+}
+
+function headerOf(headers: Record<string, string>, name: string): string | undefined {
+  const key = Object.keys(headers).find((k) => k.toLowerCase() === name);
+  return key === undefined ? undefined : headers[key];
+}
+
+function gatewayReply(type: GatewayResponseType): Reply {
+  const { status, message } = GATEWAY_RESPONSES[type];
+  return {
+    status,
+    headers: { ...API_HEADERS },
+    body: Buffer.from(JSON.stringify(errorBody(status, message))),
+  };
+}
+
+function fromResult(result: APIGatewayProxyResult): Reply {
+  const headers: Record<string, string | string[]> = {};
+  for (const [name, value] of Object.entries(result.headers ?? {})) headers[name] = String(value);
+  for (const [name, values] of Object.entries(result.multiValueHeaders ?? {}))
+    headers[name] = values.map(String);
+  const body = Buffer.from(result.body ?? '', result.isBase64Encoded ? 'base64' : 'utf8');
+  return { status: result.statusCode, headers, body };
+}

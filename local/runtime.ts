@@ -1,0 +1,101 @@
+import { once } from 'node:events';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { fileURLToPath } from 'node:url';
+import { createDocumentClient } from '../lib/dynamodb/client';
+import { createLogger, type Logger } from '../lib/logger';
+import { FUNCTIONS, type FunctionName } from '../lib/routes';
+import { LOCAL_TABLE_NAMES, TABLE_KEYS, TABLES } from '../lib/tables';
+import { ensureTables, startEmbeddedDynamo } from './dynamodb';
+import { createGateway, type LambdaHandler } from './gateway';
+import { type DemoData, seedDemoData } from './seed';
+
+export interface LocalRuntimeOptions {
+  /** API port; 0 picks a free one. */
+  port: number;
+  /** Embedded DynamoDB port; 0 picks a free one. */
+  dynamoPort: number;
+  host?: string;
+  /** Persist DynamoDB data under this folder; in memory when absent. */
+  dataDir?: string;
+  /** Seed the demo boards, membership and a fresh demo API key. */
+  seed?: boolean;
+  logger?: Logger;
+}
+
+export interface LocalRuntime {
+  baseUrl: string;
+  dynamoEndpoint: string;
+  tables: Record<keyof typeof TABLES, string>;
+  demo: DemoData | undefined;
+  close(): Promise<void>;
+}
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+
+/**
+ * Runs the whole service on this machine: dynalite with the shared tables, and the local gateway invoking
+ * the same handler exports Lambda invokes. Handlers read their configuration from `process.env` at
+ * import, exactly as in Lambda, so the environment is set before they load.
+ */
+export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<LocalRuntime> {
+  const host = options.host ?? '127.0.0.1';
+  const logger = options.logger ?? createLogger({ component: 'local-gateway' });
+  const dynamo = await startEmbeddedDynamo({ port: options.dynamoPort, host, dataDir: options.dataDir });
+  let server: Server | undefined;
+  try {
+    await ensureTables(dynamo.endpoint, LOCAL_TABLE_NAMES);
+
+    let gateway: ReturnType<typeof createGateway> | undefined;
+    server = createServer((req, res) => {
+      if (gateway) gateway(req, res);
+      else res.writeHead(503).end();
+    });
+    server.listen(options.port, host);
+    await once(server, 'listening');
+    const { port } = server.address() as AddressInfo;
+    const baseUrl = `http://${host}:${port}`;
+
+    process.env.DYNAMODB_ENDPOINT = dynamo.endpoint;
+    process.env.AWS_REGION = 'local';
+    process.env.PUBLIC_BASE_URL ||= baseUrl;
+    for (const key of TABLE_KEYS) process.env[TABLES[key].envVar] = LOCAL_TABLE_NAMES[key];
+
+    gateway = createGateway({ handlers: await loadHandlers(), domainName: `${host}:${port}`, logger });
+
+    const demo = options.seed
+      ? await seedDemoData(
+          createDocumentClient({ endpoint: dynamo.endpoint, region: 'local' }),
+          LOCAL_TABLE_NAMES,
+        )
+      : undefined;
+
+    const listening = server;
+    return {
+      baseUrl: process.env.PUBLIC_BASE_URL,
+      dynamoEndpoint: dynamo.endpoint,
+      tables: LOCAL_TABLE_NAMES,
+      demo,
+      close: async () => {
+        listening.closeAllConnections();
+        await new Promise<void>((resolve) => listening.close(() => resolve()));
+        await dynamo.close();
+      },
+    };
+  } catch (error) {
+    server?.close();
+    await dynamo.close();
+    throw error;
+  }
+}
+
+/** Imports each function's `handler` export from its entry file, as the Lambda runtime would. */
+async function loadHandlers(): Promise<Record<FunctionName, LambdaHandler>> {
+  const entries = await Promise.all(
+    (Object.keys(FUNCTIONS) as FunctionName[]).map(async (name) => {
+      const module = (await import(`${ROOT}${FUNCTIONS[name].entry}`)) as { handler: LambdaHandler };
+      return [name, module.handler] as const;
+    }),
+  );
+  return Object.fromEntries(entries) as Record<FunctionName, LambdaHandler>;
+}

@@ -1,0 +1,71 @@
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { DynamoApiKeyRepository } from '../lib/dynamodb/api-keys';
+import { DynamoBoardRepository } from '../lib/dynamodb/boards';
+import { DynamoMembershipRepository } from '../lib/dynamodb/memberships';
+import { cryptoRandom, systemClock } from '../lib/ports';
+import type { TableKey } from '../lib/tables';
+import { addMember, createApiKey, createBoard } from '../lib/use-cases/admin';
+
+export const DEMO = {
+  orgId: 'org_demo',
+  userId: 'user_demo',
+  publicBoardId: 'board_public_demo',
+  privateBoardId: 'board_private_demo',
+  otherOrgBoardId: 'board_other_org',
+} as const;
+
+export interface DemoData {
+  apiKey: string;
+  keyId: string;
+  userId: string;
+  publicBoardId: string;
+  privateBoardId: string;
+  otherOrgBoardId: string;
+}
+
+/**
+ * Demo data for `npm start`: a public board, a private board of the demo user's organization, a private
+ * board of another organization, and a fresh API key (keys are stored hashed, so a new one is issued
+ * on every start and printed once).
+ */
+export async function seedDemoData(
+  db: DynamoDBDocumentClient,
+  tables: Record<TableKey, string>,
+): Promise<DemoData> {
+  const boards = new DynamoBoardRepository(db, tables.boards);
+  await createBoard(
+    { boards },
+    { boardId: DEMO.publicBoardId, orgId: DEMO.orgId, visibility: 'PUBLIC', name: 'Product roadmap' },
+  );
+  await createBoard(
+    { boards },
+    { boardId: DEMO.privateBoardId, orgId: DEMO.orgId, visibility: 'PRIVATE', name: 'Team retro' },
+  );
+  await createBoard(
+    { boards },
+    {
+      boardId: DEMO.otherOrgBoardId,
+      orgId: 'org_other',
+      visibility: 'PRIVATE',
+      name: 'Someone else’s plans',
+    },
+  );
+  await addMember(
+    { memberships: new DynamoMembershipRepository(db, tables.memberships) },
+    DEMO.orgId,
+    DEMO.userId,
+  );
+  const key = await createApiKey(
+    { apiKeys: new DynamoApiKeyRepository(db, tables.apiKeys), clock: systemClock, random: cryptoRandom },
+    DEMO.userId,
+    'demo key (npm start)',
+  );
+  return {
+    apiKey: key.apiKey,
+    keyId: key.keyId,
+    userId: DEMO.userId,
+    publicBoardId: DEMO.publicBoardId,
+    privateBoardId: DEMO.privateBoardId,
+    otherOrgBoardId: DEMO.otherOrgBoardId,
+  };
+}

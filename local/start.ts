@@ -1,0 +1,53 @@
+/** `npm start`: the whole service on this machine, on an embedded DynamoDB. */
+import { readInteger } from '../lib/config';
+import { startLocalRuntime } from './runtime';
+
+// Node 20 is supported here on purpose (see README); the SDK's notice about future versions is noise.
+process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
+
+const problems: string[] = [];
+const port = readInteger(process.env, 'PORT', 3000, 0, 65535, problems);
+const dynamoPort = readInteger(process.env, 'DYNAMODB_PORT', 8000, 0, 65535, problems);
+if (problems.length > 0) {
+  console.error(`Invalid configuration: ${problems.join('; ')}`);
+  process.exit(1);
+}
+
+const runtime = await startLocalRuntime({
+  port,
+  dynamoPort,
+  host: process.env.HOST || '127.0.0.1',
+  dataDir: process.env.DATA_DIR || undefined,
+  seed: true,
+});
+const demo = runtime.demo;
+const body = JSON.stringify({
+  boardId: demo?.publicBoardId,
+  userId: 'customer-42',
+  email: 'ada@example.com',
+  firstName: 'Ada',
+});
+
+console.log(`
+Embed session service running locally
+  API base URL       ${runtime.baseUrl}
+  Embedded DynamoDB  ${runtime.dynamoEndpoint}  (${process.env.DATA_DIR ? `persisted in ${process.env.DATA_DIR}` : 'in memory'})
+  Demo API key       ${demo?.apiKey}   (user ${demo?.userId}; shown once)
+  Demo boards        ${demo?.publicBoardId} (PUBLIC), ${demo?.privateBoardId} (PRIVATE, your org), ${demo?.otherOrgBoardId} (PRIVATE, other org)
+
+Create a session:
+  curl -sS -X POST ${runtime.baseUrl}/api/embed/sessions \\
+    -H 'Authorization: Bearer ${demo?.apiKey}' \\
+    -H 'Content-Type: application/json' \\
+    -d '${body}'
+
+Admin CLI against this runtime:
+  DYNAMODB_ENDPOINT=${runtime.dynamoEndpoint} npm run --silent admin -- list-boards
+`);
+
+const stop = async () => {
+  await runtime.close();
+  process.exit(0);
+};
+process.once('SIGINT', stop);
+process.once('SIGTERM', stop);
