@@ -5,7 +5,13 @@ import { dynamoCall } from './errors';
 
 const TTL_ATTRIBUTE = TABLES.sessions.timeToLiveAttribute;
 
-/** Sessions in DynamoDB, keyed by `id`, found by token through the token-hash GSI. */
+/**
+ * Sessions in DynamoDB, keyed by `id`, found by token through the token-hash GSI.
+ *
+ * `metadata` is stored as its JSON text rather than as a native map: the SDK's marshaller silently drops a
+ * `__proto__` key and throws on a `constructor` key holding an object, and the customer's data must come
+ * back exactly as it was sent. JSON.parse on the way out defines such keys as plain own properties.
+ */
 export class DynamoSessionRepository implements SessionRepository {
   constructor(
     private readonly db: DynamoDBDocumentClient,
@@ -18,7 +24,7 @@ export class DynamoSessionRepository implements SessionRepository {
       this.db.send(
         new PutCommand({
           TableName: this.tableName,
-          Item: { ...session, [TTL_ATTRIBUTE]: ttl },
+          Item: { ...session, metadata: JSON.stringify(session.metadata), [TTL_ATTRIBUTE]: ttl },
           // A single conditional put: the session is written whole or not at all, never over another.
           ConditionExpression: 'attribute_not_exists(id)',
         }),
@@ -40,7 +46,7 @@ export class DynamoSessionRepository implements SessionRepository {
     );
     const item = Items?.[0];
     if (!item) return undefined;
-    const { [TTL_ATTRIBUTE]: _ttl, ...session } = item;
-    return session as StoredSession;
+    const { [TTL_ATTRIBUTE]: _ttl, metadata, ...session } = item;
+    return { ...session, metadata: typeof metadata === 'string' ? JSON.parse(metadata) : {} } as StoredSession;
   }
 }
