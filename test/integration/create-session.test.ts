@@ -30,7 +30,11 @@ async function scan(table: string): Promise<Record<string, unknown>[]> {
   }
 }
 
-function expectJsonError(result: { status: number; headers: Headers; body: Record<string, unknown> }, status: number, error: string) {
+function expectJsonError(
+  result: { status: number; headers: Headers; body: Record<string, unknown> },
+  status: number,
+  error: string,
+) {
   expect(result.status).toBe(status);
   expect(result.headers.get('content-type')).toMatch(/^application\/json/);
   expect(result.body.error).toBe(error);
@@ -60,7 +64,20 @@ describe('POST /api/embed/sessions: success', () => {
     const { body } = await createSessionCall(runtime, valid());
     const session = body.session as Record<string, unknown>;
     expect(Object.keys(session).sort()).toEqual(
-      ['avatarUrl', 'boardId', 'createdAt', 'email', 'expiresAt', 'firstName', 'id', 'lastName', 'metadata', 'plan', 'token', 'userId'].sort(),
+      [
+        'avatarUrl',
+        'boardId',
+        'createdAt',
+        'email',
+        'expiresAt',
+        'firstName',
+        'id',
+        'lastName',
+        'metadata',
+        'plan',
+        'token',
+        'userId',
+      ].sort(),
     );
     expect(session).toMatchObject({
       boardId: demo.publicBoardId,
@@ -85,7 +102,13 @@ describe('POST /api/embed/sessions: success', () => {
       expiresInSeconds: null,
     });
     expect(status).toBe(201);
-    expect(body.session).toMatchObject({ firstName: null, lastName: null, avatarUrl: null, plan: null, metadata: {} });
+    expect(body.session).toMatchObject({
+      firstName: null,
+      lastName: null,
+      avatarUrl: null,
+      plan: null,
+      metadata: {},
+    });
   });
 
   it('echoes every optional field it was given', async () => {
@@ -153,9 +176,17 @@ describe('POST /api/embed/sessions: what is stored', () => {
   });
 
   it('stores metadata exactly as it was sent', async () => {
-    const metadata = { team: 'analytics', seats: 12, ratio: 0.25, tags: ['a', 'b'], nested: { deep: [null, true] } };
+    const metadata = {
+      team: 'analytics',
+      seats: 12,
+      ratio: 0.25,
+      tags: ['a', 'b'],
+      nested: { deep: [null, true] },
+    };
     const { body } = await createSessionCall(runtime, { ...valid(), metadata });
-    const item = (await scan(runtime.tables.sessions)).find((i) => i.id === (body.session as { id: string }).id);
+    const item = (await scan(runtime.tables.sessions)).find(
+      (i) => i.id === (body.session as { id: string }).id,
+    );
     expect(JSON.parse(item?.metadata as string)).toEqual(metadata);
   });
 
@@ -163,7 +194,9 @@ describe('POST /api/embed/sessions: what is stored', () => {
     const items = await scan(runtime.tables.apiKeys);
     expect(items.length).toBeGreaterThan(0);
     expect(JSON.stringify(items)).not.toContain(demo.apiKey);
-    expect(items.some((i) => i.keyHash === createHash('sha256').update(demo.apiKey).digest('hex'))).toBe(true);
+    expect(items.some((i) => i.keyHash === createHash('sha256').update(demo.apiKey).digest('hex'))).toBe(
+      true,
+    );
   });
 });
 
@@ -192,8 +225,13 @@ describe('POST /api/embed/sessions: authentication (401)', () => {
   it('refuses a revoked key at once (the local gateway does not cache authorizer results)', async () => {
     const { runAdmin } = await import('../../admin/cli');
     const env = { DYNAMODB_ENDPOINT: runtime.dynamoEndpoint, AWS_REGION: 'local' };
-    const created = (await runAdmin(['create-api-key', '--user', demo.userId], env)) as { apiKey: string; keyId: string };
-    expect((await createSessionCall(runtime, valid(), { Authorization: `Bearer ${created.apiKey}` })).status).toBe(201);
+    const created = (await runAdmin(['create-api-key', '--user', demo.userId], env)) as {
+      apiKey: string;
+      keyId: string;
+    };
+    expect(
+      (await createSessionCall(runtime, valid(), { Authorization: `Bearer ${created.apiKey}` })).status,
+    ).toBe(201);
     await runAdmin(['revoke-api-key', '--key-id', created.keyId], env);
     const refused = await createSessionCall(runtime, valid(), { Authorization: `Bearer ${created.apiKey}` });
     expectJsonError(refused, 401, 'Unauthorized');
@@ -220,7 +258,9 @@ describe('POST /api/embed/sessions: body handling', () => {
   });
 
   it('accepts a charset parameter and any header-name case', async () => {
-    const result = await createSessionCall(runtime, valid(), { 'Content-Type': 'Application/JSON; charset=utf-8' });
+    const result = await createSessionCall(runtime, valid(), {
+      'Content-Type': 'Application/JSON; charset=utf-8',
+    });
     expect(result.status).toBe(201);
   });
 
@@ -235,7 +275,10 @@ describe('POST /api/embed/sessions: body handling', () => {
   });
 
   it('returns 413 for a body larger than the service reads', async () => {
-    const result = await createSessionCall(runtime, { ...valid(), metadata: { blob: 'x'.repeat(100 * 1024) } });
+    const result = await createSessionCall(runtime, {
+      ...valid(),
+      metadata: { blob: 'x'.repeat(100 * 1024) },
+    });
     expectJsonError(result, 413, 'Payload Too Large');
   });
 
@@ -261,7 +304,11 @@ describe('POST /api/embed/sessions: validation (400 naming the field)', () => {
     ['avatarUrl is a data: URL', { avatarUrl: 'data:image/png;base64,AAAA' }, /avatarUrl/],
     ['avatarUrl is a file: URL', { avatarUrl: 'file:///etc/passwd' }, /avatarUrl/],
     ['avatarUrl is relative', { avatarUrl: '/ada.png' }, /avatarUrl/],
-    ['avatarUrl is longer than 2048 characters', { avatarUrl: `https://x.com/${'a'.repeat(2048)}` }, /avatarUrl/],
+    [
+      'avatarUrl is longer than 2048 characters',
+      { avatarUrl: `https://x.com/${'a'.repeat(2048)}` },
+      /avatarUrl/,
+    ],
     ['metadata is an array', { metadata: [1, 2] }, /metadata/],
     ['metadata is a string', { metadata: 'x' }, /metadata/],
     ['expiresInSeconds is 0', { expiresInSeconds: 0 }, /expiresInSeconds/],
@@ -304,7 +351,10 @@ describe('POST /api/embed/sessions: metadata limits are the storage’s', () => 
   });
 
   it('returns 400 for metadata larger than 32 KiB', async () => {
-    const result = await createSessionCall(runtime, { ...valid(), metadata: { blob: 'x'.repeat(32 * 1024) } });
+    const result = await createSessionCall(runtime, {
+      ...valid(),
+      metadata: { blob: 'x'.repeat(32 * 1024) },
+    });
     expectJsonError(result, 400, 'Bad Request');
     expect(result.body.message).toMatch(/metadata/);
   });
@@ -345,7 +395,10 @@ describe('POST /api/embed/sessions: board access', () => {
 
 describe('POST /api/embed/sessions: order of checks', () => {
   it('checks the key (401) before the content type (415)', async () => {
-    const result = await createSessionCall(runtime, 'x', { Authorization: 'Bearer nope', 'Content-Type': 'text/plain' });
+    const result = await createSessionCall(runtime, 'x', {
+      Authorization: 'Bearer nope',
+      'Content-Type': 'text/plain',
+    });
     expect(result.status).toBe(401);
   });
 

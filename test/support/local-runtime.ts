@@ -3,7 +3,12 @@ import { type LocalRuntime, startLocalRuntime } from '../../local/runtime';
 
 /** Starts the local runtime on free ports with demo data and silent logs. */
 export function startTestRuntime(): Promise<LocalRuntime> {
-  return startLocalRuntime({ port: 0, dynamoPort: 0, seed: true, logger: createLogger({}, { level: 'error' }) });
+  return startLocalRuntime({
+    port: 0,
+    dynamoPort: 0,
+    seed: true,
+    logger: createLogger({}, { level: 'error' }),
+  });
 }
 
 export interface CallResult {

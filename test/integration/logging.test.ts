@@ -1,0 +1,56 @@
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import type { LocalRuntime } from '../../local/runtime';
+import { call, createSessionCall, startTestRuntime } from '../support/local-runtime';
+
+let runtime: LocalRuntime;
+const lines: string[] = [];
+
+beforeAll(async () => {
+  // Most verbose level, so any line that could leak a credential is written.
+  process.env.LOG_LEVEL = 'debug';
+  runtime = await startTestRuntime();
+  const write = process.stdout.write.bind(process.stdout);
+  vi.spyOn(process.stdout, 'write').mockImplementation((chunk: string | Uint8Array, ...rest: unknown[]) => {
+    lines.push(...String(chunk).split('\n').filter(Boolean));
+    return write(chunk, ...(rest as []));
+  });
+});
+afterAll(async () => {
+  vi.restoreAllMocks();
+  await runtime?.close();
+});
+
+describe('logs', () => {
+  it('never contain API keys, session tokens or request bodies, and carry the request id', async () => {
+    const apiKey = runtime.demo?.apiKey as string;
+    const email = 'secret.person@example.com';
+    const created = await createSessionCall(runtime, {
+      boardId: runtime.demo?.publicBoardId,
+      userId: 'u',
+      email,
+    });
+    const token = created.body.sessionToken as string;
+    await createSessionCall(runtime, { boardId: 'missing', userId: 'u', email });
+    await createSessionCall(runtime, { boardId: runtime.demo?.otherOrgBoardId, userId: 'u', email });
+    await createSessionCall(runtime, { boardId: 'x', userId: 'u', email: 'not-an-email' });
+    await createSessionCall(
+      runtime,
+      { boardId: 'x', userId: 'u', email },
+      { Authorization: `Bearer ${apiKey}x` },
+    );
+    await call(runtime, `/embed?token=${token}`);
+
+    expect(token).toMatch(/^[\w-]{32}$/);
+    expect(lines.length).toBeGreaterThan(0);
+    const all = lines.join('\n');
+    expect(all).not.toContain(apiKey);
+    expect(all).not.toContain(apiKey.slice(4, 20));
+    expect(all).not.toContain(token);
+    expect(all).not.toContain(email);
+
+    const parsed = lines.map((line) => JSON.parse(line) as Record<string, unknown>);
+    const rejections = parsed.filter((l) => l.message === 'request rejected');
+    expect(rejections.length).toBeGreaterThanOrEqual(3);
+    expect(rejections.every((l) => typeof l.requestId === 'string' && l.requestId !== '')).toBe(true);
+  });
+});
