@@ -33,6 +33,34 @@ export interface AuthorizerConfig {
   dynamo: DynamoConfig;
 }
 
+export interface EmbedPageConfig {
+  tables: Record<'sessions' | 'boards', string>;
+  dynamo: DynamoConfig;
+  /** CSP `frame-ancestors` sources: who may put the embed page in a frame. */
+  frameAncestors: string;
+}
+
+/** Any https site may frame the page, plus localhost for development. */
+export const DEFAULT_FRAME_ANCESTORS = 'https: http://localhost:* http://127.0.0.1:*';
+const FRAME_SOURCE =
+  /^(?:https?:|'self'|'none'|https?:\/\/(?:\*\.)?[a-z0-9-]+(?:\.[a-z0-9-]+)*(?::(?:\d{1,5}|\*))?)$/i;
+
+/** Reads and validates the configuration of the embed page; throws `ConfigError`. */
+export function readEmbedPageConfig(env: Env): EmbedPageConfig {
+  const problems: string[] = [];
+  const tables = readTables(env, ['sessions', 'boards'], problems);
+  const dynamo = readDynamo(env, problems);
+  const frameAncestors = (env.EMBED_FRAME_ANCESTORS?.trim() || DEFAULT_FRAME_ANCESTORS).split(/\s+/);
+  const invalid = frameAncestors.filter((source) => !FRAME_SOURCE.test(source));
+  if (invalid.length > 0) {
+    problems.push(
+      `EMBED_FRAME_ANCESTORS has invalid CSP sources: ${invalid.join(' ')} (use origins like https://app.example.com)`,
+    );
+  }
+  fail(problems);
+  return { tables, dynamo, frameAncestors: frameAncestors.join(' ') };
+}
+
 /** Reads and validates the configuration of the create-session function; throws `ConfigError`. */
 export function readCreateSessionConfig(env: Env): CreateSessionConfig {
   const problems: string[] = [];

@@ -26,6 +26,11 @@ export const FUNCTIONS = {
     description: 'TOKEN authorizer: resolves API keys',
     access: { apiKeys: ['GetItem'] },
   },
+  embedPage: {
+    entry: 'functions/embed-page.ts',
+    description: 'GET /embed: the embedded board page',
+    access: { sessions: ['Query'], boards: ['GetItem'] },
+  },
   health: {
     entry: 'functions/health.ts',
     description: 'GET /health',
@@ -45,6 +50,7 @@ export interface RouteDefinition {
 
 export const ROUTES: readonly RouteDefinition[] = [
   { method: 'POST', path: '/api/embed/sessions', function: 'createSession', auth: 'apiKey' },
+  { method: 'GET', path: '/embed', function: 'embedPage', auth: 'none' },
   { method: 'GET', path: '/health', function: 'health', auth: 'none' },
 ];
 

@@ -47,6 +47,9 @@ export class DynamoSessionRepository implements SessionRepository {
     const item = Items?.[0];
     if (!item) return undefined;
     const { [TTL_ATTRIBUTE]: _ttl, metadata, ...session } = item;
-    return { ...session, metadata: typeof metadata === 'string' ? JSON.parse(metadata) : {} } as StoredSession;
+    return {
+      ...session,
+      metadata: typeof metadata === 'string' ? JSON.parse(metadata) : {},
+    } as StoredSession;
   }
 }

@@ -9,7 +9,7 @@ import { esbuildOptions } from '../../infra/bundling';
 import { FUNCTIONS, type FunctionName } from '../../lib/routes';
 import { TABLE_KEYS, TABLES } from '../../lib/tables';
 import type { LocalRuntime } from '../../local/runtime';
-import { startTestRuntime } from '../support/local-runtime';
+import { createSessionCall, startTestRuntime } from '../support/local-runtime';
 
 const run = promisify(execFile);
 const INVOKER = join(import.meta.dirname, '../support/invoke-bundle.mjs');
@@ -78,10 +78,8 @@ function proxyEvent(overrides: Record<string, unknown>) {
 }
 
 /** One realistic invocation per function; every function in the route table must have one. */
-const SAMPLES: Record<
-  FunctionName,
-  () => { event: unknown; check: (outcome: { ok: boolean; result?: unknown }) => void }
-> = {
+type Sample = { event: unknown; check: (outcome: { ok: boolean; result?: unknown }) => void };
+const SAMPLES: Record<FunctionName, () => Sample | Promise<Sample>> = {
   authorizer: () => ({
     event: {
       type: 'TOKEN',
@@ -125,6 +123,26 @@ const SAMPLES: Record<
       );
     },
   }),
+  embedPage: async () => {
+    const created = await createSessionCall(runtime, {
+      boardId: runtime.demo?.publicBoardId,
+      userId: 'u',
+      email: 'a@b.co',
+    });
+    return {
+      event: proxyEvent({ path: '/embed', queryStringParameters: { token: created.body.sessionToken } }),
+      check: (outcome) => {
+        const result = outcome.result as {
+          statusCode: number;
+          headers: Record<string, string>;
+          body: string;
+        };
+        expect(result.statusCode).toBe(200);
+        expect(result.headers['Content-Type']).toBe('text/html; charset=utf-8');
+        expect(result.body).toContain('Product roadmap');
+      },
+    };
+  },
   health: () => ({
     event: proxyEvent({ path: '/health' }),
     check: (outcome) => expect(outcome.result).toMatchObject({ statusCode: 200 }),
@@ -149,7 +167,7 @@ describe('Lambda bundles (built exactly as the CDK stack builds them)', () => {
   it.each(Object.keys(FUNCTIONS) as FunctionName[])(
     'loads and handles a real event in a fresh Node process: %s',
     async (name) => {
-      const sample = SAMPLES[name]();
+      const sample = await SAMPLES[name]();
       sample.check(await invoke(name, sample.event));
     },
   );

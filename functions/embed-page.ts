@@ -1,0 +1,39 @@
+import middy from '@middy/core';
+import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
+import { readEmbedPageConfig } from '../lib/config';
+import { DynamoBoardRepository } from '../lib/dynamodb/boards';
+import { createDocumentClient } from '../lib/dynamodb/client';
+import { DynamoSessionRepository } from '../lib/dynamodb/sessions';
+import { embedErrorRenderer, embedHeaders, htmlResponse, wantsJson } from '../lib/embed/http';
+import { embedContext, renderEmbedPage } from '../lib/embed/page';
+import { httpErrors } from '../lib/http/http-errors';
+import { jsonResponse } from '../lib/http/response';
+import { createLogger } from '../lib/logger';
+import { systemClock } from '../lib/ports';
+import {
+  DEFAULT_MISS_RETRY_DELAYS_MS,
+  type OpenEmbedSessionDeps,
+  openEmbedSession,
+} from '../lib/use-cases/open-embed-session';
+
+const config = readEmbedPageConfig(process.env);
+const db = createDocumentClient(config.dynamo);
+const deps: OpenEmbedSessionDeps = {
+  sessions: new DynamoSessionRepository(db, config.tables.sessions),
+  boards: new DynamoBoardRepository(db, config.tables.boards),
+  clock: systemClock,
+  sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
+  missRetryDelaysMs: DEFAULT_MISS_RETRY_DELAYS_MS,
+};
+const headers = embedHeaders(config.frameAncestors);
+const logger = createLogger({ function: 'embed-page' });
+
+/** GET /embed?token=…: the embedded board, or a styled error page (JSON when asked for). */
+export const handler = middy<APIGatewayProxyEvent, APIGatewayProxyResult>()
+  .use(httpErrors({ logger, render: (request) => embedErrorRenderer(request.event, config.frameAncestors) }))
+  .handler(async (event) => {
+    const view = await openEmbedSession(deps, event.queryStringParameters?.token);
+    return wantsJson(event)
+      ? jsonResponse(200, embedContext(view), headers)
+      : htmlResponse(200, renderEmbedPage(view), headers);
+  });
