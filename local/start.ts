@@ -28,12 +28,30 @@ const body = JSON.stringify({
   firstName: 'Ada',
 });
 
+// A demo session created through the API itself, so the banner can offer a link that opens right away.
+const demoSession = await fetch(`${runtime.baseUrl}/api/embed/sessions`, {
+  method: 'POST',
+  headers: { Authorization: `Bearer ${demo?.apiKey}`, 'Content-Type': 'application/json' },
+  body: JSON.stringify({
+    boardId: demo?.publicBoardId,
+    userId: 'customer-42',
+    email: 'ada@example.com',
+    firstName: 'Ada',
+    lastName: 'Lovelace',
+    plan: 'pro',
+  }),
+});
+const { embedUrl } = (await demoSession.json()) as { embedUrl?: string };
+
 console.log(`
 Embed session service running locally
   API base URL       ${runtime.baseUrl}
   Embedded DynamoDB  ${runtime.dynamoEndpoint}  (${process.env.DATA_DIR ? `persisted in ${process.env.DATA_DIR}` : 'in memory'})
   Demo API key       ${demo?.apiKey}   (user ${demo?.userId}; shown once)
   Demo boards        ${demo?.publicBoardId} (PUBLIC), ${demo?.privateBoardId} (PRIVATE, your org), ${demo?.otherOrgBoardId} (PRIVATE, other org)
+
+Open the demo board as an embedded user (valid for 30 days):
+  ${embedUrl}
 
 Create a session:
   curl -sS -X POST ${runtime.baseUrl}/api/embed/sessions \\
