@@ -1,0 +1,104 @@
+import { Duration } from 'aws-cdk-lib';
+import type { Stage } from 'aws-cdk-lib/aws-apigateway';
+import { Alarm, ComparisonOperator, type IMetric, TreatMissingData } from 'aws-cdk-lib/aws-cloudwatch';
+import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
+import { type ITable, Operation } from 'aws-cdk-lib/aws-dynamodb';
+import { Topic } from 'aws-cdk-lib/aws-sns';
+import { EmailSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
+import { Construct } from 'constructs';
+import type { DynamoAction } from '../../lib/routes';
+import type { TableKey } from '../../lib/tables';
+import type { ServiceDefinitions } from '../definitions';
+import { constructId } from './data';
+import type { ServiceFunctions } from './functions';
+
+const PERIOD = Duration.minutes(5);
+
+/** The CloudWatch operation of each DynamoDB action the functions may perform (compile-time complete). */
+const OPERATIONS: Record<DynamoAction, Operation> = {
+  GetItem: Operation.GET_ITEM,
+  PutItem: Operation.PUT_ITEM,
+  Query: Operation.QUERY,
+};
+
+export interface MonitoringProps {
+  definitions: ServiceDefinitions;
+  stage: Stage;
+  functions: ServiceFunctions;
+  tables: Record<TableKey, ITable>;
+  alarmEmail: string | undefined;
+}
+
+/**
+ * Alarms that page on any occurrence: on a low-traffic service a single 5XX, function error or throttle
+ * is worth a look, and a count threshold would hide it.
+ */
+export class Monitoring extends Construct {
+  readonly topic: Topic;
+  readonly alarms: Alarm[] = [];
+
+  constructor(scope: Construct, id: string, props: MonitoringProps) {
+    super(scope, id);
+    this.topic = new Topic(this, 'AlarmTopic', {
+      displayName: 'Embed session service alarms',
+      enforceSSL: true,
+    });
+    if (props.alarmEmail) this.topic.addSubscription(new EmailSubscription(props.alarmEmail));
+
+    this.alarm(
+      'Api5xx',
+      props.stage.metricServerError({ period: PERIOD, statistic: 'Sum' }),
+      'The API returned at least one 5XX response',
+    );
+
+    for (const [name, serviceFunction] of Object.entries(props.functions.functions)) {
+      const fn = serviceFunction.function;
+      this.alarm(
+        `${constructId(name)}Errors`,
+        fn.metricErrors({ period: PERIOD, statistic: 'Sum' }),
+        `The ${name} function failed at least once`,
+      );
+      this.alarm(
+        `${constructId(name)}Throttles`,
+        fn.metricThrottles({ period: PERIOD, statistic: 'Sum' }),
+        `The ${name} function was throttled at least once`,
+      );
+    }
+
+    for (const [key, table] of Object.entries(props.tables) as [TableKey, ITable][]) {
+      const operations = tableOperations(props.definitions, key);
+      this.alarm(
+        `${constructId(key)}Throttles`,
+        table.metricThrottledRequestsForOperations({ operations, period: PERIOD, statistic: 'Sum' }),
+        `Requests to the ${key} table were throttled`,
+      );
+    }
+  }
+
+  private alarm(id: string, metric: IMetric, description: string): void {
+    const alarm = new Alarm(this, id, {
+      metric,
+      threshold: 1,
+      evaluationPeriods: 1,
+      comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+      // No traffic is not an incident.
+      treatMissingData: TreatMissingData.NOT_BREACHING,
+      alarmDescription: description,
+    });
+    alarm.addAlarmAction(new SnsAction(this.topic));
+    this.alarms.push(alarm);
+  }
+}
+
+/**
+ * The operations the functions perform on a table, from their access lists. A table no function
+ * touches (only the admin CLI) is watched for every operation the service knows.
+ */
+function tableOperations(definitions: ServiceDefinitions, key: TableKey): Operation[] {
+  const actions = new Set<DynamoAction>();
+  for (const definition of Object.values(definitions.functions)) {
+    for (const action of definition.access[key] ?? []) actions.add(action);
+  }
+  const used = actions.size > 0 ? [...actions] : (Object.keys(OPERATIONS) as DynamoAction[]);
+  return used.map((action) => OPERATIONS[action]);
+}

@@ -1,0 +1,86 @@
+import { Aws, CfnOutput, Stack, type StackProps } from 'aws-cdk-lib';
+import type { Construct } from 'constructs';
+import { TABLES, type TableKey } from '../lib/tables';
+import type { InfraConfig } from './config';
+import { EmbedApi } from './constructs/api';
+import { constructId, DataTables } from './constructs/data';
+import { ServiceFunctions } from './constructs/functions';
+import { Monitoring } from './constructs/monitoring';
+import { SERVICE_DEFINITIONS, type ServiceDefinitions } from './definitions';
+
+export interface EmbedSessionStackProps extends StackProps {
+  config: InfraConfig;
+  /** Defaults to the shared definitions in lib/routes.ts; tests pass their own. */
+  definitions?: ServiceDefinitions;
+}
+
+/** The whole embed session service: tables, functions, REST API, alarms and outputs. */
+export class EmbedSessionStack extends Stack {
+  readonly data: DataTables;
+  readonly functions: ServiceFunctions;
+  readonly api: EmbedApi;
+  readonly monitoring: Monitoring;
+
+  constructor(scope: Construct, id: string, props: EmbedSessionStackProps) {
+    super(scope, id, props);
+    const { config } = props;
+    const definitions = props.definitions ?? SERVICE_DEFINITIONS;
+
+    this.data = new DataTables(this, 'Data');
+    this.functions = new ServiceFunctions(this, 'Functions', {
+      definitions,
+      tables: this.data.tables,
+      environment: functionEnvironment(config),
+      logRetention: config.logRetentionDays,
+    });
+    this.api = new EmbedApi(this, 'Api', { config, definitions, functions: this.functions });
+    this.monitoring = new Monitoring(this, 'Monitoring', {
+      definitions,
+      stage: this.api.restApi.deploymentStage,
+      functions: this.functions,
+      tables: this.data.tables,
+      alarmEmail: config.alarmEmail,
+    });
+
+    new CfnOutput(this, 'ApiUrl', {
+      value: this.api.restApi.url,
+      description: 'Base URL of the API (stage URL)',
+    });
+    new CfnOutput(this, 'EmbedBaseUrl', {
+      // restApi.url ends with a slash.
+      value: config.publicBaseUrl ? `${config.publicBaseUrl}/embed` : `${this.api.restApi.url}embed`,
+      description: 'Embed page address; embed URLs add ?token=<session token>',
+    });
+    new CfnOutput(this, 'Region', { value: Aws.REGION, description: 'AWS_REGION for the admin CLI' });
+    for (const [key, table] of Object.entries(this.data.tables) as [
+      TableKey,
+      DataTables['tables'][TableKey],
+    ][]) {
+      new CfnOutput(this, `${constructId(key)}TableName`, {
+        value: table.tableName,
+        description: `${TABLES[key].envVar} for the admin CLI`,
+      });
+    }
+    new CfnOutput(this, 'AlarmTopicArn', {
+      value: this.monitoring.topic.topicArn,
+      description: 'SNS topic of the alarms; subscribe to be notified',
+    });
+    if (this.api.domainName) {
+      new CfnOutput(this, 'CustomDomainTarget', {
+        value: this.api.domainName.domainNameAliasDomainName,
+        description: `Point a CNAME (or alias record) for ${config.customDomain?.domainName} at this name`,
+      });
+    }
+  }
+}
+
+/** Environment shared by every function; table names are added per function from its access list. */
+function functionEnvironment(config: InfraConfig): Record<string, string> {
+  const environment: Record<string, string> = { LOG_LEVEL: config.logLevel };
+  if (config.publicBaseUrl) environment.PUBLIC_BASE_URL = config.publicBaseUrl;
+  // The embed page's CSP frame-ancestors; unset, the function's own default (any https site) applies.
+  if (config.allowedEmbedOrigins.length > 0)
+    environment.EMBED_FRAME_ANCESTORS = config.allowedEmbedOrigins.join(' ');
+  if (config.metadataMaxBytes !== undefined) environment.METADATA_MAX_BYTES = String(config.metadataMaxBytes);
+  return environment;
+}

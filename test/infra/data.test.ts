@@ -1,0 +1,107 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { TABLE_KEYS, TABLES, type TableDefinition } from '../../lib/tables';
+import { type Json, resources, type Synthesized, synthesize, tableLogicalIds } from './support';
+
+let synth: Synthesized;
+let tables: Record<string, Json>;
+let ids: ReturnType<typeof tableLogicalIds>;
+
+beforeAll(() => {
+  synth = synthesize();
+  tables = resources(synth.template, 'AWS::DynamoDB::Table');
+  ids = tableLogicalIds(synth.template);
+});
+afterAll(() => synth?.dispose());
+
+const tableOf = (key: (typeof TABLE_KEYS)[number]): Json => tables[ids[key]];
+
+describe('DynamoDB tables', () => {
+  it('creates exactly one table per shared table definition', () => {
+    expect(Object.keys(tables)).toHaveLength(TABLE_KEYS.length);
+  });
+
+  it.each(TABLE_KEYS)('gives the %s table the keys of its definition', (key) => {
+    const definition: TableDefinition = TABLES[key];
+    const props = tableOf(key).Properties;
+    const expectedSchema = [{ AttributeName: definition.partitionKey.name, KeyType: 'HASH' }];
+    if (definition.sortKey) expectedSchema.push({ AttributeName: definition.sortKey.name, KeyType: 'RANGE' });
+    expect(props.KeySchema).toEqual(expectedSchema);
+    const keys = [
+      definition.partitionKey,
+      definition.sortKey,
+      ...definition.indexes.map((i) => i.partitionKey),
+    ];
+    for (const attribute of keys.filter((k) => k !== undefined)) {
+      expect(props.AttributeDefinitions).toContainEqual({
+        AttributeName: attribute.name,
+        AttributeType: attribute.type,
+      });
+    }
+  });
+
+  it.each(TABLE_KEYS)(
+    'gives the %s table its global secondary indexes, projecting every attribute',
+    (key) => {
+      const definition: TableDefinition = TABLES[key];
+      const indexes = tableOf(key).Properties.GlobalSecondaryIndexes ?? [];
+      expect(indexes).toEqual(
+        definition.indexes.map((index) => ({
+          IndexName: index.indexName,
+          KeySchema: [{ AttributeName: index.partitionKey.name, KeyType: 'HASH' }],
+          Projection: { ProjectionType: 'ALL' },
+        })),
+      );
+    },
+  );
+
+  it('indexes sessions by token hash', () => {
+    expect(tableOf('sessions').Properties.GlobalSecondaryIndexes).toEqual([
+      expect.objectContaining({ IndexName: 'tokenHash-index' }),
+    ]);
+  });
+
+  it.each(TABLE_KEYS)('enables TTL on the %s table exactly when its definition names an attribute', (key) => {
+    const definition: TableDefinition = TABLES[key];
+    const ttl = tableOf(key).Properties.TimeToLiveSpecification;
+    if (definition.timeToLiveAttribute) {
+      expect(ttl).toEqual({ AttributeName: definition.timeToLiveAttribute, Enabled: true });
+    } else {
+      expect(ttl).toBeUndefined();
+    }
+  });
+
+  it('expires sessions through the ttl attribute', () => {
+    expect(tableOf('sessions').Properties.TimeToLiveSpecification).toEqual({
+      AttributeName: 'ttl',
+      Enabled: true,
+    });
+  });
+
+  it.each(TABLE_KEYS)('bills the %s table on demand', (key) => {
+    expect(tableOf(key).Properties.BillingMode).toBe('PAY_PER_REQUEST');
+    expect(tableOf(key).Properties.ProvisionedThroughput).toBeUndefined();
+  });
+
+  it.each(TABLE_KEYS)('enables point-in-time recovery on the %s table', (key) => {
+    expect(tableOf(key).Properties.PointInTimeRecoverySpecification).toEqual({
+      PointInTimeRecoveryEnabled: true,
+    });
+  });
+
+  it.each(TABLE_KEYS)('keeps the %s table on stack deletion and replacement', (key) => {
+    expect(tableOf(key).DeletionPolicy).toBe('Retain');
+    expect(tableOf(key).UpdateReplacePolicy).toBe('Retain');
+  });
+
+  it.each(TABLE_KEYS)('turns on deletion protection for the %s table', (key) => {
+    expect(tableOf(key).Properties.DeletionProtectionEnabled).toBe(true);
+  });
+
+  it.each(TABLE_KEYS)('encrypts the %s table with the AWS-managed KMS key', (key) => {
+    expect(tableOf(key).Properties.SSESpecification).toEqual({ SSEEnabled: true });
+  });
+
+  it('lets CloudFormation name the tables, so two stages can share an account', () => {
+    for (const table of Object.values(tables)) expect(table.Properties.TableName).toBeUndefined();
+  });
+});

@@ -1,0 +1,137 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { BUNDLING } from '../../infra/bundling';
+import { FUNCTIONS, type FunctionDefinition } from '../../lib/routes';
+import { TABLES, type TableKey } from '../../lib/tables';
+import {
+  dynamoGrants,
+  functionByDescription,
+  type Json,
+  resources,
+  roleStatements,
+  type Synthesized,
+  synthesize,
+  tableLogicalIds,
+} from './support';
+
+const NAMES = Object.keys(FUNCTIONS) as (keyof typeof FUNCTIONS)[];
+
+let synth: Synthesized;
+let ids: ReturnType<typeof tableLogicalIds>;
+
+// The only infra test file that runs esbuild for real: it checks the bundles themselves.
+beforeAll(() => {
+  synth = synthesize({ bundle: true });
+  ids = tableLogicalIds(synth.template);
+});
+afterAll(() => synth?.dispose());
+
+const fnOf = (name: keyof typeof FUNCTIONS): Json =>
+  functionByDescription(synth.template, FUNCTIONS[name].description)[1];
+const roleOf = (name: keyof typeof FUNCTIONS): string => fnOf(name).Properties.Role['Fn::GetAtt'][0];
+const grantsOf = (name: keyof typeof FUNCTIONS): string[] =>
+  dynamoGrants(roleStatements(synth.template, roleOf(name)), ids);
+
+/** What lib/routes.ts allows: each action on its table, plus the table's indexes for Query. */
+function expectedGrants(definition: FunctionDefinition): string[] {
+  const grants: string[] = [];
+  for (const [key, actions] of Object.entries(definition.access) as [TableKey, readonly string[]][]) {
+    for (const action of actions) {
+      grants.push(`${action} on ${key}`);
+      if (action === 'Query') {
+        for (const index of TABLES[key].indexes) grants.push(`${action} on ${key}/index/${index.indexName}`);
+      }
+    }
+  }
+  return grants.sort();
+}
+
+describe('Lambda functions', () => {
+  it('creates exactly one function per entry of the function table', () => {
+    expect(Object.keys(resources(synth.template, 'AWS::Lambda::Function'))).toHaveLength(NAMES.length);
+  });
+
+  it.each(NAMES)('runs %s on Node.js 24 on arm64 with 512 MB and a 10 s timeout', (name) => {
+    const props = fnOf(name).Properties;
+    expect(props.Runtime).toBe('nodejs24.x');
+    expect(props.Architectures).toEqual(['arm64']);
+    expect(props.MemorySize).toBe(512);
+    expect(props.Timeout).toBe(10);
+    expect(props.Handler).toBe('index.handler');
+  });
+
+  it.each(NAMES)('gives %s the names of exactly the tables it may use', (name) => {
+    const variables = fnOf(name).Properties.Environment.Variables;
+    const tableVariables = Object.keys(variables).filter((v) => v.endsWith('_TABLE'));
+    const expected = (Object.keys(FUNCTIONS[name].access) as TableKey[]).map((key) => TABLES[key].envVar);
+    expect(tableVariables.sort()).toEqual(expected.sort());
+    for (const key of Object.keys(FUNCTIONS[name].access) as TableKey[]) {
+      expect(variables[TABLES[key].envVar]).toEqual({ Ref: ids[key] });
+    }
+  });
+
+  it.each(NAMES)('enables source maps and the default log level for %s', (name) => {
+    const variables = fnOf(name).Properties.Environment.Variables;
+    expect(variables.NODE_OPTIONS).toBe('--enable-source-maps');
+    expect(variables.LOG_LEVEL).toBe('info');
+    // Without publicBaseUrl the functions derive embed URLs from the API Gateway request.
+    expect(variables.PUBLIC_BASE_URL).toBeUndefined();
+  });
+
+  it.each(NAMES)('grants %s exactly the DynamoDB actions of its access list', (name) => {
+    expect(grantsOf(name)).toEqual(expectedGrants(FUNCTIONS[name]));
+  });
+
+  it('grants the authorizer only GetItem on the API keys table', () => {
+    expect(grantsOf('authorizer')).toEqual(['GetItem on apiKeys']);
+  });
+
+  it('grants create-session reads of boards and memberships and writes of sessions only', () => {
+    expect(grantsOf('createSession')).toEqual([
+      'GetItem on boards',
+      'GetItem on memberships',
+      'PutItem on sessions',
+    ]);
+  });
+
+  it.each(NAMES)('lets %s write only to its own log group, with retention', (name) => {
+    const props = fnOf(name).Properties;
+    const logGroupId = props.LoggingConfig.LogGroup.Ref;
+    expect(resources(synth.template, 'AWS::Logs::LogGroup')[logGroupId].Properties.RetentionInDays).toBe(30);
+    const logStatements = roleStatements(synth.template, roleOf(name)).filter((s) =>
+      [s.Action].flat().some((a: string) => a.startsWith('logs:')),
+    );
+    expect(logStatements).toEqual([
+      {
+        Action: ['logs:CreateLogStream', 'logs:PutLogEvents'],
+        Effect: 'Allow',
+        Resource: { 'Fn::GetAtt': [logGroupId, 'Arn'] },
+      },
+    ]);
+  });
+
+  it.each(NAMES)('attaches no managed policy and no wildcard resource to the role of %s', (name) => {
+    const role = resources(synth.template, 'AWS::IAM::Role')[roleOf(name)];
+    expect(role.Properties.ManagedPolicyArns).toBeUndefined();
+    const targets = roleStatements(synth.template, roleOf(name)).flatMap((s) => [s.Resource].flat());
+    expect(JSON.stringify(targets)).not.toContain('*');
+  });
+
+  it.each(NAMES)('bundles %s locally into an ESM file with a source map and the require shim', (name) => {
+    const fn = fnOf(name);
+    expect(fn.Metadata['aws:asset:is-bundled']).toBe(true);
+    const assetDir = join(synth.outdir, fn.Metadata['aws:asset:path']);
+    expect(existsSync(join(assetDir, 'index.mjs.map'))).toBe(true);
+    const code = readFileSync(join(assetDir, 'index.mjs'), 'utf8');
+    expect(code.startsWith(BUNDLING.banner)).toBe(true);
+    expect(code).toMatch(/export\s*\{[^}]*\bas handler\b|export\s*\{\s*handler\s*\}/);
+  });
+
+  it('bundles the AWS SDK into create-session instead of relying on the runtime copy', () => {
+    const fn = fnOf('createSession');
+    const code = readFileSync(join(synth.outdir, fn.Metadata['aws:asset:path'], 'index.mjs'), 'utf8');
+    expect(code).not.toMatch(/from\s*"@aws-sdk\//);
+    expect(code).toContain('DynamoDB');
+  });
+});
