@@ -2,9 +2,14 @@ import { createHash, randomBytes } from 'node:crypto';
 import { DeleteCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDocumentClient } from '../../lib/dynamodb/client';
-import { DynamoSessionRepository } from '../../lib/dynamodb/sessions';
 import type { LocalRuntime } from '../../local/runtime';
-import { type CallResult, call, createSessionCall, startTestRuntime } from '../support/local-runtime';
+import {
+  type CallResult,
+  call,
+  createSessionCall,
+  startTestRuntime,
+  storeSession,
+} from '../support/local-runtime';
 
 let runtime: LocalRuntime;
 beforeAll(async () => {
@@ -23,25 +28,6 @@ async function newSession(extra: Record<string, unknown> = {}) {
   return result.body as { sessionToken: string; embedUrl: string; session: { id: string } };
 }
 
-/** Writes a session straight into the table, e.g. one that expired already. */
-async function storeSession(token: string, fields: { boardId: string; expiresAt: string }) {
-  const db = createDocumentClient({ endpoint: runtime.dynamoEndpoint, region: 'local' });
-  await new DynamoSessionRepository(db, runtime.tables.sessions).create({
-    id: randomBytes(8).toString('hex'),
-    tokenHash: createHash('sha256').update(token).digest('hex'),
-    userId: 'u',
-    email: 'u@example.com',
-    firstName: null,
-    lastName: null,
-    avatarUrl: null,
-    plan: null,
-    metadata: {},
-    createdAt: new Date(Date.now() - 60_000).toISOString(),
-    ...fields,
-  });
-  db.destroy();
-}
-
 const token = () => randomBytes(24).toString('base64url');
 
 function expectEmbedHeaders(result: CallResult) {
@@ -57,7 +43,12 @@ function expectEmbedHeaders(result: CallResult) {
 
 describe('GET /embed with a usable token', () => {
   it('opens the embedUrl returned by create as a complete HTML page of the board and user', async () => {
-    const created = await newSession({ firstName: 'Grace', lastName: 'Hopper', plan: 'pro', avatarUrl: 'https://img.example.com/g.png' });
+    const created = await newSession({
+      firstName: 'Grace',
+      lastName: 'Hopper',
+      plan: 'pro',
+      avatarUrl: 'https://img.example.com/g.png',
+    });
     const response = await fetch(created.embedUrl);
     const html = await response.text();
     expect(response.status).toBe(200);
@@ -83,7 +74,8 @@ describe('GET /embed with a usable token', () => {
   it('embeds the public context as a JSON island without the token or its hash', async () => {
     const created = await newSession({ metadata: { team: 'ops' } });
     const { text } = await call(runtime, `/embed?token=${created.sessionToken}`);
-    const island = /<script type="application\/json" id="embed-context">(.*?)<\/script>/s.exec(text)?.[1] ?? '';
+    const island =
+      /<script type="application\/json" id="embed-context">(.*?)<\/script>/s.exec(text)?.[1] ?? '';
     const context = JSON.parse(island);
     expect(context.session.id).toBe(created.session.id);
     expect(context.session.metadata).toEqual({ team: 'ops' });
@@ -96,7 +88,12 @@ describe('GET /embed with a usable token', () => {
   it('escapes every user-supplied value so markup renders as text', async () => {
     const payload = '<script>alert(1)</script>';
     const attr = '"><img src=x onerror=alert(1)>';
-    const created = await newSession({ firstName: payload, lastName: attr, plan: attr, metadata: { note: '</script><script>alert(2)</script>' } });
+    const created = await newSession({
+      firstName: payload,
+      lastName: attr,
+      plan: attr,
+      metadata: { note: '</script><script>alert(2)</script>' },
+    });
     const { text } = await call(runtime, `/embed?token=${created.sessionToken}`);
     expect(text).toContain('&lt;script&gt;alert(1)&lt;/script&gt;');
     expect(text).not.toContain('<script>alert');
@@ -106,7 +103,9 @@ describe('GET /embed with a usable token', () => {
 
   it('answers JSON with the public context when asked for JSON', async () => {
     const created = await newSession();
-    const result = await call(runtime, `/embed?token=${created.sessionToken}`, { headers: { Accept: 'application/json' } });
+    const result = await call(runtime, `/embed?token=${created.sessionToken}`, {
+      headers: { Accept: 'application/json' },
+    });
     expect(result.status).toBe(200);
     expect(result.headers.get('content-type')).toBe('application/json');
     expect((result.body.session as { id: string }).id).toBe(created.session.id);
@@ -135,7 +134,10 @@ describe('GET /embed with an unusable token', () => {
 
   it('returns 401 with an expiry message once expiresAt has passed', async () => {
     const expired = token();
-    await storeSession(expired, { boardId: runtime.demo?.publicBoardId as string, expiresAt: new Date(Date.now() - 1).toISOString() });
+    await storeSession(runtime, expired, {
+      boardId: runtime.demo?.publicBoardId as string,
+      expiresAt: new Date(Date.now() - 1).toISOString(),
+    });
     const result = await call(runtime, `/embed?token=${expired}`);
     expect(result.status).toBe(401);
     expect(result.text).toContain('This embed session has expired');
@@ -144,7 +146,10 @@ describe('GET /embed with an unusable token', () => {
 
   it('returns 404 when the session’s board no longer exists', async () => {
     const orphan = token();
-    await storeSession(orphan, { boardId: 'deleted-board', expiresAt: new Date(Date.now() + 60_000).toISOString() });
+    await storeSession(runtime, orphan, {
+      boardId: 'deleted-board',
+      expiresAt: new Date(Date.now() + 60_000).toISOString(),
+    });
     const result = await call(runtime, `/embed?token=${orphan}`);
     expect(result.status).toBe(404);
     expect(result.text).toContain('data-testid="embed-error"');

@@ -1,3 +1,6 @@
+import { createHash, randomBytes } from 'node:crypto';
+import { createDocumentClient } from '../../lib/dynamodb/client';
+import { DynamoSessionRepository } from '../../lib/dynamodb/sessions';
 import { createLogger } from '../../lib/logger';
 import { type LocalRuntime, startLocalRuntime } from '../../local/runtime';
 
@@ -54,4 +57,30 @@ export function createSessionCall(
     },
     body: typeof payload === 'string' ? payload : JSON.stringify(payload),
   });
+}
+
+/** Writes a session straight into the runtime's table, e.g. one that has expired already. */
+export async function storeSession(
+  runtime: LocalRuntime,
+  token: string,
+  fields: { boardId: string; expiresAt: string },
+) {
+  const db = createDocumentClient({ endpoint: runtime.dynamoEndpoint, region: 'local' });
+  try {
+    await new DynamoSessionRepository(db, runtime.tables.sessions).create({
+      id: randomBytes(8).toString('hex'),
+      tokenHash: createHash('sha256').update(token).digest('hex'),
+      userId: 'u',
+      email: 'u@example.com',
+      firstName: null,
+      lastName: null,
+      avatarUrl: null,
+      plan: null,
+      metadata: {},
+      createdAt: new Date(Date.now() - 60_000).toISOString(),
+      ...fields,
+    });
+  } finally {
+    db.destroy();
+  }
 }
