@@ -9,10 +9,10 @@ beforeAll(async () => {
   // Most verbose level, so any line that could leak a credential is written.
   process.env.LOG_LEVEL = 'debug';
   runtime = await startTestRuntime();
-  const write = process.stdout.write.bind(process.stdout);
-  vi.spyOn(process.stdout, 'write').mockImplementation((chunk: string | Uint8Array, ...rest: unknown[]) => {
+  // Captured, not echoed: the lines are the subject of the test, not output for the reader.
+  vi.spyOn(process.stdout, 'write').mockImplementation((chunk: string | Uint8Array) => {
     lines.push(...String(chunk).split('\n').filter(Boolean));
-    return write(chunk, ...(rest as []));
+    return true;
   });
 });
 afterAll(async () => {
