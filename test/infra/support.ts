@@ -126,3 +126,19 @@ export function dynamoGrants(statements: Json[], tableIds: Record<TableKey, stri
   }
   return grants.sort();
 }
+
+/** API Gateway methods keyed by `METHOD /full/path`, rebuilt from the resource tree. */
+export function methodsByRoute(template: Template): Record<string, Json> {
+  const apiResources = resources(template, 'AWS::ApiGateway::Resource');
+  const pathOf = (resourceId: Json): string => {
+    if (resourceId['Fn::GetAtt']?.[1] === 'RootResourceId') return '';
+    const resource = apiResources[resourceId.Ref];
+    if (!resource) throw new Error(`Unknown API resource ${JSON.stringify(resourceId)}`);
+    return `${pathOf(resource.Properties.ParentId)}/${resource.Properties.PathPart}`;
+  };
+  const methods: Record<string, Json> = {};
+  for (const method of Object.values(resources(template, 'AWS::ApiGateway::Method'))) {
+    methods[`${method.Properties.HttpMethod} ${pathOf(method.Properties.ResourceId) || '/'}`] = method;
+  }
+  return methods;
+}

@@ -1,0 +1,170 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { FUNCTIONS, ROUTES } from '../../lib/routes';
+import {
+  functionByDescription,
+  type Json,
+  methodsByRoute,
+  resources,
+  type Synthesized,
+  synthesize,
+} from './support';
+
+const PATHS = [...new Set(ROUTES.map((route) => route.path))];
+const API_KEY_ROUTES = ROUTES.filter((route) => route.auth === 'apiKey');
+const OPEN_ROUTES = ROUTES.filter((route) => route.auth === 'none');
+
+let synth: Synthesized;
+let methods: Record<string, Json>;
+let authorizers: Record<string, Json>;
+
+beforeAll(() => {
+  synth = synthesize();
+  methods = methodsByRoute(synth.template);
+  authorizers = resources(synth.template, 'AWS::ApiGateway::Authorizer');
+});
+afterAll(() => synth?.dispose());
+
+const label = (route: (typeof ROUTES)[number]) => `${route.method} ${route.path}`;
+const functionId = (name: keyof typeof FUNCTIONS) =>
+  functionByDescription(synth.template, FUNCTIONS[name].description)[0];
+
+describe('REST API routes', () => {
+  it('is a regional REST API (v1), which can answer 401 with our own body', () => {
+    const [api] = Object.values(resources(synth.template, 'AWS::ApiGateway::RestApi'));
+    expect(api.Properties.EndpointConfiguration).toEqual({ Types: ['REGIONAL'] });
+  });
+
+  it.each(ROUTES.map((route) => [label(route), route] as const))(
+    'sends %s to its function through a Lambda proxy integration',
+    (_, route) => {
+      const integration = methods[label(route)].Properties.Integration;
+      expect(integration.Type).toBe('AWS_PROXY');
+      expect(JSON.stringify(integration.Uri)).toContain(`"${functionId(route.function)}","Arn"`);
+    },
+  );
+
+  it('defines no method beyond the route table and one ANY per path', () => {
+    const expected = [...ROUTES.map(label), ...PATHS.map((path) => `ANY ${path}`)].sort();
+    expect(Object.keys(methods).sort()).toEqual(expected);
+  });
+
+  it('lets API Gateway invoke each routed function from its own method', () => {
+    const permissions = Object.values(resources(synth.template, 'AWS::Lambda::Permission'));
+    for (const route of ROUTES) {
+      const own = permissions.filter(
+        (p) => p.Properties.FunctionName['Fn::GetAtt']?.[0] === functionId(route.function),
+      );
+      const sourceArns = own.map((p) => JSON.stringify(p.Properties.SourceArn));
+      expect(sourceArns.some((arn) => arn.includes(`/${route.method}${route.path}`))).toBe(true);
+      for (const p of own) expect(p.Properties.Principal).toBe('apigateway.amazonaws.com');
+    }
+  });
+});
+
+describe('API key authorizer', () => {
+  it('is one TOKEN authorizer backed by the authorizer function', () => {
+    const all = Object.values(authorizers);
+    expect(all).toHaveLength(1);
+    const [authorizer] = all;
+    expect(authorizer.Properties.Type).toBe('TOKEN');
+    expect(JSON.stringify(authorizer.Properties.AuthorizerUri)).toContain(
+      `"${functionId('authorizer')}","Arn"`,
+    );
+  });
+
+  it('reads the key from the Authorization header', () => {
+    const [authorizer] = Object.values(authorizers);
+    expect(authorizer.Properties.IdentitySource).toBe('method.request.header.Authorization');
+  });
+
+  it('caches authorizer results for 300 seconds by default', () => {
+    const [authorizer] = Object.values(authorizers);
+    expect(authorizer.Properties.AuthorizerResultTtlInSeconds).toBe(300);
+  });
+
+  it.each(API_KEY_ROUTES.map(label))('protects %s with the authorizer', (route) => {
+    const [authorizerId] = Object.keys(authorizers);
+    expect(methods[route].Properties.AuthorizationType).toBe('CUSTOM');
+    expect(methods[route].Properties.AuthorizerId).toEqual({ Ref: authorizerId });
+  });
+
+  it('protects POST /api/embed/sessions', () => {
+    expect(methods['POST /api/embed/sessions'].Properties.AuthorizationType).toBe('CUSTOM');
+  });
+
+  it.each(OPEN_ROUTES.map(label))("leaves %s (auth 'none') without an authorizer", (route) => {
+    expect(methods[route].Properties.AuthorizationType).toBe('NONE');
+    expect(methods[route].Properties.AuthorizerId).toBeUndefined();
+  });
+
+  it('leaves GET /health open', () => {
+    expect(methods['GET /health'].Properties.AuthorizationType).toBe('NONE');
+  });
+
+  it('lets only this API invoke the authorizer function', () => {
+    const permissions = Object.values(resources(synth.template, 'AWS::Lambda::Permission')).filter(
+      (p) => p.Properties.FunctionName['Fn::GetAtt']?.[0] === functionId('authorizer'),
+    );
+    expect(permissions).toHaveLength(1);
+    expect(JSON.stringify(permissions[0].Properties.SourceArn)).toContain('/authorizers/');
+  });
+});
+
+describe('authorizer cache TTL from context', () => {
+  it('uses authorizerCacheTtlSeconds from context (a `-c` string) as the cache TTL', () => {
+    const override = synthesize({ context: { authorizerCacheTtlSeconds: '60' } });
+    try {
+      override.template.hasResourceProperties('AWS::ApiGateway::Authorizer', {
+        AuthorizerResultTtlInSeconds: 60,
+      });
+    } finally {
+      override.dispose();
+    }
+  });
+});
+
+describe('405 for other methods', () => {
+  it.each(PATHS)('answers every other method on %s from a mock ANY method without auth', (path) => {
+    const any = methods[`ANY ${path}`].Properties;
+    expect(any.AuthorizationType).toBe('NONE');
+    expect(any.Integration.Type).toBe('MOCK');
+    expect(any.MethodResponses).toEqual([
+      {
+        StatusCode: '405',
+        ResponseParameters: {
+          'method.response.header.Allow': true,
+          'method.response.header.Content-Type': true,
+        },
+      },
+    ]);
+  });
+
+  it.each(PATHS)('maps any mock result on %s to a 405 JSON body naming the allowed methods', (path) => {
+    const allowed = ROUTES.filter((route) => route.path === path)
+      .map((route) => route.method)
+      .sort()
+      .join(', ');
+    const integration = methods[`ANY ${path}`].Properties.Integration;
+    expect(integration.RequestTemplates['application/json']).toBe('{"statusCode": 405}');
+    expect(integration.IntegrationResponses).toHaveLength(1);
+    const [response] = integration.IntegrationResponses;
+    // No selection pattern: the default response, whatever status the mock produced.
+    expect(response.SelectionPattern).toBeUndefined();
+    expect(response.StatusCode).toBe('405');
+    expect(response.ResponseParameters).toEqual({
+      'method.response.header.Allow': `'${allowed}'`,
+      'method.response.header.Content-Type': "'application/json'",
+    });
+    expect(JSON.parse(response.ResponseTemplates['application/json'])).toEqual({
+      error: 'Method Not Allowed',
+      message: `Method not allowed; this resource accepts ${allowed}`,
+    });
+  });
+});
+
+describe('CORS', () => {
+  it('answers no preflight: OPTIONS falls to the 405 and no method returns CORS headers', () => {
+    expect(Object.keys(methods).filter((key) => key.startsWith('OPTIONS '))).toEqual([]);
+    expect(JSON.stringify(synth.template.toJSON())).not.toContain('Access-Control-Allow');
+  });
+});

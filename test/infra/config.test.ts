@@ -1,0 +1,148 @@
+import { describe, expect, it } from 'vitest';
+import { CONTEXT_DEFAULTS, type ContextKey, InfraConfigError, readInfraConfig } from '../../infra/config';
+import { CDK_JSON_CONTEXT } from './support';
+
+const read = (context: Partial<Record<ContextKey, unknown>>) => readInfraConfig((key) => context[key]);
+
+const CERTIFICATE_ARN = 'arn:aws:acm:eu-west-1:123456789012:certificate/0a1b2c3d-1234-5678-9abc-def012345678';
+
+describe('CDK context defaults', () => {
+  it('falls back to documented defaults when no context is given', () => {
+    expect(read({})).toEqual({
+      stageName: 'prod',
+      throttleRateLimit: 100,
+      throttleBurstLimit: 200,
+      authorizerCacheTtlSeconds: 300,
+      logRetentionDays: 30,
+      logLevel: 'info',
+      publicBaseUrl: undefined,
+      customDomain: undefined,
+      allowedEmbedOrigins: [],
+      alarmEmail: undefined,
+      metadataMaxBytes: undefined,
+    });
+  });
+
+  it('lists in cdk.json the same defaults as the code', () => {
+    expect(readInfraConfig((key) => CDK_JSON_CONTEXT[key])).toEqual(read({}));
+    for (const [key, value] of Object.entries(CONTEXT_DEFAULTS)) expect(CDK_JSON_CONTEXT[key]).toEqual(value);
+  });
+});
+
+describe('CDK context values', () => {
+  it('accepts the string forms that `cdk -c key=value` passes', () => {
+    const config = read({
+      stageName: 'staging',
+      throttleRateLimit: '12.5',
+      throttleBurstLimit: '40',
+      authorizerCacheTtlSeconds: '0',
+      logRetentionDays: '365',
+      logLevel: 'WARN',
+      allowedEmbedOrigins: 'https://app.example.com, http://localhost:3000',
+      alarmEmail: 'ops@example.com',
+      metadataMaxBytes: '65536',
+    });
+    expect(config).toMatchObject({
+      stageName: 'staging',
+      throttleRateLimit: 12.5,
+      throttleBurstLimit: 40,
+      authorizerCacheTtlSeconds: 0,
+      logRetentionDays: 365,
+      logLevel: 'warn',
+      allowedEmbedOrigins: ['https://app.example.com', 'http://localhost:3000'],
+      alarmEmail: 'ops@example.com',
+      metadataMaxBytes: 65536,
+    });
+  });
+
+  it('accepts allowedEmbedOrigins as a JSON array, in cdk.json or as a string', () => {
+    expect(read({ allowedEmbedOrigins: ['https://a.example.com'] }).allowedEmbedOrigins).toEqual([
+      'https://a.example.com',
+    ]);
+    expect(read({ allowedEmbedOrigins: '["https://b.example.com"]' }).allowedEmbedOrigins).toEqual([
+      'https://b.example.com',
+    ]);
+  });
+
+  it('drops the trailing slash of publicBaseUrl', () => {
+    expect(read({ publicBaseUrl: 'https://boards.example.com/embed-root/' }).publicBaseUrl).toBe(
+      'https://boards.example.com/embed-root',
+    );
+  });
+
+  it('derives the public base URL from the custom domain unless publicBaseUrl is given', () => {
+    const domain = { customDomainName: 'API.example.com', certificateArn: CERTIFICATE_ARN };
+    expect(read(domain)).toMatchObject({
+      customDomain: { domainName: 'api.example.com', certificateArn: CERTIFICATE_ARN },
+      publicBaseUrl: 'https://api.example.com',
+    });
+    expect(read({ ...domain, publicBaseUrl: 'https://cdn.example.com' }).publicBaseUrl).toBe(
+      'https://cdn.example.com',
+    );
+  });
+});
+
+describe('CDK context validation', () => {
+  it.each<[ContextKey | 'customDomain', Partial<Record<ContextKey, unknown>>, string]>([
+    ['stageName', { stageName: 'prod stage' }, 'stageName must start with a letter'],
+    ['stageName', { stageName: '1prod' }, 'stageName must start with a letter'],
+    ['throttleRateLimit', { throttleRateLimit: 0 }, 'throttleRateLimit must be a positive number'],
+    ['throttleRateLimit', { throttleRateLimit: 'fast' }, 'throttleRateLimit must be a positive number'],
+    ['throttleBurstLimit', { throttleBurstLimit: 2.5 }, 'throttleBurstLimit must be a positive integer'],
+    ['throttleBurstLimit', { throttleBurstLimit: '-1' }, 'throttleBurstLimit must be a positive integer'],
+    ['authorizerCacheTtlSeconds', { authorizerCacheTtlSeconds: 3601 }, 'from 0 to 3600'],
+    ['authorizerCacheTtlSeconds', { authorizerCacheTtlSeconds: '-5' }, 'from 0 to 3600'],
+    ['authorizerCacheTtlSeconds', { authorizerCacheTtlSeconds: '1.5' }, 'from 0 to 3600'],
+    ['logRetentionDays', { logRetentionDays: 31 }, 'logRetentionDays must be one of 1, 3, 5, 7, 14, 30'],
+    ['logRetentionDays', { logRetentionDays: 'forever' }, 'logRetentionDays must be one of'],
+    ['logLevel', { logLevel: 'verbose' }, 'logLevel must be one of debug, info, warn, error'],
+    ['publicBaseUrl', { publicBaseUrl: 'http://boards.example.com' }, 'publicBaseUrl must use https'],
+    ['publicBaseUrl', { publicBaseUrl: 'boards.example.com' }, 'publicBaseUrl must be an absolute https URL'],
+    [
+      'publicBaseUrl',
+      { publicBaseUrl: 'https://boards.example.com/?a=1' },
+      'must not have a query or fragment',
+    ],
+    [
+      'customDomain',
+      { customDomainName: 'api.example.com' },
+      'customDomainName and certificateArn must be given together',
+    ],
+    [
+      'customDomain',
+      { customDomainName: 'not a domain', certificateArn: CERTIFICATE_ARN },
+      'must be a DNS name',
+    ],
+    [
+      'customDomain',
+      { customDomainName: 'api.example.com', certificateArn: 'arn:aws:iam::1:role/x' },
+      'ACM certificate ARN',
+    ],
+    ['allowedEmbedOrigins', { allowedEmbedOrigins: 'https://app.example.com/path' }, 'must be origins'],
+    ['allowedEmbedOrigins', { allowedEmbedOrigins: 'http://app.example.com' }, 'must be origins'],
+    ['allowedEmbedOrigins', { allowedEmbedOrigins: [1, 2] }, 'must be a list of origins'],
+    ['allowedEmbedOrigins', { allowedEmbedOrigins: '[not json' }, 'not a valid JSON array'],
+    ['alarmEmail', { alarmEmail: 'ops' }, 'alarmEmail must be an e-mail address'],
+    [
+      'metadataMaxBytes',
+      { metadataMaxBytes: 400_000 },
+      'metadataMaxBytes must be an integer from 1 to 358400',
+    ],
+  ])('rejects an invalid %s (%j) with a clear message', (_, context, message) => {
+    expect(() => read(context)).toThrowError(InfraConfigError);
+    expect(() => read(context)).toThrowError(message);
+  });
+
+  it('reports every invalid value at once', () => {
+    try {
+      read({ stageName: '', throttleRateLimit: -1, authorizerCacheTtlSeconds: 9999, logRetentionDays: 2 });
+      expect.unreachable();
+    } catch (error) {
+      const message = (error as Error).message;
+      expect(message).toMatch(/^Invalid CDK context: /);
+      expect(message).toContain('throttleRateLimit');
+      expect(message).toContain('authorizerCacheTtlSeconds');
+      expect(message).toContain('logRetentionDays');
+    }
+  });
+});

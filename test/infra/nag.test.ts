@@ -1,0 +1,93 @@
+import { Validations } from 'aws-cdk-lib';
+import { AwsSolutionsChecks } from 'cdk-nag';
+import type { IConstruct } from 'constructs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type Synthesized, synthesize } from './support';
+
+const CERTIFICATE_ARN = 'arn:aws:acm:eu-west-1:123456789012:certificate/0a1b2c3d-1234-5678-9abc-def012345678';
+
+let synth: Synthesized;
+
+beforeAll(() => {
+  synth = synthesize();
+});
+afterAll(() => synth?.dispose());
+
+/** Findings as `rule at construct path`, so a failure names what to fix. */
+function findings(scope: IConstruct): string[] {
+  const report = new AwsSolutionsChecks(undefined, { verbose: true }).validateScope(scope);
+  return report.violations.flatMap((violation) =>
+    violation.violatingResources.map(
+      (r) => `${violation.severity} ${violation.ruleName} at ${r.constructPath}`,
+    ),
+  );
+}
+
+/** Every acknowledgment in the tree as [construct path, rule, reason]. */
+function acknowledgments(scope: IConstruct): [string, string, string][] {
+  return scope.node.findAll().flatMap((construct) =>
+    construct.node.metadata
+      .filter((entry) => entry.type === Validations.ACKNOWLEDGED_RULES_METADATA_KEY)
+      .flatMap((entry) =>
+        Object.entries(entry.data as Record<string, string>).map(
+          // aws-cdk-lib stores the ids with an `Annotation::` prefix; cdk-nag strips it the same way.
+          ([rule, reason]) =>
+            [construct.node.path, rule.replace(/^annotation::/i, ''), reason] as [string, string, string],
+        ),
+      ),
+  );
+}
+
+describe('cdk-nag AwsSolutions', () => {
+  it('reports no unacknowledged error or warning', () => {
+    expect(findings(synth.app)).toEqual([]);
+  });
+
+  it('reports none with a custom domain and an alarm e-mail either', () => {
+    const variant = synthesize({
+      context: {
+        customDomainName: 'api.example.com',
+        certificateArn: CERTIFICATE_ARN,
+        alarmEmail: 'ops@example.com',
+      },
+    });
+    try {
+      expect(findings(variant.app)).toEqual([]);
+    } finally {
+      variant.dispose();
+    }
+  });
+
+  it('gives every acknowledgment a specific reason', () => {
+    const all = acknowledgments(synth.app);
+    expect(all.length).toBeGreaterThan(0);
+    for (const [path, rule, reason] of all) {
+      expect(rule, path).toMatch(/^AwsSolutions-[A-Z]+\d+/);
+      expect(reason.length, `${rule} at ${path}`).toBeGreaterThanOrEqual(50);
+    }
+    const reasons = new Set(all.map(([, rule, reason]) => `${rule}:${reason}`));
+    const rules = new Set(all.map(([, rule]) => rule));
+    // One shared reason per rule would be a blanket suppression; open routes each say which route.
+    expect(reasons.size).toBeGreaterThanOrEqual(rules.size);
+  });
+
+  it('acknowledges only API Gateway rules, and the logging role policy, never a Lambda, IAM or DynamoDB finding', () => {
+    const rules = [...new Set(acknowledgments(synth.app).map(([, rule]) => rule))].sort();
+    expect(rules).toEqual([
+      'AwsSolutions-APIG2',
+      'AwsSolutions-APIG3',
+      'AwsSolutions-APIG4',
+      'AwsSolutions-APIG6',
+      'AwsSolutions-COG4',
+      'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AmazonAPIGatewayPushToCloudWatchLogs]',
+    ]);
+  });
+
+  it('acknowledges the missing authorizer method by method, not for the whole API', () => {
+    const apig4 = acknowledgments(synth.app).filter(([, rule]) => rule === 'AwsSolutions-APIG4');
+    for (const [path] of apig4) expect(path).toMatch(/\/(GET|ANY)$/);
+    for (const [path, , reason] of apig4.filter(([p]) => p.endsWith('/GET'))) {
+      expect(reason).toContain(path.split('/Default')[1]?.replace(/\/GET$/, ''));
+    }
+  });
+});

@@ -1,0 +1,116 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { constructId } from '../../infra/constructs/data';
+import { FUNCTIONS } from '../../lib/routes';
+import { TABLE_KEYS, TABLES } from '../../lib/tables';
+import { type Json, resources, type Synthesized, synthesize, tableLogicalIds } from './support';
+
+const CERTIFICATE_ARN = 'arn:aws:acm:eu-west-1:123456789012:certificate/0a1b2c3d-1234-5678-9abc-def012345678';
+
+let synth: Synthesized;
+let outputs: Record<string, Json>;
+
+beforeAll(() => {
+  synth = synthesize();
+  outputs = synth.template.toJSON().Outputs;
+});
+afterAll(() => synth?.dispose());
+
+const functionVariables = (template: Synthesized['template']): Json[] =>
+  Object.values(resources(template, 'AWS::Lambda::Function')).map(
+    (fn) => fn.Properties.Environment.Variables,
+  );
+
+describe('stack outputs', () => {
+  it('outputs the stage URL of the API', () => {
+    const parts: Json[] = outputs.ApiUrl.Value['Fn::Join'][1];
+    expect(parts[0]).toBe('https://');
+    expect(parts.at(-1)).toBe('/');
+    expect(JSON.stringify(parts)).toContain('.execute-api.');
+  });
+
+  it('outputs the embed base URL under the stage URL', () => {
+    const api: Json[] = outputs.ApiUrl.Value['Fn::Join'][1];
+    const embed: Json[] = outputs.EmbedBaseUrl.Value['Fn::Join'][1];
+    expect(embed.slice(0, -1)).toEqual(api.slice(0, -1));
+    expect(embed.at(-1)).toBe('/embed');
+  });
+
+  it.each(TABLE_KEYS)('outputs the %s table name for the admin CLI', (key) => {
+    const output = outputs[`${constructId(key)}TableName`];
+    expect(output.Value).toEqual({ Ref: tableLogicalIds(synth.template)[key] });
+    expect(output.Description).toContain(TABLES[key].envVar);
+  });
+
+  it('outputs the region and the alarm topic', () => {
+    expect(outputs.Region.Value).toEqual({ Ref: 'AWS::Region' });
+    expect(outputs.AlarmTopicArn.Value.Ref).toEqual(expect.any(String));
+  });
+
+  it('outputs nothing else (no duplicate endpoint output, no custom domain target)', () => {
+    const expected = [
+      'ApiUrl',
+      'EmbedBaseUrl',
+      'Region',
+      'AlarmTopicArn',
+      ...TABLE_KEYS.map((k) => `${constructId(k)}TableName`),
+    ];
+    expect(Object.keys(outputs).sort()).toEqual(expected.sort());
+  });
+});
+
+describe('public base URL', () => {
+  it('points embed links at publicBaseUrl: output and PUBLIC_BASE_URL of every function', () => {
+    const override = synthesize({ context: { publicBaseUrl: 'https://boards.example.com/' } });
+    try {
+      expect(override.template.toJSON().Outputs.EmbedBaseUrl.Value).toBe('https://boards.example.com/embed');
+      const variables = functionVariables(override.template);
+      expect(variables).toHaveLength(Object.keys(FUNCTIONS).length);
+      for (const v of variables) expect(v.PUBLIC_BASE_URL).toBe('https://boards.example.com');
+    } finally {
+      override.dispose();
+    }
+  });
+
+  it('serves a custom domain with a TLS 1.2 regional endpoint and uses it as the public base URL', () => {
+    const override = synthesize({
+      context: { customDomainName: 'api.example.com', certificateArn: CERTIFICATE_ARN },
+    });
+    try {
+      override.template.hasResourceProperties('AWS::ApiGateway::DomainName', {
+        DomainName: 'api.example.com',
+        RegionalCertificateArn: CERTIFICATE_ARN,
+        EndpointConfiguration: { Types: ['REGIONAL'] },
+        SecurityPolicy: 'TLS_1_2',
+      });
+      override.template.resourceCountIs('AWS::ApiGateway::BasePathMapping', 1);
+      const out = override.template.toJSON().Outputs;
+      expect(out.EmbedBaseUrl.Value).toBe('https://api.example.com/embed');
+      expect(out.CustomDomainTarget.Value).toEqual({
+        'Fn::GetAtt': [expect.any(String), 'RegionalDomainName'],
+      });
+      for (const v of functionVariables(override.template))
+        expect(v.PUBLIC_BASE_URL).toBe('https://api.example.com');
+    } finally {
+      override.dispose();
+    }
+  });
+});
+
+describe('embed origins', () => {
+  it('sets no EMBED_FRAME_ANCESTORS by default, leaving the embed page its own default', () => {
+    for (const v of functionVariables(synth.template)) expect(v.EMBED_FRAME_ANCESTORS).toBeUndefined();
+  });
+
+  it('passes allowedEmbedOrigins to the functions as EMBED_FRAME_ANCESTORS', () => {
+    const override = synthesize({
+      context: { allowedEmbedOrigins: 'https://app.example.com, https://admin.example.com' },
+    });
+    try {
+      for (const v of functionVariables(override.template)) {
+        expect(v.EMBED_FRAME_ANCESTORS).toBe('https://app.example.com https://admin.example.com');
+      }
+    } finally {
+      override.dispose();
+    }
+  });
+});
