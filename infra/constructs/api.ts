@@ -20,7 +20,11 @@ import {
 import { Certificate } from 'aws-cdk-lib/aws-certificatemanager';
 import { LogGroup } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
-import { GATEWAY_RESPONSES, type GatewayResponseType } from '../../lib/gateway-responses';
+import {
+  GATEWAY_RESPONSES,
+  type GatewayResponse,
+  type GatewayResponseType,
+} from '../../lib/gateway-responses';
 import { errorBody } from '../../lib/http/status';
 import type { InfraConfig } from '../config';
 import type { RouteSpec, ServiceDefinitions } from '../definitions';
@@ -133,7 +137,7 @@ export class EmbedApi extends Construct {
 
     for (const [type, response] of Object.entries(GATEWAY_RESPONSES) as [
       GatewayResponseType,
-      { status: number; message: string },
+      GatewayResponse,
     ][]) {
       this.restApi.addGatewayResponse(type, {
         type: ResponseType.of(type),
