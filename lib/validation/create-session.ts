@@ -1,4 +1,5 @@
 import type { ErrorObject } from 'ajv';
+import type { StoredSession } from '../domain/types';
 import { ValidationError } from '../errors';
 import validate from './create-session.validator.generated.js';
 import { checkMetadata, checkWellFormed } from './metadata';
@@ -7,34 +8,20 @@ import { checkMetadata, checkWellFormed } from './metadata';
 export const DEFAULT_EXPIRES_IN_SECONDS = 2_592_000;
 
 /** A validated create-session request with optional fields normalized (absent or null → null, metadata → {}). */
-export interface CreateSessionRequest {
-  boardId: string;
-  userId: string;
-  email: string;
-  firstName: string | null;
-  lastName: string | null;
-  avatarUrl: string | null;
-  plan: string | null;
-  metadata: Record<string, unknown>;
-  expiresInSeconds: number;
-}
+export type CreateSessionRequest = Pick<
+  StoredSession,
+  'boardId' | 'userId' | 'email' | 'firstName' | 'lastName' | 'avatarUrl' | 'plan' | 'metadata'
+> & { expiresInSeconds: number };
 
 export interface RequestLimits {
   /** Largest serialized metadata accepted, in bytes. */
   metadataMaxBytes: number;
 }
 
-interface RawRequest {
-  boardId: string;
-  userId: string;
-  email: string;
-  firstName?: string | null;
-  lastName?: string | null;
-  avatarUrl?: string | null;
-  plan?: string | null;
-  metadata?: Record<string, unknown> | null;
-  expiresInSeconds?: number | null;
-}
+/** The body as the schema admits it: optional fields may be absent or null. */
+type RawRequest = Pick<CreateSessionRequest, 'boardId' | 'userId' | 'email'> & {
+  [K in Exclude<keyof CreateSessionRequest, 'boardId' | 'userId' | 'email'>]?: CreateSessionRequest[K] | null;
+};
 
 const TEXT_FIELDS = ['boardId', 'userId', 'email', 'firstName', 'lastName', 'avatarUrl', 'plan'] as const;
 
