@@ -13,12 +13,6 @@ const DYNAMODB_MAGNITUDE_LIMIT = 1e126;
  * survive the round trip exactly, and strings that are well-formed Unicode.
  */
 export function checkMetadata(metadata: Record<string, unknown>, maxBytes: number): void {
-  const size = Buffer.byteLength(JSON.stringify(metadata), 'utf8');
-  if (size > maxBytes) {
-    throw new ValidationError(
-      `metadata must be at most ${maxBytes} bytes when serialized as JSON (got ${size})`,
-    );
-  }
   // Iterative walk: a hostile 10,000-level document must not overflow the stack.
   const stack: Array<{ value: unknown; depth: number; path: string }> = [
     { value: metadata, depth: 1, path: 'metadata' },
@@ -45,6 +39,13 @@ export function checkMetadata(metadata: Record<string, unknown>, maxBytes: numbe
         });
       }
     }
+  }
+  // Only after the walk: JSON.stringify recurses, and a few thousand levels would overflow the stack (a 500).
+  const size = Buffer.byteLength(JSON.stringify(metadata), 'utf8');
+  if (size > maxBytes) {
+    throw new ValidationError(
+      `metadata must be at most ${maxBytes} bytes when serialized as JSON (got ${size})`,
+    );
   }
 }
 
