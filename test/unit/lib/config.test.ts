@@ -1,0 +1,144 @@
+import { describe, expect, it } from 'vitest';
+import {
+  ConfigError,
+  DEFAULT_METADATA_MAX_BYTES,
+  readAuthorizerConfig,
+  readCreateSessionConfig,
+} from '../../../lib/config';
+
+const TABLES = {
+  BOARDS_TABLE: 'boards',
+  MEMBERSHIPS_TABLE: 'memberships',
+  SESSIONS_TABLE: 'sessions',
+  API_KEYS_TABLE: 'api-keys',
+};
+const ENV = { ...TABLES, AWS_REGION: 'eu-west-1' };
+
+/** The ConfigError that reading `env` must throw. */
+function configError(read: () => unknown): ConfigError {
+  let caught: unknown;
+  try {
+    read();
+  } catch (error) {
+    caught = error;
+  }
+  expect(caught).toBeInstanceOf(ConfigError);
+  return caught as ConfigError;
+}
+
+describe('readCreateSessionConfig', () => {
+  it('reads the table names, region and defaults', () => {
+    expect(readCreateSessionConfig(ENV)).toEqual({
+      tables: { boards: 'boards', memberships: 'memberships', sessions: 'sessions' },
+      dynamo: { endpoint: undefined, region: 'eu-west-1' },
+      publicBaseUrl: undefined,
+      metadataMaxBytes: 32 * 1024,
+      maxBodyBytes: 32 * 1024 + 16 * 1024,
+    });
+    expect(DEFAULT_METADATA_MAX_BYTES).toBe(32_768);
+  });
+
+  it('lists every missing table variable and the region in one ConfigError', () => {
+    const error = configError(() => readCreateSessionConfig({}));
+    expect(error.name).toBe('ConfigError');
+    for (const name of ['BOARDS_TABLE', 'MEMBERSHIPS_TABLE', 'SESSIONS_TABLE', 'AWS_REGION']) {
+      expect(error.message).toContain(name);
+    }
+  });
+
+  it('treats a blank table name as missing', () => {
+    const error = configError(() => readCreateSessionConfig({ ...ENV, SESSIONS_TABLE: '   ' }));
+    expect(error.message).toContain('SESSIONS_TABLE is required');
+    expect(error.message).not.toContain('BOARDS_TABLE');
+  });
+
+  it('falls back to AWS_DEFAULT_REGION', () => {
+    const { AWS_REGION: _, ...rest } = ENV;
+    expect(readCreateSessionConfig({ ...rest, AWS_DEFAULT_REGION: 'ap-south-1' }).dynamo.region).toBe(
+      'ap-south-1',
+    );
+  });
+
+  it('accepts a local DynamoDB endpoint without a region', () => {
+    const { AWS_REGION: _, ...rest } = ENV;
+    expect(readCreateSessionConfig({ ...rest, DYNAMODB_ENDPOINT: 'http://127.0.0.1:8000' }).dynamo).toEqual({
+      endpoint: 'http://127.0.0.1:8000',
+      region: 'local',
+    });
+  });
+
+  it('refuses a DYNAMODB_ENDPOINT that is not an http(s) URL', () => {
+    expect(
+      configError(() => readCreateSessionConfig({ ...ENV, DYNAMODB_ENDPOINT: 'localhost:8000' })).message,
+    ).toContain('DYNAMODB_ENDPOINT');
+  });
+
+  describe('PUBLIC_BASE_URL', () => {
+    it.each([
+      ['https://embed.example.com', 'https://embed.example.com'],
+      ['https://embed.example.com/', 'https://embed.example.com'],
+      ['https://example.com/boards//', 'https://example.com/boards'],
+      ['  http://localhost:3000/  ', 'http://localhost:3000'],
+    ])('reads %j as %j (trailing slashes trimmed)', (value, expected) => {
+      expect(readCreateSessionConfig({ ...ENV, PUBLIC_BASE_URL: value }).publicBaseUrl).toBe(expected);
+    });
+
+    it('is undefined when empty, so the request decides', () => {
+      expect(readCreateSessionConfig({ ...ENV, PUBLIC_BASE_URL: '' }).publicBaseUrl).toBeUndefined();
+    });
+
+    it.each([
+      'embed.example.com',
+      '/embed',
+      'ftp://embed.example.com',
+      'javascript:alert(1)',
+      'https://embed.example.com/?x=1',
+      'https://embed.example.com/#top',
+    ])('refuses %j', (value) => {
+      expect(
+        configError(() => readCreateSessionConfig({ ...ENV, PUBLIC_BASE_URL: value })).message,
+      ).toContain('PUBLIC_BASE_URL');
+    });
+  });
+
+  describe('METADATA_MAX_BYTES', () => {
+    it.each([
+      ['1', 1],
+      ['1024', 1024],
+      ['358400', 350 * 1024],
+    ])('accepts %s and sizes the body limit 16 KiB above it', (value, bytes) => {
+      const config = readCreateSessionConfig({ ...ENV, METADATA_MAX_BYTES: value });
+      expect(config.metadataMaxBytes).toBe(bytes);
+      expect(config.maxBodyBytes).toBe(bytes + 16 * 1024);
+    });
+
+    it.each(['0', '-1', '358401', '1.5', '1e3', 'abc', '32 KiB'])('refuses %j', (value) => {
+      expect(
+        configError(() => readCreateSessionConfig({ ...ENV, METADATA_MAX_BYTES: value })).message,
+      ).toContain('METADATA_MAX_BYTES');
+    });
+  });
+
+  it('reports every problem at once', () => {
+    const error = configError(() =>
+      readCreateSessionConfig({ ...ENV, BOARDS_TABLE: '', PUBLIC_BASE_URL: 'nope', METADATA_MAX_BYTES: '0' }),
+    );
+    expect(error.message).toContain('BOARDS_TABLE');
+    expect(error.message).toContain('PUBLIC_BASE_URL');
+    expect(error.message).toContain('METADATA_MAX_BYTES');
+  });
+});
+
+describe('readAuthorizerConfig', () => {
+  it('reads the API keys table and region', () => {
+    expect(readAuthorizerConfig(ENV)).toEqual({
+      tables: { apiKeys: 'api-keys' },
+      dynamo: { endpoint: undefined, region: 'eu-west-1' },
+    });
+  });
+
+  it('refuses a missing API_KEYS_TABLE', () => {
+    const { API_KEYS_TABLE: _, ...rest } = ENV;
+    expect(configError(() => readAuthorizerConfig(rest)).message).toContain('API_KEYS_TABLE');
+  });
+});
