@@ -1,0 +1,59 @@
+import middy from '@middy/core';
+import type { APIGatewayAuthorizerResult, APIGatewayTokenAuthorizerEvent } from 'aws-lambda';
+import { describe, expect, it } from 'vitest';
+import { InvalidApiKeyError, StorageUnavailableError } from '../../../../lib/errors';
+import { unauthorizedOnError } from '../../../../lib/http/authorizer-errors';
+import { lambdaContext, tokenEvent } from '../../helpers/events';
+import { memoryLogger } from '../../helpers/logs';
+
+function failing(error: unknown) {
+  const { logger, lines } = memoryLogger();
+  const handler = middy<APIGatewayTokenAuthorizerEvent, APIGatewayAuthorizerResult>()
+    .use(unauthorizedOnError({ logger }))
+    .handler(async () => {
+      throw error;
+    });
+  return { lines, invoke: () => handler(tokenEvent('Bearer x'), lambdaContext('auth-req-1')) };
+}
+
+async function rejection(invoke: () => Promise<unknown>): Promise<Error> {
+  const outcome = await invoke().then(
+    (value) => ({ value }),
+    (error: unknown) => ({ error }),
+  );
+  expect(outcome).toHaveProperty('error');
+  return (outcome as { error: Error }).error;
+}
+
+describe('unauthorizedOnError', () => {
+  it.each([
+    ['an invalid key', new InvalidApiKeyError('API key is revoked')],
+    ['a storage outage', new StorageUnavailableError()],
+    ['a bug', new TypeError('x is undefined')],
+    ['a thrown string', 'oops'],
+  ])('turns %s into exactly Error("Unauthorized")', async (_name, thrown) => {
+    const error = await rejection(failing(thrown).invoke);
+    expect(Object.getPrototypeOf(error)).toBe(Error.prototype);
+    expect(error.message).toBe('Unauthorized');
+  });
+
+  it('logs a refused key at info level with the reason and the request id', async () => {
+    const { invoke, lines } = failing(new InvalidApiKeyError('API key is revoked'));
+    await rejection(invoke);
+    expect(lines()).toEqual([
+      expect.objectContaining({ level: 'info', requestId: 'auth-req-1', reason: 'API key is revoked' }),
+    ]);
+  });
+
+  it('logs an unexpected failure at error level with the request id', async () => {
+    const { invoke, lines } = failing(new StorageUnavailableError());
+    await rejection(invoke);
+    expect(lines()).toEqual([
+      expect.objectContaining({
+        level: 'error',
+        requestId: 'auth-req-1',
+        errorName: 'StorageUnavailableError',
+      }),
+    ]);
+  });
+});

@@ -1,0 +1,139 @@
+import middy from '@middy/core';
+import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
+import { describe, expect, it } from 'vitest';
+import {
+  BoardAccessDeniedError,
+  BoardNotFoundError,
+  DomainError,
+  InvalidApiKeyError,
+  PayloadTooLargeError,
+  StorageUnavailableError,
+  UnsupportedMediaTypeError,
+  ValidationError,
+} from '../../../../lib/errors';
+import { httpErrors, RETRY_AFTER_SECONDS, statusOf } from '../../../../lib/http/http-errors';
+import { lambdaContext, proxyEvent } from '../../helpers/events';
+import { memoryLogger } from '../../helpers/logs';
+
+/** A handler that throws `error`, wrapped in the error middleware with an in-memory logger. */
+function failing(error: unknown) {
+  const { logger, lines } = memoryLogger();
+  const handler = middy<APIGatewayProxyEvent, APIGatewayProxyResult>()
+    .use(httpErrors({ logger }))
+    .handler(async () => {
+      throw error;
+    });
+  return {
+    lines,
+    invoke: () => handler(proxyEvent(), lambdaContext('req-123')),
+  };
+}
+
+const body = (result: APIGatewayProxyResult) => JSON.parse(result.body) as Record<string, unknown>;
+
+describe('httpErrors: status mapping', () => {
+  it.each([
+    ['ValidationError', new ValidationError('email must be a valid e-mail address'), 400, 'Bad Request'],
+    ['InvalidApiKeyError', new InvalidApiKeyError('API key is not known'), 401, 'Unauthorized'],
+    ['BoardAccessDeniedError', new BoardAccessDeniedError(), 403, 'Forbidden'],
+    ['BoardNotFoundError', new BoardNotFoundError('b-1'), 404, 'Not Found'],
+    [
+      'PayloadTooLargeError',
+      new PayloadTooLargeError('Request body must be at most 10 bytes'),
+      413,
+      'Payload Too Large',
+    ],
+    [
+      'UnsupportedMediaTypeError',
+      new UnsupportedMediaTypeError('Content-Type must be application/json'),
+      415,
+      'Unsupported Media Type',
+    ],
+    ['StorageUnavailableError', new StorageUnavailableError(), 503, 'Service Unavailable'],
+  ])('answers %s with %i {error: %j, message}', async (_class, error, status, name) => {
+    const result = await failing(error).invoke();
+    expect(result.statusCode).toBe(status);
+    expect(body(result)).toEqual({ error: name, message: (error as Error).message });
+    expect(statusOf(error)).toBe(status);
+  });
+
+  it('sends the JSON and no-store headers on every error', async () => {
+    for (const error of [new ValidationError('x'), new StorageUnavailableError(), new Error('boom')]) {
+      const { headers } = await failing(error).invoke();
+      expect(headers).toMatchObject({ 'Content-Type': 'application/json', 'Cache-Control': 'no-store' });
+    }
+  });
+
+  it('adds Retry-After to a 503 and to nothing else', async () => {
+    expect(RETRY_AFTER_SECONDS).toBeGreaterThan(0);
+    const unavailable = await failing(new StorageUnavailableError()).invoke();
+    expect(unavailable.headers?.['Retry-After']).toBe(String(RETRY_AFTER_SECONDS));
+    const notFound = await failing(new BoardNotFoundError('b')).invoke();
+    expect(notFound.headers).not.toHaveProperty('Retry-After');
+  });
+});
+
+describe('httpErrors: unexpected errors', () => {
+  it('answers 500 with a generic message that shows no internals', async () => {
+    const error = new TypeError(
+      "Cannot read properties of undefined (reading 'orgId') at /var/task/index.mjs",
+    );
+    const result = await failing(error).invoke();
+    expect(result.statusCode).toBe(500);
+    expect(body(result)).toEqual({ error: 'Internal Server Error', message: 'An unexpected error occurred' });
+    expect(result.body).not.toContain('orgId');
+    expect(result.body).not.toContain('TypeError');
+    expect(result.body).not.toContain('/var/task');
+  });
+
+  it('treats an unmapped DomainError subclass and a thrown non-error as 500', async () => {
+    class SomethingNew extends DomainError {}
+    expect((await failing(new SomethingNew('internal detail')).invoke()).statusCode).toBe(500);
+    const result = await failing('a thrown string').invoke();
+    expect(result.statusCode).toBe(500);
+    expect(result.body).not.toContain('a thrown string');
+  });
+
+  it('logs the unexpected error, at error level, with the request id', async () => {
+    const { invoke, lines } = failing(new Error('db exploded'));
+    await invoke();
+    expect(lines()).toEqual([
+      expect.objectContaining({
+        level: 'error',
+        message: 'unexpected error',
+        requestId: 'req-123',
+        errorName: 'Error',
+        errorMessage: 'db exploded',
+      }),
+    ]);
+  });
+
+  it('logs a storage outage as a warning with the request id and the underlying cause', async () => {
+    const cause = Object.assign(new Error('Throughput exceeds the current capacity'), {
+      name: 'ProvisionedThroughputExceededException',
+    });
+    const { invoke, lines } = failing(new StorageUnavailableError({ cause }));
+    await invoke();
+    expect(lines()).toEqual([
+      expect.objectContaining({
+        level: 'warn',
+        requestId: 'req-123',
+        errorName: 'ProvisionedThroughputExceededException',
+      }),
+    ]);
+  });
+
+  it('logs an expected rejection with its status and error name, not its message', async () => {
+    const { invoke, lines } = failing(new BoardNotFoundError('secret-board'));
+    await invoke();
+    expect(lines()).toEqual([
+      expect.objectContaining({
+        level: 'info',
+        requestId: 'req-123',
+        status: 404,
+        reason: 'BoardNotFoundError',
+      }),
+    ]);
+    expect(JSON.stringify(lines())).not.toContain('secret-board');
+  });
+});
