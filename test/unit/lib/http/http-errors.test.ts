@@ -33,24 +33,24 @@ const body = (result: APIGatewayProxyResult) => JSON.parse(result.body) as Recor
 
 describe('httpErrors: status mapping', () => {
   it.each([
-    ['ValidationError', new ValidationError('email must be a valid e-mail address'), 400, 'Bad Request'],
-    ['InvalidApiKeyError', new InvalidApiKeyError('API key is not known'), 401, 'Unauthorized'],
-    ['BoardAccessDeniedError', new BoardAccessDeniedError(), 403, 'Forbidden'],
-    ['BoardNotFoundError', new BoardNotFoundError('b-1'), 404, 'Not Found'],
+    ['ValidationError', 400, 'Bad Request', new ValidationError('email must be a valid e-mail address')],
+    ['InvalidApiKeyError', 401, 'Unauthorized', new InvalidApiKeyError('API key is not known')],
+    ['BoardAccessDeniedError', 403, 'Forbidden', new BoardAccessDeniedError()],
+    ['BoardNotFoundError', 404, 'Not Found', new BoardNotFoundError('b-1')],
     [
       'PayloadTooLargeError',
-      new PayloadTooLargeError('Request body must be at most 10 bytes'),
       413,
       'Payload Too Large',
+      new PayloadTooLargeError('Request body must be at most 10 bytes'),
     ],
     [
       'UnsupportedMediaTypeError',
-      new UnsupportedMediaTypeError('Content-Type must be application/json'),
       415,
       'Unsupported Media Type',
+      new UnsupportedMediaTypeError('Content-Type must be application/json'),
     ],
-    ['StorageUnavailableError', new StorageUnavailableError(), 503, 'Service Unavailable'],
-  ])('answers %s with %i {error: %j, message}', async (_class, error, status, name) => {
+    ['StorageUnavailableError', 503, 'Service Unavailable', new StorageUnavailableError()],
+  ])('answers %s with %i {error: %j, message}', async (_class, status, name, error) => {
     const result = await failing(error).invoke();
     expect(result.statusCode).toBe(status);
     expect(body(result)).toEqual({ error: name, message: (error as Error).message });
