@@ -1,0 +1,172 @@
+import { createHash } from 'node:crypto';
+import { DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
+import type { APIGatewayAuthorizerResult, APIGatewayTokenAuthorizerEvent } from 'aws-lambda';
+import { mockClient } from 'aws-sdk-client-mock';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { dynamoErrors } from '../helpers/dynamo-errors';
+import { lambdaContext, METHOD_ARN, tokenEvent } from '../helpers/events';
+import { apiKeyRecord } from '../helpers/fakes';
+import { captureStdout } from '../helpers/logs';
+
+// The document client is created when the handler module loads, so the mock must exist first.
+const ddb = mockClient(DynamoDBDocumentClient);
+
+type Handler = (
+  event: APIGatewayTokenAuthorizerEvent,
+  context: ReturnType<typeof lambdaContext>,
+) => Promise<APIGatewayAuthorizerResult>;
+
+const API_KEYS_TABLE = 'test-api-keys';
+const ACTIVE_KEY = `esk_${'a'.repeat(40)}-_A`;
+const REVOKED_KEY = `esk_${'r'.repeat(40)}-_R`;
+const UNKNOWN_KEY = `esk_${'u'.repeat(40)}-_U`;
+const sha256 = (value: string) => createHash('sha256').update(value).digest('hex');
+
+let handler: Handler;
+let stdout: ReturnType<typeof captureStdout>;
+
+beforeAll(async () => {
+  vi.stubEnv('LOG_LEVEL', 'debug');
+  handler = (await import('../../../functions/authorizer')).handler as Handler;
+});
+beforeEach(() => {
+  ddb.reset();
+  ddb.on(GetCommand).resolves({});
+  ddb
+    .on(GetCommand, { TableName: API_KEYS_TABLE, Key: { keyHash: sha256(ACTIVE_KEY) } })
+    .resolves({ Item: apiKeyRecord(sha256(ACTIVE_KEY), { userId: 'owner-1', keyId: 'key_active' }) });
+  ddb.on(GetCommand, { TableName: API_KEYS_TABLE, Key: { keyHash: sha256(REVOKED_KEY) } }).resolves({
+    Item: apiKeyRecord(sha256(REVOKED_KEY), {
+      keyId: 'key_revoked',
+      status: 'REVOKED',
+      revokedAt: '2026-01-02T00:00:00.000Z',
+    }),
+  });
+  stdout = captureStdout();
+});
+afterEach(() => {
+  stdout.restore();
+});
+afterAll(() => {
+  vi.unstubAllEnvs();
+  ddb.restore();
+});
+
+const authorize = (authorizationToken: string, methodArn = METHOD_ARN) =>
+  handler(tokenEvent(authorizationToken, methodArn), lambdaContext('auth-request-1'));
+
+/** The error the authorizer rejects with; fails the test if it allowed the request instead. */
+async function refusal(authorizationToken: string, methodArn = METHOD_ARN): Promise<Error> {
+  const outcome = await authorize(authorizationToken, methodArn).then(
+    (policy) => ({ policy }),
+    (error: unknown) => ({ error }),
+  );
+  expect(outcome, 'the authorizer must refuse, never allow').not.toHaveProperty('policy');
+  return (outcome as { error: Error }).error;
+}
+
+/** API Gateway answers 401 only for exactly `Error('Unauthorized')`. */
+function expectUnauthorized(error: Error) {
+  expect(error).toBeInstanceOf(Error);
+  expect(Object.getPrototypeOf(error)).toBe(Error.prototype);
+  expect(error.message).toBe('Unauthorized');
+}
+
+describe('authorizer: a valid key', () => {
+  it('returns an Allow policy for the whole stage with the key owner and key id in the context', async () => {
+    await expect(authorize(`Bearer ${ACTIVE_KEY}`)).resolves.toEqual({
+      principalId: 'owner-1',
+      policyDocument: {
+        Version: '2012-10-17',
+        Statement: [
+          {
+            Action: 'execute-api:Invoke',
+            Effect: 'Allow',
+            Resource: 'arn:aws:execute-api:us-east-1:123456789012:abc123def4/prod/*',
+          },
+        ],
+      },
+      context: { userId: 'owner-1', keyId: 'key_active' },
+    });
+  });
+
+  it('looks the key up by its SHA-256 with exactly one consistent DynamoDB read', async () => {
+    await authorize(`Bearer ${ACTIVE_KEY}`);
+    expect(ddb.calls()).toHaveLength(1);
+    expect(ddb.commandCalls(GetCommand)[0]?.args[0].input).toEqual({
+      TableName: API_KEYS_TABLE,
+      Key: { keyHash: sha256(ACTIVE_KEY) },
+      ConsistentRead: true,
+    });
+  });
+
+  it.each(['bearer', 'BEARER'])('accepts the scheme written as %s', async (scheme) => {
+    await expect(authorize(`${scheme} ${ACTIVE_KEY}`)).resolves.toMatchObject({
+      context: { userId: 'owner-1', keyId: 'key_active' },
+    });
+  });
+});
+
+describe('authorizer: refusals', () => {
+  it.each([
+    ['an unknown key', `Bearer ${UNKNOWN_KEY}`],
+    ['a revoked key', `Bearer ${REVOKED_KEY}`],
+  ])('rejects %s with exactly Error("Unauthorized") after one DynamoDB read', async (_name, header) => {
+    expectUnauthorized(await refusal(header));
+    expect(ddb.calls()).toHaveLength(1);
+  });
+
+  it.each([
+    ['a missing header', ''],
+    ['a wrong scheme', `Basic ${ACTIVE_KEY}`],
+    ['a key without scheme', ACTIVE_KEY],
+    ['a malformed key', 'Bearer not-a-key'],
+    ['a truncated key', `Bearer ${ACTIVE_KEY.slice(0, -1)}`],
+  ])('rejects %s with exactly Error("Unauthorized") without touching DynamoDB', async (_name, header) => {
+    expectUnauthorized(await refusal(header));
+    expect(ddb.calls()).toHaveLength(0);
+  });
+
+  it('rejects when API Gateway sends no token at all', async () => {
+    const event = { type: 'TOKEN', methodArn: METHOD_ARN } as unknown as APIGatewayTokenAuthorizerEvent;
+    const error = await handler(event, lambdaContext()).catch((e: Error) => e);
+    expectUnauthorized(error as Error);
+  });
+
+  it.each(['throttled', 'internal', 'connectionRefused', 'accessDenied', 'validation'] as const)(
+    'fails closed with exactly Error("Unauthorized") when DynamoDB fails (%s)',
+    async (kind) => {
+      ddb.on(GetCommand).rejects(dynamoErrors[kind]());
+      expectUnauthorized(await refusal(`Bearer ${ACTIVE_KEY}`));
+      expect(ddb.calls()).toHaveLength(1);
+    },
+  );
+
+  it('fails closed on a malformed methodArn even for a valid key', async () => {
+    expectUnauthorized(await refusal(`Bearer ${ACTIVE_KEY}`, 'not-an-arn'));
+  });
+});
+
+describe('authorizer: logs', () => {
+  it('never contain the API key, and carry the request id', async () => {
+    await authorize(`Bearer ${ACTIVE_KEY}`);
+    await authorize(`Bearer ${UNKNOWN_KEY}`).catch(() => undefined);
+    await authorize(`Bearer ${REVOKED_KEY}`).catch(() => undefined);
+    await authorize(`Basic ${ACTIVE_KEY}`).catch(() => undefined);
+    ddb.on(GetCommand).rejects(dynamoErrors.throttled());
+    await authorize(`Bearer ${ACTIVE_KEY}`).catch(() => undefined);
+
+    const text = stdout.text();
+    const lines = text
+      .split('\n')
+      .filter(Boolean)
+      .map((line) => JSON.parse(line) as Record<string, unknown>);
+    expect(lines.length).toBeGreaterThanOrEqual(4);
+    for (const key of [ACTIVE_KEY, UNKNOWN_KEY, REVOKED_KEY]) {
+      expect(text).not.toContain(key);
+      expect(text).not.toContain(key.slice(4, 30));
+    }
+    expect(lines.every((line) => line.requestId === 'auth-request-1')).toBe(true);
+    expect(lines.some((line) => line.level === 'error')).toBe(true);
+  });
+});
