@@ -97,6 +97,13 @@ describe('API key authorizer', () => {
     expect(methods[route].Properties.AuthorizerId).toBeUndefined();
   });
 
+  it('serves GET /embed from the embed page function without the API key authorizer', () => {
+    const method = methods['GET /embed'].Properties;
+    expect(method.AuthorizationType).toBe('NONE');
+    expect(method.AuthorizerId).toBeUndefined();
+    expect(JSON.stringify(method.Integration.Uri)).toContain(functionId('embedPage'));
+  });
+
   it('leaves GET /health open', () => {
     expect(methods['GET /health'].Properties.AuthorizationType).toBe('NONE');
   });

@@ -95,6 +95,14 @@ describe('Lambda functions', () => {
     ]);
   });
 
+  it('grants the embed page read-only access: Query on the sessions token index and GetItem on boards', () => {
+    expect(grantsOf('embedPage')).toEqual([
+      'GetItem on boards',
+      'Query on sessions',
+      'Query on sessions/index/tokenHash-index',
+    ]);
+  });
+
   it.each(NAMES)('lets %s write only to its own log group, with retention', (name) => {
     const props = fnOf(name).Properties;
     const logGroupId = props.LoggingConfig.LogGroup.Ref;

@@ -28,6 +28,14 @@ describe('API stage', () => {
     expect(settings.ThrottlingBurstLimit).toBe(200);
   });
 
+  it('throttles the unauthenticated embed page too: the stage-wide setting covers every method', () => {
+    // One setting for HttpMethod * on /*, so GET /embed cannot escape throttling.
+    expect(settings.ThrottlingRateLimit).toBeGreaterThan(0);
+    expect(
+      stage.Properties.MethodSettings.every((m: Json) => m.HttpMethod === '*' && m.ResourcePath === '/*'),
+    ).toBe(true);
+  });
+
   it('throttles at the rate and burst from context', () => {
     const override = synthesize({ context: { throttleRateLimit: '12.5', throttleBurstLimit: 25 } });
     try {
