@@ -10,7 +10,12 @@ type Env = Record<string, string | undefined>;
 export const DEFAULT_METADATA_MAX_BYTES = 32 * 1024;
 /** DynamoDB items are at most 400 KB; metadata must leave room for the rest of the session. */
 const METADATA_MAX_BYTES_CEILING = 350 * 1024;
-/** Largest request body the API reads (it must hold metadata plus the other fields). */
+/**
+ * Largest request body the API reads. It must hold the largest accepted metadata however the client
+ * encodes it: escaping every character as `\uXXXX` (Python's json.dumps does so for non-ASCII) takes up
+ * to six bytes per byte, plus room for the other fields.
+ */
+const BODY_ESCAPING_FACTOR = 6;
 const BODY_OVERHEAD_BYTES = 16 * 1024;
 
 export interface DynamoConfig {
@@ -81,7 +86,7 @@ export function readCreateSessionConfig(env: Env): CreateSessionConfig {
     dynamo,
     publicBaseUrl,
     metadataMaxBytes,
-    maxBodyBytes: metadataMaxBytes + BODY_OVERHEAD_BYTES,
+    maxBodyBytes: metadataMaxBytes * BODY_ESCAPING_FACTOR + BODY_OVERHEAD_BYTES,
   };
 }
 
@@ -128,7 +133,8 @@ export function readBaseUrl(env: Env, name: string, problems: string[]): string 
     return undefined;
   }
   const url = new URL(value);
-  if (url.search || url.hash) problems.push(`${name} must not have a query or fragment`);
+  // `url.search` is empty for a bare trailing "?", so look at the text itself.
+  if (value.includes('?') || value.includes('#')) problems.push(`${name} must not have a query or fragment`);
   return value.replace(/\/+$/, '');
 }
 

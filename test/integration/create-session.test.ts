@@ -277,9 +277,17 @@ describe('POST /api/embed/sessions: body handling', () => {
   it('returns 413 for a body larger than the service reads', async () => {
     const result = await createSessionCall(runtime, {
       ...valid(),
-      metadata: { blob: 'x'.repeat(100 * 1024) },
+      metadata: { blob: 'x'.repeat(300 * 1024) },
     });
     expectJsonError(result, 413, 'Payload Too Large');
+  });
+
+  it('accepts metadata under the limit even when every character arrives \\u-escaped', async () => {
+    // 30 KiB of "é" (2 bytes each in UTF-8) written as \u00e9: the body is three times the metadata.
+    const escaped = String.raw`\u00e9`.repeat(15 * 1024);
+    const body = `{"boardId":"${demo.publicBoardId}","userId":"u","email":"a@b.co","metadata":{"text":"${escaped}"}}`;
+    expect(body.length).toBeGreaterThan(90 * 1024);
+    expect((await createSessionCall(runtime, body)).status).toBe(201);
   });
 
   it('returns the gateway’s 413 JSON for a body over API Gateway’s 10 MB limit', async () => {

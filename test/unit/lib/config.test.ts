@@ -33,7 +33,7 @@ describe('readCreateSessionConfig', () => {
       dynamo: { endpoint: undefined, region: 'eu-west-1' },
       publicBaseUrl: undefined,
       metadataMaxBytes: 32 * 1024,
-      maxBodyBytes: 32 * 1024 + 16 * 1024,
+      maxBodyBytes: 6 * 32 * 1024 + 16 * 1024,
     });
     expect(DEFAULT_METADATA_MAX_BYTES).toBe(32_768);
   });
@@ -94,6 +94,8 @@ describe('readCreateSessionConfig', () => {
       'javascript:alert(1)',
       'https://embed.example.com/?x=1',
       'https://embed.example.com/#top',
+      'https://embed.example.com/?',
+      'https://embed.example.com#',
     ])('refuses %j', (value) => {
       expect(
         configError(() => readCreateSessionConfig({ ...ENV, PUBLIC_BASE_URL: value })).message,
@@ -109,7 +111,7 @@ describe('readCreateSessionConfig', () => {
     ])('accepts %s and sizes the body limit 16 KiB above it', (value, bytes) => {
       const config = readCreateSessionConfig({ ...ENV, METADATA_MAX_BYTES: value });
       expect(config.metadataMaxBytes).toBe(bytes);
-      expect(config.maxBodyBytes).toBe(bytes + 16 * 1024);
+      expect(config.maxBodyBytes).toBe(6 * bytes + 16 * 1024);
     });
 
     it.each(['0', '-1', '358401', '1.5', '1e3', 'abc', '32 KiB'])('refuses %j', (value) => {
