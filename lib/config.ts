@@ -132,7 +132,6 @@ export function readBaseUrl(env: Env, name: string, problems: string[]): string 
     problems.push(`${name} must be an absolute http(s) URL, got "${value}"`);
     return undefined;
   }
-  const url = new URL(value);
   // `url.search` is empty for a bare trailing "?", so look at the text itself.
   if (value.includes('?') || value.includes('#')) problems.push(`${name} must not have a query or fragment`);
   return value.replace(/\/+$/, '');
