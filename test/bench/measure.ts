@@ -1,0 +1,96 @@
+import { execFile } from 'node:child_process';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+
+const run = promisify(execFile);
+const CHILD = join(import.meta.dirname, 'child.mjs');
+const MARKER = '@@BENCH@@';
+
+/** What one cold process reports. */
+export interface ColdSample {
+  ms: number;
+  importMs: number;
+  status: number | string;
+  calls: number;
+  byOperation: Record<string, number>;
+}
+
+/** What one warm process reports; times are per invocation, in ms. */
+export interface WarmSample {
+  iterations: number;
+  p50: number;
+  p90: number;
+  p99: number;
+  max: number;
+  mean: number;
+  /** The process's CPU time (all threads, so GC included) per invocation; immune to preemption. */
+  cpuP50: number;
+  cpuP99: number;
+  callsPerRequest: number;
+  byOperation: Record<string, number>;
+  statuses: Record<string, number>;
+}
+
+/** A failure of the benchmark itself (a crash or an unexpected result), never a missed target. */
+export class BenchBroken extends Error {
+  override readonly name = 'BenchBroken';
+}
+
+/** Runs child.mjs in a fresh Node process with exactly `env` and returns its reported result. */
+async function runChild<T>(
+  mode: 'cold' | 'warm',
+  file: string,
+  job: unknown,
+  env: Record<string, string>,
+  nodeArgs: readonly string[],
+): Promise<T> {
+  let stdout: string;
+  try {
+    ({ stdout } = await run(process.execPath, [...nodeArgs, CHILD, mode, file, JSON.stringify(job)], {
+      env,
+      maxBuffer: 64 * 1024 * 1024,
+    }));
+  } catch (error) {
+    const out = (error as { stdout?: string }).stdout ?? '';
+    const err = (error as { stderr?: string }).stderr ?? '';
+    throw new BenchBroken(`${mode} run of ${file} failed: ${lastResult(out)?.error ?? err.trim()}`);
+  }
+  const result = lastResult(stdout);
+  if (!result) throw new BenchBroken(`${mode} run of ${file} reported nothing`);
+  return result as T;
+}
+
+function lastResult(stdout: string): ({ error?: string } & Record<string, unknown>) | undefined {
+  const at = stdout.lastIndexOf(MARKER);
+  return at < 0 ? undefined : JSON.parse(stdout.slice(at + MARKER.length).split('\n')[0] ?? 'null');
+}
+
+/** Loads `file` in a fresh process and handles `event` once (see child.mjs for what is timed). */
+export function coldRun(
+  file: string,
+  event: unknown,
+  env: Record<string, string>,
+  nodeArgs: readonly string[] = [],
+): Promise<ColdSample> {
+  return runChild<ColdSample>('cold', file, { events: [event] }, env, nodeArgs);
+}
+
+/** Invokes `file`'s handler `warmup` + `iterations` times in one process, timing each of the latter. */
+export function warmRun(
+  file: string,
+  event: unknown,
+  env: Record<string, string>,
+  options: { warmup: number; iterations: number },
+): Promise<WarmSample> {
+  return runChild<WarmSample>('warm', file, { events: [event], ...options }, env, []);
+}
+
+/** Linear-interpolated quantile (q in [0, 1]) of a non-empty sample. */
+export function quantile(values: readonly number[], q: number): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const position = (sorted.length - 1) * q;
+  const below = Math.floor(position);
+  const low = sorted[below] ?? Number.NaN;
+  const high = sorted[Math.min(below + 1, sorted.length - 1)] ?? low;
+  return low + (high - low) * (position - below);
+}

@@ -1,0 +1,127 @@
+import type { ColdStats, Results } from './run';
+import { DISPLAY_NAMES } from './scenarios';
+
+const kib = (bytes: number) => `${(bytes / 1024).toFixed(1)} KiB`;
+const ms = (value: number, digits = 1) => `${value.toFixed(digits)} ms`;
+const ratio = (value: number) => `${value.toFixed(2)}×`;
+const operations = (byOperation: Record<string, number>) =>
+  Object.entries(byOperation)
+    .map(([operation, count]) => `${operation} ${Number(count.toFixed(3))}`)
+    .join(', ');
+
+function table(header: string[], align: ('l' | 'r')[], rows: string[][]): string {
+  const lines = [
+    `| ${header.join(' | ')} |`,
+    `|${align.map((a) => (a === 'r' ? '---:' : '---')).join('|')}|`,
+    ...rows.map((row) => `| ${row.join(' | ')} |`),
+  ];
+  return `${lines.join('\n')}\n`;
+}
+
+/** The benchmark report as Markdown: results, references, targets and what sits above each floor. */
+export function renderMarkdown(r: Results): string {
+  const out: string[] = [];
+  out.push(
+    `Node ${r.node} on ${r.cpu} (${r.cores} cores, load ${r.load.before.toFixed(1)} → ${r.load.after.toFixed(1)}), ` +
+      `${r.date.slice(0, 16).replace('T', ' ')} UTC; ` +
+      `cold init over ${r.runs} fresh processes per subject (interleaved), warm cost over ` +
+      `${r.iterations.toLocaleString('en-US')} invocations after ${r.warmup.toLocaleString('en-US')} warm-up` +
+      `${r.quick ? ' (--quick: no references)' : ''}.\n`,
+  );
+
+  out.push('\n**Functions against their SDK floor**\n\n');
+  out.push(
+    table(
+      ['Function', 'Bundle', '× floor', 'Cold init median', 'p90', 'Floor median', '× floor'],
+      ['l', 'r', 'r', 'r', 'r', 'r', 'r'],
+      r.functions.map((f) => [
+        f.name,
+        kib(f.bundleBytes),
+        ratio(f.bundleRatio),
+        ms(f.cold.median),
+        ms(f.cold.p90),
+        ms(f.floorCold.median),
+        ratio(f.coldRatio),
+      ]),
+    ),
+  );
+
+  out.push(
+    '\n**Warm cost per request path** (zero-latency DynamoDB, one invocation at a time). ' +
+      '"With the SDK": the CDK bundle, DynamoDB answered at `https.request`; ' +
+      '"handler only": the same code with DynamoDB answered at `send`.\n\n',
+  );
+  const warmRows = r.paths.map(({ path, warm, handlerOnly }) => [
+    path.label,
+    `${warm.callsPerRequest} (${operations(warm.byOperation)})`,
+    ms(warm.p50, 3),
+    ms(warm.p99, 3),
+    ms(handlerOnly.p50, 3),
+    ms(handlerOnly.p99, 3),
+  ]);
+  for (const { fn, warm } of r.floorWarm) {
+    warmRows.push([
+      `SDK floor of ${DISPLAY_NAMES[fn]} (reference)`,
+      `${warm.callsPerRequest} (${operations(warm.byOperation)})`,
+      ms(warm.p50, 3),
+      ms(warm.p99, 3),
+      '',
+      '',
+    ]);
+  }
+  out.push(
+    table(
+      ['Path', 'DynamoDB calls / request', 'With the SDK p50', 'p99', 'Handler only p50', 'p99'],
+      ['l', 'l', 'r', 'r', 'r', 'r'],
+      warmRows,
+    ),
+  );
+
+  out.push('\n**References** (same run)\n\n');
+  const coldCells = (stats: ColdStats | undefined) =>
+    stats ? [ms(stats.median), ms(stats.p90)] : ['not measured', ''];
+  const refRows: string[][] = [];
+  for (const f of r.functions) {
+    refRows.push([
+      `SDK floor of ${f.name}, ESM (module first)`,
+      kib(f.floorBytes),
+      ...coldCells(f.floorCold),
+    ]);
+    refRows.push([
+      `SDK floor of ${f.name}, CommonJS (main first)`,
+      kib(f.cjsFloorBytes),
+      ...coldCells(f.cjsFloorCold),
+    ]);
+  }
+  refRows.push(['Empty handler', kib(r.empty.bytes), ...coldCells(r.empty.cold)]);
+  for (const f of r.functions) {
+    if (!f.sourceMapsCold) continue;
+    const extra = f.sourceMapsCold.median - f.cold.median;
+    refRows.push([
+      `${f.name} with NODE_OPTIONS=--enable-source-maps (as the stack deploys it; +${ms(extra)})`,
+      kib(f.bundleBytes),
+      ...coldCells(f.sourceMapsCold),
+    ]);
+  }
+  out.push(table(['Bundle', 'Size', 'Cold init median', 'p90'], ['l', 'r', 'r', 'r'], refRows));
+
+  out.push('\n**Targets** (issue 5)\n\n');
+  out.push(
+    table(
+      ['Target', 'Goal', 'Measured', 'Result'],
+      ['l', 'l', 'r', 'l'],
+      r.targets.map((t) => [t.name, t.goal, t.value, t.pass ? 'PASS' : '**FAIL**']),
+    ),
+  );
+
+  out.push('\n**What each bundle holds beyond its floor** (bytes in the minified output)\n\n');
+  for (const f of r.functions) {
+    const total = f.bundleBytes - f.floorBytes;
+    const top = f.aboveFloor
+      .slice(0, 8)
+      .map((e) => `${e.source} ${kib(e.bytes)}`)
+      .join(', ');
+    out.push(`- ${f.name}: +${kib(total)}: ${top}\n`);
+  }
+  return out.join('');
+}
