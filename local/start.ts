@@ -19,6 +19,14 @@ const runtime = await startLocalRuntime({
   host: process.env.HOST || '127.0.0.1',
   dataDir: process.env.DATA_DIR || undefined,
   seed: true,
+}).catch((error: NodeJS.ErrnoException) => {
+  // The common failure is a port in use; say which and how to choose another, without a stack trace.
+  console.error(
+    error.code === 'EADDRINUSE'
+      ? `Cannot start: ${error.message.replace(/^listen EADDRINUSE: address already in use /, '')} is already in use. Set PORT / DYNAMODB_PORT to free ports.`
+      : `Cannot start: ${error.message}`,
+  );
+  process.exit(1);
 });
 const demo = runtime.demo;
 const body = JSON.stringify({
