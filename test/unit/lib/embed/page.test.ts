@@ -1,0 +1,279 @@
+import { describe, expect, it } from 'vitest';
+import type { Board, StoredSession } from '../../../../lib/domain/types';
+import { escapeHtml } from '../../../../lib/embed/html';
+import { displayName, embedContext, renderEmbedError, renderEmbedPage } from '../../../../lib/embed/page';
+import type { EmbedView } from '../../../../lib/use-cases/open-embed-session';
+
+const BOARD: Board = { boardId: 'board-42', orgId: 'org-a', visibility: 'PUBLIC', name: 'Product roadmap' };
+
+const SESSION: EmbedView['session'] = {
+  id: 'session-1',
+  boardId: 'board-42',
+  userId: 'customer-7',
+  email: 'grace@example.com',
+  firstName: null,
+  lastName: null,
+  avatarUrl: null,
+  plan: null,
+  metadata: {},
+  createdAt: '2026-01-01T00:00:00.000Z',
+  expiresAt: '2026-01-31T00:00:00.000Z',
+};
+
+function view(session: Partial<EmbedView['session']> = {}, board: Partial<Board> = {}): EmbedView {
+  return { session: { ...SESSION, ...session }, board: { ...BOARD, ...board } };
+}
+
+const ISLAND = /<script type="application\/json" id="embed-context">(.*?)<\/script>/s;
+
+/** The JSON island's raw text; fails the test when the page has none. */
+function islandText(html: string): string {
+  const match = ISLAND.exec(html);
+  expect(match, 'the page has a JSON island').not.toBeNull();
+  return match?.[1] ?? '';
+}
+
+const island = (html: string) => JSON.parse(islandText(html)) as ReturnType<typeof embedContext>;
+
+/** The page without the JSON island's content: what the HTML parser treats as markup and text. */
+const markup = (html: string) =>
+  html.replace(ISLAND, '<script type="application/json" id="embed-context"></script>');
+
+/** Text of the element carrying `data-testid`, or undefined when absent. */
+function byTestId(html: string, testId: string): string | undefined {
+  return new RegExp(`<[a-z0-9]+ [^>]*data-testid="${testId}"[^>]*>(.*?)</`, 's').exec(html)?.[1];
+}
+
+/** Every start tag of the markup, as written. */
+const tags = (html: string) => html.match(/<[a-z][^>]*>/gi) ?? [];
+
+/** Names of every attribute of every tag (quoted values removed, so text inside a value is no name). */
+const attributeNames = (html: string) =>
+  tags(html).flatMap((tag) =>
+    [...tag.replace(/"[^"]*"/g, '').matchAll(/\s([^\s=/>]+)/g)].map((m) => (m[1] ?? '').toLowerCase()),
+  );
+
+const count = (text: string, needle: string) => text.split(needle).length - 1;
+
+describe('renderEmbedPage: board name', () => {
+  it('shows the board name in the heading and the title', () => {
+    const html = renderEmbedPage(view());
+    expect(byTestId(html, 'board-name')).toBe('Product roadmap');
+    expect(html).toContain('<title>Product roadmap</title>');
+  });
+
+  it.each([
+    ['null', null],
+    ['empty', ''],
+    ['blank', '  \t '],
+  ])('falls back to the board id when the name is %s', (_label, name) => {
+    const html = renderEmbedPage(view({}, { name }));
+    expect(byTestId(html, 'board-name')).toBe('board-42');
+    expect(html).toContain('<title>board-42</title>');
+  });
+});
+
+describe('renderEmbedPage: the signed-in user', () => {
+  it.each([
+    ['first and last name', { firstName: 'Grace', lastName: 'Hopper' }, 'Grace Hopper'],
+    ['the first name alone', { firstName: 'Grace' }, 'Grace'],
+    ['the last name alone', { lastName: 'Hopper' }, 'Hopper'],
+    ['the e-mail without a name', {}, 'grace@example.com'],
+    ['the e-mail when both names are blank', { firstName: ' ', lastName: '\t' }, 'grace@example.com'],
+    ['the first name when the last is blank', { firstName: 'Grace', lastName: '  ' }, 'Grace'],
+  ])('shows %s as the display name', (_label, names, expected) => {
+    const session = { ...SESSION, ...names };
+    expect(displayName(session)).toBe(expected);
+    expect(byTestId(renderEmbedPage(view(names)), 'user-name')).toBe(expected);
+  });
+
+  it.each([
+    [{ firstName: 'Grace', lastName: 'Hopper' }, 'GH'],
+    [{ firstName: 'grace' }, 'G'],
+    [{}, 'GE'],
+  ])('shows initials %#  when there is no avatar', (names, initials) => {
+    const html = renderEmbedPage(view(names));
+    expect(html).toContain(`<span class="avatar initials" aria-hidden="true">${initials}</span>`);
+    expect(html).not.toContain('<img');
+  });
+
+  it('shows the avatar image without a referrer instead of initials when an avatar URL is given', () => {
+    const html = renderEmbedPage(
+      view({ firstName: 'Grace', avatarUrl: 'https://img.example.com/g.png?s=64&r=g' }),
+    );
+    const img = /<img [^>]*>/.exec(html)?.[0] ?? '';
+    expect(img).toContain('src="https://img.example.com/g.png?s=64&amp;r=g"');
+    expect(img).toContain('referrerpolicy="no-referrer"');
+    expect(img).toContain('alt=""');
+    expect(html).not.toContain('class="avatar initials"');
+  });
+
+  it('shows the plan badge when a plan is given', () => {
+    expect(byTestId(renderEmbedPage(view({ plan: 'enterprise' })), 'plan')).toBe('enterprise');
+  });
+
+  it.each([
+    ['null', null],
+    ['blank', '   '],
+  ])('shows no plan badge when the plan is %s', (_label, plan) => {
+    const html = renderEmbedPage(view({ plan }));
+    expect(html).not.toContain('data-testid="plan"');
+    expect(html).not.toContain('class="plan"');
+  });
+});
+
+describe('renderEmbedPage: every user-supplied value is escaped', () => {
+  const payloads = ['<script>alert(1)</script>', '"><img src=x onerror=alert(1)>', "'onmouseover='alert(1)"];
+
+  type Case = { field: string; build: (payload: string) => EmbedView; shown: boolean };
+  const cases: Case[] = [
+    { field: 'firstName', build: (p) => view({ firstName: p }), shown: true },
+    { field: 'lastName', build: (p) => view({ lastName: p }), shown: true },
+    { field: 'email', build: (p) => view({ email: p }), shown: true },
+    { field: 'plan', build: (p) => view({ plan: p }), shown: true },
+    { field: 'avatarUrl', build: (p) => view({ avatarUrl: p }), shown: true },
+    { field: 'board name', build: (p) => view({}, { name: p }), shown: true },
+    { field: 'board id', build: (p) => view({ boardId: p }, { boardId: p, name: null }), shown: true },
+    { field: 'userId', build: (p) => view({ userId: p }), shown: false },
+    {
+      field: 'a metadata value',
+      build: (p) => view({ metadata: { note: p, deep: { list: [p] } } }),
+      shown: false,
+    },
+    { field: 'a metadata key', build: (p) => view({ metadata: { [p]: 'value' } }), shown: false },
+  ];
+
+  describe.each(cases)('$field', ({ build, shown }) => {
+    it.each(payloads)('renders %j only in escaped form', (payload) => {
+      const html = renderEmbedPage(build(payload));
+      const page = markup(html);
+      expect(page).not.toContain(payload);
+      if (shown) expect(page).toContain(escapeHtml(payload));
+      // Nothing but the island is a script, and nothing the payload brought became an element.
+      expect(count(html.toLowerCase(), '<script')).toBe(1);
+      expect(count(html.toLowerCase(), '</script')).toBe(1);
+      expect(attributeNames(page).filter((name) => name.startsWith('on'))).toEqual([]);
+      expect(tags(page).filter((tag) => tag.startsWith('<img') && !tag.includes('referrerpolicy'))).toEqual(
+        [],
+      );
+    });
+
+    it.each(payloads)('keeps %j inert yet intact in the JSON island', (payload) => {
+      const html = renderEmbedPage(build(payload));
+      const text = islandText(html);
+      expect(text).not.toMatch(/[<>&]/);
+      expect(JSON.stringify(island(html))).toContain(JSON.stringify(payload));
+    });
+  });
+});
+
+describe('renderEmbedPage: the JSON island', () => {
+  it('holds the board and the session fields, parsed back exactly', () => {
+    const full = view({
+      firstName: 'Grace',
+      lastName: 'Hopper',
+      avatarUrl: 'https://img.example.com/g.png',
+      plan: 'pro',
+      metadata: { team: 'ops', seats: 3, flags: [true, null], nested: { a: '</script>' } },
+    });
+    expect(island(renderEmbedPage(full))).toEqual({
+      board: { id: 'board-42', name: 'Product roadmap' },
+      session: full.session,
+    });
+  });
+
+  it('never carries the token hash nor a token, even when the view object holds them', () => {
+    const tokenHash = 'a'.repeat(64);
+    const token = 'T0KEN_t0ken-T0KEN_t0ken-T0KEN_t0';
+    const stored: StoredSession & { token: string } = { ...SESSION, tokenHash, token };
+    const html = renderEmbedPage({ session: stored, board: BOARD });
+    const context = island(html);
+    expect(context.session).not.toHaveProperty('tokenHash');
+    expect(context.session).not.toHaveProperty('token');
+    expect(html).not.toContain(tokenHash);
+    expect(html).not.toContain(token);
+    expect(html).not.toContain('tokenHash');
+  });
+
+  it('is the only script, closed exactly once', () => {
+    const html = renderEmbedPage(view({ metadata: { a: '</script>', b: '</SCRIPT>' } }));
+    expect(count(html.toLowerCase(), '</script>')).toBe(1);
+    expect(count(html.toLowerCase(), '<script')).toBe(1);
+    expect(html).toContain('<script type="application/json" id="embed-context">');
+  });
+});
+
+describe('renderEmbedPage: the document', () => {
+  const html = renderEmbedPage(view());
+
+  it('is a complete HTML document', () => {
+    expect(html).toMatch(/^<!doctype html>\n<html lang="en">/);
+    expect(html).toContain('<meta charset="utf-8">');
+    expect(html.trimEnd()).toMatch(/<\/html>$/);
+  });
+
+  it('tells the browser to send no referrer, since the URL holds a credential', () => {
+    expect(html).toContain('<meta name="referrer" content="no-referrer">');
+  });
+
+  it('has a responsive viewport', () => {
+    expect(html).toMatch(/<meta name="viewport" content="width=device-width,\s*initial-scale=1">/);
+  });
+
+  it('keeps the page out of search engines', () => {
+    expect(html).toContain('<meta name="robots" content="noindex,nofollow">');
+  });
+
+  it('has exactly one inline stylesheet and no style attributes', () => {
+    expect(count(html, '<style>')).toBe(1);
+    expect(html).not.toMatch(/\sstyle=/);
+  });
+});
+
+describe('renderEmbedError', () => {
+  it('shows the status, the title and the message', () => {
+    const html = renderEmbedError(401, 'This board can’t be opened', 'This embed link is not valid');
+    expect(html).toContain('<span class="code">401</span>');
+    expect(html).toContain('<h1>This board can’t be opened</h1>');
+    expect(html).toContain('<p>This embed link is not valid</p>');
+    expect(html).toContain('role="alert"');
+    expect(html).toContain('<meta name="referrer" content="no-referrer">');
+  });
+
+  it('escapes its message and title', () => {
+    const html = renderEmbedError(400, '<b>"title"</b>', '<script>alert(1)</script> & "quotes"');
+    expect(html).not.toContain('<script');
+    expect(html).not.toContain('<b>');
+    expect(html).toContain('<p>&lt;script&gt;alert(1)&lt;/script&gt; &amp; &quot;quotes&quot;</p>');
+    expect(html).toContain('<title>&lt;b&gt;&quot;title&quot;&lt;/b&gt;</title>');
+  });
+});
+
+describe('embedContext', () => {
+  it('has exactly the documented keys', () => {
+    const context = embedContext(view());
+    expect(Object.keys(context).sort()).toEqual(['board', 'session']);
+    expect(Object.keys(context.board).sort()).toEqual(['id', 'name']);
+    expect(Object.keys(context.session).sort()).toEqual(
+      [
+        'avatarUrl',
+        'boardId',
+        'createdAt',
+        'email',
+        'expiresAt',
+        'firstName',
+        'id',
+        'lastName',
+        'metadata',
+        'plan',
+        'userId',
+      ].sort(),
+    );
+  });
+
+  it('exposes neither the board’s organization nor its visibility', () => {
+    const context = embedContext(view());
+    expect(context.board).toEqual({ id: 'board-42', name: 'Product roadmap' });
+    expect(JSON.stringify(context)).not.toContain('org-a');
+  });
+});
