@@ -1,9 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import {
   ConfigError,
+  DEFAULT_FRAME_ANCESTORS,
   DEFAULT_METADATA_MAX_BYTES,
   readAuthorizerConfig,
   readCreateSessionConfig,
+  readEmbedPageConfig,
 } from '../../../lib/config';
 
 const TABLES = {
@@ -142,5 +144,68 @@ describe('readAuthorizerConfig', () => {
   it('refuses a missing API_KEYS_TABLE', () => {
     const { API_KEYS_TABLE: _, ...rest } = ENV;
     expect(configError(() => readAuthorizerConfig(rest)).message).toContain('API_KEYS_TABLE');
+  });
+});
+
+describe('readEmbedPageConfig', () => {
+  const EMBED_ENV = { SESSIONS_TABLE: 'sessions', BOARDS_TABLE: 'boards', AWS_REGION: 'eu-west-1' };
+
+  it('reads the sessions and boards tables, the region and the default frame ancestors', () => {
+    expect(readEmbedPageConfig(EMBED_ENV)).toEqual({
+      tables: { sessions: 'sessions', boards: 'boards' },
+      dynamo: { endpoint: undefined, region: 'eu-west-1' },
+      frameAncestors: DEFAULT_FRAME_ANCESTORS,
+    });
+  });
+
+  it('lets any https site and localhost frame the page by default', () => {
+    expect(DEFAULT_FRAME_ANCESTORS).toBe('https: http://localhost:* http://127.0.0.1:*');
+  });
+
+  it.each(['', '   '])('uses the default frame ancestors when EMBED_FRAME_ANCESTORS is %j', (value) => {
+    expect(readEmbedPageConfig({ ...EMBED_ENV, EMBED_FRAME_ANCESTORS: value }).frameAncestors).toBe(
+      DEFAULT_FRAME_ANCESTORS,
+    );
+  });
+
+  it('accepts custom origins, wildcard subdomains, ports and keywords', () => {
+    const value = "https://app.example.com https://*.example.org:8443 'self'";
+    expect(readEmbedPageConfig({ ...EMBED_ENV, EMBED_FRAME_ANCESTORS: value }).frameAncestors).toBe(value);
+  });
+
+  it('normalizes the whitespace between sources', () => {
+    const value = "  https://app.example.com \t\n 'self'  ";
+    expect(readEmbedPageConfig({ ...EMBED_ENV, EMBED_FRAME_ANCESTORS: value }).frameAncestors).toBe(
+      "https://app.example.com 'self'",
+    );
+  });
+
+  it.each([
+    'javascript:',
+    '*',
+    'https://exa mple.com',
+    "'unsafe-inline'",
+    'https://app.example.com; script-src *',
+    'https://app.example.com;',
+    'data:',
+    'https://app.example.com/path',
+  ])('refuses %j with a ConfigError naming EMBED_FRAME_ANCESTORS', (value) => {
+    const error = configError(() => readEmbedPageConfig({ ...EMBED_ENV, EMBED_FRAME_ANCESTORS: value }));
+    expect(error.message).toContain('EMBED_FRAME_ANCESTORS');
+  });
+
+  it.each(['SESSIONS_TABLE', 'BOARDS_TABLE'])('refuses a missing %s', (name) => {
+    const env: Record<string, string> = { ...EMBED_ENV };
+    delete env[name];
+    expect(configError(() => readEmbedPageConfig(env)).message).toContain(`${name} is required`);
+  });
+
+  it('reports every problem at once and asks for neither the memberships nor the API keys table', () => {
+    const error = configError(() => readEmbedPageConfig({ EMBED_FRAME_ANCESTORS: '*' }));
+    expect(error.message).not.toContain('MEMBERSHIPS_TABLE');
+    expect(error.message).not.toContain('API_KEYS_TABLE');
+    for (const name of ['SESSIONS_TABLE', 'BOARDS_TABLE', 'AWS_REGION', 'EMBED_FRAME_ANCESTORS']) {
+      expect(error.message).toContain(name);
+    }
   });
 });
