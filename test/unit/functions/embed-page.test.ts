@@ -1,0 +1,404 @@
+import { createHash } from 'node:crypto';
+import { DynamoDBDocumentClient, GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
+import { mockClient } from 'aws-sdk-client-mock';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { ConfigError, DEFAULT_FRAME_ANCESTORS } from '../../../lib/config';
+import { dynamoErrors } from '../helpers/dynamo-errors';
+import { lambdaContext, proxyEvent } from '../helpers/events';
+import { captureStdout } from '../helpers/logs';
+
+// The document client is created when the handler module loads, so the mock must exist first.
+const ddb = mockClient(DynamoDBDocumentClient);
+
+type Handler = (
+  event: APIGatewayProxyEvent,
+  context: ReturnType<typeof lambdaContext>,
+) => Promise<APIGatewayProxyResult>;
+
+/** Loads a fresh copy of the handler module with `env` added to the test environment. */
+async function loadHandler(env: Record<string, string> = {}): Promise<Handler> {
+  vi.resetModules();
+  for (const [name, value] of Object.entries(env)) vi.stubEnv(name, value);
+  const module = await import('../../../functions/embed-page');
+  return module.handler as Handler;
+}
+
+const SESSIONS_TABLE = 'test-sessions';
+const BOARDS_TABLE = 'test-boards';
+const TOKEN_INDEX = 'tokenHash-index';
+
+const sha256 = (value: string) => createHash('sha256').update(value).digest('hex');
+
+/** Tokens of the right shape (32 URL-safe characters), one per stored situation. */
+const VALID = 'Valid_Token-0123456789abcdefghij';
+const EXPIRED = 'Expired_Token-0123456789abcdefgh';
+const ORPHAN = 'Orphan_Token-0123456789abcdefghi';
+const UNKNOWN = 'Unknown_Token-0123456789abcdefgh';
+
+const HOUR = 3_600_000;
+const iso = (ms: number) => new Date(ms).toISOString();
+
+/** A session item as the DynamoDB adapter stores it: metadata as JSON text, the token only as its hash. */
+function storedItem(token: string, overrides: Record<string, unknown> = {}) {
+  const expiresAt = Date.now() + HOUR;
+  return {
+    id: `session-${token.slice(0, 6).toLowerCase()}`,
+    boardId: 'board-public',
+    tokenHash: sha256(token),
+    userId: 'customer-7',
+    email: 'grace@example.com',
+    firstName: 'Grace',
+    lastName: 'Hopper',
+    avatarUrl: 'https://img.example.com/g.png',
+    plan: 'pro',
+    metadata: JSON.stringify({ team: 'ops', seats: 3 }),
+    createdAt: iso(Date.now() - HOUR),
+    expiresAt: iso(expiresAt),
+    ttl: Math.ceil(expiresAt / 1000),
+    ...overrides,
+  };
+}
+
+const queryFor = (token: string) => ({
+  TableName: SESSIONS_TABLE,
+  IndexName: TOKEN_INDEX,
+  ExpressionAttributeValues: { ':h': sha256(token) },
+});
+
+function seedTables() {
+  ddb.on(QueryCommand).resolves({ Items: [] });
+  ddb.on(QueryCommand, queryFor(VALID)).resolves({ Items: [storedItem(VALID)] });
+  ddb.on(QueryCommand, queryFor(EXPIRED)).resolves({
+    Items: [storedItem(EXPIRED, { expiresAt: iso(Date.now() - 1000), ttl: Math.ceil(Date.now() / 1000) })],
+  });
+  ddb.on(QueryCommand, queryFor(ORPHAN)).resolves({ Items: [storedItem(ORPHAN, { boardId: 'board-gone' })] });
+  ddb.on(GetCommand).resolves({});
+  ddb.on(GetCommand, { TableName: BOARDS_TABLE, Key: { boardId: 'board-public' } }).resolves({
+    Item: { boardId: 'board-public', orgId: 'org-a', visibility: 'PUBLIC', name: 'Product roadmap' },
+  });
+}
+
+/** `GET /embed` as API Gateway passes it: no authorizer, the token in the query string. */
+function embedEvent(
+  query: Record<string, string> | null,
+  headers: Record<string, string> = { Accept: 'text/html,application/xhtml+xml,*/*;q=0.8' },
+): APIGatewayProxyEvent {
+  const base = proxyEvent({ body: null, headers, authorizer: null });
+  return {
+    ...base,
+    resource: '/embed',
+    path: '/embed',
+    httpMethod: 'GET',
+    queryStringParameters: query,
+    multiValueQueryStringParameters: query
+      ? Object.fromEntries(Object.entries(query).map(([k, v]) => [k, [v]]))
+      : null,
+    requestContext: {
+      ...base.requestContext,
+      httpMethod: 'GET',
+      resourcePath: '/embed',
+      path: '/prod/embed',
+    },
+  };
+}
+
+const JSON_ACCEPT = { Accept: 'application/json' };
+
+/** Table and command of every DynamoDB call, in order. */
+const dynamoCalls = () =>
+  ddb.calls().map((call) => {
+    const command = call.args[0] as { constructor: { name: string }; input: { TableName?: string } };
+    return `${command.constructor.name} ${command.input.TableName}`;
+  });
+
+function expectEmbedHeaders(result: APIGatewayProxyResult, frameAncestors = DEFAULT_FRAME_ANCESTORS) {
+  const headers = result.headers ?? {};
+  const csp = String(headers['Content-Security-Policy']);
+  expect(csp).toContain("default-src 'none'");
+  expect(csp).toContain(`frame-ancestors ${frameAncestors}`);
+  expect(csp).not.toContain('unsafe-inline');
+  expect(headers['Referrer-Policy']).toBe('no-referrer');
+  expect(headers['Cache-Control']).toBe('no-store');
+  expect(headers['X-Content-Type-Options']).toBe('nosniff');
+  expect(Object.keys(headers).map((name) => name.toLowerCase())).not.toContain('x-frame-options');
+}
+
+function expectHtmlError(result: APIGatewayProxyResult, status: number, message: string) {
+  expect(result.statusCode).toBe(status);
+  expect(result.headers?.['Content-Type']).toBe('text/html; charset=utf-8');
+  expect(result.body).toMatch(/^<!doctype html>/);
+  expect(result.body).toContain('data-testid="embed-error"');
+  expect(result.body).toContain(`<span class="code">${status}</span>`);
+  expect(result.body).toContain(message);
+  expectEmbedHeaders(result);
+}
+
+let handler: Handler;
+let stdout: ReturnType<typeof captureStdout>;
+
+beforeAll(async () => {
+  // The most verbose level, so that any line that could leak a token is written.
+  handler = await loadHandler({ LOG_LEVEL: 'debug' });
+});
+beforeEach(() => {
+  ddb.reset();
+  seedTables();
+  stdout = captureStdout();
+});
+afterEach(() => {
+  stdout.restore();
+  vi.useRealTimers();
+});
+afterAll(() => {
+  vi.unstubAllEnvs();
+  ddb.restore();
+});
+
+const invoke = (event: APIGatewayProxyEvent, requestId = 'embed-request-1') =>
+  handler(event, lambdaContext(requestId));
+
+describe('embed-page handler: a usable token', () => {
+  it('answers 200 with the HTML page of the board and the user, and the embed security headers', async () => {
+    const result = await invoke(embedEvent({ token: VALID }));
+    expect(result.statusCode).toBe(200);
+    expect(result.headers?.['Content-Type']).toBe('text/html; charset=utf-8');
+    expectEmbedHeaders(result);
+    expect(result.body).toMatch(/^<!doctype html>/);
+    expect(result.body).toContain('data-testid="board-name">Product roadmap<');
+    expect(result.body).toContain('data-testid="user-name">Grace Hopper<');
+    expect(result.body).toContain('data-testid="plan">pro<');
+  });
+
+  it('costs exactly two DynamoDB reads: the token index, then the board', async () => {
+    await invoke(embedEvent({ token: VALID }));
+    expect(dynamoCalls()).toEqual([`QueryCommand ${SESSIONS_TABLE}`, `GetCommand ${BOARDS_TABLE}`]);
+    const [query, get] = ddb.calls().map((call) => (call.args[0] as { input: unknown }).input);
+    expect(query).toMatchObject({
+      IndexName: TOKEN_INDEX,
+      KeyConditionExpression: 'tokenHash = :h',
+      ExpressionAttributeValues: { ':h': sha256(VALID) },
+    });
+    expect(JSON.stringify(query)).not.toContain(VALID);
+    expect(get).toEqual({ TableName: BOARDS_TABLE, Key: { boardId: 'board-public' } });
+  });
+
+  it('hands the stored metadata, parsed from its JSON text, to the page context without the token hash', async () => {
+    const result = await invoke(embedEvent({ token: VALID }));
+    const island = /<script type="application\/json" id="embed-context">(.*?)<\/script>/s.exec(result.body);
+    const context = JSON.parse(island?.[1] ?? 'null') as { session: Record<string, unknown> };
+    expect(context.session).toMatchObject({
+      id: 'session-valid_',
+      boardId: 'board-public',
+      userId: 'customer-7',
+      metadata: { team: 'ops', seats: 3 },
+    });
+    expect(context.session).not.toHaveProperty('tokenHash');
+    expect(context.session).not.toHaveProperty('ttl');
+    expect(result.body).not.toContain(sha256(VALID));
+    expect(result.body).not.toContain(VALID);
+  });
+
+  it('answers the public context as JSON, with the same headers, when Accept is application/json', async () => {
+    const result = await invoke(embedEvent({ token: VALID }, JSON_ACCEPT));
+    expect(result.statusCode).toBe(200);
+    expect(result.headers?.['Content-Type']).toBe('application/json');
+    expectEmbedHeaders(result);
+    const body = JSON.parse(result.body) as { board: unknown; session: Record<string, unknown> };
+    expect(body.board).toEqual({ id: 'board-public', name: 'Product roadmap' });
+    expect(body.session.email).toBe('grace@example.com');
+    expect(body.session).not.toHaveProperty('tokenHash');
+    expect(result.body).not.toContain(sha256(VALID));
+  });
+
+  it('opens a session that the token index shows only on a later read', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout'] });
+    ddb
+      .on(QueryCommand, queryFor(VALID))
+      .resolvesOnce({ Items: [] })
+      .resolves({ Items: [storedItem(VALID)] });
+    const pending = invoke(embedEvent({ token: VALID }));
+    await vi.advanceTimersByTimeAsync(100);
+    const result = await pending;
+    expect(result.statusCode).toBe(200);
+    expect(dynamoCalls()).toEqual([
+      `QueryCommand ${SESSIONS_TABLE}`,
+      `QueryCommand ${SESSIONS_TABLE}`,
+      `GetCommand ${BOARDS_TABLE}`,
+    ]);
+  });
+});
+
+describe('embed-page handler: an unusable token', () => {
+  it.each([
+    ['no query string', null],
+    ['no token parameter', { other: 'x' }],
+    ['an empty token', { token: '' }],
+  ])('answers 400 for %s without touching DynamoDB', async (_label, query) => {
+    const result = await invoke(embedEvent(query));
+    expectHtmlError(result, 400, 'The embed link has no token');
+    expect(ddb.calls()).toHaveLength(0);
+  });
+
+  it.each([
+    ['too short', 'abc'],
+    ['33 characters', `${VALID}x`],
+    ['31 characters', VALID.slice(1)],
+    ['a character outside base64url', `${VALID.slice(0, 31)}+`],
+    ['padding', `${VALID.slice(0, 31)}=`],
+    ['a slash', `${VALID.slice(0, 31)}/`],
+    ['a space', `${VALID.slice(0, 31)} `],
+  ])('answers 401 for a malformed token (%s) with zero DynamoDB calls', async (_label, token) => {
+    const result = await invoke(embedEvent({ token }));
+    expectHtmlError(result, 401, 'This embed link is not valid');
+    expect(ddb.calls()).toHaveLength(0);
+  });
+
+  it('answers 401 for an unknown token after retrying the index read for 0.7 s in all', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout'] });
+    let settled = false;
+    const pending = invoke(embedEvent({ token: UNKNOWN })).finally(() => {
+      settled = true;
+    });
+    await vi.advanceTimersByTimeAsync(0);
+    expect(ddb.commandCalls(QueryCommand)).toHaveLength(1);
+    await vi.advanceTimersByTimeAsync(100);
+    expect(ddb.commandCalls(QueryCommand)).toHaveLength(2);
+    await vi.advanceTimersByTimeAsync(200);
+    expect(ddb.commandCalls(QueryCommand)).toHaveLength(3);
+    await vi.advanceTimersByTimeAsync(399);
+    expect(settled).toBe(false);
+    await vi.advanceTimersByTimeAsync(1);
+    const result = await pending;
+    expectHtmlError(result, 401, 'This embed link is not valid');
+    expect(dynamoCalls()).toEqual(Array(4).fill(`QueryCommand ${SESSIONS_TABLE}`));
+  });
+
+  it('answers 401 with the expiry message once expiresAt has passed, without reading the board', async () => {
+    const result = await invoke(embedEvent({ token: EXPIRED }));
+    expectHtmlError(result, 401, 'This embed session has expired');
+    expect(result.body).toContain('reload it');
+    expect(dynamoCalls()).toEqual([`QueryCommand ${SESSIONS_TABLE}`]);
+  });
+
+  it('answers 404 when the session’s board no longer exists', async () => {
+    const result = await invoke(embedEvent({ token: ORPHAN }));
+    expectHtmlError(result, 404, 'The board of this embed session no longer exists');
+    expect(dynamoCalls()).toEqual([`QueryCommand ${SESSIONS_TABLE}`, `GetCommand ${BOARDS_TABLE}`]);
+  });
+
+  it.each([
+    ['a missing token', null, 400, 'Bad Request'],
+    ['a malformed token', { token: 'nope' }, 401, 'Unauthorized'],
+    ['an expired token', { token: EXPIRED }, 401, 'Unauthorized'],
+    ['a board that is gone', { token: ORPHAN }, 404, 'Not Found'],
+  ])(
+    'answers {error, message} JSON for %s when Accept is application/json',
+    async (_l, query, status, error) => {
+      const result = await invoke(embedEvent(query, JSON_ACCEPT));
+      expect(result.statusCode).toBe(status);
+      expect(result.headers?.['Content-Type']).toBe('application/json');
+      expectEmbedHeaders(result);
+      const body = JSON.parse(result.body) as Record<string, unknown>;
+      expect(Object.keys(body).sort()).toEqual(['error', 'message']);
+      expect(body.error).toBe(error);
+    },
+  );
+});
+
+describe('embed-page handler: DynamoDB failures', () => {
+  it('answers a 503 page with Retry-After when the token index read is throttled', async () => {
+    ddb.on(QueryCommand).rejects(dynamoErrors.throttled());
+    const result = await invoke(embedEvent({ token: VALID }));
+    expectHtmlError(result, 503, 'temporarily unavailable');
+    expect(result.headers?.['Retry-After']).toBe('2');
+  });
+
+  it('answers a 503 with Retry-After when the board read fails, and JSON when asked for', async () => {
+    ddb.on(GetCommand).rejects(dynamoErrors.internal());
+    const result = await invoke(embedEvent({ token: VALID }, JSON_ACCEPT));
+    expect(result.statusCode).toBe(503);
+    expect(result.headers?.['Retry-After']).toBe('2');
+    expect(JSON.parse(result.body)).toMatchObject({ error: 'Service Unavailable' });
+  });
+
+  it('answers a 500 page that shows no internals for an unexpected error, and logs it with the request id', async () => {
+    ddb.on(QueryCommand).rejects(dynamoErrors.validation());
+    const result = await invoke(embedEvent({ token: VALID }), 'req-500');
+    expectHtmlError(result, 500, 'An unexpected error occurred');
+    expect(result.body).toContain('Something went wrong');
+    for (const internal of ['ValidationException', 'internal detail', 'parameter values', 'node_modules']) {
+      expect(result.body).not.toContain(internal);
+    }
+    expect(result.body).not.toMatch(/\bat .*:\d+:\d+/);
+    const errorLine = stdout
+      .text()
+      .split('\n')
+      .filter(Boolean)
+      .map((line) => JSON.parse(line) as Record<string, unknown>)
+      .find((line) => line.level === 'error');
+    expect(errorLine).toMatchObject({
+      requestId: 'req-500',
+      function: 'embed-page',
+      errorName: 'ValidationException',
+    });
+  });
+});
+
+describe('embed-page handler: logs', () => {
+  it('never contain the token nor its query string, whatever the outcome', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout'] });
+    const requests: Array<[Record<string, string> | null, Record<string, string>?]> = [
+      [{ token: VALID }],
+      [{ token: VALID }, JSON_ACCEPT],
+      [{ token: EXPIRED }],
+      [{ token: ORPHAN }],
+      [{ token: UNKNOWN }],
+      [{ token: `${VALID}x` }],
+    ];
+    for (const [query, headers] of requests) {
+      const pending = invoke(embedEvent(query, headers));
+      await vi.advanceTimersByTimeAsync(1000);
+      await pending;
+    }
+    ddb.on(QueryCommand).rejects(dynamoErrors.throttled());
+    await invoke(embedEvent({ token: VALID }));
+    ddb.on(QueryCommand).rejects(dynamoErrors.validation());
+    await invoke(embedEvent({ token: VALID }));
+
+    const logs = stdout.text();
+    expect(logs).toContain('"level"');
+    for (const secret of [VALID, EXPIRED, ORPHAN, UNKNOWN, 'token=']) expect(logs).not.toContain(secret);
+    // Every line is one JSON document.
+    for (const line of logs.split('\n').filter(Boolean)) expect(() => JSON.parse(line)).not.toThrow();
+  });
+});
+
+describe('embed-page handler: configuration', () => {
+  beforeEach(() => {
+    vi.unstubAllEnvs();
+  });
+  afterAll(async () => {
+    vi.unstubAllEnvs();
+    handler = await loadHandler({ LOG_LEVEL: 'debug' });
+  });
+
+  it('sets frame-ancestors from EMBED_FRAME_ANCESTORS on pages and error pages', async () => {
+    const sources = "https://app.example.com 'self'";
+    const configured = await loadHandler({ EMBED_FRAME_ANCESTORS: sources });
+    expectEmbedHeaders(await configured(embedEvent({ token: VALID }), lambdaContext()), sources);
+    expectEmbedHeaders(await configured(embedEvent(null), lambdaContext()), sources);
+  });
+
+  it.each([
+    ['an invalid frame ancestor', { EMBED_FRAME_ANCESTORS: '*' }, 'EMBED_FRAME_ANCESTORS'],
+    ['a missing sessions table', { SESSIONS_TABLE: '' }, 'SESSIONS_TABLE'],
+    ['a missing boards table', { BOARDS_TABLE: '' }, 'BOARDS_TABLE'],
+  ])('refuses to load with a ConfigError for %s', async (_label, env, name) => {
+    // A fresh module graph has its own ConfigError class, so compare by name.
+    const error = await loadHandler(env).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(Error);
+    expect((error as Error).name).toBe(ConfigError.name);
+    expect((error as Error).message).toContain(name);
+  });
+});
