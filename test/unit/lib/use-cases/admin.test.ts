@@ -1,0 +1,243 @@
+import { createHash } from 'node:crypto';
+import { describe, expect, it } from 'vitest';
+import type { Board } from '../../../../lib/domain/types';
+import { ValidationError } from '../../../../lib/errors';
+import { cryptoRandom } from '../../../../lib/ports';
+import {
+  addMember,
+  BOARD_VISIBILITIES,
+  createApiKey,
+  createBoard,
+  listApiKeys,
+  removeMember,
+  revokeApiKey,
+} from '../../../../lib/use-cases/admin';
+import { FakeApiKeys, FakeBoards, FakeMemberships, fixedClock, sequenceRandom } from '../../helpers/fakes';
+
+const sha256 = (value: string) => createHash('sha256').update(value).digest('hex');
+const NOW = '2026-03-01T12:00:00.000Z';
+const LATER = '2026-03-02T08:30:00.000Z';
+
+const board = (overrides: Partial<Board> = {}): Board => ({
+  boardId: 'board-1',
+  orgId: 'org-a',
+  visibility: 'PUBLIC',
+  name: 'Roadmap',
+  ...overrides,
+});
+
+describe('createBoard', () => {
+  it.each(BOARD_VISIBILITIES)('stores and returns a %s board', async (visibility) => {
+    const boards = new FakeBoards();
+    const created = await createBoard({ boards }, board({ visibility }));
+    expect(created).toEqual(board({ visibility }));
+    expect(await boards.list()).toEqual([board({ visibility })]);
+  });
+
+  it('offers exactly PUBLIC and PRIVATE', () => {
+    expect(BOARD_VISIBILITIES).toEqual(['PUBLIC', 'PRIVATE']);
+  });
+
+  it('replaces a board with the same id', async () => {
+    const boards = new FakeBoards([board()]);
+    await createBoard({ boards }, board({ visibility: 'PRIVATE', name: 'Renamed' }));
+    expect(await boards.list()).toEqual([board({ visibility: 'PRIVATE', name: 'Renamed' })]);
+  });
+
+  it.each(['public', 'Private', 'INTERNAL', '', ' PUBLIC'])(
+    'refuses the visibility %j and stores nothing',
+    async (visibility) => {
+      const boards = new FakeBoards();
+      await expect(createBoard({ boards }, board({ visibility }))).rejects.toThrow(
+        new ValidationError('visibility must be one of PUBLIC, PRIVATE'),
+      );
+      expect(await boards.list()).toEqual([]);
+    },
+  );
+
+  it.each([
+    ['an empty board id', { boardId: '' }, '--board must not be empty'],
+    ['a blank board id', { boardId: '   ' }, '--board must not be empty'],
+    ['an empty org id', { orgId: '' }, '--org must not be empty'],
+    ['a blank org id', { orgId: '\t' }, '--org must not be empty'],
+  ])('refuses %s and stores nothing', async (_label, overrides, message) => {
+    const boards = new FakeBoards();
+    const outcome = createBoard({ boards }, board(overrides));
+    await expect(outcome).rejects.toBeInstanceOf(ValidationError);
+    await expect(outcome).rejects.toThrow(message);
+    expect(await boards.list()).toEqual([]);
+  });
+});
+
+describe('addMember and removeMember', () => {
+  it('adds a member, idempotently', async () => {
+    const memberships = new FakeMemberships();
+    expect(await addMember({ memberships }, 'org-a', 'user-1')).toEqual({
+      orgId: 'org-a',
+      userId: 'user-1',
+      member: true,
+    });
+    await addMember({ memberships }, 'org-a', 'user-1');
+    expect(await memberships.isMember('org-a', 'user-1')).toBe(true);
+    expect(await memberships.isMember('org-b', 'user-1')).toBe(false);
+  });
+
+  it('removes a member and says whether there was a membership', async () => {
+    const memberships = new FakeMemberships([{ orgId: 'org-a', userId: 'user-1' }]);
+    expect(await removeMember({ memberships }, 'org-a', 'user-1')).toEqual({
+      orgId: 'org-a',
+      userId: 'user-1',
+      removed: true,
+    });
+    expect(await memberships.isMember('org-a', 'user-1')).toBe(false);
+    expect(await removeMember({ memberships }, 'org-a', 'user-1')).toEqual({
+      orgId: 'org-a',
+      userId: 'user-1',
+      removed: false,
+    });
+  });
+
+  it.each([
+    ['org', '', 'user-1'],
+    ['user', 'org-a', ' '],
+  ])('refuses an empty --%s', async (option, orgId, userId) => {
+    const memberships = new FakeMemberships([{ orgId: 'org-a', userId: ' ' }]);
+    await expect(addMember({ memberships }, orgId, userId)).rejects.toThrow(
+      new ValidationError(`--${option} must not be empty`),
+    );
+    await expect(removeMember({ memberships }, orgId, userId)).rejects.toThrow(
+      new ValidationError(`--${option} must not be empty`),
+    );
+    expect(await memberships.isMember('org-a', ' ')).toBe(true);
+  });
+});
+
+describe('createApiKey', () => {
+  const setup = () => ({ apiKeys: new FakeApiKeys(), clock: fixedClock(NOW), random: sequenceRandom() });
+
+  it('returns a recognisable key: esk_ followed by 43 base64url characters (256 bits)', async () => {
+    const deps = setup();
+    const { apiKey } = await createApiKey(deps, 'user-1', null);
+    expect(apiKey).toMatch(/^esk_[A-Za-z0-9_-]{43}$/);
+    expect(deps.random.sizes[0]).toBe(32);
+  });
+
+  it('returns the key, its public id and its owner', async () => {
+    const deps = setup();
+    const created = await createApiKey(deps, 'user-1', 'CI');
+    expect(Object.keys(created).sort()).toEqual(['apiKey', 'keyId', 'userId']);
+    expect(created.userId).toBe('user-1');
+    expect(created.keyId).toMatch(/^key_[0-9a-f]{24}$/);
+  });
+
+  it('stores only the SHA-256 hash of the key, ACTIVE, with its creation time and name', async () => {
+    const deps = setup();
+    const { apiKey, keyId } = await createApiKey(deps, 'user-1', 'CI');
+    const stored = await deps.apiKeys.list();
+    expect(stored).toEqual([
+      {
+        keyHash: sha256(apiKey),
+        keyId,
+        userId: 'user-1',
+        name: 'CI',
+        status: 'ACTIVE',
+        createdAt: NOW,
+        revokedAt: null,
+      },
+    ]);
+    expect(stored[0]).not.toHaveProperty('apiKey');
+    expect(JSON.stringify(stored)).not.toContain(apiKey);
+    expect(JSON.stringify(stored)).not.toContain(apiKey.slice(4));
+    expect(await deps.apiKeys.getByHash(sha256(apiKey))).toMatchObject({ keyId, status: 'ACTIVE' });
+  });
+
+  it('issues a different key and id every time with real randomness', async () => {
+    const deps = { apiKeys: new FakeApiKeys(), clock: fixedClock(NOW), random: cryptoRandom };
+    const first = await createApiKey(deps, 'user-1', null);
+    const second = await createApiKey(deps, 'user-1', null);
+    expect(second.apiKey).not.toBe(first.apiKey);
+    expect(second.keyId).not.toBe(first.keyId);
+    expect(await deps.apiKeys.list()).toHaveLength(2);
+  });
+
+  it('refuses an empty user and stores nothing', async () => {
+    const deps = setup();
+    await expect(createApiKey(deps, '  ', null)).rejects.toThrow(
+      new ValidationError('--user must not be empty'),
+    );
+    expect(await deps.apiKeys.list()).toEqual([]);
+  });
+});
+
+describe('revokeApiKey', () => {
+  it('marks the key REVOKED with the revocation time and returns it without its hash', async () => {
+    const apiKeys = new FakeApiKeys();
+    const { apiKey, keyId } = await createApiKey(
+      { apiKeys, clock: fixedClock(NOW), random: sequenceRandom() },
+      'user-1',
+      'CI',
+    );
+    const revoked = await revokeApiKey({ apiKeys, clock: fixedClock(LATER) }, keyId);
+    expect(revoked).toEqual({
+      keyId,
+      userId: 'user-1',
+      name: 'CI',
+      status: 'REVOKED',
+      createdAt: NOW,
+      revokedAt: LATER,
+    });
+    expect(revoked).not.toHaveProperty('keyHash');
+    expect(await apiKeys.getByHash(sha256(apiKey))).toMatchObject({ status: 'REVOKED', revokedAt: LATER });
+  });
+
+  it('throws for an unknown key id, naming it', async () => {
+    const apiKeys = new FakeApiKeys();
+    const outcome = revokeApiKey({ apiKeys, clock: fixedClock(LATER) }, 'key_unknown');
+    await expect(outcome).rejects.toBeInstanceOf(ValidationError);
+    await expect(outcome).rejects.toThrow('No API key has id "key_unknown"');
+  });
+
+  it('refuses an empty key id', async () => {
+    await expect(revokeApiKey({ apiKeys: new FakeApiKeys(), clock: fixedClock(LATER) }, '')).rejects.toThrow(
+      new ValidationError('--key-id must not be empty'),
+    );
+  });
+});
+
+describe('listApiKeys', () => {
+  async function twoUsers() {
+    const apiKeys = new FakeApiKeys();
+    const deps = { apiKeys, clock: fixedClock(NOW), random: sequenceRandom() };
+    const a = await createApiKey(deps, 'user-a', 'first');
+    const b = await createApiKey(deps, 'user-b', null);
+    return { apiKeys, a, b };
+  }
+
+  it('lists every key without its hash nor the key', async () => {
+    const { apiKeys, a, b } = await twoUsers();
+    const listed = await listApiKeys({ apiKeys });
+    expect(listed.map((k) => k.keyId).sort()).toEqual([a.keyId, b.keyId].sort());
+    for (const summary of listed) {
+      expect(Object.keys(summary).sort()).toEqual([
+        'createdAt',
+        'keyId',
+        'name',
+        'revokedAt',
+        'status',
+        'userId',
+      ]);
+    }
+    const text = JSON.stringify(listed);
+    for (const secret of [a.apiKey, b.apiKey, sha256(a.apiKey), sha256(b.apiKey)]) {
+      expect(text).not.toContain(secret);
+    }
+  });
+
+  it('lists only the keys of one user when asked', async () => {
+    const { apiKeys, a } = await twoUsers();
+    const listed = await listApiKeys({ apiKeys }, 'user-a');
+    expect(listed).toEqual([
+      { keyId: a.keyId, userId: 'user-a', name: 'first', status: 'ACTIVE', createdAt: NOW, revokedAt: null },
+    ]);
+  });
+});
