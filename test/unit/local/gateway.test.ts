@@ -1,0 +1,418 @@
+import { once } from 'node:events';
+import { createServer, request, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type {
+  APIGatewayAuthorizerResult,
+  APIGatewayProxyEvent,
+  APIGatewayProxyResult,
+  APIGatewayTokenAuthorizerEvent,
+  Context,
+} from 'aws-lambda';
+import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { GATEWAY_RESPONSES } from '../../../lib/gateway-responses';
+import type { FunctionName } from '../../../lib/routes';
+import { createGateway, type LambdaHandler, policyAllows } from '../../../local/gateway';
+import { memoryLogger } from '../helpers/logs';
+
+/** Region, account, API id and stage of the local gateway: `local`, a zero account, `local`, `local`. */
+const ARN_PREFIX = 'arn:aws:execute-api:local:000000000000:local/local';
+const CREATE_ARN = `${ARN_PREFIX}/POST/api/embed/sessions`;
+const EMBED_ARN = `${ARN_PREFIX}/GET/embed`;
+
+function policy(
+  statements: Array<{ Effect: string; Action?: string | string[]; Resource?: string | string[] }>,
+): APIGatewayAuthorizerResult {
+  return {
+    principalId: 'owner-1',
+    policyDocument: { Version: '2012-10-17', Statement: statements as never },
+  };
+}
+
+const allow = (Resource: string | string[], Action: string | string[] = 'execute-api:Invoke') => ({
+  Effect: 'Allow',
+  Action,
+  Resource,
+});
+const deny = (Resource: string | string[], Action: string | string[] = 'execute-api:Invoke') => ({
+  Effect: 'Deny',
+  Action,
+  Resource,
+});
+
+describe('policyAllows', () => {
+  it('allows any method of the API with a wildcard resource', () => {
+    const wildcard = policy([allow(`${ARN_PREFIX}/*`)]);
+    expect(policyAllows(wildcard, CREATE_ARN)).toBe(true);
+    expect(policyAllows(wildcard, EMBED_ARN)).toBe(true);
+    expect(policyAllows(policy([allow('*')]), CREATE_ARN)).toBe(true);
+  });
+
+  it('matches an exact resource for its own method and path only', () => {
+    const exact = policy([allow(CREATE_ARN)]);
+    expect(policyAllows(exact, CREATE_ARN)).toBe(true);
+    expect(policyAllows(exact, `${ARN_PREFIX}/GET/api/embed/sessions`)).toBe(false);
+    expect(policyAllows(exact, EMBED_ARN)).toBe(false);
+    expect(policyAllows(exact, `${CREATE_ARN}/extra`)).toBe(false);
+  });
+
+  it('matches a method wildcard and a single-character wildcard', () => {
+    expect(policyAllows(policy([allow(`${ARN_PREFIX}/*/api/embed/sessions`)]), CREATE_ARN)).toBe(true);
+    expect(policyAllows(policy([allow(`${ARN_PREFIX}/???/embed`)]), EMBED_ARN)).toBe(true);
+    expect(policyAllows(policy([allow(`${ARN_PREFIX}/??/embed`)]), EMBED_ARN)).toBe(false);
+  });
+
+  it('lets an explicit Deny win over an Allow, in either order', () => {
+    expect(policyAllows(policy([allow(`${ARN_PREFIX}/*`), deny(CREATE_ARN)]), CREATE_ARN)).toBe(false);
+    expect(policyAllows(policy([deny(CREATE_ARN), allow(`${ARN_PREFIX}/*`)]), CREATE_ARN)).toBe(false);
+    expect(policyAllows(policy([allow(`${ARN_PREFIX}/*`), deny(CREATE_ARN)]), EMBED_ARN)).toBe(true);
+  });
+
+  it.each([
+    ['execute-api:Invoke', true],
+    ['execute-api:*', true],
+    ['*', true],
+    [['s3:GetObject', 'execute-api:Invoke'], true],
+    ['execute-api:ManageConnections', false],
+    ['s3:GetObject', false],
+    [[], false],
+  ])('with the action %j allows: %s', (action, allowed) => {
+    expect(policyAllows(policy([allow(`${ARN_PREFIX}/*`, action)]), CREATE_ARN)).toBe(allowed);
+  });
+
+  it('ignores a Deny whose action is not execute-api', () => {
+    expect(policyAllows(policy([allow(`${ARN_PREFIX}/*`), deny('*', 's3:*')]), CREATE_ARN)).toBe(true);
+  });
+
+  it('does not match a resource of another API, stage, account or region', () => {
+    for (const resource of [
+      'arn:aws:execute-api:local:000000000000:other/local/*',
+      'arn:aws:execute-api:local:000000000000:local/prod/*',
+      'arn:aws:execute-api:local:111111111111:local/local/*',
+      'arn:aws:execute-api:us-east-1:000000000000:local/local/*',
+    ]) {
+      expect(policyAllows(policy([allow(resource)]), CREATE_ARN)).toBe(false);
+    }
+  });
+
+  it('treats regular-expression characters in a resource literally', () => {
+    expect(policyAllows(policy([allow(`${ARN_PREFIX}/GET/embed.`)]), `${ARN_PREFIX}/GET/embedX`)).toBe(false);
+    expect(policyAllows(policy([allow(`${ARN_PREFIX}/GET/(embed|health)`)]), EMBED_ARN)).toBe(false);
+  });
+
+  it('accepts a list of resources', () => {
+    expect(policyAllows(policy([allow([EMBED_ARN, CREATE_ARN])]), CREATE_ARN)).toBe(true);
+  });
+
+  it('denies when no statement allows', () => {
+    expect(policyAllows(policy([]), CREATE_ARN)).toBe(false);
+    expect(policyAllows(policy([{ Effect: 'Maybe', Action: '*', Resource: '*' }]), CREATE_ARN)).toBe(false);
+  });
+});
+
+type ProxyHandler = (event: APIGatewayProxyEvent, context: Context) => Promise<APIGatewayProxyResult>;
+type Authorizer = (
+  event: APIGatewayTokenAuthorizerEvent,
+  context: Context,
+) => Promise<APIGatewayAuthorizerResult>;
+
+const allowAll: APIGatewayAuthorizerResult = {
+  ...policy([allow(`${ARN_PREFIX}/*`)]),
+  context: { userId: 'owner-1', keyId: 'key_abc' },
+};
+
+const ok = (body: unknown = { ok: true }): APIGatewayProxyResult => ({
+  statusCode: 200,
+  headers: { 'Content-Type': 'application/json' },
+  body: JSON.stringify(body),
+});
+
+const handlers = {
+  createSession: vi.fn<ProxyHandler>(),
+  authorizer: vi.fn<Authorizer>(),
+  embedPage: vi.fn<ProxyHandler>(),
+  health: vi.fn<ProxyHandler>(),
+};
+
+let server: Server;
+let baseUrl: string;
+let logs: ReturnType<typeof memoryLogger>;
+
+beforeAll(async () => {
+  logs = memoryLogger();
+  server = createServer(
+    createGateway({
+      handlers: handlers as unknown as Record<FunctionName, LambdaHandler>,
+      domainName: 'gateway.test:1234',
+      logger: logs.logger,
+    }),
+  );
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+});
+afterAll(async () => {
+  server.closeAllConnections();
+  server.close();
+  await once(server, 'close');
+});
+beforeEach(() => {
+  for (const handler of Object.values(handlers)) handler.mockReset();
+  handlers.authorizer.mockResolvedValue(allowAll);
+  handlers.createSession.mockResolvedValue(ok());
+  handlers.embedPage.mockResolvedValue(ok());
+  handlers.health.mockResolvedValue(ok({ status: 'ok' }));
+});
+
+const post = (body: string | Uint8Array = '{}', headers: Record<string, string> = {}) =>
+  fetch(`${baseUrl}/api/embed/sessions`, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json', Authorization: 'Bearer esk_test', ...headers },
+    body,
+  });
+
+async function expectGatewayError(response: Response, type: keyof typeof GATEWAY_RESPONSES) {
+  const { status, message } = GATEWAY_RESPONSES[type];
+  expect(response.status).toBe(status);
+  expect(response.headers.get('content-type')).toBe('application/json');
+  expect(response.headers.get('cache-control')).toBe('no-store');
+  const body = (await response.json()) as Record<string, unknown>;
+  expect(Object.keys(body).sort()).toEqual(['error', 'message']);
+  expect(body.message).toBe(message);
+  return body;
+}
+
+/** The single event a mocked function received. */
+function onlyEvent(handler: typeof handlers.createSession): APIGatewayProxyEvent {
+  expect(handler).toHaveBeenCalledTimes(1);
+  return handler.mock.calls[0]?.[0] as APIGatewayProxyEvent;
+}
+
+describe('local gateway: routing', () => {
+  it('answers 404 JSON for an unknown path without invoking anything', async () => {
+    const body = await expectGatewayError(await fetch(`${baseUrl}/nope`), 'MISSING_AUTHENTICATION_TOKEN');
+    expect(body.error).toBe('Not Found');
+    for (const handler of Object.values(handlers)) expect(handler).not.toHaveBeenCalled();
+  });
+
+  it('answers 405 JSON with an Allow header for a known path and another method', async () => {
+    const response = await fetch(`${baseUrl}/api/embed/sessions`, { method: 'GET' });
+    expect(response.status).toBe(405);
+    expect(response.headers.get('allow')).toBe('POST');
+    expect(response.headers.get('content-type')).toBe('application/json');
+    expect(await response.json()).toEqual({
+      error: 'Method Not Allowed',
+      message: 'Method GET is not allowed on /api/embed/sessions; use POST',
+    });
+    const embed = await fetch(`${baseUrl}/embed`, { method: 'DELETE' });
+    expect(embed.status).toBe(405);
+    expect(embed.headers.get('allow')).toBe('GET');
+    for (const handler of Object.values(handlers)) expect(handler).not.toHaveBeenCalled();
+  });
+
+  it('invokes a route without authorizer directly, with a null authorizer context', async () => {
+    const response = await fetch(`${baseUrl}/health`);
+    expect(response.status).toBe(200);
+    expect(await response.json()).toEqual({ status: 'ok' });
+    expect(handlers.authorizer).not.toHaveBeenCalled();
+    expect(onlyEvent(handlers.health).requestContext.authorizer).toBeNull();
+  });
+});
+
+describe('local gateway: the TOKEN authorizer', () => {
+  it('answers 401 without invoking the authorizer when the Authorization header is missing', async () => {
+    const response = await fetch(`${baseUrl}/api/embed/sessions`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: '{}',
+    });
+    const body = await expectGatewayError(response, 'UNAUTHORIZED');
+    expect(body.error).toBe('Unauthorized');
+    expect(handlers.authorizer).not.toHaveBeenCalled();
+    expect(handlers.createSession).not.toHaveBeenCalled();
+  });
+
+  it('passes the Authorization header and the method ARN as a TOKEN event', async () => {
+    await post('{}', { Authorization: 'Bearer esk_abc' });
+    expect(handlers.authorizer).toHaveBeenCalledTimes(1);
+    const [event, context] = handlers.authorizer.mock.calls[0] ?? [];
+    expect(event).toEqual({ type: 'TOKEN', authorizationToken: 'Bearer esk_abc', methodArn: CREATE_ARN });
+    expect(context?.functionName).toBe('authorizer');
+  });
+
+  it('answers 401 when the authorizer throws exactly Unauthorized', async () => {
+    handlers.authorizer.mockRejectedValue(new Error('Unauthorized'));
+    await expectGatewayError(await post(), 'UNAUTHORIZED');
+    expect(handlers.createSession).not.toHaveBeenCalled();
+  });
+
+  it.each([
+    ['another error', () => Promise.reject(new Error('DynamoDB is down'))],
+    ['a non-Error rejection', () => Promise.reject('boom')],
+    ['a policy without principalId', async () => ({ ...allowAll, principalId: '' })],
+    ['no policy document', async () => ({ principalId: 'owner-1' }) as APIGatewayAuthorizerResult],
+    ['nothing', async () => undefined as unknown as APIGatewayAuthorizerResult],
+  ])(
+    'answers 503 AUTHORIZER_FAILURE when the authorizer gives %s, never letting the request through',
+    async (_l, impl) => {
+      handlers.authorizer.mockImplementation(impl);
+      const body = await expectGatewayError(await post(), 'AUTHORIZER_FAILURE');
+      expect(body.error).toBe('Service Unavailable');
+      expect(handlers.createSession).not.toHaveBeenCalled();
+    },
+  );
+
+  it('answers 403 when the policy denies the method', async () => {
+    handlers.authorizer.mockResolvedValue({ ...allowAll, ...policy([deny(`${ARN_PREFIX}/*`)]) });
+    const body = await expectGatewayError(await post(), 'ACCESS_DENIED');
+    expect(body.error).toBe('Forbidden');
+    expect(handlers.createSession).not.toHaveBeenCalled();
+  });
+
+  it('answers 403 when the policy allows only another method', async () => {
+    handlers.authorizer.mockResolvedValue({ ...allowAll, ...policy([allow(EMBED_ARN)]) });
+    await expectGatewayError(await post(), 'ACCESS_DENIED');
+    expect(handlers.createSession).not.toHaveBeenCalled();
+  });
+
+  it('runs the authorizer on every request: no caching, so a revoked key is refused at once', async () => {
+    expect((await post()).status).toBe(200);
+    handlers.authorizer.mockRejectedValue(new Error('Unauthorized'));
+    expect((await post()).status).toBe(401);
+    expect(handlers.authorizer).toHaveBeenCalledTimes(2);
+  });
+});
+
+describe('local gateway: the v1 proxy event', () => {
+  it('carries the authorizer context and principalId in requestContext.authorizer', async () => {
+    await post('{"a":1}');
+    const event = onlyEvent(handlers.createSession);
+    expect(event.requestContext.authorizer).toEqual({
+      userId: 'owner-1',
+      keyId: 'key_abc',
+      principalId: 'owner-1',
+    });
+  });
+
+  it('describes the request as API Gateway does', async () => {
+    await post('{"a":1}');
+    const event = onlyEvent(handlers.createSession);
+    const context = handlers.createSession.mock.calls[0]?.[1];
+    expect(event).toMatchObject({
+      resource: '/api/embed/sessions',
+      path: '/api/embed/sessions',
+      httpMethod: 'POST',
+      body: '{"a":1}',
+      isBase64Encoded: false,
+      queryStringParameters: null,
+      multiValueQueryStringParameters: null,
+      pathParameters: null,
+      stageVariables: null,
+    });
+    expect(event.requestContext).toMatchObject({
+      domainName: 'gateway.test:1234',
+      stage: 'local',
+      httpMethod: 'POST',
+      resourcePath: '/api/embed/sessions',
+      path: '/local/api/embed/sessions',
+    });
+    expect(context?.awsRequestId).toBe(event.requestContext.requestId);
+    expect(context?.functionName).toBe('createSession');
+    expect(context?.getRemainingTimeInMillis()).toBeGreaterThan(0);
+  });
+
+  it('passes the headers as sent, names in their original case', async () => {
+    const status = await new Promise<number>((resolve, reject) => {
+      const req = request(`${baseUrl}/embed?token=abc`, {
+        method: 'GET',
+        headers: { 'X-Custom-Header': 'one', accept: 'application/json' },
+      });
+      req.on('response', (res) => {
+        res.resume();
+        resolve(res.statusCode ?? 0);
+      });
+      req.on('error', reject);
+      req.end();
+    });
+    expect(status).toBe(200);
+    const event = onlyEvent(handlers.embedPage);
+    expect(event.headers['X-Custom-Header']).toBe('one');
+    expect(event.headers.accept).toBe('application/json');
+    expect(event.multiValueHeaders['X-Custom-Header']).toEqual(['one']);
+    expect(event.body).toBeNull();
+  });
+
+  it('passes query parameters, the last value winning and every value in the multi-value map', async () => {
+    await fetch(`${baseUrl}/embed?token=T0k&x=1&x=2&e=a%20b`);
+    const event = onlyEvent(handlers.embedPage);
+    expect(event.queryStringParameters).toEqual({ token: 'T0k', x: '2', e: 'a b' });
+    expect(event.multiValueQueryStringParameters).toEqual({ token: ['T0k'], x: ['1', '2'], e: ['a b'] });
+    expect(event.path).toBe('/embed');
+  });
+
+  it('sends back the status, headers and body of the function', async () => {
+    handlers.embedPage.mockResolvedValue({
+      statusCode: 418,
+      headers: { 'Content-Type': 'text/html; charset=utf-8', 'X-One': 'a' },
+      multiValueHeaders: { 'Set-Cookie': ['a=1', 'b=2'] },
+      body: '<p>teapot</p>',
+    });
+    const response = await fetch(`${baseUrl}/embed`);
+    expect(response.status).toBe(418);
+    expect(response.headers.get('x-one')).toBe('a');
+    expect(response.headers.getSetCookie()).toEqual(['a=1', 'b=2']);
+    expect(await response.text()).toBe('<p>teapot</p>');
+  });
+
+  it('decodes a base64-encoded function body', async () => {
+    handlers.health.mockResolvedValue({
+      statusCode: 200,
+      headers: {},
+      body: Buffer.from('binary ✓').toString('base64'),
+      isBase64Encoded: true,
+    });
+    expect(await (await fetch(`${baseUrl}/health`)).text()).toBe('binary ✓');
+  });
+});
+
+describe('local gateway: failures', () => {
+  it('answers 502 JSON without the error when the function throws', async () => {
+    handlers.createSession.mockRejectedValue(new Error('secret internal detail'));
+    const response = await post();
+    const body = await expectGatewayError(response, 'INTEGRATION_FAILURE');
+    expect(body.error).toBe('Bad Gateway');
+    expect(JSON.stringify(body)).not.toContain('secret internal detail');
+  });
+
+  it('answers 502 when the function returns no proxy result', async () => {
+    handlers.health.mockResolvedValue({ body: 'x' } as unknown as APIGatewayProxyResult);
+    await expectGatewayError(await fetch(`${baseUrl}/health`), 'INTEGRATION_FAILURE');
+  });
+
+  it('accepts a body of exactly 6 MB', async () => {
+    const response = await post(new Uint8Array(6 * 1024 * 1024).fill(0x20));
+    expect(response.status).toBe(200);
+    expect(onlyEvent(handlers.createSession).body).toHaveLength(6 * 1024 * 1024);
+  });
+
+  it('answers 413 for a body over 6 MB without invoking anything', async () => {
+    const response = await post(new Uint8Array(6 * 1024 * 1024 + 1).fill(0x20));
+    const body = await expectGatewayError(response, 'REQUEST_TOO_LARGE');
+    expect(body.error).toBe('Payload Too Large');
+    expect(handlers.authorizer).not.toHaveBeenCalled();
+    expect(handlers.createSession).not.toHaveBeenCalled();
+  });
+
+  it('answers 413 for a body over API Gateway’s 10 MB limit, without reading it all', async () => {
+    const response = await post(new Uint8Array(11 * 1024 * 1024).fill(0x20));
+    await expectGatewayError(response, 'REQUEST_TOO_LARGE');
+    expect(handlers.createSession).not.toHaveBeenCalled();
+  });
+
+  it('logs each request by path, never with its query string', async () => {
+    const token = 'Secret_Token-0123456789abcdefghi';
+    await fetch(`${baseUrl}/embed?token=${token}`);
+    const line = logs.lines().findLast((entry) => entry.message === 'request');
+    expect(line).toMatchObject({ method: 'GET', path: '/embed', status: 200 });
+    expect(JSON.stringify(logs.lines())).not.toContain(token);
+  });
+});
