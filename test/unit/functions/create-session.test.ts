@@ -3,7 +3,7 @@ import { DynamoDBDocumentClient, GetCommand, PutCommand } from '@aws-sdk/lib-dyn
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
-import { ConfigError } from '../../../lib/config';
+import { ConfigError, readCreateSessionConfig } from '../../../lib/config';
 import { dynamoErrors } from '../helpers/dynamo-errors';
 import { API_DOMAIN, lambdaContext, proxyEvent } from '../helpers/events';
 import { captureStdout } from '../helpers/logs';
@@ -29,6 +29,9 @@ const OWNER = { userId: 'owner-1', keyId: 'key_0123456789abcdef01234567' };
 const BOARDS_TABLE = 'test-boards';
 const MEMBERSHIPS_TABLE = 'test-memberships';
 const SESSIONS_TABLE = 'test-sessions';
+
+/** One byte more than the handler reads, under the test environment's configuration. */
+const OVERSIZED = readCreateSessionConfig(process.env).maxBodyBytes + 1;
 
 const JSON_HEADERS = { 'Content-Type': 'application/json', Authorization: `Bearer ${API_KEY}` };
 
@@ -292,7 +295,7 @@ describe('create-session handler: errors', () => {
   });
 
   it('answers 413 JSON for a body over the configured limit', async () => {
-    const huge = validBody({ metadata: { blob: 'x'.repeat(64 * 1024) } });
+    const huge = validBody({ metadata: { blob: 'x'.repeat(OVERSIZED) } });
     expectJsonError(await invoke(post(huge)), 413, 'Payload Too Large');
     expect(ddb.calls()).toHaveLength(0);
   });
@@ -356,7 +359,7 @@ describe('create-session handler: order of checks', () => {
   });
 
   it('checks the size (413) before the media type (415)', async () => {
-    const result = await invoke(post('x'.repeat(64 * 1024), { 'Content-Type': 'text/plain' }));
+    const result = await invoke(post('x'.repeat(OVERSIZED), { 'Content-Type': 'text/plain' }));
     expect(result.statusCode).toBe(413);
   });
 
