@@ -41,7 +41,8 @@ type Reply = { status: number; headers: Record<string, string | string[]>; body:
 export function createGateway(options: GatewayOptions): (req: IncomingMessage, res: ServerResponse) => void {
   return (req, res) => {
     const started = performance.now();
-    route(options, req)
+    const requestId = randomUUID();
+    route(options, req, requestId)
       .catch((error: unknown) => {
         options.logger.error('local gateway failure', { errorMessage: (error as Error).message });
         return gatewayReply('DEFAULT_5XX');
@@ -51,6 +52,7 @@ export function createGateway(options: GatewayOptions): (req: IncomingMessage, r
         res.end(reply.body);
         // The path only: the query string may hold an embed token.
         options.logger.info('request', {
+          requestId,
           method: req.method,
           path: new URL(req.url ?? '/', 'http://local').pathname,
           status: reply.status,
@@ -60,10 +62,10 @@ export function createGateway(options: GatewayOptions): (req: IncomingMessage, r
   };
 }
 
-async function route(options: GatewayOptions, req: IncomingMessage): Promise<Reply> {
+async function route(options: GatewayOptions, req: IncomingMessage, requestId: string): Promise<Reply> {
   const url = new URL(req.url ?? '/', 'http://local');
   const body = await readBody(req);
-  if (body === undefined || body.length > LAMBDA_MAX_PAYLOAD_BYTES) return gatewayReply('REQUEST_TOO_LARGE');
+  if (body === undefined) return gatewayReply('REQUEST_TOO_LARGE');
 
   const onPath = ROUTES.filter((r) => r.path === url.pathname);
   if (onPath.length === 0) return gatewayReply('MISSING_AUTHENTICATION_TOKEN');
@@ -77,7 +79,6 @@ async function route(options: GatewayOptions, req: IncomingMessage): Promise<Rep
     );
   }
 
-  const requestId = randomUUID();
   const headers = singleHeaders(req);
   let authorizer: Record<string, unknown> | null = null;
   if (matched.auth === 'apiKey') {
@@ -85,6 +86,8 @@ async function route(options: GatewayOptions, req: IncomingMessage): Promise<Rep
     if (typeof outcome === 'string') return gatewayReply(outcome);
     authorizer = outcome;
   }
+  // Lambda's payload limit applies when the gateway invokes the function, after the authorizer ran.
+  if (body.length > LAMBDA_MAX_PAYLOAD_BYTES) return gatewayReply('REQUEST_TOO_LARGE');
 
   const event = proxyEvent(options, req, url, matched, headers, body, authorizer, requestId);
   let result: APIGatewayProxyResult;

@@ -8,6 +8,7 @@ import type {
 } from '../domain/types';
 import { ValidationError } from '../errors';
 import type { Clock, RandomSource } from '../ports';
+import { MAX_ID_LENGTH } from '../validation/create-session.schema';
 
 /** Visibilities operators may set; the API treats anything but PUBLIC as private. */
 export const BOARD_VISIBILITIES = ['PUBLIC', 'PRIVATE'] as const;
@@ -15,7 +16,7 @@ export const BOARD_VISIBILITIES = ['PUBLIC', 'PRIVATE'] as const;
 /** What operators see of an API key: never the key, never its hash. */
 export type ApiKeySummary = Omit<ApiKeyRecord, 'keyHash'>;
 
-/** Creates or replaces a board. */
+/** Creates a board, or replaces the one with the same id (how operators change a visibility or name). */
 export async function createBoard(deps: { boards: BoardRepository }, board: Board): Promise<Board> {
   requireText('board', board.boardId);
   requireText('org', board.orgId);
@@ -88,6 +89,10 @@ function summarize({ keyHash: _hash, ...rest }: ApiKeyRecord): ApiKeySummary {
   return rest;
 }
 
+/** Ids follow the API's rule, so the CLI never records a board or member the API could not address. */
 function requireText(option: string, value: string): void {
   if (value.trim() === '') throw new ValidationError(`--${option} must not be empty`);
+  if ([...value].length > MAX_ID_LENGTH) {
+    throw new ValidationError(`--${option} must be at most ${MAX_ID_LENGTH} characters`);
+  }
 }

@@ -55,7 +55,7 @@ export async function createSession(
 
   const board = await deps.boards.get(request.boardId);
   if (!board) throw new BoardNotFoundError(request.boardId);
-  if (!isPublicBoard(board) && !(await deps.memberships.isMember(board.orgId, command.keyOwnerId))) {
+  if (!isPublicBoard(board) && !(await isOrgMember(deps.memberships, board.orgId, command.keyOwnerId))) {
     throw new BoardAccessDeniedError();
   }
 
@@ -81,6 +81,11 @@ export async function createSession(
     sessionToken: token,
     embedUrl: `${command.baseUrl}/embed?token=${token}`,
   };
+}
+
+/** A board recorded without an organization belongs to nobody, so no membership can grant access. */
+async function isOrgMember(memberships: MembershipRepository, orgId: string, userId: string) {
+  return orgId !== '' && (await memberships.isMember(orgId, userId));
 }
 
 /** The spec's session object, in the spec's field order: every stored field but the hash, plus the token. */

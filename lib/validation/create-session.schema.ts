@@ -4,15 +4,22 @@
  * Lambda at all; a unit test fails when the generated file is stale.
  */
 
-const id = { type: 'string', minLength: 1, maxLength: 256, pattern: '\\S' } as const;
+/** Longest board, user or organization id, in characters (the admin CLI applies the same rule). */
+export const MAX_ID_LENGTH = 256;
+
+const id = { type: 'string', minLength: 1, maxLength: MAX_ID_LENGTH, pattern: '\\S' } as const;
 const optionalText = { type: ['string', 'null'], maxLength: 256 } as const;
 
 /** Practical e-mail syntax: local part, "@", a dotted domain of letters, digits and hyphens. */
 export const EMAIL_PATTERN =
   "^[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]+(\\.[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]+)*@([A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?\\.)+[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?$";
 
-/** An absolute http(s) URL with a host; `new URL` confirms it after the schema passes. */
-export const HTTP_URL_PATTERN = '^[Hh][Tt][Tt][Pp][Ss]?://[^\\s/?#]+';
+/**
+ * An absolute http(s) URL with a host and no whitespace or control character anywhere (browsers would
+ * silently strip or re-encode them); `new URL` confirms the rest after the schema passes.
+ */
+export const HTTP_URL_PATTERN =
+  '^[Hh][Tt][Tt][Pp][Ss]?://[^\\s\\x00-\\x1f\\x7f/?#]+(?:[/?#][^\\s\\x00-\\x1f\\x7f]*)?$';
 
 export const createSessionSchema = {
   $id: 'create-session-request',

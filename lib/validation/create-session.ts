@@ -62,6 +62,10 @@ function checkHttpUrl(value: string): void {
   if ((url.protocol !== 'http:' && url.protocol !== 'https:') || url.hostname === '') {
     throw new ValidationError('avatarUrl must be an absolute http or https URL');
   }
+  // The URL is shown to every viewer of the embed page; a user name or password in it would leak.
+  if (url.username !== '' || url.password !== '') {
+    throw new ValidationError('avatarUrl must not contain a user name or password');
+  }
 }
 
 const PATTERN_MESSAGES: Record<string, string> = {

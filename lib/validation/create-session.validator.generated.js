@@ -3,12 +3,12 @@
 "use strict";
 export const validate = validate10;
 export default validate10;
-const schema11 = {"$id":"create-session-request","type":"object","additionalProperties":false,"required":["boardId","userId","email"],"properties":{"boardId":{"type":"string","minLength":1,"maxLength":256,"pattern":"\\S"},"userId":{"type":"string","minLength":1,"maxLength":256,"pattern":"\\S"},"email":{"type":"string","maxLength":254,"pattern":"^[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]+(\\.[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]+)*@([A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?\\.)+[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?$"},"firstName":{"type":["string","null"],"maxLength":256},"lastName":{"type":["string","null"],"maxLength":256},"avatarUrl":{"type":["string","null"],"maxLength":2048,"pattern":"^[Hh][Tt][Tt][Pp][Ss]?://[^\\s/?#]+"},"plan":{"type":["string","null"],"maxLength":256},"metadata":{"type":["object","null"]},"expiresInSeconds":{"type":["integer","null"],"minimum":1}}};
+const schema11 = {"$id":"create-session-request","type":"object","additionalProperties":false,"required":["boardId","userId","email"],"properties":{"boardId":{"type":"string","minLength":1,"maxLength":256,"pattern":"\\S"},"userId":{"type":"string","minLength":1,"maxLength":256,"pattern":"\\S"},"email":{"type":"string","maxLength":254,"pattern":"^[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]+(\\.[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]+)*@([A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?\\.)+[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?$"},"firstName":{"type":["string","null"],"maxLength":256},"lastName":{"type":["string","null"],"maxLength":256},"avatarUrl":{"type":["string","null"],"maxLength":2048,"pattern":"^[Hh][Tt][Tt][Pp][Ss]?://[^\\s\\x00-\\x1f\\x7f/?#]+(?:[/?#][^\\s\\x00-\\x1f\\x7f]*)?$"},"plan":{"type":["string","null"],"maxLength":256},"metadata":{"type":["object","null"]},"expiresInSeconds":{"type":["integer","null"],"minimum":1}}};
 const func2 = Object.prototype.hasOwnProperty;
 const func3 = ((s) => { let n = 0; for (const _ of s) n++; return n; });
 const pattern0 = new RegExp("\\S", "u");
 const pattern2 = new RegExp("^[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]+(\\.[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]+)*@([A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?\\.)+[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?$", "u");
-const pattern3 = new RegExp("^[Hh][Tt][Tt][Pp][Ss]?://[^\\s/?#]+", "u");
+const pattern3 = new RegExp("^[Hh][Tt][Tt][Pp][Ss]?://[^\\s\\x00-\\x1f\\x7f/?#]+(?:[/?#][^\\s\\x00-\\x1f\\x7f]*)?$", "u");
 
 function validate10(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 /*# sourceURL="create-session-request" */;
@@ -181,7 +181,7 @@ return false;
 }
 else {
 if(!pattern3.test(data5)){
-validate10.errors = [{instancePath:instancePath+"/avatarUrl",schemaPath:"#/properties/avatarUrl/pattern",keyword:"pattern",params:{pattern: "^[Hh][Tt][Tt][Pp][Ss]?://[^\\s/?#]+"},message:"must match pattern \""+"^[Hh][Tt][Tt][Pp][Ss]?://[^\\s/?#]+"+"\""}];
+validate10.errors = [{instancePath:instancePath+"/avatarUrl",schemaPath:"#/properties/avatarUrl/pattern",keyword:"pattern",params:{pattern: "^[Hh][Tt][Tt][Pp][Ss]?://[^\\s\\x00-\\x1f\\x7f/?#]+(?:[/?#][^\\s\\x00-\\x1f\\x7f]*)?$"},message:"must match pattern \""+"^[Hh][Tt][Tt][Pp][Ss]?://[^\\s\\x00-\\x1f\\x7f/?#]+(?:[/?#][^\\s\\x00-\\x1f\\x7f]*)?$"+"\""}];
 return false;
 }
 }

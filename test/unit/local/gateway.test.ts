@@ -394,11 +394,17 @@ describe('local gateway: failures', () => {
     expect(onlyEvent(handlers.createSession).body).toHaveLength(6 * 1024 * 1024);
   });
 
-  it('answers 413 for a body over 6 MB without invoking anything', async () => {
+  it('answers 413 for a body over 6 MB without invoking the function', async () => {
     const response = await post(new Uint8Array(6 * 1024 * 1024 + 1).fill(0x20));
     const body = await expectGatewayError(response, 'REQUEST_TOO_LARGE');
     expect(body.error).toBe('Payload Too Large');
-    expect(handlers.authorizer).not.toHaveBeenCalled();
+    expect(handlers.createSession).not.toHaveBeenCalled();
+  });
+
+  it('runs the authorizer before the 6 MB Lambda payload limit, as API Gateway does', async () => {
+    handlers.authorizer.mockRejectedValue(new Error('Unauthorized'));
+    const response = await post(new Uint8Array(6 * 1024 * 1024 + 1).fill(0x20));
+    await expectGatewayError(response, 'UNAUTHORIZED');
     expect(handlers.createSession).not.toHaveBeenCalled();
   });
 
@@ -413,6 +419,7 @@ describe('local gateway: failures', () => {
     await fetch(`${baseUrl}/embed?token=${token}`);
     const line = logs.lines().findLast((entry) => entry.message === 'request');
     expect(line).toMatchObject({ method: 'GET', path: '/embed', status: 200 });
+    expect(line?.requestId).toBe(onlyEvent(handlers.embedPage).requestContext.requestId);
     expect(JSON.stringify(logs.lines())).not.toContain(token);
   });
 });

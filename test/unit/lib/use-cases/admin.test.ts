@@ -38,6 +38,12 @@ describe('createBoard', () => {
     expect(BOARD_VISIBILITIES).toEqual(['PUBLIC', 'PRIVATE']);
   });
 
+  it('accepts ids of 256 characters, like the API', async () => {
+    const boards = new FakeBoards();
+    await createBoard({ boards }, board({ boardId: 'b'.repeat(256), orgId: '😀'.repeat(256) }));
+    expect(await boards.list()).toHaveLength(1);
+  });
+
   it('replaces a board with the same id', async () => {
     const boards = new FakeBoards([board()]);
     await createBoard({ boards }, board({ visibility: 'PRIVATE', name: 'Renamed' }));
@@ -60,6 +66,8 @@ describe('createBoard', () => {
     ['a blank board id', { boardId: '   ' }, '--board must not be empty'],
     ['an empty org id', { orgId: '' }, '--org must not be empty'],
     ['a blank org id', { orgId: '\t' }, '--org must not be empty'],
+    ['a board id the API could not address', { boardId: 'b'.repeat(257) }, '--board must be at most 256'],
+    ['an org id over 256 characters', { orgId: '😀'.repeat(257) }, '--org must be at most 256'],
   ])('refuses %s and stores nothing', async (_label, overrides, message) => {
     const boards = new FakeBoards();
     const outcome = createBoard({ boards }, board(overrides));

@@ -307,6 +307,13 @@ describe('createSession: board access', () => {
     );
   });
 
+  it('refuses a private board recorded without an organization, without querying memberships', async () => {
+    const board: Board = { boardId: 'orphan', orgId: '', visibility: 'PRIVATE', name: null };
+    const deps = setup({ boards: [board], members: [{ orgId: '', userId: OWNER }] });
+    await expect(run(deps, { boardId: 'orphan' })).rejects.toBeInstanceOf(BoardAccessDeniedError);
+    expect(deps.memberships.queries).toEqual([]);
+  });
+
   it('refuses a member of another organization', async () => {
     const deps = setup({ members: [{ orgId: 'org-other', userId: OWNER }] });
     await expect(run(deps, { boardId: PRIVATE_BOARD.boardId })).rejects.toBeInstanceOf(

@@ -251,9 +251,26 @@ describe('parseCreateSessionRequest: avatarUrl', () => {
     'https:// example.com/ada.png',
     'https://exa mple.com/ada.png',
     ' https://example.com/ada.png',
+    'https://example.com/ada.png ',
+    'https://example.com/a da.png',
+    'https://example.com/ada\u0000.png',
+    'https://example.com/ada.png\n',
+    'https://example.com/\u007f',
     '',
   ])('rejects %j', (avatarUrl) => {
     expect(rejection(valid({ avatarUrl }))).toBe('avatarUrl must be an absolute http or https URL');
+  });
+
+  it.each(['https://user:secret@cdn.example.com/a.png', 'https://user@cdn.example.com/a.png'])(
+    'rejects %s, whose credentials every viewer of the page would see',
+    (avatarUrl) => {
+      expect(rejection(valid({ avatarUrl }))).toBe('avatarUrl must not contain a user name or password');
+    },
+  );
+
+  it('accepts an @ in the path, which is not a credential', () => {
+    const avatarUrl = 'https://cdn.example.com/users/@ada/avatar.png';
+    expect(parse(valid({ avatarUrl })).avatarUrl).toBe(avatarUrl);
   });
 
   it('accepts 2048 characters and rejects 2049', () => {
