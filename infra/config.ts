@@ -1,11 +1,17 @@
 import { RetentionDays } from 'aws-cdk-lib/aws-logs';
+import {
+  DEFAULT_FRAME_ANCESTORS,
+  isFrameAncestorSource,
+  METADATA_MAX_BYTES_CEILING,
+  readBaseUrl,
+} from '../lib/config';
+import { LOG_LEVELS, type LogLevel } from '../lib/logger';
 
 /** Raised while reading CDK context; its message lists every invalid value so one synth shows them all. */
 export class InfraConfigError extends Error {
   override readonly name = 'InfraConfigError';
 }
 
-export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
 
 export interface CustomDomainConfig {
   domainName: string;
@@ -27,6 +33,8 @@ export interface InfraConfig {
   customDomain: CustomDomainConfig | undefined;
   /** Origins that may frame the embed page (its CSP frame-ancestors); empty keeps the page's default. */
   allowedEmbedOrigins: string[];
+  /** The resulting CSP `frame-ancestors` sources, also sent on the errors API Gateway makes itself. */
+  frameAncestors: string;
   alarmEmail: string | undefined;
   metadataMaxBytes: number | undefined;
 }
@@ -61,12 +69,12 @@ export const CONTEXT_KEYS = [
 export type ContextKey = (typeof CONTEXT_KEYS)[number];
 export type ContextReader = (key: ContextKey) => unknown;
 
-const LOG_LEVELS: readonly LogLevel[] = ['debug', 'info', 'warn', 'error'];
 const RETENTION_VALUES = new Set(
   Object.values(RetentionDays).filter((v): v is number => typeof v === 'number'),
 );
-/** Same ceiling as lib/config.ts: a session item must stay under DynamoDB's 400 KB. */
-const METADATA_MAX_BYTES_CEILING = 350 * 1024;
+/** API Gateway's default account-level limits per region; a stage cannot usefully exceed them. */
+const MAX_THROTTLE_RATE = 10_000;
+const MAX_THROTTLE_BURST = 5_000;
 const STAGE_NAME = /^[A-Za-z][A-Za-z0-9-]{0,31}$/;
 const DOMAIN_NAME = /^(?=.{1,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}$/;
 const CERTIFICATE_ARN = /^arn:aws[a-z-]*:acm:[a-z0-9-]+:\d{12}:certificate\/[A-Za-z0-9-]+$/;
@@ -91,14 +99,16 @@ export function readInfraConfig(context: ContextReader): InfraConfig {
   }
 
   const throttleRateLimit = readNumber(read('throttleRateLimit'), CONTEXT_DEFAULTS.throttleRateLimit);
-  if (!(throttleRateLimit > 0)) {
+  if (!(throttleRateLimit > 0 && throttleRateLimit <= MAX_THROTTLE_RATE)) {
     problems.push(
-      `throttleRateLimit must be a positive number of requests per second, got "${show(read('throttleRateLimit'))}"`,
+      `throttleRateLimit must be a positive number of requests per second, at most ${MAX_THROTTLE_RATE}, got "${show(read('throttleRateLimit'))}"`,
     );
   }
   const throttleBurstLimit = readNumber(read('throttleBurstLimit'), CONTEXT_DEFAULTS.throttleBurstLimit);
-  if (!Number.isInteger(throttleBurstLimit) || throttleBurstLimit < 1) {
-    problems.push(`throttleBurstLimit must be a positive integer, got "${show(read('throttleBurstLimit'))}"`);
+  if (!Number.isInteger(throttleBurstLimit) || throttleBurstLimit < 1 || throttleBurstLimit > MAX_THROTTLE_BURST) {
+    problems.push(
+      `throttleBurstLimit must be an integer from 1 to ${MAX_THROTTLE_BURST}, got "${show(read('throttleBurstLimit'))}"`,
+    );
   }
 
   const authorizerCacheTtlSeconds = readNumber(
@@ -139,7 +149,8 @@ export function readInfraConfig(context: ContextReader): InfraConfig {
 
   const allowedEmbedOrigins = readList(read('allowedEmbedOrigins'), problems);
   for (const origin of allowedEmbedOrigins) {
-    if (!isOrigin(origin)) {
+    // Both rules: an origin as this stack means it, and a source the embed function accepts at start-up.
+    if (!isOrigin(origin) || !isFrameAncestorSource(origin)) {
       problems.push(
         `allowedEmbedOrigins entries must be origins like "https://app.example.com", got "${origin}"`,
       );
@@ -177,6 +188,7 @@ export function readInfraConfig(context: ContextReader): InfraConfig {
     publicBaseUrl,
     customDomain,
     allowedEmbedOrigins,
+    frameAncestors: allowedEmbedOrigins.length > 0 ? allowedEmbedOrigins.join(' ') : DEFAULT_FRAME_ANCESTORS,
     alarmEmail,
     metadataMaxBytes,
   };
@@ -202,21 +214,16 @@ function readCustomDomain(
   return { domainName, certificateArn };
 }
 
-/** Embed URLs carry the session token, so only https is accepted; the trailing slash is dropped. */
+/**
+ * The create-session function's own rules for PUBLIC_BASE_URL (so a value synth accepts never fails the
+ * function at start-up), and https on top: in AWS, embed URLs carry the token over the internet.
+ */
 function validateBaseUrl(value: string, problems: string[]): string | undefined {
-  let url: URL;
-  try {
-    url = new URL(value);
-  } catch {
-    problems.push(`publicBaseUrl must be an absolute https URL, got "${value}"`);
-    return undefined;
-  }
-  if (url.protocol !== 'https:')
+  const url = readBaseUrl({ publicBaseUrl: value }, 'publicBaseUrl', problems);
+  if (url !== undefined && !url.startsWith('https:')) {
     problems.push(`publicBaseUrl must use https (embed links carry a token), got "${value}"`);
-  if (url.search || url.hash || value.includes('?') || value.includes('#')) {
-    problems.push(`publicBaseUrl must not have a query or fragment, got "${value}"`);
   }
-  return value.replace(/\/+$/, '');
+  return url;
 }
 
 function isOrigin(value: string): boolean {

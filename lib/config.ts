@@ -9,7 +9,7 @@ type Env = Record<string, string | undefined>;
 
 export const DEFAULT_METADATA_MAX_BYTES = 32 * 1024;
 /** DynamoDB items are at most 400 KB; metadata must leave room for the rest of the session. */
-const METADATA_MAX_BYTES_CEILING = 350 * 1024;
+export const METADATA_MAX_BYTES_CEILING = 350 * 1024;
 /**
  * Largest request body the API reads. It must hold the largest accepted metadata however the client
  * encodes it: escaping every character as `\uXXXX` (Python's json.dumps does so for non-ASCII) takes up
@@ -50,20 +50,31 @@ export const DEFAULT_FRAME_ANCESTORS = 'https: http://localhost:* http://127.0.0
 const FRAME_SOURCE =
   /^(?:https?:|'self'|'none'|https?:\/\/(?:\*\.)?[a-z0-9-]+(?:\.[a-z0-9-]+)*(?::(?:\d{1,5}|\*))?)$/i;
 
-/** Reads and validates the configuration of the embed page; throws `ConfigError`. */
-export function readEmbedPageConfig(env: Env): EmbedPageConfig {
-  const problems: string[] = [];
-  const tables = readTables(env, ['sessions', 'boards'], problems);
-  const dynamo = readDynamo(env, problems);
-  const frameAncestors = (env.EMBED_FRAME_ANCESTORS?.trim() || DEFAULT_FRAME_ANCESTORS).split(/\s+/);
-  const invalid = frameAncestors.filter((source) => !FRAME_SOURCE.test(source));
+/** True for a CSP source the embed page accepts in `frame-ancestors` (the CDK context is checked with it too). */
+export function isFrameAncestorSource(source: string): boolean {
+  return FRAME_SOURCE.test(source);
+}
+
+/** The embed page's `frame-ancestors` sources from `EMBED_FRAME_ANCESTORS`, or the default. */
+export function readFrameAncestors(env: Env, problems: string[]): string {
+  const sources = (env.EMBED_FRAME_ANCESTORS?.trim() || DEFAULT_FRAME_ANCESTORS).split(/\s+/);
+  const invalid = sources.filter((source) => !isFrameAncestorSource(source));
   if (invalid.length > 0) {
     problems.push(
       `EMBED_FRAME_ANCESTORS has invalid CSP sources: ${invalid.join(' ')} (use origins like https://app.example.com)`,
     );
   }
+  return sources.join(' ');
+}
+
+/** Reads and validates the configuration of the embed page; throws `ConfigError`. */
+export function readEmbedPageConfig(env: Env): EmbedPageConfig {
+  const problems: string[] = [];
+  const tables = readTables(env, ['sessions', 'boards'], problems);
+  const dynamo = readDynamo(env, problems);
+  const frameAncestors = readFrameAncestors(env, problems);
   fail(problems);
-  return { tables, dynamo, frameAncestors: frameAncestors.join(' ') };
+  return { tables, dynamo, frameAncestors };
 }
 
 /** Reads and validates the configuration of the create-session function; throws `ConfigError`. */
@@ -134,6 +145,9 @@ export function readBaseUrl(env: Env, name: string, problems: string[]): string 
   }
   // `url.search` is empty for a bare trailing "?", so look at the text itself.
   if (value.includes('?') || value.includes('#')) problems.push(`${name} must not have a query or fragment`);
+  const url = new URL(value);
+  // Every embed URL starts with it, so credentials in it would be handed to every embedding site.
+  if (url.username || url.password) problems.push(`${name} must not contain a user name or password`);
   return value.replace(/\/+$/, '');
 }
 

@@ -7,6 +7,8 @@ export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
 export type LogFields = Record<string, unknown>;
 
 const LEVELS: Record<LogLevel, number> = { debug: 10, info: 20, warn: 30, error: 40 };
+/** The levels `LOG_LEVEL` (and the stack's `logLevel` context) may name. */
+export const LOG_LEVELS = Object.keys(LEVELS) as readonly LogLevel[];
 
 export interface Logger {
   debug(message: string, fields?: LogFields): void;

@@ -7,9 +7,12 @@ import type {
   APIGatewayTokenAuthorizerEvent,
   Context,
 } from 'aws-lambda';
-import { GATEWAY_RESPONSES, type GatewayResponseType } from '../lib/gateway-responses';
-import { API_HEADERS, jsonError } from '../lib/http/response';
-import { errorBody } from '../lib/http/status';
+import {
+  type GatewayReply,
+  type GatewayResponseType,
+  gatewayResponse,
+  methodNotAllowed,
+} from '../lib/http/gateway-responses';
 import type { Logger } from '../lib/logger';
 import { AUTHORIZER_FUNCTION, type FunctionName, ROUTES, type RouteDefinition } from '../lib/routes';
 
@@ -29,6 +32,8 @@ export interface GatewayOptions {
   /** Host (and port) that API Gateway would report as `requestContext.domainName`. */
   domainName: string;
   logger: Logger;
+  /** Headers of every gateway-made response (see `gatewaySecurityHeaders`), as the CDK stack sets them. */
+  securityHeaders: Readonly<Record<string, string>>;
 }
 
 type Reply = { status: number; headers: Record<string, string | string[]>; body: Buffer };
@@ -45,7 +50,7 @@ export function createGateway(options: GatewayOptions): (req: IncomingMessage, r
     route(options, req, requestId)
       .catch((error: unknown) => {
         options.logger.error('local gateway failure', { errorMessage: (error as Error).message });
-        return gatewayReply('DEFAULT_5XX');
+        return gatewayReply(options, 'DEFAULT_5XX');
       })
       .then((reply) => {
         res.writeHead(reply.status, reply.headers);
@@ -65,29 +70,28 @@ export function createGateway(options: GatewayOptions): (req: IncomingMessage, r
 async function route(options: GatewayOptions, req: IncomingMessage, requestId: string): Promise<Reply> {
   const url = new URL(req.url ?? '/', 'http://local');
   const body = await readBody(req);
-  if (body === undefined) return gatewayReply('REQUEST_TOO_LARGE');
+  if (body === undefined) return gatewayReply(options, 'REQUEST_TOO_LARGE');
 
   const onPath = ROUTES.filter((r) => r.path === url.pathname);
-  if (onPath.length === 0) return gatewayReply('MISSING_AUTHENTICATION_TOKEN');
+  if (onPath.length === 0) return gatewayReply(options, 'MISSING_AUTHENTICATION_TOKEN');
   const matched = onPath.find((r) => r.method === req.method);
-  if (!matched) {
-    const allow = onPath.map((r) => r.method).join(', ');
-    return fromResult(
-      jsonError(405, `Method ${req.method} is not allowed on ${url.pathname}; use ${allow}`, {
-        Allow: allow,
-      }),
+  if (!matched)
+    return toReply(
+      methodNotAllowed(
+        onPath.map((r) => r.method),
+        options.securityHeaders,
+      ),
     );
-  }
 
   const headers = singleHeaders(req);
   let authorizer: Record<string, unknown> | null = null;
   if (matched.auth === 'apiKey') {
     const outcome = await authorize(options, matched, headerOf(headers, 'authorization'), requestId);
-    if (typeof outcome === 'string') return gatewayReply(outcome);
+    if (typeof outcome === 'string') return gatewayReply(options, outcome);
     authorizer = outcome;
   }
   // Lambda's payload limit applies when the gateway invokes the function, after the authorizer ran.
-  if (body.length > LAMBDA_MAX_PAYLOAD_BYTES) return gatewayReply('REQUEST_TOO_LARGE');
+  if (body.length > LAMBDA_MAX_PAYLOAD_BYTES) return gatewayReply(options, 'REQUEST_TOO_LARGE');
 
   const event = proxyEvent(options, req, url, matched, headers, body, authorizer, requestId);
   let result: APIGatewayProxyResult;
@@ -102,9 +106,9 @@ async function route(options: GatewayOptions, req: IncomingMessage, requestId: s
       function: matched.function,
       errorMessage: (error as Error).message,
     });
-    return gatewayReply('INTEGRATION_FAILURE');
+    return gatewayReply(options, 'INTEGRATION_FAILURE');
   }
-  if (!result || typeof result.statusCode !== 'number') return gatewayReply('INTEGRATION_FAILURE');
+  if (!result || typeof result.statusCode !== 'number') return gatewayReply(options, 'INTEGRATION_FAILURE');
   return fromResult(result);
 }
 
@@ -257,13 +261,12 @@ function headerOf(headers: Record<string, string>, name: string): string | undef
   return key === undefined ? undefined : headers[key];
 }
 
-function gatewayReply(type: GatewayResponseType): Reply {
-  const { status, message } = GATEWAY_RESPONSES[type];
-  return {
-    status,
-    headers: { ...API_HEADERS },
-    body: Buffer.from(JSON.stringify(errorBody(status, message))),
-  };
+function gatewayReply(options: GatewayOptions, type: GatewayResponseType): Reply {
+  return toReply(gatewayResponse(type, options.securityHeaders));
+}
+
+function toReply(response: GatewayReply): Reply {
+  return { status: response.status, headers: response.headers, body: Buffer.from(response.body) };
 }
 
 function fromResult(result: APIGatewayProxyResult): Reply {

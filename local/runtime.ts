@@ -2,7 +2,9 @@ import { once } from 'node:events';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
+import { fail, readFrameAncestors } from '../lib/config';
 import { createDocumentClient } from '../lib/dynamodb/client';
+import { gatewaySecurityHeaders } from '../lib/http/gateway-responses';
 import { createLogger, type Logger } from '../lib/logger';
 import { FUNCTIONS, type FunctionName } from '../lib/routes';
 import { LOCAL_TABLE_NAMES, TABLE_KEYS, TABLES } from '../lib/tables';
@@ -61,7 +63,15 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
     process.env.PUBLIC_BASE_URL ||= baseUrl;
     for (const key of TABLE_KEYS) process.env[TABLES[key].envVar] = LOCAL_TABLE_NAMES[key];
 
-    gateway = createGateway({ handlers: await loadHandlers(), domainName: `${host}:${port}`, logger });
+    const problems: string[] = [];
+    const frameAncestors = readFrameAncestors(process.env, problems);
+    fail(problems);
+    gateway = createGateway({
+      handlers: await loadHandlers(),
+      domainName: `${host}:${port}`,
+      logger,
+      securityHeaders: gatewaySecurityHeaders(frameAncestors),
+    });
 
     const demo = options.seed
       ? await seedDemoData(

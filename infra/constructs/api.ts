@@ -22,10 +22,11 @@ import { LogGroup } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import {
   GATEWAY_RESPONSES,
-  type GatewayResponse,
   type GatewayResponseType,
-} from '../../lib/gateway-responses';
-import { errorBody } from '../../lib/http/status';
+  gatewayResponse,
+  gatewaySecurityHeaders,
+  methodNotAllowed,
+} from '../../lib/http/gateway-responses';
 import type { InfraConfig } from '../config';
 import type { RouteSpec, ServiceDefinitions } from '../definitions';
 import type { ServiceFunctions } from './functions';
@@ -85,10 +86,13 @@ export class EmbedApi extends Construct {
   readonly accessLogGroup: LogGroup;
   readonly authorizer: TokenAuthorizer | undefined;
   readonly domainName: DomainName | undefined;
+  /** Headers of every response API Gateway makes itself, with the embed page's framing rules. */
+  private readonly securityHeaders: Record<string, string>;
 
   constructor(scope: Construct, id: string, props: EmbedApiProps) {
     super(scope, id);
     const { config, definitions, functions } = props;
+    this.securityHeaders = gatewaySecurityHeaders(config.frameAncestors);
 
     this.accessLogGroup = new LogGroup(this, 'AccessLogs', { retention: config.logRetentionDays });
     this.restApi = new RestApi(this, 'RestApi', {
@@ -135,15 +139,13 @@ export class EmbedApi extends Construct {
       this.addMethodNotAllowed(resource, routes);
     }
 
-    for (const [type, response] of Object.entries(GATEWAY_RESPONSES) as [
-      GatewayResponseType,
-      GatewayResponse,
-    ][]) {
+    for (const type of Object.keys(GATEWAY_RESPONSES) as GatewayResponseType[]) {
+      const response = gatewayResponse(type, this.securityHeaders);
       this.restApi.addGatewayResponse(type, {
         type: ResponseType.of(type),
         statusCode: String(response.status),
-        responseHeaders: { 'Content-Type': "'application/json'" },
-        templates: { 'application/json': jsonTemplate(errorBody(response.status, response.message)) },
+        responseHeaders: quoted(response.headers),
+        templates: { 'application/json': jsonTemplate(JSON.parse(response.body)) },
       });
     }
 
@@ -181,8 +183,11 @@ export class EmbedApi extends Construct {
    * turns whatever the mock returns (even for an unexpected content type) into the 405.
    */
   private addMethodNotAllowed(resource: Resource, routes: readonly RouteSpec[]): void {
-    const allow = [...new Set(routes.map((route) => route.method))].sort().join(', ');
-    const body = jsonTemplate(errorBody(405, `Method not allowed; this resource accepts ${allow}`));
+    const response = methodNotAllowed(
+      routes.map((route) => route.method),
+      this.securityHeaders,
+    );
+    const headerNames = Object.keys(response.headers).map((name) => `method.response.header.${name}`);
     const integration = new MockIntegration({
       passthroughBehavior: PassthroughBehavior.WHEN_NO_MATCH,
       requestTemplates: Object.fromEntries(
@@ -191,11 +196,13 @@ export class EmbedApi extends Construct {
       integrationResponses: [
         {
           statusCode: '405',
-          responseTemplates: { 'application/json': body },
-          responseParameters: {
-            'method.response.header.Allow': `'${allow}'`,
-            'method.response.header.Content-Type': "'application/json'",
-          },
+          responseTemplates: { 'application/json': jsonTemplate(JSON.parse(response.body)) },
+          responseParameters: Object.fromEntries(
+            Object.entries(quoted(response.headers)).map(([name, value]) => [
+              `method.response.header.${name}`,
+              value,
+            ]),
+          ),
         },
       ],
     });
@@ -204,10 +211,7 @@ export class EmbedApi extends Construct {
       methodResponses: [
         {
           statusCode: '405',
-          responseParameters: {
-            'method.response.header.Allow': true,
-            'method.response.header.Content-Type': true,
-          },
+          responseParameters: Object.fromEntries(headerNames.map((name) => [name, true])),
         },
       ],
     });
@@ -249,6 +253,16 @@ export class EmbedApi extends Construct {
       },
     );
   }
+}
+
+/**
+ * Header values as API Gateway mapping expressions: a static value is single-quoted, and quotes inside it
+ * (CSP keywords such as 'none') are backslash-escaped.
+ */
+export function quoted(headers: Record<string, string>): Record<string, string> {
+  return Object.fromEntries(
+    Object.entries(headers).map(([name, value]) => [name, `'${value.replaceAll("'", "\\'")}'`]),
+  );
 }
 
 /** Routes grouped by path, in route-table order. */

@@ -1,8 +1,16 @@
 import { Duration } from 'aws-cdk-lib';
 import type { Stage } from 'aws-cdk-lib/aws-apigateway';
-import { Alarm, ComparisonOperator, type IMetric, TreatMissingData } from 'aws-cdk-lib/aws-cloudwatch';
+import {
+  Alarm,
+  ComparisonOperator,
+  type IMetric,
+  MathExpression,
+  Metric,
+  TreatMissingData,
+} from 'aws-cdk-lib/aws-cloudwatch';
 import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
 import { type ITable, Operation } from 'aws-cdk-lib/aws-dynamodb';
+import { FilterPattern, MetricFilter } from 'aws-cdk-lib/aws-logs';
 import { Topic } from 'aws-cdk-lib/aws-sns';
 import { EmailSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
 import { Construct } from 'constructs';
@@ -13,6 +21,8 @@ import { constructId } from './data';
 import type { ServiceFunctions } from './functions';
 
 const PERIOD = Duration.minutes(5);
+/** Namespace of the metrics the stack derives from its functions' logs. */
+export const METRIC_NAMESPACE = 'EmbedSessionService';
 
 /** The CloudWatch operation of each DynamoDB action the functions may perform (compile-time complete). */
 const OPERATIONS: Record<DynamoAction, Operation> = {
@@ -53,10 +63,25 @@ export class Monitoring extends Construct {
 
     for (const [name, serviceFunction] of Object.entries(props.functions.functions)) {
       const fn = serviceFunction.function;
+      // The authorizer refuses a bad key by throwing `Unauthorized`, which Lambda counts as an error: an
+      // alarm on its Errors would page on every mistyped key. Its real failures are logged at error level.
+      if (name !== props.definitions.authorizer) {
+        this.alarm(
+          `${constructId(name)}Errors`,
+          fn.metricErrors({ period: PERIOD, statistic: 'Sum' }),
+          `The ${name} function failed at least once`,
+        );
+      }
       this.alarm(
-        `${constructId(name)}Errors`,
-        fn.metricErrors({ period: PERIOD, statistic: 'Sum' }),
-        `The ${name} function failed at least once`,
+        `${constructId(name)}LoggedErrors`,
+        new MetricFilter(this, `${constructId(name)}ErrorLines`, {
+          logGroup: serviceFunction.logGroup,
+          filterPattern: FilterPattern.stringValue('$.level', '=', 'error'),
+          metricNamespace: METRIC_NAMESPACE,
+          metricName: `${constructId(name)}LoggedErrors`,
+          metricValue: '1',
+        }).metric({ period: PERIOD, statistic: 'Sum' }),
+        `The ${name} function logged at least one error (an unexpected failure or DynamoDB unavailable)`,
       );
       this.alarm(
         `${constructId(name)}Throttles`,
@@ -69,7 +94,7 @@ export class Monitoring extends Construct {
       const operations = tableOperations(props.definitions, key);
       this.alarm(
         `${constructId(key)}Throttles`,
-        table.metricThrottledRequestsForOperations({ operations, period: PERIOD, statistic: 'Sum' }),
+        throttledRequests(table, operations),
         `Requests to the ${key} table were throttled`,
       );
     }
@@ -88,6 +113,31 @@ export class Monitoring extends Construct {
     alarm.addAlarmAction(new SnsAction(this.topic));
     this.alarms.push(alarm);
   }
+}
+
+/**
+ * Throttled requests summed over operations. DynamoDB publishes the metric only for an operation that was
+ * throttled, and a plain `a + b` has no value where either is missing, so each term is filled with 0.
+ */
+function throttledRequests(table: ITable, operations: Operation[]): IMetric {
+  const metrics: Record<string, Metric> = {};
+  for (const operation of operations) {
+    metrics[operation.toLowerCase()] = new Metric({
+      namespace: 'AWS/DynamoDB',
+      metricName: 'ThrottledRequests',
+      dimensionsMap: { TableName: table.tableName, Operation: operation },
+      period: PERIOD,
+      statistic: 'Sum',
+    });
+  }
+  return new MathExpression({
+    expression: Object.keys(metrics)
+      .map((id) => `FILL(${id}, 0)`)
+      .join(' + '),
+    usingMetrics: metrics,
+    label: 'Throttled requests',
+    period: PERIOD,
+  });
 }
 
 /**

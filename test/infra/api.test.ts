@@ -141,6 +141,10 @@ describe('405 for other methods', () => {
         ResponseParameters: {
           'method.response.header.Allow': true,
           'method.response.header.Content-Type': true,
+          'method.response.header.Cache-Control': true,
+          'method.response.header.X-Content-Type-Options': true,
+          'method.response.header.Content-Security-Policy': true,
+          'method.response.header.Referrer-Policy': true,
         },
       },
     ]);
@@ -161,6 +165,11 @@ describe('405 for other methods', () => {
     expect(response.ResponseParameters).toEqual({
       'method.response.header.Allow': `'${allowed}'`,
       'method.response.header.Content-Type': "'application/json'",
+      'method.response.header.Cache-Control': "'no-store'",
+      'method.response.header.X-Content-Type-Options': "'nosniff'",
+      'method.response.header.Content-Security-Policy':
+        "'default-src \\'none\\'; frame-ancestors https: http://localhost:* http://127.0.0.1:*'",
+      'method.response.header.Referrer-Policy': "'no-referrer'",
     });
     expect(JSON.parse(response.ResponseTemplates['application/json'])).toEqual({
       error: 'Method Not Allowed',

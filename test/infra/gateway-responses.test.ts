@@ -1,10 +1,35 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { jsonTemplate } from '../../infra/constructs/api';
-import { GATEWAY_RESPONSES, type GatewayResponseType } from '../../lib/gateway-responses';
-import { statusName } from '../../lib/http/status';
 import { type Json, resources, type Synthesized, synthesize } from './support';
 
-const TYPES = Object.keys(GATEWAY_RESPONSES) as GatewayResponseType[];
+/**
+ * What a client must receive for each error API Gateway makes itself, written out here rather than read
+ * from lib/http/gateway-responses.ts, so a wrong entry in that table fails this test.
+ */
+const EXPECTED: Record<string, { status: string; error: string; message?: string; retryAfter?: string }> = {
+  ACCESS_DENIED: { status: '403', error: 'Forbidden' },
+  API_CONFIGURATION_ERROR: { status: '500', error: 'Internal Server Error' },
+  AUTHORIZER_CONFIGURATION_ERROR: { status: '500', error: 'Internal Server Error' },
+  AUTHORIZER_FAILURE: { status: '503', error: 'Service Unavailable', retryAfter: '2' },
+  BAD_REQUEST_BODY: { status: '400', error: 'Bad Request' },
+  BAD_REQUEST_PARAMETERS: { status: '400', error: 'Bad Request' },
+  DEFAULT_4XX: { status: '400', error: 'Bad Request' },
+  DEFAULT_5XX: { status: '500', error: 'Internal Server Error' },
+  EXPIRED_TOKEN: { status: '404', error: 'Not Found', message: 'No such route' },
+  INTEGRATION_FAILURE: { status: '502', error: 'Bad Gateway' },
+  INTEGRATION_TIMEOUT: { status: '504', error: 'Gateway Timeout' },
+  INVALID_API_KEY: { status: '401', error: 'Unauthorized', message: 'The API key is missing or invalid' },
+  INVALID_SIGNATURE: { status: '404', error: 'Not Found', message: 'No such route' },
+  MISSING_AUTHENTICATION_TOKEN: { status: '404', error: 'Not Found', message: 'No such route' },
+  QUOTA_EXCEEDED: { status: '429', error: 'Too Many Requests' },
+  REQUEST_TOO_LARGE: { status: '413', error: 'Payload Too Large' },
+  RESOURCE_NOT_FOUND: { status: '404', error: 'Not Found', message: 'No such route' },
+  THROTTLED: { status: '429', error: 'Too Many Requests', retryAfter: '1' },
+  UNAUTHORIZED: { status: '401', error: 'Unauthorized', message: 'The API key is missing or invalid' },
+  UNSUPPORTED_MEDIA_TYPE: { status: '415', error: 'Unsupported Media Type' },
+  WAF_FILTERED: { status: '403', error: 'Forbidden' },
+};
+const TYPES = Object.keys(EXPECTED);
 
 let synth: Synthesized;
 let byType: Record<string, Json>;
@@ -20,48 +45,61 @@ beforeAll(() => {
 });
 afterAll(() => synth?.dispose());
 
+const bodyOf = (type: string) => JSON.parse(byType[type].ResponseTemplates['application/json']);
+
 describe('gateway responses', () => {
-  it('defines a response for every gateway-made error of lib/gateway-responses.ts, and no other', () => {
+  it('customizes every response type API Gateway has, so none keeps its default body', () => {
     expect(Object.keys(byType).sort()).toEqual([...TYPES].sort());
   });
 
   it.each(TYPES)('answers %s with its status code', (type) => {
-    expect(byType[type].StatusCode).toBe(String(GATEWAY_RESPONSES[type].status));
+    expect(byType[type].StatusCode).toBe(EXPECTED[type]?.status);
   });
 
-  it.each(TYPES)('answers %s with a JSON {"error", "message"} body in the house shape', (type) => {
-    const { status, message } = GATEWAY_RESPONSES[type];
-    const template = byType[type].ResponseTemplates['application/json'];
-    expect(JSON.parse(template)).toEqual({ error: statusName(status), message });
+  it.each(TYPES)('answers %s with exactly {"error": <status name>, "message": <text>}', (type) => {
+    const body = bodyOf(type);
+    expect(Object.keys(body).sort()).toEqual(['error', 'message']);
+    expect(body.error).toBe(EXPECTED[type]?.error);
+    expect(typeof body.message).toBe('string');
+    expect(body.message.length).toBeGreaterThan(0);
+    if (EXPECTED[type]?.message) expect(body.message).toBe(EXPECTED[type]?.message);
   });
 
-  it.each(TYPES)('labels %s as application/json', (type) => {
-    expect(byType[type].ResponseParameters).toEqual({
+  it.each(TYPES)('sends %s as uncacheable JSON with the house headers', (type) => {
+    const expected: Record<string, string> = {
       'gatewayresponse.header.Content-Type': "'application/json'",
-    });
+      'gatewayresponse.header.Cache-Control': "'no-store'",
+      'gatewayresponse.header.X-Content-Type-Options': "'nosniff'",
+      // The embed page's rules, since /embed can be answered by the gateway too (quotes escaped).
+      'gatewayresponse.header.Content-Security-Policy':
+        "'default-src \\'none\\'; frame-ancestors https: http://localhost:* http://127.0.0.1:*'",
+      'gatewayresponse.header.Referrer-Policy': "'no-referrer'",
+    };
+    const retryAfter = EXPECTED[type]?.retryAfter;
+    if (retryAfter) expected['gatewayresponse.header.Retry-After'] = `'${retryAfter}'`;
+    expect(byType[type].ResponseParameters).toEqual(expected);
   });
 
   it.each(TYPES)('keeps the %s template free of VTL syntax', (type) => {
     expect(byType[type].ResponseTemplates['application/json']).not.toMatch(/[$#]/);
   });
 
-  it('reports an unknown route (missing authentication token) as 404 Not Found', () => {
-    expect(byType.MISSING_AUTHENTICATION_TOKEN.StatusCode).toBe('404');
-    expect(JSON.parse(byType.MISSING_AUTHENTICATION_TOKEN.ResponseTemplates['application/json']).error).toBe(
-      'Not Found',
-    );
+  it('frames gateway errors only where allowedEmbedOrigins lets the embed page be framed', () => {
+    const override = synthesize({ context: { allowedEmbedOrigins: ['https://app.example.com'] } });
+    try {
+      const [throttled] = Object.values(
+        resources(override.template, 'AWS::ApiGateway::GatewayResponse'),
+      ).filter((r) => r.Properties.ResponseType === 'THROTTLED');
+      expect(throttled.Properties.ResponseParameters['gatewayresponse.header.Content-Security-Policy']).toBe(
+        "'default-src \\'none\\'; frame-ancestors https://app.example.com'",
+      );
+    } finally {
+      override.dispose();
+    }
   });
 
-  it('reports a missing or invalid API key as 401 Unauthorized', () => {
-    expect(byType.UNAUTHORIZED.StatusCode).toBe('401');
-    expect(JSON.parse(byType.UNAUTHORIZED.ResponseTemplates['application/json'])).toEqual({
-      error: 'Unauthorized',
-      message: 'The API key is missing or invalid',
-    });
-  });
-
-  it('reports a failing authorizer as 503, never as a bad key', () => {
-    expect(byType.AUTHORIZER_FAILURE.StatusCode).toBe('503');
+  it('tells a caller whose authorizer failed to retry, without blaming the key', () => {
+    expect(bodyOf('AUTHORIZER_FAILURE').message).not.toMatch(/key/i);
   });
 });
 

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { FUNCTIONS } from '../../lib/routes';
+import { AUTHORIZER_FUNCTION, FUNCTIONS } from '../../lib/routes';
 import { TABLE_KEYS, type TableKey } from '../../lib/tables';
 import {
   functionByDescription,
@@ -40,17 +40,44 @@ describe('alarms', () => {
     expect(dimensions).toEqual(['ApiName', 'Stage']);
   });
 
-  it.each(NAMES.flatMap((name) => [[name, 'Errors'] as const, [name, 'Throttles'] as const]))(
-    'alarms on %s %s',
-    (name, metricName) => {
-      const [functionId] = functionByDescription(synth.template, FUNCTIONS[name].description);
-      const matching = withMetric('AWS/Lambda', metricName).filter(
-        (a) => a.Properties.Dimensions[0].Value.Ref === functionId,
-      );
-      expect(matching).toHaveLength(1);
-      expect(matching[0].Properties).toMatchObject({ Statistic: 'Sum', Threshold: 1 });
-    },
-  );
+  const lambdaAlarms = (name: (typeof NAMES)[number], metricName: string) => {
+    const [functionId] = functionByDescription(synth.template, FUNCTIONS[name].description);
+    return withMetric('AWS/Lambda', metricName).filter(
+      (a) => a.Properties.Dimensions[0].Value.Ref === functionId,
+    );
+  };
+
+  it.each(NAMES.flatMap((name) => [[name, 'Throttles'] as const]))('alarms on %s %s', (name, metricName) => {
+    const matching = lambdaAlarms(name, metricName);
+    expect(matching).toHaveLength(1);
+    expect(matching[0].Properties).toMatchObject({ Statistic: 'Sum', Threshold: 1 });
+  });
+
+  it.each(NAMES.filter((name) => name !== AUTHORIZER_FUNCTION))('alarms on %s Errors', (name) => {
+    const matching = lambdaAlarms(name, 'Errors');
+    expect(matching).toHaveLength(1);
+    expect(matching[0].Properties).toMatchObject({ Statistic: 'Sum', Threshold: 1 });
+  });
+
+  it('does not alarm on the authorizer’s Errors, which count every refused key', () => {
+    expect(lambdaAlarms(AUTHORIZER_FUNCTION, 'Errors')).toEqual([]);
+  });
+
+  it.each(NAMES)('alarms when %s logs a line at error level', (name) => {
+    const [functionId] = functionByDescription(synth.template, FUNCTIONS[name].description);
+    const logGroupId = synth.template.toJSON().Resources[functionId].Properties.LoggingConfig.LogGroup.Ref;
+    const filters = Object.values(resources(synth.template, 'AWS::Logs::MetricFilter')).filter(
+      (f) => f.Properties.LogGroupName.Ref === logGroupId,
+    );
+    expect(filters).toHaveLength(1);
+    const filter = filters[0].Properties;
+    expect(filter.FilterPattern).toBe('{ $.level = "error" }');
+    const [transformation] = filter.MetricTransformations;
+    expect(transformation.MetricValue).toBe('1');
+    const matching = withMetric(transformation.MetricNamespace, transformation.MetricName);
+    expect(matching).toHaveLength(1);
+    expect(matching[0].Properties).toMatchObject({ Statistic: 'Sum', Threshold: 1 });
+  });
 
   it.each(TABLE_KEYS)(
     'alarms on throttled requests to the %s table, for the operations the functions use',
@@ -75,8 +102,21 @@ describe('alarms', () => {
     },
   );
 
-  it('has exactly these alarms: API 5XX, errors and throttles per function, throttling per table', () => {
-    expect(alarms).toHaveLength(1 + 2 * NAMES.length + TABLE_KEYS.length);
+  it('counts a throttled operation even when the table’s other operations have no data', () => {
+    for (const key of TABLE_KEYS) {
+      const tableId = tableLogicalIds(synth.template)[key];
+      const [alarm] = alarms.filter((a) =>
+        JSON.stringify(a.Properties.Metrics ?? []).includes(`"Ref":"${tableId}"`),
+      );
+      const ids: string[] = alarm.Properties.Metrics.filter((m: Json) => m.MetricStat).map((m: Json) => m.Id);
+      const [expression] = alarm.Properties.Metrics.filter((m: Json) => m.Expression);
+      expect(expression.ReturnData).not.toBe(false);
+      expect(expression.Expression).toBe(ids.map((id) => `FILL(${id}, 0)`).join(' + '));
+    }
+  });
+
+  it('has exactly these alarms: API 5XX, per function throttles, logged errors and (but the authorizer) errors, throttling per table', () => {
+    expect(alarms).toHaveLength(1 + 3 * NAMES.length - 1 + TABLE_KEYS.length);
   });
 
   it('sends every alarm to the alarm topic and treats missing data as fine', () => {

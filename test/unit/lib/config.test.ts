@@ -98,6 +98,8 @@ describe('readCreateSessionConfig', () => {
       'https://embed.example.com/#top',
       'https://embed.example.com/?',
       'https://embed.example.com#',
+      'https://user:secret@embed.example.com',
+      'https://user@embed.example.com',
     ])('refuses %j', (value) => {
       expect(
         configError(() => readCreateSessionConfig({ ...ENV, PUBLIC_BASE_URL: value })).message,

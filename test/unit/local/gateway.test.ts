@@ -9,7 +9,7 @@ import type {
   Context,
 } from 'aws-lambda';
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
-import { GATEWAY_RESPONSES } from '../../../lib/gateway-responses';
+import { GATEWAY_RESPONSES } from '../../../lib/http/gateway-responses';
 import type { FunctionName } from '../../../lib/routes';
 import { createGateway, type LambdaHandler, policyAllows } from '../../../local/gateway';
 import { memoryLogger } from '../helpers/logs';
@@ -133,6 +133,9 @@ const handlers = {
   health: vi.fn<ProxyHandler>(),
 };
 
+/** Stand-ins for the CSP and referrer headers the runtime derives from its configuration. */
+const SECURITY_HEADERS = { 'Content-Security-Policy': "frame-ancestors 'test'", 'Referrer-Policy': 'test' };
+
 let server: Server;
 let baseUrl: string;
 let logs: ReturnType<typeof memoryLogger>;
@@ -144,6 +147,7 @@ beforeAll(async () => {
       handlers: handlers as unknown as Record<FunctionName, LambdaHandler>,
       domainName: 'gateway.test:1234',
       logger: logs.logger,
+      securityHeaders: SECURITY_HEADERS,
     }),
   );
   server.listen(0, '127.0.0.1');
@@ -175,6 +179,10 @@ async function expectGatewayError(response: Response, type: keyof typeof GATEWAY
   expect(response.status).toBe(status);
   expect(response.headers.get('content-type')).toBe('application/json');
   expect(response.headers.get('cache-control')).toBe('no-store');
+  expect(response.headers.get('x-content-type-options')).toBe('nosniff');
+  for (const [name, value] of Object.entries({ ...SECURITY_HEADERS, ...GATEWAY_RESPONSES[type].headers })) {
+    expect(response.headers.get(name)).toBe(value);
+  }
   const body = (await response.json()) as Record<string, unknown>;
   expect(Object.keys(body).sort()).toEqual(['error', 'message']);
   expect(body.message).toBe(message);
@@ -199,9 +207,11 @@ describe('local gateway: routing', () => {
     expect(response.status).toBe(405);
     expect(response.headers.get('allow')).toBe('POST');
     expect(response.headers.get('content-type')).toBe('application/json');
+    expect(response.headers.get('cache-control')).toBe('no-store');
+    expect(response.headers.get('content-security-policy')).toBe(SECURITY_HEADERS['Content-Security-Policy']);
     expect(await response.json()).toEqual({
       error: 'Method Not Allowed',
-      message: 'Method GET is not allowed on /api/embed/sessions; use POST',
+      message: 'Method not allowed; this resource accepts POST',
     });
     const embed = await fetch(`${baseUrl}/embed`, { method: 'DELETE' });
     expect(embed.status).toBe(405);
