@@ -12,7 +12,6 @@ export class InfraConfigError extends Error {
   override readonly name = 'InfraConfigError';
 }
 
-
 export interface CustomDomainConfig {
   domainName: string;
   /** ACM certificate in the stack's region (the API endpoint is regional). */
@@ -105,7 +104,11 @@ export function readInfraConfig(context: ContextReader): InfraConfig {
     );
   }
   const throttleBurstLimit = readNumber(read('throttleBurstLimit'), CONTEXT_DEFAULTS.throttleBurstLimit);
-  if (!Number.isInteger(throttleBurstLimit) || throttleBurstLimit < 1 || throttleBurstLimit > MAX_THROTTLE_BURST) {
+  if (
+    !Number.isInteger(throttleBurstLimit) ||
+    throttleBurstLimit < 1 ||
+    throttleBurstLimit > MAX_THROTTLE_BURST
+  ) {
     problems.push(
       `throttleBurstLimit must be an integer from 1 to ${MAX_THROTTLE_BURST}, got "${show(read('throttleBurstLimit'))}"`,
     );

@@ -6,6 +6,7 @@ import { EmbedApi } from './constructs/api';
 import { constructId, DataTables } from './constructs/data';
 import { ServiceFunctions } from './constructs/functions';
 import { Monitoring } from './constructs/monitoring';
+import type { ServiceFunctionProps } from './constructs/service-function';
 import { SERVICE_DEFINITIONS, type ServiceDefinitions } from './definitions';
 
 export interface EmbedSessionStackProps extends StackProps {
@@ -74,9 +75,12 @@ export class EmbedSessionStack extends Stack {
   }
 }
 
-/** Environment shared by every function; table names are added per function from its access list. */
-function functionEnvironment(config: InfraConfig): Record<string, string> {
-  const environment: Record<string, string> = { LOG_LEVEL: config.logLevel };
+/**
+ * LOG_LEVEL and the configured optional settings; each function receives the settings its definition
+ * names, and the names of the tables it may use.
+ */
+function functionEnvironment(config: InfraConfig): ServiceFunctionProps['environment'] {
+  const environment: ServiceFunctionProps['environment'] = { LOG_LEVEL: config.logLevel };
   if (config.publicBaseUrl) environment.PUBLIC_BASE_URL = config.publicBaseUrl;
   // The embed page's CSP frame-ancestors; unset, the function's own default (any https site) applies.
   if (config.allowedEmbedOrigins.length > 0)

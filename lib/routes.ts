@@ -7,12 +7,25 @@ import type { TableKey } from './tables';
  */
 export type DynamoAction = 'GetItem' | 'PutItem' | 'Query';
 
+/** Optional settings a function reads from its environment, besides LOG_LEVEL and its table names. */
+export type FunctionSetting = 'PUBLIC_BASE_URL' | 'METADATA_MAX_BYTES' | 'EMBED_FRAME_ANCESTORS';
+
+/** House defaults of every function, in AWS and in the local gateway's Lambda context. */
+export const FUNCTION_MEMORY_MB = 512;
+/**
+ * Room for three DynamoDB calls that each exhaust the client's retries (3 attempts of at most 1 s, see
+ * lib/dynamodb/client.ts), so a slow DynamoDB ends in the service's own 503, not in a Lambda timeout.
+ */
+export const FUNCTION_TIMEOUT_SECONDS = 15;
+
 export interface FunctionDefinition {
   /** Source file, relative to the project root; its `handler` export is the Lambda handler. */
   entry: string;
   description: string;
   /** Exactly the DynamoDB actions the function may perform, per table (least privilege). */
   access: Partial<Record<TableKey, readonly DynamoAction[]>>;
+  /** The optional settings it reads; the stack passes it these and no others. */
+  settings: readonly FunctionSetting[];
 }
 
 export const FUNCTIONS = {
@@ -20,21 +33,25 @@ export const FUNCTIONS = {
     entry: 'functions/create-session.ts',
     description: 'POST /api/embed/sessions: creates an embed session',
     access: { boards: ['GetItem'], memberships: ['GetItem'], sessions: ['PutItem'] },
+    settings: ['PUBLIC_BASE_URL', 'METADATA_MAX_BYTES'],
   },
   authorizer: {
     entry: 'functions/authorizer.ts',
     description: 'TOKEN authorizer: resolves API keys',
     access: { apiKeys: ['GetItem'] },
+    settings: [],
   },
   embedPage: {
     entry: 'functions/embed-page.ts',
     description: 'GET /embed: the embedded board page',
     access: { sessions: ['Query'], boards: ['GetItem'] },
+    settings: ['EMBED_FRAME_ANCESTORS'],
   },
   health: {
     entry: 'functions/health.ts',
     description: 'GET /health',
     access: {},
+    settings: [],
   },
 } as const satisfies Record<string, FunctionDefinition>;
 

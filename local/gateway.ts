@@ -14,7 +14,14 @@ import {
   methodNotAllowed,
 } from '../lib/http/gateway-responses';
 import type { Logger } from '../lib/logger';
-import { AUTHORIZER_FUNCTION, type FunctionName, ROUTES, type RouteDefinition } from '../lib/routes';
+import {
+  AUTHORIZER_FUNCTION,
+  FUNCTION_MEMORY_MB,
+  FUNCTION_TIMEOUT_SECONDS,
+  type FunctionName,
+  ROUTES,
+  type RouteDefinition,
+} from '../lib/routes';
 
 /** A Lambda handler as exported by `functions/*.ts`. */
 export type LambdaHandler = (event: never, context: Context) => Promise<unknown>;
@@ -216,13 +223,13 @@ function proxyEvent(
 }
 
 function lambdaContext(functionName: string, requestId: string): Context {
-  const deadline = Date.now() + 10_000;
+  const deadline = Date.now() + FUNCTION_TIMEOUT_SECONDS * 1000;
   return {
     callbackWaitsForEmptyEventLoop: false,
     functionName,
     functionVersion: '$LATEST',
     invokedFunctionArn: `arn:aws:lambda:local:${ACCOUNT_ID}:function:${functionName}`,
-    memoryLimitInMB: '512',
+    memoryLimitInMB: String(FUNCTION_MEMORY_MB),
     awsRequestId: requestId,
     logGroupName: `/aws/lambda/${functionName}`,
     logStreamName: 'local',

@@ -4,12 +4,12 @@ import { Construct } from 'constructs';
 import type { TableKey } from '../../lib/tables';
 import type { ServiceDefinitions } from '../definitions';
 import { constructId } from './data';
-import { ServiceFunction } from './service-function';
+import { ServiceFunction, type ServiceFunctionProps } from './service-function';
 
 export interface ServiceFunctionsProps {
   definitions: ServiceDefinitions;
   tables: Record<TableKey, ITable>;
-  environment: Record<string, string>;
+  environment: ServiceFunctionProps['environment'];
   logRetention: RetentionDays;
 }
 

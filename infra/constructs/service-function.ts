@@ -1,3 +1,4 @@
+import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Duration } from 'aws-cdk-lib';
@@ -7,22 +8,25 @@ import { Architecture, Runtime } from 'aws-cdk-lib/aws-lambda';
 import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
-import type { FunctionDefinition } from '../../lib/routes';
-import { TABLES, type TableDefinition, type TableKey } from '../../lib/tables';
+import {
+  FUNCTION_MEMORY_MB,
+  FUNCTION_TIMEOUT_SECONDS,
+  type FunctionDefinition,
+  type FunctionSetting,
+} from '../../lib/routes';
+import { TABLES, type TableKey } from '../../lib/tables';
 import { BUNDLING } from '../bundling';
 
 /** The repository root: function entries in lib/routes.ts are relative to it. */
 export const PROJECT_ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 
-export const FUNCTION_RUNTIME = Runtime.NODEJS_24_X;
-export const FUNCTION_MEMORY_MB = 512;
-export const FUNCTION_TIMEOUT = Duration.seconds(10);
+const FUNCTION_RUNTIME = Runtime.NODEJS_24_X;
 
 export interface ServiceFunctionProps {
   definition: FunctionDefinition;
   tables: Record<TableKey, ITable>;
-  /** Settings shared by every function (log level, public base URL ...). */
-  environment: Record<string, string>;
+  /** LOG_LEVEL, and the values of the optional settings that are configured. */
+  environment: { LOG_LEVEL: string } & Partial<Record<FunctionSetting, string>>;
   logRetention: RetentionDays;
 }
 
@@ -50,8 +54,13 @@ export class ServiceFunction extends Construct {
     });
     this.logGroup.grantWrite(this.role);
 
-    const tableEnvironment: Record<string, string> = {};
-    for (const key of accessedTables) tableEnvironment[TABLES[key].envVar] = props.tables[key].tableName;
+    const environment: Record<string, string> = { LOG_LEVEL: props.environment.LOG_LEVEL };
+    for (const setting of definition.settings) {
+      const value = props.environment[setting];
+      if (value !== undefined) environment[setting] = value;
+    }
+    for (const key of accessedTables) environment[TABLES[key].envVar] = props.tables[key].tableName;
+    requireLocalEsbuild();
 
     this.function = new NodejsFunction(this, 'Function', {
       entry: join(PROJECT_ROOT, definition.entry),
@@ -62,14 +71,10 @@ export class ServiceFunction extends Construct {
       runtime: FUNCTION_RUNTIME,
       architecture: Architecture.ARM_64,
       memorySize: FUNCTION_MEMORY_MB,
-      timeout: FUNCTION_TIMEOUT,
+      timeout: Duration.seconds(FUNCTION_TIMEOUT_SECONDS),
       role: this.role,
       logGroup: this.logGroup,
-      environment: {
-        ...props.environment,
-        ...tableEnvironment,
-        NODE_OPTIONS: '--enable-source-maps',
-      },
+      environment: { ...environment, NODE_OPTIONS: '--enable-source-maps' },
       bundling: {
         // esbuild is a dev dependency: synthesis must work offline and without a Docker daemon.
         forceDockerBundling: false,
@@ -87,25 +92,45 @@ export class ServiceFunction extends Construct {
 
     for (const key of accessedTables) {
       const actions = definition.access[key] ?? [];
-      if (actions.length === 0) continue;
-      this.role.addToPrincipalPolicy(
-        new PolicyStatement({
-          actions: actions.map((action) => `dynamodb:${action}`),
-          resources: tableResources(props.tables[key], TABLES[key], actions.includes('Query')),
-        }),
-      );
+      const itemActions = actions.filter((action) => action !== 'Query');
+      if (itemActions.length > 0) {
+        this.role.addToPrincipalPolicy(
+          new PolicyStatement({
+            actions: itemActions.map((action) => `dynamodb:${action}`),
+            resources: [props.tables[key].tableArn],
+          }),
+        );
+      }
+      if (actions.includes('Query')) {
+        this.role.addToPrincipalPolicy(
+          new PolicyStatement({ actions: ['dynamodb:Query'], resources: indexArns(props.tables[key], key) }),
+        );
+      }
     }
   }
 }
 
 /**
- * The table ARN, plus the ARN of each of its indexes when the function may Query: the indexes are
- * named in lib/tables.ts, so no `index/*` wildcard is needed.
+ * NodejsFunction falls back to bundling in Docker when it cannot find esbuild; synthesis must never do
+ * that (no Docker here, and a different esbuild), so a missing dev dependency fails with the fix instead.
  */
-function tableResources(table: ITable, definition: TableDefinition, query: boolean): string[] {
-  const resources = [table.tableArn];
-  if (query) {
-    for (const index of definition.indexes) resources.push(`${table.tableArn}/index/${index.indexName}`);
+function requireLocalEsbuild(): void {
+  try {
+    createRequire(import.meta.url).resolve('esbuild');
+  } catch {
+    throw new Error(
+      'esbuild is not installed: run `npm install` (functions are bundled locally, never in Docker)',
+    );
   }
-  return resources;
+}
+
+/**
+ * The service queries only through indexes (the token index), never a base table, so Query is granted
+ * on the indexes named in lib/tables.ts and nothing else: no `index/*` wildcard, no table-wide Query.
+ */
+function indexArns(table: ITable, key: TableKey): string[] {
+  const indexes = TABLES[key].indexes;
+  if (indexes.length === 0)
+    throw new Error(`Query on the ${key} table needs an index; lib/tables.ts has none`);
+  return indexes.map((index) => `${table.tableArn}/index/${index.indexName}`);
 }

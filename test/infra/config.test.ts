@@ -89,8 +89,16 @@ describe('CDK context validation', () => {
     ['stageName', { stageName: '1prod' }, 'stageName must start with a letter'],
     ['throttleRateLimit', { throttleRateLimit: 0 }, 'throttleRateLimit must be a positive number'],
     ['throttleRateLimit', { throttleRateLimit: 'fast' }, 'throttleRateLimit must be a positive number'],
-    ['throttleBurstLimit', { throttleBurstLimit: 2.5 }, 'throttleBurstLimit must be an integer from 1 to 5000'],
-    ['throttleBurstLimit', { throttleBurstLimit: '-1' }, 'throttleBurstLimit must be an integer from 1 to 5000'],
+    [
+      'throttleBurstLimit',
+      { throttleBurstLimit: 2.5 },
+      'throttleBurstLimit must be an integer from 1 to 5000',
+    ],
+    [
+      'throttleBurstLimit',
+      { throttleBurstLimit: '-1' },
+      'throttleBurstLimit must be an integer from 1 to 5000',
+    ],
     ['authorizerCacheTtlSeconds', { authorizerCacheTtlSeconds: 3601 }, 'from 0 to 3600'],
     ['authorizerCacheTtlSeconds', { authorizerCacheTtlSeconds: '-5' }, 'from 0 to 3600'],
     ['authorizerCacheTtlSeconds', { authorizerCacheTtlSeconds: '1.5' }, 'from 0 to 3600'],
@@ -98,7 +106,11 @@ describe('CDK context validation', () => {
     ['logRetentionDays', { logRetentionDays: 'forever' }, 'logRetentionDays must be one of'],
     ['logLevel', { logLevel: 'verbose' }, 'logLevel must be one of debug, info, warn, error'],
     ['publicBaseUrl', { publicBaseUrl: 'http://boards.example.com' }, 'publicBaseUrl must use https'],
-    ['publicBaseUrl', { publicBaseUrl: 'boards.example.com' }, 'publicBaseUrl must be an absolute http(s) URL'],
+    [
+      'publicBaseUrl',
+      { publicBaseUrl: 'boards.example.com' },
+      'publicBaseUrl must be an absolute http(s) URL',
+    ],
     [
       'publicBaseUrl',
       { publicBaseUrl: 'https://boards.example.com/?a=1' },
@@ -131,7 +143,11 @@ describe('CDK context validation', () => {
       'publicBaseUrl must not contain a user name or password',
     ],
     ['throttleRateLimit', { throttleRateLimit: 10_001 }, 'at most 10000'],
-    ['throttleBurstLimit', { throttleBurstLimit: 5_001 }, 'throttleBurstLimit must be an integer from 1 to 5000'],
+    [
+      'throttleBurstLimit',
+      { throttleBurstLimit: 5_001 },
+      'throttleBurstLimit must be an integer from 1 to 5000',
+    ],
     ['allowedEmbedOrigins', { allowedEmbedOrigins: '[not json' }, 'not a valid JSON array'],
     ['alarmEmail', { alarmEmail: 'ops' }, 'alarmEmail must be an e-mail address'],
     [

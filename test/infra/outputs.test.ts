@@ -1,8 +1,15 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { constructId } from '../../infra/constructs/data';
-import { FUNCTIONS } from '../../lib/routes';
+import { FUNCTIONS, type FunctionSetting } from '../../lib/routes';
 import { TABLE_KEYS, TABLES } from '../../lib/tables';
-import { type Json, resources, type Synthesized, synthesize, tableLogicalIds } from './support';
+import {
+  functionByDescription,
+  type Json,
+  resources,
+  type Synthesized,
+  synthesize,
+  tableLogicalIds,
+} from './support';
 
 const CERTIFICATE_ARN = 'arn:aws:acm:eu-west-1:123456789012:certificate/0a1b2c3d-1234-5678-9abc-def012345678';
 
@@ -15,10 +22,22 @@ beforeAll(() => {
 });
 afterAll(() => synth?.dispose());
 
-const functionVariables = (template: Synthesized['template']): Json[] =>
-  Object.values(resources(template, 'AWS::Lambda::Function')).map(
-    (fn) => fn.Properties.Environment.Variables,
+/** The environment of each function, by function name. */
+const functionVariables = (template: Synthesized['template']): Record<string, Json> =>
+  Object.fromEntries(
+    Object.entries(FUNCTIONS).map(([name, definition]) => [
+      name,
+      functionByDescription(template, definition.description)[1].Properties.Environment.Variables,
+    ]),
   );
+
+/** Expects `setting` = `value` on exactly the functions whose definition names the setting. */
+function expectSetting(template: Synthesized['template'], setting: FunctionSetting, value: string) {
+  for (const [name, variables] of Object.entries(functionVariables(template))) {
+    const reads = (FUNCTIONS[name as keyof typeof FUNCTIONS].settings as readonly string[]).includes(setting);
+    expect(variables[setting], name).toBe(reads ? value : undefined);
+  }
+}
 
 describe('stack outputs', () => {
   it('outputs the stage URL of the API', () => {
@@ -59,13 +78,14 @@ describe('stack outputs', () => {
 });
 
 describe('public base URL', () => {
-  it('points embed links at publicBaseUrl: output and PUBLIC_BASE_URL of every function', () => {
+  it('points embed links at publicBaseUrl: the output, and PUBLIC_BASE_URL of create-session only', () => {
     const override = synthesize({ context: { publicBaseUrl: 'https://boards.example.com/' } });
     try {
       expect(override.template.toJSON().Outputs.EmbedBaseUrl.Value).toBe('https://boards.example.com/embed');
-      const variables = functionVariables(override.template);
-      expect(variables).toHaveLength(Object.keys(FUNCTIONS).length);
-      for (const v of variables) expect(v.PUBLIC_BASE_URL).toBe('https://boards.example.com');
+      expectSetting(override.template, 'PUBLIC_BASE_URL', 'https://boards.example.com');
+      expect(functionVariables(override.template).createSession.PUBLIC_BASE_URL).toBe(
+        'https://boards.example.com',
+      );
     } finally {
       override.dispose();
     }
@@ -88,8 +108,7 @@ describe('public base URL', () => {
       expect(out.CustomDomainTarget.Value).toEqual({
         'Fn::GetAtt': [expect.any(String), 'RegionalDomainName'],
       });
-      for (const v of functionVariables(override.template))
-        expect(v.PUBLIC_BASE_URL).toBe('https://api.example.com');
+      expectSetting(override.template, 'PUBLIC_BASE_URL', 'https://api.example.com');
     } finally {
       override.dispose();
     }
@@ -98,17 +117,24 @@ describe('public base URL', () => {
 
 describe('embed origins', () => {
   it('sets no EMBED_FRAME_ANCESTORS by default, leaving the embed page its own default', () => {
-    for (const v of functionVariables(synth.template)) expect(v.EMBED_FRAME_ANCESTORS).toBeUndefined();
+    for (const v of Object.values(functionVariables(synth.template))) {
+      expect(v.EMBED_FRAME_ANCESTORS).toBeUndefined();
+    }
   });
 
-  it('passes allowedEmbedOrigins to the functions as EMBED_FRAME_ANCESTORS', () => {
+  it('passes allowedEmbedOrigins to the embed page, and only to it, as EMBED_FRAME_ANCESTORS', () => {
     const override = synthesize({
       context: { allowedEmbedOrigins: 'https://app.example.com, https://admin.example.com' },
     });
     try {
-      for (const v of functionVariables(override.template)) {
-        expect(v.EMBED_FRAME_ANCESTORS).toBe('https://app.example.com https://admin.example.com');
-      }
+      expectSetting(
+        override.template,
+        'EMBED_FRAME_ANCESTORS',
+        'https://app.example.com https://admin.example.com',
+      );
+      expect(functionVariables(override.template).embedPage.EMBED_FRAME_ANCESTORS).toBe(
+        'https://app.example.com https://admin.example.com',
+      );
     } finally {
       override.dispose();
     }
