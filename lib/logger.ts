@@ -3,6 +3,8 @@
  * Callers pass explicit fields; nothing logs a request body, a header or a query string, which is how
  * API keys and session tokens stay out of the logs.
  */
+import { mapStackTrace } from './source-maps';
+
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
 export type LogFields = Record<string, unknown>;
 
@@ -46,7 +48,11 @@ export function createLogger(base: LogFields = {}, options: { level?: string; si
 /** The loggable part of an error: never its `cause` chain's payloads, only names, messages and stack. */
 export function describeError(error: unknown): LogFields {
   if (error instanceof Error) {
-    return { errorName: error.name, errorMessage: error.message, stack: error.stack };
+    return {
+      errorName: error.name,
+      errorMessage: error.message,
+      stack: error.stack === undefined ? undefined : mapStackTrace(error.stack),
+    };
   }
   return { errorName: typeof error };
 }

@@ -74,7 +74,9 @@ export class ServiceFunction extends Construct {
       timeout: Duration.seconds(FUNCTION_TIMEOUT_SECONDS),
       role: this.role,
       logGroup: this.logGroup,
-      environment: { ...environment, NODE_OPTIONS: '--enable-source-maps' },
+      // No NODE_OPTIONS=--enable-source-maps: it parses the map on every cold start; the logger maps the
+      // stacks it writes instead (lib/source-maps.ts).
+      environment,
       bundling: {
         // esbuild is a dev dependency: synthesis must work offline and without a Docker daemon.
         forceDockerBundling: false,
@@ -85,6 +87,7 @@ export class ServiceFunction extends Construct {
         target: BUNDLING.target,
         minify: BUNDLING.minify,
         sourceMap: BUNDLING.sourceMap,
+        sourcesContent: BUNDLING.sourcesContent,
         externalModules: [...BUNDLING.externalModules],
         banner: BUNDLING.banner,
       },

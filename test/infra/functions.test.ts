@@ -72,13 +72,16 @@ describe('Lambda functions', () => {
     }
   });
 
-  it.each(NAMES)('enables source maps and the default log level for %s', (name) => {
-    const variables = fnOf(name).Properties.Environment.Variables;
-    expect(variables.NODE_OPTIONS).toBe('--enable-source-maps');
-    expect(variables.LOG_LEVEL).toBe('info');
-    // Without publicBaseUrl the functions derive embed URLs from the API Gateway request.
-    expect(variables.PUBLIC_BASE_URL).toBeUndefined();
-  });
+  it.each(NAMES)(
+    'gives %s the default log level and no NODE_OPTIONS, which would slow cold starts',
+    (name) => {
+      const variables = fnOf(name).Properties.Environment.Variables;
+      expect(variables.NODE_OPTIONS).toBeUndefined();
+      expect(variables.LOG_LEVEL).toBe('info');
+      // Without publicBaseUrl the functions derive embed URLs from the API Gateway request.
+      expect(variables.PUBLIC_BASE_URL).toBeUndefined();
+    },
+  );
 
   it.each(NAMES)('grants %s exactly the DynamoDB actions of its access list', (name) => {
     expect(grantsOf(name)).toEqual(expectedGrants(FUNCTIONS[name]));
@@ -132,6 +135,26 @@ describe('Lambda functions', () => {
     expect(code.startsWith(BUNDLING.banner)).toBe(true);
     expect(code).toMatch(/export\s*\{[^}]*\bas handler\b|export\s*\{\s*handler\s*\}/);
   });
+
+  it.each(NAMES)(
+    'bundles %s exactly as esbuildOptions() does, which the bundle test and the benchmark use',
+    (name) => {
+      const assetDir = join(synth.outdir, fnOf(name).Metadata['aws:asset:path']);
+      const ours = buildSync({
+        ...esbuildOptions(join(PROJECT_ROOT, FUNCTIONS[name].entry), join(assetDir, 'index.mjs')),
+        write: false,
+      }).outputFiles;
+      const code = ours.find((file) => file.path.endsWith('index.mjs'))?.text;
+      const map = ours.find((file) => file.path.endsWith('index.mjs.map'))?.text;
+      expect(readFileSync(join(assetDir, 'index.mjs'), 'utf8')).toBe(code);
+      // Source paths are relative to where each build ran, so compare the mappings themselves.
+      const mappings = (text: string | undefined) => JSON.parse(text ?? '{}').mappings;
+      expect(mappings(readFileSync(join(assetDir, 'index.mjs.map'), 'utf8'))).toBe(mappings(map));
+      expect(
+        JSON.parse(readFileSync(join(assetDir, 'index.mjs.map'), 'utf8')).sourcesContent,
+      ).toBeUndefined();
+    },
+  );
 
   it.each(NAMES)('minifies %s: its asset is far smaller than the same bundle unminified', (name) => {
     const code = readFileSync(join(synth.outdir, fnOf(name).Metadata['aws:asset:path'], 'index.mjs'), 'utf8');

@@ -37,6 +37,17 @@ async function invoke(
   name: FunctionName,
   event: unknown,
 ): Promise<{ ok: boolean; result?: unknown; message?: string }> {
+  return (await invokeWithLogs(name, event)).outcome;
+}
+
+/** As `invoke`, with the JSON log lines the function wrote. */
+async function invokeWithLogs(
+  name: FunctionName,
+  event: unknown,
+): Promise<{
+  outcome: { ok: boolean; result?: unknown; message?: string };
+  logs: Record<string, unknown>[];
+}> {
   const env: Record<string, string> = {
     PATH: process.env.PATH ?? '',
     AWS_REGION: 'local',
@@ -51,7 +62,12 @@ async function invoke(
     { env },
   );
   const marker = stdout.lastIndexOf('@@OUTCOME@@');
-  return JSON.parse(stdout.slice(marker + '@@OUTCOME@@'.length));
+  const logs = stdout
+    .slice(0, marker)
+    .split('\n')
+    .filter((line) => line.startsWith('{'))
+    .map((line) => JSON.parse(line) as Record<string, unknown>);
+  return { outcome: JSON.parse(stdout.slice(marker + '@@OUTCOME@@'.length)), logs };
 }
 
 function proxyEvent(overrides: Record<string, unknown>) {
@@ -171,6 +187,18 @@ describe('Lambda bundles (built exactly as the CDK stack builds them)', () => {
       sample.check(await invoke(name, sample.event));
     },
   );
+
+  it('logs the stack of an unexpected error with source positions, read from the bundle’s source map', async () => {
+    // A route wired without the authorizer is a deployment mistake: a 500, logged with its stack.
+    const { outcome, logs } = await invokeWithLogs(
+      'createSession',
+      proxyEvent({ httpMethod: 'POST', headers: { 'Content-Type': 'application/json' }, body: '{}' }),
+    );
+    expect(outcome.result).toMatchObject({ statusCode: 500 });
+    const [line] = logs.filter((entry) => entry.level === 'error');
+    expect(line?.stack).toMatch(/lib\/http\/api-gateway\.ts:\d+:\d+/);
+    expect(line?.stack).not.toMatch(/index\.mjs:\d+/);
+  });
 
   it('refuses an unknown key from the bundled authorizer with exactly "Unauthorized"', async () => {
     const outcome = await invoke('authorizer', {

@@ -1,0 +1,59 @@
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { build } from 'esbuild';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { esbuildOptions } from '../../../infra/bundling';
+import { mapStackTrace } from '../../../lib/source-maps';
+
+let dir: string;
+let bundle: string;
+
+/** A source whose error is thrown on line 4, bundled the way the stack bundles the functions. */
+const SOURCE = `export function handler(): never {
+  const detail = { why: 'fixture' };
+  void detail;
+  throw new Error('boom');
+}
+`;
+
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'source-maps-'));
+  writeFileSync(join(dir, 'thrower.ts'), SOURCE);
+  bundle = join(dir, 'out', 'index.mjs');
+  await build({ ...esbuildOptions(join(dir, 'thrower.ts'), bundle), absWorkingDir: dir });
+});
+afterAll(() => {
+  if (dir) rmSync(dir, { recursive: true, force: true });
+});
+
+/** The stack as Lambda would log it: thrown in a plain Node process (vitest maps stacks by itself). */
+function stackOfBundle(): string {
+  const script = `import(${JSON.stringify(pathToFileURL(bundle).href)}).then((m) => {
+    try { m.handler(); } catch (error) { process.stdout.write(error.stack); }
+  });`;
+  return execFileSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8' });
+}
+
+describe('mapStackTrace', () => {
+  it('rewrites a minified bundle position to the original file and line', () => {
+    const stack = stackOfBundle();
+    expect(stack).toMatch(/index\.mjs:\d+:\d+/);
+    const mapped = mapStackTrace(stack);
+    expect(mapped).toMatch(/thrower\.ts:4:\d+/);
+    expect(mapped).not.toContain('index.mjs:');
+    expect(mapped.split('\n')[0]).toBe('Error: boom');
+  });
+
+  it('leaves positions in files without a source map untouched', () => {
+    const stack = 'Error: x\n    at f (/nowhere/no-map.js:1:2)\n    at g (file:///nowhere/other.mjs:3:4)';
+    expect(mapStackTrace(stack)).toBe(stack);
+  });
+
+  it('leaves frames that are not files (native code, node: modules) untouched', () => {
+    const stack = 'Error: x\n    at Array.map (<anonymous>)\n    at run (node:internal/process/task_queues:95:5)';
+    expect(mapStackTrace(stack)).toBe(stack);
+  });
+});
