@@ -53,7 +53,8 @@ describe('mapStackTrace', () => {
   });
 
   it('leaves frames that are not files (native code, node: modules) untouched', () => {
-    const stack = 'Error: x\n    at Array.map (<anonymous>)\n    at run (node:internal/process/task_queues:95:5)';
+    const stack =
+      'Error: x\n    at Array.map (<anonymous>)\n    at run (node:internal/process/task_queues:95:5)';
     expect(mapStackTrace(stack)).toBe(stack);
   });
 });
