@@ -16,6 +16,7 @@ import {
   createApiKey,
   createBoard,
   listApiKeys,
+  listBoards,
   removeMember,
   revokeApiKey,
 } from '../lib/use-cases/admin';
@@ -33,7 +34,8 @@ const USAGE = `Usage: npm run --silent admin -- <command> [options]
   list-api-keys [--user <userId>]                    never prints keys
 
 Environment: DYNAMODB_ENDPOINT (local runtime), AWS_REGION, and the table names
-${TABLE_KEYS.map((k) => `${TABLES[k].envVar} (default ${LOCAL_TABLE_NAMES[k]})`).join(', ')}.`;
+${TABLE_KEYS.map((k) => `${TABLES[k].envVar} (locally, default ${LOCAL_TABLE_NAMES[k]})`).join(', ')};
+against AWS (no DYNAMODB_ENDPOINT) the table names are required, from the stack outputs.`;
 
 /** A usage mistake: printed with the usage text. */
 class UsageError extends Error {}
@@ -70,17 +72,32 @@ export async function runAdmin(argv: string[], env: Record<string, string | unde
   const problems: string[] = [];
   const dynamo = readDynamo(env, problems);
   if (problems.length > 0) throw new UsageError(problems.join('; '));
+  // The local runtime's table names are defaults only against a local endpoint: in an AWS account they
+  // could name some other table, so there every table the command uses must be named explicitly.
+  const table = (key: TableKey): string => {
+    const name = env[TABLES[key].envVar]?.trim();
+    if (name) return name;
+    if (dynamo.endpoint) return LOCAL_TABLE_NAMES[key];
+    throw new UsageError(
+      `${TABLES[key].envVar} is required against AWS (the table name from the stack outputs); ` +
+        'the local defaults apply only with DYNAMODB_ENDPOINT',
+    );
+  };
+  const tables = {
+    boards: () => table('boards'),
+    memberships: () => table('memberships'),
+    apiKeys: () => table('apiKeys'),
+  };
   const db = createDocumentClient(dynamo);
-  const table = (key: TableKey) => env[TABLES[key].envVar]?.trim() || LOCAL_TABLE_NAMES[key];
-  const boards = new DynamoBoardRepository(db, table('boards'));
-  const memberships = new DynamoMembershipRepository(db, table('memberships'));
-  const apiKeys = new DynamoApiKeyRepository(db, table('apiKeys'));
+  const boards = () => new DynamoBoardRepository(db, tables.boards());
+  const memberships = () => new DynamoMembershipRepository(db, tables.memberships());
+  const apiKeys = () => new DynamoApiKeyRepository(db, tables.apiKeys());
 
   try {
     switch (command) {
       case 'create-board':
         return await createBoard(
-          { boards },
+          { boards: boards() },
           {
             boardId: need('board'),
             orgId: need('org'),
@@ -89,21 +106,21 @@ export async function runAdmin(argv: string[], env: Record<string, string | unde
           },
         );
       case 'add-member':
-        return await addMember({ memberships }, need('org'), need('user'));
+        return await addMember({ memberships: memberships() }, need('org'), need('user'));
       case 'remove-member':
-        return await removeMember({ memberships }, need('org'), need('user'));
+        return await removeMember({ memberships: memberships() }, need('org'), need('user'));
       case 'create-api-key':
         return await createApiKey(
-          { apiKeys, clock: systemClock, random: cryptoRandom },
+          { apiKeys: apiKeys(), clock: systemClock, random: cryptoRandom },
           need('user'),
           values.name ?? null,
         );
       case 'revoke-api-key':
-        return await revokeApiKey({ apiKeys, clock: systemClock }, need('key-id'));
+        return await revokeApiKey({ apiKeys: apiKeys(), clock: systemClock }, need('key-id'));
       case 'list-boards':
-        return { boards: await boards.list() };
+        return { boards: await listBoards({ boards: boards() }) };
       case 'list-api-keys':
-        return { apiKeys: await listApiKeys({ apiKeys }, values.user) };
+        return { apiKeys: await listApiKeys({ apiKeys: apiKeys() }, values.user) };
       default:
         throw new UsageError(command ? `Unknown command "${command}"` : 'No command given');
     }

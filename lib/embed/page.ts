@@ -49,6 +49,7 @@ function layout(title: string, body: string): string {
 <meta name="viewport" content="width=device-width,initial-scale=1">
 <meta name="referrer" content="no-referrer">
 <meta name="robots" content="noindex,nofollow">
+<link rel="icon" href="data:,">
 <title>${escapeHtml(title)}</title>
 <style>${EMBED_CSS}</style>
 </head>

@@ -10,14 +10,14 @@ export const EMBED_CSS = `
 *{box-sizing:border-box}
 html,body{margin:0;height:100%}
 body{font:15px/1.5 system-ui,-apple-system,"Segoe UI",Roboto,"Helvetica Neue",Arial,sans-serif;background:var(--bg);color:var(--text);display:flex;flex-direction:column;min-height:100vh}
-.bar{display:flex;align-items:center;justify-content:space-between;gap:12px;padding:10px 16px;background:var(--panel);border-bottom:1px solid var(--line)}
-.board-name{margin:0;font-size:1.05rem;font-weight:650;overflow:hidden;text-overflow:ellipsis;white-space:nowrap}
-.user{display:flex;align-items:center;gap:8px;min-width:0}
+.bar{display:flex;flex-wrap:wrap;align-items:center;justify-content:space-between;gap:8px 12px;padding:10px 16px;background:var(--panel);border-bottom:1px solid var(--line)}
+.board-name{flex:1 1 12rem;min-width:0;margin:0;font-size:1.05rem;font-weight:650;overflow:hidden;text-overflow:ellipsis;white-space:nowrap}
+.user{display:flex;align-items:center;gap:8px;min-width:0;max-width:100%}
 .avatar{width:32px;height:32px;border-radius:50%;object-fit:cover;flex:none;background:var(--accent-soft)}
 .initials{display:inline-flex;align-items:center;justify-content:center;color:var(--accent);font-weight:700;font-size:.85rem}
-.user-name{font-weight:600;overflow:hidden;text-overflow:ellipsis;white-space:nowrap;max-width:28ch}
-.plan{font-size:.75rem;padding:2px 8px;border-radius:999px;background:var(--accent-soft);color:var(--accent);font-weight:600;white-space:nowrap}
-main{flex:1;padding:16px;display:grid;gap:12px;grid-template-columns:repeat(auto-fill,minmax(220px,1fr));align-content:start}
+.user-name{min-width:0;font-weight:600;overflow:hidden;text-overflow:ellipsis;white-space:nowrap;max-width:28ch}
+.plan{flex:none;max-width:14ch;overflow:hidden;text-overflow:ellipsis;font-size:.75rem;padding:2px 8px;border-radius:999px;background:var(--accent-soft);color:var(--accent);font-weight:600;white-space:nowrap}
+main{flex:1;padding:16px;display:grid;gap:12px;grid-template-columns:repeat(auto-fit,minmax(min(220px,100%),1fr));align-content:start}
 .column{background:var(--panel);border:1px solid var(--line);border-radius:10px;padding:12px;min-height:140px}
 .column h2{margin:0 0 8px;font-size:.8rem;letter-spacing:.04em;text-transform:uppercase;color:var(--muted)}
 .card{border:1px dashed var(--line);border-radius:8px;padding:10px;color:var(--muted);font-size:.9rem}
@@ -25,7 +25,7 @@ main{flex:1;padding:16px;display:grid;gap:12px;grid-template-columns:repeat(auto
 .notice h1{font-size:1.25rem;margin:0 0 8px}
 .notice p{margin:0;color:var(--muted)}
 .notice .code{display:inline-block;margin-bottom:12px;font-weight:700;color:var(--danger)}
-@media (max-width:480px){.user-name{max-width:14ch}.bar{padding:8px 12px}main{padding:12px}}
+@media (max-width:480px){.bar{padding:8px 12px}.board-name{flex-basis:100%}main{padding:12px}}
 `.trim();
 
 /** CSP source allowing exactly EMBED_CSS. */

@@ -1,17 +1,18 @@
 import { hashCredential, newApiKey } from '../credentials';
-import type {
-  ApiKeyRecord,
-  ApiKeyRepository,
-  Board,
-  BoardRepository,
-  MembershipRepository,
+import {
+  type ApiKeyRecord,
+  type ApiKeyRepository,
+  type Board,
+  type BoardRepository,
+  type MembershipRepository,
+  PUBLIC_VISIBILITY,
 } from '../domain/types';
 import { ValidationError } from '../errors';
 import type { Clock, RandomSource } from '../ports';
 import { MAX_ID_LENGTH } from '../validation/create-session.schema';
 
 /** Visibilities operators may set; the API treats anything but PUBLIC as private. */
-export const BOARD_VISIBILITIES = ['PUBLIC', 'PRIVATE'] as const;
+export const BOARD_VISIBILITIES = [PUBLIC_VISIBILITY, 'PRIVATE'] as const;
 
 /** What operators see of an API key: never the key, never its hash. */
 export type ApiKeySummary = Omit<ApiKeyRecord, 'keyHash'>;
@@ -75,6 +76,11 @@ export async function revokeApiKey(
   const record = await deps.apiKeys.revoke(keyId, deps.clock.now().toISOString());
   if (!record) throw new ValidationError(`No API key has id "${keyId}"`);
   return summarize(record);
+}
+
+/** Lists every board, sorted by id. */
+export async function listBoards(deps: { boards: BoardRepository }): Promise<Board[]> {
+  return deps.boards.list();
 }
 
 /** Lists keys (optionally of one user) without keys or hashes. */
