@@ -65,10 +65,12 @@ describe('cdk-nag AwsSolutions', () => {
       expect(rule, path).toMatch(/^AwsSolutions-[A-Z]+\d+/);
       expect(reason.length, `${rule} at ${path}`).toBeGreaterThanOrEqual(50);
     }
-    const reasons = new Set(all.map(([, rule, reason]) => `${rule}:${reason}`));
-    const rules = new Set(all.map(([, rule]) => rule));
-    // One shared reason per rule would be a blanket suppression; open routes each say which route.
-    expect(reasons.size).toBeGreaterThanOrEqual(rules.size);
+    // A blanket suppression would repeat one reason for many resources: the open routes each say which.
+    const routeReasons = all
+      .filter(([path, rule]) => rule === 'AwsSolutions-APIG4' && path.endsWith('/GET'))
+      .map(([, , reason]) => reason);
+    expect(routeReasons.length).toBeGreaterThan(1);
+    expect(new Set(routeReasons).size).toBe(routeReasons.length);
   });
 
   it('acknowledges only API Gateway rules, and the logging role policy, never a Lambda, IAM or DynamoDB finding', () => {

@@ -2,6 +2,10 @@ import { createHash } from 'node:crypto';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DynamoApiKeyRepository } from '../../lib/dynamodb/api-keys';
+import { createDocumentClient } from '../../lib/dynamodb/client';
+import { cryptoRandom, systemClock } from '../../lib/ports';
+import { createApiKey } from '../../lib/use-cases/admin';
 import type { LocalRuntime } from '../../local/runtime';
 import { call, createSessionCall, startTestRuntime } from '../support/local-runtime';
 
@@ -420,9 +424,30 @@ describe('POST /api/embed/sessions: order of checks', () => {
     expect(result.status).toBe(400);
   });
 
-  it('reports a missing board (404) before access (403)', async () => {
-    const result = await createSessionCall(runtime, { ...valid(), boardId: 'missing-private' });
-    expect(result.status).toBe(404);
+  it('reports a missing board (404) even to a key owner who belongs to no organization (no early 403)', async () => {
+    const db = createDocumentClient({ endpoint: runtime.dynamoEndpoint, region: 'local' });
+    try {
+      const { apiKey } = await createApiKey(
+        {
+          apiKeys: new DynamoApiKeyRepository(db, runtime.tables.apiKeys),
+          clock: systemClock,
+          random: cryptoRandom,
+        },
+        'outsider-with-no-org',
+        null,
+      );
+      const headers = { Authorization: `Bearer ${apiKey}` };
+      const missing = await createSessionCall(runtime, { ...valid(), boardId: 'no-such-board' }, headers);
+      expectJsonError(missing, 404, 'Not Found');
+      const existing = await createSessionCall(
+        runtime,
+        { ...valid(), boardId: demo.privateBoardId },
+        headers,
+      );
+      expectJsonError(existing, 403, 'Forbidden');
+    } finally {
+      db.destroy();
+    }
   });
 });
 
