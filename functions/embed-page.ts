@@ -9,7 +9,7 @@ import { embedContext, renderEmbedPage } from '../lib/embed/page';
 import { httpErrors } from '../lib/http/http-errors';
 import { jsonResponse } from '../lib/http/response';
 import { createLogger } from '../lib/logger';
-import { systemClock } from '../lib/ports';
+import { systemClock, timerSleep } from '../lib/ports';
 import {
   DEFAULT_MISS_RETRY_DELAYS_MS,
   type OpenEmbedSessionDeps,
@@ -22,7 +22,7 @@ const deps: OpenEmbedSessionDeps = {
   sessions: new DynamoSessionRepository(db, config.tables.sessions),
   boards: new DynamoBoardRepository(db, config.tables.boards),
   clock: systemClock,
-  sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
+  sleep: timerSleep,
   missRetryDelaysMs: DEFAULT_MISS_RETRY_DELAYS_MS,
 };
 const headers = embedHeaders(config.frameAncestors);

@@ -14,3 +14,8 @@ export interface RandomSource {
 export const systemClock: Clock = { now: () => new Date() };
 
 export const cryptoRandom: RandomSource = { bytes: (size) => randomBytes(size), uuid: () => randomUUID() };
+
+/** Waits `ms` milliseconds; injected so tests of retries need not wait. */
+export type Sleep = (ms: number) => Promise<void>;
+
+export const timerSleep: Sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));

@@ -29,27 +29,32 @@ const runtime = await startLocalRuntime({
   process.exit(1);
 });
 const demo = runtime.demo;
-const body = JSON.stringify({
+/** The request the banner suggests; the demo session below is the same one, so the two never differ. */
+const demoRequest = {
   boardId: demo?.publicBoardId,
   userId: 'customer-42',
   email: 'ada@example.com',
   firstName: 'Ada',
-});
+  lastName: 'Lovelace',
+  plan: 'pro',
+};
+const body = JSON.stringify(demoRequest);
 
 // A demo session created through the API itself, so the banner can offer a link that opens right away.
 const demoSession = await fetch(`${runtime.baseUrl}/api/embed/sessions`, {
   method: 'POST',
   headers: { Authorization: `Bearer ${demo?.apiKey}`, 'Content-Type': 'application/json' },
-  body: JSON.stringify({
-    boardId: demo?.publicBoardId,
-    userId: 'customer-42',
-    email: 'ada@example.com',
-    firstName: 'Ada',
-    lastName: 'Lovelace',
-    plan: 'pro',
-  }),
+  body,
 });
-const { embedUrl } = (await demoSession.json()) as { embedUrl?: string };
+const created = (await demoSession.json()) as { embedUrl?: string; message?: string };
+if (demoSession.status !== 201 || !created.embedUrl) {
+  console.error(
+    `Cannot start: the demo session was refused (${demoSession.status} ${created.message ?? ''})`,
+  );
+  await runtime.close();
+  process.exit(1);
+}
+const { embedUrl } = created;
 
 console.log(`
 Embed session service running locally

@@ -1,7 +1,7 @@
 import { hashCredential, isSessionTokenFormat } from '../credentials';
 import type { Board, BoardRepository, SessionRepository, StoredSession } from '../domain/types';
 import { EmbeddedBoardGoneError, InvalidTokenError, MissingTokenError, SessionExpiredError } from '../errors';
-import type { Clock } from '../ports';
+import type { Clock, Sleep } from '../ports';
 
 /** What the embed page may show: the session without its token hash, and its board. */
 export interface EmbedView {
@@ -13,7 +13,7 @@ export interface OpenEmbedSessionDeps {
   sessions: SessionRepository;
   boards: BoardRepository;
   clock: Clock;
-  sleep: (ms: number) => Promise<void>;
+  sleep: Sleep;
   /**
    * Waits before re-reading a token that was not found. The token GSI is eventually consistent, so a
    * session created a moment ago may not be visible yet; an unknown token costs these delays in total.

@@ -22,7 +22,7 @@ export function generateCreateSessionValidator(): string {
     allowUnionTypes: true,
   });
   const validate = ajv.compile(createSessionSchema);
-  const code = standaloneCode(ajv, validate).replace(UCS2_REQUIRE, CODE_POINT_LENGTH);
+  const code = standaloneCode(ajv, validate).replaceAll(UCS2_REQUIRE, CODE_POINT_LENGTH);
   // A require() left in this ESM module would break the Lambda bundle at run time.
   if (code.includes('require(')) throw new Error('standalone validator still contains require()');
   return HEADER + code;

@@ -1,6 +1,6 @@
 /**
  * JSON Schema of the create-session request body. It is compiled ahead of time into
- * `create-session.validator.generated.ts` (`npm run build:validators`), so no schema is compiled in
+ * `create-session.validator.generated.js` (`npm run build:validators`), so no schema is compiled in
  * Lambda at all; a unit test fails when the generated file is stale.
  */
 

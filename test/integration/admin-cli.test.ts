@@ -14,18 +14,30 @@ beforeAll(async () => {
 });
 afterAll(() => runtime?.close());
 
-/** Runs the admin CLI as operators do, in its own process. */
-async function admin(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+interface CliResult {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs the admin CLI as operators do, in its own process, with exactly the given environment. */
+async function cli(args: string[], env: Record<string, string>, timeout = 0): Promise<CliResult> {
   try {
     const { stdout, stderr } = await run(process.execPath, ['--import', 'tsx', 'admin/cli.ts', ...args], {
       cwd: ROOT,
-      env: { PATH: process.env.PATH ?? '', DYNAMODB_ENDPOINT: runtime.dynamoEndpoint, AWS_REGION: 'local' },
+      env: { PATH: process.env.PATH ?? '', ...env },
+      timeout,
     });
     return { code: 0, stdout, stderr };
   } catch (error) {
-    const e = error as { code: number; stdout: string; stderr: string };
+    const e = error as { code: number | null; stdout: string; stderr: string };
     return { code: e.code, stdout: e.stdout, stderr: e.stderr };
   }
+}
+
+/** Runs the admin CLI against the local runtime. */
+function admin(...args: string[]): Promise<CliResult> {
+  return cli(args, { DYNAMODB_ENDPOINT: runtime.dynamoEndpoint, AWS_REGION: 'local' });
 }
 
 describe('admin CLI', () => {
@@ -75,9 +87,68 @@ describe('admin CLI', () => {
     expect(boards.boards.map((b: { boardId: string }) => b.boardId)).toContain(runtime.demo?.publicBoardId);
     const listed = await admin('list-api-keys', '--user', runtime.demo?.userId as string);
     const keys = JSON.parse(listed.stdout).apiKeys as Record<string, unknown>[];
-    expect(keys.length).toBeGreaterThan(0);
+    expect(keys.map((k) => k.keyId)).toContain(runtime.demo?.keyId);
+    expect(keys.every((k) => k.userId === runtime.demo?.userId)).toBe(true);
     expect(listed.stdout).not.toContain(runtime.demo?.apiKey);
     expect(keys.every((k) => !('keyHash' in k) && !('apiKey' in k))).toBe(true);
+  });
+
+  it("lists only the given user's keys with --user, never another user's", async () => {
+    const create = async (user: string) =>
+      JSON.parse((await admin('create-api-key', '--user', user)).stdout) as { apiKey: string; keyId: string };
+    const alice = [await create('list-alice'), await create('list-alice')];
+    const bob = await create('list-bob');
+    type Listed = { keyId: string; userId: string };
+    const list = async (...args: string[]) => {
+      const result = await admin('list-api-keys', ...args);
+      expect(result.code).toBe(0);
+      return { stdout: result.stdout, keys: JSON.parse(result.stdout).apiKeys as Listed[] };
+    };
+
+    // Without --user every key is listed, Bob's included: the filter below is what hides it.
+    const all = await list();
+    expect(all.keys.map((k) => k.keyId)).toEqual(expect.arrayContaining([...alice, bob].map((k) => k.keyId)));
+
+    const ofAlice = await list('--user', 'list-alice');
+    expect(ofAlice.keys.map((k) => k.keyId).sort()).toEqual(alice.map((k) => k.keyId).sort());
+    expect(ofAlice.keys.every((k) => k.userId === 'list-alice')).toBe(true);
+    expect(ofAlice.stdout).not.toContain(bob.keyId);
+    expect(ofAlice.stdout).not.toContain('list-bob');
+    expect(ofAlice.stdout).not.toContain(runtime.demo?.userId);
+
+    const ofBob = await list('--user', 'list-bob');
+    expect(ofBob.keys).toEqual([expect.objectContaining({ keyId: bob.keyId, userId: 'list-bob' })]);
+    for (const listed of [all, ofAlice, ofBob]) {
+      for (const { apiKey } of [...alice, bob]) expect(listed.stdout).not.toContain(apiKey);
+    }
+  });
+
+  it('refuses to guess table names against AWS: exits 2 naming the missing variable, before any call', async () => {
+    // No DYNAMODB_ENDPOINT, no table names and no credentials. Should the CLI wrongly try a call anyway,
+    // it goes to a closed local port, never to AWS.
+    const awsWithoutTables = {
+      AWS_REGION: 'eu-west-1',
+      AWS_ENDPOINT_URL: 'http://127.0.0.1:9',
+      AWS_ENDPOINT_URL_DYNAMODB: 'http://127.0.0.1:9',
+      AWS_EC2_METADATA_DISABLED: 'true',
+      AWS_CONFIG_FILE: join(ROOT, 'no-such-aws-config'),
+      AWS_SHARED_CREDENTIALS_FILE: join(ROOT, 'no-such-aws-credentials'),
+    };
+    for (const [args, variable] of [
+      [['list-boards'], 'BOARDS_TABLE'],
+      [['list-api-keys'], 'API_KEYS_TABLE'],
+      [['add-member', '--org', 'o', '--user', 'u'], 'MEMBERSHIPS_TABLE'],
+    ] as const) {
+      const started = Date.now();
+      const result = await cli([...args], awsWithoutTables, 20_000);
+      expect(result.code, `${args[0]}: ${result.stderr}`).toBe(2);
+      expect(result.stdout).toBe('');
+      expect(result.stderr.split('\n')[0]).toBe(
+        `error: ${variable} is required against AWS (the table name from the stack outputs); ` +
+          'the local defaults apply only with DYNAMODB_ENDPOINT',
+      );
+      expect(Date.now() - started).toBeLessThan(15_000);
+    }
   });
 
   it('prints exactly one JSON document on stdout', async () => {

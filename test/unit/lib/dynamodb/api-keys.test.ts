@@ -1,9 +1,19 @@
-import { DynamoDBDocumentClient, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import {
+  DynamoDBDocumentClient,
+  GetCommand,
+  PutCommand,
+  QueryCommand,
+  ScanCommand,
+  type ScanCommandInput,
+  UpdateCommand,
+} from '@aws-sdk/lib-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterAll, beforeEach, describe, expect, it } from 'vitest';
+import type { ApiKeyRecord } from '../../../../lib/domain/types';
 import { DynamoApiKeyRepository } from '../../../../lib/dynamodb/api-keys';
 import { createDocumentClient } from '../../../../lib/dynamodb/client';
 import { StorageUnavailableError } from '../../../../lib/errors';
+import { API_KEY_ID_INDEX } from '../../../../lib/tables';
 import { dynamoErrors } from '../../helpers/dynamo-errors';
 import { apiKeyRecord } from '../../helpers/fakes';
 
@@ -60,5 +70,168 @@ describe('DynamoApiKeyRepository.create', () => {
       Item: record,
       ConditionExpression: 'attribute_not_exists(keyHash)',
     });
+  });
+});
+
+describe('DynamoApiKeyRepository.revoke', () => {
+  const KEY_ID = 'key_0123456789abcdef01234567';
+  const NOW = '2026-03-01T12:00:00.000Z';
+
+  it('finds the key by its id on the keyId index', async () => {
+    ddb.on(QueryCommand).resolves({ Items: [] });
+    await repository.revoke(KEY_ID, NOW);
+    expect(ddb.commandCalls(QueryCommand)[0]?.args[0].input).toEqual({
+      TableName: 'keys-t',
+      IndexName: API_KEY_ID_INDEX,
+      KeyConditionExpression: 'keyId = :k',
+      ExpressionAttributeValues: { ':k': KEY_ID },
+    });
+  });
+
+  it('marks an active key REVOKED with the given time, under its hash, and returns the updated record', async () => {
+    const revoked = apiKeyRecord(HASH, { keyId: KEY_ID, status: 'REVOKED', revokedAt: NOW });
+    ddb.on(QueryCommand).resolves({ Items: [apiKeyRecord(HASH, { keyId: KEY_ID })] });
+    ddb.on(UpdateCommand).resolves({ Attributes: revoked });
+    await expect(repository.revoke(KEY_ID, NOW)).resolves.toEqual(revoked);
+    expect(ddb.commandCalls(UpdateCommand)).toHaveLength(1);
+    expect(ddb.commandCalls(UpdateCommand)[0]?.args[0].input).toEqual({
+      TableName: 'keys-t',
+      Key: { keyHash: HASH },
+      UpdateExpression: 'SET #s = :revoked, revokedAt = :at',
+      ConditionExpression: 'attribute_exists(keyHash)',
+      ExpressionAttributeNames: { '#s': 'status' },
+      ExpressionAttributeValues: { ':revoked': 'REVOKED', ':at': NOW },
+      ReturnValues: 'ALL_NEW',
+    });
+  });
+
+  it('only updates a key that still exists, so a stale index entry never creates a half key', async () => {
+    ddb.on(QueryCommand).resolves({ Items: [apiKeyRecord(HASH, { keyId: KEY_ID })] });
+    ddb.on(UpdateCommand).resolves({ Attributes: apiKeyRecord(HASH, { status: 'REVOKED', revokedAt: NOW }) });
+    await repository.revoke(KEY_ID, NOW);
+    expect(ddb.commandCalls(UpdateCommand)[0]?.args[0].input.ConditionExpression).toBe(
+      'attribute_exists(keyHash)',
+    );
+  });
+
+  it('leaves an already revoked key alone and keeps its original revokedAt', async () => {
+    const earlier = apiKeyRecord(HASH, {
+      keyId: KEY_ID,
+      status: 'REVOKED',
+      revokedAt: '2026-01-02T00:00:00.000Z',
+    });
+    ddb.on(QueryCommand).resolves({ Items: [earlier] });
+    // What an (unwanted) second update would return: the key revoked again, at the new time.
+    ddb.on(UpdateCommand).resolves({ Attributes: { ...earlier, revokedAt: NOW } });
+    const result = await repository.revoke(KEY_ID, NOW);
+    expect(result).toEqual(earlier);
+    expect(result?.revokedAt).toBe('2026-01-02T00:00:00.000Z');
+    expect(ddb.commandCalls(UpdateCommand)).toHaveLength(0);
+  });
+
+  it('returns undefined and writes nothing when no key has that id', async () => {
+    ddb.on(QueryCommand).resolves({ Items: [] });
+    ddb.on(UpdateCommand).resolves({ Attributes: apiKeyRecord(HASH) });
+    await expect(repository.revoke('key_missing', NOW)).resolves.toBeUndefined();
+    expect(ddb.commandCalls(UpdateCommand)).toHaveLength(0);
+  });
+
+  it('turns throttling of the lookup into StorageUnavailableError', async () => {
+    ddb.on(QueryCommand).rejects(dynamoErrors.throttling());
+    await expect(repository.revoke(KEY_ID, NOW)).rejects.toBeInstanceOf(StorageUnavailableError);
+  });
+
+  it('turns an outage during the update into StorageUnavailableError', async () => {
+    ddb.on(QueryCommand).resolves({ Items: [apiKeyRecord(HASH, { keyId: KEY_ID })] });
+    ddb.on(UpdateCommand).rejects(dynamoErrors.internal());
+    await expect(repository.revoke(KEY_ID, NOW)).rejects.toBeInstanceOf(StorageUnavailableError);
+  });
+});
+
+describe('DynamoApiKeyRepository.list', () => {
+  const key = (n: number, overrides: Partial<ApiKeyRecord> = {}) =>
+    apiKeyRecord(String(n).repeat(64), {
+      keyId: `key_${n}`,
+      createdAt: `2026-01-0${n}T00:00:00.000Z`,
+      ...overrides,
+    });
+
+  it('scans the whole table without a filter when no user is given', async () => {
+    ddb.on(ScanCommand).resolves({ Items: [key(1)] });
+    await expect(repository.list()).resolves.toEqual([key(1)]);
+    expect(ddb.commandCalls(ScanCommand)).toHaveLength(1);
+    const input = ddb.commandCalls(ScanCommand)[0]?.args[0].input;
+    expect(input).toEqual({ TableName: 'keys-t' });
+    expect(input).not.toHaveProperty('FilterExpression');
+  });
+
+  it('follows LastEvaluatedKey until the last page', async () => {
+    ddb
+      .on(ScanCommand)
+      .resolvesOnce({ Items: [key(1)], LastEvaluatedKey: { keyHash: key(1).keyHash } })
+      .resolvesOnce({ Items: [], LastEvaluatedKey: { keyHash: 'empty-page' } })
+      .resolvesOnce({ Items: [key(2), key(3)] });
+    await expect(repository.list()).resolves.toEqual([key(1), key(2), key(3)]);
+    const starts = ddb.commandCalls(ScanCommand).map((c) => c.args[0].input.ExclusiveStartKey);
+    expect(starts).toEqual([undefined, { keyHash: key(1).keyHash }, { keyHash: 'empty-page' }]);
+  });
+
+  it('lists keys oldest first, whatever order the pages come in', async () => {
+    ddb
+      .on(ScanCommand)
+      .resolvesOnce({ Items: [key(3), key(1)], LastEvaluatedKey: { keyHash: key(1).keyHash } })
+      .resolvesOnce({ Items: [key(2)] });
+    const listed = await repository.list();
+    expect(listed.map((k) => k.keyId)).toEqual(['key_1', 'key_2', 'key_3']);
+  });
+
+  it("filters by the user's id on every page when a user is given", async () => {
+    ddb
+      .on(ScanCommand)
+      .resolvesOnce({ Items: [key(1)], LastEvaluatedKey: { keyHash: key(1).keyHash } })
+      .resolvesOnce({ Items: [key(2)] });
+    await repository.list('owner-1');
+    const inputs = ddb.commandCalls(ScanCommand).map((c) => c.args[0].input);
+    expect(inputs).toEqual([
+      {
+        TableName: 'keys-t',
+        FilterExpression: 'userId = :u',
+        ExpressionAttributeValues: { ':u': 'owner-1' },
+      },
+      {
+        TableName: 'keys-t',
+        ExclusiveStartKey: { keyHash: key(1).keyHash },
+        FilterExpression: 'userId = :u',
+        ExpressionAttributeValues: { ':u': 'owner-1' },
+      },
+    ]);
+  });
+
+  it("returns only the given user's keys, never another user's", async () => {
+    const table = [key(1, { userId: 'alice' }), key(2, { userId: 'bob' }), key(3, { userId: 'alice' })];
+    // A table of one item per page, applying the filter as DynamoDB does (after reading the page).
+    ddb.on(ScanCommand).callsFake((input: ScanCommandInput) => {
+      const index = input.ExclusiveStartKey
+        ? table.findIndex((k) => k.keyHash === input.ExclusiveStartKey?.keyHash) + 1
+        : 0;
+      const item = table[index] as ApiKeyRecord;
+      const wanted =
+        input.FilterExpression === 'userId = :u' ? input.ExpressionAttributeValues?.[':u'] : undefined;
+      return {
+        Items: wanted === undefined || item.userId === wanted ? [item] : [],
+        ...(index < table.length - 1 ? { LastEvaluatedKey: { keyHash: item.keyHash } } : {}),
+      };
+    });
+    const listed = await repository.list('bob');
+    expect(listed.map((k) => k.keyId)).toEqual(['key_2']);
+    expect((await repository.list('alice')).map((k) => k.keyId)).toEqual(['key_1', 'key_3']);
+  });
+
+  it('turns throttling on a later page into StorageUnavailableError', async () => {
+    ddb
+      .on(ScanCommand)
+      .resolvesOnce({ Items: [key(1)], LastEvaluatedKey: { keyHash: key(1).keyHash } })
+      .rejectsOnce(dynamoErrors.throttled());
+    await expect(repository.list()).rejects.toBeInstanceOf(StorageUnavailableError);
   });
 });

@@ -1,4 +1,4 @@
-import { DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
+import { DynamoDBDocumentClient, GetCommand, PutCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterAll, beforeEach, describe, expect, it } from 'vitest';
 import { DynamoBoardRepository } from '../../../../lib/dynamodb/boards';
@@ -60,5 +60,72 @@ describe('DynamoBoardRepository.get', () => {
   it('turns an outage into StorageUnavailableError', async () => {
     ddb.on(GetCommand).rejects(dynamoErrors.internal());
     await expect(repository.get('b1')).rejects.toBeInstanceOf(StorageUnavailableError);
+  });
+});
+
+describe('DynamoBoardRepository.put', () => {
+  it('writes the board under its id, replacing any board with that id', async () => {
+    ddb.on(PutCommand).resolves({});
+    const board = { boardId: 'b1', orgId: 'o1', visibility: 'PRIVATE', name: null };
+    await repository.put(board);
+    expect(ddb.calls()).toHaveLength(1);
+    expect(ddb.commandCalls(PutCommand)[0]?.args[0].input).toEqual({ TableName: 'boards-t', Item: board });
+  });
+
+  it('turns throttling into StorageUnavailableError', async () => {
+    ddb.on(PutCommand).rejects(dynamoErrors.throttled());
+    await expect(
+      repository.put({ boardId: 'b1', orgId: 'o1', visibility: 'PUBLIC', name: null }),
+    ).rejects.toBeInstanceOf(StorageUnavailableError);
+  });
+});
+
+describe('DynamoBoardRepository.list', () => {
+  const board = (boardId: string) => ({ boardId, orgId: 'o1', visibility: 'PUBLIC', name: boardId });
+
+  it('scans the boards table', async () => {
+    ddb.on(ScanCommand).resolves({ Items: [board('b1')] });
+    await expect(repository.list()).resolves.toEqual([board('b1')]);
+    expect(ddb.calls()).toHaveLength(1);
+    expect(ddb.commandCalls(ScanCommand)[0]?.args[0].input).toEqual({ TableName: 'boards-t' });
+  });
+
+  it('follows LastEvaluatedKey until the last page', async () => {
+    ddb
+      .on(ScanCommand)
+      .resolvesOnce({ Items: [board('b1')], LastEvaluatedKey: { boardId: 'b1' } })
+      .resolvesOnce({ Items: [], LastEvaluatedKey: { boardId: 'empty-page' } })
+      .resolvesOnce({ Items: [board('b2'), board('b3')] });
+    await expect(repository.list()).resolves.toEqual([board('b1'), board('b2'), board('b3')]);
+    const starts = ddb.commandCalls(ScanCommand).map((c) => c.args[0].input.ExclusiveStartKey);
+    expect(starts).toEqual([undefined, { boardId: 'b1' }, { boardId: 'empty-page' }]);
+  });
+
+  it('sorts boards by id across pages and normalizes each like get does', async () => {
+    ddb
+      .on(ScanCommand)
+      .resolvesOnce({
+        Items: [board('c'), { boardId: 'a', orgId: 'o1' }],
+        LastEvaluatedKey: { boardId: 'a' },
+      })
+      .resolvesOnce({ Items: [board('b')] });
+    await expect(repository.list()).resolves.toEqual([
+      { boardId: 'a', orgId: 'o1', visibility: '', name: null },
+      board('b'),
+      board('c'),
+    ]);
+  });
+
+  it('returns an empty list for an empty table', async () => {
+    ddb.on(ScanCommand).resolves({});
+    await expect(repository.list()).resolves.toEqual([]);
+  });
+
+  it('turns an outage on a later page into StorageUnavailableError', async () => {
+    ddb
+      .on(ScanCommand)
+      .resolvesOnce({ Items: [board('b1')], LastEvaluatedKey: { boardId: 'b1' } })
+      .rejectsOnce(dynamoErrors.http503());
+    await expect(repository.list()).rejects.toBeInstanceOf(StorageUnavailableError);
   });
 });

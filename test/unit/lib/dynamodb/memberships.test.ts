@@ -1,6 +1,6 @@
-import { DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, DynamoDBDocumentClient, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
-import { afterAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { createDocumentClient } from '../../../../lib/dynamodb/client';
 import { DynamoMembershipRepository } from '../../../../lib/dynamodb/memberships';
 import { StorageUnavailableError } from '../../../../lib/errors';
@@ -38,5 +38,56 @@ describe('DynamoMembershipRepository.isMember', () => {
   it('turns throttling into StorageUnavailableError rather than "not a member"', async () => {
     ddb.on(GetCommand).rejects(dynamoErrors.throttled());
     await expect(repository.isMember('o1', 'u1')).rejects.toBeInstanceOf(StorageUnavailableError);
+  });
+});
+
+describe('DynamoMembershipRepository.add', () => {
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  it('writes the membership under organization and user with the time it was added', async () => {
+    vi.useFakeTimers({ toFake: ['Date'] });
+    vi.setSystemTime(new Date('2026-04-05T06:07:08.009Z'));
+    ddb.on(PutCommand).resolves({});
+    await repository.add('o1', 'u1');
+    expect(ddb.calls()).toHaveLength(1);
+    expect(ddb.commandCalls(PutCommand)[0]?.args[0].input).toEqual({
+      TableName: 'members-t',
+      Item: { orgId: 'o1', userId: 'u1', createdAt: '2026-04-05T06:07:08.009Z' },
+    });
+  });
+
+  it('turns throttling into StorageUnavailableError', async () => {
+    ddb.on(PutCommand).rejects(dynamoErrors.throttling());
+    await expect(repository.add('o1', 'u1')).rejects.toBeInstanceOf(StorageUnavailableError);
+  });
+});
+
+describe('DynamoMembershipRepository.remove', () => {
+  it('deletes the membership by organization and user, asking for what was there', async () => {
+    ddb.on(DeleteCommand).resolves({ Attributes: { orgId: 'o1', userId: 'u1' } });
+    await repository.remove('o1', 'u1');
+    expect(ddb.calls()).toHaveLength(1);
+    expect(ddb.commandCalls(DeleteCommand)[0]?.args[0].input).toEqual({
+      TableName: 'members-t',
+      Key: { orgId: 'o1', userId: 'u1' },
+      ReturnValues: 'ALL_OLD',
+    });
+  });
+
+  it('is true when a membership was removed', async () => {
+    ddb.on(DeleteCommand).resolves({ Attributes: { orgId: 'o1', userId: 'u1', createdAt: '2026-01-01' } });
+    await expect(repository.remove('o1', 'u1')).resolves.toBe(true);
+  });
+
+  it('is false when there was no such membership', async () => {
+    ddb.on(DeleteCommand).resolves({});
+    await expect(repository.remove('o1', 'u2')).resolves.toBe(false);
+  });
+
+  it('turns an outage into StorageUnavailableError rather than "nothing removed"', async () => {
+    ddb.on(DeleteCommand).rejects(dynamoErrors.timeout());
+    await expect(repository.remove('o1', 'u1')).rejects.toBeInstanceOf(StorageUnavailableError);
   });
 });
