@@ -210,7 +210,9 @@ describe('DynamoApiKeyRepository.list', () => {
   it("returns only the given user's keys, never another user's", async () => {
     const table = [key(1, { userId: 'alice' }), key(2, { userId: 'bob' }), key(3, { userId: 'alice' })];
     // A table of one item per page, applying the filter as DynamoDB does (after reading the page).
+    let scans = 0;
     ddb.on(ScanCommand).callsFake((input: ScanCommandInput) => {
+      if (++scans > 2 * table.length) throw new Error('the scan never reached the last page');
       const index = input.ExclusiveStartKey
         ? table.findIndex((k) => k.keyHash === input.ExclusiveStartKey?.keyHash) + 1
         : 0;
