@@ -51,20 +51,27 @@ export class DynamoApiKeyRepository implements ApiKeyRepository {
     const found = Items?.[0] as ApiKeyRecord | undefined;
     if (!found) return undefined;
     if (found.status === 'REVOKED') return found;
-    const { Attributes } = await dynamoCall(() =>
-      this.db.send(
-        new UpdateCommand({
-          TableName: this.tableName,
-          Key: { keyHash: found.keyHash },
-          UpdateExpression: 'SET #s = :revoked, revokedAt = :at',
-          ConditionExpression: 'attribute_exists(keyHash)',
-          ExpressionAttributeNames: { '#s': 'status' },
-          ExpressionAttributeValues: { ':revoked': 'REVOKED', ':at': revokedAt },
-          ReturnValues: 'ALL_NEW',
-        }),
-      ),
-    );
-    return Attributes as ApiKeyRecord;
+    try {
+      const { Attributes } = await dynamoCall(() =>
+        this.db.send(
+          new UpdateCommand({
+            TableName: this.tableName,
+            Key: { keyHash: found.keyHash },
+            UpdateExpression: 'SET #s = :revoked, revokedAt = :at',
+            // The index is eventually consistent: a revocation it has not seen yet must keep its time.
+            ConditionExpression: 'attribute_exists(keyHash) AND #s <> :revoked',
+            ExpressionAttributeNames: { '#s': 'status' },
+            ExpressionAttributeValues: { ':revoked': 'REVOKED', ':at': revokedAt },
+            ReturnValues: 'ALL_NEW',
+          }),
+        ),
+      );
+      return Attributes as ApiKeyRecord;
+    } catch (error) {
+      if ((error as Error).name !== 'ConditionalCheckFailedException') throw error;
+      // Revoked meanwhile, or deleted: report the key as it now is.
+      return this.getByHash(found.keyHash);
+    }
   }
 
   async list(userId?: string): Promise<ApiKeyRecord[]> {

@@ -88,6 +88,8 @@ export async function listApiKeys(
   deps: { apiKeys: ApiKeyRepository },
   userId?: string,
 ): Promise<ApiKeySummary[]> {
+  // An empty --user must not silently mean "every user".
+  if (userId !== undefined) requireText('user', userId);
   return (await deps.apiKeys.list(userId)).map(summarize);
 }
 

@@ -98,20 +98,56 @@ describe('DynamoApiKeyRepository.revoke', () => {
       TableName: 'keys-t',
       Key: { keyHash: HASH },
       UpdateExpression: 'SET #s = :revoked, revokedAt = :at',
-      ConditionExpression: 'attribute_exists(keyHash)',
+      ConditionExpression: 'attribute_exists(keyHash) AND #s <> :revoked',
       ExpressionAttributeNames: { '#s': 'status' },
       ExpressionAttributeValues: { ':revoked': 'REVOKED', ':at': NOW },
       ReturnValues: 'ALL_NEW',
     });
   });
 
-  it('only updates a key that still exists, so a stale index entry never creates a half key', async () => {
+  it('only updates a key that still exists and is not revoked yet, whatever the index said', async () => {
     ddb.on(QueryCommand).resolves({ Items: [apiKeyRecord(HASH, { keyId: KEY_ID })] });
     ddb.on(UpdateCommand).resolves({ Attributes: apiKeyRecord(HASH, { status: 'REVOKED', revokedAt: NOW }) });
     await repository.revoke(KEY_ID, NOW);
     expect(ddb.commandCalls(UpdateCommand)[0]?.args[0].input.ConditionExpression).toBe(
-      'attribute_exists(keyHash)',
+      'attribute_exists(keyHash) AND #s <> :revoked',
     );
+  });
+
+  it('keeps the first revocation time when the index had not seen it yet, reporting the key as stored', async () => {
+    const revokedEarlier = apiKeyRecord(HASH, {
+      keyId: KEY_ID,
+      status: 'REVOKED',
+      revokedAt: '2026-01-02T00:00:00.000Z',
+    });
+    // The index still shows the key active; the table knows better, so the conditional update fails.
+    ddb.on(QueryCommand).resolves({ Items: [apiKeyRecord(HASH, { keyId: KEY_ID })] });
+    ddb
+      .on(UpdateCommand)
+      .rejects(
+        Object.assign(new Error('The conditional request failed'), {
+          name: 'ConditionalCheckFailedException',
+        }),
+      );
+    ddb.on(GetCommand).resolves({ Item: revokedEarlier });
+    await expect(repository.revoke(KEY_ID, NOW)).resolves.toEqual(revokedEarlier);
+    expect(ddb.commandCalls(GetCommand)[0]?.args[0].input).toMatchObject({
+      Key: { keyHash: HASH },
+      ConsistentRead: true,
+    });
+  });
+
+  it('reports no key when it was deleted between the lookup and the update', async () => {
+    ddb.on(QueryCommand).resolves({ Items: [apiKeyRecord(HASH, { keyId: KEY_ID })] });
+    ddb
+      .on(UpdateCommand)
+      .rejects(
+        Object.assign(new Error('The conditional request failed'), {
+          name: 'ConditionalCheckFailedException',
+        }),
+      );
+    ddb.on(GetCommand).resolves({});
+    await expect(repository.revoke(KEY_ID, NOW)).resolves.toBeUndefined();
   });
 
   it('leaves an already revoked key alone and keeps its original revokedAt', async () => {

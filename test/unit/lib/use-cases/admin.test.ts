@@ -241,6 +241,13 @@ describe('listApiKeys', () => {
     }
   });
 
+  it.each(['', '  '])('refuses the user %j rather than listing every user’s keys', async (user) => {
+    const { apiKeys } = await twoUsers();
+    await expect(listApiKeys({ apiKeys }, user)).rejects.toThrow(
+      new ValidationError('--user must not be empty'),
+    );
+  });
+
   it('lists only the keys of one user when asked', async () => {
     const { apiKeys, a } = await twoUsers();
     const listed = await listApiKeys({ apiKeys }, 'user-a');
