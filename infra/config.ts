@@ -104,11 +104,7 @@ export function readInfraConfig(context: ContextReader): InfraConfig {
     );
   }
   const throttleBurstLimit = readNumber(read('throttleBurstLimit'), CONTEXT_DEFAULTS.throttleBurstLimit);
-  if (
-    !Number.isInteger(throttleBurstLimit) ||
-    throttleBurstLimit < 1 ||
-    throttleBurstLimit > MAX_THROTTLE_BURST
-  ) {
+  if (!isIntegerIn(throttleBurstLimit, 1, MAX_THROTTLE_BURST)) {
     problems.push(
       `throttleBurstLimit must be an integer from 1 to ${MAX_THROTTLE_BURST}, got "${show(read('throttleBurstLimit'))}"`,
     );
@@ -118,11 +114,7 @@ export function readInfraConfig(context: ContextReader): InfraConfig {
     read('authorizerCacheTtlSeconds'),
     CONTEXT_DEFAULTS.authorizerCacheTtlSeconds,
   );
-  if (
-    !Number.isInteger(authorizerCacheTtlSeconds) ||
-    authorizerCacheTtlSeconds < 0 ||
-    authorizerCacheTtlSeconds > 3600
-  ) {
+  if (!isIntegerIn(authorizerCacheTtlSeconds, 0, 3600)) {
     problems.push(
       `authorizerCacheTtlSeconds must be an integer from 0 to 3600, got "${show(read('authorizerCacheTtlSeconds'))}"`,
     );
@@ -169,11 +161,7 @@ export function readInfraConfig(context: ContextReader): InfraConfig {
   let metadataMaxBytes: number | undefined;
   if (rawMetadataMaxBytes !== undefined && rawMetadataMaxBytes !== null && rawMetadataMaxBytes !== '') {
     metadataMaxBytes = readNumber(rawMetadataMaxBytes, Number.NaN);
-    if (
-      !Number.isInteger(metadataMaxBytes) ||
-      metadataMaxBytes < 1 ||
-      metadataMaxBytes > METADATA_MAX_BYTES_CEILING
-    ) {
+    if (!isIntegerIn(metadataMaxBytes, 1, METADATA_MAX_BYTES_CEILING)) {
       problems.push(
         `metadataMaxBytes must be an integer from 1 to ${METADATA_MAX_BYTES_CEILING}, got "${show(rawMetadataMaxBytes)}"`,
       );
@@ -237,6 +225,10 @@ function isOrigin(value: string): boolean {
   } catch {
     return false;
   }
+}
+
+function isIntegerIn(value: number, min: number, max: number): boolean {
+  return Number.isInteger(value) && value >= min && value <= max;
 }
 
 function readString(value: unknown, fallback: string): string {

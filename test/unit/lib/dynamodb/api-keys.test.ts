@@ -122,13 +122,11 @@ describe('DynamoApiKeyRepository.revoke', () => {
     });
     // The index still shows the key active; the table knows better, so the conditional update fails.
     ddb.on(QueryCommand).resolves({ Items: [apiKeyRecord(HASH, { keyId: KEY_ID })] });
-    ddb
-      .on(UpdateCommand)
-      .rejects(
-        Object.assign(new Error('The conditional request failed'), {
-          name: 'ConditionalCheckFailedException',
-        }),
-      );
+    ddb.on(UpdateCommand).rejects(
+      Object.assign(new Error('The conditional request failed'), {
+        name: 'ConditionalCheckFailedException',
+      }),
+    );
     ddb.on(GetCommand).resolves({ Item: revokedEarlier });
     await expect(repository.revoke(KEY_ID, NOW)).resolves.toEqual(revokedEarlier);
     expect(ddb.commandCalls(GetCommand)[0]?.args[0].input).toMatchObject({
@@ -139,13 +137,11 @@ describe('DynamoApiKeyRepository.revoke', () => {
 
   it('reports no key when it was deleted between the lookup and the update', async () => {
     ddb.on(QueryCommand).resolves({ Items: [apiKeyRecord(HASH, { keyId: KEY_ID })] });
-    ddb
-      .on(UpdateCommand)
-      .rejects(
-        Object.assign(new Error('The conditional request failed'), {
-          name: 'ConditionalCheckFailedException',
-        }),
-      );
+    ddb.on(UpdateCommand).rejects(
+      Object.assign(new Error('The conditional request failed'), {
+        name: 'ConditionalCheckFailedException',
+      }),
+    );
     ddb.on(GetCommand).resolves({});
     await expect(repository.revoke(KEY_ID, NOW)).resolves.toBeUndefined();
   });
