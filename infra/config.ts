@@ -211,7 +211,7 @@ function readCustomDomain(
  */
 function validateBaseUrl(value: string, problems: string[]): string | undefined {
   const url = readBaseUrl({ publicBaseUrl: value }, 'publicBaseUrl', problems);
-  if (url !== undefined && !url.startsWith('https:')) {
+  if (url !== undefined && new URL(url).protocol !== 'https:') {
     problems.push(`publicBaseUrl must use https (embed links carry a token), got "${value}"`);
   }
   return url;

@@ -38,6 +38,7 @@ export class EmbedSessionStack extends Stack {
     this.monitoring = new Monitoring(this, 'Monitoring', {
       definitions,
       stage: this.api.restApi.deploymentStage,
+      stageName: config.stageName,
       functions: this.functions,
       tables: this.data.tables,
       alarmEmail: config.alarmEmail,

@@ -18,4 +18,5 @@ export const cryptoRandom: RandomSource = { bytes: (size) => randomBytes(size), 
 /** Waits `ms` milliseconds; injected so tests of retries need not wait. */
 export type Sleep = (ms: number) => Promise<void>;
 
+/** The real sleep, on a timer. */
 export const timerSleep: Sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));

@@ -13,10 +13,11 @@ export type FunctionSetting = 'PUBLIC_BASE_URL' | 'METADATA_MAX_BYTES' | 'EMBED_
 /** House defaults of every function, in AWS and in the local gateway's Lambda context. */
 export const FUNCTION_MEMORY_MB = 512;
 /**
- * Room for three DynamoDB calls that each exhaust the client's retries (3 attempts of at most 1 s, see
- * lib/dynamodb/client.ts), so a slow DynamoDB ends in the service's own 503, not in a Lambda timeout.
+ * Room for three DynamoDB calls that each exhaust the client's retries (3 attempts of at most 0.5 s to
+ * connect and 1 s to answer, plus backoff: about 5 s; see lib/dynamodb/client.ts), so a slow DynamoDB
+ * ends in the service's own 503, not in a Lambda timeout. API Gateway itself waits 29 s.
  */
-export const FUNCTION_TIMEOUT_SECONDS = 15;
+export const FUNCTION_TIMEOUT_SECONDS = 20;
 
 export interface FunctionDefinition {
   /** Source file, relative to the project root; its `handler` export is the Lambda handler. */

@@ -6,7 +6,7 @@ import { fileURLToPath } from 'node:url';
  * Readable stack traces for the minified Lambda bundles, paid for only when an error is logged.
  *
  * Node's `--enable-source-maps` would do this for every error, but it loads and parses the bundle's source
- * map on every cold start (about 15 ms, a quarter of the functions' whole init; see the benchmark). Errors
+ * map on every cold start (5–15 ms here, up to a quarter of the functions' whole init; see the benchmark). Errors
  * are rare, so the map is read the first time a stack needs it and kept for the life of the process.
  */
 

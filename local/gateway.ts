@@ -56,7 +56,7 @@ export function createGateway(options: GatewayOptions): (req: IncomingMessage, r
     const requestId = randomUUID();
     route(options, req, requestId)
       .catch((error: unknown) => {
-        options.logger.error('local gateway failure', { errorMessage: (error as Error).message });
+        options.logger.error('local gateway failure', { requestId, errorMessage: (error as Error).message });
         return gatewayReply(options, 'DEFAULT_5XX');
       })
       .then((reply) => {

@@ -21,8 +21,13 @@ import { constructId } from './data';
 import type { ServiceFunctions } from './functions';
 
 const PERIOD = Duration.minutes(5);
-/** Namespace of the metrics the stack derives from its functions' logs. */
-export const METRIC_NAMESPACE = 'EmbedSessionService';
+/**
+ * Namespace of the metrics the stack derives from its functions' logs, one per stage: metric names are
+ * account-wide, so stages sharing an account must not count (and page on) each other's errors.
+ */
+export function metricNamespace(stageName: string): string {
+  return `EmbedSessionService/${stageName}`;
+}
 
 /** The CloudWatch operation of each DynamoDB action the functions may perform (compile-time complete). */
 const OPERATIONS: Record<DynamoAction, Operation> = {
@@ -34,6 +39,8 @@ const OPERATIONS: Record<DynamoAction, Operation> = {
 export interface MonitoringProps {
   definitions: ServiceDefinitions;
   stage: Stage;
+  /** The stage's name as configured (the Stage construct only knows it as a token). */
+  stageName: string;
   functions: ServiceFunctions;
   tables: Record<TableKey, ITable>;
   alarmEmail: string | undefined;
@@ -77,11 +84,11 @@ export class Monitoring extends Construct {
         new MetricFilter(this, `${constructId(name)}ErrorLines`, {
           logGroup: serviceFunction.logGroup,
           filterPattern: FilterPattern.stringValue('$.level', '=', 'error'),
-          metricNamespace: METRIC_NAMESPACE,
+          metricNamespace: metricNamespace(props.stageName),
           metricName: `${constructId(name)}LoggedErrors`,
           metricValue: '1',
         }).metric({ period: PERIOD, statistic: 'Sum' }),
-        `The ${name} function logged at least one error (an unexpected failure or DynamoDB unavailable)`,
+        `The ${name} function logged at least one error (an unexpected failure; for the authorizer, also a failed key lookup)`,
       );
       this.alarm(
         `${constructId(name)}Throttles`,

@@ -49,7 +49,6 @@ function layout(title: string, body: string): string {
 <meta name="viewport" content="width=device-width,initial-scale=1">
 <meta name="referrer" content="no-referrer">
 <meta name="robots" content="noindex,nofollow">
-<link rel="icon" href="data:,">
 <title>${escapeHtml(title)}</title>
 <style>${EMBED_CSS}</style>
 </head>
@@ -69,7 +68,7 @@ export function renderEmbedPage(view: EmbedView): string {
     ? `<img class="avatar" src="${escapeHtml(session.avatarUrl)}" alt="" width="32" height="32" referrerpolicy="no-referrer">`
     : `<span class="avatar initials" aria-hidden="true">${escapeHtml(initials(name))}</span>`;
   const plan = session.plan?.trim()
-    ? `<span class="plan" data-testid="plan">${escapeHtml(session.plan)}</span>`
+    ? `<span class="plan" data-testid="plan" title="${escapeHtml(session.plan)}">${escapeHtml(session.plan)}</span>`
     : '';
   const columns = ['To do', 'In progress', 'Done']
     .map(
@@ -81,7 +80,7 @@ export function renderEmbedPage(view: EmbedView): string {
     boardName,
     `<header class="bar">
 <h1 class="board-name" data-testid="board-name">${escapeHtml(boardName)}</h1>
-<div class="user" data-testid="user">${avatar}<span class="user-name" data-testid="user-name">${escapeHtml(name)}</span>${plan}</div>
+<div class="user" data-testid="user">${avatar}<span class="user-name" data-testid="user-name" title="${escapeHtml(name)}">${escapeHtml(name)}</span>${plan}</div>
 </header>
 <main data-board-id="${escapeHtml(board.boardId)}">
 ${columns}

@@ -3,6 +3,7 @@
  * `{"error", "message"}` shape and with the house headers. The CDK stack configures them as gateway
  * responses and the local gateway answers with them, so the two cannot differ.
  */
+import { RETRY_AFTER_SECONDS } from './http-errors';
 import { API_HEADERS } from './response';
 import { errorBody } from './status';
 
@@ -39,6 +40,11 @@ export interface GatewayResponse {
 
 const NO_SUCH_ROUTE = 'No such route';
 const UNEXPECTED = 'An unexpected error occurred';
+const AUTHORIZATION_UNAVAILABLE: GatewayResponse = {
+  status: 503,
+  message: 'Authorization is temporarily unavailable; retry shortly',
+  headers: { 'Retry-After': String(RETRY_AFTER_SECONDS) },
+};
 
 /**
  * Every type is listed with an explicit status, because a status set on DEFAULT_4XX or DEFAULT_5XX
@@ -65,14 +71,10 @@ export const GATEWAY_RESPONSES: Readonly<Record<GatewayResponseType, GatewayResp
     headers: { 'Retry-After': '1' },
   },
   QUOTA_EXCEEDED: { status: 429, message: 'Request quota exceeded' },
-  // The authorizer function itself crashed or timed out (a refused key is UNAUTHORIZED): never let the
-  // request through, and do not blame the key for what is our outage.
-  AUTHORIZER_FAILURE: {
-    status: 503,
-    message: 'Authorization is temporarily unavailable; retry shortly',
-    headers: { 'Retry-After': '2' },
-  },
-  AUTHORIZER_CONFIGURATION_ERROR: { status: 500, message: UNEXPECTED },
+  // The authorizer function itself crashed, timed out or could not be invoked (a refused key is
+  // UNAUTHORIZED): never let the request through, and do not blame the key for what is our outage.
+  AUTHORIZER_FAILURE: AUTHORIZATION_UNAVAILABLE,
+  AUTHORIZER_CONFIGURATION_ERROR: AUTHORIZATION_UNAVAILABLE,
   API_CONFIGURATION_ERROR: { status: 500, message: UNEXPECTED },
   INTEGRATION_FAILURE: { status: 502, message: UNEXPECTED },
   INTEGRATION_TIMEOUT: { status: 504, message: 'The request timed out' },
@@ -105,11 +107,13 @@ export function gatewayResponse(
 /**
  * Headers for responses API Gateway makes itself. One set serves every route, and `/embed` is among them
  * (a throttled or oversized embed request is answered by the gateway), so they follow the embed page's
- * rules: the body is JSON and may load nothing, framing follows `frame-ancestors`, and no Referer leaves.
+ * rules: the JSON body is sandboxed (no script, no form, an opaque origin), framing follows
+ * `frame-ancestors`, and no Referer leaves. `sandbox` rather than `default-src 'none'`: API Gateway takes
+ * header values as single-quoted literals, and a quote inside one is not something AWS documents.
  */
 export function gatewaySecurityHeaders(frameAncestors: string): Record<string, string> {
   return {
-    'Content-Security-Policy': `default-src 'none'; frame-ancestors ${frameAncestors}`,
+    'Content-Security-Policy': `sandbox; frame-ancestors ${frameAncestors}`,
     'Referrer-Policy': 'no-referrer',
   };
 }

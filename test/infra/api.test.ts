@@ -168,7 +168,7 @@ describe('405 for other methods', () => {
       'method.response.header.Cache-Control': "'no-store'",
       'method.response.header.X-Content-Type-Options': "'nosniff'",
       'method.response.header.Content-Security-Policy':
-        "'default-src \\'none\\'; frame-ancestors https: http://localhost:* http://127.0.0.1:*'",
+        "'sandbox; frame-ancestors https: http://localhost:* http://127.0.0.1:*'",
       'method.response.header.Referrer-Policy': "'no-referrer'",
     });
     expect(JSON.parse(response.ResponseTemplates['application/json'])).toEqual({

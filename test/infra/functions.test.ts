@@ -53,12 +53,12 @@ describe('Lambda functions', () => {
     expect(Object.keys(resources(synth.template, 'AWS::Lambda::Function'))).toHaveLength(NAMES.length);
   });
 
-  it.each(NAMES)('runs %s on Node.js 24 on arm64 with 512 MB and a 15 s timeout', (name) => {
+  it.each(NAMES)('runs %s on Node.js 24 on arm64 with 512 MB and a 20 s timeout', (name) => {
     const props = fnOf(name).Properties;
     expect(props.Runtime).toBe('nodejs24.x');
     expect(props.Architectures).toEqual(['arm64']);
     expect(props.MemorySize).toBe(512);
-    expect(props.Timeout).toBe(15);
+    expect(props.Timeout).toBe(20);
     expect(props.Handler).toBe('index.handler');
   });
 

@@ -9,7 +9,7 @@ import { type Json, resources, type Synthesized, synthesize } from './support';
 const EXPECTED: Record<string, { status: string; error: string; message?: string; retryAfter?: string }> = {
   ACCESS_DENIED: { status: '403', error: 'Forbidden' },
   API_CONFIGURATION_ERROR: { status: '500', error: 'Internal Server Error' },
-  AUTHORIZER_CONFIGURATION_ERROR: { status: '500', error: 'Internal Server Error' },
+  AUTHORIZER_CONFIGURATION_ERROR: { status: '503', error: 'Service Unavailable', retryAfter: '2' },
   AUTHORIZER_FAILURE: { status: '503', error: 'Service Unavailable', retryAfter: '2' },
   BAD_REQUEST_BODY: { status: '400', error: 'Bad Request' },
   BAD_REQUEST_PARAMETERS: { status: '400', error: 'Bad Request' },
@@ -70,9 +70,9 @@ describe('gateway responses', () => {
       'gatewayresponse.header.Content-Type': "'application/json'",
       'gatewayresponse.header.Cache-Control': "'no-store'",
       'gatewayresponse.header.X-Content-Type-Options': "'nosniff'",
-      // The embed page's rules, since /embed can be answered by the gateway too (quotes escaped).
+      // The embed page's rules, since /embed can be answered by the gateway too; no quote inside.
       'gatewayresponse.header.Content-Security-Policy':
-        "'default-src \\'none\\'; frame-ancestors https: http://localhost:* http://127.0.0.1:*'",
+        "'sandbox; frame-ancestors https: http://localhost:* http://127.0.0.1:*'",
       'gatewayresponse.header.Referrer-Policy': "'no-referrer'",
     };
     const retryAfter = EXPECTED[type]?.retryAfter;
@@ -91,16 +91,19 @@ describe('gateway responses', () => {
         resources(override.template, 'AWS::ApiGateway::GatewayResponse'),
       ).filter((r) => r.Properties.ResponseType === 'THROTTLED');
       expect(throttled.Properties.ResponseParameters['gatewayresponse.header.Content-Security-Policy']).toBe(
-        "'default-src \\'none\\'; frame-ancestors https://app.example.com'",
+        "'sandbox; frame-ancestors https://app.example.com'",
       );
     } finally {
       override.dispose();
     }
   });
 
-  it('tells a caller whose authorizer failed to retry, without blaming the key', () => {
-    expect(bodyOf('AUTHORIZER_FAILURE').message).not.toMatch(/key/i);
-  });
+  it.each(['AUTHORIZER_FAILURE', 'AUTHORIZER_CONFIGURATION_ERROR'])(
+    'tells a caller whose authorizer failed (%s) to retry, without blaming the key',
+    (type) => {
+      expect(bodyOf(type).message).not.toMatch(/key/i);
+    },
+  );
 });
 
 describe('JSON mapping templates', () => {

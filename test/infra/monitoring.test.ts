@@ -74,6 +74,7 @@ describe('alarms', () => {
     expect(filter.FilterPattern).toBe('{ $.level = "error" }');
     const [transformation] = filter.MetricTransformations;
     expect(transformation.MetricValue).toBe('1');
+    expect(transformation.MetricNamespace).toBe('EmbedSessionService/prod');
     const matching = withMetric(transformation.MetricNamespace, transformation.MetricName);
     expect(matching).toHaveLength(1);
     expect(matching[0].Properties).toMatchObject({ Statistic: 'Sum', Threshold: 1 });
@@ -101,6 +102,22 @@ describe('alarms', () => {
       else expect(operations.length).toBeGreaterThan(0);
     },
   );
+
+  it('keeps the logged-error metrics of two stages in one account apart', () => {
+    const staging = synthesize({ context: { stageName: 'staging' } });
+    try {
+      const namespaces = (template: Synthesized['template']) =>
+        new Set(
+          Object.values(resources(template, 'AWS::Logs::MetricFilter')).map(
+            (f) => f.Properties.MetricTransformations[0].MetricNamespace,
+          ),
+        );
+      expect([...namespaces(staging.template)]).toEqual(['EmbedSessionService/staging']);
+      expect([...namespaces(synth.template)]).toEqual(['EmbedSessionService/prod']);
+    } finally {
+      staging.dispose();
+    }
+  });
 
   it('counts a throttled operation even when the table’s other operations have no data', () => {
     for (const key of TABLE_KEYS) {

@@ -166,8 +166,8 @@ describe('embed-page handler: a usable token', () => {
     expectEmbedHeaders(result);
     expect(result.body).toMatch(/^<!doctype html>/);
     expect(result.body).toContain('data-testid="board-name">Product roadmap<');
-    expect(result.body).toContain('data-testid="user-name">Grace Hopper<');
-    expect(result.body).toContain('data-testid="plan">pro<');
+    expect(result.body).toContain('data-testid="user-name" title="Grace Hopper">Grace Hopper<');
+    expect(result.body).toContain('data-testid="plan" title="pro">pro<');
   });
 
   it('costs exactly two DynamoDB reads: the token index, then the board', async () => {
