@@ -4,13 +4,13 @@
  * (DYNAMODB_ENDPOINT=http://127.0.0.1:8000) and against the deployed tables (names from the environment).
  */
 import { parseArgs } from 'node:util';
-import { readDynamo } from '../lib/config';
-import { DynamoApiKeyRepository } from '../lib/dynamodb/api-keys';
-import { DynamoBoardRepository } from '../lib/dynamodb/boards';
-import { createDocumentClient } from '../lib/dynamodb/client';
-import { DynamoMembershipRepository } from '../lib/dynamodb/memberships';
-import { cryptoRandom, systemClock } from '../lib/ports';
-import { LOCAL_TABLE_NAMES, TABLE_KEYS, TABLES, type TableKey } from '../lib/tables';
+import { LOCAL_TABLE_NAMES, TABLE_KEYS, TABLES, type TableKey } from '#lib/definitions/tables';
+import { DynamoApiKeyRepository } from '#lib/dynamodb/api-keys';
+import { DynamoBoardRepository } from '#lib/dynamodb/boards';
+import { createDocumentClient } from '#lib/dynamodb/client';
+import { DynamoMembershipRepository } from '#lib/dynamodb/memberships';
+import { readDynamo } from '#lib/platform/config';
+import { cryptoRandom, systemClock } from '#lib/platform/system';
 import {
   addMember,
   createApiKey,
@@ -19,7 +19,7 @@ import {
   listBoards,
   removeMember,
   revokeApiKey,
-} from '../lib/use-cases/admin';
+} from '#lib/use-cases/admin';
 
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 

@@ -1,12 +1,12 @@
 import middy from '@middy/core';
 import type { APIGatewayAuthorizerResult, APIGatewayTokenAuthorizerEvent } from 'aws-lambda';
-import { readAuthorizerConfig } from '../lib/config';
-import { DynamoApiKeyRepository } from '../lib/dynamodb/api-keys';
-import { createDocumentClient } from '../lib/dynamodb/client';
-import { allowPolicy } from '../lib/http/api-gateway';
-import { unauthorizedOnError } from '../lib/http/authorizer-errors';
-import { createLogger } from '../lib/logger';
-import { authorizeApiKey } from '../lib/use-cases/authorize-api-key';
+import { DynamoApiKeyRepository } from '#lib/dynamodb/api-keys';
+import { createDocumentClient } from '#lib/dynamodb/client';
+import { allowPolicy } from '#lib/http/api-gateway';
+import { unauthorizedOnError } from '#lib/http/middlewares/authorizer-errors';
+import { readAuthorizerConfig } from '#lib/platform/config';
+import { createLogger } from '#lib/platform/logger';
+import { authorizeApiKey } from '#lib/use-cases/authorize-api-key';
 
 const config = readAuthorizerConfig(process.env);
 const apiKeys = new DynamoApiKeyRepository(createDocumentClient(config.dynamo), config.tables.apiKeys);

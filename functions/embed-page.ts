@@ -1,20 +1,20 @@
 import middy from '@middy/core';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
-import { readEmbedPageConfig } from '../lib/config';
-import { DynamoBoardRepository } from '../lib/dynamodb/boards';
-import { createDocumentClient } from '../lib/dynamodb/client';
-import { DynamoSessionRepository } from '../lib/dynamodb/sessions';
-import { embedErrorRenderer, embedHeaders, htmlResponse, wantsJson } from '../lib/embed/http';
-import { embedContext, renderEmbedPage } from '../lib/embed/page';
-import { httpErrors } from '../lib/http/http-errors';
-import { jsonResponse } from '../lib/http/response';
-import { createLogger } from '../lib/logger';
-import { systemClock, timerSleep } from '../lib/ports';
+import { DynamoBoardRepository } from '#lib/dynamodb/boards';
+import { createDocumentClient } from '#lib/dynamodb/client';
+import { DynamoSessionRepository } from '#lib/dynamodb/sessions';
+import { embedErrorRenderer, embedHeaders, htmlResponse, wantsJson } from '#lib/embed/http';
+import { embedContext, renderEmbedPage } from '#lib/embed/page';
+import { httpErrors } from '#lib/http/middlewares/http-errors';
+import { jsonResponse } from '#lib/http/response';
+import { readEmbedPageConfig } from '#lib/platform/config';
+import { createLogger } from '#lib/platform/logger';
+import { systemClock, timerSleep } from '#lib/platform/system';
 import {
   DEFAULT_MISS_RETRY_DELAYS_MS,
   type OpenEmbedSessionDeps,
   openEmbedSession,
-} from '../lib/use-cases/open-embed-session';
+} from '#lib/use-cases/open-embed-session';
 
 const config = readEmbedPageConfig(process.env);
 const db = createDocumentClient(config.dynamo);

@@ -1,5 +1,5 @@
 import type { APIGatewayProxyResult } from 'aws-lambda';
-import { jsonResponse } from '../lib/http/response';
+import { jsonResponse } from '#lib/http/response';
 
 /** GET /health: liveness only; it touches no table so it stays cheap and unauthenticated. */
 export const handler = async (): Promise<APIGatewayProxyResult> => jsonResponse(200, { status: 'ok' });

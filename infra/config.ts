@@ -4,8 +4,8 @@ import {
   isFrameAncestorSource,
   METADATA_MAX_BYTES_CEILING,
   readBaseUrl,
-} from '../lib/config';
-import { LOG_LEVELS, type LogLevel } from '../lib/logger';
+} from '#lib/platform/config';
+import { LOG_LEVELS, type LogLevel } from '#lib/platform/logger';
 
 /** Raised while reading CDK context; its message lists every invalid value so one synth shows them all. */
 export class InfraConfigError extends Error {

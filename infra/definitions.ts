@@ -4,7 +4,7 @@ import {
   type FunctionDefinition,
   ROUTES,
   type RouteDefinition,
-} from '../lib/routes';
+} from '#lib/definitions/routes';
 
 /** A route whose function is named by a plain string, so tests can pass route tables of their own. */
 export type RouteSpec = Omit<RouteDefinition, 'function'> & { function: string };

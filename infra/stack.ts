@@ -1,12 +1,12 @@
 import { Aws, CfnOutput, Stack, type StackProps } from 'aws-cdk-lib';
 import type { Construct } from 'constructs';
-import { TABLES, type TableKey } from '../lib/tables';
+import { EmbedApi } from '#infra/constructs/api';
+import { constructId, DataTables } from '#infra/constructs/data';
+import { ServiceFunctions } from '#infra/constructs/functions';
+import { Monitoring } from '#infra/constructs/monitoring';
+import type { ServiceFunctionProps } from '#infra/constructs/service-function';
+import { TABLES, type TableKey } from '#lib/definitions/tables';
 import type { InfraConfig } from './config';
-import { EmbedApi } from './constructs/api';
-import { constructId, DataTables } from './constructs/data';
-import { ServiceFunctions } from './constructs/functions';
-import { Monitoring } from './constructs/monitoring';
-import type { ServiceFunctionProps } from './constructs/service-function';
 import { SERVICE_DEFINITIONS, type ServiceDefinitions } from './definitions';
 
 export interface EmbedSessionStackProps extends StackProps {

@@ -7,7 +7,7 @@ import {
   ListTablesCommand,
 } from '@aws-sdk/client-dynamodb';
 import dynalite from 'dynalite';
-import { TABLE_KEYS, TABLES, type TableDefinition, type TableKey } from '../lib/tables';
+import { TABLE_KEYS, TABLES, type TableDefinition, type TableKey } from '#lib/definitions/tables';
 
 /** A running embedded DynamoDB (dynalite). */
 export interface EmbeddedDynamo {

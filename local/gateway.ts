@@ -12,8 +12,7 @@ import {
   type GatewayResponseType,
   gatewayResponse,
   methodNotAllowed,
-} from '../lib/http/gateway-responses';
-import type { Logger } from '../lib/logger';
+} from '#lib/definitions/gateway-responses';
 import {
   AUTHORIZER_FUNCTION,
   FUNCTION_MEMORY_MB,
@@ -21,7 +20,8 @@ import {
   type FunctionName,
   ROUTES,
   type RouteDefinition,
-} from '../lib/routes';
+} from '#lib/definitions/routes';
+import type { Logger } from '#lib/platform/logger';
 
 /** A Lambda handler as exported by `functions/*.ts`. */
 export type LambdaHandler = (event: never, context: Context) => Promise<unknown>;

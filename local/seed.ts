@@ -1,10 +1,10 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { DynamoApiKeyRepository } from '../lib/dynamodb/api-keys';
-import { DynamoBoardRepository } from '../lib/dynamodb/boards';
-import { DynamoMembershipRepository } from '../lib/dynamodb/memberships';
-import { cryptoRandom, systemClock } from '../lib/ports';
-import type { TableKey } from '../lib/tables';
-import { addMember, createApiKey, createBoard } from '../lib/use-cases/admin';
+import type { TableKey } from '#lib/definitions/tables';
+import { DynamoApiKeyRepository } from '#lib/dynamodb/api-keys';
+import { DynamoBoardRepository } from '#lib/dynamodb/boards';
+import { DynamoMembershipRepository } from '#lib/dynamodb/memberships';
+import { cryptoRandom, systemClock } from '#lib/platform/system';
+import { addMember, createApiKey, createBoard } from '#lib/use-cases/admin';
 
 export const DEMO = {
   orgId: 'org_demo',

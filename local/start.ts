@@ -1,5 +1,5 @@
 /** `npm start`: the whole service on this machine, on an embedded DynamoDB. */
-import { readInteger } from '../lib/config';
+import { readInteger } from '#lib/platform/config';
 import { startLocalRuntime } from './runtime';
 
 // Node 20 is supported here on purpose (see README); the SDK's notice about future versions is noise.

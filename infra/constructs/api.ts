@@ -20,15 +20,15 @@ import {
 import { Certificate } from 'aws-cdk-lib/aws-certificatemanager';
 import { LogGroup } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
+import type { InfraConfig } from '#infra/config';
+import type { RouteSpec, ServiceDefinitions } from '#infra/definitions';
 import {
   GATEWAY_RESPONSES,
   type GatewayResponseType,
   gatewayResponse,
   gatewaySecurityHeaders,
   methodNotAllowed,
-} from '../../lib/http/gateway-responses';
-import type { InfraConfig } from '../config';
-import type { RouteSpec, ServiceDefinitions } from '../definitions';
+} from '#lib/definitions/gateway-responses';
 import type { ServiceFunctions } from './functions';
 
 /**

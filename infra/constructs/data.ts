@@ -14,7 +14,7 @@ import {
   TABLES,
   type TableDefinition,
   type TableKey,
-} from '../../lib/tables';
+} from '#lib/definitions/tables';
 
 /** The service's DynamoDB tables, one per entry of the shared table definitions. */
 export class DataTables extends Construct {

@@ -1,8 +1,8 @@
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
-import type { TableKey } from '../../lib/tables';
-import type { ServiceDefinitions } from '../definitions';
+import type { ServiceDefinitions } from '#infra/definitions';
+import type { TableKey } from '#lib/definitions/tables';
 import { constructId } from './data';
 import { ServiceFunction, type ServiceFunctionProps } from './service-function';
 

@@ -14,9 +14,9 @@ import { FilterPattern, MetricFilter } from 'aws-cdk-lib/aws-logs';
 import { Topic } from 'aws-cdk-lib/aws-sns';
 import { EmailSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
 import { Construct } from 'constructs';
-import type { DynamoAction } from '../../lib/routes';
-import type { TableKey } from '../../lib/tables';
-import type { ServiceDefinitions } from '../definitions';
+import type { ServiceDefinitions } from '#infra/definitions';
+import type { DynamoAction } from '#lib/definitions/routes';
+import type { TableKey } from '#lib/definitions/tables';
 import { constructId } from './data';
 import type { ServiceFunctions } from './functions';
 

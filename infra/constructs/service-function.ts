@@ -8,14 +8,14 @@ import { Architecture, Runtime } from 'aws-cdk-lib/aws-lambda';
 import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
+import { BUNDLING } from '#infra/bundling';
 import {
   FUNCTION_MEMORY_MB,
   FUNCTION_TIMEOUT_SECONDS,
   type FunctionDefinition,
   type FunctionSetting,
-} from '../../lib/routes';
-import { TABLES, type TableKey } from '../../lib/tables';
-import { BUNDLING } from '../bundling';
+} from '#lib/definitions/routes';
+import { TABLES, type TableKey } from '#lib/definitions/tables';
 
 /** The repository root: function entries in lib/routes.ts are relative to it. */
 export const PROJECT_ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');

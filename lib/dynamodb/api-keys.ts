@@ -6,8 +6,9 @@ import {
   ScanCommand,
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
-import type { ApiKeyRecord, ApiKeyRepository } from '../domain/types';
-import { API_KEY_ID_INDEX } from '../tables';
+import { API_KEY_ID_INDEX } from '#lib/definitions/tables';
+import type { ApiKeyRecord } from '#lib/domain/api-key';
+import type { ApiKeyRepository } from '#lib/domain/ports';
 import { dynamoCall } from './errors';
 
 /** API keys in DynamoDB, keyed by the SHA-256 of the key; the key itself is never stored. */

@@ -1,5 +1,6 @@
 import { type DynamoDBDocumentClient, GetCommand, PutCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
-import type { Board, BoardRepository } from '../domain/types';
+import type { Board } from '#lib/domain/board';
+import type { BoardRepository } from '#lib/domain/ports';
 import { dynamoCall } from './errors';
 
 /** Boards in DynamoDB, keyed by `boardId`. */

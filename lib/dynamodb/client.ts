@@ -1,6 +1,6 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import type { DynamoConfig } from '../config';
+import type { DynamoConfig } from '#lib/platform/config';
 
 /**
  * The document client every adapter receives. Short timeouts and the SDK's standard retries (3 attempts):

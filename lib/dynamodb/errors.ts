@@ -1,4 +1,4 @@
-import { StorageUnavailableError } from '../errors';
+import { StorageUnavailableError } from '#lib/domain/errors';
 
 /** Errors that mean "DynamoDB is unavailable or throttling right now" rather than "our request is wrong". */
 const TRANSIENT_NAMES = new Set([

@@ -1,5 +1,5 @@
 import { DeleteCommand, type DynamoDBDocumentClient, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
-import type { MembershipRepository } from '../domain/types';
+import type { MembershipRepository } from '#lib/domain/ports';
 import { dynamoCall } from './errors';
 
 /** Organization memberships in DynamoDB, keyed by `orgId` + `userId`. */

@@ -1,6 +1,7 @@
 import { type DynamoDBDocumentClient, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
-import type { SessionRepository, StoredSession } from '../domain/types';
-import { SESSION_TOKEN_INDEX, TABLES } from '../tables';
+import { SESSION_TOKEN_INDEX, TABLES } from '#lib/definitions/tables';
+import type { SessionRepository } from '#lib/domain/ports';
+import type { StoredSession } from '#lib/domain/session';
 import { dynamoCall } from './errors';
 
 const TTL_ATTRIBUTE = TABLES.sessions.timeToLiveAttribute;

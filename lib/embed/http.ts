@@ -1,7 +1,7 @@
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
-import type { ErrorRenderer } from '../http/http-errors';
-import { headerValue, jsonResponse } from '../http/response';
-import { errorBody } from '../http/status';
+import type { ErrorRenderer } from '#lib/http/middlewares/http-errors';
+import { headerValue, jsonResponse } from '#lib/http/response';
+import { errorBody } from '#lib/http/status';
 import { renderEmbedError } from './page';
 import { EMBED_CSS_HASH } from './styles';
 

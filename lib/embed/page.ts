@@ -1,4 +1,4 @@
-import type { EmbedView } from '../use-cases/open-embed-session';
+import type { EmbedView } from '#lib/use-cases/open-embed-session';
 import { escapeHtml, jsonIsland } from './html';
 import { EMBED_CSS } from './styles';
 

@@ -1,5 +1,5 @@
 import type { APIGatewayAuthorizerResult, APIGatewayProxyEvent } from 'aws-lambda';
-import type { KeyOwner } from '../use-cases/authorize-api-key';
+import type { KeyOwner } from '#lib/domain/api-key';
 
 /**
  * The API key owner that the authorizer put into the request context. Its absence is a deployment

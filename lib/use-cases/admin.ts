@@ -1,15 +1,15 @@
-import { hashCredential, newApiKey } from '../credentials';
-import {
-  type ApiKeyRecord,
-  type ApiKeyRepository,
-  type Board,
-  type BoardRepository,
-  type MembershipRepository,
-  PUBLIC_VISIBILITY,
-} from '../domain/types';
-import { ValidationError } from '../errors';
-import type { Clock, RandomSource } from '../ports';
-import { MAX_ID_LENGTH } from '../validation/create-session.schema';
+import type { ApiKeyRecord } from '#lib/domain/api-key';
+import { type Board, PUBLIC_VISIBILITY } from '#lib/domain/board';
+import { hashCredential, newApiKey } from '#lib/domain/credentials';
+import { ValidationError } from '#lib/domain/errors';
+import { MAX_ID_LENGTH } from '#lib/domain/ids';
+import type {
+  ApiKeyRepository,
+  BoardRepository,
+  Clock,
+  MembershipRepository,
+  RandomSource,
+} from '#lib/domain/ports';
 
 /** Visibilities operators may set; the API treats anything but PUBLIC as private. */
 export const BOARD_VISIBILITIES = [PUBLIC_VISIBILITY, 'PRIVATE'] as const;

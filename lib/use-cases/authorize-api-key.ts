@@ -1,11 +1,7 @@
-import { hashCredential, isApiKeyFormat } from '../credentials';
-import type { ApiKeyRepository } from '../domain/types';
-import { InvalidApiKeyError } from '../errors';
-
-export interface KeyOwner {
-  userId: string;
-  keyId: string;
-}
+import type { KeyOwner } from '#lib/domain/api-key';
+import { hashCredential, isApiKeyFormat } from '#lib/domain/credentials';
+import { InvalidApiKeyError } from '#lib/domain/errors';
+import type { ApiKeyRepository } from '#lib/domain/ports';
 
 const BEARER = /^bearer[ \t]+(\S+)[ \t]*$/i;
 

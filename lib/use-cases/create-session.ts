@@ -1,18 +1,23 @@
-import { hashCredential, newSessionToken } from '../credentials';
-import {
-  type BoardRepository,
-  isPublicBoard,
-  type MembershipRepository,
-  type Session,
-  type SessionRepository,
-  type StoredSession,
-} from '../domain/types';
-import { BoardAccessDeniedError, BoardNotFoundError, ValidationError } from '../errors';
-import type { Clock, RandomSource } from '../ports';
-import type { CreateSessionRequest } from '../validation/create-session';
+import { isPublicBoard } from '#lib/domain/board';
+import { hashCredential, newSessionToken } from '#lib/domain/credentials';
+import { BoardAccessDeniedError, BoardNotFoundError, ValidationError } from '#lib/domain/errors';
+import type {
+  BoardRepository,
+  Clock,
+  MembershipRepository,
+  RandomSource,
+  SessionRepository,
+} from '#lib/domain/ports';
+import type { Session, StoredSession } from '#lib/domain/session';
 
 /** The latest instant an ISO 8601 timestamp with a four-digit year can express. */
 export const MAX_TIMESTAMP_MS = Date.UTC(9999, 11, 31, 23, 59, 59, 999);
+
+/** A validated create-session request with optional fields normalized (absent or null → null, metadata → {}). */
+export type CreateSessionRequest = Pick<
+  StoredSession,
+  'boardId' | 'userId' | 'email' | 'firstName' | 'lastName' | 'avatarUrl' | 'plan' | 'metadata'
+> & { expiresInSeconds: number };
 
 export interface CreateSessionDeps {
   boards: BoardRepository;

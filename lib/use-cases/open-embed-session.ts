@@ -1,7 +1,13 @@
-import { hashCredential, isSessionTokenFormat } from '../credentials';
-import type { Board, BoardRepository, SessionRepository, StoredSession } from '../domain/types';
-import { EmbeddedBoardGoneError, InvalidTokenError, MissingTokenError, SessionExpiredError } from '../errors';
-import type { Clock, Sleep } from '../ports';
+import type { Board } from '#lib/domain/board';
+import { hashCredential, isSessionTokenFormat } from '#lib/domain/credentials';
+import {
+  EmbeddedBoardGoneError,
+  InvalidTokenError,
+  MissingTokenError,
+  SessionExpiredError,
+} from '#lib/domain/errors';
+import type { BoardRepository, Clock, SessionRepository, Sleep } from '#lib/domain/ports';
+import type { StoredSession } from '#lib/domain/session';
 
 /** What the embed page may show: the session without its token hash, and its board. */
 export interface EmbedView {

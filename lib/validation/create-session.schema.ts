@@ -3,9 +3,7 @@
  * `create-session.validator.generated.js` (`npm run build:validators`), so no schema is compiled in
  * Lambda at all; a unit test fails when the generated file is stale.
  */
-
-/** Longest board, user or organization id, in characters (the admin CLI applies the same rule). */
-export const MAX_ID_LENGTH = 256;
+import { MAX_ID_LENGTH } from '#lib/domain/ids';
 
 const id = { type: 'string', minLength: 1, maxLength: MAX_ID_LENGTH, pattern: '\\S' } as const;
 const optionalText = { type: ['string', 'null'], maxLength: 256 } as const;

@@ -1,17 +1,11 @@
 import type { ErrorObject } from 'ajv';
-import type { StoredSession } from '../domain/types';
-import { ValidationError } from '../errors';
+import { ValidationError } from '#lib/domain/errors';
+import type { CreateSessionRequest } from '#lib/use-cases/create-session';
 import validate from './create-session.validator.generated.js';
 import { checkMetadata, checkWellFormed } from './metadata';
 
 /** Default session lifetime from the spec: 30 days. */
 export const DEFAULT_EXPIRES_IN_SECONDS = 2_592_000;
-
-/** A validated create-session request with optional fields normalized (absent or null → null, metadata → {}). */
-export type CreateSessionRequest = Pick<
-  StoredSession,
-  'boardId' | 'userId' | 'email' | 'firstName' | 'lastName' | 'avatarUrl' | 'plan' | 'metadata'
-> & { expiresInSeconds: number };
 
 export interface RequestLimits {
   /** Largest serialized metadata accepted, in bytes. */

@@ -1,4 +1,4 @@
-import { ValidationError } from '../errors';
+import { ValidationError } from '#lib/domain/errors';
 
 /** Deepest nesting DynamoDB stores; the metadata map itself is level 1. */
 export const MAX_METADATA_DEPTH = 32;

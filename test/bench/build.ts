@@ -1,8 +1,8 @@
 import { mkdirSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { type BuildOptions, build, type Metafile } from 'esbuild';
-import { esbuildOptions } from '../../infra/bundling';
-import { FUNCTIONS } from '../../lib/routes';
+import { esbuildOptions } from '#infra/bundling';
+import { FUNCTIONS } from '#lib/definitions/routes';
 import { BENCH_FUNCTIONS, type BenchFunction, EMPTY_HANDLER_SOURCE, floorSource } from './scenarios';
 
 /** One built bundle: its file, its minified size (the .map excluded) and the bytes each input contributes. */

@@ -1,13 +1,13 @@
 import type { APIGatewayProxyEvent, APIGatewayTokenAuthorizerEvent } from 'aws-lambda';
-import { hashCredential } from '../../lib/credentials';
-import { type DynamoAction, FUNCTIONS, type FunctionName } from '../../lib/routes';
+import { type DynamoAction, FUNCTIONS, type FunctionName } from '#lib/definitions/routes';
 import {
   SESSION_TOKEN_INDEX,
   TABLE_KEYS,
   TABLES,
   type TableDefinition,
   type TableKey,
-} from '../../lib/tables';
+} from '#lib/definitions/tables';
+import { hashCredential } from '#lib/domain/credentials';
 
 /**
  * What the benchmark feeds the bundles: the in-memory tables the DynamoDB stub starts with, one event per

@@ -5,8 +5,8 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { type Browser, chromium, type Page, type Request } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { LocalRuntime } from '../../local/runtime';
-import { createSessionCall, startTestRuntime, storeSession } from '../support/local-runtime';
+import type { LocalRuntime } from '#local/runtime';
+import { createSessionCall, startTestRuntime, storeSession } from '#test/support/local-runtime';
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const skipReason = existsSync(CHROMIUM)

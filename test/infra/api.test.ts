@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { FUNCTIONS, ROUTES } from '../../lib/routes';
+import { FUNCTIONS, ROUTES } from '#lib/definitions/routes';
 import {
   functionByDescription,
   type Json,
@@ -7,7 +7,7 @@ import {
   resources,
   type Synthesized,
   synthesize,
-} from './support';
+} from '#test/support/infra';
 
 const PATHS = [...new Set(ROUTES.map((route) => route.path))];
 const API_KEY_ROUTES = ROUTES.filter((route) => route.auth === 'apiKey');

@@ -4,8 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
-import { PROJECT_ROOT } from '../../infra/constructs/service-function';
-import { CDK_JSON_CONTEXT } from './support';
+import { PROJECT_ROOT } from '#infra/constructs/service-function';
+import { CDK_JSON_CONTEXT } from '#test/support/infra';
 
 const run = promisify(execFile);
 const TSX = join(PROJECT_ROOT, 'node_modules', '.bin', 'tsx');

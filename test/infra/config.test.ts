@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { CONTEXT_DEFAULTS, type ContextKey, InfraConfigError, readInfraConfig } from '../../infra/config';
-import { CDK_JSON_CONTEXT } from './support';
+import { CONTEXT_DEFAULTS, type ContextKey, InfraConfigError, readInfraConfig } from '#infra/config';
+import { CDK_JSON_CONTEXT } from '#test/support/infra';
 
 const read = (context: Partial<Record<ContextKey, unknown>>) => readInfraConfig((key) => context[key]);
 

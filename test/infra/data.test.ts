@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { TABLE_KEYS, TABLES, type TableDefinition } from '../../lib/tables';
-import { type Json, resources, type Synthesized, synthesize, tableLogicalIds } from './support';
+import { TABLE_KEYS, TABLES, type TableDefinition } from '#lib/definitions/tables';
+import { type Json, resources, type Synthesized, synthesize, tableLogicalIds } from '#test/support/infra';
 
 let synth: Synthesized;
 let tables: Record<string, Json>;

@@ -1,7 +1,7 @@
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SERVICE_DEFINITIONS, type ServiceDefinitions } from '../../infra/definitions';
-import { FUNCTIONS, ROUTES } from '../../lib/routes';
+import { SERVICE_DEFINITIONS, type ServiceDefinitions } from '#infra/definitions';
+import { FUNCTIONS, ROUTES } from '#lib/definitions/routes';
 import {
   dynamoGrants,
   functionByDescription,
@@ -12,7 +12,7 @@ import {
   type Synthesized,
   synthesize,
   tableLogicalIds,
-} from './support';
+} from '#test/support/infra';
 
 /**
  * A route table that grows the way lib/routes.ts will: a new function on a new open path, and a second

@@ -2,10 +2,10 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { buildSync } from 'esbuild';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BUNDLING, esbuildOptions } from '../../infra/bundling';
-import { PROJECT_ROOT } from '../../infra/constructs/service-function';
-import { FUNCTIONS, type FunctionDefinition } from '../../lib/routes';
-import { TABLES, type TableKey } from '../../lib/tables';
+import { BUNDLING, esbuildOptions } from '#infra/bundling';
+import { PROJECT_ROOT } from '#infra/constructs/service-function';
+import { FUNCTIONS, type FunctionDefinition } from '#lib/definitions/routes';
+import { TABLES, type TableKey } from '#lib/definitions/tables';
 import {
   dynamoGrants,
   functionByDescription,
@@ -15,7 +15,7 @@ import {
   type Synthesized,
   synthesize,
   tableLogicalIds,
-} from './support';
+} from '#test/support/infra';
 
 const NAMES = Object.keys(FUNCTIONS) as (keyof typeof FUNCTIONS)[];
 

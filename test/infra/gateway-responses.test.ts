@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { jsonTemplate } from '../../infra/constructs/api';
-import { type Json, resources, type Synthesized, synthesize } from './support';
+import { jsonTemplate } from '#infra/constructs/api';
+import { type Json, resources, type Synthesized, synthesize } from '#test/support/infra';
 
 /**
  * What a client must receive for each error API Gateway makes itself, written out here rather than read

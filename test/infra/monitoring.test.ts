@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { AUTHORIZER_FUNCTION, FUNCTIONS } from '../../lib/routes';
-import { TABLE_KEYS, type TableKey } from '../../lib/tables';
+import { AUTHORIZER_FUNCTION, FUNCTIONS } from '#lib/definitions/routes';
+import { TABLE_KEYS, type TableKey } from '#lib/definitions/tables';
 import {
   functionByDescription,
   type Json,
@@ -8,7 +8,7 @@ import {
   type Synthesized,
   synthesize,
   tableLogicalIds,
-} from './support';
+} from '#test/support/infra';
 
 const NAMES = Object.keys(FUNCTIONS) as (keyof typeof FUNCTIONS)[];
 

@@ -1,8 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { constructId } from '../../infra/constructs/data';
-import { FUNCTIONS, type FunctionSetting } from '../../lib/routes';
-import { TABLE_KEYS, TABLES } from '../../lib/tables';
-import { functionByDescription, type Json, type Synthesized, synthesize, tableLogicalIds } from './support';
+import { constructId } from '#infra/constructs/data';
+import { FUNCTIONS, type FunctionSetting } from '#lib/definitions/routes';
+import { TABLE_KEYS, TABLES } from '#lib/definitions/tables';
+import {
+  functionByDescription,
+  type Json,
+  type Synthesized,
+  synthesize,
+  tableLogicalIds,
+} from '#test/support/infra';
 
 const CERTIFICATE_ARN = 'arn:aws:acm:eu-west-1:123456789012:certificate/0a1b2c3d-1234-5678-9abc-def012345678';
 

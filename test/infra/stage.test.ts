@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ACCESS_LOG_FIELDS } from '../../infra/constructs/api';
-import { type Json, resources, type Synthesized, synthesize } from './support';
+import { ACCESS_LOG_FIELDS } from '#infra/constructs/api';
+import { type Json, resources, type Synthesized, synthesize } from '#test/support/infra';
 
 let synth: Synthesized;
 let stage: Json;

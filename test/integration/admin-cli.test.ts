@@ -2,8 +2,8 @@ import { execFile } from 'node:child_process';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { LocalRuntime } from '../../local/runtime';
-import { createSessionCall, startTestRuntime } from '../support/local-runtime';
+import type { LocalRuntime } from '#local/runtime';
+import { createSessionCall, startTestRuntime } from '#test/support/local-runtime';
 
 const run = promisify(execFile);
 const ROOT = join(import.meta.dirname, '../..');

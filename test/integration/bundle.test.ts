@@ -6,11 +6,11 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { build } from 'esbuild';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { esbuildOptions } from '../../infra/bundling';
-import { FUNCTIONS, type FunctionName } from '../../lib/routes';
-import { TABLE_KEYS, TABLES } from '../../lib/tables';
-import type { LocalRuntime } from '../../local/runtime';
-import { createSessionCall, startTestRuntime } from '../support/local-runtime';
+import { esbuildOptions } from '#infra/bundling';
+import { FUNCTIONS, type FunctionName } from '#lib/definitions/routes';
+import { TABLE_KEYS, TABLES } from '#lib/definitions/tables';
+import type { LocalRuntime } from '#local/runtime';
+import { createSessionCall, startTestRuntime } from '#test/support/local-runtime';
 
 const run = promisify(execFile);
 const INVOKER = join(import.meta.dirname, '../support/invoke-bundle.mjs');

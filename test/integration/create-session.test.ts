@@ -2,12 +2,12 @@ import { createHash } from 'node:crypto';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DynamoApiKeyRepository } from '../../lib/dynamodb/api-keys';
-import { createDocumentClient } from '../../lib/dynamodb/client';
-import { cryptoRandom, systemClock } from '../../lib/ports';
-import { createApiKey } from '../../lib/use-cases/admin';
-import type { LocalRuntime } from '../../local/runtime';
-import { call, createSessionCall, startTestRuntime } from '../support/local-runtime';
+import { DynamoApiKeyRepository } from '#lib/dynamodb/api-keys';
+import { createDocumentClient } from '#lib/dynamodb/client';
+import { cryptoRandom, systemClock } from '#lib/platform/system';
+import { createApiKey } from '#lib/use-cases/admin';
+import type { LocalRuntime } from '#local/runtime';
+import { call, createSessionCall, startTestRuntime } from '#test/support/local-runtime';
 
 let runtime: LocalRuntime;
 let demo: NonNullable<LocalRuntime['demo']>;
@@ -227,7 +227,7 @@ describe('POST /api/embed/sessions: authentication (401)', () => {
   });
 
   it('refuses a revoked key at once (the local gateway does not cache authorizer results)', async () => {
-    const { runAdmin } = await import('../../admin/cli');
+    const { runAdmin } = await import('#admin/cli');
     const env = { DYNAMODB_ENDPOINT: runtime.dynamoEndpoint, AWS_REGION: 'local' };
     const created = (await runAdmin(['create-api-key', '--user', demo.userId], env)) as {
       apiKey: string;

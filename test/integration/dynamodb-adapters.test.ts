@@ -1,11 +1,11 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { hashCredential } from '../../lib/credentials';
-import type { StoredSession } from '../../lib/domain/types';
-import { createDocumentClient } from '../../lib/dynamodb/client';
-import { DynamoSessionRepository } from '../../lib/dynamodb/sessions';
-import { LOCAL_TABLE_NAMES } from '../../lib/tables';
-import { type EmbeddedDynamo, ensureTables, startEmbeddedDynamo } from '../../local/dynamodb';
+import { LOCAL_TABLE_NAMES } from '#lib/definitions/tables';
+import { hashCredential } from '#lib/domain/credentials';
+import type { StoredSession } from '#lib/domain/session';
+import { createDocumentClient } from '#lib/dynamodb/client';
+import { DynamoSessionRepository } from '#lib/dynamodb/sessions';
+import { type EmbeddedDynamo, ensureTables, startEmbeddedDynamo } from '#local/dynamodb';
 
 /**
  * The session adapter against a real DynamoDB implementation (the embedded dynalite, with the tables

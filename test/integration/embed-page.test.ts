@@ -1,15 +1,15 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { DeleteCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createDocumentClient } from '../../lib/dynamodb/client';
-import type { LocalRuntime } from '../../local/runtime';
+import { createDocumentClient } from '#lib/dynamodb/client';
+import type { LocalRuntime } from '#local/runtime';
 import {
   type CallResult,
   call,
   createSessionCall,
   startTestRuntime,
   storeSession,
-} from '../support/local-runtime';
+} from '#test/support/local-runtime';
 
 let runtime: LocalRuntime;
 beforeAll(async () => {
@@ -156,7 +156,7 @@ describe('GET /embed with an unusable token', () => {
   });
 
   it('returns 404 when the board is deleted after the session was created', async () => {
-    const { runAdmin } = await import('../../admin/cli');
+    const { runAdmin } = await import('#admin/cli');
     const env = { DYNAMODB_ENDPOINT: runtime.dynamoEndpoint, AWS_REGION: 'local' };
     await runAdmin(['create-board', '--board', 'short-lived', '--org', 'o', '--visibility', 'PUBLIC'], env);
     const created = await newSession({ boardId: 'short-lived' });

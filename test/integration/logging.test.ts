@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import type { LocalRuntime } from '../../local/runtime';
-import { call, createSessionCall, startTestRuntime } from '../support/local-runtime';
+import type { LocalRuntime } from '#local/runtime';
+import { call, createSessionCall, startTestRuntime } from '#test/support/local-runtime';
 
 let runtime: LocalRuntime;
 const lines: string[] = [];

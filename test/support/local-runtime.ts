@@ -1,8 +1,8 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { createDocumentClient } from '../../lib/dynamodb/client';
-import { DynamoSessionRepository } from '../../lib/dynamodb/sessions';
-import { createLogger } from '../../lib/logger';
-import { type LocalRuntime, startLocalRuntime } from '../../local/runtime';
+import { createDocumentClient } from '#lib/dynamodb/client';
+import { DynamoSessionRepository } from '#lib/dynamodb/sessions';
+import { createLogger } from '#lib/platform/logger';
+import { type LocalRuntime, startLocalRuntime } from '#local/runtime';
 
 /** Starts the local runtime on free ports with demo data and silent logs. */
 export function startTestRuntime(): Promise<LocalRuntime> {

@@ -3,10 +3,10 @@ import { DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
 import type { APIGatewayAuthorizerResult, APIGatewayTokenAuthorizerEvent } from 'aws-lambda';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
-import { dynamoErrors } from '../helpers/dynamo-errors';
-import { lambdaContext, METHOD_ARN, tokenEvent } from '../helpers/events';
-import { apiKeyRecord } from '../helpers/fakes';
-import { captureStdout } from '../helpers/logs';
+import { dynamoErrors } from '#test/support/dynamo-errors';
+import { lambdaContext, METHOD_ARN, tokenEvent } from '#test/support/events';
+import { apiKeyRecord } from '#test/support/fakes';
+import { captureStdout } from '#test/support/logs';
 
 // The document client is created when the handler module loads, so the mock must exist first.
 const ddb = mockClient(DynamoDBDocumentClient);
@@ -27,7 +27,7 @@ let stdout: ReturnType<typeof captureStdout>;
 
 beforeAll(async () => {
   vi.stubEnv('LOG_LEVEL', 'debug');
-  handler = (await import('../../../functions/authorizer')).handler as Handler;
+  handler = (await import('#functions/authorizer')).handler as Handler;
 });
 beforeEach(() => {
   ddb.reset();

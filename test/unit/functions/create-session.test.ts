@@ -3,10 +3,10 @@ import { DynamoDBDocumentClient, GetCommand, PutCommand } from '@aws-sdk/lib-dyn
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
-import { ConfigError, readCreateSessionConfig } from '../../../lib/config';
-import { dynamoErrors } from '../helpers/dynamo-errors';
-import { API_DOMAIN, lambdaContext, proxyEvent } from '../helpers/events';
-import { captureStdout } from '../helpers/logs';
+import { ConfigError, readCreateSessionConfig } from '#lib/platform/config';
+import { dynamoErrors } from '#test/support/dynamo-errors';
+import { API_DOMAIN, lambdaContext, proxyEvent } from '#test/support/events';
+import { captureStdout } from '#test/support/logs';
 
 // The document client is created when the handler module loads, so the mock must exist first.
 const ddb = mockClient(DynamoDBDocumentClient);
@@ -20,7 +20,7 @@ type Handler = (
 async function loadHandler(env: Record<string, string> = {}): Promise<Handler> {
   vi.resetModules();
   for (const [name, value] of Object.entries(env)) vi.stubEnv(name, value);
-  const module = await import('../../../functions/create-session');
+  const module = await import('#functions/create-session');
   return module.handler as Handler;
 }
 

@@ -9,10 +9,10 @@ import type {
   Context,
 } from 'aws-lambda';
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
-import { GATEWAY_RESPONSES } from '../../../lib/http/gateway-responses';
-import type { FunctionName } from '../../../lib/routes';
-import { createGateway, type LambdaHandler, policyAllows } from '../../../local/gateway';
-import { memoryLogger } from '../helpers/logs';
+import { GATEWAY_RESPONSES } from '#lib/definitions/gateway-responses';
+import type { FunctionName } from '#lib/definitions/routes';
+import { createGateway, type LambdaHandler, policyAllows } from '#local/gateway';
+import { memoryLogger } from '#test/support/logs';
 
 /** Region, account, API id and stage of the local gateway: `local`, a zero account, `local`, `local`. */
 const ARN_PREFIX = 'arn:aws:execute-api:local:000000000000:local/local';

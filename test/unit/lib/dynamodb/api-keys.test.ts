@@ -9,13 +9,13 @@ import {
 } from '@aws-sdk/lib-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterAll, beforeEach, describe, expect, it } from 'vitest';
-import type { ApiKeyRecord } from '../../../../lib/domain/types';
-import { DynamoApiKeyRepository } from '../../../../lib/dynamodb/api-keys';
-import { createDocumentClient } from '../../../../lib/dynamodb/client';
-import { StorageUnavailableError } from '../../../../lib/errors';
-import { API_KEY_ID_INDEX } from '../../../../lib/tables';
-import { dynamoErrors } from '../../helpers/dynamo-errors';
-import { apiKeyRecord } from '../../helpers/fakes';
+import { API_KEY_ID_INDEX } from '#lib/definitions/tables';
+import type { ApiKeyRecord } from '#lib/domain/api-key';
+import { StorageUnavailableError } from '#lib/domain/errors';
+import { DynamoApiKeyRepository } from '#lib/dynamodb/api-keys';
+import { createDocumentClient } from '#lib/dynamodb/client';
+import { dynamoErrors } from '#test/support/dynamo-errors';
+import { apiKeyRecord } from '#test/support/fakes';
 
 const ddb = mockClient(DynamoDBDocumentClient);
 const repository = new DynamoApiKeyRepository(

@@ -1,10 +1,10 @@
 import { DynamoDBDocumentClient, GetCommand, PutCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterAll, beforeEach, describe, expect, it } from 'vitest';
-import { DynamoBoardRepository } from '../../../../lib/dynamodb/boards';
-import { createDocumentClient } from '../../../../lib/dynamodb/client';
-import { StorageUnavailableError } from '../../../../lib/errors';
-import { dynamoErrors } from '../../helpers/dynamo-errors';
+import { StorageUnavailableError } from '#lib/domain/errors';
+import { DynamoBoardRepository } from '#lib/dynamodb/boards';
+import { createDocumentClient } from '#lib/dynamodb/client';
+import { dynamoErrors } from '#test/support/dynamo-errors';
 
 const ddb = mockClient(DynamoDBDocumentClient);
 const repository = new DynamoBoardRepository(

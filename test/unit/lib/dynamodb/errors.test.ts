@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { dynamoCall, isTransientDynamoError } from '../../../../lib/dynamodb/errors';
-import { StorageUnavailableError } from '../../../../lib/errors';
-import { dynamoErrors } from '../../helpers/dynamo-errors';
+import { StorageUnavailableError } from '#lib/domain/errors';
+import { dynamoCall, isTransientDynamoError } from '#lib/dynamodb/errors';
+import { dynamoErrors } from '#test/support/dynamo-errors';
 
 describe('isTransientDynamoError', () => {
   it.each(['throttled', 'throttling', 'internal', 'http503', 'connectionRefused', 'timeout'] as const)(

@@ -1,10 +1,10 @@
 import { DeleteCommand, DynamoDBDocumentClient, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterAll, afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { createDocumentClient } from '../../../../lib/dynamodb/client';
-import { DynamoMembershipRepository } from '../../../../lib/dynamodb/memberships';
-import { StorageUnavailableError } from '../../../../lib/errors';
-import { dynamoErrors } from '../../helpers/dynamo-errors';
+import { StorageUnavailableError } from '#lib/domain/errors';
+import { createDocumentClient } from '#lib/dynamodb/client';
+import { DynamoMembershipRepository } from '#lib/dynamodb/memberships';
+import { dynamoErrors } from '#test/support/dynamo-errors';
 
 const ddb = mockClient(DynamoDBDocumentClient);
 const repository = new DynamoMembershipRepository(

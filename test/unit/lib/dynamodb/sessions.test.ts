@@ -1,12 +1,12 @@
 import { DynamoDBDocumentClient, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterAll, beforeEach, describe, expect, it } from 'vitest';
-import type { StoredSession } from '../../../../lib/domain/types';
-import { createDocumentClient } from '../../../../lib/dynamodb/client';
-import { DynamoSessionRepository } from '../../../../lib/dynamodb/sessions';
-import { StorageUnavailableError } from '../../../../lib/errors';
-import { SESSION_TOKEN_INDEX } from '../../../../lib/tables';
-import { dynamoErrors } from '../../helpers/dynamo-errors';
+import { SESSION_TOKEN_INDEX } from '#lib/definitions/tables';
+import { StorageUnavailableError } from '#lib/domain/errors';
+import type { StoredSession } from '#lib/domain/session';
+import { createDocumentClient } from '#lib/dynamodb/client';
+import { DynamoSessionRepository } from '#lib/dynamodb/sessions';
+import { dynamoErrors } from '#test/support/dynamo-errors';
 
 const ddb = mockClient(DynamoDBDocumentClient);
 const repository = new DynamoSessionRepository(

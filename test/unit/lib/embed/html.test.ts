@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { escapeHtml, jsonIsland } from '../../../../lib/embed/html';
+import { escapeHtml, jsonIsland } from '#lib/embed/html';
 
 describe('escapeHtml', () => {
   it.each([

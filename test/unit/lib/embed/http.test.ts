@@ -1,10 +1,10 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_FRAME_ANCESTORS } from '../../../../lib/config';
-import { embedErrorRenderer, embedHeaders, htmlResponse, wantsJson } from '../../../../lib/embed/http';
-import { renderEmbedPage } from '../../../../lib/embed/page';
-import { EMBED_CSS, EMBED_CSS_HASH } from '../../../../lib/embed/styles';
-import { proxyEvent } from '../../helpers/events';
+import { embedErrorRenderer, embedHeaders, htmlResponse, wantsJson } from '#lib/embed/http';
+import { renderEmbedPage } from '#lib/embed/page';
+import { EMBED_CSS, EMBED_CSS_HASH } from '#lib/embed/styles';
+import { DEFAULT_FRAME_ANCESTORS } from '#lib/platform/config';
+import { proxyEvent } from '#test/support/events';
 
 const FRAME_ANCESTORS = 'https://app.example.com https://*.example.org:8443';
 

@@ -1,8 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import type { Board, StoredSession } from '../../../../lib/domain/types';
-import { escapeHtml } from '../../../../lib/embed/html';
-import { displayName, embedContext, renderEmbedError, renderEmbedPage } from '../../../../lib/embed/page';
-import type { EmbedView } from '../../../../lib/use-cases/open-embed-session';
+import type { Board } from '#lib/domain/board';
+import type { StoredSession } from '#lib/domain/session';
+import { escapeHtml } from '#lib/embed/html';
+import { displayName, embedContext, renderEmbedError, renderEmbedPage } from '#lib/embed/page';
+import type { EmbedView } from '#lib/use-cases/open-embed-session';
 
 const BOARD: Board = { boardId: 'board-42', orgId: 'org-a', visibility: 'PUBLIC', name: 'Product roadmap' };
 

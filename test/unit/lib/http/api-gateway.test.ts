@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { allowPolicy, apiBaseUrl, keyOwnerOf } from '../../../../lib/http/api-gateway';
-import { API_DOMAIN, METHOD_ARN, proxyEvent } from '../../helpers/events';
+import { allowPolicy, apiBaseUrl, keyOwnerOf } from '#lib/http/api-gateway';
+import { API_DOMAIN, METHOD_ARN, proxyEvent } from '#test/support/events';
 
 const OWNER = { userId: 'owner-1', keyId: 'key_1' };
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { API_HEADERS, headerValue, jsonError, jsonResponse } from '../../../../lib/http/response';
-import { errorBody, statusName } from '../../../../lib/http/status';
+import { API_HEADERS, headerValue, jsonError, jsonResponse } from '#lib/http/response';
+import { errorBody, statusName } from '#lib/http/status';
 
 describe('jsonResponse', () => {
   it('serializes the body and sends JSON that may not be stored', () => {

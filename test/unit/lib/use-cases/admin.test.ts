@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import type { Board } from '../../../../lib/domain/types';
-import { ValidationError } from '../../../../lib/errors';
-import { cryptoRandom } from '../../../../lib/ports';
+import type { Board } from '#lib/domain/board';
+import { ValidationError } from '#lib/domain/errors';
+import { cryptoRandom } from '#lib/platform/system';
 import {
   addMember,
   BOARD_VISIBILITIES,
@@ -11,8 +11,8 @@ import {
   listApiKeys,
   removeMember,
   revokeApiKey,
-} from '../../../../lib/use-cases/admin';
-import { FakeApiKeys, FakeBoards, FakeMemberships, fixedClock, sequenceRandom } from '../../helpers/fakes';
+} from '#lib/use-cases/admin';
+import { FakeApiKeys, FakeBoards, FakeMemberships, fixedClock, sequenceRandom } from '#test/support/fakes';
 
 const sha256 = (value: string) => createHash('sha256').update(value).digest('hex');
 const NOW = '2026-03-01T12:00:00.000Z';

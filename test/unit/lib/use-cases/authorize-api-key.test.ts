@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { InvalidApiKeyError } from '../../../../lib/errors';
-import { authorizeApiKey } from '../../../../lib/use-cases/authorize-api-key';
-import { apiKeyRecord, FakeApiKeys } from '../../helpers/fakes';
+import { InvalidApiKeyError } from '#lib/domain/errors';
+import { authorizeApiKey } from '#lib/use-cases/authorize-api-key';
+import { apiKeyRecord, FakeApiKeys } from '#test/support/fakes';
 
 const KEY = `esk_${'A'.repeat(20)}-_${'z'.repeat(21)}`;
 const KEY_HASH = createHash('sha256').update(KEY).digest('hex');

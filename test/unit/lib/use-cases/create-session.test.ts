@@ -1,19 +1,15 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import type { Board } from '../../../../lib/domain/types';
+import type { Board } from '#lib/domain/board';
 import {
   BoardAccessDeniedError,
   BoardNotFoundError,
   StorageUnavailableError,
   ValidationError,
-} from '../../../../lib/errors';
-import { cryptoRandom } from '../../../../lib/ports';
-import {
-  type CreateSessionDeps,
-  createSession,
-  MAX_TIMESTAMP_MS,
-} from '../../../../lib/use-cases/create-session';
-import type { CreateSessionRequest } from '../../../../lib/validation/create-session';
+} from '#lib/domain/errors';
+import { cryptoRandom } from '#lib/platform/system';
+import type { CreateSessionRequest } from '#lib/use-cases/create-session';
+import { type CreateSessionDeps, createSession, MAX_TIMESTAMP_MS } from '#lib/use-cases/create-session';
 import {
   FakeBoards,
   FakeMemberships,
@@ -23,7 +19,7 @@ import {
   PUBLIC_BOARD,
   sequenceRandom,
   tickingClock,
-} from '../../helpers/fakes';
+} from '#test/support/fakes';
 
 const NOW = '2026-01-01T00:00:00.000Z';
 const BASE_URL = 'https://api.example.com/prod';

@@ -1,14 +1,15 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import type { SessionRepository, StoredSession } from '../../../../lib/domain/types';
 import {
   EmbeddedBoardGoneError,
   InvalidTokenError,
   MissingTokenError,
   SessionExpiredError,
-} from '../../../../lib/errors';
-import { type OpenEmbedSessionDeps, openEmbedSession } from '../../../../lib/use-cases/open-embed-session';
-import { FakeBoards, fixedClock, PUBLIC_BOARD } from '../../helpers/fakes';
+} from '#lib/domain/errors';
+import type { SessionRepository } from '#lib/domain/ports';
+import type { StoredSession } from '#lib/domain/session';
+import { type OpenEmbedSessionDeps, openEmbedSession } from '#lib/use-cases/open-embed-session';
+import { FakeBoards, fixedClock, PUBLIC_BOARD } from '#test/support/fakes';
 
 const TOKEN = 'AbCdEfGhIjKlMnOpQrStUvWxYz012-_9';
 const NOW = '2026-06-01T12:00:00.000Z';

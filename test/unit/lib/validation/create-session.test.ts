@@ -1,12 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_METADATA_MAX_BYTES } from '../../../../lib/config';
-import { ValidationError } from '../../../../lib/errors';
+import { ValidationError } from '#lib/domain/errors';
+import { DEFAULT_METADATA_MAX_BYTES } from '#lib/platform/config';
+import type { CreateSessionRequest } from '#lib/use-cases/create-session';
 import {
-  type CreateSessionRequest,
   DEFAULT_EXPIRES_IN_SECONDS,
   parseCreateSessionRequest,
   type RequestLimits,
-} from '../../../../lib/validation/create-session';
+} from '#lib/validation/create-session';
 
 const LIMITS: RequestLimits = { metadataMaxBytes: DEFAULT_METADATA_MAX_BYTES };
 

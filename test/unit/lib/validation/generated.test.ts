@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { GENERATED_PATH, generateCreateSessionValidator } from '../../../../lib/validation/build';
+import { GENERATED_PATH, generateCreateSessionValidator } from '#lib/validation/build';
 import validate from '../../../../lib/validation/create-session.validator.generated.js';
 
 const committed = readFileSync(GENERATED_PATH, 'utf8');

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { ValidationError } from '../../../../lib/errors';
-import { checkMetadata, checkWellFormed, MAX_METADATA_DEPTH } from '../../../../lib/validation/metadata';
+import { ValidationError } from '#lib/domain/errors';
+import { checkMetadata, checkWellFormed, MAX_METADATA_DEPTH } from '#lib/validation/metadata';
 
 describe('checkMetadata', () => {
   it('allows DynamoDB’s 32 levels of nesting', () => {

@@ -5,8 +5,8 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { build } from 'esbuild';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { esbuildOptions } from '../../../infra/bundling';
-import { mapStackTrace } from '../../../lib/source-maps';
+import { esbuildOptions } from '#infra/bundling';
+import { mapStackTrace } from '#lib/platform/source-maps';
 
 let dir: string;
 let bundle: string;

@@ -3,11 +3,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { App } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
-import { readInfraConfig } from '../../infra/config';
-import { PROJECT_ROOT } from '../../infra/constructs/service-function';
-import type { ServiceDefinitions } from '../../infra/definitions';
-import { EmbedSessionStack } from '../../infra/stack';
-import { TABLE_KEYS, TABLES, type TableKey } from '../../lib/tables';
+import { readInfraConfig } from '#infra/config';
+import { PROJECT_ROOT } from '#infra/constructs/service-function';
+import type { ServiceDefinitions } from '#infra/definitions';
+import { EmbedSessionStack } from '#infra/stack';
+import { TABLE_KEYS, TABLES, type TableKey } from '#lib/definitions/tables';
 
 /** The context of cdk.json (defaults and feature flags), so tests synthesize what `cdk synth` does. */
 export const CDK_JSON_CONTEXT: Record<string, unknown> = JSON.parse(

@@ -8,9 +8,9 @@ import {
   newApiKey,
   newSessionToken,
   SESSION_TOKEN_LENGTH,
-} from '../../../lib/credentials';
-import { cryptoRandom } from '../../../lib/ports';
-import { sequenceRandom } from '../helpers/fakes';
+} from '#lib/domain/credentials';
+import { cryptoRandom } from '#lib/platform/system';
+import { sequenceRandom } from '#test/support/fakes';
 
 describe('hashCredential', () => {
   it('is the lowercase hex SHA-256 of the UTF-8 text', () => {

@@ -1,5 +1,5 @@
 import { vi } from 'vitest';
-import { createLogger, type Logger } from '../../../lib/logger';
+import { createLogger, type Logger } from '#lib/platform/logger';
 
 /** A debug-level logger whose JSON lines are kept in memory. */
 export function memoryLogger(): { logger: Logger; lines: () => Array<Record<string, unknown>> } {

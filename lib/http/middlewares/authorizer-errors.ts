@@ -1,6 +1,6 @@
 import type middy from '@middy/core';
-import { InvalidApiKeyError } from '../errors';
-import { describeError, type Logger } from '../logger';
+import { InvalidApiKeyError } from '#lib/domain/errors';
+import { describeError, type Logger } from '#lib/platform/logger';
 
 /**
  * Makes an authorizer fail closed: whatever went wrong, API Gateway gets exactly `Unauthorized`, which it

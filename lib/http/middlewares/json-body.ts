@@ -1,7 +1,7 @@
 import type middy from '@middy/core';
 import type { APIGatewayProxyEvent } from 'aws-lambda';
-import { PayloadTooLargeError, UnsupportedMediaTypeError, ValidationError } from '../errors';
-import { headerValue } from './response';
+import { PayloadTooLargeError, UnsupportedMediaTypeError, ValidationError } from '#lib/domain/errors';
+import { headerValue } from '#lib/http/response';
 
 /** An API Gateway event whose body has been parsed into a plain JSON object. */
 export type JsonBodyEvent = Omit<APIGatewayProxyEvent, 'body'> & { body: Record<string, unknown> };

@@ -3,9 +3,9 @@
  * `{"error", "message"}` shape and with the house headers. The CDK stack configures them as gateway
  * responses and the local gateway answers with them, so the two cannot differ.
  */
-import { RETRY_AFTER_SECONDS } from './http-errors';
-import { API_HEADERS } from './response';
-import { errorBody } from './status';
+
+import { API_HEADERS } from '#lib/http/response';
+import { errorBody, RETRY_AFTER_SECONDS } from '#lib/http/status';
 
 /** Every gateway response type API Gateway REST APIs have (AWS's list, complete at the time of writing). */
 export type GatewayResponseType =

@@ -1,9 +1,9 @@
 import middy from '@middy/core';
 import type { APIGatewayProxyEvent } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
-import { PayloadTooLargeError, UnsupportedMediaTypeError, ValidationError } from '../../../../lib/errors';
-import { jsonBody } from '../../../../lib/http/json-body';
-import { lambdaContext, proxyEvent } from '../../helpers/events';
+import { PayloadTooLargeError, UnsupportedMediaTypeError, ValidationError } from '#lib/domain/errors';
+import { jsonBody } from '#lib/http/middlewares/json-body';
+import { lambdaContext, proxyEvent } from '#test/support/events';
 
 const MAX_BYTES = 64;
 

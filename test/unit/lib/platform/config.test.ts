@@ -6,7 +6,7 @@ import {
   readAuthorizerConfig,
   readCreateSessionConfig,
   readEmbedPageConfig,
-} from '../../../lib/config';
+} from '#lib/platform/config';
 
 const TABLES = {
   BOARDS_TABLE: 'boards',

@@ -10,10 +10,11 @@ import {
   StorageUnavailableError,
   UnsupportedMediaTypeError,
   ValidationError,
-} from '../../../../lib/errors';
-import { httpErrors, RETRY_AFTER_SECONDS, statusOf } from '../../../../lib/http/http-errors';
-import { lambdaContext, proxyEvent } from '../../helpers/events';
-import { memoryLogger } from '../../helpers/logs';
+} from '#lib/domain/errors';
+import { httpErrors, statusOf } from '#lib/http/middlewares/http-errors';
+import { RETRY_AFTER_SECONDS } from '#lib/http/status';
+import { lambdaContext, proxyEvent } from '#test/support/events';
+import { memoryLogger } from '#test/support/logs';
 
 /** A handler that throws `error`, wrapped in the error middleware with an in-memory logger. */
 function failing(error: unknown) {

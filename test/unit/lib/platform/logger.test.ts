@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createLogger, describeError } from '../../../lib/logger';
+import { createLogger, describeError } from '#lib/platform/logger';
 
 function sinkLogger(level: string) {
   const lines: string[] = [];

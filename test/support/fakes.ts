@@ -1,13 +1,14 @@
+import type { ApiKeyRecord } from '#lib/domain/api-key';
+import type { Board } from '#lib/domain/board';
 import type {
-  ApiKeyRecord,
   ApiKeyRepository,
-  Board,
   BoardRepository,
+  Clock,
   MembershipRepository,
+  RandomSource,
   SessionRepository,
-  StoredSession,
-} from '../../../lib/domain/types';
-import type { Clock, RandomSource } from '../../../lib/ports';
+} from '#lib/domain/ports';
+import type { StoredSession } from '#lib/domain/session';
 
 /** In-memory boards that record every lookup. */
 export class FakeBoards implements BoardRepository {

@@ -1,10 +1,10 @@
 import middy from '@middy/core';
 import type { APIGatewayAuthorizerResult, APIGatewayTokenAuthorizerEvent } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
-import { InvalidApiKeyError, StorageUnavailableError } from '../../../../lib/errors';
-import { unauthorizedOnError } from '../../../../lib/http/authorizer-errors';
-import { lambdaContext, tokenEvent } from '../../helpers/events';
-import { memoryLogger } from '../../helpers/logs';
+import { InvalidApiKeyError, StorageUnavailableError } from '#lib/domain/errors';
+import { unauthorizedOnError } from '#lib/http/middlewares/authorizer-errors';
+import { lambdaContext, tokenEvent } from '#test/support/events';
+import { memoryLogger } from '#test/support/logs';
 
 function failing(error: unknown) {
   const { logger, lines } = memoryLogger();

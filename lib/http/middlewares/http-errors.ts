@@ -13,9 +13,10 @@ import {
   StorageUnavailableError,
   UnsupportedMediaTypeError,
   ValidationError,
-} from '../errors';
-import { describeError, type Logger } from '../logger';
-import { jsonError } from './response';
+} from '#lib/domain/errors';
+import { jsonError } from '#lib/http/response';
+import { RETRY_AFTER_SECONDS } from '#lib/http/status';
+import { describeError, type Logger } from '#lib/platform/logger';
 
 type ErrorClass = abstract new (...args: never[]) => DomainError;
 
@@ -33,9 +34,6 @@ const STATUS_BY_ERROR: ReadonlyArray<readonly [ErrorClass, number]> = [
   [UnsupportedMediaTypeError, 415],
   [StorageUnavailableError, 503],
 ];
-
-/** Seconds a client should wait after a 503 before retrying. */
-export const RETRY_AFTER_SECONDS = 2;
 
 /** The HTTP status of an error, or 500 for anything that is not a known domain error. */
 export function statusOf(error: unknown): number {

@@ -1,4 +1,4 @@
-import { TABLES, type TableKey } from './tables';
+import { TABLES, type TableKey } from '#lib/definitions/tables';
 
 /** Raised at start-up when the environment is incomplete or invalid; the message lists every problem. */
 export class ConfigError extends Error {

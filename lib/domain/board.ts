@@ -1,0 +1,15 @@
+/** The one visibility the spec names; any other value (or a missing one) counts as not public. */
+export const PUBLIC_VISIBILITY = 'PUBLIC';
+
+/** A board, referenced only: the service knows its id, owner organization, visibility and name. */
+export interface Board {
+  boardId: string;
+  orgId: string;
+  visibility: string;
+  name: string | null;
+}
+
+/** True only for a board whose visibility is exactly `PUBLIC`. */
+export function isPublicBoard(board: Board): boolean {
+  return board.visibility === PUBLIC_VISIBILITY;
+}
