@@ -106,7 +106,7 @@ export async function runAdmin(argv: string[], env: Record<string, string | unde
           },
         );
       case 'add-member':
-        return await addMember({ memberships: memberships() }, need('org'), need('user'));
+        return await addMember({ memberships: memberships(), clock: systemClock }, need('org'), need('user'));
       case 'remove-member':
         return await removeMember({ memberships: memberships() }, need('org'), need('user'));
       case 'create-api-key':

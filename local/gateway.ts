@@ -21,6 +21,7 @@ import {
   ROUTES,
   type RouteDefinition,
 } from '#lib/definitions/routes';
+import { headerValue } from '#lib/http/response';
 import type { Logger } from '#lib/platform/logger';
 
 /** A Lambda handler as exported by `functions/*.ts`. */
@@ -93,7 +94,7 @@ async function route(options: GatewayOptions, req: IncomingMessage, requestId: s
   const headers = singleHeaders(req);
   let authorizer: Record<string, unknown> | null = null;
   if (matched.auth === 'apiKey') {
-    const outcome = await authorize(options, matched, headerOf(headers, 'authorization'), requestId);
+    const outcome = await authorize(options, matched, headerValue(headers, 'authorization'), requestId);
     if (typeof outcome === 'string') return gatewayReply(options, outcome);
     authorizer = outcome;
   }
@@ -261,11 +262,6 @@ function singleHeaders(req: IncomingMessage): Record<string, string> {
   for (let i = 0; i < req.rawHeaders.length; i += 2)
     headers[req.rawHeaders[i] as string] = req.rawHeaders[i + 1] as string;
   return headers;
-}
-
-function headerOf(headers: Record<string, string>, name: string): string | undefined {
-  const key = Object.keys(headers).find((k) => k.toLowerCase() === name);
-  return key === undefined ? undefined : headers[key];
 }
 
 function gatewayReply(options: GatewayOptions, type: GatewayResponseType): Reply {

@@ -51,7 +51,7 @@ export async function seedDemoData(
     },
   );
   await addMember(
-    { memberships: new DynamoMembershipRepository(db, tables.memberships) },
+    { memberships: new DynamoMembershipRepository(db, tables.memberships), clock: systemClock },
     DEMO.orgId,
     DEMO.userId,
   );

@@ -28,7 +28,8 @@ export interface BoardRepository {
 
 export interface MembershipRepository {
   isMember(orgId: string, userId: string): Promise<boolean>;
-  add(orgId: string, userId: string): Promise<void>;
+  /** Records the membership (idempotent), stamped with the time it was added. */
+  add(orgId: string, userId: string, addedAt: string): Promise<void>;
   remove(orgId: string, userId: string): Promise<boolean>;
 }
 

@@ -1,29 +1,18 @@
-import {
-  type DynamoDBDocumentClient,
-  GetCommand,
-  PutCommand,
-  QueryCommand,
-  ScanCommand,
-  UpdateCommand,
-} from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { API_KEY_ID_INDEX } from '#lib/definitions/tables';
 import type { ApiKeyRecord } from '#lib/domain/api-key';
 import type { ApiKeyRepository } from '#lib/domain/ports';
 import { dynamoCall } from './errors';
+import { DynamoTable, type Item, optionalStringOf } from './table';
 
 /** API keys in DynamoDB, keyed by the SHA-256 of the key; the key itself is never stored. */
-export class DynamoApiKeyRepository implements ApiKeyRepository {
-  constructor(
-    private readonly db: DynamoDBDocumentClient,
-    private readonly tableName: string,
-  ) {}
-
+export class DynamoApiKeyRepository extends DynamoTable implements ApiKeyRepository {
   async getByHash(keyHash: string): Promise<ApiKeyRecord | undefined> {
     const { Item } = await dynamoCall(() =>
       // Strongly consistent: a key revoked a moment ago must already be refused.
       this.db.send(new GetCommand({ TableName: this.tableName, Key: { keyHash }, ConsistentRead: true })),
     );
-    return Item as ApiKeyRecord | undefined;
+    return Item ? toApiKeyRecord(Item) : undefined;
   }
 
   async create(record: ApiKeyRecord): Promise<void> {
@@ -49,8 +38,9 @@ export class DynamoApiKeyRepository implements ApiKeyRepository {
         }),
       ),
     );
-    const found = Items?.[0] as ApiKeyRecord | undefined;
-    if (!found) return undefined;
+    const first = Items?.[0];
+    if (!first) return undefined;
+    const found = toApiKeyRecord(first);
     if (found.status === 'REVOKED') return found;
     try {
       const { Attributes } = await dynamoCall(() =>
@@ -67,7 +57,7 @@ export class DynamoApiKeyRepository implements ApiKeyRepository {
           }),
         ),
       );
-      return Attributes as ApiKeyRecord;
+      return Attributes ? toApiKeyRecord(Attributes) : undefined;
     } catch (error) {
       if ((error as Error).name !== 'ConditionalCheckFailedException') throw error;
       // Revoked meanwhile, or deleted: report the key as it now is.
@@ -76,23 +66,22 @@ export class DynamoApiKeyRepository implements ApiKeyRepository {
   }
 
   async list(userId?: string): Promise<ApiKeyRecord[]> {
-    const keys: ApiKeyRecord[] = [];
-    let start: Record<string, unknown> | undefined;
-    do {
-      const page = await dynamoCall(() =>
-        this.db.send(
-          new ScanCommand({
-            TableName: this.tableName,
-            ExclusiveStartKey: start,
-            ...(userId
-              ? { FilterExpression: 'userId = :u', ExpressionAttributeValues: { ':u': userId } }
-              : {}),
-          }),
-        ),
-      );
-      keys.push(...((page.Items ?? []) as ApiKeyRecord[]));
-      start = page.LastEvaluatedKey;
-    } while (start);
-    return keys.sort((a, b) => a.createdAt.localeCompare(b.createdAt));
+    const items = await this.scanAll(
+      userId ? { FilterExpression: 'userId = :u', ExpressionAttributeValues: { ':u': userId } } : {},
+    );
+    return items.map(toApiKeyRecord).sort((a, b) => a.createdAt.localeCompare(b.createdAt));
   }
+}
+
+/** A stored key. Any status but ACTIVE reads as REVOKED, so an unexpected value never lets a key in. */
+function toApiKeyRecord(item: Item): ApiKeyRecord {
+  return {
+    keyHash: String(item.keyHash),
+    keyId: String(item.keyId),
+    userId: String(item.userId),
+    name: optionalStringOf(item, 'name'),
+    status: item.status === 'ACTIVE' ? 'ACTIVE' : 'REVOKED',
+    createdAt: String(item.createdAt),
+    revokedAt: optionalStringOf(item, 'revokedAt'),
+  };
 }

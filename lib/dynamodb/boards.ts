@@ -1,15 +1,11 @@
-import { type DynamoDBDocumentClient, GetCommand, PutCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import type { Board } from '#lib/domain/board';
 import type { BoardRepository } from '#lib/domain/ports';
 import { dynamoCall } from './errors';
+import { DynamoTable, type Item, optionalStringOf } from './table';
 
 /** Boards in DynamoDB, keyed by `boardId`. */
-export class DynamoBoardRepository implements BoardRepository {
-  constructor(
-    private readonly db: DynamoDBDocumentClient,
-    private readonly tableName: string,
-  ) {}
-
+export class DynamoBoardRepository extends DynamoTable implements BoardRepository {
   async get(boardId: string): Promise<Board | undefined> {
     const { Item } = await dynamoCall(() =>
       this.db.send(new GetCommand({ TableName: this.tableName, Key: { boardId } })),
@@ -22,24 +18,16 @@ export class DynamoBoardRepository implements BoardRepository {
   }
 
   async list(): Promise<Board[]> {
-    const boards: Board[] = [];
-    let start: Record<string, unknown> | undefined;
-    do {
-      const page = await dynamoCall(() =>
-        this.db.send(new ScanCommand({ TableName: this.tableName, ExclusiveStartKey: start })),
-      );
-      boards.push(...(page.Items ?? []).map(toBoard));
-      start = page.LastEvaluatedKey;
-    } while (start);
-    return boards.sort((a, b) => a.boardId.localeCompare(b.boardId));
+    return (await this.scanAll()).map(toBoard).sort((a, b) => a.boardId.localeCompare(b.boardId));
   }
 }
 
-function toBoard(item: Record<string, unknown>): Board {
+/** A stored board; a missing organization or visibility reads as empty (private, owned by nobody). */
+function toBoard(item: Item): Board {
   return {
     boardId: String(item.boardId),
     orgId: String(item.orgId ?? ''),
-    visibility: typeof item.visibility === 'string' ? item.visibility : '',
-    name: typeof item.name === 'string' ? item.name : null,
+    visibility: optionalStringOf(item, 'visibility') ?? '',
+    name: optionalStringOf(item, 'name'),
   };
 }

@@ -1,14 +1,10 @@
-import { DeleteCommand, type DynamoDBDocumentClient, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import type { MembershipRepository } from '#lib/domain/ports';
 import { dynamoCall } from './errors';
+import { DynamoTable } from './table';
 
 /** Organization memberships in DynamoDB, keyed by `orgId` + `userId`. */
-export class DynamoMembershipRepository implements MembershipRepository {
-  constructor(
-    private readonly db: DynamoDBDocumentClient,
-    private readonly tableName: string,
-  ) {}
-
+export class DynamoMembershipRepository extends DynamoTable implements MembershipRepository {
   async isMember(orgId: string, userId: string): Promise<boolean> {
     const { Item } = await dynamoCall(() =>
       this.db.send(
@@ -18,13 +14,10 @@ export class DynamoMembershipRepository implements MembershipRepository {
     return Item !== undefined;
   }
 
-  async add(orgId: string, userId: string): Promise<void> {
+  async add(orgId: string, userId: string, addedAt: string): Promise<void> {
     await dynamoCall(() =>
       this.db.send(
-        new PutCommand({
-          TableName: this.tableName,
-          Item: { orgId, userId, createdAt: new Date().toISOString() },
-        }),
+        new PutCommand({ TableName: this.tableName, Item: { orgId, userId, createdAt: addedAt } }),
       ),
     );
   }

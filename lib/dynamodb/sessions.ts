@@ -1,8 +1,9 @@
-import { type DynamoDBDocumentClient, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { SESSION_TOKEN_INDEX, TABLES } from '#lib/definitions/tables';
 import type { SessionRepository } from '#lib/domain/ports';
 import type { StoredSession } from '#lib/domain/session';
 import { dynamoCall } from './errors';
+import { DynamoTable, type Item, optionalStringOf } from './table';
 
 const TTL_ATTRIBUTE = TABLES.sessions.timeToLiveAttribute;
 
@@ -13,19 +14,13 @@ const TTL_ATTRIBUTE = TABLES.sessions.timeToLiveAttribute;
  * `__proto__` key and throws on a `constructor` key holding an object, and the customer's data must come
  * back exactly as it was sent. JSON.parse on the way out defines such keys as plain own properties.
  */
-export class DynamoSessionRepository implements SessionRepository {
-  constructor(
-    private readonly db: DynamoDBDocumentClient,
-    private readonly tableName: string,
-  ) {}
-
+export class DynamoSessionRepository extends DynamoTable implements SessionRepository {
   async create(session: StoredSession): Promise<void> {
-    const ttl = Math.ceil(Date.parse(session.expiresAt) / 1000);
     await dynamoCall(() =>
       this.db.send(
         new PutCommand({
           TableName: this.tableName,
-          Item: { ...session, metadata: JSON.stringify(session.metadata), [TTL_ATTRIBUTE]: ttl },
+          Item: toItem(session),
           // A single conditional put: the session is written whole or not at all, never over another.
           ConditionExpression: 'attribute_not_exists(id)',
         }),
@@ -46,11 +41,30 @@ export class DynamoSessionRepository implements SessionRepository {
       ),
     );
     const item = Items?.[0];
-    if (!item) return undefined;
-    const { [TTL_ATTRIBUTE]: _ttl, metadata, ...session } = item;
-    return {
-      ...session,
-      metadata: typeof metadata === 'string' ? JSON.parse(metadata) : {},
-    } as StoredSession;
+    return item ? toStoredSession(item) : undefined;
   }
+}
+
+/** The item for a session: metadata as JSON text, and the TTL attribute in epoch seconds from expiresAt. */
+function toItem(session: StoredSession): Item {
+  const ttl = Math.ceil(Date.parse(session.expiresAt) / 1000);
+  return { ...session, metadata: JSON.stringify(session.metadata), [TTL_ATTRIBUTE]: ttl };
+}
+
+/** A stored session without the TTL attribute, its metadata parsed back into an object. */
+function toStoredSession(item: Item): StoredSession {
+  return {
+    id: String(item.id),
+    boardId: String(item.boardId),
+    tokenHash: String(item.tokenHash),
+    userId: String(item.userId),
+    email: String(item.email),
+    firstName: optionalStringOf(item, 'firstName'),
+    lastName: optionalStringOf(item, 'lastName'),
+    avatarUrl: optionalStringOf(item, 'avatarUrl'),
+    plan: optionalStringOf(item, 'plan'),
+    metadata: typeof item.metadata === 'string' ? JSON.parse(item.metadata) : {},
+    createdAt: String(item.createdAt),
+    expiresAt: String(item.expiresAt),
+  };
 }

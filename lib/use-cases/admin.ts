@@ -29,10 +29,14 @@ export async function createBoard(deps: { boards: BoardRepository }, board: Boar
 }
 
 /** Makes a user a member of an organization (idempotent). */
-export async function addMember(deps: { memberships: MembershipRepository }, orgId: string, userId: string) {
+export async function addMember(
+  deps: { memberships: MembershipRepository; clock: Clock },
+  orgId: string,
+  userId: string,
+) {
   requireText('org', orgId);
   requireText('user', userId);
-  await deps.memberships.add(orgId, userId);
+  await deps.memberships.add(orgId, userId, deps.clock.now().toISOString());
   return { orgId, userId, member: true };
 }
 

@@ -47,7 +47,10 @@ export class FakeMemberships implements MembershipRepository {
     return this.members.has(`${orgId}\u0000${userId}`);
   }
 
-  async add(orgId: string, userId: string): Promise<void> {
+  readonly added: Array<{ orgId: string; userId: string; addedAt: string }> = [];
+
+  async add(orgId: string, userId: string, addedAt: string): Promise<void> {
+    this.added.push({ orgId, userId, addedAt });
     this.members.add(`${orgId}\u0000${userId}`);
   }
 

@@ -1,6 +1,6 @@
 import { DeleteCommand, DynamoDBDocumentClient, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
-import { afterAll, afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeEach, describe, expect, it } from 'vitest';
 import { StorageUnavailableError } from '#lib/domain/errors';
 import { createDocumentClient } from '#lib/dynamodb/client';
 import { DynamoMembershipRepository } from '#lib/dynamodb/memberships';
@@ -42,15 +42,9 @@ describe('DynamoMembershipRepository.isMember', () => {
 });
 
 describe('DynamoMembershipRepository.add', () => {
-  afterEach(() => {
-    vi.useRealTimers();
-  });
-
   it('writes the membership under organization and user with the time it was added', async () => {
-    vi.useFakeTimers({ toFake: ['Date'] });
-    vi.setSystemTime(new Date('2026-04-05T06:07:08.009Z'));
     ddb.on(PutCommand).resolves({});
-    await repository.add('o1', 'u1');
+    await repository.add('o1', 'u1', '2026-04-05T06:07:08.009Z');
     expect(ddb.calls()).toHaveLength(1);
     expect(ddb.commandCalls(PutCommand)[0]?.args[0].input).toEqual({
       TableName: 'members-t',
@@ -60,7 +54,9 @@ describe('DynamoMembershipRepository.add', () => {
 
   it('turns throttling into StorageUnavailableError', async () => {
     ddb.on(PutCommand).rejects(dynamoErrors.throttling());
-    await expect(repository.add('o1', 'u1')).rejects.toBeInstanceOf(StorageUnavailableError);
+    await expect(repository.add('o1', 'u1', '2026-01-01T00:00:00.000Z')).rejects.toBeInstanceOf(
+      StorageUnavailableError,
+    );
   });
 });
 

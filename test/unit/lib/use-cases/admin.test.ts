@@ -78,16 +78,21 @@ describe('createBoard', () => {
 });
 
 describe('addMember and removeMember', () => {
-  it('adds a member, idempotently', async () => {
+  it('adds a member, idempotently, stamped with the injected clock', async () => {
     const memberships = new FakeMemberships();
-    expect(await addMember({ memberships }, 'org-a', 'user-1')).toEqual({
+    const clock = fixedClock('2026-04-05T06:07:08.009Z');
+    expect(await addMember({ memberships, clock }, 'org-a', 'user-1')).toEqual({
       orgId: 'org-a',
       userId: 'user-1',
       member: true,
     });
-    await addMember({ memberships }, 'org-a', 'user-1');
+    await addMember({ memberships, clock }, 'org-a', 'user-1');
     expect(await memberships.isMember('org-a', 'user-1')).toBe(true);
     expect(await memberships.isMember('org-b', 'user-1')).toBe(false);
+    expect(memberships.added.map((m) => m.addedAt)).toEqual([
+      '2026-04-05T06:07:08.009Z',
+      '2026-04-05T06:07:08.009Z',
+    ]);
   });
 
   it('removes a member and says whether there was a membership', async () => {
@@ -110,9 +115,9 @@ describe('addMember and removeMember', () => {
     ['user', 'org-a', ' '],
   ])('refuses an empty --%s', async (option, orgId, userId) => {
     const memberships = new FakeMemberships([{ orgId: 'org-a', userId: ' ' }]);
-    await expect(addMember({ memberships }, orgId, userId)).rejects.toThrow(
-      new ValidationError(`--${option} must not be empty`),
-    );
+    await expect(
+      addMember({ memberships, clock: fixedClock('2026-01-01T00:00:00.000Z') }, orgId, userId),
+    ).rejects.toThrow(new ValidationError(`--${option} must not be empty`));
     await expect(removeMember({ memberships }, orgId, userId)).rejects.toThrow(
       new ValidationError(`--${option} must not be empty`),
     );
