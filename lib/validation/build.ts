@@ -14,7 +14,7 @@ const HEADER =
 /** The source of the generated validator module. */
 export function generateCreateSessionValidator(): string {
   const ajv = new Ajv({
-    code: { source: true, esm: true, lines: true },
+    code: { source: true, esm: true, lines: false },
     allErrors: false,
     coerceTypes: false,
     useDefaults: false,

@@ -8,6 +8,8 @@ import {
   type TableKey,
 } from '#lib/definitions/tables';
 import { hashCredential } from '#lib/domain/credentials';
+import { embedEvent, jsonEvent } from '#test/support/events';
+import { fullBody } from '#test/support/fixtures';
 
 /**
  * What the benchmark feeds the bundles: the in-memory tables the DynamoDB stub starts with, one event per
@@ -123,52 +125,10 @@ export function lambdaEnvironment(home: string): Record<string, string> {
   return env;
 }
 
-function proxyEvent(overrides: Partial<APIGatewayProxyEvent>): APIGatewayProxyEvent {
-  return {
-    httpMethod: 'GET',
-    path: '/',
-    resource: '/',
-    headers: {},
-    multiValueHeaders: {},
-    queryStringParameters: null,
-    multiValueQueryStringParameters: null,
-    pathParameters: null,
-    stageVariables: null,
-    body: null,
-    isBase64Encoded: false,
-    requestContext: {
-      requestId: 'bench',
-      stage: 'prod',
-      domainName: 'abc123.execute-api.us-east-1.amazonaws.com',
-      authorizer: null,
-    } as unknown as APIGatewayProxyEvent['requestContext'],
-    ...overrides,
-  };
-}
-
+/** The create request of the benchmark: every optional field set, as a busy caller would send it. */
 function createSessionEvent(boardId: string): APIGatewayProxyEvent {
-  return proxyEvent({
-    httpMethod: 'POST',
-    path: '/api/embed/sessions',
-    resource: '/api/embed/sessions',
-    headers: { 'Content-Type': 'application/json' },
-    body: JSON.stringify({
-      boardId,
-      userId: 'customer-user-42',
-      email: 'ada@example.com',
-      firstName: 'Ada',
-      lastName: 'Lovelace',
-      avatarUrl: 'https://example.com/ada.png',
-      plan: 'pro',
-      metadata: { team: 'core', seats: 12, flags: ['beta'] },
-      expiresInSeconds: 3600,
-    }),
-    requestContext: {
-      requestId: 'bench',
-      stage: 'prod',
-      domainName: 'abc123.execute-api.us-east-1.amazonaws.com',
-      authorizer: { userId: FIXTURE.keyOwner, keyId: 'key_bench', principalId: FIXTURE.keyOwner },
-    } as unknown as APIGatewayProxyEvent['requestContext'],
+  return jsonEvent(fullBody({ boardId, userId: 'customer-user-42' }), {
+    authorizer: { userId: FIXTURE.keyOwner, keyId: 'key_bench', principalId: FIXTURE.keyOwner },
   });
 }
 
@@ -223,12 +183,7 @@ export const REQUEST_PATHS: readonly RequestPath[] = [
     id: 'embed',
     label: 'embed page',
     function: 'embedPage',
-    event: proxyEvent({
-      path: '/embed',
-      resource: '/embed',
-      headers: { Accept: 'text/html' },
-      queryStringParameters: { token: FIXTURE.sessionToken },
-    }),
+    event: embedEvent({ token: FIXTURE.sessionToken }, { Accept: 'text/html' }),
     expect: 200,
     calls: 2,
     callsRule: 'at most',

@@ -10,6 +10,8 @@ import { esbuildOptions } from '#infra/bundling';
 import { FUNCTIONS, type FunctionName } from '#lib/definitions/routes';
 import { TABLE_KEYS, TABLES } from '#lib/definitions/tables';
 import type { LocalRuntime } from '#local/runtime';
+import { embedEvent, jsonEvent, proxyEvent } from '#test/support/events';
+import { validBody } from '#test/support/fixtures';
 import { createSessionCall, startTestRuntime } from '#test/support/local-runtime';
 
 const run = promisify(execFile);
@@ -71,28 +73,7 @@ async function invokeWithLogs(
   return { outcome: JSON.parse(stdout.slice(marker + '@@OUTCOME@@'.length)), logs };
 }
 
-function proxyEvent(overrides: Record<string, unknown>) {
-  return {
-    httpMethod: 'GET',
-    path: '/',
-    resource: '/',
-    headers: {},
-    multiValueHeaders: {},
-    queryStringParameters: null,
-    multiValueQueryStringParameters: null,
-    pathParameters: null,
-    stageVariables: null,
-    body: null,
-    isBase64Encoded: false,
-    requestContext: {
-      requestId: 'r',
-      stage: 'prod',
-      domainName: 'abc.execute-api.eu-west-1.amazonaws.com',
-      authorizer: null,
-    },
-    ...overrides,
-  };
-}
+const DOMAIN = 'abc.execute-api.eu-west-1.amazonaws.com';
 
 /** One realistic invocation per function; every function in the route table must have one. */
 type Sample = { event: unknown; check: (outcome: { ok: boolean; result?: unknown }) => void };
@@ -114,20 +95,12 @@ const SAMPLES: Record<FunctionName, () => Sample | Promise<Sample>> = {
     },
   }),
   createSession: () => ({
-    event: proxyEvent({
-      httpMethod: 'POST',
-      path: '/api/embed/sessions',
-      headers: { 'Content-Type': 'application/json' },
-      body: JSON.stringify({ boardId: runtime.demo?.privateBoardId, userId: 'u1', email: 'a@b.co' }),
-      requestContext: {
-        requestId: 'r',
-        stage: 'prod',
-        domainName: 'abc.execute-api.eu-west-1.amazonaws.com',
-        authorizer: {
-          userId: runtime.demo?.userId,
-          keyId: runtime.demo?.keyId,
-          principalId: runtime.demo?.userId,
-        },
+    event: jsonEvent(validBody({ boardId: runtime.demo?.privateBoardId }), {
+      domainName: DOMAIN,
+      authorizer: {
+        userId: runtime.demo?.userId ?? '',
+        keyId: runtime.demo?.keyId ?? '',
+        principalId: runtime.demo?.userId ?? '',
       },
     }),
     check: (outcome) => {
@@ -141,13 +114,9 @@ const SAMPLES: Record<FunctionName, () => Sample | Promise<Sample>> = {
     },
   }),
   embedPage: async () => {
-    const created = await createSessionCall(runtime, {
-      boardId: runtime.demo?.publicBoardId,
-      userId: 'u',
-      email: 'a@b.co',
-    });
+    const created = await createSessionCall(runtime, validBody({ boardId: runtime.demo?.publicBoardId }));
     return {
-      event: proxyEvent({ path: '/embed', queryStringParameters: { token: created.body.sessionToken } }),
+      event: embedEvent({ token: String(created.body.sessionToken) }),
       check: (outcome) => {
         const result = outcome.result as {
           statusCode: number;
@@ -161,7 +130,7 @@ const SAMPLES: Record<FunctionName, () => Sample | Promise<Sample>> = {
     };
   },
   health: () => ({
-    event: proxyEvent({ path: '/health' }),
+    event: proxyEvent({ method: 'GET', path: '/health', authorizer: null }),
     check: (outcome) => expect(outcome.result).toMatchObject({ statusCode: 200 }),
   }),
 };
@@ -193,7 +162,7 @@ describe('Lambda bundles (built exactly as the CDK stack builds them)', () => {
     // A route wired without the authorizer is a deployment mistake: a 500, logged with its stack.
     const { outcome, logs } = await invokeWithLogs(
       'createSession',
-      proxyEvent({ httpMethod: 'POST', headers: { 'Content-Type': 'application/json' }, body: '{}' }),
+      proxyEvent({ authorizer: null, domainName: DOMAIN }),
     );
     expect(outcome.result).toMatchObject({ statusCode: 500 });
     const [line] = logs.filter((entry) => entry.level === 'error');

@@ -7,6 +7,7 @@ import { createDocumentClient } from '#lib/dynamodb/client';
 import { cryptoRandom, systemClock } from '#lib/platform/system';
 import { createApiKey } from '#lib/use-cases/admin';
 import type { LocalRuntime } from '#local/runtime';
+import { keysOf, OMITTED_OPTIONALS, SESSION_FIELDS, sorted, validBody } from '#test/support/fixtures';
 import { call, createSessionCall, startTestRuntime } from '#test/support/local-runtime';
 
 let runtime: LocalRuntime;
@@ -18,7 +19,7 @@ beforeAll(async () => {
 });
 afterAll(() => runtime?.close());
 
-const valid = () => ({ boardId: demo.publicBoardId, userId: 'customer-42', email: 'ada@example.com' });
+const valid = () => validBody({ boardId: demo.publicBoardId });
 
 async function scan(table: string): Promise<Record<string, unknown>[]> {
   const client = new DynamoDBClient({
@@ -67,31 +68,12 @@ describe('POST /api/embed/sessions: success', () => {
   it('returns every session field, with omitted optionals as null and metadata as {}', async () => {
     const { body } = await createSessionCall(runtime, valid());
     const session = body.session as Record<string, unknown>;
-    expect(Object.keys(session).sort()).toEqual(
-      [
-        'avatarUrl',
-        'boardId',
-        'createdAt',
-        'email',
-        'expiresAt',
-        'firstName',
-        'id',
-        'lastName',
-        'metadata',
-        'plan',
-        'token',
-        'userId',
-      ].sort(),
-    );
+    expect(keysOf(session)).toEqual(sorted(SESSION_FIELDS));
     expect(session).toMatchObject({
       boardId: demo.publicBoardId,
       userId: 'customer-42',
       email: 'ada@example.com',
-      firstName: null,
-      lastName: null,
-      avatarUrl: null,
-      plan: null,
-      metadata: {},
+      ...OMITTED_OPTIONALS,
     });
   });
 
@@ -106,13 +88,7 @@ describe('POST /api/embed/sessions: success', () => {
       expiresInSeconds: null,
     });
     expect(status).toBe(201);
-    expect(body.session).toMatchObject({
-      firstName: null,
-      lastName: null,
-      avatarUrl: null,
-      plan: null,
-      metadata: {},
-    });
+    expect(body.session).toMatchObject(OMITTED_OPTIONALS);
   });
 
   it('echoes every optional field it was given', async () => {

@@ -1,17 +1,10 @@
 import type { ApiKeyRecord } from '#lib/domain/api-key';
 import type { Board } from '#lib/domain/board';
-import type {
-  ApiKeyRepository,
-  BoardRepository,
-  Clock,
-  MembershipRepository,
-  RandomSource,
-  SessionRepository,
-} from '#lib/domain/ports';
+import type * as Ports from '#lib/domain/ports';
 import type { StoredSession } from '#lib/domain/session';
 
 /** In-memory boards that record every lookup. */
-export class FakeBoards implements BoardRepository {
+export class FakeBoards implements Ports.BoardRepository {
   readonly gets: string[] = [];
   private readonly boards = new Map<string, Board>();
 
@@ -34,7 +27,7 @@ export class FakeBoards implements BoardRepository {
 }
 
 /** In-memory organization memberships that record every `isMember` query. */
-export class FakeMemberships implements MembershipRepository {
+export class FakeMemberships implements Ports.MembershipRepository {
   readonly queries: Array<{ orgId: string; userId: string }> = [];
   private readonly members = new Set<string>();
 
@@ -60,7 +53,7 @@ export class FakeMemberships implements MembershipRepository {
 }
 
 /** In-memory sessions; `create` refuses an existing id like the conditional put does. */
-export class FakeSessions implements SessionRepository {
+export class FakeSessions implements Ports.SessionRepository {
   readonly created: StoredSession[] = [];
   /** When set, `create` rejects with it (a storage failure). */
   failWith: Error | undefined;
@@ -77,7 +70,7 @@ export class FakeSessions implements SessionRepository {
 }
 
 /** In-memory API keys keyed by hash, recording every lookup. */
-export class FakeApiKeys implements ApiKeyRepository {
+export class FakeApiKeys implements Ports.ApiKeyRepository {
   readonly lookups: string[] = [];
   private readonly keys = new Map<string, ApiKeyRecord>();
 
@@ -108,7 +101,7 @@ export class FakeApiKeys implements ApiKeyRepository {
 }
 
 /** A clock frozen at `iso`, counting how often it is read. */
-export function fixedClock(iso: string): Clock & { reads: number } {
+export function fixedClock(iso: string): Ports.Clock & { reads: number } {
   const clock = {
     reads: 0,
     now: () => {
@@ -120,7 +113,7 @@ export function fixedClock(iso: string): Clock & { reads: number } {
 }
 
 /** A clock that moves `stepMs` forward on every reading, to expose code that reads it more than once. */
-export function tickingClock(iso: string, stepMs: number): Clock & { reads: number } {
+export function tickingClock(iso: string, stepMs: number): Ports.Clock & { reads: number } {
   const start = Date.parse(iso);
   const clock = {
     reads: 0,
@@ -133,7 +126,7 @@ export function tickingClock(iso: string, stepMs: number): Clock & { reads: numb
  * A deterministic random source: call n of `bytes(size)` returns `size` bytes all equal to n (1, 2, ...)
  * unless a fixed pattern is given; `uuid()` returns uuid-like ids from a counter. Requested sizes are kept.
  */
-export function sequenceRandom(pattern?: readonly number[]): RandomSource & {
+export function sequenceRandom(pattern?: readonly number[]): Ports.RandomSource & {
   sizes: number[];
   uuids: string[];
 } {

@@ -1,20 +1,15 @@
 import { createHash } from 'node:crypto';
 import { DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
-import type { APIGatewayAuthorizerResult, APIGatewayTokenAuthorizerEvent } from 'aws-lambda';
+import type { APIGatewayTokenAuthorizerEvent } from 'aws-lambda';
 import { mockClient } from 'aws-sdk-client-mock';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { dynamoErrors } from '#test/support/dynamo-errors';
 import { lambdaContext, METHOD_ARN, tokenEvent } from '#test/support/events';
 import { apiKeyRecord } from '#test/support/fakes';
-import { captureStdout } from '#test/support/logs';
+import { type AuthorizerHandler, handlerSuite, loadHandler } from '#test/support/harness';
 
 // The document client is created when the handler module loads, so the mock must exist first.
 const ddb = mockClient(DynamoDBDocumentClient);
-
-type Handler = (
-  event: APIGatewayTokenAuthorizerEvent,
-  context: ReturnType<typeof lambdaContext>,
-) => Promise<APIGatewayAuthorizerResult>;
 
 const API_KEYS_TABLE = 'test-api-keys';
 const ACTIVE_KEY = `esk_${'a'.repeat(40)}-_A`;
@@ -22,15 +17,7 @@ const REVOKED_KEY = `esk_${'r'.repeat(40)}-_R`;
 const UNKNOWN_KEY = `esk_${'u'.repeat(40)}-_U`;
 const sha256 = (value: string) => createHash('sha256').update(value).digest('hex');
 
-let handler: Handler;
-let stdout: ReturnType<typeof captureStdout>;
-
-beforeAll(async () => {
-  vi.stubEnv('LOG_LEVEL', 'debug');
-  handler = (await import('#functions/authorizer')).handler as Handler;
-});
-beforeEach(() => {
-  ddb.reset();
+function seedKeys() {
   ddb.on(GetCommand).resolves({});
   ddb
     .on(GetCommand, { TableName: API_KEYS_TABLE, Key: { keyHash: sha256(ACTIVE_KEY) } })
@@ -42,18 +29,16 @@ beforeEach(() => {
       revokedAt: '2026-01-02T00:00:00.000Z',
     }),
   });
-  stdout = captureStdout();
-});
-afterEach(() => {
-  stdout.restore();
-});
-afterAll(() => {
-  vi.unstubAllEnvs();
-  ddb.restore();
+}
+
+const suite = handlerSuite({
+  mock: ddb,
+  load: (env) => loadHandler<AuthorizerHandler>(() => import('#functions/authorizer'), env),
+  seed: seedKeys,
 });
 
 const authorize = (authorizationToken: string, methodArn = METHOD_ARN) =>
-  handler(tokenEvent(authorizationToken, methodArn), lambdaContext('auth-request-1'));
+  suite.handler()(tokenEvent(authorizationToken, methodArn), lambdaContext('auth-request-1'));
 
 /** The error the authorizer rejects with; fails the test if it allowed the request instead. */
 async function refusal(authorizationToken: string, methodArn = METHOD_ARN): Promise<Error> {
@@ -129,7 +114,9 @@ describe('authorizer: refusals', () => {
 
   it('rejects when API Gateway sends no token at all', async () => {
     const event = { type: 'TOKEN', methodArn: METHOD_ARN } as unknown as APIGatewayTokenAuthorizerEvent;
-    const error = await handler(event, lambdaContext()).catch((e: Error) => e);
+    const error = await suite
+      .handler()(event, lambdaContext())
+      .catch((e: Error) => e);
     expectUnauthorized(error as Error);
   });
 
@@ -156,7 +143,7 @@ describe('authorizer: logs', () => {
     ddb.on(GetCommand).rejects(dynamoErrors.throttled());
     await authorize(`Bearer ${ACTIVE_KEY}`).catch(() => undefined);
 
-    const text = stdout.text();
+    const text = suite.logs();
     const lines = text
       .split('\n')
       .filter(Boolean)

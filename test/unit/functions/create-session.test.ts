@@ -1,31 +1,28 @@
 import { createHash } from 'node:crypto';
 import { DynamoDBDocumentClient, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
-import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
+import type { APIGatewayProxyEvent } from 'aws-lambda';
 import { mockClient } from 'aws-sdk-client-mock';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { afterAll, describe, expect, it, vi } from 'vitest';
 import { ConfigError, readCreateSessionConfig } from '#lib/platform/config';
 import { dynamoErrors } from '#test/support/dynamo-errors';
-import { API_DOMAIN, lambdaContext, proxyEvent } from '#test/support/events';
-import { captureStdout } from '#test/support/logs';
+import { API_DOMAIN, KEY_OWNER, lambdaContext, proxyEvent } from '#test/support/events';
+import { keysOf, OMITTED_OPTIONALS, SESSION_FIELDS, sorted, validBody } from '#test/support/fixtures';
+import {
+  expectJsonError,
+  handlerSuite,
+  loadHandler,
+  parseBody,
+  dynamoCalls as recordedCalls,
+} from '#test/support/harness';
 
 // The document client is created when the handler module loads, so the mock must exist first.
 const ddb = mockClient(DynamoDBDocumentClient);
 
-type Handler = (
-  event: APIGatewayProxyEvent,
-  context: ReturnType<typeof lambdaContext>,
-) => Promise<APIGatewayProxyResult>;
-
-/** Loads a fresh copy of the handler module with `env` added to the test environment. */
-async function loadHandler(env: Record<string, string> = {}): Promise<Handler> {
-  vi.resetModules();
-  for (const [name, value] of Object.entries(env)) vi.stubEnv(name, value);
-  const module = await import('#functions/create-session');
-  return module.handler as Handler;
-}
+const loadCreateSession = (env: Record<string, string> = {}) =>
+  loadHandler(() => import('#functions/create-session'), env);
 
 const API_KEY = `esk_${'k'.repeat(43)}`;
-const OWNER = { userId: 'owner-1', keyId: 'key_0123456789abcdef01234567' };
+const OWNER = KEY_OWNER;
 const BOARDS_TABLE = 'test-boards';
 const MEMBERSHIPS_TABLE = 'test-memberships';
 const SESSIONS_TABLE = 'test-sessions';
@@ -52,13 +49,6 @@ function seedTables() {
   ddb.on(PutCommand).resolves({});
 }
 
-const validBody = (extra: Record<string, unknown> = {}) => ({
-  boardId: 'board-public',
-  userId: 'customer-42',
-  email: 'ada@example.com',
-  ...extra,
-});
-
 /** A create-session request as API Gateway passes it after the authorizer allowed it. */
 const post = (body: unknown, headers: Record<string, string> = JSON_HEADERS) =>
   proxyEvent({
@@ -67,48 +57,15 @@ const post = (body: unknown, headers: Record<string, string> = JSON_HEADERS) =>
     authorizer: { ...OWNER },
   });
 
-const parse = (result: APIGatewayProxyResult) => JSON.parse(result.body) as Record<string, unknown>;
+const parse = parseBody;
 const sha256 = (value: string) => createHash('sha256').update(value).digest('hex');
 
-function expectJsonError(result: APIGatewayProxyResult, status: number, error: string) {
-  expect(result.statusCode).toBe(status);
-  expect(result.headers).toMatchObject({ 'Content-Type': 'application/json', 'Cache-Control': 'no-store' });
-  const body = parse(result);
-  expect(Object.keys(body).sort()).toEqual(['error', 'message']);
-  expect(body.error).toBe(error);
-  expect(typeof body.message).toBe('string');
-  return body.message as string;
-}
+const dynamoCalls = () => recordedCalls(ddb);
 
-/** Table and command of every DynamoDB call, in order. */
-const dynamoCalls = () =>
-  ddb.calls().map((call) => {
-    const command = call.args[0] as { constructor: { name: string }; input: { TableName?: string } };
-    return `${command.constructor.name} ${command.input.TableName}`;
-  });
-
-let handler: Handler;
-let stdout: ReturnType<typeof captureStdout>;
-
-beforeAll(async () => {
-  // The most verbose level, so that any line that could leak a credential is written.
-  handler = await loadHandler({ LOG_LEVEL: 'debug' });
-});
-beforeEach(() => {
-  ddb.reset();
-  seedTables();
-  stdout = captureStdout();
-});
-afterEach(() => {
-  stdout.restore();
-});
-afterAll(() => {
-  vi.unstubAllEnvs();
-  ddb.restore();
-});
+const suite = handlerSuite({ mock: ddb, load: loadCreateSession, seed: seedTables });
 
 const invoke = (event: APIGatewayProxyEvent, requestId = 'lambda-request-id') =>
-  handler(event, lambdaContext(requestId));
+  suite.handler()(event, lambdaContext(requestId));
 
 describe('create-session handler: success', () => {
   it('answers 201 with {session, sessionToken, embedUrl} and headers that forbid caching', async () => {
@@ -118,31 +75,12 @@ describe('create-session handler: success', () => {
     const body = parse(result);
     expect(Object.keys(body).sort()).toEqual(['embedUrl', 'session', 'sessionToken']);
     const session = body.session as Record<string, unknown>;
-    expect(Object.keys(session).sort()).toEqual(
-      [
-        'avatarUrl',
-        'boardId',
-        'createdAt',
-        'email',
-        'expiresAt',
-        'firstName',
-        'id',
-        'lastName',
-        'metadata',
-        'plan',
-        'token',
-        'userId',
-      ].sort(),
-    );
+    expect(keysOf(session)).toEqual(sorted(SESSION_FIELDS));
     expect(session).toMatchObject({
       boardId: 'board-public',
       userId: 'customer-42',
       email: 'ada@example.com',
-      firstName: null,
-      lastName: null,
-      avatarUrl: null,
-      plan: null,
-      metadata: {},
+      ...OMITTED_OPTIONALS,
     });
     expect(session.token).toMatch(/^[A-Za-z0-9_-]{32}$/);
     expect(body.sessionToken).toBe(session.token);
@@ -391,7 +329,7 @@ describe('create-session handler: logs', () => {
 
     const token = created.sessionToken as string;
     expect(token).toMatch(/^[A-Za-z0-9_-]{32}$/);
-    const text = stdout.text();
+    const text = suite.logs();
     const lines = text
       .split('\n')
       .filter(Boolean)
@@ -409,13 +347,12 @@ describe('create-session handler: logs', () => {
 });
 
 describe('create-session handler: configuration', () => {
-  afterAll(async () => {
+  afterAll(() => {
     vi.unstubAllEnvs();
-    handler = await loadHandler({ LOG_LEVEL: 'debug' });
   });
 
   it('uses PUBLIC_BASE_URL, without its trailing slash, for embedUrl when it is set', async () => {
-    const configured = await loadHandler({ PUBLIC_BASE_URL: 'https://embed.example.com/' });
+    const configured = await loadCreateSession({ PUBLIC_BASE_URL: 'https://embed.example.com/' });
     const event = post(validBody(), { ...JSON_HEADERS, Host: 'evil.example' });
     const { embedUrl, sessionToken } = parse(await configured(event, lambdaContext())) as {
       embedUrl: string;
@@ -425,7 +362,7 @@ describe('create-session handler: configuration', () => {
   });
 
   it('applies a configured METADATA_MAX_BYTES to metadata and to the body limit', async () => {
-    const configured = await loadHandler({ PUBLIC_BASE_URL: '', METADATA_MAX_BYTES: '100' });
+    const configured = await loadCreateSession({ PUBLIC_BASE_URL: '', METADATA_MAX_BYTES: '100' });
     const small = await configured(post(validBody({ metadata: { s: 'x'.repeat(80) } })), lambdaContext());
     expect(small.statusCode).toBe(201);
     const over = await configured(post(validBody({ metadata: { s: 'x'.repeat(100) } })), lambdaContext());
@@ -440,7 +377,7 @@ describe('create-session handler: configuration', () => {
 
   it('refuses to load with a ConfigError when a table name is missing', async () => {
     // A fresh module graph has its own ConfigError class, so compare by name.
-    const error = await loadHandler({ SESSIONS_TABLE: '' }).catch((e: unknown) => e);
+    const error = await loadCreateSession({ SESSIONS_TABLE: '' }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(Error);
     expect((error as Error).name).toBe(ConfigError.name);
     expect((error as Error).message).toContain('SESSIONS_TABLE');

@@ -2,27 +2,17 @@ import { createHash } from 'node:crypto';
 import { DynamoDBDocumentClient, GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import { mockClient } from 'aws-sdk-client-mock';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { afterAll, afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { ConfigError, DEFAULT_FRAME_ANCESTORS } from '#lib/platform/config';
 import { dynamoErrors } from '#test/support/dynamo-errors';
-import { lambdaContext, proxyEvent } from '#test/support/events';
-import { captureStdout } from '#test/support/logs';
+import { embedEvent, lambdaContext } from '#test/support/events';
+import { handlerSuite, loadHandler, dynamoCalls as recordedCalls } from '#test/support/harness';
 
 // The document client is created when the handler module loads, so the mock must exist first.
 const ddb = mockClient(DynamoDBDocumentClient);
 
-type Handler = (
-  event: APIGatewayProxyEvent,
-  context: ReturnType<typeof lambdaContext>,
-) => Promise<APIGatewayProxyResult>;
-
-/** Loads a fresh copy of the handler module with `env` added to the test environment. */
-async function loadHandler(env: Record<string, string> = {}): Promise<Handler> {
-  vi.resetModules();
-  for (const [name, value] of Object.entries(env)) vi.stubEnv(name, value);
-  const module = await import('#functions/embed-page');
-  return module.handler as Handler;
-}
+const loadEmbedPage = (env: Record<string, string> = {}) =>
+  loadHandler(() => import('#functions/embed-page'), env);
 
 const SESSIONS_TABLE = 'test-sessions';
 const BOARDS_TABLE = 'test-boards';
@@ -79,38 +69,9 @@ function seedTables() {
   });
 }
 
-/** `GET /embed` as API Gateway passes it: no authorizer, the token in the query string. */
-function embedEvent(
-  query: Record<string, string> | null,
-  headers: Record<string, string> = { Accept: 'text/html,application/xhtml+xml,*/*;q=0.8' },
-): APIGatewayProxyEvent {
-  const base = proxyEvent({ body: null, headers, authorizer: null });
-  return {
-    ...base,
-    resource: '/embed',
-    path: '/embed',
-    httpMethod: 'GET',
-    queryStringParameters: query,
-    multiValueQueryStringParameters: query
-      ? Object.fromEntries(Object.entries(query).map(([k, v]) => [k, [v]]))
-      : null,
-    requestContext: {
-      ...base.requestContext,
-      httpMethod: 'GET',
-      resourcePath: '/embed',
-      path: '/prod/embed',
-    },
-  };
-}
-
 const JSON_ACCEPT = { Accept: 'application/json' };
 
-/** Table and command of every DynamoDB call, in order. */
-const dynamoCalls = () =>
-  ddb.calls().map((call) => {
-    const command = call.args[0] as { constructor: { name: string }; input: { TableName?: string } };
-    return `${command.constructor.name} ${command.input.TableName}`;
-  });
+const dynamoCalls = () => recordedCalls(ddb);
 
 function expectEmbedHeaders(result: APIGatewayProxyResult, frameAncestors = DEFAULT_FRAME_ANCESTORS) {
   const headers = result.headers ?? {};
@@ -134,29 +95,13 @@ function expectHtmlError(result: APIGatewayProxyResult, status: number, message:
   expectEmbedHeaders(result);
 }
 
-let handler: Handler;
-let stdout: ReturnType<typeof captureStdout>;
-
-beforeAll(async () => {
-  // The most verbose level, so that any line that could leak a token is written.
-  handler = await loadHandler({ LOG_LEVEL: 'debug' });
-});
-beforeEach(() => {
-  ddb.reset();
-  seedTables();
-  stdout = captureStdout();
-});
+const suite = handlerSuite({ mock: ddb, load: loadEmbedPage, seed: seedTables });
 afterEach(() => {
-  stdout.restore();
   vi.useRealTimers();
-});
-afterAll(() => {
-  vi.unstubAllEnvs();
-  ddb.restore();
 });
 
 const invoke = (event: APIGatewayProxyEvent, requestId = 'embed-request-1') =>
-  handler(event, lambdaContext(requestId));
+  suite.handler()(event, lambdaContext(requestId));
 
 describe('embed-page handler: a usable token', () => {
   it('answers 200 with the HTML page of the board and the user, and the embed security headers', async () => {
@@ -331,8 +276,8 @@ describe('embed-page handler: DynamoDB failures', () => {
       expect(result.body).not.toContain(internal);
     }
     expect(result.body).not.toMatch(/\bat .*:\d+:\d+/);
-    const errorLine = stdout
-      .text()
+    const errorLine = suite
+      .logs()
       .split('\n')
       .filter(Boolean)
       .map((line) => JSON.parse(line) as Record<string, unknown>)
@@ -366,7 +311,7 @@ describe('embed-page handler: logs', () => {
     ddb.on(QueryCommand).rejects(dynamoErrors.validation());
     await invoke(embedEvent({ token: VALID }));
 
-    const logs = stdout.text();
+    const logs = suite.logs();
     expect(logs).toContain('"level"');
     for (const secret of [VALID, EXPIRED, ORPHAN, UNKNOWN, 'token=']) expect(logs).not.toContain(secret);
     // Every line is one JSON document.
@@ -378,14 +323,13 @@ describe('embed-page handler: configuration', () => {
   beforeEach(() => {
     vi.unstubAllEnvs();
   });
-  afterAll(async () => {
+  afterAll(() => {
     vi.unstubAllEnvs();
-    handler = await loadHandler({ LOG_LEVEL: 'debug' });
   });
 
   it('sets frame-ancestors from EMBED_FRAME_ANCESTORS on pages and error pages', async () => {
     const sources = "https://app.example.com 'self'";
-    const configured = await loadHandler({ EMBED_FRAME_ANCESTORS: sources });
+    const configured = await loadEmbedPage({ EMBED_FRAME_ANCESTORS: sources });
     expectEmbedHeaders(await configured(embedEvent({ token: VALID }), lambdaContext()), sources);
     expectEmbedHeaders(await configured(embedEvent(null), lambdaContext()), sources);
   });
@@ -396,7 +340,7 @@ describe('embed-page handler: configuration', () => {
     ['a missing boards table', { BOARDS_TABLE: '' }, 'BOARDS_TABLE'],
   ])('refuses to load with a ConfigError for %s', async (_label, env, name) => {
     // A fresh module graph has its own ConfigError class, so compare by name.
-    const error = await loadHandler(env).catch((e: unknown) => e);
+    const error = await loadEmbedPage(env).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(Error);
     expect((error as Error).name).toBe(ConfigError.name);
     expect((error as Error).message).toContain(name);

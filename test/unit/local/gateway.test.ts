@@ -1,17 +1,12 @@
 import { once } from 'node:events';
 import { createServer, request, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type {
-  APIGatewayAuthorizerResult,
-  APIGatewayProxyEvent,
-  APIGatewayProxyResult,
-  APIGatewayTokenAuthorizerEvent,
-  Context,
-} from 'aws-lambda';
+import type { APIGatewayAuthorizerResult, APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { GATEWAY_RESPONSES } from '#lib/definitions/gateway-responses';
 import type { FunctionName } from '#lib/definitions/routes';
 import { createGateway, type LambdaHandler, policyAllows } from '#local/gateway';
+import type { AuthorizerHandler, ProxyHandler } from '#test/support/harness';
 import { memoryLogger } from '#test/support/logs';
 
 /** Region, account, API id and stage of the local gateway: `local`, a zero account, `local`, `local`. */
@@ -109,12 +104,6 @@ describe('policyAllows', () => {
   });
 });
 
-type ProxyHandler = (event: APIGatewayProxyEvent, context: Context) => Promise<APIGatewayProxyResult>;
-type Authorizer = (
-  event: APIGatewayTokenAuthorizerEvent,
-  context: Context,
-) => Promise<APIGatewayAuthorizerResult>;
-
 const allowAll: APIGatewayAuthorizerResult = {
   ...policy([allow(`${ARN_PREFIX}/*`)]),
   context: { userId: 'owner-1', keyId: 'key_abc' },
@@ -128,7 +117,7 @@ const ok = (body: unknown = { ok: true }): APIGatewayProxyResult => ({
 
 const handlers = {
   createSession: vi.fn<ProxyHandler>(),
-  authorizer: vi.fn<Authorizer>(),
+  authorizer: vi.fn<AuthorizerHandler>(),
   embedPage: vi.fn<ProxyHandler>(),
   health: vi.fn<ProxyHandler>(),
 };

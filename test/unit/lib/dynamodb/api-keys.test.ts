@@ -1,5 +1,4 @@
 import {
-  DynamoDBDocumentClient,
   GetCommand,
   PutCommand,
   QueryCommand,
@@ -7,29 +6,18 @@ import {
   type ScanCommandInput,
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
-import { mockClient } from 'aws-sdk-client-mock';
-import { afterAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { API_KEY_ID_INDEX } from '#lib/definitions/tables';
 import type { ApiKeyRecord } from '#lib/domain/api-key';
 import { StorageUnavailableError } from '#lib/domain/errors';
 import { DynamoApiKeyRepository } from '#lib/dynamodb/api-keys';
-import { createDocumentClient } from '#lib/dynamodb/client';
 import { dynamoErrors } from '#test/support/dynamo-errors';
+import { mockedDocumentClient } from '#test/support/dynamo-mock';
 import { apiKeyRecord } from '#test/support/fakes';
 
-const ddb = mockClient(DynamoDBDocumentClient);
-const repository = new DynamoApiKeyRepository(
-  createDocumentClient({ region: 'us-east-1', endpoint: undefined }),
-  'keys-t',
-);
+const { ddb, db } = mockedDocumentClient();
+const repository = new DynamoApiKeyRepository(db, 'keys-t');
 const HASH = 'f'.repeat(64);
-
-beforeEach(() => {
-  ddb.reset();
-});
-afterAll(() => {
-  ddb.restore();
-});
 
 describe('DynamoApiKeyRepository.getByHash', () => {
   it('reads the key by its hash with one strongly consistent GetItem, so a revocation applies at once', async () => {

@@ -1,23 +1,12 @@
-import { DynamoDBDocumentClient, GetCommand, PutCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
-import { mockClient } from 'aws-sdk-client-mock';
-import { afterAll, beforeEach, describe, expect, it } from 'vitest';
+import { GetCommand, PutCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { describe, expect, it } from 'vitest';
 import { StorageUnavailableError } from '#lib/domain/errors';
 import { DynamoBoardRepository } from '#lib/dynamodb/boards';
-import { createDocumentClient } from '#lib/dynamodb/client';
 import { dynamoErrors } from '#test/support/dynamo-errors';
+import { mockedDocumentClient } from '#test/support/dynamo-mock';
 
-const ddb = mockClient(DynamoDBDocumentClient);
-const repository = new DynamoBoardRepository(
-  createDocumentClient({ region: 'us-east-1', endpoint: undefined }),
-  'boards-t',
-);
-
-beforeEach(() => {
-  ddb.reset();
-});
-afterAll(() => {
-  ddb.restore();
-});
+const { ddb, db } = mockedDocumentClient();
+const repository = new DynamoBoardRepository(db, 'boards-t');
 
 describe('DynamoBoardRepository.get', () => {
   it('reads one board by its id', async () => {

@@ -1,23 +1,12 @@
-import { DeleteCommand, DynamoDBDocumentClient, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
-import { mockClient } from 'aws-sdk-client-mock';
-import { afterAll, beforeEach, describe, expect, it } from 'vitest';
+import { DeleteCommand, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { describe, expect, it } from 'vitest';
 import { StorageUnavailableError } from '#lib/domain/errors';
-import { createDocumentClient } from '#lib/dynamodb/client';
 import { DynamoMembershipRepository } from '#lib/dynamodb/memberships';
 import { dynamoErrors } from '#test/support/dynamo-errors';
+import { mockedDocumentClient } from '#test/support/dynamo-mock';
 
-const ddb = mockClient(DynamoDBDocumentClient);
-const repository = new DynamoMembershipRepository(
-  createDocumentClient({ region: 'us-east-1', endpoint: undefined }),
-  'members-t',
-);
-
-beforeEach(() => {
-  ddb.reset();
-});
-afterAll(() => {
-  ddb.restore();
-});
+const { ddb, db } = mockedDocumentClient();
+const repository = new DynamoMembershipRepository(db, 'members-t');
 
 describe('DynamoMembershipRepository.isMember', () => {
   it('reads the membership by organization and user', async () => {

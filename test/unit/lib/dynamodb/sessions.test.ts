@@ -1,18 +1,14 @@
-import { DynamoDBDocumentClient, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
-import { mockClient } from 'aws-sdk-client-mock';
-import { afterAll, beforeEach, describe, expect, it } from 'vitest';
+import { PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { describe, expect, it } from 'vitest';
 import { SESSION_TOKEN_INDEX } from '#lib/definitions/tables';
 import { StorageUnavailableError } from '#lib/domain/errors';
 import type { StoredSession } from '#lib/domain/session';
-import { createDocumentClient } from '#lib/dynamodb/client';
 import { DynamoSessionRepository } from '#lib/dynamodb/sessions';
 import { dynamoErrors } from '#test/support/dynamo-errors';
+import { mockedDocumentClient } from '#test/support/dynamo-mock';
 
-const ddb = mockClient(DynamoDBDocumentClient);
-const repository = new DynamoSessionRepository(
-  createDocumentClient({ region: 'us-east-1', endpoint: undefined }),
-  'sessions-t',
-);
+const { ddb, db } = mockedDocumentClient();
+const repository = new DynamoSessionRepository(db, 'sessions-t');
 
 const SESSION: StoredSession = {
   id: '3f2c1e0a-0000-4000-8000-000000000001',
@@ -28,13 +24,6 @@ const SESSION: StoredSession = {
   createdAt: '2026-01-01T00:00:00.000Z',
   expiresAt: '2026-01-31T00:00:00.000Z',
 };
-
-beforeEach(() => {
-  ddb.reset();
-});
-afterAll(() => {
-  ddb.restore();
-});
 
 describe('DynamoSessionRepository.create', () => {
   it('sends exactly one conditional PutCommand that cannot overwrite another session', async () => {

@@ -4,6 +4,7 @@ import type { StoredSession } from '#lib/domain/session';
 import { escapeHtml } from '#lib/embed/html';
 import { displayName, embedContext, renderEmbedError, renderEmbedPage } from '#lib/embed/page';
 import type { EmbedView } from '#lib/use-cases/open-embed-session';
+import { EMBED_CONTEXT_SESSION_FIELDS, keysOf, sorted } from '#test/support/fixtures';
 
 const BOARD: Board = { boardId: 'board-42', orgId: 'org-a', visibility: 'PUBLIC', name: 'Product roadmap' };
 
@@ -255,21 +256,7 @@ describe('embedContext', () => {
     const context = embedContext(view());
     expect(Object.keys(context).sort()).toEqual(['board', 'session']);
     expect(Object.keys(context.board).sort()).toEqual(['id', 'name']);
-    expect(Object.keys(context.session).sort()).toEqual(
-      [
-        'avatarUrl',
-        'boardId',
-        'createdAt',
-        'email',
-        'expiresAt',
-        'firstName',
-        'id',
-        'lastName',
-        'metadata',
-        'plan',
-        'userId',
-      ].sort(),
-    );
+    expect(keysOf(context.session)).toEqual(sorted(EMBED_CONTEXT_SESSION_FIELDS));
   });
 
   it('exposes neither the board’s organization nor its visibility', () => {

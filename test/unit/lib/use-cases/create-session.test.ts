@@ -20,6 +20,7 @@ import {
   sequenceRandom,
   tickingClock,
 } from '#test/support/fakes';
+import { DEFAULT_LIFETIME_SECONDS, OMITTED_OPTIONALS } from '#test/support/fixtures';
 
 const NOW = '2026-01-01T00:00:00.000Z';
 const BASE_URL = 'https://api.example.com/prod';
@@ -48,12 +49,9 @@ function request(overrides: Partial<CreateSessionRequest> = {}): CreateSessionRe
     boardId: PUBLIC_BOARD.boardId,
     userId: 'customer-42',
     email: 'ada@example.com',
-    firstName: null,
-    lastName: null,
-    avatarUrl: null,
-    plan: null,
+    ...OMITTED_OPTIONALS,
     metadata: {},
-    expiresInSeconds: 2_592_000,
+    expiresInSeconds: DEFAULT_LIFETIME_SECONDS,
     ...overrides,
   };
 }

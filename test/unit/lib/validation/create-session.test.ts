@@ -7,15 +7,12 @@ import {
   parseCreateSessionRequest,
   type RequestLimits,
 } from '#lib/validation/create-session';
+import { DEFAULT_LIFETIME_SECONDS, OMITTED_OPTIONALS, validBody } from '#test/support/fixtures';
 
 const LIMITS: RequestLimits = { metadataMaxBytes: DEFAULT_METADATA_MAX_BYTES };
 
-const valid = (extra: Record<string, unknown> = {}) => ({
-  boardId: 'board-1',
-  userId: 'user-1',
-  email: 'ada@example.com',
-  ...extra,
-});
+const valid = (extra: Record<string, unknown> = {}) =>
+  validBody({ boardId: 'board-1', userId: 'user-1', ...extra });
 
 const parse = (body: unknown, limits = LIMITS): CreateSessionRequest =>
   parseCreateSessionRequest(body, limits);
@@ -51,12 +48,8 @@ describe('parseCreateSessionRequest: a valid body', () => {
       boardId: 'board-1',
       userId: 'user-1',
       email: 'ada@example.com',
-      firstName: null,
-      lastName: null,
-      avatarUrl: null,
-      plan: null,
-      metadata: {},
-      expiresInSeconds: 2_592_000,
+      ...OMITTED_OPTIONALS,
+      expiresInSeconds: DEFAULT_LIFETIME_SECONDS,
     });
   });
 

@@ -1,0 +1,90 @@
+import type * as Lambda from 'aws-lambda';
+import { afterAll, afterEach, beforeAll, beforeEach, expect, vi } from 'vitest';
+import { captureStdout } from './logs';
+
+/** A proxy-integration handler as the functions export it. */
+export type ProxyHandler = (
+  event: Lambda.APIGatewayProxyEvent,
+  context: Lambda.Context,
+) => Promise<Lambda.APIGatewayProxyResult>;
+
+/** A TOKEN authorizer as the authorizer function exports it. */
+export type AuthorizerHandler = (
+  event: Lambda.APIGatewayTokenAuthorizerEvent,
+  context: Lambda.Context,
+) => Promise<Lambda.APIGatewayAuthorizerResult>;
+
+/**
+ * Imports a fresh copy of a handler module with `env` added to the test environment. Handlers read
+ * their configuration when they load, so each configuration needs its own copy (`vi.resetModules`).
+ * Call `vi.unstubAllEnvs()` after the file's tests.
+ */
+export async function loadHandler<H = ProxyHandler>(
+  importModule: () => Promise<{ handler: unknown }>,
+  env: Record<string, string> = {},
+): Promise<H> {
+  vi.resetModules();
+  for (const [name, value] of Object.entries(env)) vi.stubEnv(name, value);
+  return (await importModule()).handler as H;
+}
+
+/** Command and table of every DynamoDB call an `aws-sdk-client-mock` recorded, in order. */
+export function dynamoCalls(mock: { calls(): ReadonlyArray<{ args: readonly unknown[] }> }): string[] {
+  return mock.calls().map((call) => {
+    const command = call.args[0] as { constructor: { name: string }; input: { TableName?: string } };
+    return `${command.constructor.name} ${command.input.TableName}`;
+  });
+}
+
+/** The JSON body of a proxy result. */
+export function parseBody(result: Lambda.APIGatewayProxyResult): Record<string, unknown> {
+  return JSON.parse(result.body) as Record<string, unknown>;
+}
+
+/** Asserts the house error shape (`{error, message}` JSON, not cacheable); returns the message. */
+export function expectJsonError(result: Lambda.APIGatewayProxyResult, status: number, error: string): string {
+  expect(result.statusCode).toBe(status);
+  expect(result.headers).toMatchObject({ 'Content-Type': 'application/json', 'Cache-Control': 'no-store' });
+  const body = parseBody(result);
+  expect(Object.keys(body).sort()).toEqual(['error', 'message']);
+  expect(body.error).toBe(error);
+  expect(typeof body.message).toBe('string');
+  return body.message as string;
+}
+
+/**
+ * Wires a handler test file around one mocked DynamoDB client: loads the handler once, at the most
+ * verbose log level so that any line that could leak a credential is written; re-seeds the mocked
+ * tables and captures stdout around every test. `handler()` is the loaded handler, `logs()` what the
+ * current test wrote.
+ */
+export function handlerSuite<H>(options: {
+  mock: { reset(): void; restore(): void };
+  load: (env: Record<string, string>) => Promise<H>;
+  seed: () => void;
+}): { handler: () => H; logs: () => string } {
+  let handler: H | undefined;
+  let stdout: ReturnType<typeof captureStdout> | undefined;
+  beforeAll(async () => {
+    handler = await options.load({ LOG_LEVEL: 'debug' });
+  });
+  beforeEach(() => {
+    options.mock.reset();
+    options.seed();
+    stdout = captureStdout();
+  });
+  afterEach(() => {
+    stdout?.restore();
+  });
+  afterAll(() => {
+    vi.unstubAllEnvs();
+    options.mock.restore();
+  });
+  return {
+    handler: () => {
+      if (!handler) throw new Error('handlerSuite: the handler is not loaded yet');
+      return handler;
+    },
+    logs: () => stdout?.text() ?? '',
+  };
+}

@@ -1,0 +1,71 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { describe, expect, it } from 'vitest';
+
+const ROOT = join(import.meta.dirname, '..', '..', '..');
+
+/**
+ * Which imports each inner layer may use. The domain and the use cases must run with nothing but
+ * their ports, so they may not reach an adapter, the SDK, the HTTP layer, the platform or the stack.
+ */
+const LAYERS = [
+  { folder: 'lib/domain', allowed: [/^\.\/[^/]+$/, /^#lib\/domain\//, /^node:crypto$/] },
+  {
+    folder: 'lib/use-cases',
+    allowed: [/^\.\/[^/]+$/, /^#lib\/domain\//, /^#lib\/use-cases\//, /^node:crypto$/],
+  },
+] as const;
+
+/** Nothing in lib/ may depend on the deployment or the local runtime. */
+const LIB_FORBIDDEN = [
+  /^#infra\//,
+  /^#local\//,
+  /^#functions\//,
+  /^#admin\//,
+  /^aws-cdk-lib/,
+  /^constructs$/,
+];
+
+/** Every module specifier a TypeScript source imports or re-exports, static or dynamic. */
+function importsOf(source: string): string[] {
+  const specifiers: string[] = [];
+  const patterns = [/\bfrom\s+'([^']+)'/g, /\bimport\s+'([^']+)'/g, /\bimport\(\s*'([^']+)'\s*\)/g];
+  for (const pattern of patterns)
+    for (const match of source.matchAll(pattern)) specifiers.push(match[1] ?? '');
+  return specifiers;
+}
+
+function sourcesUnder(folder: string): string[] {
+  return readdirSync(join(ROOT, folder), { recursive: true, encoding: 'utf8' })
+    .filter((file) => /\.(ts|js)$/.test(file) && !file.endsWith('.d.ts'))
+    .map((file) => join(folder, file));
+}
+
+describe('layer boundaries', () => {
+  it('finds static, type-only, side-effect and dynamic imports', () => {
+    const source = `import type { A } from '#lib/domain/a';\nimport '@aws-sdk/x';\nexport { b } from './b';\nconst c = await import('#infra/c');`;
+    expect(importsOf(source).sort()).toEqual(['#infra/c', '#lib/domain/a', './b', '@aws-sdk/x']);
+  });
+
+  for (const layer of LAYERS) {
+    it(`${layer.folder} imports nothing outward (no adapter, SDK, HTTP, platform or infra)`, () => {
+      const files = sourcesUnder(layer.folder);
+      expect(files.length).toBeGreaterThan(0);
+      const outward = files.flatMap((file) =>
+        importsOf(readFileSync(join(ROOT, file), 'utf8'))
+          .filter((spec) => !layer.allowed.some((rule) => rule.test(spec)))
+          .map((spec) => `${file} imports ${spec}`),
+      );
+      expect(outward).toEqual([]);
+    });
+  }
+
+  it('lib/ never imports the stack, the local runtime, the handlers or the CLI', () => {
+    const offending = sourcesUnder('lib').flatMap((file) =>
+      importsOf(readFileSync(join(ROOT, file), 'utf8'))
+        .filter((spec) => LIB_FORBIDDEN.some((rule) => rule.test(spec)) || spec.startsWith('../'))
+        .map((spec) => `${relative(ROOT, join(ROOT, file))} imports ${spec}`),
+    );
+    expect(offending).toEqual([]);
+  });
+});
