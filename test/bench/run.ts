@@ -1,6 +1,6 @@
 /**
  * `npm run bench [-- --quick] [--runs N] [--iterations N] [--warmup N]`: bundle size, cold init and warm
- * cost of every function against its SDK floor (issue 5). See test/bench/README.md for the method.
+ * cost of every function against its SDK floor (issue 5). See docs/performance.md for the method.
  * Prints a Markdown report and writes .bench/results.json and .bench/results.md. Exits 0 when targets
  * are missed (it reports, it does not judge); exits 1 only when the benchmark itself is broken.
  */

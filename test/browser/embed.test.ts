@@ -28,12 +28,16 @@ let browser: Browser;
 const hostPages = new Map<string, string>();
 const avatarRequests: IncomingHttpHeaders[] = [];
 
-/** The iframe snippet of the README's "How to embed", so the test proves what customers are told to paste. */
+/** The iframe snippet of docs/embedding.md, so the test proves what customers are told to paste. */
 const README_IFRAME = (() => {
-  const readme = readFileSync(join(import.meta.dirname, '../../README.md'), 'utf8');
-  const snippet = /```html\n(<iframe[\s\S]*?<\/iframe>)\n```/.exec(readme)?.[1];
-  if (!snippet) throw new Error('README.md has no ```html iframe snippet');
-  return snippet;
+  const doc = readFileSync(join(import.meta.dirname, '../../docs/embedding.md'), 'utf8');
+  const snippets = [...doc.matchAll(/^```html\r?\n(<iframe\b[\s\S]*?<\/iframe>)\r?\n```/gm)].map((m) => m[1]);
+  if (snippets.length !== 1 || !snippets[0]) {
+    throw new Error(
+      `docs/embedding.md must hold exactly one \`\`\`html iframe snippet, found ${snippets.length}`,
+    );
+  }
+  return snippets[0];
 })();
 
 /** The README's snippet framing `embedUrl`. */
