@@ -1,5 +1,5 @@
 /**
- * Domain errors. They carry no HTTP knowledge: `lib/http/http-errors.ts` maps each class to a status,
+ * Domain errors. They carry no HTTP knowledge: `lib/http/middlewares/http-errors.ts` maps each class to a status,
  * in one place, so a use case never decides how its failure looks on the wire.
  */
 

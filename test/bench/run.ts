@@ -53,7 +53,7 @@ export interface FunctionResult {
   cjsFloorCold: ColdStats | undefined;
   /**
    * The same bundle with NODE_OPTIONS=--enable-source-maps: what the stack would pay for Node's own stack
-   * mapping, which it does not use (lib/source-maps.ts maps logged stacks lazily instead).
+   * mapping, which it does not use (lib/platform/source-maps.ts maps logged stacks lazily instead).
    */
   sourceMapsCold: ColdStats | undefined;
   aboveFloor: { source: string; bytes: number }[];

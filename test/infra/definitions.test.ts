@@ -15,7 +15,7 @@ import {
 } from '#test/support/infra';
 
 /**
- * A route table that grows the way lib/routes.ts will: a new function on a new open path, and a second
+ * A route table that grows the way lib/definitions/routes.ts will: a new function on a new open path, and a second
  * method on an existing key-protected path. The stack must follow with no code change.
  */
 const GROWN: ServiceDefinitions = {

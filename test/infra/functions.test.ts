@@ -35,7 +35,7 @@ const roleOf = (name: keyof typeof FUNCTIONS): string => fnOf(name).Properties.R
 const grantsOf = (name: keyof typeof FUNCTIONS): string[] =>
   dynamoGrants(roleStatements(synth.template, roleOf(name)), ids);
 
-/** What lib/routes.ts allows: each item action on its table, Query on the table's indexes only. */
+/** What lib/definitions/routes.ts allows: each item action on its table, Query on the table's indexes only. */
 function expectedGrants(definition: FunctionDefinition): string[] {
   const grants: string[] = [];
   for (const [key, actions] of Object.entries(definition.access) as [TableKey, readonly string[]][]) {

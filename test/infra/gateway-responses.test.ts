@@ -4,7 +4,7 @@ import { type Json, resources, type Synthesized, synthesize } from '#test/suppor
 
 /**
  * What a client must receive for each error API Gateway makes itself, written out here rather than read
- * from lib/http/gateway-responses.ts, so a wrong entry in that table fails this test.
+ * from lib/definitions/gateway-responses.ts, so a wrong entry in that table fails this test.
  */
 const EXPECTED: Record<string, { status: string; error: string; message?: string; retryAfter?: string }> = {
   ACCESS_DENIED: { status: '403', error: 'Forbidden' },

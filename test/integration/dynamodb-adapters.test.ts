@@ -9,7 +9,7 @@ import { type EmbeddedDynamo, ensureTables, startEmbeddedDynamo } from '#local/d
 
 /**
  * The session adapter against a real DynamoDB implementation (the embedded dynalite, with the tables
- * built from lib/tables.ts): what the unit tests only check as request parameters.
+ * built from lib/definitions/tables.ts): what the unit tests only check as request parameters.
  */
 let dynamo: EmbeddedDynamo;
 let db: ReturnType<typeof createDocumentClient>;

@@ -61,7 +61,7 @@ export function resources(template: Template, type: string): Record<string, Json
   return template.findResources(type);
 }
 
-/** The logical id of each table, recognised by its key schema from lib/tables.ts. */
+/** The logical id of each table, recognised by its key schema from lib/definitions/tables.ts. */
 export function tableLogicalIds(template: Template): Record<TableKey, string> {
   const tables = Object.entries(resources(template, 'AWS::DynamoDB::Table'));
   const ids = {} as Record<TableKey, string>;
@@ -83,7 +83,7 @@ export function tableLogicalIds(template: Template): Record<TableKey, string> {
   return ids;
 }
 
-/** The Lambda function with the given description (descriptions are unique in lib/routes.ts). */
+/** The Lambda function with the given description (descriptions are unique in lib/definitions/routes.ts). */
 export function functionByDescription(template: Template, description: string): [string, Json] {
   const matches = Object.entries(resources(template, 'AWS::Lambda::Function')).filter(
     ([, fn]) => fn.Properties.Description === description,
