@@ -1,11 +1,7 @@
 import { RetentionDays } from 'aws-cdk-lib/aws-logs';
-import {
-  DEFAULT_FRAME_ANCESTORS,
-  isFrameAncestorSource,
-  METADATA_MAX_BYTES_CEILING,
-  readBaseUrl,
-} from '#lib/platform/config';
+import { DEFAULT_FRAME_ANCESTORS, METADATA_MAX_BYTES_CEILING } from '#lib/platform/config';
 import { LOG_LEVELS, type LogLevel } from '#lib/platform/logger';
+import { integerRangeProblem, isFrameAncestorSource, parseBaseUrl, parseUrl } from '#lib/platform/values';
 
 /** Raised while reading CDK context; its message lists every invalid value so one synth shows them all. */
 export class InfraConfigError extends Error {
@@ -104,21 +100,27 @@ export function readInfraConfig(context: ContextReader): InfraConfig {
     );
   }
   const throttleBurstLimit = readNumber(read('throttleBurstLimit'), CONTEXT_DEFAULTS.throttleBurstLimit);
-  if (!isIntegerIn(throttleBurstLimit, 1, MAX_THROTTLE_BURST)) {
-    problems.push(
-      `throttleBurstLimit must be an integer from 1 to ${MAX_THROTTLE_BURST}, got "${show(read('throttleBurstLimit'))}"`,
-    );
-  }
+  checkInteger(
+    'throttleBurstLimit',
+    throttleBurstLimit,
+    1,
+    MAX_THROTTLE_BURST,
+    read('throttleBurstLimit'),
+    problems,
+  );
 
   const authorizerCacheTtlSeconds = readNumber(
     read('authorizerCacheTtlSeconds'),
     CONTEXT_DEFAULTS.authorizerCacheTtlSeconds,
   );
-  if (!isIntegerIn(authorizerCacheTtlSeconds, 0, 3600)) {
-    problems.push(
-      `authorizerCacheTtlSeconds must be an integer from 0 to 3600, got "${show(read('authorizerCacheTtlSeconds'))}"`,
-    );
-  }
+  checkInteger(
+    'authorizerCacheTtlSeconds',
+    authorizerCacheTtlSeconds,
+    0,
+    3600,
+    read('authorizerCacheTtlSeconds'),
+    problems,
+  );
 
   const logRetentionDays = readNumber(read('logRetentionDays'), CONTEXT_DEFAULTS.logRetentionDays);
   if (!RETENTION_VALUES.has(logRetentionDays)) {
@@ -161,11 +163,14 @@ export function readInfraConfig(context: ContextReader): InfraConfig {
   let metadataMaxBytes: number | undefined;
   if (rawMetadataMaxBytes !== undefined && rawMetadataMaxBytes !== null && rawMetadataMaxBytes !== '') {
     metadataMaxBytes = readNumber(rawMetadataMaxBytes, Number.NaN);
-    if (!isIntegerIn(metadataMaxBytes, 1, METADATA_MAX_BYTES_CEILING)) {
-      problems.push(
-        `metadataMaxBytes must be an integer from 1 to ${METADATA_MAX_BYTES_CEILING}, got "${show(rawMetadataMaxBytes)}"`,
-      );
-    }
+    checkInteger(
+      'metadataMaxBytes',
+      metadataMaxBytes,
+      1,
+      METADATA_MAX_BYTES_CEILING,
+      rawMetadataMaxBytes,
+      problems,
+    );
   }
 
   if (problems.length > 0) throw new InfraConfigError(`Invalid CDK context: ${problems.join('; ')}`);
@@ -210,7 +215,7 @@ function readCustomDomain(
  * function at start-up), and https on top: in AWS, embed URLs carry the token over the internet.
  */
 function validateBaseUrl(value: string, problems: string[]): string | undefined {
-  const url = readBaseUrl({ publicBaseUrl: value }, 'publicBaseUrl', problems);
+  const url = parseBaseUrl('publicBaseUrl', value, problems);
   if (url !== undefined && new URL(url).protocol !== 'https:') {
     problems.push(`publicBaseUrl must use https (embed links carry a token), got "${value}"`);
   }
@@ -218,17 +223,22 @@ function validateBaseUrl(value: string, problems: string[]): string | undefined 
 }
 
 function isOrigin(value: string): boolean {
-  try {
-    const url = new URL(value);
-    const local = url.protocol === 'http:' && (url.hostname === 'localhost' || url.hostname === '127.0.0.1');
-    return (url.protocol === 'https:' || local) && url.origin === value;
-  } catch {
-    return false;
-  }
+  const url = parseUrl(value);
+  if (url === undefined) return false;
+  const local = url.protocol === 'http:' && (url.hostname === 'localhost' || url.hostname === '127.0.0.1');
+  return (url.protocol === 'https:' || local) && url.origin === value;
 }
 
-function isIntegerIn(value: number, min: number, max: number): boolean {
-  return Number.isInteger(value) && value >= min && value <= max;
+function checkInteger(
+  name: string,
+  value: number,
+  min: number,
+  max: number,
+  raw: unknown,
+  problems: string[],
+): void {
+  const problem = integerRangeProblem(name, value, min, max, show(raw));
+  if (problem !== undefined) problems.push(problem);
 }
 
 function readString(value: unknown, fallback: string): string {
