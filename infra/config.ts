@@ -1,72 +1,52 @@
 import { RetentionDays } from 'aws-cdk-lib/aws-logs';
-import {
-  DEFAULT_FRAME_ANCESTORS,
-  isFrameAncestorSource,
-  METADATA_MAX_BYTES_CEILING,
-  readBaseUrl,
-} from '#lib/platform/config';
+import { DEFAULT_FRAME_ANCESTORS, METADATA_MAX_BYTES_CEILING } from '#lib/platform/config';
 import { LOG_LEVELS, type LogLevel } from '#lib/platform/logger';
+import { integerRangeProblem, isFrameAncestorSource, parseBaseUrl, parseUrl } from '#lib/platform/values';
 
 /** Raised while reading CDK context; its message lists every invalid value so one synth shows them all. */
 export class InfraConfigError extends Error {
   override readonly name = 'InfraConfigError';
 }
 
-export interface CustomDomainConfig {
-  domainName: string;
-  /** ACM certificate in the stack's region (the API endpoint is regional). */
-  certificateArn: string;
+/** What a check may look at besides the value: its key, the value as given, and every key's value. */
+interface CheckContext {
+  key: string;
+  raw: unknown;
+  values: Readonly<Record<string, unknown>>;
 }
 
-/** The validated deployment settings of one stage. */
-export interface InfraConfig {
-  stageName: string;
-  throttleRateLimit: number;
-  throttleBurstLimit: number;
-  /** Also the delay before a revoked API key stops working. */
-  authorizerCacheTtlSeconds: number;
-  logRetentionDays: RetentionDays;
-  logLevel: LogLevel;
-  /** Base URL of embed links; set from `publicBaseUrl`, else from the custom domain, else undefined. */
-  publicBaseUrl: string | undefined;
-  customDomain: CustomDomainConfig | undefined;
-  /** Origins that may frame the embed page (its CSP frame-ancestors); empty keeps the page's default. */
-  allowedEmbedOrigins: string[];
-  /** The resulting CSP `frame-ancestors` sources, also sent on the errors API Gateway makes itself. */
-  frameAncestors: string;
-  alarmEmail: string | undefined;
-  metadataMaxBytes: number | undefined;
+/** One CDK context key: how a given value is read, the value when none is given, and its rules. */
+interface ContextSetting<T, D> {
+  /**
+   * Reads a given value: JSON from cdk.json, or a trimmed non-empty string from `-c key=value`. What
+   * cannot be read at all goes to `problems`.
+   */
+  parse(raw: unknown, problems: string[]): T;
+  default: D;
+  // Method syntax, unlike a function property, lets every setting stand in as ContextSetting<unknown>.
+  /** The problems of a given value (never of the default); runs once every key is read. */
+  check?(value: T, context: CheckContext): string | string[] | undefined;
 }
 
-/** Defaults for every optional context key; cdk.json repeats them so they are visible to operators. */
-export const CONTEXT_DEFAULTS = {
-  stageName: 'prod',
-  throttleRateLimit: 100,
-  throttleBurstLimit: 200,
-  authorizerCacheTtlSeconds: 300,
-  logRetentionDays: RetentionDays.ONE_MONTH,
-  logLevel: 'info',
-  allowedEmbedOrigins: [] as string[],
-} as const;
+type AnySetting = ContextSetting<unknown, unknown>;
 
-/** The CDK context keys this stack reads. */
-export const CONTEXT_KEYS = [
-  'stageName',
-  'throttleRateLimit',
-  'throttleBurstLimit',
-  'authorizerCacheTtlSeconds',
-  'logRetentionDays',
-  'logLevel',
-  'publicBaseUrl',
-  'customDomainName',
-  'certificateArn',
-  'allowedEmbedOrigins',
-  'alarmEmail',
-  'metadataMaxBytes',
-] as const;
+/** Infers a setting's types; `D` is checked against the parsed type so a default cannot widen it. */
+function setting<T, D extends T | undefined>(definition: ContextSetting<T, D>): ContextSetting<T, D> {
+  return definition;
+}
 
-export type ContextKey = (typeof CONTEXT_KEYS)[number];
-export type ContextReader = (key: ContextKey) => unknown;
+/** An integer setting from `min` to `max`; a decimal or negative value is read so it can be reported. */
+function integerSetting<D extends number | undefined>(
+  min: number,
+  max: number,
+  fallback: D,
+): ContextSetting<number, D> {
+  return {
+    parse: readNumber,
+    default: fallback,
+    check: (value, { key, raw }) => integerRangeProblem(key, value, min, max, show(raw)),
+  };
+}
 
 const RETENTION_VALUES = new Set(
   Object.values(RetentionDays).filter((v): v is number => typeof v === 'number'),
@@ -78,180 +58,200 @@ const STAGE_NAME = /^[A-Za-z][A-Za-z0-9-]{0,31}$/;
 const DOMAIN_NAME = /^(?=.{1,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}$/;
 const CERTIFICATE_ARN = /^arn:aws[a-z-]*:acm:[a-z0-9-]+:\d{12}:certificate\/[A-Za-z0-9-]+$/;
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+const DOMAIN_PAIR = 'customDomainName and certificateArn must be given together';
+
+/**
+ * The CDK context keys this stack reads. Problems are reported in this order, so the custom domain
+ * comes before the public base URL that defaults from it.
+ */
+const CONTEXT_SETTINGS = {
+  stageName: setting({
+    parse: String,
+    default: 'prod',
+    check: (value) =>
+      STAGE_NAME.test(value)
+        ? undefined
+        : `stageName must start with a letter and hold only letters, digits and hyphens (at most 32), got "${value}"`,
+  }),
+  throttleRateLimit: setting({
+    parse: readNumber,
+    default: 100,
+    check: (value, { raw }) =>
+      value > 0 && value <= MAX_THROTTLE_RATE
+        ? undefined
+        : `throttleRateLimit must be a positive number of requests per second, at most ${MAX_THROTTLE_RATE}, got "${show(raw)}"`,
+  }),
+  throttleBurstLimit: integerSetting(1, MAX_THROTTLE_BURST, 200),
+  /** Also the delay before a revoked API key stops working. */
+  authorizerCacheTtlSeconds: integerSetting(0, 3600, 300),
+  logRetentionDays: setting({
+    parse: (raw): RetentionDays => readNumber(raw),
+    default: RetentionDays.ONE_MONTH,
+    check: (value, { raw }) =>
+      RETENTION_VALUES.has(value)
+        ? undefined
+        : `logRetentionDays must be one of ${[...RETENTION_VALUES].join(', ')} (CloudWatch Logs retention values), ` +
+          `got "${show(raw)}"`,
+  }),
+  logLevel: setting({
+    parse: (raw) => String(raw).toLowerCase() as LogLevel,
+    default: 'info' as const,
+    check: (value) =>
+      LOG_LEVELS.includes(value)
+        ? undefined
+        : `logLevel must be one of ${LOG_LEVELS.join(', ')}, got "${value}"`,
+  }),
+  customDomainName: setting({
+    parse: (raw) => String(raw).toLowerCase(),
+    default: undefined,
+    check: (value, { values }) => {
+      if (values.certificateArn === undefined) return DOMAIN_PAIR;
+      if (!DOMAIN_NAME.test(value)) return `customDomainName must be a DNS name, got "${value}"`;
+    },
+  }),
+  /** ACM certificate in the stack's region (the API endpoint is regional). */
+  certificateArn: setting({
+    parse: String,
+    default: undefined,
+    check: (value, { values }) => {
+      if (values.customDomainName === undefined) return DOMAIN_PAIR;
+      if (!CERTIFICATE_ARN.test(value))
+        return `certificateArn must be an ACM certificate ARN, got "${value}"`;
+    },
+  }),
+  /** Base URL of embed links; set from `publicBaseUrl`, else from the custom domain, else undefined. */
+  publicBaseUrl: setting({
+    // The create-session function's own rules for PUBLIC_BASE_URL, so a value synth accepts never fails
+    // the function at start-up.
+    parse: (raw, problems) => parseBaseUrl('publicBaseUrl', String(raw), problems),
+    default: undefined,
+    // And https on top: in AWS, embed URLs carry the token over the internet.
+    check: (value, { raw }) => {
+      if (value !== undefined && new URL(value).protocol !== 'https:') {
+        return `publicBaseUrl must use https (embed links carry a token), got "${String(raw)}"`;
+      }
+    },
+  }),
+  /** Origins that may frame the embed page (its CSP frame-ancestors); empty keeps the page's default. */
+  allowedEmbedOrigins: setting({
+    parse: readList,
+    default: [],
+    // Both rules: an origin as this stack means it, and a source the embed function accepts at start-up.
+    check: (origins) =>
+      origins
+        .filter((origin) => !isOrigin(origin) || !isFrameAncestorSource(origin))
+        .map(
+          (origin) =>
+            `allowedEmbedOrigins entries must be origins like "https://app.example.com", got "${origin}"`,
+        ),
+  }),
+  alarmEmail: setting({
+    parse: String,
+    default: undefined,
+    check: (value) =>
+      EMAIL.test(value) ? undefined : `alarmEmail must be an e-mail address, got "${value}"`,
+  }),
+  metadataMaxBytes: integerSetting(1, METADATA_MAX_BYTES_CEILING, undefined),
+};
+
+export type ContextKey = keyof typeof CONTEXT_SETTINGS;
+export type ContextReader = (key: ContextKey) => unknown;
+
+/** Each key's value after reading: what its setting parses, or its default. */
+type ContextValues = {
+  [K in keyof typeof CONTEXT_SETTINGS]: (typeof CONTEXT_SETTINGS)[K] extends ContextSetting<infer T, infer D>
+    ? T | D
+    : never;
+};
+
+export interface CustomDomainConfig {
+  domainName: string;
+  /** ACM certificate in the stack's region (the API endpoint is regional). */
+  certificateArn: string;
+}
+
+/** The validated deployment settings of one stage. */
+export interface InfraConfig extends Omit<ContextValues, 'customDomainName' | 'certificateArn'> {
+  customDomain: CustomDomainConfig | undefined;
+  /** The resulting CSP `frame-ancestors` sources, also sent on the errors API Gateway makes itself. */
+  frameAncestors: string;
+}
+
+/** The CDK context keys this stack reads. */
+export const CONTEXT_KEYS = Object.keys(CONTEXT_SETTINGS) as ContextKey[];
+
+/** The defaults of the keys that have one; cdk.json repeats them so they are visible to operators. */
+export const CONTEXT_DEFAULTS: Readonly<Partial<ContextValues>> = Object.fromEntries(
+  CONTEXT_KEYS.flatMap((key) => {
+    const value = CONTEXT_SETTINGS[key].default;
+    return value === undefined ? [] : [[key, value]];
+  }),
+);
 
 /**
  * Reads and validates the stack's CDK context. Values given with `-c key=value` arrive as strings and
  * values from cdk.json keep their JSON type, so both forms are accepted. Throws `InfraConfigError`.
  */
 export function readInfraConfig(context: ContextReader): InfraConfig {
-  const problems: string[] = [];
-  const read = (key: ContextKey): unknown => {
-    const value = context(key);
-    return typeof value === 'string' ? value.trim() : value;
-  };
-
-  const stageName = readString(read('stageName'), CONTEXT_DEFAULTS.stageName);
-  if (!STAGE_NAME.test(stageName)) {
-    problems.push(
-      `stageName must start with a letter and hold only letters, digits and hyphens (at most 32), got "${stageName}"`,
-    );
-  }
-
-  const throttleRateLimit = readNumber(read('throttleRateLimit'), CONTEXT_DEFAULTS.throttleRateLimit);
-  if (!(throttleRateLimit > 0 && throttleRateLimit <= MAX_THROTTLE_RATE)) {
-    problems.push(
-      `throttleRateLimit must be a positive number of requests per second, at most ${MAX_THROTTLE_RATE}, got "${show(read('throttleRateLimit'))}"`,
-    );
-  }
-  const throttleBurstLimit = readNumber(read('throttleBurstLimit'), CONTEXT_DEFAULTS.throttleBurstLimit);
-  if (!isIntegerIn(throttleBurstLimit, 1, MAX_THROTTLE_BURST)) {
-    problems.push(
-      `throttleBurstLimit must be an integer from 1 to ${MAX_THROTTLE_BURST}, got "${show(read('throttleBurstLimit'))}"`,
-    );
-  }
-
-  const authorizerCacheTtlSeconds = readNumber(
-    read('authorizerCacheTtlSeconds'),
-    CONTEXT_DEFAULTS.authorizerCacheTtlSeconds,
-  );
-  if (!isIntegerIn(authorizerCacheTtlSeconds, 0, 3600)) {
-    problems.push(
-      `authorizerCacheTtlSeconds must be an integer from 0 to 3600, got "${show(read('authorizerCacheTtlSeconds'))}"`,
-    );
-  }
-
-  const logRetentionDays = readNumber(read('logRetentionDays'), CONTEXT_DEFAULTS.logRetentionDays);
-  if (!RETENTION_VALUES.has(logRetentionDays)) {
-    problems.push(
-      `logRetentionDays must be one of ${[...RETENTION_VALUES].join(', ')} (CloudWatch Logs retention values), ` +
-        `got "${show(read('logRetentionDays'))}"`,
-    );
-  }
-
-  const logLevel = readString(read('logLevel'), CONTEXT_DEFAULTS.logLevel).toLowerCase() as LogLevel;
-  if (!LOG_LEVELS.includes(logLevel)) {
-    problems.push(`logLevel must be one of ${LOG_LEVELS.join(', ')}, got "${logLevel}"`);
-  }
-
-  const customDomain = readCustomDomain(read('customDomainName'), read('certificateArn'), problems);
-
-  let publicBaseUrl = readOptionalString(read('publicBaseUrl'));
-  if (publicBaseUrl !== undefined) {
-    publicBaseUrl = validateBaseUrl(publicBaseUrl, problems);
-  } else if (customDomain) {
-    publicBaseUrl = `https://${customDomain.domainName}`;
-  }
-
-  const allowedEmbedOrigins = readList(read('allowedEmbedOrigins'), problems);
-  for (const origin of allowedEmbedOrigins) {
-    // Both rules: an origin as this stack means it, and a source the embed function accepts at start-up.
-    if (!isOrigin(origin) || !isFrameAncestorSource(origin)) {
-      problems.push(
-        `allowedEmbedOrigins entries must be origins like "https://app.example.com", got "${origin}"`,
-      );
+  const values = {} as Record<ContextKey, unknown>;
+  const given = new Map<ContextKey, { raw: unknown; problems: string[] }>();
+  for (const key of CONTEXT_KEYS) {
+    const settingOfKey: AnySetting = CONTEXT_SETTINGS[key];
+    const raw = givenValue(context(key));
+    if (raw === undefined) {
+      values[key] = settingOfKey.default;
+      continue;
     }
+    const problems: string[] = [];
+    values[key] = settingOfKey.parse(raw, problems);
+    given.set(key, { raw, problems });
   }
-
-  const alarmEmail = readOptionalString(read('alarmEmail'));
-  if (alarmEmail !== undefined && !EMAIL.test(alarmEmail)) {
-    problems.push(`alarmEmail must be an e-mail address, got "${alarmEmail}"`);
+  for (const [key, { raw, problems }] of given) {
+    const settingOfKey: AnySetting = CONTEXT_SETTINGS[key];
+    problems.push(...[settingOfKey.check?.(values[key], { key, raw, values }) ?? []].flat());
   }
-
-  const rawMetadataMaxBytes = read('metadataMaxBytes');
-  let metadataMaxBytes: number | undefined;
-  if (rawMetadataMaxBytes !== undefined && rawMetadataMaxBytes !== null && rawMetadataMaxBytes !== '') {
-    metadataMaxBytes = readNumber(rawMetadataMaxBytes, Number.NaN);
-    if (!isIntegerIn(metadataMaxBytes, 1, METADATA_MAX_BYTES_CEILING)) {
-      problems.push(
-        `metadataMaxBytes must be an integer from 1 to ${METADATA_MAX_BYTES_CEILING}, got "${show(rawMetadataMaxBytes)}"`,
-      );
-    }
-  }
-
+  const problems = [...given.values()].flatMap((entry) => entry.problems);
   if (problems.length > 0) throw new InfraConfigError(`Invalid CDK context: ${problems.join('; ')}`);
+  return withDerivedSettings(values as ContextValues);
+}
+
+/** The settings that follow from others: the custom domain pair, the base URL it implies, the CSP sources. */
+function withDerivedSettings({ customDomainName, certificateArn, ...values }: ContextValues): InfraConfig {
+  const customDomain =
+    customDomainName !== undefined && certificateArn !== undefined
+      ? { domainName: customDomainName, certificateArn }
+      : undefined;
   return {
-    stageName,
-    throttleRateLimit,
-    throttleBurstLimit,
-    authorizerCacheTtlSeconds,
-    logRetentionDays: logRetentionDays as RetentionDays,
-    logLevel,
-    publicBaseUrl,
+    ...values,
+    publicBaseUrl: values.publicBaseUrl ?? (customDomain && `https://${customDomain.domainName}`),
     customDomain,
-    allowedEmbedOrigins,
-    frameAncestors: allowedEmbedOrigins.length > 0 ? allowedEmbedOrigins.join(' ') : DEFAULT_FRAME_ANCESTORS,
-    alarmEmail,
-    metadataMaxBytes,
+    frameAncestors:
+      values.allowedEmbedOrigins.length > 0 ? values.allowedEmbedOrigins.join(' ') : DEFAULT_FRAME_ANCESTORS,
   };
 }
 
-function readCustomDomain(
-  rawDomain: unknown,
-  rawArn: unknown,
-  problems: string[],
-): CustomDomainConfig | undefined {
-  const domainName = readOptionalString(rawDomain)?.toLowerCase();
-  const certificateArn = readOptionalString(rawArn);
-  if (domainName === undefined && certificateArn === undefined) return undefined;
-  if (domainName === undefined || certificateArn === undefined) {
-    problems.push('customDomainName and certificateArn must be given together');
-    return undefined;
-  }
-  if (!DOMAIN_NAME.test(domainName))
-    problems.push(`customDomainName must be a DNS name, got "${domainName}"`);
-  if (!CERTIFICATE_ARN.test(certificateArn)) {
-    problems.push(`certificateArn must be an ACM certificate ARN, got "${certificateArn}"`);
-  }
-  return { domainName, certificateArn };
-}
-
-/**
- * The create-session function's own rules for PUBLIC_BASE_URL (so a value synth accepts never fails the
- * function at start-up), and https on top: in AWS, embed URLs carry the token over the internet.
- */
-function validateBaseUrl(value: string, problems: string[]): string | undefined {
-  const url = readBaseUrl({ publicBaseUrl: value }, 'publicBaseUrl', problems);
-  if (url !== undefined && new URL(url).protocol !== 'https:') {
-    problems.push(`publicBaseUrl must use https (embed links carry a token), got "${value}"`);
-  }
-  return url;
+/** The value as given, trimmed; undefined when absent or blank, so the key's default applies. */
+function givenValue(value: unknown): unknown {
+  const trimmed = typeof value === 'string' ? value.trim() : value;
+  return trimmed === null || trimmed === '' ? undefined : trimmed;
 }
 
 function isOrigin(value: string): boolean {
-  try {
-    const url = new URL(value);
-    const local = url.protocol === 'http:' && (url.hostname === 'localhost' || url.hostname === '127.0.0.1');
-    return (url.protocol === 'https:' || local) && url.origin === value;
-  } catch {
-    return false;
-  }
+  const url = parseUrl(value);
+  if (url === undefined) return false;
+  const local = url.protocol === 'http:' && (url.hostname === 'localhost' || url.hostname === '127.0.0.1');
+  return (url.protocol === 'https:' || local) && url.origin === value;
 }
 
-function isIntegerIn(value: number, min: number, max: number): boolean {
-  return Number.isInteger(value) && value >= min && value <= max;
-}
-
-function readString(value: unknown, fallback: string): string {
-  if (value === undefined || value === null || value === '') return fallback;
-  return typeof value === 'string' ? value : String(value);
-}
-
-function readOptionalString(value: unknown): string | undefined {
-  if (value === undefined || value === null || value === '') return undefined;
-  return typeof value === 'string' ? value : String(value);
-}
-
-/** A number from JSON or from a `-c` string; anything else becomes NaN so the caller reports it. */
-function readNumber(value: unknown, fallback: number): number {
-  if (value === undefined || value === null || value === '') return fallback;
+/** A number from JSON or from a `-c` string; anything else becomes NaN so the check reports it. */
+function readNumber(value: unknown): number {
   if (typeof value === 'number') return value;
   if (typeof value === 'string' && /^-?\d+(\.\d+)?$/.test(value)) return Number(value);
   return Number.NaN;
 }
 
 /** A list from a JSON array, a JSON array string or a comma-separated string. */
-function readList(value: unknown, problems: string[]): string[] {
-  if (value === undefined || value === null || value === '') return [...CONTEXT_DEFAULTS.allowedEmbedOrigins];
+function readList(value: unknown, problems: string[]): readonly string[] {
   let items: unknown = value;
   if (typeof value === 'string') {
     if (value.startsWith('[')) {

@@ -84,8 +84,7 @@ function functionEnvironment(config: InfraConfig): ServiceFunctionProps['environ
   const environment: ServiceFunctionProps['environment'] = { LOG_LEVEL: config.logLevel };
   if (config.publicBaseUrl) environment.PUBLIC_BASE_URL = config.publicBaseUrl;
   // The embed page's CSP frame-ancestors; unset, the function's own default (any https site) applies.
-  if (config.allowedEmbedOrigins.length > 0)
-    environment.EMBED_FRAME_ANCESTORS = config.allowedEmbedOrigins.join(' ');
+  if (config.allowedEmbedOrigins.length > 0) environment.EMBED_FRAME_ANCESTORS = config.frameAncestors;
   if (config.metadataMaxBytes !== undefined) environment.METADATA_MAX_BYTES = String(config.metadataMaxBytes);
   return environment;
 }

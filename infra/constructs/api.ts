@@ -1,4 +1,4 @@
-import { Duration, RemovalPolicy, Validations } from 'aws-cdk-lib';
+import { Duration, RemovalPolicy } from 'aws-cdk-lib';
 import {
   AccessLogFormat,
   AuthorizationType,
@@ -7,28 +7,20 @@ import {
   IdentitySource,
   LambdaIntegration,
   LogGroupLogDestination,
-  type Method,
   MethodLoggingLevel,
-  MockIntegration,
-  PassthroughBehavior,
   type Resource,
-  ResponseType,
   RestApi,
-  SecurityPolicy,
   TokenAuthorizer,
 } from 'aws-cdk-lib/aws-apigateway';
-import { Certificate } from 'aws-cdk-lib/aws-certificatemanager';
 import { LogGroup } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import type { InfraConfig } from '#infra/config';
 import type { RouteSpec, ServiceDefinitions } from '#infra/definitions';
-import {
-  GATEWAY_RESPONSES,
-  type GatewayResponseType,
-  gatewayResponse,
-  gatewaySecurityHeaders,
-  methodNotAllowed,
-} from '#lib/definitions/gateway-responses';
+import { gatewaySecurityHeaders } from '#lib/definitions/gateway-responses';
+import { addCustomDomain } from './api-custom-domain';
+import { addGatewayResponses } from './api-gateway-responses';
+import { addMethodNotAllowed } from './api-method-not-allowed';
+import { acknowledgeApiFindings, acknowledgeNoAuth } from './api-nag';
 import type { ServiceFunctions } from './functions';
 
 /**
@@ -55,25 +47,6 @@ export const ACCESS_LOG_FIELDS: Readonly<Record<string, string>> = {
   principalId: '$context.authorizer.principalId',
 };
 
-/** Content types answered with a mapped 405; others still get the default integration response. */
-const MOCK_REQUEST_CONTENT_TYPES = [
-  'application/json',
-  'application/x-www-form-urlencoded',
-  'multipart/form-data',
-  'text/plain',
-  'application/xml',
-  'text/xml',
-  'application/octet-stream',
-];
-
-/**
- * A JSON document as a VTL mapping template. `$` and `#` start VTL references and directives, so they
- * are written as JSON unicode escapes: the template stays valid JSON and renders unchanged.
- */
-export function jsonTemplate(value: unknown): string {
-  return JSON.stringify(value).replaceAll('$', '\\u0024').replaceAll('#', '\\u0023');
-}
-
 export interface EmbedApiProps {
   config: InfraConfig;
   definitions: ServiceDefinitions;
@@ -86,13 +59,12 @@ export class EmbedApi extends Construct {
   readonly accessLogGroup: LogGroup;
   readonly authorizer: TokenAuthorizer | undefined;
   readonly domainName: DomainName | undefined;
-  /** Headers of every response API Gateway makes itself, with the embed page's framing rules. */
-  private readonly securityHeaders: Record<string, string>;
 
   constructor(scope: Construct, id: string, props: EmbedApiProps) {
     super(scope, id);
     const { config, definitions, functions } = props;
-    this.securityHeaders = gatewaySecurityHeaders(config.frameAncestors);
+    // Headers of every response API Gateway makes itself, with the embed page's framing rules.
+    const securityHeaders = gatewaySecurityHeaders(config.frameAncestors);
 
     this.accessLogGroup = new LogGroup(this, 'AccessLogs', { retention: config.logRetentionDays });
     this.restApi = new RestApi(this, 'RestApi', {
@@ -136,29 +108,16 @@ export class EmbedApi extends Construct {
     for (const [path, routes] of groupByPath(definitions.routes)) {
       const resource = this.restApi.root.resourceForPath(path);
       for (const route of routes) this.addRoute(resource, route, functions);
-      this.addMethodNotAllowed(resource, routes);
+      addMethodNotAllowed(
+        resource,
+        routes.map((route) => route.method),
+        securityHeaders,
+      );
     }
 
-    for (const type of Object.keys(GATEWAY_RESPONSES) as GatewayResponseType[]) {
-      const response = gatewayResponse(type, this.securityHeaders);
-      this.restApi.addGatewayResponse(type, {
-        type: ResponseType.of(type),
-        statusCode: String(response.status),
-        responseHeaders: quoted(response.headers),
-        templates: { 'application/json': jsonTemplate(JSON.parse(response.body)) },
-      });
-    }
-
-    if (config.customDomain) {
-      this.domainName = this.restApi.addDomainName('CustomDomain', {
-        domainName: config.customDomain.domainName,
-        certificate: Certificate.fromCertificateArn(this, 'Certificate', config.customDomain.certificateArn),
-        endpointType: EndpointType.REGIONAL,
-        securityPolicy: SecurityPolicy.TLS_1_2,
-      });
-    }
-
-    this.suppressApiFindings();
+    addGatewayResponses(this.restApi, securityHeaders);
+    if (config.customDomain) this.domainName = addCustomDomain(this, this.restApi, config.customDomain);
+    acknowledgeApiFindings(this.restApi);
   }
 
   private addRoute(resource: Resource, route: RouteSpec, functions: ServiceFunctions): void {
@@ -174,98 +133,8 @@ export class EmbedApi extends Construct {
     const method = resource.addMethod(route.method, integration, {
       authorizationType: AuthorizationType.NONE,
     });
-    suppressNoAuth(method, `${route.method} ${route.path} is declared auth 'none' in lib/routes.ts`);
+    acknowledgeNoAuth(method, `${route.method} ${route.path} is declared auth 'none' in lib/routes.ts`);
   }
-
-  /**
-   * `ANY` on the resource answers every other method with 405; API Gateway prefers the specific
-   * methods over ANY. The integration response has no selection pattern, so it is the default one and
-   * turns whatever the mock returns (even for an unexpected content type) into the 405.
-   */
-  private addMethodNotAllowed(resource: Resource, routes: readonly RouteSpec[]): void {
-    const response = methodNotAllowed(
-      routes.map((route) => route.method),
-      this.securityHeaders,
-    );
-    const headerNames = Object.keys(response.headers).map((name) => `method.response.header.${name}`);
-    const integration = new MockIntegration({
-      passthroughBehavior: PassthroughBehavior.WHEN_NO_MATCH,
-      requestTemplates: Object.fromEntries(
-        MOCK_REQUEST_CONTENT_TYPES.map((type) => [type, '{"statusCode": 405}']),
-      ),
-      integrationResponses: [
-        {
-          statusCode: '405',
-          responseTemplates: { 'application/json': jsonTemplate(JSON.parse(response.body)) },
-          responseParameters: Object.fromEntries(
-            Object.entries(quoted(response.headers)).map(([name, value]) => [
-              `method.response.header.${name}`,
-              value,
-            ]),
-          ),
-        },
-      ],
-    });
-    const method = resource.addMethod('ANY', integration, {
-      authorizationType: AuthorizationType.NONE,
-      methodResponses: [
-        {
-          statusCode: '405',
-          responseParameters: Object.fromEntries(headerNames.map((name) => [name, true])),
-        },
-      ],
-    });
-    suppressNoAuth(method, 'answers 405 from a mock integration and reaches no backend');
-  }
-
-  private suppressApiFindings(): void {
-    // Acknowledged on the RestApi, so they cover its methods, stage and logging role.
-    Validations.of(this.restApi).acknowledge(
-      {
-        id: 'AwsSolutions-APIG2',
-        reason:
-          'The functions validate bodies and answer 400 with a message naming the problem (spec); ' +
-          'gateway model validation would duplicate the schema and replace that message with a generic one.',
-      },
-      {
-        id: 'AwsSolutions-APIG3',
-        reason:
-          'No WAF for now: callers are server-side SaaS backends with API keys; stage throttling and the ' +
-          'authorizer cache bound abuse. A web ACL can be associated with the stage without code changes.',
-      },
-      {
-        id: 'AwsSolutions-APIG6',
-        reason:
-          'Execution logging is off on purpose: it records headers and query strings, where API keys and ' +
-          'embed session tokens travel. JSON access logs, Lambda logs and stage metrics cover operations.',
-      },
-      {
-        id: 'AwsSolutions-COG4',
-        reason:
-          'Callers are SaaS backends authenticated by API key through the Lambda TOKEN authorizer, not ' +
-          'end users of a Cognito user pool; the remaining methods are unauthenticated by design (APIG4).',
-      },
-      {
-        id: 'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AmazonAPIGatewayPushToCloudWatchLogs]',
-        reason:
-          'The account-level API Gateway logging role uses the AWS-maintained AmazonAPIGatewayPushToCloudWatchLogs ' +
-          'policy, which exists for exactly this role and is required for access logging.',
-      },
-    );
-  }
-}
-
-/**
- * Header values as API Gateway mapping expressions: a static value is single-quoted. A quote inside the
- * value has no documented escape, so it fails synthesis here rather than the deployment.
- */
-function quoted(headers: Record<string, string>): Record<string, string> {
-  return Object.fromEntries(
-    Object.entries(headers).map(([name, value]) => {
-      if (value.includes("'")) throw new Error(`The ${name} header value cannot contain a quote: ${value}`);
-      return [name, `'${value}'`];
-    }),
-  );
 }
 
 /** Routes grouped by path, in route-table order. */
@@ -273,11 +142,4 @@ function groupByPath(routes: readonly RouteSpec[]): Map<string, RouteSpec[]> {
   const byPath = new Map<string, RouteSpec[]>();
   for (const route of routes) byPath.set(route.path, [...(byPath.get(route.path) ?? []), route]);
   return byPath;
-}
-
-function suppressNoAuth(method: Method, why: string): void {
-  Validations.of(method).acknowledge({
-    id: 'AwsSolutions-APIG4',
-    reason: `No authorizer by design: ${why}.`,
-  });
 }

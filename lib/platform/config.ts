@@ -1,4 +1,5 @@
 import { TABLES, type TableKey } from '#lib/definitions/tables';
+import { integerRangeProblem, isFrameAncestorSource, isHttpUrl, parseBaseUrl } from './values';
 
 /** Raised at start-up when the environment is incomplete or invalid; the message lists every problem. */
 export class ConfigError extends Error {
@@ -47,13 +48,6 @@ export interface EmbedPageConfig {
 
 /** Any https site may frame the page, plus localhost for development. */
 export const DEFAULT_FRAME_ANCESTORS = 'https: http://localhost:* http://127.0.0.1:*';
-const FRAME_SOURCE =
-  /^(?:https?:|'self'|'none'|https?:\/\/(?:\*\.)?[a-z0-9-]+(?:\.[a-z0-9-]+)*(?::(?:\d{1,5}|\*))?)$/i;
-
-/** True for a CSP source the embed page accepts in `frame-ancestors` (the CDK context is checked with it too). */
-export function isFrameAncestorSource(source: string): boolean {
-  return FRAME_SOURCE.test(source);
-}
 
 /** The embed page's `frame-ancestors` sources from `EMBED_FRAME_ANCESTORS`, or the default. */
 export function readFrameAncestors(env: Env, problems: string[]): string {
@@ -135,23 +129,13 @@ export function readDynamo(env: Env, problems: string[]): DynamoConfig {
   return { endpoint, region };
 }
 
-/** An optional absolute http(s) URL without a trailing slash, query or fragment. */
+/** An optional absolute http(s) URL without a trailing slash, query, fragment or credentials. */
 export function readBaseUrl(env: Env, name: string, problems: string[]): string | undefined {
   const value = env[name]?.trim();
-  if (!value) return undefined;
-  if (!isHttpUrl(value)) {
-    problems.push(`${name} must be an absolute http(s) URL, got "${value}"`);
-    return undefined;
-  }
-  // `url.search` is empty for a bare trailing "?", so look at the text itself.
-  if (value.includes('?') || value.includes('#')) problems.push(`${name} must not have a query or fragment`);
-  const url = new URL(value);
-  // Every embed URL starts with it, so credentials in it would be handed to every embedding site.
-  if (url.username || url.password) problems.push(`${name} must not contain a user name or password`);
-  return value.replace(/\/+$/, '');
+  return value ? parseBaseUrl(name, value, problems) : undefined;
 }
 
-/** An optional integer within bounds. */
+/** An optional integer within bounds, in decimal digits. */
 export function readInteger(
   env: Env,
   name: string,
@@ -162,21 +146,11 @@ export function readInteger(
 ): number {
   const raw = env[name]?.trim();
   if (!raw) return fallback;
-  const value = Number(raw);
-  if (!/^\d+$/.test(raw) || value < min || value > max) {
-    problems.push(`${name} must be an integer from ${min} to ${max}, got "${raw}"`);
-    return fallback;
-  }
-  return value;
-}
-
-function isHttpUrl(value: string): boolean {
-  try {
-    const url = new URL(value);
-    return (url.protocol === 'http:' || url.protocol === 'https:') && url.hostname !== '';
-  } catch {
-    return false;
-  }
+  const value = /^\d+$/.test(raw) ? Number(raw) : Number.NaN;
+  const problem = integerRangeProblem(name, value, min, max, raw);
+  if (problem === undefined) return value;
+  problems.push(problem);
+  return fallback;
 }
 
 /** Throws one `ConfigError` listing every problem found. */

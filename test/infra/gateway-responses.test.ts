@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { jsonTemplate } from '#infra/constructs/api';
+import { jsonTemplate } from '#infra/constructs/api-mapping';
 import { type Json, resources, type Synthesized, synthesize } from '#test/support/infra';
 
 /**

@@ -1,0 +1,20 @@
+import { ResponseType, type RestApi } from 'aws-cdk-lib/aws-apigateway';
+import {
+  GATEWAY_RESPONSES,
+  type GatewayResponseType,
+  gatewayResponse,
+} from '#lib/definitions/gateway-responses';
+import { jsonTemplate, quoted } from './api-mapping';
+
+/** Every error API Gateway makes itself, in the house shape and with the given security headers. */
+export function addGatewayResponses(restApi: RestApi, securityHeaders: Record<string, string>): void {
+  for (const type of Object.keys(GATEWAY_RESPONSES) as GatewayResponseType[]) {
+    const response = gatewayResponse(type, securityHeaders);
+    restApi.addGatewayResponse(type, {
+      type: ResponseType.of(type),
+      statusCode: String(response.status),
+      responseHeaders: quoted(response.headers),
+      templates: { 'application/json': jsonTemplate(JSON.parse(response.body)) },
+    });
+  }
+}
