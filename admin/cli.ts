@@ -5,10 +5,12 @@
  */
 import { parseArgs } from 'node:util';
 import { LOCAL_TABLE_NAMES, TABLE_KEYS, TABLES, type TableKey } from '#lib/definitions/tables';
+import { SESSION_STATUSES, type SessionStatus } from '#lib/domain/session';
 import { DynamoApiKeyRepository } from '#lib/dynamodb/api-keys';
 import { DynamoBoardRepository } from '#lib/dynamodb/boards';
 import { createDocumentClient } from '#lib/dynamodb/client';
 import { DynamoMembershipRepository } from '#lib/dynamodb/memberships';
+import { DynamoSessionRepository } from '#lib/dynamodb/sessions';
 import { readDynamo } from '#lib/platform/config';
 import { cryptoRandom, systemClock } from '#lib/platform/system';
 import {
@@ -20,6 +22,12 @@ import {
   removeMember,
   revokeApiKey,
 } from '#lib/use-cases/admin';
+import {
+  findSessions,
+  inspectSession,
+  revokeSessionAsOperator,
+  revokeSessionsAsOperator,
+} from '#lib/use-cases/operate-sessions';
 
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 
@@ -32,6 +40,13 @@ const USAGE = `Usage: npm run --silent admin -- <command> [options]
   revoke-api-key --key-id <keyId>
   list-boards
   list-api-keys [--user <userId>]                    never prints keys
+  get-session --id <sessionId>                        never prints tokens or hashes
+  list-sessions (--user <userId> | --board <id>) [--status <active|expired|revoked>] [--limit <n>]
+  revoke-session --id <sessionId>
+  revoke-sessions --user <userId> [--board <id>]
+
+Operators are not scoped to a tenant: session commands see every organization's sessions.
+list-sessions --user scans the sessions table (fine for an operator, never on a request path).
 
 Environment: DYNAMODB_ENDPOINT (local runtime), AWS_REGION, and the table names
 ${TABLE_KEYS.map((k) => `${TABLES[k].envVar} (locally, default ${LOCAL_TABLE_NAMES[k]})`).join(', ')};
@@ -39,6 +54,18 @@ against AWS (no DYNAMODB_ENDPOINT) the table names are required, from the stack 
 
 /** A usage mistake: printed with the usage text. */
 class UsageError extends Error {}
+
+function statusOption(value: string): SessionStatus {
+  if (!(SESSION_STATUSES as readonly string[]).includes(value)) {
+    throw new UsageError(`--status must be one of ${SESSION_STATUSES.join(', ')}`);
+  }
+  return value as SessionStatus;
+}
+
+function limitOption(value: string): number {
+  if (!/^[1-9]\d{0,5}$/.test(value)) throw new UsageError('--limit must be a positive integer');
+  return Number(value);
+}
 
 function parseOptions(args: string[]) {
   try {
@@ -51,6 +78,9 @@ function parseOptions(args: string[]) {
         name: { type: 'string' },
         user: { type: 'string' },
         'key-id': { type: 'string' },
+        id: { type: 'string' },
+        status: { type: 'string' },
+        limit: { type: 'string' },
       },
       strict: true,
     });
@@ -87,11 +117,20 @@ export async function runAdmin(argv: string[], env: Record<string, string | unde
     boards: () => table('boards'),
     memberships: () => table('memberships'),
     apiKeys: () => table('apiKeys'),
+    sessions: () => table('sessions'),
   };
   const db = createDocumentClient(dynamo);
   const boards = () => new DynamoBoardRepository(db, tables.boards());
   const memberships = () => new DynamoMembershipRepository(db, tables.memberships());
   const apiKeys = () => new DynamoApiKeyRepository(db, tables.apiKeys());
+  const sessions = () => ({
+    sessions: new DynamoSessionRepository(db, tables.sessions()),
+    clock: systemClock,
+  });
+  const selector = () => ({
+    ...(values.user !== undefined ? { userId: values.user } : {}),
+    ...(values.board !== undefined ? { boardId: values.board } : {}),
+  });
 
   try {
     switch (command) {
@@ -121,6 +160,21 @@ export async function runAdmin(argv: string[], env: Record<string, string | unde
         return { boards: await listBoards({ boards: boards() }) };
       case 'list-api-keys':
         return { apiKeys: await listApiKeys({ apiKeys: apiKeys() }, values.user) };
+      case 'get-session':
+        return await inspectSession(sessions(), need('id'));
+      case 'list-sessions':
+        if (!values.user && !values.board) throw new UsageError('list-sessions needs --user or --board');
+        return {
+          sessions: await findSessions(sessions(), {
+            ...selector(),
+            ...(values.status !== undefined ? { status: statusOption(values.status) } : {}),
+            ...(values.limit !== undefined ? { limit: limitOption(values.limit) } : {}),
+          }),
+        };
+      case 'revoke-session':
+        return await revokeSessionAsOperator(sessions(), need('id'));
+      case 'revoke-sessions':
+        return await revokeSessionsAsOperator(sessions(), { ...selector(), userId: need('user') });
       default:
         throw new UsageError(command ? `Unknown command "${command}"` : 'No command given');
     }

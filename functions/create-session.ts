@@ -1,15 +1,12 @@
-import middy from '@middy/core';
-import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import { DynamoBoardRepository } from '#lib/dynamodb/boards';
 import { createDocumentClient } from '#lib/dynamodb/client';
 import { DynamoMembershipRepository } from '#lib/dynamodb/memberships';
 import { DynamoSessionRepository } from '#lib/dynamodb/sessions';
 import { apiBaseUrl, keyOwnerOf } from '#lib/http/api-gateway';
-import { httpErrors } from '#lib/http/middlewares/http-errors';
+import { jsonApiHandler } from '#lib/http/handler';
 import { jsonBody } from '#lib/http/middlewares/json-body';
 import { jsonResponse } from '#lib/http/response';
 import { readCreateSessionConfig } from '#lib/platform/config';
-import { createLogger } from '#lib/platform/logger';
 import { cryptoRandom, systemClock } from '#lib/platform/system';
 import { type CreateSessionDeps, createSession } from '#lib/use-cases/create-session';
 import { parseCreateSessionRequest } from '#lib/validation/create-session';
@@ -23,17 +20,17 @@ const deps: CreateSessionDeps = {
   clock: systemClock,
   random: cryptoRandom,
 };
-const logger = createLogger({ function: 'create-session' });
 
 /** POST /api/embed/sessions */
-export const handler = middy<APIGatewayProxyEvent, APIGatewayProxyResult>()
-  .use(httpErrors({ logger }))
-  .use(jsonBody({ maxBytes: config.maxBodyBytes }))
-  .handler(async (event) => {
+export const handler = jsonApiHandler(
+  'create-session',
+  [jsonBody({ maxBytes: config.maxBodyBytes })],
+  async (event) => {
     const created = await createSession(deps, {
-      keyOwnerId: keyOwnerOf(event).userId,
+      keyOwner: keyOwnerOf(event),
       request: parseCreateSessionRequest(event.body as unknown, config),
       baseUrl: config.publicBaseUrl ?? apiBaseUrl(event),
     });
     return jsonResponse(201, created);
-  });
+  },
+);

@@ -13,7 +13,7 @@ export const BUNDLING = {
   mainFields: ['module', 'main'],
   minify: true,
   /**
-   * A source map ships next to each bundle, for lib/source-maps.ts to map logged stacks with; without the
+   * A source map ships next to each bundle, for lib/platform/source-maps.ts to map logged stacks with; without the
    * sources themselves, which nothing in Lambda reads, it is a third of the size.
    */
   sourceMap: true,

@@ -16,7 +16,7 @@ export interface ServiceDefinitions {
   authorizer: string;
 }
 
-/** The shared definitions of lib/routes.ts, which the local runtime serves too. */
+/** The shared definitions of lib/definitions/routes.ts, which the local runtime serves too. */
 export const SERVICE_DEFINITIONS: ServiceDefinitions = {
   functions: FUNCTIONS,
   routes: ROUTES,

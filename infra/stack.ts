@@ -11,7 +11,7 @@ import { SERVICE_DEFINITIONS, type ServiceDefinitions } from './definitions';
 
 export interface EmbedSessionStackProps extends StackProps {
   config: InfraConfig;
-  /** Defaults to the shared definitions in lib/routes.ts; tests pass their own. */
+  /** Defaults to the shared definitions in lib/definitions/routes.ts; tests pass their own. */
   definitions?: ServiceDefinitions;
 }
 

@@ -4,10 +4,19 @@ import {
   CreateTableCommand,
   type CreateTableCommandInput,
   DynamoDBClient,
+  type KeySchemaElement,
   ListTablesCommand,
+  type Projection,
 } from '@aws-sdk/client-dynamodb';
 import dynalite from 'dynalite';
-import { TABLE_KEYS, TABLES, type TableDefinition, type TableKey } from '#lib/definitions/tables';
+import {
+  type IndexProjection,
+  type KeyDefinition,
+  TABLE_KEYS,
+  TABLES,
+  type TableDefinition,
+  type TableKey,
+} from '#lib/definitions/tables';
 
 /** A running embedded DynamoDB (dynalite). */
 export interface EmbeddedDynamo {
@@ -41,10 +50,12 @@ export async function startEmbeddedDynamo(options: {
 
 /** The CreateTable request for a shared table definition. */
 export function createTableInput(definition: TableDefinition, tableName: string): CreateTableCommandInput {
-  const keys = [definition.partitionKey, ...(definition.sortKey ? [definition.sortKey] : [])];
-  const attributes = new Map(
-    [...keys, ...definition.indexes.map((index) => index.partitionKey)].map((key) => [key.name, key.type]),
-  );
+  const keys = [
+    definition.partitionKey,
+    ...(definition.sortKey ? [definition.sortKey] : []),
+    ...definition.indexes.flatMap((index) => [index.partitionKey, ...(index.sortKey ? [index.sortKey] : [])]),
+  ];
+  const attributes = new Map(keys.map((key) => [key.name, key.type]));
   return {
     TableName: tableName,
     BillingMode: 'PAY_PER_REQUEST',
@@ -52,20 +63,29 @@ export function createTableInput(definition: TableDefinition, tableName: string)
       AttributeName,
       AttributeType,
     })),
-    KeySchema: [
-      { AttributeName: definition.partitionKey.name, KeyType: 'HASH' },
-      ...(definition.sortKey ? [{ AttributeName: definition.sortKey.name, KeyType: 'RANGE' as const }] : []),
-    ],
+    KeySchema: keySchema(definition.partitionKey, definition.sortKey),
     ...(definition.indexes.length > 0
       ? {
           GlobalSecondaryIndexes: definition.indexes.map((index) => ({
             IndexName: index.indexName,
-            KeySchema: [{ AttributeName: index.partitionKey.name, KeyType: 'HASH' as const }],
-            Projection: { ProjectionType: 'ALL' as const },
+            KeySchema: keySchema(index.partitionKey, index.sortKey),
+            Projection: projection(index.projection),
           })),
         }
       : {}),
   };
+}
+
+function keySchema(partitionKey: KeyDefinition, sortKey: KeyDefinition | undefined): KeySchemaElement[] {
+  return [
+    { AttributeName: partitionKey.name, KeyType: 'HASH' },
+    ...(sortKey ? [{ AttributeName: sortKey.name, KeyType: 'RANGE' as const }] : []),
+  ];
+}
+
+function projection(value: IndexProjection): Projection {
+  if (value === 'ALL' || value === 'KEYS_ONLY') return { ProjectionType: value };
+  return { ProjectionType: 'INCLUDE', NonKeyAttributes: [...value.include] };
 }
 
 /**

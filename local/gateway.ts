@@ -23,6 +23,7 @@ import {
 } from '#lib/definitions/routes';
 import { headerValue } from '#lib/http/response';
 import type { Logger } from '#lib/platform/logger';
+import { resolveResource } from './routing';
 
 /** A Lambda handler as exported by `functions/*.ts`. */
 export type LambdaHandler = (event: never, context: Context) => Promise<unknown>;
@@ -80,13 +81,13 @@ async function route(options: GatewayOptions, req: IncomingMessage, requestId: s
   const body = await readBody(req);
   if (body === undefined) return gatewayReply(options, 'REQUEST_TOO_LARGE');
 
-  const onPath = ROUTES.filter((r) => r.path === url.pathname);
-  if (onPath.length === 0) return gatewayReply(options, 'MISSING_AUTHENTICATION_TOKEN');
-  const matched = onPath.find((r) => r.method === req.method);
+  const resource = resolveResource(ROUTES, url.pathname);
+  if (!resource) return gatewayReply(options, 'MISSING_AUTHENTICATION_TOKEN');
+  const matched = resource.routes.find((r) => r.method === req.method);
   if (!matched)
     return toReply(
       methodNotAllowed(
-        onPath.map((r) => r.method),
+        resource.routes.map((r) => r.method),
         options.securityHeaders,
       ),
     );
@@ -94,14 +95,30 @@ async function route(options: GatewayOptions, req: IncomingMessage, requestId: s
   const headers = singleHeaders(req);
   let authorizer: Record<string, unknown> | null = null;
   if (matched.auth === 'apiKey') {
-    const outcome = await authorize(options, matched, headerValue(headers, 'authorization'), requestId);
+    const outcome = await authorize(
+      options,
+      matched,
+      url.pathname,
+      headerValue(headers, 'authorization'),
+      requestId,
+    );
     if (typeof outcome === 'string') return gatewayReply(options, outcome);
     authorizer = outcome;
   }
   // Lambda's payload limit applies when the gateway invokes the function, after the authorizer ran.
   if (body.length > LAMBDA_MAX_PAYLOAD_BYTES) return gatewayReply(options, 'REQUEST_TOO_LARGE');
 
-  const event = proxyEvent(options, req, url, matched, headers, body, authorizer, requestId);
+  const event = proxyEvent(
+    options,
+    req,
+    url,
+    matched,
+    resource.pathParameters,
+    headers,
+    body,
+    authorizer,
+    requestId,
+  );
   let result: APIGatewayProxyResult;
   try {
     result = (await options.handlers[matched.function](
@@ -124,12 +141,13 @@ async function route(options: GatewayOptions, req: IncomingMessage, requestId: s
 async function authorize(
   options: GatewayOptions,
   matched: RouteDefinition,
+  path: string,
   token: string | undefined,
   requestId: string,
 ): Promise<Record<string, unknown> | GatewayResponseType> {
   // With identitySource = Authorization, API Gateway answers 401 itself when the header is absent.
   if (!token) return 'UNAUTHORIZED';
-  const methodArn = `arn:aws:execute-api:local:${ACCOUNT_ID}:${API_ID}/${STAGE}/${matched.method}${matched.path}`;
+  const methodArn = `arn:aws:execute-api:local:${ACCOUNT_ID}:${API_ID}/${STAGE}/${matched.method}${path}`;
   const event: APIGatewayTokenAuthorizerEvent = { type: 'TOKEN', authorizationToken: token, methodArn };
   let policy: APIGatewayAuthorizerResult;
   try {
@@ -173,6 +191,7 @@ function proxyEvent(
   req: IncomingMessage,
   url: URL,
   matched: RouteDefinition,
+  pathParameters: Record<string, string> | null,
   headers: Record<string, string>,
   body: Buffer,
   authorizer: Record<string, unknown> | null,
@@ -198,7 +217,7 @@ function proxyEvent(
     multiValueHeaders,
     queryStringParameters: hasQuery ? query : null,
     multiValueQueryStringParameters: hasQuery ? multiQuery : null,
-    pathParameters: null,
+    pathParameters,
     stageVariables: null,
     body: body.length > 0 ? body.toString('utf8') : null,
     isBase64Encoded: false,

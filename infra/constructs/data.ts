@@ -9,6 +9,7 @@ import {
 } from 'aws-cdk-lib/aws-dynamodb';
 import { Construct } from 'constructs';
 import {
+  type IndexProjection,
   type KeyDefinition,
   TABLE_KEYS,
   TABLES,
@@ -42,7 +43,8 @@ export class DataTables extends Construct {
         table.addGlobalSecondaryIndex({
           indexName: index.indexName,
           partitionKey: attribute(index.partitionKey),
-          projectionType: ProjectionType.ALL,
+          sortKey: index.sortKey && attribute(index.sortKey),
+          ...projection(index.projection),
         });
       }
       tables[key] = table;
@@ -54,6 +56,12 @@ export class DataTables extends Construct {
 /** `apiKeys` -> `ApiKeys`: construct ids (and so logical ids) in PascalCase. */
 export function constructId(name: string): string {
   return name.charAt(0).toUpperCase() + name.slice(1);
+}
+
+function projection(value: IndexProjection): { projectionType: ProjectionType; nonKeyAttributes?: string[] } {
+  if (value === 'ALL') return { projectionType: ProjectionType.ALL };
+  if (value === 'KEYS_ONLY') return { projectionType: ProjectionType.KEYS_ONLY };
+  return { projectionType: ProjectionType.INCLUDE, nonKeyAttributes: [...value.include] };
 }
 
 function attribute(key: KeyDefinition): Attribute {

@@ -32,7 +32,9 @@ export function metricNamespace(stageName: string): string {
 /** The CloudWatch operation of each DynamoDB action the functions may perform (compile-time complete). */
 const OPERATIONS: Record<DynamoAction, Operation> = {
   GetItem: Operation.GET_ITEM,
+  BatchGetItem: Operation.BATCH_GET_ITEM,
   PutItem: Operation.PUT_ITEM,
+  UpdateItem: Operation.UPDATE_ITEM,
   Query: Operation.QUERY,
 };
 

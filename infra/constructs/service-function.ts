@@ -17,7 +17,7 @@ import {
 } from '#lib/definitions/routes';
 import { TABLES, type TableKey } from '#lib/definitions/tables';
 
-/** The repository root: function entries in lib/routes.ts are relative to it. */
+/** The repository root: function entries in lib/definitions/routes.ts are relative to it. */
 export const PROJECT_ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 
 const FUNCTION_RUNTIME = Runtime.NODEJS_24_X;
@@ -75,7 +75,7 @@ export class ServiceFunction extends Construct {
       role: this.role,
       logGroup: this.logGroup,
       // No NODE_OPTIONS=--enable-source-maps: it parses the map on every cold start; the logger maps the
-      // stacks it writes instead (lib/source-maps.ts).
+      // stacks it writes instead (lib/platform/source-maps.ts).
       environment,
       bundling: {
         // esbuild is a dev dependency: synthesis must work offline and without a Docker daemon.
@@ -128,12 +128,12 @@ function requireLocalEsbuild(): void {
 }
 
 /**
- * The service queries only through indexes (the token index), never a base table, so Query is granted
- * on the indexes named in lib/tables.ts and nothing else: no `index/*` wildcard, no table-wide Query.
+ * The service queries only through indexes (token, scopes, memberships by user), never a base table, so Query is granted
+ * on the indexes named in lib/definitions/tables.ts and nothing else: no `index/*` wildcard, no table-wide Query.
  */
 function indexArns(table: ITable, key: TableKey): string[] {
   const indexes = TABLES[key].indexes;
   if (indexes.length === 0)
-    throw new Error(`Query on the ${key} table needs an index; lib/tables.ts has none`);
+    throw new Error(`Query on the ${key} table needs an index; lib/definitions/tables.ts has none`);
   return indexes.map((index) => `${table.tableArn}/index/${index.indexName}`);
 }

@@ -5,7 +5,7 @@ import type { TableKey } from './tables';
  * grants and API Gateway methods from these; the local gateway serves the same routes with the same
  * handler exports.
  */
-export type DynamoAction = 'GetItem' | 'PutItem' | 'Query';
+export type DynamoAction = 'GetItem' | 'BatchGetItem' | 'PutItem' | 'UpdateItem' | 'Query';
 
 /** Optional settings a function reads from its environment, besides LOG_LEVEL and its table names. */
 export type FunctionSetting = 'PUBLIC_BASE_URL' | 'METADATA_MAX_BYTES' | 'EMBED_FRAME_ANCESTORS';
@@ -36,6 +36,38 @@ export const FUNCTIONS = {
     access: { boards: ['GetItem'], memberships: ['GetItem'], sessions: ['PutItem'] },
     settings: ['PUBLIC_BASE_URL', 'METADATA_MAX_BYTES'],
   },
+  listSessions: {
+    entry: 'functions/list-sessions.ts',
+    description: 'GET /api/embed/sessions: lists the sessions of a user or a board',
+    access: {
+      sessions: ['Query', 'BatchGetItem'],
+      boards: ['GetItem'],
+      memberships: ['GetItem', 'Query', 'BatchGetItem'],
+    },
+    settings: [],
+  },
+  getSession: {
+    entry: 'functions/get-session.ts',
+    description: 'GET /api/embed/sessions/{id}: retrieves a session',
+    access: { sessions: ['GetItem'], memberships: ['GetItem'] },
+    settings: [],
+  },
+  revokeSession: {
+    entry: 'functions/revoke-session.ts',
+    description: 'POST /api/embed/sessions/{id}/revoke: revokes a session',
+    access: { sessions: ['GetItem', 'UpdateItem'], memberships: ['GetItem'] },
+    settings: [],
+  },
+  revokeUserSessions: {
+    entry: 'functions/revoke-user-sessions.ts',
+    description: "POST /api/embed/sessions/revoke: revokes a user's sessions",
+    access: {
+      sessions: ['Query', 'UpdateItem'],
+      boards: ['GetItem'],
+      memberships: ['GetItem', 'Query', 'BatchGetItem'],
+    },
+    settings: [],
+  },
   authorizer: {
     entry: 'functions/authorizer.ts',
     description: 'TOKEN authorizer: resolves API keys',
@@ -45,7 +77,7 @@ export const FUNCTIONS = {
   embedPage: {
     entry: 'functions/embed-page.ts',
     description: 'GET /embed: the embedded board page',
-    access: { sessions: ['Query'], boards: ['GetItem'] },
+    access: { sessions: ['Query', 'GetItem'], boards: ['GetItem'] },
     settings: ['EMBED_FRAME_ANCESTORS'],
   },
   health: {
@@ -60,6 +92,7 @@ export type FunctionName = keyof typeof FUNCTIONS;
 
 export interface RouteDefinition {
   method: 'GET' | 'POST';
+  /** The resource path; a `{name}` segment is a path parameter. */
   path: string;
   function: FunctionName;
   /** `apiKey`: the TOKEN authorizer runs first and its context reaches the function. */
@@ -68,6 +101,11 @@ export interface RouteDefinition {
 
 export const ROUTES: readonly RouteDefinition[] = [
   { method: 'POST', path: '/api/embed/sessions', function: 'createSession', auth: 'apiKey' },
+  { method: 'GET', path: '/api/embed/sessions', function: 'listSessions', auth: 'apiKey' },
+  { method: 'GET', path: '/api/embed/sessions/{id}', function: 'getSession', auth: 'apiKey' },
+  { method: 'POST', path: '/api/embed/sessions/{id}/revoke', function: 'revokeSession', auth: 'apiKey' },
+  // A static segment wins over {id} (in API Gateway and the local gateway alike), so no id can shadow it.
+  { method: 'POST', path: '/api/embed/sessions/revoke', function: 'revokeUserSessions', auth: 'apiKey' },
   { method: 'GET', path: '/embed', function: 'embedPage', auth: 'none' },
   { method: 'GET', path: '/health', function: 'health', auth: 'none' },
 ];

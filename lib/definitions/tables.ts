@@ -9,9 +9,18 @@ export interface KeyDefinition {
   type: AttributeType;
 }
 
+/**
+ * What an index copies from each item: everything, only the keys, or the keys and some attributes.
+ * Indexes that only locate items copy nothing that changes, so an update (a revocation) writes to the
+ * table alone and never to them.
+ */
+export type IndexProjection = 'ALL' | 'KEYS_ONLY' | { include: readonly string[] };
+
 export interface IndexDefinition {
   indexName: string;
   partitionKey: KeyDefinition;
+  sortKey?: KeyDefinition;
+  projection: IndexProjection;
 }
 
 export interface TableDefinition {
@@ -19,7 +28,7 @@ export interface TableDefinition {
   envVar: string;
   partitionKey: KeyDefinition;
   sortKey?: KeyDefinition;
-  /** Global secondary indexes; all project every attribute. */
+  /** Global secondary indexes. */
   indexes: readonly IndexDefinition[];
   /** Attribute holding the expiry in epoch seconds, for DynamoDB TTL. */
   timeToLiveAttribute?: string;
@@ -27,6 +36,22 @@ export interface TableDefinition {
 
 export const SESSION_TOKEN_INDEX = 'tokenHash-index';
 export const API_KEY_ID_INDEX = 'keyId-index';
+export const MEMBERSHIP_USER_INDEX = 'userId-index';
+
+/**
+ * The session indexes behind listing and revoke-all, one per way a caller can reach a session (see
+ * SessionScope in lib/domain/ports.ts). Each sorts by `createdKey` (`createdAt#id`), newest first when
+ * read backwards. Composite partition keys are SHA-256 hashes of their parts: fixed length, so two ids of
+ * 256 characters each never exceed DynamoDB's key size, and no separator can be forged inside an id.
+ */
+export const SESSION_SCOPE_INDEXES = {
+  orgUser: 'orgUser-index',
+  creatorUser: 'creatorUser-index',
+  board: 'board-index',
+  creatorBoard: 'creatorBoard-index',
+} as const;
+
+const CREATED_KEY: KeyDefinition = { name: 'createdKey', type: 'S' };
 
 export const TABLES = {
   boards: { envVar: 'BOARDS_TABLE', partitionKey: { name: 'boardId', type: 'S' }, indexes: [] },
@@ -34,17 +59,51 @@ export const TABLES = {
     envVar: 'MEMBERSHIPS_TABLE',
     partitionKey: { name: 'orgId', type: 'S' },
     sortKey: { name: 'userId', type: 'S' },
-    indexes: [],
+    indexes: [
+      // The organizations of a key owner, for listing; every hit is confirmed by a consistent read.
+      {
+        indexName: MEMBERSHIP_USER_INDEX,
+        partitionKey: { name: 'userId', type: 'S' },
+        sortKey: { name: 'orgId', type: 'S' },
+        projection: 'KEYS_ONLY',
+      },
+    ],
   },
   apiKeys: {
     envVar: 'API_KEYS_TABLE',
     partitionKey: { name: 'keyHash', type: 'S' },
-    indexes: [{ indexName: API_KEY_ID_INDEX, partitionKey: { name: 'keyId', type: 'S' } }],
+    indexes: [{ indexName: API_KEY_ID_INDEX, partitionKey: { name: 'keyId', type: 'S' }, projection: 'ALL' }],
   },
   sessions: {
     envVar: 'SESSIONS_TABLE',
     partitionKey: { name: 'id', type: 'S' },
-    indexes: [{ indexName: SESSION_TOKEN_INDEX, partitionKey: { name: 'tokenHash', type: 'S' } }],
+    indexes: [
+      { indexName: SESSION_TOKEN_INDEX, partitionKey: { name: 'tokenHash', type: 'S' }, projection: 'ALL' },
+      {
+        indexName: SESSION_SCOPE_INDEXES.orgUser,
+        partitionKey: { name: 'orgUserKey', type: 'S' },
+        sortKey: CREATED_KEY,
+        projection: { include: ['boardId'] },
+      },
+      {
+        indexName: SESSION_SCOPE_INDEXES.creatorUser,
+        partitionKey: { name: 'creatorUserKey', type: 'S' },
+        sortKey: CREATED_KEY,
+        projection: { include: ['boardId'] },
+      },
+      {
+        indexName: SESSION_SCOPE_INDEXES.board,
+        partitionKey: { name: 'boardId', type: 'S' },
+        sortKey: CREATED_KEY,
+        projection: 'KEYS_ONLY',
+      },
+      {
+        indexName: SESSION_SCOPE_INDEXES.creatorBoard,
+        partitionKey: { name: 'creatorBoardKey', type: 'S' },
+        sortKey: CREATED_KEY,
+        projection: 'KEYS_ONLY',
+      },
+    ],
     timeToLiveAttribute: 'ttl',
   },
 } as const satisfies Record<string, TableDefinition>;

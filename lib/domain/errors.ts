@@ -58,6 +58,23 @@ export class SessionExpiredError extends DomainError {
   }
 }
 
+/** The session was revoked by the site that created it, or by an operator. */
+export class SessionRevokedError extends DomainError {
+  constructor() {
+    super('This embed session has been revoked');
+  }
+}
+
+/**
+ * No session with this id that the caller may see. One message whether it does not exist or belongs to
+ * someone else, so ids cannot be probed.
+ */
+export class SessionNotFoundError extends DomainError {
+  constructor() {
+    super('No session with this id was found');
+  }
+}
+
 /** The session's board was deleted after the session was created. */
 export class EmbeddedBoardGoneError extends DomainError {
   constructor() {

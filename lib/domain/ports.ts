@@ -4,7 +4,7 @@
  */
 import type { ApiKeyRecord } from './api-key';
 import type { Board } from './board';
-import type { StoredSession } from './session';
+import type { Revocation, StoredSession } from './session';
 
 /** Source of the current time; injected so tests can freeze it. */
 export interface Clock {
@@ -22,21 +22,72 @@ export type Sleep = (ms: number) => Promise<void>;
 
 export interface BoardRepository {
   get(boardId: string): Promise<Board | undefined>;
-  put(board: Board): Promise<void>;
+  /** Creates or replaces a board; false (and nothing written) when it exists under another organization. */
+  put(board: Board): Promise<boolean>;
   list(): Promise<Board[]>;
 }
 
 export interface MembershipRepository {
+  /** Strongly consistent: a membership removed a moment ago no longer counts. */
   isMember(orgId: string, userId: string): Promise<boolean>;
+  /** Every organization the user is a member of now (each confirmed by a consistent read). */
+  orgsOf(userId: string): Promise<string[]>;
   /** Records the membership (idempotent), stamped with the time it was added. */
   add(orgId: string, userId: string, addedAt: string): Promise<void>;
   remove(orgId: string, userId: string): Promise<boolean>;
 }
 
+/** Where a token points: enough to read the session itself (consistently) and its board. */
+export interface TokenMatch {
+  id: string;
+  boardId: string;
+}
+
+/**
+ * A set of sessions one caller may reach, each read newest first from an index: the sessions of one
+ * external user (optionally on one board) in one organization or created by one key owner, or the
+ * sessions on one board, all of them or those one key owner created.
+ */
+export type SessionScope =
+  | { by: 'orgUser'; orgId: string; userId: string; boardId?: string }
+  | { by: 'creatorUser'; creatorUserId: string; userId: string; boardId?: string }
+  | { by: 'board'; boardId: string }
+  | { by: 'creatorBoard'; creatorUserId: string; boardId: string };
+
+/**
+ * A session's place in the newest-first order: `createdAt#id`. Unique and total, so a page boundary
+ * is exact: nothing is repeated or skipped.
+ */
+export type SessionPosition = string;
+
+export interface SessionRef {
+  id: string;
+  position: SessionPosition;
+}
+
+/** One page of a scope, newest first; `next` is where to continue (below it), undefined at the end. */
+export interface ScopePage {
+  refs: SessionRef[];
+  next: SessionPosition | undefined;
+}
+
 export interface SessionRepository {
   /** Stores a new session; never overwrites an existing one. */
   create(session: StoredSession): Promise<void>;
-  findByTokenHash(tokenHash: string): Promise<StoredSession | undefined>;
+  /** The session a token hash points to, from an eventually consistent index. */
+  lookupToken(tokenHash: string): Promise<TokenMatch | undefined>;
+  /** The session as it is now (strongly consistent). */
+  get(id: string): Promise<StoredSession | undefined>;
+  /** The sessions with these ids as they are now (strongly consistent); missing ids are left out. */
+  getMany(ids: readonly string[]): Promise<StoredSession[]>;
+  /** Up to `limit` sessions of a scope below `below` (exclusive), newest first. */
+  scanScope(scope: SessionScope, options: { below?: SessionPosition; limit: number }): Promise<ScopePage>;
+  /** Revokes the session unless it is revoked already; returns it as it now is (the first revocation wins). */
+  revoke(id: string, revocation: Revocation): Promise<StoredSession | undefined>;
+  /** Revokes the session if it exists and is not revoked yet; true when this call revoked it. */
+  markRevoked(id: string, revocation: Revocation): Promise<boolean>;
+  /** Every session of an external user across all tenants, for operators only (a table scan). */
+  listAllOfUser(userId: string): Promise<StoredSession[]>;
 }
 
 export interface ApiKeyRepository {

@@ -1,7 +1,13 @@
-/** An embed session as stored: everything but the token, which is kept only as `tokenHash`. */
+/**
+ * The embed session. The token itself is never stored: only its hash, so a copy of the table opens
+ * nothing. Who created a session and who revoked it are recorded, because access to a session follows
+ * from its board's organization and from its creator.
+ */
 export interface StoredSession {
   id: string;
   boardId: string;
+  /** The organization that owned the board when the session was created (boards never change owner). */
+  orgId: string;
   tokenHash: string;
   userId: string;
   email: string;
@@ -12,9 +18,83 @@ export interface StoredSession {
   metadata: Record<string, unknown>;
   createdAt: string;
   expiresAt: string;
+  /** The owner and the id of the API key that created the session. */
+  createdByUserId: string;
+  createdByKeyId: string;
+  revokedAt: string | null;
+  /** Who revoked it: a key owner and key id, or `admin-cli` without a key. */
+  revokedByUserId: string | null;
+  revokedByKeyId: string | null;
 }
 
-/** The session as the API returns it (spec "Embed session"). */
-export interface Session extends Omit<StoredSession, 'tokenHash'> {
-  token: string;
+export type SessionStatus = 'active' | 'expired' | 'revoked';
+export const SESSION_STATUSES: readonly SessionStatus[] = ['active', 'expired', 'revoked'];
+
+/** The session as the API shows it: the spec's fields without the token, its status and revocation time. */
+export interface SessionView {
+  id: string;
+  boardId: string;
+  userId: string;
+  email: string;
+  firstName: string | null;
+  lastName: string | null;
+  avatarUrl: string | null;
+  plan: string | null;
+  metadata: Record<string, unknown>;
+  expiresAt: string;
+  createdAt: string;
+  status: SessionStatus;
+  revokedAt: string | null;
+}
+
+/** The session in the create response, the only place its token ever appears. */
+export type CreatedSessionView = Pick<SessionView, 'id' | 'boardId'> & { token: string } & Omit<
+    SessionView,
+    'id' | 'boardId'
+  >;
+
+/** Who revoked a session, and when. */
+export interface Revocation {
+  revokedAt: string;
+  byUserId: string;
+  byKeyId: string | null;
+}
+
+/** Revoked when revokedAt is set, otherwise expired from expiresAt on, otherwise active; computed when read. */
+export function sessionStatus(
+  session: Pick<StoredSession, 'revokedAt' | 'expiresAt'>,
+  now: Date,
+): SessionStatus {
+  if (session.revokedAt !== null) return 'revoked';
+  return now.getTime() >= Date.parse(session.expiresAt) ? 'expired' : 'active';
+}
+
+/** The API's view of a stored session, in the spec's field order: no token, no hash, nothing derived. */
+export function toSessionView(session: StoredSession, now: Date): SessionView {
+  return {
+    id: session.id,
+    boardId: session.boardId,
+    userId: session.userId,
+    email: session.email,
+    firstName: session.firstName,
+    lastName: session.lastName,
+    avatarUrl: session.avatarUrl,
+    plan: session.plan,
+    metadata: session.metadata,
+    expiresAt: session.expiresAt,
+    createdAt: session.createdAt,
+    status: sessionStatus(session, now),
+    revokedAt: session.revokedAt,
+  };
+}
+
+/** The create response's session: the view with the token in the spec's place, right after boardId. */
+export function toCreatedSessionView(session: StoredSession, token: string, now: Date): CreatedSessionView {
+  const { id, boardId, ...rest } = toSessionView(session, now);
+  return { id, boardId, token, ...rest };
+}
+
+/** A session id as the service issues them (a UUID); anything else names no session. */
+export function isSessionId(value: string): boolean {
+  return /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/.test(value);
 }

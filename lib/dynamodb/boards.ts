@@ -13,8 +13,24 @@ export class DynamoBoardRepository extends DynamoTable implements BoardRepositor
     return Item ? toBoard(Item) : undefined;
   }
 
-  async put(board: Board): Promise<void> {
-    await dynamoCall(() => this.db.send(new PutCommand({ TableName: this.tableName, Item: board })));
+  async put(board: Board): Promise<boolean> {
+    try {
+      await dynamoCall(() =>
+        this.db.send(
+          new PutCommand({
+            TableName: this.tableName,
+            Item: board,
+            // Sessions record their board's organization, so a board never moves to another one.
+            ConditionExpression: 'attribute_not_exists(boardId) OR orgId = :org',
+            ExpressionAttributeValues: { ':org': board.orgId },
+          }),
+        ),
+      );
+      return true;
+    } catch (error) {
+      if ((error as Error).name === 'ConditionalCheckFailedException') return false;
+      throw error;
+    }
   }
 
   async list(): Promise<Board[]> {

@@ -1,17 +1,48 @@
-import { DeleteCommand, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { MEMBERSHIP_USER_INDEX } from '#lib/definitions/tables';
 import type { MembershipRepository } from '#lib/domain/ports';
 import { dynamoCall } from './errors';
-import { DynamoTable } from './table';
+import { DynamoTable, type Item } from './table';
 
 /** Organization memberships in DynamoDB, keyed by `orgId` + `userId`. */
 export class DynamoMembershipRepository extends DynamoTable implements MembershipRepository {
   async isMember(orgId: string, userId: string): Promise<boolean> {
     const { Item } = await dynamoCall(() =>
       this.db.send(
-        new GetCommand({ TableName: this.tableName, Key: { orgId, userId }, ProjectionExpression: 'orgId' }),
+        new GetCommand({
+          TableName: this.tableName,
+          Key: { orgId, userId },
+          ProjectionExpression: 'orgId',
+          // Losing membership loses access at once: never decide on a stale copy.
+          ConsistentRead: true,
+        }),
       ),
     );
     return Item !== undefined;
+  }
+
+  async orgsOf(userId: string): Promise<string[]> {
+    const candidates: string[] = [];
+    let start: Item | undefined;
+    do {
+      const page = await dynamoCall(() =>
+        this.db.send(
+          new QueryCommand({
+            TableName: this.tableName,
+            IndexName: MEMBERSHIP_USER_INDEX,
+            KeyConditionExpression: 'userId = :u',
+            ExpressionAttributeValues: { ':u': userId },
+            ExclusiveStartKey: start,
+          }),
+        ),
+      );
+      candidates.push(...(page.Items ?? []).map((item) => String(item.orgId)));
+      start = page.LastEvaluatedKey;
+    } while (start);
+    if (candidates.length === 0) return [];
+    // The index lags the table: a membership removed a moment ago may still be listed there.
+    const confirmed = await this.batchGetAll(candidates.map((orgId) => ({ orgId, userId })));
+    return confirmed.map((item) => String(item.orgId)).sort();
   }
 
   async add(orgId: string, userId: string, addedAt: string): Promise<void> {

@@ -1,14 +1,23 @@
-import { PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
-import { SESSION_TOKEN_INDEX, TABLES } from '#lib/definitions/tables';
-import type { SessionRepository } from '#lib/domain/ports';
-import type { StoredSession } from '#lib/domain/session';
+import { createHash } from 'node:crypto';
+import { GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { SESSION_SCOPE_INDEXES, SESSION_TOKEN_INDEX, TABLES } from '#lib/definitions/tables';
+import type {
+  ScopePage,
+  SessionPosition,
+  SessionRepository,
+  SessionScope,
+  TokenMatch,
+} from '#lib/domain/ports';
+import type { Revocation, StoredSession } from '#lib/domain/session';
 import { dynamoCall } from './errors';
 import { DynamoTable, type Item, optionalStringOf } from './table';
 
 const TTL_ATTRIBUTE = TABLES.sessions.timeToLiveAttribute;
+const NOT_REVOKED = 'attribute_exists(id) AND attribute_not_exists(revokedAt)';
 
 /**
- * Sessions in DynamoDB, keyed by `id`, found by token through the token-hash GSI.
+ * Sessions in DynamoDB, keyed by `id`, found by token through the token-hash index and listed through
+ * the scope indexes (lib/definitions/tables.ts).
  *
  * `metadata` is stored as its JSON text rather than as a native map: the SDK's marshaller silently drops a
  * `__proto__` key and throws on a `constructor` key holding an object, and the customer's data must come
@@ -28,7 +37,7 @@ export class DynamoSessionRepository extends DynamoTable implements SessionRepos
     );
   }
 
-  async findByTokenHash(tokenHash: string): Promise<StoredSession | undefined> {
+  async lookupToken(tokenHash: string): Promise<TokenMatch | undefined> {
     const { Items } = await dynamoCall(() =>
       this.db.send(
         new QueryCommand({
@@ -36,26 +45,161 @@ export class DynamoSessionRepository extends DynamoTable implements SessionRepos
           IndexName: SESSION_TOKEN_INDEX,
           KeyConditionExpression: 'tokenHash = :h',
           ExpressionAttributeValues: { ':h': tokenHash },
+          ProjectionExpression: 'id, boardId',
           Limit: 1,
         }),
       ),
     );
     const item = Items?.[0];
-    return item ? toStoredSession(item) : undefined;
+    return item ? { id: String(item.id), boardId: String(item.boardId) } : undefined;
+  }
+
+  async get(id: string): Promise<StoredSession | undefined> {
+    const { Item } = await dynamoCall(() =>
+      this.db.send(new GetCommand({ TableName: this.tableName, Key: { id }, ConsistentRead: true })),
+    );
+    return Item ? toStoredSession(Item) : undefined;
+  }
+
+  async getMany(ids: readonly string[]): Promise<StoredSession[]> {
+    const items = await this.batchGetAll([...new Set(ids)].map((id) => ({ id })));
+    return items.map(toStoredSession);
+  }
+
+  async scanScope(
+    scope: SessionScope,
+    options: { below?: SessionPosition; limit: number },
+  ): Promise<ScopePage> {
+    const { partitionKey, value } = scopeKey(scope);
+    const values: Record<string, unknown> = { ':pk': value };
+    let condition = `${partitionKey} = :pk`;
+    if (options.below !== undefined) {
+      condition += ' AND createdKey < :below';
+      values[':below'] = options.below;
+    }
+    // A user's sessions narrowed to one board: the index holds boardId, so the filter costs no extra read.
+    const boardFilter = scope.by === 'orgUser' || scope.by === 'creatorUser' ? scope.boardId : undefined;
+    if (boardFilter !== undefined) values[':board'] = boardFilter;
+    const { Items, LastEvaluatedKey } = await dynamoCall(() =>
+      this.db.send(
+        new QueryCommand({
+          TableName: this.tableName,
+          IndexName: SESSION_SCOPE_INDEXES[scope.by],
+          KeyConditionExpression: condition,
+          ExpressionAttributeValues: values,
+          ...(boardFilter !== undefined ? { FilterExpression: 'boardId = :board' } : {}),
+          ScanIndexForward: false,
+          Limit: options.limit,
+        }),
+      ),
+    );
+    return {
+      refs: (Items ?? []).map((item) => ({ id: String(item.id), position: String(item.createdKey) })),
+      next: LastEvaluatedKey ? String(LastEvaluatedKey.createdKey) : undefined,
+    };
+  }
+
+  async revoke(id: string, revocation: Revocation): Promise<StoredSession | undefined> {
+    try {
+      const { Attributes } = await dynamoCall(() =>
+        this.db.send(
+          new UpdateCommand({ ...this.revocationUpdate(id, revocation), ReturnValues: 'ALL_NEW' }),
+        ),
+      );
+      return Attributes ? toStoredSession(Attributes) : undefined;
+    } catch (error) {
+      if ((error as Error).name !== 'ConditionalCheckFailedException') throw error;
+      // Revoked before (keep that first revocation), or no such session.
+      return this.get(id);
+    }
+  }
+
+  async markRevoked(id: string, revocation: Revocation): Promise<boolean> {
+    try {
+      await dynamoCall(() => this.db.send(new UpdateCommand(this.revocationUpdate(id, revocation))));
+      return true;
+    } catch (error) {
+      if ((error as Error).name === 'ConditionalCheckFailedException') return false;
+      throw error;
+    }
+  }
+
+  async listAllOfUser(userId: string): Promise<StoredSession[]> {
+    const items = await this.scanAll({
+      FilterExpression: 'userId = :u',
+      ExpressionAttributeValues: { ':u': userId },
+    });
+    return items.map(toStoredSession);
+  }
+
+  /** A conditional update that records the first revocation and never creates an item. */
+  private revocationUpdate(id: string, revocation: Revocation) {
+    return {
+      TableName: this.tableName,
+      Key: { id },
+      UpdateExpression: 'SET revokedAt = :at, revokedByUserId = :by, revokedByKeyId = :key',
+      ConditionExpression: NOT_REVOKED,
+      ExpressionAttributeValues: {
+        ':at': revocation.revokedAt,
+        ':by': revocation.byUserId,
+        ':key': revocation.byKeyId,
+      },
+    };
   }
 }
 
-/** The item for a session: metadata as JSON text, and the TTL attribute in epoch seconds from expiresAt. */
-function toItem(session: StoredSession): Item {
-  const ttl = Math.ceil(Date.parse(session.expiresAt) / 1000);
-  return { ...session, metadata: JSON.stringify(session.metadata), [TTL_ATTRIBUTE]: ttl };
+/** The index and partition key value that hold a scope. */
+function scopeKey(scope: SessionScope): { partitionKey: string; value: string } {
+  switch (scope.by) {
+    case 'orgUser':
+      return { partitionKey: 'orgUserKey', value: compositeKey('org-user', scope.orgId, scope.userId) };
+    case 'creatorUser':
+      return {
+        partitionKey: 'creatorUserKey',
+        value: compositeKey('creator-user', scope.creatorUserId, scope.userId),
+      };
+    case 'board':
+      return { partitionKey: 'boardId', value: scope.boardId };
+    case 'creatorBoard':
+      return {
+        partitionKey: 'creatorBoardKey',
+        value: compositeKey('creator-board', scope.creatorUserId, scope.boardId),
+      };
+  }
 }
 
-/** A stored session without the TTL attribute, its metadata parsed back into an object. */
+/** SHA-256 of the parts as a JSON array: unambiguous whatever the ids contain, and fixed in length. */
+export function compositeKey(kind: string, ...parts: string[]): string {
+  return createHash('sha256')
+    .update(JSON.stringify([kind, ...parts]))
+    .digest('hex');
+}
+
+/** The item for a session: metadata as JSON text, the TTL in epoch seconds, the scope index keys. */
+function toItem(session: StoredSession): Item {
+  const { revokedAt, revokedByUserId, revokedByKeyId, ...rest } = session;
+  return {
+    ...rest,
+    ...(revokedAt !== null ? { revokedAt, revokedByUserId, revokedByKeyId } : {}),
+    metadata: JSON.stringify(session.metadata),
+    [TTL_ATTRIBUTE]: Math.ceil(Date.parse(session.expiresAt) / 1000),
+    createdKey: `${session.createdAt}#${session.id}`,
+    orgUserKey: compositeKey('org-user', session.orgId, session.userId),
+    creatorUserKey: compositeKey('creator-user', session.createdByUserId, session.userId),
+    creatorBoardKey: compositeKey('creator-board', session.createdByUserId, session.boardId),
+  };
+}
+
+/**
+ * A stored session, without the TTL and index attributes, its metadata parsed back into an object.
+ * Sessions stored before ownership was recorded read with an empty organization and creator, so no
+ * caller reaches them through either rule.
+ */
 function toStoredSession(item: Item): StoredSession {
   return {
     id: String(item.id),
     boardId: String(item.boardId),
+    orgId: optionalStringOf(item, 'orgId') ?? '',
     tokenHash: String(item.tokenHash),
     userId: String(item.userId),
     email: String(item.email),
@@ -66,5 +210,10 @@ function toStoredSession(item: Item): StoredSession {
     metadata: typeof item.metadata === 'string' ? JSON.parse(item.metadata) : {},
     createdAt: String(item.createdAt),
     expiresAt: String(item.expiresAt),
+    createdByUserId: optionalStringOf(item, 'createdByUserId') ?? '',
+    createdByKeyId: optionalStringOf(item, 'createdByKeyId') ?? '',
+    revokedAt: optionalStringOf(item, 'revokedAt'),
+    revokedByUserId: optionalStringOf(item, 'revokedByUserId'),
+    revokedByKeyId: optionalStringOf(item, 'revokedByKeyId'),
   };
 }

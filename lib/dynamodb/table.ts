@@ -1,5 +1,16 @@
-import { type DynamoDBDocumentClient, ScanCommand, type ScanCommandInput } from '@aws-sdk/lib-dynamodb';
+import {
+  BatchGetCommand,
+  type DynamoDBDocumentClient,
+  ScanCommand,
+  type ScanCommandInput,
+} from '@aws-sdk/lib-dynamodb';
+import { StorageUnavailableError } from '#lib/domain/errors';
 import { dynamoCall } from './errors';
+
+/** BatchGetItem reads at most 100 keys per call. */
+const BATCH_GET_LIMIT = 100;
+/** Rounds of re-asking for keys DynamoDB left unprocessed (it does so when throttled) before giving up. */
+const UNPROCESSED_ROUNDS = 4;
 
 /** A DynamoDB item as the document client returns it. */
 export type Item = Record<string, unknown>;
@@ -24,6 +35,33 @@ export abstract class DynamoTable {
       items.push(...(page.Items ?? []));
       start = page.LastEvaluatedKey;
     } while (start);
+    return items;
+  }
+
+  /**
+   * The items with these keys, read strongly consistently in batches of 100; keys with no item are left
+   * out. Unprocessed keys are asked for again (with a short backoff); if DynamoDB keeps refusing them the
+   * read fails as unavailable rather than silently returning less.
+   */
+  protected async batchGetAll(keys: readonly Item[]): Promise<Item[]> {
+    const items: Item[] = [];
+    for (let start = 0; start < keys.length; start += BATCH_GET_LIMIT) {
+      let pending: Item[] = keys.slice(start, start + BATCH_GET_LIMIT);
+      for (let round = 0; pending.length > 0; round++) {
+        if (round === UNPROCESSED_ROUNDS) throw new StorageUnavailableError();
+        if (round > 0) await new Promise((resolve) => setTimeout(resolve, 25 * 2 ** round));
+        const requested = pending;
+        const { Responses, UnprocessedKeys } = await dynamoCall(() =>
+          this.db.send(
+            new BatchGetCommand({
+              RequestItems: { [this.tableName]: { Keys: requested, ConsistentRead: true } },
+            }),
+          ),
+        );
+        items.push(...(Responses?.[this.tableName] ?? []));
+        pending = (UnprocessedKeys?.[this.tableName]?.Keys ?? []) as Item[];
+      }
+    }
     return items;
   }
 }

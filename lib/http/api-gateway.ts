@@ -15,6 +15,11 @@ export function keyOwnerOf(event: Pick<APIGatewayProxyEvent, 'requestContext'>):
   return { userId, keyId };
 }
 
+/** A path parameter of the route (`{id}`), or an empty string when the route has none of that name. */
+export function pathParameter(event: Pick<APIGatewayProxyEvent, 'pathParameters'>, name: string): string {
+  return event.pathParameters?.[name] ?? '';
+}
+
 /**
  * The public base URL of this API as API Gateway saw the request (its domain name and stage), never the
  * client's own Host header, which anyone can forge.

@@ -34,10 +34,13 @@ export interface CreateSessionConfig {
   maxBodyBytes: number;
 }
 
-export interface AuthorizerConfig {
-  tables: Record<'apiKeys', string>;
+/** The tables a function reads or writes, and how to reach DynamoDB. */
+export interface StorageConfig<K extends TableKey> {
+  tables: Record<K, string>;
   dynamo: DynamoConfig;
 }
+
+export type AuthorizerConfig = StorageConfig<'apiKeys'>;
 
 export interface EmbedPageConfig {
   tables: Record<'sessions' | 'boards', string>;
@@ -95,13 +98,18 @@ export function readCreateSessionConfig(env: Env): CreateSessionConfig {
   };
 }
 
-/** Reads and validates the configuration of the authorizer; throws `ConfigError`. */
-export function readAuthorizerConfig(env: Env): AuthorizerConfig {
+/** Reads and validates the table names and DynamoDB settings of a function; throws `ConfigError`. */
+export function readStorageConfig<K extends TableKey>(env: Env, keys: readonly K[]): StorageConfig<K> {
   const problems: string[] = [];
-  const tables = readTables(env, ['apiKeys'], problems);
+  const tables = readTables(env, keys, problems);
   const dynamo = readDynamo(env, problems);
   fail(problems);
   return { tables, dynamo };
+}
+
+/** Reads and validates the configuration of the authorizer; throws `ConfigError`. */
+export function readAuthorizerConfig(env: Env): AuthorizerConfig {
+  return readStorageConfig(env, ['apiKeys']);
 }
 
 /** Table names for the given tables from their environment variables. */

@@ -17,14 +17,21 @@ export const BOARD_VISIBILITIES = [PUBLIC_VISIBILITY, 'PRIVATE'] as const;
 /** What operators see of an API key: never the key, never its hash. */
 export type ApiKeySummary = Omit<ApiKeyRecord, 'keyHash'>;
 
-/** Creates a board, or replaces the one with the same id (how operators change a visibility or name). */
+/**
+ * Creates a board, or replaces the one with the same id (how operators change a visibility or name).
+ * A board never moves to another organization: its sessions recorded the owner their access follows.
+ */
 export async function createBoard(deps: { boards: BoardRepository }, board: Board): Promise<Board> {
   requireText('board', board.boardId);
   requireText('org', board.orgId);
   if (!(BOARD_VISIBILITIES as readonly string[]).includes(board.visibility)) {
     throw new ValidationError(`visibility must be one of ${BOARD_VISIBILITIES.join(', ')}`);
   }
-  await deps.boards.put(board);
+  if (!(await deps.boards.put(board))) {
+    throw new ValidationError(
+      `board "${board.boardId}" belongs to another organization; a board never changes organization`,
+    );
+  }
   return board;
 }
 

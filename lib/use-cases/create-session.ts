@@ -1,3 +1,4 @@
+import type { KeyOwner } from '#lib/domain/api-key';
 import { isPublicBoard } from '#lib/domain/board';
 import { hashCredential, newSessionToken } from '#lib/domain/credentials';
 import { BoardAccessDeniedError, BoardNotFoundError, ValidationError } from '#lib/domain/errors';
@@ -8,7 +9,7 @@ import type {
   RandomSource,
   SessionRepository,
 } from '#lib/domain/ports';
-import type { Session, StoredSession } from '#lib/domain/session';
+import { type CreatedSessionView, type StoredSession, toCreatedSessionView } from '#lib/domain/session';
 
 /** The latest instant an ISO 8601 timestamp with a four-digit year can express. */
 export const MAX_TIMESTAMP_MS = Date.UTC(9999, 11, 31, 23, 59, 59, 999);
@@ -28,15 +29,15 @@ export interface CreateSessionDeps {
 }
 
 export interface CreateSessionCommand {
-  /** The user who owns the API key that authorized the call. */
-  keyOwnerId: string;
+  /** The owner of the API key that authorized the call, and that key's id. */
+  keyOwner: KeyOwner;
   request: CreateSessionRequest;
   /** Base URL the embed page is served from, without a trailing slash. */
   baseUrl: string;
 }
 
 export interface CreatedSession {
-  session: Session;
+  session: CreatedSessionView;
   sessionToken: string;
   embedUrl: string;
 }
@@ -60,7 +61,7 @@ export async function createSession(
 
   const board = await deps.boards.get(request.boardId);
   if (!board) throw new BoardNotFoundError(request.boardId);
-  if (!isPublicBoard(board) && !(await isOrgMember(deps.memberships, board.orgId, command.keyOwnerId))) {
+  if (!isPublicBoard(board) && !(await isOrgMember(deps.memberships, board.orgId, command.keyOwner.userId))) {
     throw new BoardAccessDeniedError();
   }
 
@@ -68,6 +69,7 @@ export async function createSession(
   const stored: StoredSession = {
     id: deps.random.uuid(),
     boardId: request.boardId,
+    orgId: board.orgId,
     tokenHash: hashCredential(token),
     userId: request.userId,
     email: request.email,
@@ -78,11 +80,16 @@ export async function createSession(
     metadata: request.metadata,
     createdAt: new Date(createdAtMs).toISOString(),
     expiresAt: new Date(expiresAtMs).toISOString(),
+    createdByUserId: command.keyOwner.userId,
+    createdByKeyId: command.keyOwner.keyId,
+    revokedAt: null,
+    revokedByUserId: null,
+    revokedByKeyId: null,
   };
   await deps.sessions.create(stored);
 
   return {
-    session: toPublicSession(stored, token),
+    session: toCreatedSessionView(stored, token, new Date(createdAtMs)),
     sessionToken: token,
     embedUrl: `${command.baseUrl}/embed?token=${token}`,
   };
@@ -91,22 +98,4 @@ export async function createSession(
 /** A board recorded without an organization belongs to nobody, so no membership can grant access. */
 async function isOrgMember(memberships: MembershipRepository, orgId: string, userId: string) {
   return orgId !== '' && (await memberships.isMember(orgId, userId));
-}
-
-/** The spec's session object, in the spec's field order: every stored field but the hash, plus the token. */
-function toPublicSession(stored: StoredSession, token: string): Session {
-  return {
-    id: stored.id,
-    boardId: stored.boardId,
-    token,
-    userId: stored.userId,
-    email: stored.email,
-    firstName: stored.firstName,
-    lastName: stored.lastName,
-    avatarUrl: stored.avatarUrl,
-    plan: stored.plan,
-    metadata: stored.metadata,
-    expiresAt: stored.expiresAt,
-    createdAt: stored.createdAt,
-  };
 }

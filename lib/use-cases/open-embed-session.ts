@@ -5,9 +5,10 @@ import {
   InvalidTokenError,
   MissingTokenError,
   SessionExpiredError,
+  SessionRevokedError,
 } from '#lib/domain/errors';
-import type { BoardRepository, Clock, SessionRepository, Sleep } from '#lib/domain/ports';
-import type { StoredSession } from '#lib/domain/session';
+import type { BoardRepository, Clock, SessionRepository, Sleep, TokenMatch } from '#lib/domain/ports';
+import { type StoredSession, sessionStatus } from '#lib/domain/session';
 
 /** What the embed page may show: the session without its token hash, and its board. */
 export interface EmbedView {
@@ -31,9 +32,10 @@ export interface OpenEmbedSessionDeps {
 export const DEFAULT_MISS_RETRY_DELAYS_MS = [100, 200, 400] as const;
 
 /**
- * Resolves an embed token to a usable session. A malformed token is refused without touching DynamoDB;
- * a valid one costs two reads (token GSI, board). Expiry is checked here because DynamoDB TTL deletes
- * expired items only eventually.
+ * Resolves an embed token to a usable session. A malformed token is refused without touching DynamoDB.
+ * A valid one costs three reads: the token index (which only says where the session is), then, at once,
+ * the session itself read consistently (so a revocation applies from the very next load) and its board.
+ * Expiry is checked here because DynamoDB TTL deletes expired items only eventually.
  */
 export async function openEmbedSession(
   deps: OpenEmbedSessionDeps,
@@ -43,19 +45,31 @@ export async function openEmbedSession(
   if (!isSessionTokenFormat(token)) throw new InvalidTokenError();
 
   const tokenHash = hashCredential(token);
-  let stored = await deps.sessions.findByTokenHash(tokenHash);
-  for (const delay of deps.missRetryDelaysMs) {
-    if (stored) break;
-    await deps.sleep(delay);
-    stored = await deps.sessions.findByTokenHash(tokenHash);
-  }
-  if (!stored) throw new InvalidTokenError();
+  const match = await lookupWithRetries(deps, tokenHash);
+  if (!match) throw new InvalidTokenError();
 
-  if (deps.clock.now().getTime() >= Date.parse(stored.expiresAt)) throw new SessionExpiredError();
+  const [stored, board] = await Promise.all([deps.sessions.get(match.id), deps.boards.get(match.boardId)]);
+  // Deleted by its TTL since the index was read, or an index entry that is not this token's after all.
+  if (!stored || stored.tokenHash !== tokenHash) throw new InvalidTokenError();
 
-  const board = await deps.boards.get(stored.boardId);
+  const status = sessionStatus(stored, deps.clock.now());
+  if (status === 'revoked') throw new SessionRevokedError();
+  if (status === 'expired') throw new SessionExpiredError();
   if (!board) throw new EmbeddedBoardGoneError();
 
   const { tokenHash: _hash, ...session } = stored;
   return { session, board };
+}
+
+async function lookupWithRetries(
+  deps: OpenEmbedSessionDeps,
+  tokenHash: string,
+): Promise<TokenMatch | undefined> {
+  let match = await deps.sessions.lookupToken(tokenHash);
+  for (const delay of deps.missRetryDelaysMs) {
+    if (match) break;
+    await deps.sleep(delay);
+    match = await deps.sessions.lookupToken(tokenHash);
+  }
+  return match;
 }

@@ -1,8 +1,8 @@
-import type { ErrorObject } from 'ajv';
 import { ValidationError } from '#lib/domain/errors';
 import type { CreateSessionRequest } from '#lib/use-cases/create-session';
-import validate from './create-session.validator.generated.js';
+import { describeSchemaError } from './describe';
 import { checkMetadata, checkWellFormed } from './metadata';
+import { validateCreateSession as validate } from './validators.generated.js';
 
 /** Default session lifetime from the spec: 30 days. */
 export const DEFAULT_EXPIRES_IN_SECONDS = 2_592_000;
@@ -24,7 +24,7 @@ const TEXT_FIELDS = ['boardId', 'userId', 'email', 'firstName', 'lastName', 'ava
  * Throws `ValidationError` with a message naming the first offending field.
  */
 export function parseCreateSessionRequest(body: unknown, limits: RequestLimits): CreateSessionRequest {
-  if (!validate(body)) throw new ValidationError(describe(validate.errors?.[0]));
+  if (!validate(body)) throw new ValidationError(describeSchemaError(validate.errors?.[0]));
   const raw = body as RawRequest;
   for (const field of TEXT_FIELDS) {
     const value = raw[field];
@@ -59,45 +59,5 @@ function checkHttpUrl(value: string): void {
   // The URL is shown to every viewer of the embed page; a user name or password in it would leak.
   if (url.username !== '' || url.password !== '') {
     throw new ValidationError('avatarUrl must not contain a user name or password');
-  }
-}
-
-const PATTERN_MESSAGES: Record<string, string> = {
-  boardId: 'boardId must not be blank',
-  userId: 'userId must not be blank',
-  email: 'email must be a valid e-mail address',
-  avatarUrl: 'avatarUrl must be an absolute http or https URL',
-};
-
-const TYPE_NAMES: Record<string, string> = {
-  string: 'a string',
-  'string,null': 'a string or null',
-  'object,null': 'a JSON object or null',
-  'integer,null': 'an integer',
-  object: 'a JSON object',
-};
-
-/** Turns ajv's first error into a sentence that names the field and the problem. */
-function describe(error: ErrorObject | undefined): string {
-  if (!error) return 'Request body is invalid';
-  const field = error.instancePath.slice(1).split('/')[0] || 'body';
-  const params = error.params as Record<string, unknown>;
-  switch (error.keyword) {
-    case 'required':
-      return `${String(params.missingProperty)} is required`;
-    case 'additionalProperties':
-      return `${String(params.additionalProperty)} is not an allowed field`;
-    case 'type':
-      return `${field} must be ${TYPE_NAMES[String(params.type)] ?? String(params.type)}`;
-    case 'minLength':
-      return `${field} must not be empty`;
-    case 'maxLength':
-      return `${field} must be at most ${String(params.limit)} characters`;
-    case 'minimum':
-      return `${field} must be at least ${String(params.limit)}`;
-    case 'pattern':
-      return PATTERN_MESSAGES[field] ?? `${field} has an invalid format`;
-    default:
-      return `${field} ${error.message ?? 'is invalid'}`;
   }
 }

@@ -17,8 +17,11 @@ export class FakeBoards implements Ports.BoardRepository {
     return this.boards.get(boardId);
   }
 
-  async put(board: Board): Promise<void> {
+  async put(board: Board): Promise<boolean> {
+    const existing = this.boards.get(board.boardId);
+    if (existing && existing.orgId !== board.orgId) return false;
     this.boards.set(board.boardId, board);
+    return true;
   }
 
   async list(): Promise<Board[]> {
@@ -40,6 +43,14 @@ export class FakeMemberships implements Ports.MembershipRepository {
     return this.members.has(`${orgId}\u0000${userId}`);
   }
 
+  async orgsOf(userId: string): Promise<string[]> {
+    return [...this.members]
+      .map((key) => key.split('\u0000'))
+      .filter(([, member]) => member === userId)
+      .map(([orgId]) => orgId as string)
+      .sort();
+  }
+
   readonly added: Array<{ orgId: string; userId: string; addedAt: string }> = [];
 
   async add(orgId: string, userId: string, addedAt: string): Promise<void> {
@@ -52,20 +63,114 @@ export class FakeMemberships implements Ports.MembershipRepository {
   }
 }
 
-/** In-memory sessions; `create` refuses an existing id like the conditional put does. */
+/**
+ * In-memory sessions that behave like the DynamoDB adapter: `create` refuses an existing id like the
+ * conditional put, scopes are read newest first in pages, revocations keep the first one. Every call is
+ * recorded in `calls`.
+ */
 export class FakeSessions implements Ports.SessionRepository {
-  readonly created: StoredSession[] = [];
+  readonly calls: string[] = [];
+  private readonly byId = new Map<string, StoredSession>();
   /** When set, `create` rejects with it (a storage failure). */
   failWith: Error | undefined;
 
-  async create(session: StoredSession): Promise<void> {
-    if (this.failWith) throw this.failWith;
-    if (this.created.some((s) => s.id === session.id)) throw new Error(`session ${session.id} exists`);
-    this.created.push(structuredClone(session));
+  constructor(sessions: StoredSession[] = []) {
+    for (const session of sessions) this.byId.set(session.id, structuredClone(session));
   }
 
-  async findByTokenHash(tokenHash: string): Promise<StoredSession | undefined> {
-    return this.created.find((s) => s.tokenHash === tokenHash);
+  /** Every stored session, in creation order. */
+  get created(): StoredSession[] {
+    return [...this.byId.values()];
+  }
+
+  async create(session: StoredSession): Promise<void> {
+    this.calls.push('create');
+    if (this.failWith) throw this.failWith;
+    if (this.byId.has(session.id)) throw new Error(`session ${session.id} exists`);
+    this.byId.set(session.id, structuredClone(session));
+  }
+
+  async lookupToken(tokenHash: string): Promise<Ports.TokenMatch | undefined> {
+    this.calls.push('lookupToken');
+    const found = this.created.find((s) => s.tokenHash === tokenHash);
+    return found && { id: found.id, boardId: found.boardId };
+  }
+
+  async get(id: string): Promise<StoredSession | undefined> {
+    this.calls.push('get');
+    const found = this.byId.get(id);
+    return found && structuredClone(found);
+  }
+
+  async getMany(ids: readonly string[]): Promise<StoredSession[]> {
+    this.calls.push('getMany');
+    return ids.flatMap((id) => {
+      const found = this.byId.get(id);
+      return found ? [structuredClone(found)] : [];
+    });
+  }
+
+  async scanScope(
+    scope: Ports.SessionScope,
+    options: { below?: string; limit: number },
+  ): Promise<Ports.ScopePage> {
+    this.calls.push(`scanScope:${scope.by}`);
+    const all = this.created
+      .filter((session) => inScope(session, scope))
+      .map((session) => ({ id: session.id, position: `${session.createdAt}#${session.id}` }))
+      .filter((ref) => options.below === undefined || ref.position < options.below)
+      .sort((a, b) => (a.position < b.position ? 1 : -1));
+    const refs = all.slice(0, options.limit);
+    const more = all.length > options.limit;
+    return { refs, next: more ? refs[refs.length - 1]?.position : undefined };
+  }
+
+  async revoke(id: string, revocation: StoredRevocation): Promise<StoredSession | undefined> {
+    this.calls.push('revoke');
+    this.apply(id, revocation);
+    return this.get(id);
+  }
+
+  async markRevoked(id: string, revocation: StoredRevocation): Promise<boolean> {
+    this.calls.push('markRevoked');
+    return this.apply(id, revocation);
+  }
+
+  async listAllOfUser(userId: string): Promise<StoredSession[]> {
+    this.calls.push('listAllOfUser');
+    return this.created.filter((session) => session.userId === userId);
+  }
+
+  private apply(id: string, revocation: StoredRevocation): boolean {
+    const session = this.byId.get(id);
+    if (!session || session.revokedAt !== null) return false;
+    session.revokedAt = revocation.revokedAt;
+    session.revokedByUserId = revocation.byUserId;
+    session.revokedByKeyId = revocation.byKeyId;
+    return true;
+  }
+}
+
+type StoredRevocation = Parameters<Ports.SessionRepository['revoke']>[1];
+
+function inScope(session: StoredSession, scope: Ports.SessionScope): boolean {
+  switch (scope.by) {
+    case 'orgUser':
+      return (
+        session.orgId === scope.orgId &&
+        session.userId === scope.userId &&
+        (scope.boardId === undefined || session.boardId === scope.boardId)
+      );
+    case 'creatorUser':
+      return (
+        session.createdByUserId === scope.creatorUserId &&
+        session.userId === scope.userId &&
+        (scope.boardId === undefined || session.boardId === scope.boardId)
+      );
+    case 'board':
+      return session.boardId === scope.boardId;
+    case 'creatorBoard':
+      return session.createdByUserId === scope.creatorUserId && session.boardId === scope.boardId;
   }
 }
 

@@ -1,10 +1,11 @@
+import type { StoredSession } from '#lib/domain/session';
 /**
  * Shared test data: the request bodies and field lists the spec defines, written once so a change to
  * the contract is a change in one place.
  */
 
 /** The fields of the spec's embed session, as the create response carries them. */
-export const SESSION_FIELDS = [
+export const SPEC_SESSION_FIELDS = [
   'id',
   'boardId',
   'token',
@@ -19,8 +20,14 @@ export const SESSION_FIELDS = [
   'createdAt',
 ] as const;
 
-/** The session fields the embed page hands to the board's front end: all but the token. */
-export const EMBED_CONTEXT_SESSION_FIELDS = SESSION_FIELDS.filter((field) => field !== 'token');
+/** The session in the create response: the spec's fields, then its status and revocation time. */
+export const SESSION_FIELDS = [...SPEC_SESSION_FIELDS, 'status', 'revokedAt'] as const;
+
+/** The session everywhere else (retrieve, list, revoke): the same fields without the token. */
+export const SESSION_VIEW_FIELDS = SESSION_FIELDS.filter((field) => field !== 'token');
+
+/** The session fields the embed page hands to the board's front end: the spec's, without the token. */
+export const EMBED_CONTEXT_SESSION_FIELDS = SPEC_SESSION_FIELDS.filter((field) => field !== 'token');
 
 /** How omitted (or null) optional fields come back. */
 export const OMITTED_OPTIONALS = {
@@ -60,4 +67,29 @@ export function keysOf(value: unknown): string[] {
 /** The sorted field list, to compare with `keysOf`. */
 export function sorted(fields: readonly string[]): string[] {
   return [...fields].sort();
+}
+
+/** A stored session with every field set to something plausible, `overrides` on top. */
+export function storedSession(overrides: Partial<StoredSession> = {}): StoredSession {
+  return {
+    id: '3f2c1e0a-0000-4000-8000-000000000001',
+    boardId: 'board-public',
+    orgId: 'org-a',
+    tokenHash: 'a'.repeat(64),
+    userId: 'customer-42',
+    email: 'ada@example.com',
+    firstName: 'Ada',
+    lastName: null,
+    avatarUrl: null,
+    plan: 'pro',
+    metadata: { team: 'analytics' },
+    createdAt: '2026-01-01T00:00:00.000Z',
+    expiresAt: '2026-01-31T00:00:00.000Z',
+    createdByUserId: 'owner-1',
+    createdByKeyId: 'key_0123456789abcdef01234567',
+    revokedAt: null,
+    revokedByUserId: null,
+    revokedByKeyId: null,
+    ...overrides,
+  };
 }

@@ -1,8 +1,10 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
+import type { StoredSession } from '#lib/domain/session';
 import { createDocumentClient } from '#lib/dynamodb/client';
 import { DynamoSessionRepository } from '#lib/dynamodb/sessions';
 import { createLogger } from '#lib/platform/logger';
 import { type LocalRuntime, startLocalRuntime } from '#local/runtime';
+import { storedSession } from './fixtures';
 
 /** Starts the local runtime on free ports with demo data and silent logs. */
 export function startTestRuntime(): Promise<LocalRuntime> {
@@ -63,23 +65,21 @@ export function createSessionCall(
 export async function storeSession(
   runtime: LocalRuntime,
   token: string,
-  fields: { boardId: string; expiresAt: string },
+  fields: { boardId: string; expiresAt: string } & Partial<StoredSession>,
 ) {
   const db = createDocumentClient({ endpoint: runtime.dynamoEndpoint, region: 'local' });
   try {
-    await new DynamoSessionRepository(db, runtime.tables.sessions).create({
-      id: randomBytes(8).toString('hex'),
-      tokenHash: createHash('sha256').update(token).digest('hex'),
-      userId: 'u',
-      email: 'u@example.com',
-      firstName: null,
-      lastName: null,
-      avatarUrl: null,
-      plan: null,
-      metadata: {},
-      createdAt: new Date(Date.now() - 60_000).toISOString(),
-      ...fields,
-    });
+    await new DynamoSessionRepository(db, runtime.tables.sessions).create(
+      storedSession({
+        id: randomUUID(),
+        tokenHash: createHash('sha256').update(token).digest('hex'),
+        userId: 'u',
+        email: 'u@example.com',
+        createdAt: new Date(Date.now() - 60_000).toISOString(),
+        createdByUserId: runtime.demo?.userId ?? 'user_demo',
+        ...fields,
+      }),
+    );
   } finally {
     db.destroy();
   }

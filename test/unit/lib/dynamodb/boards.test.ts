@@ -53,12 +53,24 @@ describe('DynamoBoardRepository.get', () => {
 });
 
 describe('DynamoBoardRepository.put', () => {
-  it('writes the board under its id, replacing any board with that id', async () => {
+  it('writes the board under its id, replacing a board with that id only in the same organization', async () => {
     ddb.on(PutCommand).resolves({});
     const board = { boardId: 'b1', orgId: 'o1', visibility: 'PRIVATE', name: null };
-    await repository.put(board);
+    await expect(repository.put(board)).resolves.toBe(true);
     expect(ddb.calls()).toHaveLength(1);
-    expect(ddb.commandCalls(PutCommand)[0]?.args[0].input).toEqual({ TableName: 'boards-t', Item: board });
+    expect(ddb.commandCalls(PutCommand)[0]?.args[0].input).toEqual({
+      TableName: 'boards-t',
+      Item: board,
+      ConditionExpression: 'attribute_not_exists(boardId) OR orgId = :org',
+      ExpressionAttributeValues: { ':org': 'o1' },
+    });
+  });
+
+  it('answers false, writing nothing, when the board belongs to another organization', async () => {
+    ddb.on(PutCommand).rejects(dynamoErrors.conditionFailed());
+    await expect(
+      repository.put({ boardId: 'b1', orgId: 'o2', visibility: 'PUBLIC', name: null }),
+    ).resolves.toBe(false);
   });
 
   it('turns throttling into StorageUnavailableError', async () => {

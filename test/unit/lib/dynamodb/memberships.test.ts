@@ -1,4 +1,4 @@
-import { DeleteCommand, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { BatchGetCommand, DeleteCommand, GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
 import { StorageUnavailableError } from '#lib/domain/errors';
 import { DynamoMembershipRepository } from '#lib/dynamodb/memberships';
@@ -13,9 +13,12 @@ describe('DynamoMembershipRepository.isMember', () => {
     ddb.on(GetCommand).resolves({ Item: { orgId: 'o1' } });
     await expect(repository.isMember('o1', 'u1')).resolves.toBe(true);
     expect(ddb.calls()).toHaveLength(1);
-    expect(ddb.commandCalls(GetCommand)[0]?.args[0].input).toMatchObject({
+    expect(ddb.commandCalls(GetCommand)[0]?.args[0].input).toEqual({
       TableName: 'members-t',
       Key: { orgId: 'o1', userId: 'u1' },
+      ProjectionExpression: 'orgId',
+      // Losing membership must lose access at once.
+      ConsistentRead: true,
     });
   });
 
@@ -74,5 +77,45 @@ describe('DynamoMembershipRepository.remove', () => {
   it('turns an outage into StorageUnavailableError rather than "nothing removed"', async () => {
     ddb.on(DeleteCommand).rejects(dynamoErrors.timeout());
     await expect(repository.remove('o1', 'u1')).rejects.toBeInstanceOf(StorageUnavailableError);
+  });
+});
+
+describe('DynamoMembershipRepository.orgsOf', () => {
+  it('lists the organizations from the user index, each confirmed by a consistent read', async () => {
+    ddb
+      .on(QueryCommand)
+      .resolvesOnce({
+        Items: [{ orgId: 'o1', userId: 'u1' }],
+        LastEvaluatedKey: { orgId: 'o1', userId: 'u1' },
+      })
+      .resolvesOnce({
+        Items: [
+          { orgId: 'o2', userId: 'u1' },
+          { orgId: 'o3', userId: 'u1' },
+        ],
+      });
+    // o2 was removed a moment ago: the index still shows it, the table no longer has it.
+    ddb.on(BatchGetCommand).resolves({ Responses: { 'members-t': [{ orgId: 'o3' }, { orgId: 'o1' }] } });
+    await expect(repository.orgsOf('u1')).resolves.toEqual(['o1', 'o3']);
+    expect(ddb.commandCalls(QueryCommand)[0]?.args[0].input).toMatchObject({
+      TableName: 'members-t',
+      IndexName: 'userId-index',
+      KeyConditionExpression: 'userId = :u',
+      ExpressionAttributeValues: { ':u': 'u1' },
+    });
+    expect(ddb.commandCalls(BatchGetCommand)[0]?.args[0].input.RequestItems?.['members-t']).toEqual({
+      Keys: [
+        { orgId: 'o1', userId: 'u1' },
+        { orgId: 'o2', userId: 'u1' },
+        { orgId: 'o3', userId: 'u1' },
+      ],
+      ConsistentRead: true,
+    });
+  });
+
+  it('reads nothing more when the user belongs to no organization', async () => {
+    ddb.on(QueryCommand).resolves({ Items: [] });
+    await expect(repository.orgsOf('u1')).resolves.toEqual([]);
+    expect(ddb.commandCalls(BatchGetCommand)).toHaveLength(0);
   });
 });

@@ -1,4 +1,5 @@
-import { PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { createHash } from 'node:crypto';
+import { BatchGetCommand, GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
 import { SESSION_TOKEN_INDEX } from '#lib/definitions/tables';
 import { StorageUnavailableError } from '#lib/domain/errors';
@@ -6,24 +7,32 @@ import type { StoredSession } from '#lib/domain/session';
 import { DynamoSessionRepository } from '#lib/dynamodb/sessions';
 import { dynamoErrors } from '#test/support/dynamo-errors';
 import { mockedDocumentClient } from '#test/support/dynamo-mock';
+import { storedSession } from '#test/support/fixtures';
 
 const { ddb, db } = mockedDocumentClient();
 const repository = new DynamoSessionRepository(db, 'sessions-t');
 
-const SESSION: StoredSession = {
+const SESSION: StoredSession = storedSession({
   id: '3f2c1e0a-0000-4000-8000-000000000001',
   boardId: 'board-1',
-  tokenHash: 'a'.repeat(64),
-  userId: 'customer-42',
-  email: 'ada@example.com',
-  firstName: 'Ada',
-  lastName: null,
-  avatarUrl: null,
-  plan: 'pro',
   metadata: { team: 'analytics', nested: { list: [1, 'two', null] } },
-  createdAt: '2026-01-01T00:00:00.000Z',
-  expiresAt: '2026-01-31T00:00:00.000Z',
+});
+const REVOCATION = { revokedAt: '2026-01-02T00:00:00.000Z', byUserId: 'owner-1', byKeyId: 'key_1' };
+const sha256 = (value: string) => createHash('sha256').update(value).digest('hex');
+/** The item the adapter writes for SESSION: the stored session plus TTL, sort key and scope keys. */
+const SESSION_ITEM = {
+  ...SESSION,
+  revokedAt: undefined,
+  revokedByUserId: undefined,
+  revokedByKeyId: undefined,
+  metadata: JSON.stringify(SESSION.metadata),
+  ttl: Date.parse('2026-01-31T00:00:00.000Z') / 1000,
+  createdKey: `${SESSION.createdAt}#${SESSION.id}`,
+  orgUserKey: sha256(JSON.stringify(['org-user', SESSION.orgId, SESSION.userId])),
+  creatorUserKey: sha256(JSON.stringify(['creator-user', SESSION.createdByUserId, SESSION.userId])),
+  creatorBoardKey: sha256(JSON.stringify(['creator-board', SESSION.createdByUserId, SESSION.boardId])),
 };
+const { revokedAt: _a, revokedByUserId: _b, revokedByKeyId: _c, ...STORED_ITEM } = SESSION_ITEM;
 
 describe('DynamoSessionRepository.create', () => {
   it('sends exactly one conditional PutCommand that cannot overwrite another session', async () => {
@@ -37,14 +46,19 @@ describe('DynamoSessionRepository.create', () => {
     });
   });
 
-  it('stores every session field, the TTL in epoch seconds and metadata as its JSON text', async () => {
+  it('stores every session field, the TTL in epoch seconds, metadata as its JSON text and the index keys', async () => {
     ddb.on(PutCommand).resolves({});
     await repository.create(SESSION);
-    expect(ddb.commandCalls(PutCommand)[0]?.args[0].input.Item).toEqual({
-      ...SESSION,
-      metadata: JSON.stringify(SESSION.metadata),
-      ttl: Date.parse('2026-01-31T00:00:00.000Z') / 1000,
-    });
+    expect(ddb.commandCalls(PutCommand)[0]?.args[0].input.Item).toEqual(STORED_ITEM);
+  });
+
+  it('hashes composite index keys so that no id can forge another scope with a separator', async () => {
+    ddb.on(PutCommand).resolves({});
+    await repository.create({ ...SESSION, orgId: 'a#b', userId: 'c' });
+    await repository.create({ ...SESSION, orgId: 'a', userId: 'b#c' });
+    const [first, second] = ddb.commandCalls(PutCommand).map((call) => call.args[0].input.Item?.orgUserKey);
+    expect(first).toMatch(/^[0-9a-f]{64}$/);
+    expect(first).not.toBe(second);
   });
 
   it('rounds the TTL up to the next whole second', async () => {
@@ -90,35 +104,200 @@ describe('DynamoSessionRepository.create', () => {
   });
 });
 
-describe('DynamoSessionRepository.findByTokenHash', () => {
-  it('queries the token-hash index for one item', async () => {
+describe('DynamoSessionRepository.lookupToken', () => {
+  it('queries the token-hash index for one item, asking only for its id and board', async () => {
     ddb.on(QueryCommand).resolves({ Items: [] });
-    await repository.findByTokenHash('b'.repeat(64));
+    await repository.lookupToken('b'.repeat(64));
     expect(ddb.commandCalls(QueryCommand)[0]?.args[0].input).toEqual({
       TableName: 'sessions-t',
       IndexName: SESSION_TOKEN_INDEX,
       KeyConditionExpression: 'tokenHash = :h',
       ExpressionAttributeValues: { ':h': 'b'.repeat(64) },
+      ProjectionExpression: 'id, boardId',
       Limit: 1,
     });
   });
 
-  it('returns the session without the TTL and with its metadata parsed back', async () => {
-    ddb.on(QueryCommand).resolves({
-      Items: [{ ...SESSION, metadata: JSON.stringify(SESSION.metadata), ttl: 1_769_817_600 }],
+  it('returns where the session is', async () => {
+    ddb.on(QueryCommand).resolves({ Items: [{ id: SESSION.id, boardId: SESSION.boardId }] });
+    await expect(repository.lookupToken(SESSION.tokenHash)).resolves.toEqual({
+      id: SESSION.id,
+      boardId: SESSION.boardId,
     });
-    await expect(repository.findByTokenHash(SESSION.tokenHash)).resolves.toEqual(SESSION);
-  });
-
-  it('returns "__proto__" metadata keys as own data, not as a prototype', async () => {
-    ddb.on(QueryCommand).resolves({ Items: [{ ...SESSION, metadata: '{"__proto__":{"polluted":true}}' }] });
-    const found = await repository.findByTokenHash(SESSION.tokenHash);
-    expect(Object.hasOwn(found?.metadata ?? {}, '__proto__')).toBe(true);
-    expect(Object.getPrototypeOf(found?.metadata)).toBe(Object.prototype);
   });
 
   it('returns undefined when no session has the hash', async () => {
     ddb.on(QueryCommand).resolves({ Items: [] });
-    await expect(repository.findByTokenHash('c'.repeat(64))).resolves.toBeUndefined();
+    await expect(repository.lookupToken('c'.repeat(64))).resolves.toBeUndefined();
+  });
+});
+
+describe('DynamoSessionRepository.get', () => {
+  it('reads the session by id strongly consistently, so a revocation shows at once', async () => {
+    ddb.on(GetCommand).resolves({});
+    await repository.get(SESSION.id);
+    expect(ddb.commandCalls(GetCommand)[0]?.args[0].input).toEqual({
+      TableName: 'sessions-t',
+      Key: { id: SESSION.id },
+      ConsistentRead: true,
+    });
+  });
+
+  it('returns the session without the TTL or index keys, its metadata parsed back', async () => {
+    ddb.on(GetCommand).resolves({ Item: STORED_ITEM });
+    await expect(repository.get(SESSION.id)).resolves.toEqual(SESSION);
+  });
+
+  it('returns "__proto__" metadata keys as own data, not as a prototype', async () => {
+    ddb.on(GetCommand).resolves({ Item: { ...STORED_ITEM, metadata: '{"__proto__":{"polluted":true}}' } });
+    const found = await repository.get(SESSION.id);
+    expect(Object.hasOwn(found?.metadata ?? {}, '__proto__')).toBe(true);
+    expect(Object.getPrototypeOf(found?.metadata)).toBe(Object.prototype);
+  });
+
+  it('reads a session stored before ownership was recorded with no organization and no creator', async () => {
+    const { orgId: _o, createdByUserId: _u, createdByKeyId: _k, ...legacy } = STORED_ITEM;
+    ddb.on(GetCommand).resolves({ Item: legacy });
+    await expect(repository.get(SESSION.id)).resolves.toMatchObject({
+      orgId: '',
+      createdByUserId: '',
+      createdByKeyId: '',
+    });
+  });
+});
+
+describe('DynamoSessionRepository.getMany', () => {
+  it('reads up to 100 ids per consistent BatchGetItem', async () => {
+    ddb.on(BatchGetCommand).resolves({ Responses: { 'sessions-t': [] } });
+    const ids = Array.from({ length: 150 }, (_, i) => `id-${i}`);
+    await repository.getMany(ids);
+    const calls = ddb
+      .commandCalls(BatchGetCommand)
+      .map((call) => call.args[0].input.RequestItems?.['sessions-t']);
+    expect(calls.map((request) => request?.Keys?.length)).toEqual([100, 50]);
+    expect(calls.every((request) => request?.ConsistentRead === true)).toBe(true);
+  });
+
+  it('asks again for keys DynamoDB left unprocessed', async () => {
+    ddb
+      .on(BatchGetCommand)
+      .resolvesOnce({
+        Responses: { 'sessions-t': [] },
+        UnprocessedKeys: { 'sessions-t': { Keys: [{ id: SESSION.id }] } },
+      })
+      .resolvesOnce({ Responses: { 'sessions-t': [STORED_ITEM] } });
+    await expect(repository.getMany([SESSION.id])).resolves.toEqual([SESSION]);
+    expect(ddb.commandCalls(BatchGetCommand)).toHaveLength(2);
+  });
+
+  it('fails as unavailable rather than returning less when keys stay unprocessed', async () => {
+    ddb.on(BatchGetCommand).resolves({ UnprocessedKeys: { 'sessions-t': { Keys: [{ id: SESSION.id }] } } });
+    await expect(repository.getMany([SESSION.id])).rejects.toBeInstanceOf(StorageUnavailableError);
+  });
+});
+
+describe('DynamoSessionRepository.scanScope', () => {
+  it('reads a scope newest first below the cursor position, from its own index', async () => {
+    ddb
+      .on(QueryCommand)
+      .resolves({ Items: [{ id: 'a', createdKey: 'k2' }], LastEvaluatedKey: { createdKey: 'k2' } });
+    const page = await repository.scanScope({ by: 'board', boardId: 'board-1' }, { below: 'k9', limit: 5 });
+    expect(page).toEqual({ refs: [{ id: 'a', position: 'k2' }], next: 'k2' });
+    expect(ddb.commandCalls(QueryCommand)[0]?.args[0].input).toEqual({
+      TableName: 'sessions-t',
+      IndexName: 'board-index',
+      KeyConditionExpression: 'boardId = :pk AND createdKey < :below',
+      ExpressionAttributeValues: { ':pk': 'board-1', ':below': 'k9' },
+      ScanIndexForward: false,
+      Limit: 5,
+    });
+  });
+
+  it("narrows a user's scope to a board with a filter on the index's boardId", async () => {
+    ddb.on(QueryCommand).resolves({ Items: [] });
+    const page = await repository.scanScope(
+      { by: 'orgUser', orgId: SESSION.orgId, userId: SESSION.userId, boardId: 'board-1' },
+      { limit: 5 },
+    );
+    expect(page).toEqual({ refs: [], next: undefined });
+    expect(ddb.commandCalls(QueryCommand)[0]?.args[0].input).toMatchObject({
+      IndexName: 'orgUser-index',
+      KeyConditionExpression: 'orgUserKey = :pk',
+      FilterExpression: 'boardId = :board',
+      ExpressionAttributeValues: { ':pk': STORED_ITEM.orgUserKey, ':board': 'board-1' },
+    });
+  });
+
+  it.each([
+    [
+      { by: 'creatorUser', creatorUserId: SESSION.createdByUserId, userId: SESSION.userId },
+      'creatorUser-index',
+      STORED_ITEM.creatorUserKey,
+    ],
+    [
+      { by: 'creatorBoard', creatorUserId: SESSION.createdByUserId, boardId: SESSION.boardId },
+      'creatorBoard-index',
+      STORED_ITEM.creatorBoardKey,
+    ],
+  ] as const)(
+    'finds a creator scope under the key the session was stored with (%j)',
+    async (scope, index, key) => {
+      ddb.on(QueryCommand).resolves({ Items: [] });
+      await repository.scanScope(scope, { limit: 1 });
+      expect(ddb.commandCalls(QueryCommand)[0]?.args[0].input).toMatchObject({
+        IndexName: index,
+        ExpressionAttributeValues: { ':pk': key },
+      });
+    },
+  );
+});
+
+describe('DynamoSessionRepository.revoke and markRevoked', () => {
+  it('records the first revocation with one conditional update that never creates an item', async () => {
+    ddb.on(UpdateCommand).resolves({ Attributes: { ...STORED_ITEM, revokedAt: REVOCATION.revokedAt } });
+    await repository.revoke(SESSION.id, REVOCATION);
+    expect(ddb.commandCalls(UpdateCommand)[0]?.args[0].input).toEqual({
+      TableName: 'sessions-t',
+      Key: { id: SESSION.id },
+      UpdateExpression: 'SET revokedAt = :at, revokedByUserId = :by, revokedByKeyId = :key',
+      ConditionExpression: 'attribute_exists(id) AND attribute_not_exists(revokedAt)',
+      ExpressionAttributeValues: { ':at': REVOCATION.revokedAt, ':by': 'owner-1', ':key': 'key_1' },
+      ReturnValues: 'ALL_NEW',
+    });
+  });
+
+  it('returns the session as it is when it was revoked before: the first revocation stays', async () => {
+    const earlier = {
+      ...STORED_ITEM,
+      revokedAt: '2026-01-01T12:00:00.000Z',
+      revokedByUserId: 'x',
+      revokedByKeyId: 'y',
+    };
+    ddb.on(UpdateCommand).rejects(dynamoErrors.conditionFailed());
+    ddb.on(GetCommand).resolves({ Item: earlier });
+    await expect(repository.revoke(SESSION.id, REVOCATION)).resolves.toMatchObject({
+      revokedAt: '2026-01-01T12:00:00.000Z',
+    });
+  });
+
+  it('returns undefined when there is no such session', async () => {
+    ddb.on(UpdateCommand).rejects(dynamoErrors.conditionFailed());
+    ddb.on(GetCommand).resolves({});
+    await expect(repository.revoke(SESSION.id, REVOCATION)).resolves.toBeUndefined();
+  });
+
+  it('says whether markRevoked revoked the session, without reading it back', async () => {
+    ddb.on(UpdateCommand).resolvesOnce({}).rejectsOnce(dynamoErrors.conditionFailed());
+    await expect(repository.markRevoked(SESSION.id, REVOCATION)).resolves.toBe(true);
+    await expect(repository.markRevoked(SESSION.id, REVOCATION)).resolves.toBe(false);
+    expect(ddb.commandCalls(UpdateCommand)[0]?.args[0].input.ReturnValues).toBeUndefined();
+    expect(ddb.commandCalls(GetCommand)).toHaveLength(0);
+  });
+
+  it('turns throttling of a revocation into StorageUnavailableError', async () => {
+    ddb.on(UpdateCommand).rejects(dynamoErrors.throttled());
+    await expect(repository.markRevoked(SESSION.id, REVOCATION)).rejects.toBeInstanceOf(
+      StorageUnavailableError,
+    );
   });
 });

@@ -5,6 +5,7 @@ import { renderEmbedPage } from '#lib/embed/page';
 import { EMBED_CSS, EMBED_CSS_HASH } from '#lib/embed/styles';
 import { DEFAULT_FRAME_ANCESTORS } from '#lib/platform/config';
 import { proxyEvent } from '#test/support/events';
+import { storedSession } from '#test/support/fixtures';
 
 const FRAME_ANCESTORS = 'https://app.example.com https://*.example.org:8443';
 
@@ -40,19 +41,7 @@ describe('embedHeaders', () => {
 
   it('allows the inline style the page actually carries, byte for byte', () => {
     const html = renderEmbedPage({
-      session: {
-        id: 's',
-        boardId: 'b',
-        userId: 'u',
-        email: 'u@example.com',
-        firstName: null,
-        lastName: null,
-        avatarUrl: null,
-        plan: null,
-        metadata: {},
-        createdAt: '2026-01-01T00:00:00.000Z',
-        expiresAt: '2026-01-02T00:00:00.000Z',
-      },
+      session: storedSession({ id: 's', boardId: 'b', userId: 'u', email: 'u@example.com', firstName: null }),
       board: { boardId: 'b', orgId: 'o', visibility: 'PUBLIC', name: 'B' },
     });
     const styles = [...html.matchAll(/<style>(.*?)<\/style>/gs)].map((m) => m[1] ?? '');

@@ -4,11 +4,11 @@ import type { StoredSession } from '#lib/domain/session';
 import { escapeHtml } from '#lib/embed/html';
 import { displayName, embedContext, renderEmbedError, renderEmbedPage } from '#lib/embed/page';
 import type { EmbedView } from '#lib/use-cases/open-embed-session';
-import { EMBED_CONTEXT_SESSION_FIELDS, keysOf, sorted } from '#test/support/fixtures';
+import { EMBED_CONTEXT_SESSION_FIELDS, keysOf, sorted, storedSession } from '#test/support/fixtures';
 
 const BOARD: Board = { boardId: 'board-42', orgId: 'org-a', visibility: 'PUBLIC', name: 'Product roadmap' };
 
-const SESSION: EmbedView['session'] = {
+const { tokenHash: _hash, ...SESSION } = storedSession({
   id: 'session-1',
   boardId: 'board-42',
   userId: 'customer-7',
@@ -20,7 +20,7 @@ const SESSION: EmbedView['session'] = {
   metadata: {},
   createdAt: '2026-01-01T00:00:00.000Z',
   expiresAt: '2026-01-31T00:00:00.000Z',
-};
+});
 
 function view(session: Partial<EmbedView['session']> = {}, board: Partial<Board> = {}): EmbedView {
   return { session: { ...SESSION, ...session }, board: { ...BOARD, ...board } };

@@ -20,7 +20,13 @@ import {
   sequenceRandom,
   tickingClock,
 } from '#test/support/fakes';
-import { DEFAULT_LIFETIME_SECONDS, OMITTED_OPTIONALS } from '#test/support/fixtures';
+import {
+  DEFAULT_LIFETIME_SECONDS,
+  keysOf,
+  OMITTED_OPTIONALS,
+  SESSION_FIELDS,
+  sorted,
+} from '#test/support/fixtures';
 
 const NOW = '2026-01-01T00:00:00.000Z';
 const BASE_URL = 'https://api.example.com/prod';
@@ -57,7 +63,11 @@ function request(overrides: Partial<CreateSessionRequest> = {}): CreateSessionRe
 }
 
 const run = (deps: CreateSessionDeps, overrides: Partial<CreateSessionRequest> = {}, keyOwnerId = OWNER) =>
-  createSession(deps, { keyOwnerId, request: request(overrides), baseUrl: BASE_URL });
+  createSession(deps, {
+    keyOwner: { userId: keyOwnerId, keyId: 'key_test' },
+    request: request(overrides),
+    baseUrl: BASE_URL,
+  });
 
 const sha256 = (value: string) => createHash('sha256').update(value).digest('hex');
 
@@ -88,7 +98,10 @@ describe('createSession: the created session', () => {
       metadata: { team: 'analytics', seats: 3 },
       expiresAt: '2026-01-01T01:00:00.000Z',
       createdAt: NOW,
+      status: 'active',
+      revokedAt: null,
     });
+    expect(Object.keys(result.session)).toEqual([...SESSION_FIELDS]);
   });
 
   it('keeps nulls and an empty metadata object, so the response shape never varies', async () => {
@@ -100,7 +113,7 @@ describe('createSession: the created session', () => {
       plan: null,
       metadata: {},
     });
-    expect(Object.keys(session)).toHaveLength(12);
+    expect(keysOf(session)).toEqual(sorted(SESSION_FIELDS));
   });
 
   it('never exposes the token hash in the response', async () => {
@@ -158,11 +171,19 @@ describe('createSession: what is stored', () => {
     expect(JSON.stringify(stored)).not.toContain(result.sessionToken);
   });
 
-  it('stores every other field exactly as returned', async () => {
+  it('stores every other field exactly as returned, with its board’s organization and its creator', async () => {
     const deps = setup();
     const { session } = await run(deps, { firstName: 'Ada', metadata: { a: [1, { b: null }] } });
-    const { token: _token, ...rest } = session;
-    expect(deps.sessions.created[0]).toEqual({ ...rest, tokenHash: sha256(session.token) });
+    const { token: _token, status: _status, ...rest } = session;
+    expect(deps.sessions.created[0]).toEqual({
+      ...rest,
+      tokenHash: sha256(session.token),
+      orgId: PUBLIC_BOARD.orgId,
+      createdByUserId: OWNER,
+      createdByKeyId: 'key_test',
+      revokedByUserId: null,
+      revokedByKeyId: null,
+    });
   });
 
   it('gives the session an id from the random source, not derived from the token', async () => {

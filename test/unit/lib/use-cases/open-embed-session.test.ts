@@ -5,44 +5,51 @@ import {
   InvalidTokenError,
   MissingTokenError,
   SessionExpiredError,
+  SessionRevokedError,
 } from '#lib/domain/errors';
 import type { SessionRepository } from '#lib/domain/ports';
 import type { StoredSession } from '#lib/domain/session';
 import { type OpenEmbedSessionDeps, openEmbedSession } from '#lib/use-cases/open-embed-session';
-import { FakeBoards, fixedClock, PUBLIC_BOARD } from '#test/support/fakes';
+import { FakeBoards, FakeSessions, fixedClock, PUBLIC_BOARD } from '#test/support/fakes';
+import { storedSession } from '#test/support/fixtures';
 
 const TOKEN = 'AbCdEfGhIjKlMnOpQrStUvWxYz012-_9';
 const NOW = '2026-06-01T12:00:00.000Z';
 
 function stored(overrides: Partial<StoredSession> = {}): StoredSession {
-  return {
+  return storedSession({
     id: 'session-1',
     boardId: PUBLIC_BOARD.boardId,
     tokenHash: createHash('sha256').update(TOKEN).digest('hex'),
     userId: 'u-1',
     email: 'u@example.com',
-    firstName: 'Ada',
-    lastName: null,
-    avatarUrl: null,
-    plan: null,
     metadata: { a: 1 },
     createdAt: '2026-06-01T11:00:00.000Z',
     expiresAt: '2026-06-01T13:00:00.000Z',
     ...overrides,
-  };
+  });
 }
 
-/** Sessions that appear only after `missesBeforeVisible` lookups, like a lagging GSI; counts lookups. */
+/** Sessions whose token index shows a session only after `missesBeforeVisible` lookups, like a lagging GSI. */
+class LaggingSessions extends FakeSessions {
+  readonly lookups: string[] = [];
+
+  constructor(
+    sessions: StoredSession[],
+    private readonly missesBeforeVisible = 0,
+  ) {
+    super(sessions);
+  }
+
+  override async lookupToken(tokenHash: string) {
+    this.lookups.push(tokenHash);
+    return this.lookups.length > this.missesBeforeVisible ? super.lookupToken(tokenHash) : undefined;
+  }
+}
+
 function laggingSessions(session: StoredSession | undefined, missesBeforeVisible = 0) {
-  const lookups: string[] = [];
-  const repository: SessionRepository = {
-    create: async () => undefined,
-    findByTokenHash: async (hash) => {
-      lookups.push(hash);
-      return lookups.length > missesBeforeVisible && session?.tokenHash === hash ? session : undefined;
-    },
-  };
-  return { repository, lookups };
+  const repository = new LaggingSessions(session ? [session] : [], missesBeforeVisible);
+  return { repository, lookups: repository.lookups };
 }
 
 function deps(sessions: SessionRepository, overrides: Partial<OpenEmbedSessionDeps> = {}) {
@@ -62,7 +69,7 @@ function deps(sessions: SessionRepository, overrides: Partial<OpenEmbedSessionDe
 }
 
 describe('openEmbedSession', () => {
-  it('returns the session without its token hash, and its board, with two reads', async () => {
+  it('returns the session without its token hash, and its board, with three reads', async () => {
     const { repository, lookups } = laggingSessions(stored());
     const { deps: d, boards } = deps(repository);
     const view = await openEmbedSession(d, TOKEN);
@@ -70,7 +77,27 @@ describe('openEmbedSession', () => {
     expect(view.session.id).toBe('session-1');
     expect(view.session).not.toHaveProperty('tokenHash');
     expect(lookups).toEqual([createHash('sha256').update(TOKEN).digest('hex')]);
+    // The index only says where the session is; its state comes from a consistent read of the item.
+    expect(repository.calls).toEqual(['lookupToken', 'get']);
     expect(boards.gets).toEqual([PUBLIC_BOARD.boardId]);
+  });
+
+  it('refuses a revoked session, from the consistent read and not from the index', async () => {
+    const { repository } = laggingSessions(stored());
+    await repository.markRevoked('session-1', { revokedAt: NOW, byUserId: 'owner-1', byKeyId: 'k' });
+    await expect(openEmbedSession(deps(repository).deps, TOKEN)).rejects.toBeInstanceOf(SessionRevokedError);
+  });
+
+  it('calls a session that is both revoked and expired revoked', async () => {
+    const { repository } = laggingSessions(stored({ expiresAt: '2026-01-01T00:00:00.000Z' }));
+    await repository.markRevoked('session-1', { revokedAt: NOW, byUserId: 'owner-1', byKeyId: 'k' });
+    await expect(openEmbedSession(deps(repository).deps, TOKEN)).rejects.toBeInstanceOf(SessionRevokedError);
+  });
+
+  it('calls the link invalid when the session was deleted after the index was read', async () => {
+    const { repository } = laggingSessions(stored());
+    repository.get = async () => undefined;
+    await expect(openEmbedSession(deps(repository).deps, TOKEN)).rejects.toBeInstanceOf(InvalidTokenError);
   });
 
   it.each([undefined, ''])('refuses a missing token (%j) without touching DynamoDB', async (token) => {
@@ -119,13 +146,11 @@ describe('openEmbedSession', () => {
     await expect(openEmbedSession(deps(repository).deps, TOKEN)).resolves.toBeDefined();
   });
 
-  it('reports expiry before looking up the board', async () => {
+  it('reports expiry rather than a deleted board', async () => {
     const { repository } = laggingSessions(
       stored({ expiresAt: '2026-01-01T00:00:00.000Z', boardId: 'gone' }),
     );
-    const { deps: d, boards } = deps(repository);
-    await expect(openEmbedSession(d, TOKEN)).rejects.toBeInstanceOf(SessionExpiredError);
-    expect(boards.gets).toEqual([]);
+    await expect(openEmbedSession(deps(repository).deps, TOKEN)).rejects.toBeInstanceOf(SessionExpiredError);
   });
 
   it('refuses a session whose board no longer exists', async () => {

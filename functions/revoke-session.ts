@@ -1,0 +1,13 @@
+import { keyOwnerOf, pathParameter } from '#lib/http/api-gateway';
+import { jsonApiHandler } from '#lib/http/handler';
+import { jsonResponse } from '#lib/http/response';
+import { revokeSession } from '#lib/use-cases/manage-session';
+import { manageSessionDeps } from './wiring';
+
+const deps = manageSessionDeps(process.env);
+
+/** POST /api/embed/sessions/{id}/revoke: no body is read, so none is needed. */
+export const handler = jsonApiHandler('revoke-session', [], async (event) => {
+  const session = await revokeSession(deps, keyOwnerOf(event), pathParameter(event, 'id'));
+  return jsonResponse(200, { session });
+});

@@ -1,0 +1,21 @@
+import { keyOwnerOf } from '#lib/http/api-gateway';
+import { jsonApiHandler } from '#lib/http/handler';
+import { jsonBody } from '#lib/http/middlewares/json-body';
+import { jsonResponse } from '#lib/http/response';
+import { revokeUserSessions } from '#lib/use-cases/revoke-user-sessions';
+import { parseRevokeUserSessionsRequest } from '#lib/validation/revoke-user-sessions';
+import { sessionScopeDeps } from './wiring';
+
+const deps = sessionScopeDeps(process.env);
+/** The body holds two ids; anything near this size is not a revoke request. */
+const MAX_BODY_BYTES = 16 * 1024;
+
+/** POST /api/embed/sessions/revoke with {"userId", "boardId"?} */
+export const handler = jsonApiHandler(
+  'revoke-user-sessions',
+  [jsonBody({ maxBytes: MAX_BODY_BYTES })],
+  async (event) => {
+    const command = parseRevokeUserSessionsRequest(event.body as unknown);
+    return jsonResponse(200, await revokeUserSessions(deps, keyOwnerOf(event), command));
+  },
+);

@@ -1,0 +1,54 @@
+import type { KeyOwner } from '#lib/domain/api-key';
+import { SessionNotFoundError } from '#lib/domain/errors';
+import type { Clock, MembershipRepository, SessionRepository } from '#lib/domain/ports';
+import { isSessionId, type SessionView, type StoredSession, toSessionView } from '#lib/domain/session';
+import { canAccess } from './session-access';
+
+export interface ManageSessionDeps {
+  sessions: SessionRepository;
+  memberships: MembershipRepository;
+  clock: Clock;
+}
+
+/** The session with this id, if the caller may access it; otherwise (or when there is none) a 404. */
+export async function getSession(
+  deps: ManageSessionDeps,
+  caller: KeyOwner,
+  id: string,
+): Promise<SessionView> {
+  const session = await accessibleSession(deps, caller, id);
+  return toSessionView(session, deps.clock.now());
+}
+
+/**
+ * Revokes a session the caller may access. Idempotent: revoking again returns the session with its first
+ * revocation time. The embed page reads the session consistently, so its link stops working at once.
+ */
+export async function revokeSession(
+  deps: ManageSessionDeps,
+  caller: KeyOwner,
+  id: string,
+): Promise<SessionView> {
+  await accessibleSession(deps, caller, id);
+  const now = deps.clock.now();
+  const revoked = await deps.sessions.revoke(id, {
+    revokedAt: now.toISOString(),
+    byUserId: caller.userId,
+    byKeyId: caller.keyId,
+  });
+  // Gone in between (its TTL deleted it): as if it had never been there.
+  if (!revoked) throw new SessionNotFoundError();
+  return toSessionView(revoked, now);
+}
+
+async function accessibleSession(
+  deps: ManageSessionDeps,
+  caller: KeyOwner,
+  id: string,
+): Promise<StoredSession> {
+  // Not an id this service issues: no read, and the same answer as for someone else's session.
+  if (!isSessionId(id)) throw new SessionNotFoundError();
+  const session = await deps.sessions.get(id);
+  if (!session || !(await canAccess(deps.memberships, caller, session))) throw new SessionNotFoundError();
+  return session;
+}

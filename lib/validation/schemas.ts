@@ -1,0 +1,75 @@
+/**
+ * JSON Schemas of every request the API reads: bodies and query strings. They are compiled ahead of time
+ * into `validators.generated.js` (`npm run build:validators`), so no schema is compiled in Lambda at all;
+ * a unit test fails when the generated file is stale.
+ */
+
+import { MAX_ID_LENGTH } from '#lib/domain/ids';
+import { SESSION_STATUSES } from '#lib/domain/session';
+
+/** A board, user or organization id: 1–256 characters, not blank. */
+export const idSchema = { type: 'string', minLength: 1, maxLength: MAX_ID_LENGTH, pattern: '\\S' } as const;
+const optionalText = { type: ['string', 'null'], maxLength: 256 } as const;
+
+/** Practical e-mail syntax: local part, "@", a dotted domain of letters, digits and hyphens. */
+export const EMAIL_PATTERN =
+  "^[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]+(\\.[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]+)*@([A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?\\.)+[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?$";
+
+/**
+ * An absolute http(s) URL with a host and no whitespace or control character anywhere (browsers would
+ * silently strip or re-encode them); `new URL` confirms the rest after the schema passes.
+ */
+export const HTTP_URL_PATTERN =
+  '^[Hh][Tt][Tt][Pp][Ss]?://[^\\s\\x00-\\x1f\\x7f/?#]+(?:[/?#][^\\s\\x00-\\x1f\\x7f]*)?$';
+
+/** POST /api/embed/sessions */
+export const createSessionSchema = {
+  $id: 'create-session-request',
+  type: 'object',
+  additionalProperties: false,
+  required: ['boardId', 'userId', 'email'],
+  properties: {
+    boardId: idSchema,
+    userId: idSchema,
+    email: { type: 'string', maxLength: 254, pattern: EMAIL_PATTERN },
+    firstName: optionalText,
+    lastName: optionalText,
+    avatarUrl: { type: ['string', 'null'], maxLength: 2048, pattern: HTTP_URL_PATTERN },
+    plan: optionalText,
+    metadata: { type: ['object', 'null'] },
+    expiresInSeconds: { type: ['integer', 'null'], minimum: 1 },
+  },
+} as const;
+
+/** GET /api/embed/sessions: every value is a string, as query strings are; `limit` is checked in range after. */
+export const listSessionsQuerySchema = {
+  $id: 'list-sessions-query',
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    userId: idSchema,
+    boardId: idSchema,
+    status: { type: 'string', enum: [...SESSION_STATUSES] },
+    limit: { type: 'string', pattern: '^[0-9]{1,6}$' },
+    cursor: { type: 'string', minLength: 1, maxLength: 1024 },
+  },
+} as const;
+
+/** POST /api/embed/sessions/revoke */
+export const revokeUserSessionsSchema = {
+  $id: 'revoke-user-sessions-request',
+  type: 'object',
+  additionalProperties: false,
+  required: ['userId'],
+  properties: {
+    userId: idSchema,
+    boardId: idSchema,
+  },
+} as const;
+
+/** The export name of each schema's validator in the generated module. */
+export const VALIDATORS = {
+  validateCreateSession: createSessionSchema,
+  validateListSessionsQuery: listSessionsQuerySchema,
+  validateRevokeUserSessions: revokeUserSessionsSchema,
+} as const;

@@ -1,0 +1,10 @@
+// Types for the generated standalone validators (see build.ts).
+import type { ErrorObject } from 'ajv';
+
+export interface StandaloneValidator {
+  (data: unknown): boolean;
+  errors?: ErrorObject[] | null;
+}
+export declare const validateCreateSession: StandaloneValidator;
+export declare const validateListSessionsQuery: StandaloneValidator;
+export declare const validateRevokeUserSessions: StandaloneValidator;
