@@ -3,13 +3,16 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LOCAL_TABLE_NAMES } from '#lib/definitions/tables';
 import { hashCredential } from '#lib/domain/credentials';
 import type { StoredSession } from '#lib/domain/session';
+import { DynamoBoardRepository } from '#lib/dynamodb/boards';
 import { createDocumentClient } from '#lib/dynamodb/client';
+import { DynamoMembershipRepository } from '#lib/dynamodb/memberships';
 import { DynamoSessionRepository } from '#lib/dynamodb/sessions';
 import { type EmbeddedDynamo, ensureTables, startEmbeddedDynamo } from '#local/dynamodb';
+import { storedSession } from '#test/support/fixtures';
 
 /**
- * The session adapter against a real DynamoDB implementation (the embedded dynalite, with the tables
- * built from lib/definitions/tables.ts): what the unit tests only check as request parameters.
+ * The adapters against a real DynamoDB implementation (the embedded dynalite, with the tables and
+ * indexes built from lib/definitions/tables.ts): what the unit tests only check as request parameters.
  */
 let dynamo: EmbeddedDynamo;
 let db: ReturnType<typeof createDocumentClient>;
@@ -26,55 +29,158 @@ afterAll(async () => {
   await dynamo?.close();
 });
 
-function session(id: string, token: string, overrides: Partial<StoredSession> = {}): StoredSession {
-  return {
-    id,
-    boardId: 'board-1',
-    tokenHash: hashCredential(token),
-    userId: 'customer-42',
-    email: 'ada@example.com',
-    firstName: 'Ada',
-    lastName: null,
-    avatarUrl: null,
-    plan: null,
-    // As JSON.parse reads a request body: "__proto__" an own key, not the object's prototype.
-    metadata: JSON.parse('{"__proto__": {"polluted": true}, "constructor": {"prototype": 1}, "n": 1.5}'),
-    createdAt: '2026-01-01T00:00:00.000Z',
-    expiresAt: '2026-01-31T00:00:00.000Z',
+let counter = 0;
+/** A session with a fresh UUID-shaped id and token hash. */
+function session(overrides: Partial<StoredSession> = {}): StoredSession {
+  counter += 1;
+  return storedSession({
+    id: `00000000-0000-4000-8000-${String(counter).padStart(12, '0')}`,
+    tokenHash: hashCredential(`token-${counter}`),
     ...overrides,
-  };
+  });
 }
 
 describe('DynamoSessionRepository on the embedded DynamoDB', () => {
-  it('finds a stored session by its token hash through the token index, exactly as stored', async () => {
-    const stored = session('s-1', 'token-one-'.padEnd(32, 'x'));
+  it('finds a stored session through the token index, and reads it back exactly as stored', async () => {
+    const stored = session({
+      // As JSON.parse reads a request body: "__proto__" an own key, not the object's prototype.
+      metadata: JSON.parse('{"__proto__": {"polluted": true}, "constructor": {"prototype": 1}, "n": 1.5}'),
+    });
     await sessions.create(stored);
-    const found = await sessions.findByTokenHash(stored.tokenHash);
+    expect(await sessions.lookupToken(stored.tokenHash)).toEqual({ id: stored.id, boardId: stored.boardId });
+    const found = await sessions.get(stored.id);
     expect(found).toEqual(stored);
     expect(Object.keys(found?.metadata ?? {}).sort()).toEqual(['__proto__', 'constructor', 'n']);
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();
   });
 
   it('never overwrites an existing session: a second put with the same id is refused and the first stays', async () => {
-    const first = session('s-2', 'token-two-'.padEnd(32, 'x'));
+    const first = session();
     await sessions.create(first);
-    const second = session('s-2', 'token-other-'.padEnd(32, 'y'), { userId: 'someone-else' });
+    const second = { ...session(), id: first.id, userId: 'someone-else' };
     await expect(sessions.create(second)).rejects.toMatchObject({ name: 'ConditionalCheckFailedException' });
-    expect(await sessions.findByTokenHash(first.tokenHash)).toEqual(first);
-    expect(await sessions.findByTokenHash(second.tokenHash)).toBeUndefined();
+    expect(await sessions.get(first.id)).toEqual(first);
+    expect(await sessions.lookupToken(second.tokenHash)).toBeUndefined();
   });
 
   it('stores the TTL attribute in epoch seconds from expiresAt, and no token', async () => {
-    const token = 'token-three-'.padEnd(32, 'z');
-    await sessions.create(session('s-3', token, { expiresAt: '2026-02-01T00:00:00.500Z' }));
+    const stored = session({ expiresAt: '2026-02-01T00:00:00.500Z' });
+    await sessions.create(stored);
     const { Item } = await db.send(
-      new GetCommand({ TableName: LOCAL_TABLE_NAMES.sessions, Key: { id: 's-3' } }),
+      new GetCommand({ TableName: LOCAL_TABLE_NAMES.sessions, Key: { id: stored.id } }),
     );
     expect(Item?.ttl).toBe(Date.parse('2026-02-01T00:00:01.000Z') / 1000);
-    expect(JSON.stringify(Item)).not.toContain(token);
+    expect(JSON.stringify(Item)).not.toContain(`token-${counter}`);
   });
 
   it('returns undefined for a token hash no session has', async () => {
-    expect(await sessions.findByTokenHash(hashCredential('unknown'))).toBeUndefined();
+    expect(await sessions.lookupToken(hashCredential('unknown'))).toBeUndefined();
+  });
+
+  it('pages a scope newest first, each page continuing exactly below the last', async () => {
+    const boardId = 'board-paged';
+    const created = [];
+    for (let i = 0; i < 7; i++) {
+      // Two sessions share a creation instant: the id breaks the tie, so the order stays total.
+      const createdAt = new Date(Date.UTC(2026, 0, 1, 0, 0, Math.floor(i / 2) * 2)).toISOString();
+      created.push(session({ boardId, createdAt }));
+    }
+    for (const s of created) await sessions.create(s);
+    const seen: string[] = [];
+    let below: string | undefined;
+    do {
+      const page = await sessions.scanScope(
+        { by: 'board', boardId },
+        { ...(below ? { below } : {}), limit: 3 },
+      );
+      seen.push(...page.refs.map((ref) => ref.id));
+      below = page.next;
+    } while (below);
+    const expected = [...created]
+      .sort((a, b) => `${b.createdAt}#${b.id}`.localeCompare(`${a.createdAt}#${a.id}`))
+      .map((s) => s.id);
+    expect(seen).toEqual(expected);
+  });
+
+  it('finds a session in each scope it belongs to and in no other', async () => {
+    const mine = session({
+      boardId: 'board-s',
+      orgId: 'org-s',
+      userId: 'user-s',
+      createdByUserId: 'owner-s',
+    });
+    await sessions.create(mine);
+    const ids = async (scope: Parameters<DynamoSessionRepository['scanScope']>[0]) =>
+      (await sessions.scanScope(scope, { limit: 100 })).refs.map((ref) => ref.id);
+    expect(await ids({ by: 'orgUser', orgId: 'org-s', userId: 'user-s' })).toEqual([mine.id]);
+    expect(await ids({ by: 'orgUser', orgId: 'org-s', userId: 'user-s', boardId: 'board-s' })).toEqual([
+      mine.id,
+    ]);
+    expect(await ids({ by: 'orgUser', orgId: 'org-s', userId: 'user-s', boardId: 'other' })).toEqual([]);
+    expect(await ids({ by: 'creatorUser', creatorUserId: 'owner-s', userId: 'user-s' })).toEqual([mine.id]);
+    expect(await ids({ by: 'creatorBoard', creatorUserId: 'owner-s', boardId: 'board-s' })).toEqual([
+      mine.id,
+    ]);
+    expect(await ids({ by: 'creatorUser', creatorUserId: 'someone-else', userId: 'user-s' })).toEqual([]);
+    expect(await ids({ by: 'orgUser', orgId: 'other-org', userId: 'user-s' })).toEqual([]);
+  });
+
+  it('reads many sessions at once and leaves out ids that name none', async () => {
+    const a = session();
+    const b = session();
+    await sessions.create(a);
+    await sessions.create(b);
+    const found = await sessions.getMany([a.id, 'missing', b.id]);
+    expect(found.map((s) => s.id).sort()).toEqual([a.id, b.id].sort());
+  });
+
+  it('keeps the first revocation, and never creates an item for an unknown id', async () => {
+    const stored = session();
+    await sessions.create(stored);
+    const first = { revokedAt: '2026-01-02T00:00:00.000Z', byUserId: 'owner-1', byKeyId: 'key_1' };
+    const later = { revokedAt: '2026-01-03T00:00:00.000Z', byUserId: 'owner-2', byKeyId: null };
+    expect(await sessions.revoke(stored.id, first)).toMatchObject({
+      revokedAt: first.revokedAt,
+      revokedByUserId: 'owner-1',
+      revokedByKeyId: 'key_1',
+    });
+    expect(await sessions.revoke(stored.id, later)).toMatchObject({ revokedAt: first.revokedAt });
+    expect(await sessions.markRevoked(stored.id, later)).toBe(false);
+    const unknown = '00000000-0000-4000-8000-999999999999';
+    expect(await sessions.revoke(unknown, first)).toBeUndefined();
+    expect(await sessions.markRevoked(unknown, first)).toBe(false);
+    expect(await sessions.get(unknown)).toBeUndefined();
+  });
+});
+
+describe('DynamoMembershipRepository and DynamoBoardRepository on the embedded DynamoDB', () => {
+  it('lists the organizations of a user through the user index, and forgets a removed one', async () => {
+    const memberships = new DynamoMembershipRepository(db, LOCAL_TABLE_NAMES.memberships);
+    await memberships.add('org-2', 'member-x', '2026-01-01T00:00:00.000Z');
+    await memberships.add('org-1', 'member-x', '2026-01-01T00:00:00.000Z');
+    await memberships.add('org-1', 'member-y', '2026-01-01T00:00:00.000Z');
+    expect(await memberships.orgsOf('member-x')).toEqual(['org-1', 'org-2']);
+    await memberships.remove('org-2', 'member-x');
+    expect(await memberships.orgsOf('member-x')).toEqual(['org-1']);
+    expect(await memberships.isMember('org-2', 'member-x')).toBe(false);
+  });
+
+  it('replaces a board in its own organization, and refuses to move it to another', async () => {
+    const boards = new DynamoBoardRepository(db, LOCAL_TABLE_NAMES.boards);
+    expect(await boards.put({ boardId: 'b-move', orgId: 'org-1', visibility: 'PRIVATE', name: null })).toBe(
+      true,
+    );
+    expect(await boards.put({ boardId: 'b-move', orgId: 'org-1', visibility: 'PUBLIC', name: 'N' })).toBe(
+      true,
+    );
+    expect(await boards.put({ boardId: 'b-move', orgId: 'org-2', visibility: 'PUBLIC', name: 'N' })).toBe(
+      false,
+    );
+    expect(await boards.get('b-move')).toEqual({
+      boardId: 'b-move',
+      orgId: 'org-1',
+      visibility: 'PUBLIC',
+      name: 'N',
+    });
   });
 });

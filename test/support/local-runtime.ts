@@ -1,8 +1,12 @@
 import { createHash, randomUUID } from 'node:crypto';
 import type { StoredSession } from '#lib/domain/session';
+import { DynamoApiKeyRepository } from '#lib/dynamodb/api-keys';
 import { createDocumentClient } from '#lib/dynamodb/client';
+import { DynamoMembershipRepository } from '#lib/dynamodb/memberships';
 import { DynamoSessionRepository } from '#lib/dynamodb/sessions';
 import { createLogger } from '#lib/platform/logger';
+import { cryptoRandom, systemClock } from '#lib/platform/system';
+import { addMember, createApiKey } from '#lib/use-cases/admin';
 import { type LocalRuntime, startLocalRuntime } from '#local/runtime';
 import { storedSession } from './fixtures';
 
@@ -83,4 +87,69 @@ export async function storeSession(
   } finally {
     db.destroy();
   }
+}
+
+/** A key owner of the test's own: a fresh API key, and memberships in `orgs`. */
+export interface KeyOwnerFixture {
+  userId: string;
+  keyId: string;
+  apiKey: string;
+}
+
+/** Issues an API key for `userId` (a new key owner, or another key of an existing one) and adds memberships. */
+export async function keyOwner(
+  runtime: LocalRuntime,
+  userId: string,
+  orgs: string[] = [],
+): Promise<KeyOwnerFixture> {
+  const db = createDocumentClient({ endpoint: runtime.dynamoEndpoint, region: 'local' });
+  try {
+    for (const orgId of orgs) {
+      await addMember(
+        { memberships: new DynamoMembershipRepository(db, runtime.tables.memberships), clock: systemClock },
+        orgId,
+        userId,
+      );
+    }
+    const { apiKey, keyId } = await createApiKey(
+      {
+        apiKeys: new DynamoApiKeyRepository(db, runtime.tables.apiKeys),
+        clock: systemClock,
+        random: cryptoRandom,
+      },
+      userId,
+      null,
+    );
+    return { userId, keyId, apiKey };
+  } finally {
+    db.destroy();
+  }
+}
+
+/** Removes a membership straight from the table, as an operator would. */
+export async function removeMembership(runtime: LocalRuntime, orgId: string, userId: string): Promise<void> {
+  const db = createDocumentClient({ endpoint: runtime.dynamoEndpoint, region: 'local' });
+  try {
+    await new DynamoMembershipRepository(db, runtime.tables.memberships).remove(orgId, userId);
+  } finally {
+    db.destroy();
+  }
+}
+
+/** One call to an API-key route with `apiKey`; a body object is sent as JSON. */
+export function apiCall(
+  runtime: LocalRuntime,
+  apiKey: string,
+  method: string,
+  path: string,
+  body?: unknown,
+): Promise<CallResult> {
+  return call(runtime, path, {
+    method,
+    headers: {
+      Authorization: `Bearer ${apiKey}`,
+      ...(body === undefined ? {} : { 'Content-Type': 'application/json' }),
+    },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
 }

@@ -25,6 +25,7 @@ const VALID = 'Valid_Token-0123456789abcdefghij';
 const EXPIRED = 'Expired_Token-0123456789abcdefgh';
 const ORPHAN = 'Orphan_Token-0123456789abcdefghi';
 const UNKNOWN = 'Unknown_Token-0123456789abcdefgh';
+const REVOKED = 'Revoked_Token-0123456789abcdefgh';
 
 const HOUR = 3_600_000;
 const iso = (ms: number) => new Date(ms).toISOString();
@@ -56,14 +57,25 @@ const queryFor = (token: string) => ({
   ExpressionAttributeValues: { ':h': sha256(token) },
 });
 
+/** Each stored session: the token index answers where it is, the table answers what it is. */
+function seedSession(token: string, item: ReturnType<typeof storedItem>) {
+  ddb.on(QueryCommand, queryFor(token)).resolves({ Items: [{ id: item.id, boardId: item.boardId }] });
+  ddb.on(GetCommand, { TableName: SESSIONS_TABLE, Key: { id: item.id } }).resolves({ Item: item });
+}
+
 function seedTables() {
   ddb.on(QueryCommand).resolves({ Items: [] });
-  ddb.on(QueryCommand, queryFor(VALID)).resolves({ Items: [storedItem(VALID)] });
-  ddb.on(QueryCommand, queryFor(EXPIRED)).resolves({
-    Items: [storedItem(EXPIRED, { expiresAt: iso(Date.now() - 1000), ttl: Math.ceil(Date.now() / 1000) })],
-  });
-  ddb.on(QueryCommand, queryFor(ORPHAN)).resolves({ Items: [storedItem(ORPHAN, { boardId: 'board-gone' })] });
   ddb.on(GetCommand).resolves({});
+  seedSession(VALID, storedItem(VALID));
+  seedSession(
+    EXPIRED,
+    storedItem(EXPIRED, { expiresAt: iso(Date.now() - 1000), ttl: Math.ceil(Date.now() / 1000) }),
+  );
+  seedSession(ORPHAN, storedItem(ORPHAN, { boardId: 'board-gone' }));
+  seedSession(
+    REVOKED,
+    storedItem(REVOKED, { revokedAt: iso(Date.now() - 1000), revokedByUserId: 'owner-1' }),
+  );
   ddb.on(GetCommand, { TableName: BOARDS_TABLE, Key: { boardId: 'board-public' } }).resolves({
     Item: { boardId: 'board-public', orgId: 'org-a', visibility: 'PUBLIC', name: 'Product roadmap' },
   });
@@ -115,17 +127,26 @@ describe('embed-page handler: a usable token', () => {
     expect(result.body).toContain('data-testid="plan" title="pro">pro<');
   });
 
-  it('costs exactly two DynamoDB reads: the token index, then the board', async () => {
+  it('costs three DynamoDB reads: the token index, then the session (consistently) and its board', async () => {
     await invoke(embedEvent({ token: VALID }));
-    expect(dynamoCalls()).toEqual([`QueryCommand ${SESSIONS_TABLE}`, `GetCommand ${BOARDS_TABLE}`]);
-    const [query, get] = ddb.calls().map((call) => (call.args[0] as { input: unknown }).input);
+    expect(dynamoCalls()).toEqual([
+      `QueryCommand ${SESSIONS_TABLE}`,
+      `GetCommand ${SESSIONS_TABLE}`,
+      `GetCommand ${BOARDS_TABLE}`,
+    ]);
+    const [query, session, board] = ddb.calls().map((call) => (call.args[0] as { input: unknown }).input);
     expect(query).toMatchObject({
       IndexName: TOKEN_INDEX,
       KeyConditionExpression: 'tokenHash = :h',
       ExpressionAttributeValues: { ':h': sha256(VALID) },
     });
     expect(JSON.stringify(query)).not.toContain(VALID);
-    expect(get).toEqual({ TableName: BOARDS_TABLE, Key: { boardId: 'board-public' } });
+    expect(session).toEqual({
+      TableName: SESSIONS_TABLE,
+      Key: { id: 'session-valid_' },
+      ConsistentRead: true,
+    });
+    expect(board).toEqual({ TableName: BOARDS_TABLE, Key: { boardId: 'board-public' } });
   });
 
   it('hands the stored metadata, parsed from its JSON text, to the page context without the token hash', async () => {
@@ -161,7 +182,7 @@ describe('embed-page handler: a usable token', () => {
     ddb
       .on(QueryCommand, queryFor(VALID))
       .resolvesOnce({ Items: [] })
-      .resolves({ Items: [storedItem(VALID)] });
+      .resolves({ Items: [{ id: 'session-valid_', boardId: 'board-public' }] });
     const pending = invoke(embedEvent({ token: VALID }));
     await vi.advanceTimersByTimeAsync(100);
     const result = await pending;
@@ -169,6 +190,7 @@ describe('embed-page handler: a usable token', () => {
     expect(dynamoCalls()).toEqual([
       `QueryCommand ${SESSIONS_TABLE}`,
       `QueryCommand ${SESSIONS_TABLE}`,
+      `GetCommand ${SESSIONS_TABLE}`,
       `GetCommand ${BOARDS_TABLE}`,
     ]);
   });
@@ -219,23 +241,27 @@ describe('embed-page handler: an unusable token', () => {
     expect(dynamoCalls()).toEqual(Array(4).fill(`QueryCommand ${SESSIONS_TABLE}`));
   });
 
-  it('answers 401 with the expiry message once expiresAt has passed, without reading the board', async () => {
+  it('answers 401 with the expiry message once expiresAt has passed', async () => {
     const result = await invoke(embedEvent({ token: EXPIRED }));
     expectHtmlError(result, 401, 'This embed session has expired');
     expect(result.body).toContain('reload it');
-    expect(dynamoCalls()).toEqual([`QueryCommand ${SESSIONS_TABLE}`]);
+  });
+
+  it('answers 401 "This embed session has been revoked" for a revoked session', async () => {
+    const result = await invoke(embedEvent({ token: REVOKED }));
+    expectHtmlError(result, 401, 'This embed session has been revoked');
   });
 
   it('answers 404 when the session’s board no longer exists', async () => {
     const result = await invoke(embedEvent({ token: ORPHAN }));
     expectHtmlError(result, 404, 'The board of this embed session no longer exists');
-    expect(dynamoCalls()).toEqual([`QueryCommand ${SESSIONS_TABLE}`, `GetCommand ${BOARDS_TABLE}`]);
   });
 
   it.each([
     ['a missing token', null, 400, 'Bad Request'],
     ['a malformed token', { token: 'nope' }, 401, 'Unauthorized'],
     ['an expired token', { token: EXPIRED }, 401, 'Unauthorized'],
+    ['a revoked token', { token: REVOKED }, 401, 'Unauthorized'],
     ['a board that is gone', { token: ORPHAN }, 404, 'Not Found'],
   ])(
     'answers {error, message} JSON for %s when Accept is application/json',

@@ -117,10 +117,14 @@ const ok = (body: unknown = { ok: true }): APIGatewayProxyResult => ({
 
 const handlers = {
   createSession: vi.fn<ProxyHandler>(),
+  listSessions: vi.fn<ProxyHandler>(),
+  getSession: vi.fn<ProxyHandler>(),
+  revokeSession: vi.fn<ProxyHandler>(),
+  revokeUserSessions: vi.fn<ProxyHandler>(),
   authorizer: vi.fn<AuthorizerHandler>(),
   embedPage: vi.fn<ProxyHandler>(),
   health: vi.fn<ProxyHandler>(),
-};
+} satisfies Record<FunctionName, unknown>;
 
 /** Stand-ins for the CSP and referrer headers the runtime derives from its configuration. */
 const SECURITY_HEADERS = { 'Content-Security-Policy': "frame-ancestors 'test'", 'Referrer-Policy': 'test' };
@@ -151,7 +155,15 @@ afterAll(async () => {
 beforeEach(() => {
   for (const handler of Object.values(handlers)) handler.mockReset();
   handlers.authorizer.mockResolvedValue(allowAll);
-  handlers.createSession.mockResolvedValue(ok());
+  for (const name of [
+    'createSession',
+    'listSessions',
+    'getSession',
+    'revokeSession',
+    'revokeUserSessions',
+  ] as const) {
+    handlers[name].mockResolvedValue(ok());
+  }
   handlers.embedPage.mockResolvedValue(ok());
   handlers.health.mockResolvedValue(ok({ status: 'ok' }));
 });
@@ -192,20 +204,68 @@ describe('local gateway: routing', () => {
   });
 
   it('answers 405 JSON with an Allow header for a known path and another method', async () => {
-    const response = await fetch(`${baseUrl}/api/embed/sessions`, { method: 'GET' });
+    const response = await fetch(`${baseUrl}/api/embed/sessions`, { method: 'DELETE' });
     expect(response.status).toBe(405);
-    expect(response.headers.get('allow')).toBe('POST');
+    expect(response.headers.get('allow')).toBe('GET, POST');
     expect(response.headers.get('content-type')).toBe('application/json');
     expect(response.headers.get('cache-control')).toBe('no-store');
     expect(response.headers.get('content-security-policy')).toBe(SECURITY_HEADERS['Content-Security-Policy']);
     expect(await response.json()).toEqual({
       error: 'Method Not Allowed',
-      message: 'Method not allowed; this resource accepts POST',
+      message: 'Method not allowed; this resource accepts GET, POST',
     });
     const embed = await fetch(`${baseUrl}/embed`, { method: 'DELETE' });
     expect(embed.status).toBe(405);
     expect(embed.headers.get('allow')).toBe('GET');
     for (const handler of Object.values(handlers)) expect(handler).not.toHaveBeenCalled();
+  });
+
+  it('binds a {id} path parameter, URL-decoded, in the event it passes the function', async () => {
+    const response = await fetch(`${baseUrl}/api/embed/sessions/abc%20d`, {
+      headers: { Authorization: 'Bearer esk_test' },
+    });
+    expect(response.status).toBe(200);
+    const event = onlyEvent(handlers.getSession);
+    expect(event.pathParameters).toEqual({ id: 'abc d' });
+    expect(event.resource).toBe('/api/embed/sessions/{id}');
+    expect(event.path).toBe('/api/embed/sessions/abc%20d');
+  });
+
+  it('prefers a literal segment to {id}: GET on /sessions/revoke is that resource’s 405, not a session', async () => {
+    const response = await fetch(`${baseUrl}/api/embed/sessions/revoke`, {
+      headers: { Authorization: 'Bearer esk_test' },
+    });
+    expect(response.status).toBe(405);
+    expect(response.headers.get('allow')).toBe('POST');
+    expect(handlers.getSession).not.toHaveBeenCalled();
+    const revoke = await fetch(`${baseUrl}/api/embed/sessions/revoke`, {
+      method: 'POST',
+      headers: { Authorization: 'Bearer esk_test' },
+    });
+    expect(revoke.status).toBe(200);
+    expect(onlyEvent(handlers.revokeUserSessions).pathParameters).toBeNull();
+  });
+
+  it('routes a nested resource under {id}, and knows no deeper path', async () => {
+    const response = await fetch(`${baseUrl}/api/embed/sessions/s-1/revoke`, {
+      method: 'POST',
+      headers: { Authorization: 'Bearer esk_test' },
+    });
+    expect(response.status).toBe(200);
+    expect(onlyEvent(handlers.revokeSession).pathParameters).toEqual({ id: 's-1' });
+    await expectGatewayError(
+      await fetch(`${baseUrl}/api/embed/sessions/s-1/revoke/x`, { method: 'POST' }),
+      'MISSING_AUTHENTICATION_TOKEN',
+    );
+    await expectGatewayError(
+      await fetch(`${baseUrl}/api/embed/sessions//revoke`),
+      'MISSING_AUTHENTICATION_TOKEN',
+    );
+  });
+
+  it('hands the authorizer the method ARN of the actual path', async () => {
+    await fetch(`${baseUrl}/api/embed/sessions/s-9`, { headers: { Authorization: 'Bearer esk_test' } });
+    expect(handlers.authorizer.mock.calls[0]?.[0].methodArn).toMatch(/\/GET\/api\/embed\/sessions\/s-9$/);
   });
 
   it('invokes a route without authorizer directly, with a null authorizer context', async () => {

@@ -178,10 +178,20 @@ describe('renderEmbedPage: the JSON island', () => {
       plan: 'pro',
       metadata: { team: 'ops', seats: 3, flags: [true, null], nested: { a: '</script>' } },
     });
+    const session = Object.fromEntries(
+      EMBED_CONTEXT_SESSION_FIELDS.map((field) => [field, full.session[field as keyof typeof full.session]]),
+    );
     expect(island(renderEmbedPage(full))).toEqual({
       board: { id: 'board-42', name: 'Product roadmap' },
-      session: full.session,
+      session,
     });
+  });
+
+  it('says nothing of who created or revoked the session, nor of its organization', () => {
+    const text = JSON.stringify(island(renderEmbedPage(view({ createdByKeyId: 'key_secretive' }))));
+    for (const field of ['orgId', 'createdByUserId', 'createdByKeyId', 'revokedByUserId', 'key_secretive']) {
+      expect(text).not.toContain(field);
+    }
   });
 
   it('never carries the token hash nor a token, even when the view object holds them', () => {

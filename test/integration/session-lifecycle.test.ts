@@ -1,0 +1,405 @@
+import { createHash } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { LocalRuntime } from '#local/runtime';
+import { keysOf, SESSION_VIEW_FIELDS, sorted, validBody } from '#test/support/fixtures';
+import {
+  apiCall,
+  type CallResult,
+  call,
+  type KeyOwnerFixture,
+  keyOwner,
+  removeMembership,
+  startTestRuntime,
+  storeSession,
+} from '#test/support/local-runtime';
+
+/**
+ * The session as a managed resource, over HTTP on the local runtime: retrieve, list, revoke one, revoke
+ * a user's sessions, who may do each, and what the embed page does once a session is revoked.
+ */
+let runtime: LocalRuntime;
+let demo: NonNullable<LocalRuntime['demo']>;
+/** The demo key owner: a member of org_demo (the public and private demo boards). */
+let owner: KeyOwnerFixture;
+/** Another key owner in org_demo. */
+let colleague: KeyOwnerFixture;
+/** A key owner in no organization, who creates sessions on the public demo board. */
+let outsider: KeyOwnerFixture;
+/** A second key of the outsider. */
+let outsiderSecondKey: KeyOwnerFixture;
+/** A tenant of another organization, using the same external user ids as the demo tenant. */
+let otherTenant: KeyOwnerFixture;
+
+const NOT_FOUND = { error: 'Not Found', message: 'No session with this id was found' };
+
+beforeAll(async () => {
+  runtime = await startTestRuntime();
+  demo = runtime.demo as NonNullable<LocalRuntime['demo']>;
+  owner = { userId: demo.userId, keyId: demo.keyId, apiKey: demo.apiKey };
+  colleague = await keyOwner(runtime, 'colleague', ['org_demo']);
+  outsider = await keyOwner(runtime, 'outsider');
+  outsiderSecondKey = await keyOwner(runtime, 'outsider');
+  otherTenant = await keyOwner(runtime, 'other-tenant', ['org_other']);
+});
+afterAll(() => runtime?.close());
+
+interface SessionBody {
+  id: string;
+  boardId: string;
+  userId: string;
+  status: string;
+  revokedAt: string | null;
+  createdAt: string;
+  [field: string]: unknown;
+}
+
+/** Creates a session as `who`; returns the session and its token. */
+async function create(who: KeyOwnerFixture, body: Record<string, unknown>) {
+  const result = await apiCall(
+    runtime,
+    who.apiKey,
+    'POST',
+    '/api/embed/sessions',
+    validBody({ boardId: demo.publicBoardId, ...body }),
+  );
+  expect(result.status).toBe(201);
+  return { session: result.body.session as SessionBody, token: String(result.body.sessionToken) };
+}
+
+const retrieve = (who: KeyOwnerFixture, id: string) =>
+  apiCall(runtime, who.apiKey, 'GET', `/api/embed/sessions/${id}`);
+const revoke = (who: KeyOwnerFixture, id: string) =>
+  apiCall(runtime, who.apiKey, 'POST', `/api/embed/sessions/${encodeURIComponent(id)}/revoke`);
+const revokeAll = (who: KeyOwnerFixture, body: unknown) =>
+  apiCall(runtime, who.apiKey, 'POST', '/api/embed/sessions/revoke', body);
+const list = (who: KeyOwnerFixture, query: Record<string, string>) =>
+  apiCall(runtime, who.apiKey, 'GET', `/api/embed/sessions?${new URLSearchParams(query)}`);
+const embedJson = (token: string) =>
+  call(runtime, `/embed?token=${token}`, { headers: { Accept: 'application/json' } });
+
+/** Every id of a listing, following nextCursor to the end. */
+async function listAll(who: KeyOwnerFixture, query: Record<string, string>): Promise<string[]> {
+  const ids: string[] = [];
+  let cursor: string | null = null;
+  do {
+    const page: CallResult = await list(who, { ...query, ...(cursor ? { cursor } : {}) });
+    expect(page.status).toBe(200);
+    ids.push(...(page.body.data as SessionBody[]).map((s) => s.id));
+    cursor = page.body.nextCursor as string | null;
+  } while (cursor);
+  return ids;
+}
+
+function expectNoCredential(result: CallResult, token: string) {
+  expect(result.text).not.toContain(token);
+  expect(result.text).not.toContain(createHash('sha256').update(token).digest('hex'));
+  expect(result.text).not.toContain('tokenHash');
+  expect(result.headers.get('cache-control')).toBe('no-store');
+}
+
+describe('GET /api/embed/sessions/{id}', () => {
+  it('returns the session with its status and revocation time, never its token or hash', async () => {
+    const { session, token } = await create(owner, { userId: 'u-get', boardId: demo.privateBoardId });
+    const result = await retrieve(owner, session.id);
+    expect(result.status).toBe(200);
+    expect(Object.keys(result.body)).toEqual(['session']);
+    const view = result.body.session as SessionBody;
+    expect(keysOf(view)).toEqual(sorted(SESSION_VIEW_FIELDS));
+    const { token: _t, ...created } = session;
+    expect(view).toEqual({ ...created, status: 'active', revokedAt: null });
+    expectNoCredential(result, token);
+  });
+
+  it('shows an expired session as expired', async () => {
+    const { session } = await create(owner, { userId: 'u-exp', expiresInSeconds: 1 });
+    await new Promise((resolve) => setTimeout(resolve, 1_100));
+    expect(((await retrieve(owner, session.id)).body.session as SessionBody).status).toBe('expired');
+  });
+});
+
+describe('who may see and revoke a session', () => {
+  let privateSession: SessionBody;
+  let outsiderSession: SessionBody;
+  let otherTenantSession: SessionBody;
+
+  beforeAll(async () => {
+    privateSession = (await create(owner, { userId: 'shared-42', boardId: demo.privateBoardId })).session;
+    outsiderSession = (await create(outsider, { userId: 'shared-42', boardId: demo.publicBoardId })).session;
+    otherTenantSession = (await create(otherTenant, { userId: 'shared-42', boardId: demo.otherOrgBoardId }))
+      .session;
+  });
+
+  it.each([
+    ['the creator', 200, () => owner, () => privateSession],
+    [
+      'a member of the board’s organization who did not create it',
+      200,
+      () => colleague,
+      () => privateSession,
+    ],
+    ['an outsider', 404, () => outsider, () => privateSession],
+    ['another tenant', 404, () => otherTenant, () => privateSession],
+    [
+      'the creator of a session on a public board of another organization',
+      200,
+      () => outsider,
+      () => outsiderSession,
+    ],
+    ['the creator, with another of its keys', 200, () => outsiderSecondKey, () => outsiderSession],
+    ['a member of that public board’s organization', 200, () => owner, () => outsiderSession],
+    ['a tenant of neither', 404, () => otherTenant, () => outsiderSession],
+  ] as const)('%s: %i', async (_label, status, who, target) => {
+    const result = await retrieve(who(), target().id);
+    expect(result.status).toBe(status);
+    if (status === 404) expect(result.body).toEqual(NOT_FOUND);
+  });
+
+  it('answers a session that does not exist exactly like someone else’s, with no 403 anywhere', async () => {
+    const missing = await retrieve(owner, '00000000-0000-4000-8000-000000000000');
+    const foreign = await retrieve(owner, otherTenantSession.id);
+    const malformed = await retrieve(owner, 'not-a-session-id');
+    for (const result of [missing, foreign, malformed]) {
+      expect(result.status).toBe(404);
+      expect(result.body).toEqual(NOT_FOUND);
+    }
+    expect((await revoke(owner, otherTenantSession.id)).status).toBe(404);
+    expect(((await retrieve(otherTenant, otherTenantSession.id)).body.session as SessionBody).status).toBe(
+      'active',
+    );
+  });
+
+  it('never mixes two tenants’ sessions of the same external user in a listing', async () => {
+    const demoIds = await listAll(owner, { userId: 'shared-42' });
+    expect(demoIds).toContain(privateSession.id);
+    expect(demoIds).toContain(outsiderSession.id);
+    expect(demoIds).not.toContain(otherTenantSession.id);
+    expect(await listAll(otherTenant, { userId: 'shared-42' })).toEqual([otherTenantSession.id]);
+    expect(await listAll(outsider, { userId: 'shared-42' })).toEqual([outsiderSession.id]);
+    expect(await listAll(outsider, { boardId: demo.publicBoardId, userId: 'shared-42' })).toEqual([
+      outsiderSession.id,
+    ]);
+    expect(await listAll(outsider, { boardId: demo.privateBoardId })).toEqual([]);
+  });
+
+  it('loses access at once when the membership is removed', async () => {
+    const member = await keyOwner(runtime, 'leaver', ['org_demo']);
+    expect((await retrieve(member, privateSession.id)).status).toBe(200);
+    await removeMembership(runtime, 'org_demo', 'leaver');
+    expect((await retrieve(member, privateSession.id)).status).toBe(404);
+    expect((await revoke(member, privateSession.id)).status).toBe(404);
+    expect(await listAll(member, { userId: 'shared-42' })).toEqual([]);
+  });
+});
+
+describe('GET /api/embed/sessions', () => {
+  it('lists newest first with a cursor, never repeating or skipping a session while more are created', async () => {
+    const made: string[] = [];
+    for (let i = 0; i < 7; i++) made.push((await create(owner, { userId: 'pager' })).session.id);
+    const seen: string[] = [];
+    let cursor: string | null = null;
+    let pages = 0;
+    do {
+      const page: CallResult = await list(owner, {
+        userId: 'pager',
+        limit: '3',
+        ...(cursor ? { cursor } : {}),
+      });
+      expect(page.status).toBe(200);
+      expect(Object.keys(page.body).sort()).toEqual(['data', 'nextCursor']);
+      const data = page.body.data as SessionBody[];
+      expect(data.length).toBeLessThanOrEqual(3);
+      seen.push(...data.map((s) => s.id));
+      cursor = page.body.nextCursor as string | null;
+      pages += 1;
+      // Sessions created between pages are newer than the cursor: they belong before it, not in later pages.
+      await create(owner, { userId: 'pager' });
+    } while (cursor);
+    expect(pages).toBe(3);
+    expect(seen).toEqual([...made].reverse());
+  });
+
+  it('sorts newest first by createdAt and answers null as the last page’s cursor', async () => {
+    await create(owner, { userId: 'sorter' });
+    await create(owner, { userId: 'sorter' });
+    const page = await list(owner, { userId: 'sorter' });
+    const data = page.body.data as SessionBody[];
+    expect(data.map((s) => s.createdAt)).toEqual(
+      data
+        .map((s) => s.createdAt)
+        .sort()
+        .reverse(),
+    );
+    expect(page.body.nextCursor).toBeNull();
+  });
+
+  it('filters by status, computed when read', async () => {
+    const active = (await create(owner, { userId: 'status-user' })).session;
+    const revoked = (await create(owner, { userId: 'status-user' })).session;
+    expect((await revoke(owner, revoked.id)).status).toBe(200);
+    await storeSession(runtime, 'Expired_status_token_00000000000', {
+      boardId: demo.publicBoardId,
+      orgId: 'org_demo',
+      userId: 'status-user',
+      expiresAt: new Date(Date.now() - 1_000).toISOString(),
+    });
+    const ids = async (status: string) =>
+      ((await list(owner, { userId: 'status-user', status })).body.data as SessionBody[]).map((s) => ({
+        id: s.id,
+        status: s.status,
+      }));
+    expect(await ids('active')).toEqual([{ id: active.id, status: 'active' }]);
+    expect(await ids('revoked')).toEqual([{ id: revoked.id, status: 'revoked' }]);
+    expect((await ids('expired')).map((s) => s.status)).toEqual(['expired']);
+  });
+
+  it('lists a board’s sessions for a member, and only their own for a creator outside its organization', async () => {
+    const board = demo.publicBoardId;
+    const mine = (await create(outsider, { userId: 'board-lister', boardId: board })).session;
+    const theirs = (await create(owner, { userId: 'board-lister', boardId: board })).session;
+    const memberView = await listAll(colleague, { boardId: board, userId: 'board-lister' });
+    expect(memberView).toEqual([theirs.id, mine.id]);
+    expect(await listAll(outsider, { boardId: board, userId: 'board-lister' })).toEqual([mine.id]);
+  });
+
+  it.each([
+    [{}, 'userId or boardId is required (or both)'],
+    [{ userId: 'u', limit: '0' }, 'limit must be an integer from 1 to 100'],
+    [{ userId: 'u', limit: '101' }, 'limit must be an integer from 1 to 100'],
+    [{ userId: 'u', limit: 'ten' }, 'limit must be an integer from 1 to 100'],
+    [{ userId: 'u', status: 'ended' }, 'status must be one of active, expired, revoked'],
+    [{ userId: 'u', sort: 'asc' }, 'sort is not an allowed query parameter'],
+    [{ userId: ' ' }, 'userId must not be blank'],
+    [{ userId: 'u', cursor: 'not a cursor' }, 'cursor is invalid or was issued for another query'],
+  ])('answers 400 for %j: %s', async (query, message) => {
+    const result = await list(owner, query as Record<string, string>);
+    expect(result.status).toBe(400);
+    expect(result.body).toEqual({ error: 'Bad Request', message });
+  });
+
+  it('answers 400 for a parameter given twice', async () => {
+    const result = await apiCall(runtime, owner.apiKey, 'GET', '/api/embed/sessions?userId=a&userId=b');
+    expect(result.body).toEqual({ error: 'Bad Request', message: 'userId must be given once' });
+  });
+
+  it('refuses a tampered cursor, one from another query and one from another caller', async () => {
+    for (let i = 0; i < 3; i++) await create(owner, { userId: 'cursor-user' });
+    const first = await list(owner, { userId: 'cursor-user', limit: '1' });
+    const cursor = String(first.body.nextCursor);
+    expect((await list(owner, { userId: 'cursor-user', limit: '1', cursor })).status).toBe(200);
+    const decoded = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as Record<string, unknown>;
+    const tampered = Buffer.from(
+      JSON.stringify({ ...decoded, p: `9${String(decoded.p).slice(1)}x` }),
+    ).toString('base64url');
+    for (const [who, query] of [
+      [owner, { userId: 'cursor-user', cursor: tampered }],
+      [owner, { userId: 'someone-else', cursor }],
+      [owner, { userId: 'cursor-user', status: 'active', cursor }],
+      [colleague, { userId: 'cursor-user', cursor }],
+    ] as const) {
+      const result = await list(who, query);
+      expect(result.status).toBe(400);
+      expect(result.body.message).toBe('cursor is invalid or was issued for another query');
+    }
+  });
+});
+
+describe('POST /api/embed/sessions/{id}/revoke', () => {
+  it('revokes, idempotently keeping the first revokedAt, and the embed link stops at the very next load', async () => {
+    const { session, token } = await create(owner, { userId: 'u-revoke', boardId: demo.privateBoardId });
+    expect((await embedJson(token)).status).toBe(200);
+    const first = await revoke(colleague, session.id);
+    expect(first.status).toBe(200);
+    const revoked = first.body.session as SessionBody;
+    expect(revoked).toMatchObject({ id: session.id, status: 'revoked' });
+    expect(revoked.revokedAt).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/);
+    expectNoCredential(first, token);
+    const page = await embedJson(token);
+    expect(page.status).toBe(401);
+    expect(page.body).toEqual({ error: 'Unauthorized', message: 'This embed session has been revoked' });
+    const html = await call(runtime, `/embed?token=${token}`);
+    expect(html.status).toBe(401);
+    expect(html.text).toContain('This embed session has been revoked');
+    const again = await revoke(owner, session.id);
+    expect(again.status).toBe(200);
+    expect((again.body.session as SessionBody).revokedAt).toBe(revoked.revokedAt);
+    expect(((await retrieve(owner, session.id)).body.session as SessionBody).status).toBe('revoked');
+  });
+
+  it('needs no body, and ignores one', async () => {
+    const { session } = await create(owner, { userId: 'u-body' });
+    const result = await call(runtime, `/api/embed/sessions/${session.id}/revoke`, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${owner.apiKey}`, 'Content-Type': 'text/plain' },
+      body: 'whatever',
+    });
+    expect(result.status).toBe(200);
+  });
+
+  it('never lets a page load after the revoke returned, even with loads racing the revoke', async () => {
+    const { session, token } = await create(owner, { userId: 'u-race' });
+    const racing = Array.from({ length: 10 }, () => embedJson(token));
+    const revoked = revoke(owner, session.id);
+    const during = await Promise.all(racing);
+    expect((await revoked).status).toBe(200);
+    for (const result of during) expect([200, 401]).toContain(result.status);
+    const after = await Promise.all(Array.from({ length: 10 }, () => embedJson(token)));
+    expect(after.map((r) => r.status)).toEqual(Array(10).fill(401));
+  });
+});
+
+describe('POST /api/embed/sessions/revoke', () => {
+  it('revokes every accessible session of a user that was not revoked yet, and counts them', async () => {
+    const mine = [];
+    for (let i = 0; i < 3; i++)
+      mine.push(await create(owner, { userId: 'u-all', boardId: demo.privateBoardId }));
+    mine.push(await create(owner, { userId: 'u-all', boardId: demo.publicBoardId }));
+    const foreign = await create(otherTenant, { userId: 'u-all', boardId: demo.otherOrgBoardId });
+    await revoke(owner, mine[0]?.session.id ?? '');
+
+    const onBoard = await revokeAll(colleague, { userId: 'u-all', boardId: demo.privateBoardId });
+    expect(onBoard.status).toBe(200);
+    expect(onBoard.body).toEqual({ revoked: 2 });
+    expect((await embedJson(mine[3]?.token ?? '')).status).toBe(200);
+
+    expect((await revokeAll(owner, { userId: 'u-all' })).body).toEqual({ revoked: 1 });
+    expect((await revokeAll(owner, { userId: 'u-all' })).body).toEqual({ revoked: 0 });
+    for (const { token } of mine) expect((await embedJson(token)).status).toBe(401);
+    expect((await embedJson(foreign.token)).status).toBe(200);
+  });
+
+  it.each([
+    [{}, 'userId is required'],
+    [{ userId: 'u', extra: 1 }, 'extra is not an allowed field'],
+    [{ userId: 42 }, 'userId must be a string'],
+    [{ userId: 'u', boardId: '' }, 'boardId must not be empty'],
+    [[], 'Request body must be a JSON object'],
+  ])('answers 400 for %j: %s', async (body, message) => {
+    const result = await revokeAll(owner, body);
+    expect(result.status).toBe(400);
+    expect(result.body).toEqual({ error: 'Bad Request', message });
+  });
+});
+
+describe('the lifecycle routes as a whole', () => {
+  it.each([
+    ['DELETE', '/api/embed/sessions/00000000-0000-4000-8000-000000000000', 'GET'],
+    ['GET', '/api/embed/sessions/00000000-0000-4000-8000-000000000000/revoke', 'POST'],
+    ['PUT', '/api/embed/sessions/revoke', 'POST'],
+    ['GET', '/api/embed/sessions/revoke', 'POST'],
+  ])('answers %s %s with 405 and Allow: %s', async (method, path, allow) => {
+    const result = await apiCall(runtime, owner.apiKey, method, path);
+    expect(result.status).toBe(405);
+    expect(result.headers.get('allow')).toBe(allow);
+  });
+
+  it.each([
+    ['GET', '/api/embed/sessions/00000000-0000-4000-8000-000000000000'],
+    ['GET', '/api/embed/sessions?userId=u'],
+    ['POST', '/api/embed/sessions/00000000-0000-4000-8000-000000000000/revoke'],
+    ['POST', '/api/embed/sessions/revoke'],
+  ])('answers %s %s without an API key with 401', async (method, path) => {
+    const result = await call(runtime, path, { method });
+    expect(result.status).toBe(401);
+    expect(result.body.error).toBe('Unauthorized');
+  });
+});
