@@ -133,7 +133,10 @@ export class EmbedApi extends Construct {
     const method = resource.addMethod(route.method, integration, {
       authorizationType: AuthorizationType.NONE,
     });
-    acknowledgeNoAuth(method, `${route.method} ${route.path} is declared auth 'none' in lib/definitions/routes.ts`);
+    acknowledgeNoAuth(
+      method,
+      `${route.method} ${route.path} is declared auth 'none' in lib/definitions/routes.ts`,
+    );
   }
 }
 

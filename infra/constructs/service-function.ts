@@ -106,7 +106,10 @@ export class ServiceFunction extends Construct {
       }
       if (actions.includes('Query')) {
         this.role.addToPrincipalPolicy(
-          new PolicyStatement({ actions: ['dynamodb:Query'], resources: indexArns(props.tables[key], key) }),
+          new PolicyStatement({
+            actions: ['dynamodb:Query'],
+            resources: indexArns(props.tables[key], key, definition.queries?.[key]),
+          }),
         );
       }
     }
@@ -128,12 +131,18 @@ function requireLocalEsbuild(): void {
 }
 
 /**
- * The service queries only through indexes (token, scopes, memberships by user), never a base table, so Query is granted
- * on the indexes named in lib/definitions/tables.ts and nothing else: no `index/*` wildcard, no table-wide Query.
+ * The service queries only through indexes, never a base table, so Query is granted on exactly the
+ * indexes a function names (lib/definitions/routes.ts), each of which must exist in
+ * lib/definitions/tables.ts: no `index/*` wildcard, no table-wide Query, no index it does not use.
  */
-function indexArns(table: ITable, key: TableKey): string[] {
-  const indexes = TABLES[key].indexes;
-  if (indexes.length === 0)
-    throw new Error(`Query on the ${key} table needs an index; lib/definitions/tables.ts has none`);
-  return indexes.map((index) => `${table.tableArn}/index/${index.indexName}`);
+function indexArns(table: ITable, key: TableKey, queried: readonly string[] | undefined): string[] {
+  if (!queried || queried.length === 0) {
+    throw new Error(
+      `Query on the ${key} table needs the indexes it uses in the function definition's queries`,
+    );
+  }
+  const known = new Set<string>(TABLES[key].indexes.map((index) => index.indexName));
+  const unknown = queried.filter((name) => !known.has(name));
+  if (unknown.length > 0) throw new Error(`The ${key} table has no index ${unknown.join(', ')}`);
+  return queried.map((name) => `${table.tableArn}/index/${name}`);
 }

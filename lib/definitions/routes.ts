@@ -1,4 +1,6 @@
-import type { TableKey } from './tables';
+import { MEMBERSHIP_USER_INDEX, SESSION_SCOPE_INDEXES, SESSION_TOKEN_INDEX, type TableKey } from './tables';
+
+const SCOPE_INDEXES = Object.values(SESSION_SCOPE_INDEXES);
 
 /**
  * The functions and routes of the API, defined once. The CDK stack builds its Lambda functions, IAM
@@ -25,6 +27,8 @@ export interface FunctionDefinition {
   description: string;
   /** Exactly the DynamoDB actions the function may perform, per table (least privilege). */
   access: Partial<Record<TableKey, readonly DynamoAction[]>>;
+  /** The indexes it queries, for every table whose actions include Query: Query is granted on these only. */
+  queries?: Partial<Record<TableKey, readonly string[]>>;
   /** The optional settings it reads; the stack passes it these and no others. */
   settings: readonly FunctionSetting[];
 }
@@ -44,6 +48,7 @@ export const FUNCTIONS = {
       boards: ['GetItem'],
       memberships: ['GetItem', 'Query', 'BatchGetItem'],
     },
+    queries: { sessions: SCOPE_INDEXES, memberships: [MEMBERSHIP_USER_INDEX] },
     settings: [],
   },
   getSession: {
@@ -66,6 +71,7 @@ export const FUNCTIONS = {
       boards: ['GetItem'],
       memberships: ['GetItem', 'Query', 'BatchGetItem'],
     },
+    queries: { sessions: SCOPE_INDEXES, memberships: [MEMBERSHIP_USER_INDEX] },
     settings: [],
   },
   authorizer: {
@@ -78,6 +84,7 @@ export const FUNCTIONS = {
     entry: 'functions/embed-page.ts',
     description: 'GET /embed: the embedded board page',
     access: { sessions: ['Query', 'GetItem'], boards: ['GetItem'] },
+    queries: { sessions: [SESSION_TOKEN_INDEX] },
     settings: ['EMBED_FRAME_ANCESTORS'],
   },
   health: {

@@ -39,25 +39,62 @@ describe('DynamoDB tables', () => {
     }
   });
 
-  it.each(TABLE_KEYS)(
-    'gives the %s table its global secondary indexes, projecting every attribute',
-    (key) => {
-      const definition: TableDefinition = TABLES[key];
-      const indexes = tableOf(key).Properties.GlobalSecondaryIndexes ?? [];
-      expect(indexes).toEqual(
-        definition.indexes.map((index) => ({
-          IndexName: index.indexName,
-          KeySchema: [{ AttributeName: index.partitionKey.name, KeyType: 'HASH' }],
-          Projection: { ProjectionType: 'ALL' },
-        })),
-      );
-    },
-  );
-
-  it('indexes sessions by token hash', () => {
+  it('gives the sessions table its token index and the four scope indexes, copying only what does not change', () => {
+    const byCreated = (partitionKey: string) => [
+      { AttributeName: partitionKey, KeyType: 'HASH' },
+      { AttributeName: 'createdKey', KeyType: 'RANGE' },
+    ];
     expect(tableOf('sessions').Properties.GlobalSecondaryIndexes).toEqual([
-      expect.objectContaining({ IndexName: 'tokenHash-index' }),
+      {
+        IndexName: 'tokenHash-index',
+        KeySchema: [{ AttributeName: 'tokenHash', KeyType: 'HASH' }],
+        Projection: { ProjectionType: 'ALL' },
+      },
+      {
+        IndexName: 'orgUser-index',
+        KeySchema: byCreated('orgUserKey'),
+        Projection: { ProjectionType: 'INCLUDE', NonKeyAttributes: ['boardId'] },
+      },
+      {
+        IndexName: 'creatorUser-index',
+        KeySchema: byCreated('creatorUserKey'),
+        Projection: { ProjectionType: 'INCLUDE', NonKeyAttributes: ['boardId'] },
+      },
+      {
+        IndexName: 'board-index',
+        KeySchema: byCreated('boardId'),
+        Projection: { ProjectionType: 'KEYS_ONLY' },
+      },
+      {
+        IndexName: 'creatorBoard-index',
+        KeySchema: byCreated('creatorBoardKey'),
+        Projection: { ProjectionType: 'KEYS_ONLY' },
+      },
     ]);
+  });
+
+  it('gives the memberships table a keys-only index of each user’s organizations', () => {
+    expect(tableOf('memberships').Properties.GlobalSecondaryIndexes).toEqual([
+      {
+        IndexName: 'userId-index',
+        KeySchema: [
+          { AttributeName: 'userId', KeyType: 'HASH' },
+          { AttributeName: 'orgId', KeyType: 'RANGE' },
+        ],
+        Projection: { ProjectionType: 'KEYS_ONLY' },
+      },
+    ]);
+  });
+
+  it('gives the API keys table its key-id index, and the boards table none', () => {
+    expect(tableOf('apiKeys').Properties.GlobalSecondaryIndexes).toEqual([
+      {
+        IndexName: 'keyId-index',
+        KeySchema: [{ AttributeName: 'keyId', KeyType: 'HASH' }],
+        Projection: { ProjectionType: 'ALL' },
+      },
+    ]);
+    expect(tableOf('boards').Properties.GlobalSecondaryIndexes).toBeUndefined();
   });
 
   it.each(TABLE_KEYS)('enables TTL on the %s table exactly when its definition names an attribute', (key) => {

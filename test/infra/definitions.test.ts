@@ -26,13 +26,14 @@ const GROWN: ServiceDefinitions = {
       entry: 'functions/health.ts',
       description: 'GET /reports/daily: test-only function',
       access: { sessions: ['Query'], boards: ['GetItem'] },
+      queries: { sessions: ['board-index'] },
       settings: [],
     },
   },
   routes: [
     ...ROUTES,
     { method: 'GET', path: '/reports/daily', function: 'reports', auth: 'none' },
-    { method: 'GET', path: '/api/embed/sessions', function: 'reports', auth: 'apiKey' },
+    { method: 'POST', path: '/api/embed/sessions/{id}', function: 'reports', auth: 'apiKey' },
   ],
 };
 
@@ -58,7 +59,7 @@ describe('a grown route table', () => {
       roleStatements(synth.template, fn.Properties.Role['Fn::GetAtt'][0]),
       tableLogicalIds(synth.template),
     );
-    expect(grants).toEqual(['GetItem on boards', 'Query on sessions/index/tokenHash-index']);
+    expect(grants).toEqual(['GetItem on boards', 'Query on sessions/index/board-index']);
   });
 
   it("serves the new auth 'none' route without an authorizer, with its own 405", () => {
@@ -77,11 +78,10 @@ describe('a grown route table', () => {
 
   it('puts the authorizer on a new apiKey method and lists both methods in Allow', () => {
     const [authorizerId] = Object.keys(resources(synth.template, 'AWS::ApiGateway::Authorizer'));
-    expect(methods['GET /api/embed/sessions'].Properties.AuthorizerId).toEqual({ Ref: authorizerId });
+    expect(methods['POST /api/embed/sessions/{id}'].Properties.AuthorizerId).toEqual({ Ref: authorizerId });
     expect(
-      methods['ANY /api/embed/sessions'].Properties.Integration.IntegrationResponses[0].ResponseParameters[
-        'method.response.header.Allow'
-      ],
+      methods['ANY /api/embed/sessions/{id}'].Properties.Integration.IntegrationResponses[0]
+        .ResponseParameters['method.response.header.Allow'],
     ).toBe("'GET, POST'");
   });
 
@@ -109,6 +109,28 @@ describe('route table edge cases', () => {
     } finally {
       open.dispose();
     }
+  });
+
+  it('fails synthesis when a function queries a table without naming its indexes, or names one that does not exist', () => {
+    const withQueries = (queries: Record<string, string[]> | undefined) => ({
+      ...SERVICE_DEFINITIONS,
+      functions: {
+        ...FUNCTIONS,
+        reports: {
+          entry: 'functions/health.ts',
+          description: 'test-only',
+          access: { sessions: ['Query'] as const },
+          ...(queries ? { queries } : {}),
+          settings: [],
+        },
+      },
+    });
+    expect(() => synthesize({ definitions: withQueries(undefined) })).toThrowError(
+      "Query on the sessions table needs the indexes it uses in the function definition's queries",
+    );
+    expect(() => synthesize({ definitions: withQueries({ sessions: ['nope-index'] }) })).toThrowError(
+      'The sessions table has no index nope-index',
+    );
   });
 
   it('fails synthesis with a clear message when a route names an unknown function', () => {

@@ -42,7 +42,8 @@ function expectedGrants(definition: FunctionDefinition): string[] {
     for (const action of actions) {
       if (action !== 'Query') grants.push(`${action} on ${key}`);
       else
-        for (const index of TABLES[key].indexes) grants.push(`${action} on ${key}/index/${index.indexName}`);
+        for (const index of definition.queries?.[key] ?? [])
+          grants.push(`${action} on ${key}/index/${index}`);
     }
   }
   return grants.sort();
@@ -99,8 +100,45 @@ describe('Lambda functions', () => {
     ]);
   });
 
-  it('grants the embed page read-only access: Query on the sessions token index only and GetItem on boards', () => {
-    expect(grantsOf('embedPage')).toEqual(['GetItem on boards', 'Query on sessions/index/tokenHash-index']);
+  it('grants the embed page read-only access: the token index, the session itself and its board', () => {
+    expect(grantsOf('embedPage')).toEqual([
+      'GetItem on boards',
+      'GetItem on sessions',
+      'Query on sessions/index/tokenHash-index',
+    ]);
+  });
+
+  it('grants retrieve reads of one session and of memberships only', () => {
+    expect(grantsOf('getSession')).toEqual(['GetItem on memberships', 'GetItem on sessions']);
+  });
+
+  it('grants listing reads only: the scope indexes, batches of sessions, boards and memberships', () => {
+    expect(grantsOf('listSessions')).toEqual([
+      'BatchGetItem on memberships',
+      'BatchGetItem on sessions',
+      'GetItem on boards',
+      'GetItem on memberships',
+      'Query on memberships/index/userId-index',
+      'Query on sessions/index/board-index',
+      'Query on sessions/index/creatorBoard-index',
+      'Query on sessions/index/creatorUser-index',
+      'Query on sessions/index/orgUser-index',
+    ]);
+  });
+
+  it('lets only the two revoking functions update sessions', () => {
+    const updaters = NAMES.filter((name) => grantsOf(name).includes('UpdateItem on sessions'));
+    expect(updaters.sort()).toEqual(['revokeSession', 'revokeUserSessions']);
+    expect(grantsOf('revokeSession')).toEqual([
+      'GetItem on memberships',
+      'GetItem on sessions',
+      'UpdateItem on sessions',
+    ]);
+  });
+
+  it('lets no function delete or scan anything', () => {
+    const all = NAMES.flatMap((name) => grantsOf(name));
+    expect(all.filter((grant) => /^(DeleteItem|Scan|BatchWriteItem)/.test(grant))).toEqual([]);
   });
 
   it.each(NAMES)('lets %s write only to its own log group, with retention', (name) => {

@@ -75,6 +75,24 @@ async function invokeWithLogs(
 
 const DOMAIN = 'abc.execute-api.eu-west-1.amazonaws.com';
 
+/** The authorizer context of the demo key owner. */
+function demoCaller(): Record<string, string> {
+  return {
+    userId: runtime.demo?.userId ?? '',
+    keyId: runtime.demo?.keyId ?? '',
+    principalId: runtime.demo?.userId ?? '',
+  };
+}
+
+/** A session of the demo key owner, created through the running service; returns its id. */
+async function demoSession(userId = 'bundle-user'): Promise<string> {
+  const created = await createSessionCall(
+    runtime,
+    validBody({ boardId: runtime.demo?.publicBoardId, userId }),
+  );
+  return String((created.body.session as { id: string }).id);
+}
+
 /** One realistic invocation per function; every function in the route table must have one. */
 type Sample = { event: unknown; check: (outcome: { ok: boolean; result?: unknown }) => void };
 const SAMPLES: Record<FunctionName, () => Sample | Promise<Sample>> = {
@@ -126,6 +144,68 @@ const SAMPLES: Record<FunctionName, () => Sample | Promise<Sample>> = {
         expect(result.statusCode).toBe(200);
         expect(result.headers['Content-Type']).toBe('text/html; charset=utf-8');
         expect(result.body).toContain('Product roadmap');
+      },
+    };
+  },
+  listSessions: async () => {
+    const id = await demoSession('bundle-lister');
+    return {
+      event: proxyEvent({ method: 'GET', query: { userId: 'bundle-lister' }, authorizer: demoCaller() }),
+      check: (outcome) => {
+        const result = outcome.result as { statusCode: number; body: string };
+        expect(result.statusCode).toBe(200);
+        expect(JSON.parse(result.body)).toMatchObject({
+          data: [{ id, userId: 'bundle-lister' }],
+          nextCursor: null,
+        });
+      },
+    };
+  },
+  getSession: async () => {
+    const id = await demoSession();
+    return {
+      event: proxyEvent({
+        method: 'GET',
+        path: `/api/embed/sessions/${id}`,
+        resource: '/api/embed/sessions/{id}',
+        pathParameters: { id },
+        authorizer: demoCaller(),
+      }),
+      check: (outcome) => {
+        const result = outcome.result as { statusCode: number; body: string };
+        expect(result.statusCode).toBe(200);
+        expect(JSON.parse(result.body).session).toMatchObject({ id, status: 'active' });
+      },
+    };
+  },
+  revokeSession: async () => {
+    const id = await demoSession();
+    return {
+      event: proxyEvent({
+        path: `/api/embed/sessions/${id}/revoke`,
+        resource: '/api/embed/sessions/{id}/revoke',
+        pathParameters: { id },
+        body: null,
+        authorizer: demoCaller(),
+      }),
+      check: (outcome) => {
+        const result = outcome.result as { statusCode: number; body: string };
+        expect(result.statusCode).toBe(200);
+        expect(JSON.parse(result.body).session).toMatchObject({ id, status: 'revoked' });
+      },
+    };
+  },
+  revokeUserSessions: async () => {
+    await demoSession('bundle-revoker');
+    return {
+      event: jsonEvent(
+        { userId: 'bundle-revoker' },
+        { path: '/api/embed/sessions/revoke', authorizer: demoCaller() },
+      ),
+      check: (outcome) => {
+        const result = outcome.result as { statusCode: number; body: string };
+        expect(result.statusCode).toBe(200);
+        expect(JSON.parse(result.body)).toEqual({ revoked: 1 });
       },
     };
   },

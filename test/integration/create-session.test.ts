@@ -439,8 +439,8 @@ describe('routes', () => {
   });
 
   it('returns JSON 405 with Allow for a known path and the wrong method', async () => {
-    const result = await call(runtime, '/api/embed/sessions', { method: 'GET' });
+    const result = await call(runtime, '/api/embed/sessions', { method: 'PUT' });
     expectJsonError(result, 405, 'Method Not Allowed');
-    expect(result.headers.get('allow')).toBe('POST');
+    expect(result.headers.get('allow')).toBe('GET, POST');
   });
 });
