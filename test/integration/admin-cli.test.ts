@@ -171,3 +171,100 @@ describe('admin CLI', () => {
     }
   });
 });
+
+describe('admin CLI: sessions', () => {
+  async function created(userId: string, boardId = runtime.demo?.publicBoardId) {
+    const result = await createSessionCall(runtime, { boardId, userId, email: 'ops@example.com' });
+    return {
+      id: String((result.body.session as { id: string }).id),
+      token: String(result.body.sessionToken),
+    };
+  }
+
+  it('shows a session with who created it, and never its token or hash', async () => {
+    const { id, token } = await created('cli-get');
+    const result = await admin('get-session', '--id', id);
+    expect(result.code).toBe(0);
+    const session = JSON.parse(result.stdout);
+    expect(session).toMatchObject({
+      id,
+      userId: 'cli-get',
+      status: 'active',
+      revokedAt: null,
+      orgId: 'org_demo',
+      createdByUserId: runtime.demo?.userId,
+      createdByKeyId: runtime.demo?.keyId,
+    });
+    expect(result.stdout).not.toContain(token);
+    expect(result.stdout).not.toContain('tokenHash');
+    expect(result.stdout).not.toMatch(/[0-9a-f]{64}/);
+  });
+
+  it('lists a user’s or a board’s sessions, newest first, filtered by status and limited', async () => {
+    const first = await created('cli-list');
+    const second = await created('cli-list');
+    const byUser = JSON.parse((await admin('list-sessions', '--user', 'cli-list')).stdout);
+    expect(byUser.sessions.map((s: { id: string }) => s.id)).toEqual([second.id, first.id]);
+    const limited = JSON.parse((await admin('list-sessions', '--user', 'cli-list', '--limit', '1')).stdout);
+    expect(limited.sessions).toHaveLength(1);
+    const byBoard = JSON.parse(
+      (await admin('list-sessions', '--board', String(runtime.demo?.publicBoardId), '--status', 'active'))
+        .stdout,
+    );
+    expect(byBoard.sessions.map((s: { id: string }) => s.id)).toEqual(
+      expect.arrayContaining([first.id, second.id]),
+    );
+  });
+
+  it('revokes one session and then all of a user’s, as the operator, and the links stop working', async () => {
+    const one = await created('cli-revoke');
+    const two = await created('cli-revoke');
+    const revoked = JSON.parse((await admin('revoke-session', '--id', one.id)).stdout);
+    expect(revoked).toMatchObject({
+      id: one.id,
+      status: 'revoked',
+      revokedByUserId: 'admin-cli',
+      revokedByKeyId: null,
+    });
+    expect(JSON.parse((await admin('revoke-sessions', '--user', 'cli-revoke')).stdout)).toEqual({
+      revoked: 1,
+    });
+    expect(JSON.parse((await admin('revoke-sessions', '--user', 'cli-revoke')).stdout)).toEqual({
+      revoked: 0,
+    });
+    for (const { token } of [one, two]) {
+      const page = await fetch(`${runtime.baseUrl}/embed?token=${token}`);
+      expect(page.status).toBe(401);
+    }
+  });
+
+  it.each([
+    [['get-session', '--id', '00000000-0000-4000-8000-000000000000'], 1, 'No session has id'],
+    [['list-sessions'], 2, 'list-sessions needs --user or --board'],
+    [
+      ['list-sessions', '--user', 'u', '--status', 'gone'],
+      2,
+      '--status must be one of active, expired, revoked',
+    ],
+    [['list-sessions', '--user', 'u', '--limit', '0'], 2, '--limit must be a positive integer'],
+    [['revoke-sessions', '--board', 'b'], 2, 'revoke-sessions needs --user'],
+  ])('refuses %j with exit code %i', async (args, code, message) => {
+    const result = await admin(...args);
+    expect(result.code).toBe(code);
+    expect(result.stderr).toContain(message);
+  });
+
+  it('refuses to move a board to another organization', async () => {
+    const result = await admin(
+      'create-board',
+      '--board',
+      String(runtime.demo?.publicBoardId),
+      '--org',
+      'org_elsewhere',
+      '--visibility',
+      'PUBLIC',
+    );
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain('belongs to another organization; a board never changes organization');
+  });
+});

@@ -34,6 +34,16 @@ describe('createBoard', () => {
     expect(await boards.list()).toEqual([board({ visibility })]);
   });
 
+  it('replaces a board within its organization but never moves it to another', async () => {
+    const boards = new FakeBoards();
+    await createBoard({ boards }, board({ visibility: 'PRIVATE' }));
+    await createBoard({ boards }, board({ visibility: 'PUBLIC' }));
+    await expect(createBoard({ boards }, board({ orgId: 'elsewhere' }))).rejects.toThrow(
+      'belongs to another organization; a board never changes organization',
+    );
+    expect(await boards.list()).toEqual([board({ visibility: 'PUBLIC' })]);
+  });
+
   it('offers exactly PUBLIC and PRIVATE', () => {
     expect(BOARD_VISIBILITIES).toEqual(['PUBLIC', 'PRIVATE']);
   });

@@ -1,0 +1,213 @@
+import { describe, expect, it } from 'vitest';
+import type { KeyOwner } from '#lib/domain/api-key';
+import { ValidationError } from '#lib/domain/errors';
+import type { StoredSession } from '#lib/domain/session';
+import {
+  decodeCursor,
+  encodeCursor,
+  type ListSessionsQuery,
+  listSessions,
+  MAX_EXAMINED_PER_PAGE,
+} from '#lib/use-cases/list-sessions';
+import { FakeBoards, FakeMemberships, FakeSessions, fixedClock } from '#test/support/fakes';
+import { storedSession } from '#test/support/fixtures';
+
+const NOW = '2026-03-01T00:00:00.000Z';
+const CALLER: KeyOwner = { userId: 'owner-1', keyId: 'key_1' };
+const BOARDS = [
+  { boardId: 'board-a', orgId: 'org-a', visibility: 'PRIVATE', name: null },
+  { boardId: 'board-b', orgId: 'org-b', visibility: 'PUBLIC', name: null },
+];
+
+let seq = 0;
+/** A session created `minutes` after midnight, in org-a on board-a by someone else unless overridden. */
+function session(minutes: number, overrides: Partial<StoredSession> = {}): StoredSession {
+  seq += 1;
+  return storedSession({
+    id: `00000000-0000-4000-8000-${String(seq).padStart(12, '0')}`,
+    boardId: 'board-a',
+    orgId: 'org-a',
+    userId: 'customer-1',
+    createdByUserId: 'someone-else',
+    createdAt: new Date(Date.UTC(2026, 1, 1, 0, minutes)).toISOString(),
+    expiresAt: '2026-12-31T00:00:00.000Z',
+    ...overrides,
+  });
+}
+
+function setup(sessions: StoredSession[], members: Array<{ orgId: string; userId: string }> = []) {
+  return {
+    sessions: new FakeSessions(sessions),
+    boards: new FakeBoards(BOARDS),
+    memberships: new FakeMemberships(members),
+    clock: fixedClock(NOW),
+  };
+}
+
+const query = (overrides: Partial<ListSessionsQuery> = {}): ListSessionsQuery => ({
+  userId: 'customer-1',
+  limit: 20,
+  ...overrides,
+});
+
+async function allPages(deps: ReturnType<typeof setup>, q: ListSessionsQuery, caller = CALLER) {
+  const ids: string[] = [];
+  let cursor: string | undefined;
+  for (;;) {
+    const page = await listSessions(deps, caller, { ...q, ...(cursor ? { cursor } : {}) });
+    ids.push(...page.data.map((s) => s.id));
+    if (page.nextCursor === null) return ids;
+    cursor = page.nextCursor;
+  }
+}
+
+describe('listSessions: what a caller sees', () => {
+  it('merges the caller’s organizations and the sessions it created, newest first, each once', async () => {
+    const inOrg = session(1);
+    const createdElsewhere = session(2, { boardId: 'board-b', orgId: 'org-b', createdByUserId: 'owner-1' });
+    const createdInOrg = session(3, { createdByUserId: 'owner-1' });
+    const foreign = session(4, { boardId: 'board-b', orgId: 'org-b' });
+    const deps = setup(
+      [inOrg, createdElsewhere, createdInOrg, foreign],
+      [{ orgId: 'org-a', userId: 'owner-1' }],
+    );
+    const page = await listSessions(deps, CALLER, query());
+    expect(page.data.map((s) => s.id)).toEqual([createdInOrg.id, createdElsewhere.id, inOrg.id]);
+    expect(page.nextCursor).toBeNull();
+  });
+
+  it('shows a board’s sessions to a member of its organization, and only its own to anyone else', async () => {
+    const mine = session(1, { createdByUserId: 'owner-1', boardId: 'board-b', orgId: 'org-b' });
+    const theirs = session(2, { boardId: 'board-b', orgId: 'org-b' });
+    const asOutsider = setup([mine, theirs]);
+    expect(
+      (await listSessions(asOutsider, CALLER, { boardId: 'board-b', limit: 20 })).data.map((s) => s.id),
+    ).toEqual([mine.id]);
+    const asMember = setup([mine, theirs], [{ orgId: 'org-b', userId: 'owner-1' }]);
+    expect(
+      (await listSessions(asMember, CALLER, { boardId: 'board-b', limit: 20 })).data.map((s) => s.id),
+    ).toEqual([theirs.id, mine.id]);
+    expect(asMember.sessions.calls).toContain('scanScope:board');
+    expect(asOutsider.sessions.calls).toContain('scanScope:creatorBoard');
+  });
+
+  it('narrows a user’s sessions to one board when both are given', async () => {
+    const onA = session(1);
+    const onB = session(2, { boardId: 'board-x' });
+    const deps = setup([onA, onB], [{ orgId: 'org-a', userId: 'owner-1' }]);
+    expect((await listSessions(deps, CALLER, query({ boardId: 'board-a' }))).data.map((s) => s.id)).toEqual([
+      onA.id,
+    ]);
+  });
+
+  it('computes each status when read and filters by it', async () => {
+    const active = session(1);
+    const expired = session(2, { expiresAt: NOW });
+    const revoked = session(3, { revokedAt: '2026-02-15T00:00:00.000Z', revokedByUserId: 'x' });
+    const deps = setup([active, expired, revoked], [{ orgId: 'org-a', userId: 'owner-1' }]);
+    const statuses = (await listSessions(deps, CALLER, query())).data.map((s) => [s.id, s.status]);
+    expect(statuses).toEqual([
+      [revoked.id, 'revoked'],
+      [expired.id, 'expired'],
+      [active.id, 'active'],
+    ]);
+    for (const status of ['active', 'expired', 'revoked'] as const) {
+      const page = await listSessions(deps, CALLER, query({ status }));
+      expect(page.data.map((s) => s.status)).toEqual([status]);
+    }
+  });
+
+  it('never carries the token hash, nor who created the session', async () => {
+    const deps = setup([session(1)], [{ orgId: 'org-a', userId: 'owner-1' }]);
+    const text = JSON.stringify(await listSessions(deps, CALLER, query()));
+    expect(text).not.toContain('tokenHash');
+    expect(text).not.toContain('createdBy');
+    expect(text).not.toContain('a'.repeat(64));
+  });
+});
+
+describe('listSessions: pages', () => {
+  it('pages with a cursor that neither repeats nor skips, ending with a null cursor', async () => {
+    const made = Array.from({ length: 7 }, (_, i) => session(i));
+    const deps = setup(made, [{ orgId: 'org-a', userId: 'owner-1' }]);
+    const first = await listSessions(deps, CALLER, query({ limit: 3 }));
+    expect(first.data).toHaveLength(3);
+    expect(first.nextCursor).not.toBeNull();
+    expect(await allPages(deps, query({ limit: 3 }))).toEqual(made.map((s) => s.id).reverse());
+  });
+
+  it('gives the last full page a null cursor when nothing follows it', async () => {
+    const deps = setup([session(1), session(2)], [{ orgId: 'org-a', userId: 'owner-1' }]);
+    expect((await listSessions(deps, CALLER, query({ limit: 2 }))).nextCursor).toBeNull();
+  });
+
+  it('orders sessions created in the same millisecond by id, so a page boundary between them is exact', async () => {
+    const twins = [session(5), session(5), session(5)];
+    const deps = setup(twins, [{ orgId: 'org-a', userId: 'owner-1' }]);
+    expect(await allPages(deps, query({ limit: 1 }))).toEqual(
+      twins
+        .map((s) => s.id)
+        .sort()
+        .reverse(),
+    );
+  });
+
+  it(`stops a page after examining ${MAX_EXAMINED_PER_PAGE} sessions of another status, with a cursor to go on`, async () => {
+    const revoked = Array.from({ length: MAX_EXAMINED_PER_PAGE + 5 }, (_, i) =>
+      session(100 + i, { revokedAt: NOW, revokedByUserId: 'x' }),
+    );
+    const active = session(1);
+    const deps = setup([active, ...revoked], [{ orgId: 'org-a', userId: 'owner-1' }]);
+    const first = await listSessions(deps, CALLER, query({ status: 'active', limit: 100 }));
+    expect(first.data).toEqual([]);
+    expect(first.nextCursor).not.toBeNull();
+    const second = await listSessions(
+      deps,
+      CALLER,
+      query({ status: 'active', limit: 100, cursor: first.nextCursor ?? '' }),
+    );
+    expect(second.data.map((s) => s.id)).toEqual([active.id]);
+    expect(second.nextCursor).toBeNull();
+  });
+});
+
+describe('list cursors', () => {
+  const q = query({ status: 'active' });
+  const position = '2026-02-01T00:05:00.000Z#00000000-0000-4000-8000-000000000007';
+
+  it('round-trips a position for the same caller and query, whatever the page size', () => {
+    const cursor = encodeCursor(position, CALLER, q);
+    expect(cursor).toMatch(/^[A-Za-z0-9_-]+$/);
+    expect(decodeCursor(cursor, { ...CALLER, keyId: 'another-key' }, { ...q, limit: 5 })).toBe(position);
+  });
+
+  it.each([
+    ['another caller', { userId: 'owner-2', keyId: 'key_1' }, q],
+    ['another user', CALLER, { ...q, userId: 'customer-2' }],
+    ['another board', CALLER, { ...q, boardId: 'board-a' }],
+    ['another status', CALLER, { ...q, status: 'revoked' as const }],
+  ])('refuses a cursor used for %s', (_label, caller, other) => {
+    const cursor = encodeCursor(position, CALLER, q);
+    expect(() => decodeCursor(cursor, caller, other)).toThrow(ValidationError);
+  });
+
+  it.each([
+    ['not base64url', 'a b'],
+    ['not JSON', Buffer.from('{').toString('base64url')],
+    ['not an object', Buffer.from('42').toString('base64url')],
+    ['an unknown version', Buffer.from(JSON.stringify({ v: 2, p: position, q: 'x' })).toString('base64url')],
+    ['an extra field', 'EXTRA'],
+    ['a position of the wrong shape', 'SHAPE'],
+  ])('refuses a cursor that is %s', (_label, raw) => {
+    const valid = JSON.parse(Buffer.from(encodeCursor(position, CALLER, q), 'base64url').toString('utf8'));
+    const cursor =
+      raw === 'EXTRA'
+        ? Buffer.from(JSON.stringify({ ...valid, more: 1 })).toString('base64url')
+        : raw === 'SHAPE'
+          ? Buffer.from(JSON.stringify({ ...valid, p: 'zzz' })).toString('base64url')
+          : raw;
+    expect(() => decodeCursor(cursor, CALLER, q)).toThrow(
+      'cursor is invalid or was issued for another query',
+    );
+  });
+});
