@@ -202,7 +202,10 @@ export const COLD_PATH: Record<BenchFunction, string> = {
  * the function uses. Its "one event" sends each command once, the same calls the function makes on its
  * cold path, so both pay the SDK's first-request work (credentials, endpoint rules, signing).
  */
-type FloorCall = { command: 'GetCommand' | 'PutCommand' | 'QueryCommand'; input: Record<string, unknown> };
+type FloorCall = {
+  command: 'GetCommand' | 'BatchGetCommand' | 'PutCommand' | 'UpdateCommand' | 'QueryCommand';
+  input: Record<string, unknown>;
+};
 
 export const FLOOR_CALLS: Record<BenchFunction, FloorCall[]> = {
   createSession: [
@@ -249,7 +252,9 @@ export const FLOOR_CALLS: Record<BenchFunction, FloorCall[]> = {
 /** The document-client command of each DynamoDB action a function may perform. */
 const COMMAND_OF: Record<DynamoAction, FloorCall['command']> = {
   GetItem: 'GetCommand',
+  BatchGetItem: 'BatchGetCommand',
   PutItem: 'PutCommand',
+  UpdateItem: 'UpdateCommand',
   Query: 'QueryCommand',
 };
 
