@@ -1,4 +1,8 @@
+import { copyFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { basename, join } from 'node:path';
 import type { BuildOptions } from 'esbuild';
+import type { FunctionDefinition } from '#lib/definitions/routes';
 
 /**
  * How every function is bundled, in one place: the CDK stack passes these settings to NodejsFunction,
@@ -44,4 +48,25 @@ export function esbuildOptions(entry: string, outfile: string): BuildOptions {
     banner: { js: BUNDLING.banner },
     logLevel: 'silent',
   };
+}
+
+/** The package files a function reads at run time (its definition's `files`), as absolute paths. */
+export function shippedFiles(definition: Pick<FunctionDefinition, 'files'>): string[] {
+  const require = createRequire(import.meta.url);
+  return (definition.files ?? []).map((file) => require.resolve(file));
+}
+
+/** The shell commands that copy them next to the bundle: what the CDK bundling runs after esbuild. */
+export function shipFilesCommands(
+  definition: Pick<FunctionDefinition, 'files'>,
+  outputDir: string,
+): string[] {
+  return shippedFiles(definition).map(
+    (file) => `cp ${JSON.stringify(file)} ${JSON.stringify(`${outputDir}/`)}`,
+  );
+}
+
+/** Copies them next to a bundle in `outDir`, as the CDK bundling does (for the bundle test and the bench). */
+export function shipFiles(definition: Pick<FunctionDefinition, 'files'>, outDir: string): void {
+  for (const file of shippedFiles(definition)) copyFileSync(file, join(outDir, basename(file)));
 }

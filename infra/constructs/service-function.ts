@@ -8,7 +8,7 @@ import { Architecture, Runtime } from 'aws-cdk-lib/aws-lambda';
 import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
-import { BUNDLING } from '#infra/bundling';
+import { BUNDLING, shipFilesCommands } from '#infra/bundling';
 import {
   FUNCTION_MEMORY_MB,
   FUNCTION_TIMEOUT_SECONDS,
@@ -90,6 +90,17 @@ export class ServiceFunction extends Construct {
         sourcesContent: BUNDLING.sourcesContent,
         externalModules: [...BUNDLING.externalModules],
         banner: BUNDLING.banner,
+        // Files the function reads at run time go next to its bundle (the same step as shipFiles).
+        ...(definition.files?.length
+          ? {
+              commandHooks: {
+                beforeBundling: () => [],
+                beforeInstall: () => [],
+                afterBundling: (_inputDir: string, outputDir: string) =>
+                  shipFilesCommands(definition, outputDir),
+              },
+            }
+          : {}),
       },
     });
 

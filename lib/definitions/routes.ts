@@ -31,6 +31,11 @@ export interface FunctionDefinition {
   queries?: Partial<Record<TableKey, readonly string[]>>;
   /** The optional settings it reads; the stack passes it these and no others. */
   settings: readonly FunctionSetting[];
+  /**
+   * Package files it reads at run time (`package/path`), shipped next to its bundle by the same step
+   * everywhere it is bundled (infra/bundling.ts); locally they are read from node_modules.
+   */
+  files?: readonly string[];
 }
 
 export const FUNCTIONS = {
@@ -93,6 +98,13 @@ export const FUNCTIONS = {
     access: {},
     settings: [],
   },
+  docs: {
+    entry: 'functions/docs.ts',
+    description: 'GET /openapi.json and GET /docs: the OpenAPI document and the reference page',
+    access: {},
+    settings: [],
+    files: ['swagger-ui-dist/swagger-ui-bundle.js', 'swagger-ui-dist/swagger-ui.css'],
+  },
 } as const satisfies Record<string, FunctionDefinition>;
 
 export type FunctionName = keyof typeof FUNCTIONS;
@@ -115,6 +127,9 @@ export const ROUTES: readonly RouteDefinition[] = [
   { method: 'POST', path: '/api/embed/sessions/revoke', function: 'revokeUserSessions', auth: 'apiKey' },
   { method: 'GET', path: '/embed', function: 'embedPage', auth: 'none' },
   { method: 'GET', path: '/health', function: 'health', auth: 'none' },
+  { method: 'GET', path: '/openapi.json', function: 'docs', auth: 'none' },
+  { method: 'GET', path: '/docs', function: 'docs', auth: 'none' },
+  { method: 'GET', path: '/docs/{asset}', function: 'docs', auth: 'none' },
 ];
 
 /** The function that authorizes `auth: 'apiKey'` routes. */

@@ -6,8 +6,8 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { build } from 'esbuild';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { esbuildOptions } from '#infra/bundling';
-import { FUNCTIONS, type FunctionName } from '#lib/definitions/routes';
+import { esbuildOptions, shipFiles } from '#infra/bundling';
+import { FUNCTIONS, type FunctionDefinition, type FunctionName } from '#lib/definitions/routes';
 import { TABLE_KEYS, TABLES } from '#lib/definitions/tables';
 import type { LocalRuntime } from '#local/runtime';
 import { embedEvent, jsonEvent, proxyEvent } from '#test/support/events';
@@ -27,6 +27,7 @@ beforeAll(async () => {
   for (const name of Object.keys(FUNCTIONS) as FunctionName[]) {
     const outfile = join(outDir, name, 'index.mjs');
     await build(esbuildOptions(FUNCTIONS[name].entry, outfile));
+    shipFiles(FUNCTIONS[name] as FunctionDefinition, join(outDir, name));
     bundles.set(name, outfile);
   }
 });
@@ -209,6 +210,22 @@ const SAMPLES: Record<FunctionName, () => Sample | Promise<Sample>> = {
       },
     };
   },
+  docs: () => ({
+    event: proxyEvent({
+      method: 'GET',
+      path: '/docs/swagger-ui.css',
+      resource: '/docs/{asset}',
+      pathParameters: { asset: 'swagger-ui.css' },
+      authorizer: null,
+    }),
+    check: (outcome) => {
+      const result = outcome.result as { statusCode: number; headers: Record<string, string>; body: string };
+      // The renderer's stylesheet is read from the file the bundling step shipped next to the bundle.
+      expect(result.statusCode).toBe(200);
+      expect(result.headers['Content-Type']).toBe('text/css; charset=utf-8');
+      expect(result.body.length).toBeGreaterThan(100_000);
+    },
+  }),
   health: () => ({
     event: proxyEvent({ method: 'GET', path: '/health', authorizer: null }),
     check: (outcome) => expect(outcome.result).toMatchObject({ statusCode: 200 }),

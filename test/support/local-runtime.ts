@@ -9,6 +9,7 @@ import { cryptoRandom, systemClock } from '#lib/platform/system';
 import { addMember, createApiKey } from '#lib/use-cases/admin';
 import { type LocalRuntime, startLocalRuntime } from '#local/runtime';
 import { storedSession } from './fixtures';
+import { expectDocumentedResponse } from './openapi';
 
 /** Starts the local runtime on free ports with demo data and silent logs. */
 export function startTestRuntime(): Promise<LocalRuntime> {
@@ -45,6 +46,14 @@ export async function call(
   } catch {
     // Not JSON: tests that care assert on `text`.
   }
+  // Every answer an integration test receives must be one the OpenAPI document promises.
+  expectDocumentedResponse({
+    method: init.method ?? 'GET',
+    path,
+    status: response.status,
+    headers: response.headers,
+    text,
+  });
   return { status: response.status, headers: response.headers, body, text };
 }
 

@@ -124,6 +124,7 @@ const handlers = {
   authorizer: vi.fn<AuthorizerHandler>(),
   embedPage: vi.fn<ProxyHandler>(),
   health: vi.fn<ProxyHandler>(),
+  docs: vi.fn<ProxyHandler>(),
 } satisfies Record<FunctionName, unknown>;
 
 /** Stand-ins for the CSP and referrer headers the runtime derives from its configuration. */

@@ -1,0 +1,162 @@
+/**
+ * JSON Schemas of what the API answers. The request schemas live beside their validators
+ * (lib/validation/schemas.ts); these describe responses, for the OpenAPI document, the typed client and
+ * the tests that check every response against it (a unit test also checks the session view the code
+ * builds against `sessionSchema`, so the two cannot drift).
+ */
+import { SESSION_STATUSES } from '#lib/domain/session';
+
+const timestamp = {
+  type: 'string',
+  format: 'date-time',
+  description: 'ISO 8601 UTC with milliseconds',
+  examples: ['2026-01-01T00:00:00.000Z'],
+} as const;
+const nullableText = { type: ['string', 'null'] } as const;
+
+/** The spec's session fields without the token, in the spec's order. */
+const sessionFields = {
+  id: { type: 'string', format: 'uuid', description: 'Unique session identifier' },
+  boardId: { type: 'string', description: 'Board the session belongs to' },
+  userId: { type: 'string', description: "External user identifier from the caller's system" },
+  email: { type: 'string', format: 'email' },
+  firstName: nullableText,
+  lastName: nullableText,
+  avatarUrl: { type: ['string', 'null'], format: 'uri' },
+  plan: nullableText,
+  metadata: { type: 'object', description: 'Custom key-value data, exactly as sent; `{}` when none' },
+  expiresAt: timestamp,
+  createdAt: timestamp,
+} as const;
+
+/** The session everywhere but in the create response: the spec's fields, its status and revocation time. */
+export const sessionSchema = {
+  type: 'object',
+  additionalProperties: false,
+  required: [...Object.keys(sessionFields), 'status', 'revokedAt'],
+  properties: {
+    ...sessionFields,
+    status: {
+      type: 'string',
+      enum: [...SESSION_STATUSES],
+      description: 'revoked when revokedAt is set, otherwise expired from expiresAt on, otherwise active',
+    },
+    revokedAt: { type: ['string', 'null'], format: 'date-time' },
+  },
+} as const;
+
+const tokenSchema = {
+  type: 'string',
+  pattern: '^[A-Za-z0-9_-]{32}$',
+  description: 'Session token: 32 URL-safe characters; a credential, shown only in the create response',
+} as const;
+
+/** The session in the create response: the view with its token, the only place the token appears. */
+const { id, boardId, ...afterBoardId } = sessionSchema.properties;
+export const createdSessionSchema = {
+  ...sessionSchema,
+  required: ['id', 'boardId', 'token', ...sessionSchema.required.slice(2)],
+  properties: { id, boardId, token: tokenSchema, ...afterBoardId },
+} as const;
+
+export const createSessionResponseSchema = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['session', 'sessionToken', 'embedUrl'],
+  properties: {
+    session: { $ref: '#/components/schemas/CreatedSession' },
+    sessionToken: { ...tokenSchema, description: 'Equal to session.token' },
+    embedUrl: {
+      type: 'string',
+      format: 'uri',
+      description: '`{base_url}/embed?token=<session token>`, for an iframe or a link',
+    },
+  },
+} as const;
+
+export const sessionEnvelopeSchema = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['session'],
+  properties: { session: { $ref: '#/components/schemas/Session' } },
+} as const;
+
+export const sessionPageSchema = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['data', 'nextCursor'],
+  properties: {
+    data: { type: 'array', items: { $ref: '#/components/schemas/Session' } },
+    nextCursor: {
+      type: ['string', 'null'],
+      description: 'Opaque; pass it as `cursor` for the next page. `null` on the last page.',
+    },
+  },
+} as const;
+
+export const revokedCountSchema = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['revoked'],
+  properties: { revoked: { type: 'integer', minimum: 0, description: 'Sessions this call revoked' } },
+} as const;
+
+/** The one error shape of the whole service, including the errors API Gateway makes itself. */
+export const errorSchema = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['error', 'message'],
+  properties: {
+    error: {
+      type: 'string',
+      description: 'The status name, such as "Bad Request"',
+      examples: ['Bad Request'],
+    },
+    message: {
+      type: 'string',
+      description: 'What went wrong, naming the field when there is one',
+      examples: ['email must be a valid e-mail address'],
+    },
+  },
+} as const;
+
+export const healthSchema = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['status'],
+  properties: { status: { const: 'ok' } },
+} as const;
+
+/** What the embed page hands to the board's front end (as JSON when asked, or in its JSON island). */
+export const embedContextSchema = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['board', 'session'],
+  properties: {
+    board: {
+      type: 'object',
+      additionalProperties: false,
+      required: ['id', 'name'],
+      properties: { id: { type: 'string' }, name: nullableText },
+    },
+    session: {
+      type: 'object',
+      additionalProperties: false,
+      required: Object.keys(sessionFields),
+      properties: sessionFields,
+    },
+  },
+} as const;
+
+/** Every response schema, under its name in the OpenAPI document's components. */
+export const RESPONSE_SCHEMAS = {
+  Session: sessionSchema,
+  CreatedSession: createdSessionSchema,
+  CreateSessionResponse: createSessionResponseSchema,
+  SessionEnvelope: sessionEnvelopeSchema,
+  SessionPage: sessionPageSchema,
+  RevokedCount: revokedCountSchema,
+  Error: errorSchema,
+  Health: healthSchema,
+  EmbedContext: embedContextSchema,
+} as const;

@@ -1,0 +1,231 @@
+/**
+ * What each route of lib/definitions/routes.ts means to a developer: its summary, the schemas of what it
+ * reads and answers, its statuses. The OpenAPI document (lib/definitions/openapi.ts) joins these with the
+ * route table and the JSON Schemas the handlers validate with; it refuses a route without an entry here,
+ * and an entry without a route.
+ */
+
+/** A schema of the OpenAPI document's components, by name. */
+export type SchemaName =
+  | 'CreateSessionRequest'
+  | 'RevokeUserSessionsRequest'
+  | 'Session'
+  | 'CreateSessionResponse'
+  | 'SessionEnvelope'
+  | 'SessionPage'
+  | 'RevokedCount'
+  | 'Error'
+  | 'Health'
+  | 'EmbedContext';
+
+export interface ResponseDoc {
+  description: string;
+  /** JSON body schema; absent for a body that is not JSON (an HTML page, a script). */
+  schema?: SchemaName;
+  /** Non-JSON media types, with a description of the body. */
+  media?: Record<string, string>;
+  /** Response headers beyond the house ones, by name in the document's components. */
+  headers?: readonly string[];
+}
+
+export interface QueryParameterDoc {
+  name: string;
+  description: string;
+  required: boolean;
+}
+
+export interface OperationDoc {
+  operationId: string;
+  summary: string;
+  description: string;
+  tag: 'Sessions' | 'Embed page' | 'Service';
+  body?: { schema: SchemaName; example: unknown };
+  /**
+   * The query parameters: the properties of a request schema the handler validates with
+   * (lib/validation/schemas.ts), or, for a parameter read without one, its description.
+   */
+  query?: 'ListSessionsQuery' | readonly QueryParameterDoc[];
+  /** Create takes an Idempotency-Key (see docs/api.md). */
+  idempotent?: boolean;
+  responses: Readonly<Record<number, ResponseDoc>>;
+}
+
+const ERROR = (description: string, headers?: readonly string[]): ResponseDoc => ({
+  description,
+  schema: 'Error',
+  ...(headers ? { headers } : {}),
+});
+
+/** Answers every API-key route can give besides its own. */
+export const API_KEY_ROUTE_ERRORS: Readonly<Record<number, ResponseDoc>> = {
+  401: ERROR('The API key is missing, malformed, unknown or revoked'),
+  429: ERROR('Too many requests for this API key; retry after `Retry-After` seconds', ['Retry-After']),
+  503: ERROR('Storage or authorization is temporarily unavailable; retry after `Retry-After` seconds', [
+    'Retry-After',
+  ]),
+};
+
+const NOT_FOUND_SESSION = ERROR(
+  'No session with this id that the caller may access (the same answer when none exists)',
+);
+
+const SESSION_EXAMPLE_BODY = {
+  boardId: 'board_public_demo',
+  userId: 'customer-42',
+  email: 'ada@example.com',
+  firstName: 'Ada',
+  lastName: 'Lovelace',
+  plan: 'pro',
+  metadata: { team: 'analytics' },
+  expiresInSeconds: 3600,
+};
+
+/** One entry per route, keyed `METHOD /path` as in the route table. */
+export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
+  'POST /api/embed/sessions': {
+    operationId: 'createSession',
+    summary: 'Create an embed session',
+    description:
+      'Creates a session that ties one of your users to a board and answers its token and `embedUrl`. ' +
+      'The board must be PUBLIC or owned by an organization the API key owner is a member of. ' +
+      'Send an `Idempotency-Key` to retry safely: a repeat with the same key and body answers the ' +
+      'original response (the same session and token) for 24 hours.',
+    tag: 'Sessions',
+    body: { schema: 'CreateSessionRequest', example: SESSION_EXAMPLE_BODY },
+    idempotent: true,
+    responses: {
+      201: {
+        description: 'The session was created',
+        schema: 'CreateSessionResponse',
+        headers: ['Idempotent-Replayed'],
+      },
+      400: ERROR('The body or a header is invalid; the message names the problem'),
+      403: ERROR('The board is neither public nor owned by an organization of the key owner'),
+      404: ERROR('No board has this id'),
+      409: ERROR('A request with this Idempotency-Key is still in progress; retry shortly'),
+      413: ERROR('The body is larger than the service accepts'),
+      415: ERROR('Content-Type is not application/json'),
+      422: ERROR('This Idempotency-Key was already used with another body (or another API key)'),
+    },
+  },
+  'GET /api/embed/sessions': {
+    operationId: 'listSessions',
+    summary: 'List sessions of a user or a board',
+    description:
+      'One page of the sessions the caller may access, newest first. `userId` or `boardId` (or both) ' +
+      'is required. Follow `nextCursor` until it is `null`; a cursor is bound to the caller and the query.',
+    tag: 'Sessions',
+    query: 'ListSessionsQuery',
+    responses: {
+      200: { description: 'A page of sessions', schema: 'SessionPage' },
+      400: ERROR('A query parameter is invalid, or the cursor was issued for another query'),
+    },
+  },
+  'GET /api/embed/sessions/{id}': {
+    operationId: 'getSession',
+    summary: 'Retrieve a session',
+    description: 'The session with its status. Never its token.',
+    tag: 'Sessions',
+    responses: {
+      200: { description: 'The session', schema: 'SessionEnvelope' },
+      404: NOT_FOUND_SESSION,
+    },
+  },
+  'POST /api/embed/sessions/{id}/revoke': {
+    operationId: 'revokeSession',
+    summary: 'Revoke a session',
+    description:
+      'Revokes the session; its embed link is refused from the very next load. Idempotent: revoking ' +
+      'again answers the session with its first `revokedAt`. No body is needed.',
+    tag: 'Sessions',
+    responses: {
+      200: { description: 'The session, revoked', schema: 'SessionEnvelope' },
+      404: NOT_FOUND_SESSION,
+    },
+  },
+  'POST /api/embed/sessions/revoke': {
+    operationId: 'revokeUserSessions',
+    summary: "Revoke a user's sessions",
+    description:
+      'Revokes every session of an external user (on one board, when given) that the caller may ' +
+      'access and that is not revoked yet, and counts them.',
+    tag: 'Sessions',
+    body: {
+      schema: 'RevokeUserSessionsRequest',
+      example: { userId: 'customer-42', boardId: 'board_public_demo' },
+    },
+    responses: {
+      200: { description: 'How many sessions this call revoked', schema: 'RevokedCount' },
+      400: ERROR('The body is invalid; the message names the problem'),
+      413: ERROR('The body is larger than the service accepts'),
+      415: ERROR('Content-Type is not application/json'),
+    },
+  },
+  'GET /embed': {
+    operationId: 'embedPage',
+    summary: 'The embedded board',
+    description:
+      'The page behind `embedUrl`, for an iframe. HTML by default; JSON (the board and session context) ' +
+      'with `Accept: application/json`. The token is the credential: no API key.',
+    tag: 'Embed page',
+    query: [
+      {
+        name: 'token',
+        description: 'The session token from `embedUrl` (32 URL-safe characters)',
+        required: true,
+      },
+    ],
+    responses: {
+      200: {
+        description: 'The board for the session’s user',
+        schema: 'EmbedContext',
+        media: { 'text/html': 'The embed page' },
+      },
+      400: { ...ERROR('The link has no token'), media: { 'text/html': 'An error page' } },
+      401: {
+        ...ERROR('The token is invalid, or the session expired or was revoked'),
+        media: { 'text/html': 'An error page' },
+      },
+      404: { ...ERROR('The session’s board no longer exists'), media: { 'text/html': 'An error page' } },
+      503: { ...ERROR('Temporarily unavailable', ['Retry-After']), media: { 'text/html': 'An error page' } },
+    },
+  },
+  'GET /health': {
+    operationId: 'health',
+    summary: 'Liveness',
+    description: 'Answers while the service runs; touches no table.',
+    tag: 'Service',
+    responses: { 200: { description: 'Running', schema: 'Health' } },
+  },
+  'GET /openapi.json': {
+    operationId: 'openApiDocument',
+    summary: 'This document',
+    description: 'The OpenAPI 3.1 description of the API, generated from the route table and schemas.',
+    tag: 'Service',
+    responses: {
+      200: { description: 'The OpenAPI document', media: { 'application/json': 'OpenAPI 3.1' } },
+      304: { description: 'Not modified since the `ETag` sent in `If-None-Match`' },
+    },
+  },
+  'GET /docs': {
+    operationId: 'referencePage',
+    summary: 'API reference page',
+    description: 'A readable reference rendered from this document, served with its assets from this origin.',
+    tag: 'Service',
+    responses: {
+      200: { description: 'The reference page', media: { 'text/html': 'HTML' } },
+      304: { description: 'Not modified since the `ETag` sent in `If-None-Match`' },
+    },
+  },
+  'GET /docs/{asset}': {
+    operationId: 'referencePageAsset',
+    summary: 'An asset of the reference page',
+    description: 'The renderer’s script and stylesheet, and the page’s own script.',
+    tag: 'Service',
+    responses: {
+      200: { description: 'The asset', media: { 'text/javascript': 'Script', 'text/css': 'Stylesheet' } },
+      304: { description: 'Not modified since the `ETag` sent in `If-None-Match`' },
+      404: ERROR('No such asset'),
+    },
+  },
+};
