@@ -1,0 +1,54 @@
+import type { Browser } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { LocalRuntime } from '#local/runtime';
+import { browserSkipReason, launchChromium } from '#test/support/browser';
+import { startTestRuntime } from '#test/support/local-runtime';
+
+if (browserSkipReason) console.warn(`[browser tests skipped] ${browserSkipReason}`);
+
+let runtime: LocalRuntime;
+let browser: Browser;
+
+describe.skipIf(browserSkipReason !== undefined)(
+  'the API reference page in a real browser (Chromium)',
+  () => {
+    beforeAll(async () => {
+      runtime = await startTestRuntime();
+      browser = await launchChromium();
+    });
+    afterAll(async () => {
+      await browser?.close();
+      await runtime?.close();
+    });
+
+    it('renders every operation from this origin alone, with no CSP violation and no outside request', async () => {
+      const page = await browser.newPage();
+      const problems: string[] = [];
+      const origins = new Set<string>();
+      page.on('console', (message) => {
+        if (message.type() === 'error') problems.push(message.text());
+      });
+      page.on('pageerror', (error) => problems.push(error.message));
+      page.on('request', (request) => origins.add(new URL(request.url()).origin));
+    page.on('response', (response) => {
+      if (response.status() >= 400) problems.push(`${response.status()} ${response.url()}`);
+    });
+      await page.goto(`${runtime.baseUrl}/docs`);
+      await page.getByText('Create an embed session').first().waitFor({ timeout: 15_000 });
+      for (const summary of [
+        'Retrieve a session',
+        'List sessions of a user or a board',
+        "Revoke a user's sessions",
+      ]) {
+        await expect(page.getByText(summary).first().isVisible()).resolves.toBe(true);
+      }
+      // Read-only: no "Try it out", so no API key is ever typed into a browser.
+      expect(await page.getByText('Try it out').count()).toBe(0);
+      expect(problems).toEqual([]);
+      expect(
+        [...origins].filter((origin) => origin !== runtime.baseUrl && !origin.startsWith('data:')),
+      ).toEqual([]);
+      await page.close();
+    });
+  },
+);
