@@ -24,7 +24,11 @@ const sessionFields = {
   lastName: nullableText,
   avatarUrl: { type: ['string', 'null'], format: 'uri' },
   plan: nullableText,
-  metadata: { type: 'object', description: 'Custom key-value data, exactly as sent; `{}` when none' },
+  metadata: {
+    type: 'object',
+    additionalProperties: true,
+    description: 'Custom key-value data, exactly as sent; `{}` when none',
+  },
   expiresAt: timestamp,
   createdAt: timestamp,
 } as const;

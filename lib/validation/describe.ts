@@ -8,6 +8,11 @@ const PATTERN_MESSAGES: Record<string, string> = {
   limit: 'limit must be an integer from 1 to 100',
 };
 
+/** One message for every way a bounded integer can be wrong (not one, too small, too large). */
+const RANGE_MESSAGES: Record<string, string> = {
+  limit: 'limit must be an integer from 1 to 100',
+};
+
 const TYPE_NAMES: Record<string, string> = {
   string: 'a string',
   'string,null': 'a string or null',
@@ -27,6 +32,8 @@ export function describeSchemaError(
   if (!error) return kind === 'field' ? 'Request body is invalid' : 'Query string is invalid';
   const field = error.instancePath.slice(1).split('/')[0] || 'body';
   const params = error.params as Record<string, unknown>;
+  const range = RANGE_MESSAGES[field];
+  if (range && ['type', 'minimum', 'maximum'].includes(error.keyword)) return range;
   switch (error.keyword) {
     case 'required':
       return `${String(params.missingProperty)} is required`;

@@ -1,6 +1,6 @@
 import { ValidationError } from '#lib/domain/errors';
 import type { SessionStatus } from '#lib/domain/session';
-import { DEFAULT_LIST_LIMIT, type ListSessionsQuery, MAX_LIST_LIMIT } from '#lib/use-cases/list-sessions';
+import { DEFAULT_LIST_LIMIT, type ListSessionsQuery } from '#lib/use-cases/list-sessions';
 import { describeSchemaError } from './describe';
 import { validateListSessionsQuery as validate } from './validators.generated.js';
 
@@ -18,17 +18,24 @@ export function parseListSessionsQuery(
   for (const [name, values] of Object.entries(multi ?? {})) {
     if ((values?.length ?? 0) > 1) throw new ValidationError(`${name} must be given once`);
   }
-  const params = { ...(single ?? {}) };
-  if (!validate(params))
+  const params: Record<string, unknown> = { ...(single ?? {}) };
+  // Query strings are text: an integer parameter's digits become the number its schema describes.
+  if (typeof params.limit === 'string' && /^-?\d{1,15}$/.test(params.limit))
+    params.limit = Number(params.limit);
+  if (!validate(params)) {
     throw new ValidationError(describeSchemaError(validate.errors?.[0], 'query parameter'));
-  const { userId, boardId, status, limit, cursor } = params as Record<string, string | undefined>;
+  }
+  const { userId, boardId, status, limit, cursor } = params as {
+    userId?: string;
+    boardId?: string;
+    status?: string;
+    limit?: number;
+    cursor?: string;
+  };
   if (userId === undefined && boardId === undefined) {
     throw new ValidationError('userId or boardId is required (or both)');
   }
-  const pageSize = limit === undefined ? DEFAULT_LIST_LIMIT : Number(limit);
-  if (pageSize < 1 || pageSize > MAX_LIST_LIMIT) {
-    throw new ValidationError(`limit must be an integer from 1 to ${MAX_LIST_LIMIT}`);
-  }
+  const pageSize = limit ?? DEFAULT_LIST_LIMIT;
   return {
     ...(userId !== undefined ? { userId } : {}),
     ...(boardId !== undefined ? { boardId } : {}),

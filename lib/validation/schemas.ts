@@ -36,12 +36,15 @@ export const createSessionSchema = {
     lastName: optionalText,
     avatarUrl: { type: ['string', 'null'], maxLength: 2048, pattern: HTTP_URL_PATTERN },
     plan: optionalText,
-    metadata: { type: ['object', 'null'] },
+    metadata: { type: ['object', 'null'], additionalProperties: true },
     expiresInSeconds: { type: ['integer', 'null'], minimum: 1 },
   },
 } as const;
 
-/** GET /api/embed/sessions: every value is a string, as query strings are; `limit` is checked in range after. */
+/**
+ * GET /api/embed/sessions. Query strings hold only text: parseListSessionsQuery turns the digits of an
+ * integer-typed parameter into a number before validating, so `limit` is checked as the integer it is.
+ */
 export const listSessionsQuerySchema = {
   $id: 'list-sessions-query',
   type: 'object',
@@ -50,7 +53,7 @@ export const listSessionsQuerySchema = {
     userId: idSchema,
     boardId: idSchema,
     status: { type: 'string', enum: [...SESSION_STATUSES] },
-    limit: { type: 'string', pattern: '^[0-9]{1,6}$' },
+    limit: { type: 'integer', minimum: 1, maximum: 100, default: 20 },
     cursor: { type: 'string', minLength: 1, maxLength: 1024 },
   },
 } as const;

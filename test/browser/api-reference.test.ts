@@ -30,9 +30,9 @@ describe.skipIf(browserSkipReason !== undefined)(
       });
       page.on('pageerror', (error) => problems.push(error.message));
       page.on('request', (request) => origins.add(new URL(request.url()).origin));
-    page.on('response', (response) => {
-      if (response.status() >= 400) problems.push(`${response.status()} ${response.url()}`);
-    });
+      page.on('response', (response) => {
+        if (response.status() >= 400) problems.push(`${response.status()} ${response.url()}`);
+      });
       await page.goto(`${runtime.baseUrl}/docs`);
       await page.getByText('Create an embed session').first().waitFor({ timeout: 15_000 });
       for (const summary of [
