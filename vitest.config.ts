@@ -11,6 +11,7 @@ export default defineConfig({
       MEMBERSHIPS_TABLE: 'test-memberships',
       API_KEYS_TABLE: 'test-api-keys',
       SESSIONS_TABLE: 'test-sessions',
+      IDEMPOTENCY_TABLE: 'test-idempotency',
       LOG_LEVEL: 'error',
       AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
     },

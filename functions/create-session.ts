@@ -1,9 +1,11 @@
 import { DynamoBoardRepository } from '#lib/dynamodb/boards';
 import { createDocumentClient } from '#lib/dynamodb/client';
+import { DynamoIdempotencyRepository } from '#lib/dynamodb/idempotency';
 import { DynamoMembershipRepository } from '#lib/dynamodb/memberships';
 import { DynamoSessionRepository } from '#lib/dynamodb/sessions';
 import { apiBaseUrl, keyOwnerOf } from '#lib/http/api-gateway';
 import { jsonApiHandler } from '#lib/http/handler';
+import { idempotency } from '#lib/http/middlewares/idempotency';
 import { jsonBody } from '#lib/http/middlewares/json-body';
 import { jsonResponse } from '#lib/http/response';
 import { readCreateSessionConfig } from '#lib/platform/config';
@@ -20,11 +22,16 @@ const deps: CreateSessionDeps = {
   clock: systemClock,
   random: cryptoRandom,
 };
+const idempotencyDeps = {
+  idempotency: new DynamoIdempotencyRepository(db, config.tables.idempotency),
+  clock: systemClock,
+  random: cryptoRandom,
+};
 
-/** POST /api/embed/sessions */
+/** POST /api/embed/sessions, idempotent with an Idempotency-Key */
 export const handler = jsonApiHandler(
   'create-session',
-  [jsonBody({ maxBytes: config.maxBodyBytes })],
+  { outer: [idempotency({ deps: idempotencyDeps })], inner: [jsonBody({ maxBytes: config.maxBodyBytes })] },
   async (event) => {
     const created = await createSession(deps, {
       keyOwner: keyOwnerOf(event),

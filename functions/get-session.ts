@@ -7,7 +7,7 @@ import { manageSessionDeps } from './wiring';
 const deps = manageSessionDeps(process.env);
 
 /** GET /api/embed/sessions/{id} */
-export const handler = jsonApiHandler('get-session', [], async (event) => {
+export const handler = jsonApiHandler('get-session', {}, async (event) => {
   const session = await getSession(deps, keyOwnerOf(event), pathParameter(event, 'id'));
   return jsonResponse(200, { session });
 });

@@ -8,7 +8,7 @@ import { sessionScopeDeps } from './wiring';
 const deps = sessionScopeDeps(process.env);
 
 /** GET /api/embed/sessions?userId=…&boardId=…&status=…&limit=…&cursor=… */
-export const handler = jsonApiHandler('list-sessions', [], async (event) => {
+export const handler = jsonApiHandler('list-sessions', {}, async (event) => {
   const query = parseListSessionsQuery(event.queryStringParameters, event.multiValueQueryStringParameters);
   return jsonResponse(200, await listSessions(deps, keyOwnerOf(event), query));
 });

@@ -7,7 +7,7 @@ import { manageSessionDeps } from './wiring';
 const deps = manageSessionDeps(process.env);
 
 /** POST /api/embed/sessions/{id}/revoke: no body is read, so none is needed. */
-export const handler = jsonApiHandler('revoke-session', [], async (event) => {
+export const handler = jsonApiHandler('revoke-session', {}, async (event) => {
   const session = await revokeSession(deps, keyOwnerOf(event), pathParameter(event, 'id'));
   return jsonResponse(200, { session });
 });

@@ -13,7 +13,7 @@ const MAX_BODY_BYTES = 16 * 1024;
 /** POST /api/embed/sessions/revoke with {"userId", "boardId"?} */
 export const handler = jsonApiHandler(
   'revoke-user-sessions',
-  [jsonBody({ maxBytes: MAX_BODY_BYTES })],
+  { inner: [jsonBody({ maxBytes: MAX_BODY_BYTES })] },
   async (event) => {
     const command = parseRevokeUserSessionsRequest(event.body as unknown);
     return jsonResponse(200, await revokeUserSessions(deps, keyOwnerOf(event), command));

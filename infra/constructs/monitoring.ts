@@ -35,6 +35,7 @@ const OPERATIONS: Record<DynamoAction, Operation> = {
   BatchGetItem: Operation.BATCH_GET_ITEM,
   PutItem: Operation.PUT_ITEM,
   UpdateItem: Operation.UPDATE_ITEM,
+  DeleteItem: Operation.DELETE_ITEM,
   Query: Operation.QUERY,
 };
 

@@ -7,7 +7,7 @@ const SCOPE_INDEXES = Object.values(SESSION_SCOPE_INDEXES);
  * grants and API Gateway methods from these; the local gateway serves the same routes with the same
  * handler exports.
  */
-export type DynamoAction = 'GetItem' | 'BatchGetItem' | 'PutItem' | 'UpdateItem' | 'Query';
+export type DynamoAction = 'GetItem' | 'BatchGetItem' | 'PutItem' | 'UpdateItem' | 'DeleteItem' | 'Query';
 
 /** Optional settings a function reads from its environment, besides LOG_LEVEL and its table names. */
 export type FunctionSetting = 'PUBLIC_BASE_URL' | 'METADATA_MAX_BYTES' | 'EMBED_FRAME_ANCESTORS';
@@ -42,7 +42,13 @@ export const FUNCTIONS = {
   createSession: {
     entry: 'functions/create-session.ts',
     description: 'POST /api/embed/sessions: creates an embed session',
-    access: { boards: ['GetItem'], memberships: ['GetItem'], sessions: ['PutItem'] },
+    access: {
+      boards: ['GetItem'],
+      memberships: ['GetItem'],
+      sessions: ['PutItem'],
+      // Claim (conditional put), read the holder, store the answer, forget a 5xx.
+      idempotency: ['PutItem', 'GetItem', 'UpdateItem', 'DeleteItem'],
+    },
     settings: ['PUBLIC_BASE_URL', 'METADATA_MAX_BYTES'],
   },
   listSessions: {

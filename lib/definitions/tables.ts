@@ -106,6 +106,13 @@ export const TABLES = {
     ],
     timeToLiveAttribute: 'ttl',
   },
+  idempotency: {
+    envVar: 'IDEMPOTENCY_TABLE',
+    partitionKey: { name: 'recordId', type: 'S' },
+    indexes: [],
+    // Records are remembered for 24 hours; DynamoDB deletes them some time after.
+    timeToLiveAttribute: 'ttl',
+  },
 } as const satisfies Record<string, TableDefinition>;
 
 export type TableKey = keyof typeof TABLES;
@@ -117,4 +124,5 @@ export const LOCAL_TABLE_NAMES: Record<TableKey, string> = {
   memberships: 'embed-memberships',
   apiKeys: 'embed-api-keys',
   sessions: 'embed-sessions',
+  idempotency: 'embed-idempotency',
 };

@@ -41,3 +41,10 @@ export function newApiKey(random: RandomSource): { apiKey: string; keyId: string
 export function isApiKeyFormat(value: string): boolean {
   return API_KEY_FORMAT.test(value);
 }
+
+const BEARER = /^bearer[ \t]+(\S+)[ \t]*$/i;
+
+/** The credential of an `Authorization: Bearer …` header, or undefined for any other value. */
+export function bearerCredential(authorization: string | undefined): string | undefined {
+  return BEARER.exec(authorization ?? '')?.[1];
+}

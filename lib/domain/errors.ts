@@ -82,6 +82,16 @@ export class EmbeddedBoardGoneError extends DomainError {
   }
 }
 
+/** A request with this Idempotency-Key is still being processed; the client may retry shortly. */
+export class IdempotencyConflictError extends DomainError {
+  constructor() {
+    super('A request with this Idempotency-Key is still in progress; retry shortly');
+  }
+}
+
+/** This Idempotency-Key was used for a different request (another body, or another API key of the owner). */
+export class IdempotencyKeyReusedError extends DomainError {}
+
 /** DynamoDB stayed unavailable or throttled after the SDK's retries; the client may retry later. */
 export class StorageUnavailableError extends DomainError {
   constructor(options?: { cause?: unknown }) {

@@ -4,6 +4,7 @@
  */
 import type { ApiKeyRecord } from './api-key';
 import type { Board } from './board';
+import type { IdempotencyRecord } from './idempotency';
 import type { Revocation, StoredSession } from './session';
 
 /** Source of the current time; injected so tests can freeze it. */
@@ -96,4 +97,21 @@ export interface ApiKeyRepository {
   /** Marks the key revoked; returns the updated record or undefined when no key has that id. */
   revoke(keyId: string, revokedAt: string): Promise<ApiKeyRecord | undefined>;
   list(userId?: string): Promise<ApiKeyRecord[]>;
+}
+
+/** Remembered Idempotency-Keys, each claimed by exactly one request (a conditional write decides). */
+export interface IdempotencyRepository {
+  /**
+   * Claims the record for a new request, unless another request holds it: a completed one not yet
+   * expired, or one still in progress whose lock has not run out. Then answers that record.
+   */
+  claim(
+    id: string,
+    fingerprint: string,
+    now: Date,
+  ): Promise<{ claimed: true } | { claimed: false; record: IdempotencyRecord }>;
+  /** Stores the response of the request that claimed the record (its fingerprint proves it). */
+  complete(id: string, fingerprint: string, response: { status: number; sealed: string }): Promise<void>;
+  /** Forgets the claim (a failure that must not be replayed), if this request still holds it. */
+  release(id: string, fingerprint: string): Promise<void>;
 }

@@ -5,18 +5,23 @@ import { httpErrors } from './middlewares/http-errors';
 
 type ProxyHandler = (event: APIGatewayProxyEvent) => Promise<APIGatewayProxyResult>;
 
+type Middleware = middy.MiddlewareObj<APIGatewayProxyEvent, APIGatewayProxyResult>;
+
 /**
- * A JSON API route's Lambda handler with the house middlewares, wired the same way for every route:
- * any error becomes the `{error, message}` response of its domain error (or a logged 500), then `use`
- * (such as the JSON body parser) runs before `handle`.
+ * A JSON API route's Lambda handler with the house middlewares, wired the same way for every route.
+ * `outer` middlewares wrap the error mapper, so they see the final answer even of a failed request (the
+ * Idempotency-Key store); then any error becomes the `{error, message}` response of its domain error (or
+ * a logged 500); `inner` middlewares (such as the JSON body parser) run just before `handle`.
  */
 export function jsonApiHandler(
   functionName: string,
-  use: readonly middy.MiddlewareObj<APIGatewayProxyEvent, APIGatewayProxyResult>[],
+  middlewares: { outer?: readonly Middleware[]; inner?: readonly Middleware[] },
   handle: ProxyHandler,
 ) {
   const logger = createLogger({ function: functionName });
-  let chain = middy<APIGatewayProxyEvent, APIGatewayProxyResult>().use(httpErrors({ logger }));
-  for (const middleware of use) chain = chain.use(middleware);
+  let chain = middy<APIGatewayProxyEvent, APIGatewayProxyResult>();
+  for (const middleware of middlewares.outer ?? []) chain = chain.use(middleware);
+  chain = chain.use(httpErrors({ logger }));
+  for (const middleware of middlewares.inner ?? []) chain = chain.use(middleware);
   return chain.handler(handle);
 }

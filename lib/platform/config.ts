@@ -26,7 +26,7 @@ export interface DynamoConfig {
 }
 
 export interface CreateSessionConfig {
-  tables: Record<'boards' | 'memberships' | 'sessions', string>;
+  tables: Record<'boards' | 'memberships' | 'sessions' | 'idempotency', string>;
   dynamo: DynamoConfig;
   /** Base URL of embed links (custom domain); otherwise derived from the API Gateway request. */
   publicBaseUrl: string | undefined;
@@ -77,7 +77,7 @@ export function readEmbedPageConfig(env: Env): EmbedPageConfig {
 /** Reads and validates the configuration of the create-session function; throws `ConfigError`. */
 export function readCreateSessionConfig(env: Env): CreateSessionConfig {
   const problems: string[] = [];
-  const tables = readTables(env, ['boards', 'memberships', 'sessions'], problems);
+  const tables = readTables(env, ['boards', 'memberships', 'sessions', 'idempotency'], problems);
   const metadataMaxBytes = readInteger(
     env,
     'METADATA_MAX_BYTES',

@@ -1,9 +1,7 @@
 import type { KeyOwner } from '#lib/domain/api-key';
-import { hashCredential, isApiKeyFormat } from '#lib/domain/credentials';
+import { bearerCredential, hashCredential, isApiKeyFormat } from '#lib/domain/credentials';
 import { InvalidApiKeyError } from '#lib/domain/errors';
 import type { ApiKeyRepository } from '#lib/domain/ports';
-
-const BEARER = /^bearer[ \t]+(\S+)[ \t]*$/i;
 
 /**
  * Resolves an `Authorization` header value to the owner of an active API key with one DynamoDB read.
@@ -13,7 +11,7 @@ export async function authorizeApiKey(
   deps: { apiKeys: ApiKeyRepository },
   authorization: string | undefined,
 ): Promise<KeyOwner> {
-  const key = BEARER.exec(authorization ?? '')?.[1];
+  const key = bearerCredential(authorization);
   if (!key || !isApiKeyFormat(key)) throw new InvalidApiKeyError('API key is missing or malformed');
   const record = await deps.apiKeys.getByHash(hashCredential(key));
   if (!record) throw new InvalidApiKeyError('API key is not known');

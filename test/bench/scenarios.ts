@@ -88,6 +88,7 @@ export function seedTables(now = Date.now()): SeedTable[] {
         ttl: Math.ceil(Date.parse(expiresAt) / 1000),
       },
     ],
+    idempotency: [],
   };
   return TABLE_KEYS.map((key) => {
     const { partitionKey, sortKey }: TableDefinition = TABLES[key];
@@ -203,7 +204,13 @@ export const COLD_PATH: Record<BenchFunction, string> = {
  * cold path, so both pay the SDK's first-request work (credentials, endpoint rules, signing).
  */
 type FloorCall = {
-  command: 'GetCommand' | 'BatchGetCommand' | 'PutCommand' | 'UpdateCommand' | 'QueryCommand';
+  command:
+    | 'GetCommand'
+    | 'BatchGetCommand'
+    | 'PutCommand'
+    | 'UpdateCommand'
+    | 'DeleteCommand'
+    | 'QueryCommand';
   input: Record<string, unknown>;
 };
 
@@ -255,6 +262,7 @@ const COMMAND_OF: Record<DynamoAction, FloorCall['command']> = {
   BatchGetItem: 'BatchGetCommand',
   PutItem: 'PutCommand',
   UpdateItem: 'UpdateCommand',
+  DeleteItem: 'DeleteCommand',
   Query: 'QueryCommand',
 };
 

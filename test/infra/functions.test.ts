@@ -92,11 +92,15 @@ describe('Lambda functions', () => {
     expect(grantsOf('authorizer')).toEqual(['GetItem on apiKeys']);
   });
 
-  it('grants create-session reads of boards and memberships and writes of sessions only', () => {
+  it('grants create-session reads of boards and memberships, writes of sessions and its idempotency records', () => {
     expect(grantsOf('createSession')).toEqual([
+      'DeleteItem on idempotency',
       'GetItem on boards',
+      'GetItem on idempotency',
       'GetItem on memberships',
+      'PutItem on idempotency',
       'PutItem on sessions',
+      'UpdateItem on idempotency',
     ]);
   });
 
@@ -136,9 +140,11 @@ describe('Lambda functions', () => {
     ]);
   });
 
-  it('lets no function delete or scan anything', () => {
-    const all = NAMES.flatMap((name) => grantsOf(name));
-    expect(all.filter((grant) => /^(DeleteItem|Scan|BatchWriteItem)/.test(grant))).toEqual([]);
+  it('lets no function scan anything, and only create-session delete: its own idempotency records', () => {
+    const all = NAMES.flatMap((name) => grantsOf(name).map((grant) => `${name}: ${grant}`));
+    expect(all.filter((grant) => /: (DeleteItem|Scan|BatchWriteItem)/.test(grant))).toEqual([
+      'createSession: DeleteItem on idempotency',
+    ]);
   });
 
   it.each(NAMES)('lets %s write only to its own log group, with retention', (name) => {

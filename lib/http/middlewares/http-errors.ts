@@ -5,6 +5,8 @@ import {
   BoardNotFoundError,
   type DomainError,
   EmbeddedBoardGoneError,
+  IdempotencyConflictError,
+  IdempotencyKeyReusedError,
   InvalidApiKeyError,
   InvalidTokenError,
   MissingTokenError,
@@ -34,8 +36,10 @@ const STATUS_BY_ERROR: ReadonlyArray<readonly [ErrorClass, number]> = [
   [BoardNotFoundError, 404],
   [EmbeddedBoardGoneError, 404],
   [SessionNotFoundError, 404],
+  [IdempotencyConflictError, 409],
   [PayloadTooLargeError, 413],
   [UnsupportedMediaTypeError, 415],
+  [IdempotencyKeyReusedError, 422],
   [StorageUnavailableError, 503],
 ];
 

@@ -13,6 +13,7 @@ const TABLES = {
   MEMBERSHIPS_TABLE: 'memberships',
   SESSIONS_TABLE: 'sessions',
   API_KEYS_TABLE: 'api-keys',
+  IDEMPOTENCY_TABLE: 'idempotency',
 };
 const ENV = { ...TABLES, AWS_REGION: 'eu-west-1' };
 
@@ -31,7 +32,12 @@ function configError(read: () => unknown): ConfigError {
 describe('readCreateSessionConfig', () => {
   it('reads the table names, region and defaults', () => {
     expect(readCreateSessionConfig(ENV)).toEqual({
-      tables: { boards: 'boards', memberships: 'memberships', sessions: 'sessions' },
+      tables: {
+        boards: 'boards',
+        memberships: 'memberships',
+        sessions: 'sessions',
+        idempotency: 'idempotency',
+      },
       dynamo: { endpoint: undefined, region: 'eu-west-1' },
       publicBaseUrl: undefined,
       metadataMaxBytes: 32 * 1024,

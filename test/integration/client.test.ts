@@ -1,0 +1,61 @@
+import { createClient, EmbedSessionError } from '@embed-session/client';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { LocalRuntime } from '#local/runtime';
+import { startTestRuntime } from '#test/support/local-runtime';
+
+/** The typed client package, as built by the root pipeline, against the running service. */
+let runtime: LocalRuntime;
+let api: ReturnType<typeof createClient>;
+let boardId: string;
+
+beforeAll(async () => {
+  runtime = await startTestRuntime();
+  boardId = String(runtime.demo?.publicBoardId);
+  api = createClient({ baseUrl: runtime.baseUrl, apiKey: String(runtime.demo?.apiKey) });
+});
+afterAll(() => runtime?.close());
+
+describe('the typed client against the local runtime', () => {
+  it('creates, retrieves, lists, revokes one and revokes a user’s sessions', async () => {
+    const created = await api.createSession({ boardId, userId: 'client-user', email: 'ada@example.com' });
+    expect(created.sessionToken).toBe(created.session.token);
+    expect(created.embedUrl).toBe(`${runtime.baseUrl}/embed?token=${created.sessionToken}`);
+    await expect(api.getSession(created.session.id)).resolves.toMatchObject({
+      id: created.session.id,
+      status: 'active',
+    });
+    await api.createSession({ boardId, userId: 'client-user', email: 'ada@example.com' });
+    const page = await api.listSessions({ userId: 'client-user', limit: 1 });
+    expect(page.data).toHaveLength(1);
+    expect(page.nextCursor).toEqual(expect.any(String));
+    const all = [];
+    for await (const session of api.listAllSessions({ userId: 'client-user', limit: 1 }))
+      all.push(session.id);
+    expect(all).toHaveLength(2);
+    await expect(api.revokeSession(created.session.id)).resolves.toMatchObject({ status: 'revoked' });
+    await expect(api.revokeUserSessions({ userId: 'client-user' })).resolves.toEqual({ revoked: 1 });
+  });
+
+  it('replays a create with the same Idempotency-Key instead of creating a second session', async () => {
+    const body = { boardId, userId: 'client-idem', email: 'ada@example.com' };
+    const first = await api.createSession(body, { idempotencyKey: 'client-order-1' });
+    const second = await api.createSession(body, { idempotencyKey: 'client-order-1' });
+    expect(second).toEqual(first);
+    const listed = [];
+    for await (const session of api.listAllSessions({ userId: 'client-idem' })) listed.push(session);
+    expect(listed).toHaveLength(1);
+  });
+
+  it('throws one typed error with the status, the error, the message and the headers', async () => {
+    const error = await api.getSession('00000000-0000-4000-8000-000000000000').catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(EmbedSessionError);
+    expect(error).toMatchObject({
+      status: 404,
+      error: 'Not Found',
+      message: 'No session with this id was found',
+    });
+    expect((error as EmbedSessionError).headers.get('cache-control')).toBe('no-store');
+    const unauthorized = createClient({ baseUrl: runtime.baseUrl, apiKey: `esk_${'x'.repeat(43)}` });
+    await expect(unauthorized.getSession('x')).rejects.toMatchObject({ status: 401, error: 'Unauthorized' });
+  });
+});
