@@ -1,4 +1,4 @@
-import { keyOwnerOf } from '#lib/http/api-gateway';
+import { apiKeyOf, keyOwnerOf } from '#lib/http/api-gateway';
 import { jsonApiHandler } from '#lib/http/handler';
 import { jsonResponse } from '#lib/http/response';
 import { listSessions } from '#lib/use-cases/list-sessions';
@@ -10,5 +10,8 @@ const deps = sessionScopeDeps(process.env);
 /** GET /api/embed/sessions?userId=…&boardId=…&status=…&limit=…&cursor=… */
 export const handler = jsonApiHandler('list-sessions', {}, async (event) => {
   const query = parseListSessionsQuery(event.queryStringParameters, event.multiValueQueryStringParameters);
-  return jsonResponse(200, await listSessions(deps, keyOwnerOf(event), query));
+  return jsonResponse(
+    200,
+    await listSessions(deps, { ...keyOwnerOf(event), apiKey: apiKeyOf(event) }, query),
+  );
 });

@@ -82,7 +82,11 @@ export const FUNCTIONS = {
       boards: ['GetItem'],
       memberships: ['GetItem', 'Query', 'BatchGetItem'],
     },
-    queries: { sessions: SCOPE_INDEXES, memberships: [MEMBERSHIP_USER_INDEX] },
+    // Always by user: only the two user scopes, never the board ones.
+    queries: {
+      sessions: [SESSION_SCOPE_INDEXES.orgUser, SESSION_SCOPE_INDEXES.creatorUser],
+      memberships: [MEMBERSHIP_USER_INDEX],
+    },
     settings: [],
   },
   authorizer: {

@@ -83,7 +83,8 @@ export const TABLES = {
         indexName: SESSION_SCOPE_INDEXES.orgUser,
         partitionKey: { name: 'orgUserKey', type: 'S' },
         sortKey: CREATED_KEY,
-        projection: { include: ['boardId'] },
+        // The creator tells an organization's own sessions of a user from another tenant's on its boards.
+        projection: { include: ['boardId', 'createdByUserId'] },
       },
       {
         indexName: SESSION_SCOPE_INDEXES.creatorUser,

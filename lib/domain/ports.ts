@@ -64,6 +64,8 @@ export type SessionPosition = string;
 export interface SessionRef {
   id: string;
   position: SessionPosition;
+  /** Who created it, where the scope's index holds it (the organization scopes). */
+  createdByUserId?: string;
 }
 
 /** One page of a scope, newest first; `next` is where to continue (below it), undefined at the end. */

@@ -94,7 +94,11 @@ export class DynamoSessionRepository extends DynamoTable implements SessionRepos
       ),
     );
     return {
-      refs: (Items ?? []).map((item) => ({ id: String(item.id), position: String(item.createdKey) })),
+      refs: (Items ?? []).map((item) => ({
+        id: String(item.id),
+        position: String(item.createdKey),
+        ...(typeof item.createdByUserId === 'string' ? { createdByUserId: item.createdByUserId } : {}),
+      })),
       next: LastEvaluatedKey ? String(LastEvaluatedKey.createdKey) : undefined,
     };
   }

@@ -1,5 +1,7 @@
 import type { APIGatewayAuthorizerResult, APIGatewayProxyEvent } from 'aws-lambda';
 import type { KeyOwner } from '#lib/domain/api-key';
+import { bearerCredential } from '#lib/domain/credentials';
+import { headerValue } from './response';
 
 /**
  * The API key owner that the authorizer put into the request context. Its absence is a deployment
@@ -13,6 +15,16 @@ export function keyOwnerOf(event: Pick<APIGatewayProxyEvent, 'requestContext'>):
     throw new Error('Authorizer context is missing: is the route wired to the API key authorizer?');
   }
   return { userId, keyId };
+}
+
+/**
+ * The raw API key of the request, as the authorizer saw it. Only for what must be bound to the key
+ * itself (signed cursors, sealed idempotent answers); never logged, never stored.
+ */
+export function apiKeyOf(event: Pick<APIGatewayProxyEvent, 'headers'>): string {
+  const key = bearerCredential(headerValue(event.headers, 'authorization'));
+  if (!key) throw new Error('Authorization header is missing: is the route wired to the API key authorizer?');
+  return key;
 }
 
 /** A path parameter of the route (`{id}`), or an empty string when the route has none of that name. */

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { createHmac, hkdfSync, timingSafeEqual } from 'node:crypto';
 import type { KeyOwner } from '#lib/domain/api-key';
 import { ValidationError } from '#lib/domain/errors';
 import type {
@@ -6,11 +6,10 @@ import type {
   Clock,
   MembershipRepository,
   SessionPosition,
-  SessionRef,
   SessionRepository,
 } from '#lib/domain/ports';
 import { type SessionStatus, type SessionView, sessionStatus, toSessionView } from '#lib/domain/session';
-import { ScopeMerge, type SessionSelector, scopesFor } from './session-access';
+import { type ScopedRef, ScopeMerge, type SessionSelector, scopesFor, TenantFilter } from './session-access';
 
 export const DEFAULT_LIST_LIMIT = 20;
 export const MAX_LIST_LIMIT = 100;
@@ -20,12 +19,22 @@ export const MAX_LIST_LIMIT = 100;
  * whatever the mix of statuses.
  */
 export const MAX_EXAMINED_PER_PAGE = 1_000;
+/** Sessions read per batch while a filter may skip some: one index page and one BatchGetItem each. */
+const FILTERED_BATCH = 100;
+/**
+ * Largest page body, in bytes of JSON. Lambda answers at most 6 MB, and metadata may be large, so a page
+ * stops early (with a cursor) rather than fail.
+ */
+export const MAX_PAGE_BYTES = 4 * 1024 * 1024;
 
 export interface ListSessionsQuery extends SessionSelector {
   status?: SessionStatus;
   limit: number;
   cursor?: string;
 }
+
+/** The caller of a listing: the key owner, and the API key its cursors are signed with. */
+export type ListCaller = KeyOwner & { apiKey: string };
 
 export interface SessionPage {
   data: SessionView[];
@@ -41,85 +50,126 @@ export interface ListSessionsDeps {
 
 /**
  * One page of the sessions the caller may access, newest first. The cursor is the position of the last
- * session the page looked at, bound to the query and the caller: every page re-applies the access rules,
- * so no cursor can reach another tenant's sessions, and one made for another query is refused.
+ * session the page looked at, signed for the caller's API key and this query: a cursor tampered with, or
+ * used with another query or key, is refused; and every page re-applies the access rules anyway.
  */
 export async function listSessions(
   deps: ListSessionsDeps,
-  caller: KeyOwner,
+  caller: ListCaller,
   query: ListSessionsQuery,
 ): Promise<SessionPage> {
   const below = query.cursor === undefined ? undefined : decodeCursor(query.cursor, caller, query);
   const now = deps.clock.now();
   const scopes = await scopesFor(deps, caller, query);
-  const merge = new ScopeMerge(deps.sessions, scopes, below, Math.min(MAX_LIST_LIMIT, query.limit + 1));
+  const filtered = query.status !== undefined || query.userId !== undefined;
+  const batch = (room: number) => (filtered ? FILTERED_BATCH : room);
+  const merge = new ScopeMerge(deps.sessions, scopes, below, filtered ? FILTERED_BATCH : query.limit + 1);
+  const tenant = new TenantFilter(deps.memberships, caller);
 
   const data: SessionView[] = [];
+  let bytes = 0;
   let examined = 0;
   let last: SessionPosition | undefined;
-  while (data.length < query.limit && examined < MAX_EXAMINED_PER_PAGE) {
-    const refs: SessionRef[] = [];
-    while (refs.length < query.limit - data.length) {
+  let full = false;
+  // Sessions read in the last batch but not looked at because the page filled up: more follow.
+  let unread = 0;
+  while (!full && examined < MAX_EXAMINED_PER_PAGE) {
+    const refs: ScopedRef[] = [];
+    while (refs.length < batch(query.limit - data.length)) {
       const ref = await merge.next();
       if (!ref) break;
       refs.push(ref);
     }
     if (refs.length === 0) break;
+    const admitted = await Promise.all(
+      refs.map((ref) => (query.userId === undefined ? true : tenant.admits(ref))),
+    );
     // The index only locates sessions; their current state (a revocation a moment ago) comes from the table.
-    const byId = new Map((await deps.sessions.getMany(refs.map((ref) => ref.id))).map((s) => [s.id, s]));
-    for (const ref of refs) {
-      last = ref.position;
+    const wanted = refs.filter((_, i) => admitted[i]).map((ref) => ref.id);
+    const byId = new Map(
+      (wanted.length > 0 ? await deps.sessions.getMany(wanted) : []).map((s) => [s.id, s]),
+    );
+    for (const [index, ref] of refs.entries()) {
+      unread = refs.length - index;
       const session = byId.get(ref.id);
       if (session && (query.status === undefined || sessionStatus(session, now) === query.status)) {
-        data.push(toSessionView(session, now));
+        const view = toSessionView(session, now);
+        const size = Buffer.byteLength(JSON.stringify(view));
+        if (data.length > 0 && bytes + size > MAX_PAGE_BYTES) {
+          full = true;
+          break;
+        }
+        data.push(view);
+        bytes += size;
+      }
+      // Looked at: the next page starts below it, whether it matched or not.
+      last = ref.position;
+      examined += 1;
+      unread -= 1;
+      if (data.length === query.limit) {
+        full = true;
+        break;
       }
     }
-    examined += refs.length;
   }
-  const more = last !== undefined && (await merge.hasMore());
+  const more = last !== undefined && (unread > 0 || (await merge.hasMore()));
   return { data, nextCursor: more && last !== undefined ? encodeCursor(last, caller, query) : null };
 }
 
-const CURSOR_VERSION = 1;
+const CURSOR_VERSION = 2;
 const POSITION = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z#[0-9a-f-]{36}$/;
 const INVALID_CURSOR = 'cursor is invalid or was issued for another query';
 
-/** What a cursor is bound to: the caller and every selecting parameter (not the page size). */
-function fingerprint(caller: KeyOwner, query: ListSessionsQuery): string {
-  return createHash('sha256')
-    .update(
-      JSON.stringify([caller.userId, query.userId ?? null, query.boardId ?? null, query.status ?? null]),
-    )
-    .digest('base64url')
-    .slice(0, 22);
+/** What a cursor is bound to besides the API key: every selecting parameter (not the page size). */
+function queryFingerprint(caller: KeyOwner, query: ListSessionsQuery): string {
+  return JSON.stringify([caller.userId, query.userId ?? null, query.boardId ?? null, query.status ?? null]);
 }
 
-/** An opaque cursor: base64url JSON of the position and the query's fingerprint. */
-export function encodeCursor(position: SessionPosition, caller: KeyOwner, query: ListSessionsQuery): string {
-  return Buffer.from(
-    JSON.stringify({ v: CURSOR_VERSION, p: position, q: fingerprint(caller, query) }),
-    'utf8',
-  ).toString('base64url');
+/** HMAC-SHA256 of the cursor's content and query under a key derived from the caller's API key. */
+function signature(payload: string, caller: ListCaller, query: ListSessionsQuery): Buffer {
+  const key = Buffer.from(
+    hkdfSync('sha256', caller.apiKey, 'list-cursor', 'embed-session list cursor v2', 32),
+  );
+  return createHmac('sha256', key)
+    .update(payload)
+    .update('\u0000')
+    .update(queryFingerprint(caller, query))
+    .digest();
 }
 
-/** The position a cursor continues below; a malformed cursor, or one of another query or caller, is a 400. */
-export function decodeCursor(cursor: string, caller: KeyOwner, query: ListSessionsQuery): SessionPosition {
-  let decoded: unknown;
+/** An opaque cursor: base64url JSON of the position, then its signature. */
+export function encodeCursor(
+  position: SessionPosition,
+  caller: ListCaller,
+  query: ListSessionsQuery,
+): string {
+  const payload = Buffer.from(JSON.stringify({ v: CURSOR_VERSION, p: position }), 'utf8').toString(
+    'base64url',
+  );
+  return `${payload}.${signature(payload, caller, query).toString('base64url')}`;
+}
+
+/**
+ * The position a cursor continues below. A cursor that is malformed, altered, or issued to another API
+ * key or for another query is a 400: its signature does not match.
+ */
+export function decodeCursor(cursor: string, caller: ListCaller, query: ListSessionsQuery): SessionPosition {
+  const [payload, mac, ...rest] = cursor.split('.');
+  if (!payload || !mac || rest.length > 0 || !/^[A-Za-z0-9_-]+$/.test(payload + mac)) {
+    throw new ValidationError(INVALID_CURSOR);
+  }
+  const expected = signature(payload, caller, query);
+  const given = Buffer.from(mac, 'base64url');
+  if (given.length !== expected.length || !timingSafeEqual(given, expected))
+    throw new ValidationError(INVALID_CURSOR);
+  let decoded: { v?: unknown; p?: unknown } & Record<string, unknown>;
   try {
-    if (!/^[A-Za-z0-9_-]+$/.test(cursor)) throw new Error('not base64url');
-    decoded = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
+    decoded = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8'));
   } catch {
     throw new ValidationError(INVALID_CURSOR);
   }
-  const { v, p, q, ...rest } = (decoded ?? {}) as { v?: unknown; p?: unknown; q?: unknown };
-  if (
-    typeof decoded !== 'object' ||
-    Object.keys(rest).length > 0 ||
-    v !== CURSOR_VERSION ||
-    typeof p !== 'string' ||
-    !POSITION.test(p) ||
-    q !== fingerprint(caller, query)
-  ) {
+  const { v, p, ...extra } = decoded ?? {};
+  if (v !== CURSOR_VERSION || typeof p !== 'string' || !POSITION.test(p) || Object.keys(extra).length > 0) {
     throw new ValidationError(INVALID_CURSOR);
   }
   return p;

@@ -1,6 +1,6 @@
 import type { KeyOwner } from '#lib/domain/api-key';
 import type { BoardRepository, Clock, MembershipRepository, SessionRepository } from '#lib/domain/ports';
-import { ScopeMerge, scopesFor } from './session-access';
+import { ScopeMerge, scopesFor, TenantFilter } from './session-access';
 
 export interface RevokeUserSessionsDeps {
   sessions: SessionRepository;
@@ -21,7 +21,9 @@ const COLLECT_PAGE_SIZE = 1_000;
 
 /**
  * Revokes every session of an external user (on one board, when given) that the caller may access and
- * that is not revoked yet; returns how many this call revoked. Each revocation is one conditional update,
+ * that is not revoked yet, within the caller's tenant (see TenantFilter); returns how many this call
+ * revoked. The sessions are found through the scope indexes, which lag writes by a moment: a session
+ * created in that moment may be left out, so revoke after the last create (or repeat the call). Each revocation is one conditional update,
  * so a retry after a failure revokes the rest and never counts a session twice.
  */
 export async function revokeUserSessions(
@@ -31,8 +33,11 @@ export async function revokeUserSessions(
 ): Promise<{ revoked: number }> {
   const scopes = await scopesFor(deps, caller, command);
   const merge = new ScopeMerge(deps.sessions, scopes, undefined, COLLECT_PAGE_SIZE);
+  const tenant = new TenantFilter(deps.memberships, caller);
   const ids: string[] = [];
-  for (let ref = await merge.next(); ref; ref = await merge.next()) ids.push(ref.id);
+  for (let ref = await merge.next(); ref; ref = await merge.next()) {
+    if (await tenant.admits(ref)) ids.push(ref.id);
+  }
 
   const revocation = {
     revokedAt: deps.clock.now().toISOString(),
@@ -41,10 +46,17 @@ export async function revokeUserSessions(
   };
   let revoked = 0;
   let next = 0;
+  let failed = false;
   const worker = async () => {
-    while (next < ids.length) {
+    // After a failure the others stop taking new sessions: the call answers 503, a retry does the rest.
+    while (next < ids.length && !failed) {
       const id = ids[next++] as string;
-      if (await deps.sessions.markRevoked(id, revocation)) revoked += 1;
+      try {
+        if (await deps.sessions.markRevoked(id, revocation)) revoked += 1;
+      } catch (error) {
+        failed = true;
+        throw error;
+      }
     }
   };
   await Promise.all(Array.from({ length: Math.min(REVOKE_CONCURRENCY, ids.length) }, worker));

@@ -60,6 +60,40 @@ export async function scopesFor(
   ];
 }
 
+/** A session of a merged stream, and the scope it was read from. */
+export type ScopedRef = SessionRef & { scope: SessionScope };
+
+/**
+ * Decides, for a listing or a revocation by external user id, whether a session belongs to the caller's
+ * tenant. External user ids are the tenants' own, so two tenants may both have a "42". An organization's
+ * scope holds every session on its boards, including those another tenant created on one of its public
+ * boards for its own "42": those stay reachable by id and by board, but a selection by user id takes
+ * only the sessions the caller created or a current member of that organization created.
+ */
+export class TenantFilter {
+  private readonly members = new Map<string, Promise<boolean>>();
+
+  constructor(
+    private readonly memberships: MembershipRepository,
+    private readonly caller: KeyOwner,
+  ) {}
+
+  /** True when the session is the caller's tenant's. */
+  async admits(ref: ScopedRef): Promise<boolean> {
+    if (ref.scope.by !== 'orgUser') return true;
+    const creator = ref.createdByUserId ?? '';
+    if (creator === '') return false;
+    if (creator === this.caller.userId) return true;
+    const key = JSON.stringify([ref.scope.orgId, creator]);
+    let member = this.members.get(key);
+    if (!member) {
+      member = this.memberships.isMember(ref.scope.orgId, creator);
+      this.members.set(key, member);
+    }
+    return member;
+  }
+}
+
 interface ScopeState {
   scope: SessionScope;
   buffer: SessionRef[];
@@ -86,15 +120,15 @@ export class ScopeMerge {
     this.states = scopes.map((scope) => ({ scope, buffer: [], below, done: false }));
   }
 
-  /** The next session, or undefined when every scope is exhausted. */
-  async next(): Promise<SessionRef | undefined> {
+  /** The next session, with the scope it came from, or undefined when every scope is exhausted. */
+  async next(): Promise<ScopedRef | undefined> {
     for (;;) {
       const head = await this.head();
       if (!head) return undefined;
       const ref = head.buffer.shift() as SessionRef;
       if (ref.position === this.last) continue;
       this.last = ref.position;
-      return ref;
+      return { ...ref, scope: head.scope };
     }
   }
 

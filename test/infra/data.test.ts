@@ -39,7 +39,7 @@ describe('DynamoDB tables', () => {
     }
   });
 
-  it('gives the sessions table its token index and the four scope indexes, copying only what does not change', () => {
+  it('gives the sessions table its token index (every attribute) and four scope indexes copying only what never changes', () => {
     const byCreated = (partitionKey: string) => [
       { AttributeName: partitionKey, KeyType: 'HASH' },
       { AttributeName: 'createdKey', KeyType: 'RANGE' },
@@ -53,7 +53,7 @@ describe('DynamoDB tables', () => {
       {
         IndexName: 'orgUser-index',
         KeySchema: byCreated('orgUserKey'),
-        Projection: { ProjectionType: 'INCLUDE', NonKeyAttributes: ['boardId'] },
+        Projection: { ProjectionType: 'INCLUDE', NonKeyAttributes: ['boardId', 'createdByUserId'] },
       },
       {
         IndexName: 'creatorUser-index',

@@ -130,6 +130,18 @@ describe('Lambda functions', () => {
     ]);
   });
 
+  it('grants revoke-all the user scopes only, since it always selects by user', () => {
+    expect(grantsOf('revokeUserSessions')).toEqual([
+      'BatchGetItem on memberships',
+      'GetItem on boards',
+      'GetItem on memberships',
+      'Query on memberships/index/userId-index',
+      'Query on sessions/index/creatorUser-index',
+      'Query on sessions/index/orgUser-index',
+      'UpdateItem on sessions',
+    ]);
+  });
+
   it('lets only the two revoking functions update sessions', () => {
     const updaters = NAMES.filter((name) => grantsOf(name).includes('UpdateItem on sessions'));
     expect(updaters.sort()).toEqual(['revokeSession', 'revokeUserSessions']);

@@ -238,6 +238,28 @@ describe('admin CLI: sessions', () => {
     }
   });
 
+  it('filters a listing by status, and revokes a user’s sessions on the named board only', async () => {
+    const privateBoard = String(runtime.demo?.privateBoardId);
+    const onPublic = await created('cli-scoped');
+    const onPrivate = await created('cli-scoped', privateBoard);
+    await admin('revoke-session', '--id', onPublic.id);
+    const active = JSON.parse(
+      (await admin('list-sessions', '--user', 'cli-scoped', '--status', 'active')).stdout,
+    );
+    expect(active.sessions.map((s: { id: string }) => s.id)).toEqual([onPrivate.id]);
+    const revoked = JSON.parse(
+      (await admin('list-sessions', '--user', 'cli-scoped', '--status', 'revoked')).stdout,
+    );
+    expect(revoked.sessions.map((s: { id: string }) => s.id)).toEqual([onPublic.id]);
+    const other = await created('cli-someone-else', privateBoard);
+    const result = JSON.parse(
+      (await admin('revoke-sessions', '--user', 'cli-scoped', '--board', privateBoard)).stdout,
+    );
+    expect(result).toEqual({ revoked: 1 });
+    const left = JSON.parse((await admin('get-session', '--id', other.id)).stdout);
+    expect(left.status).toBe('active');
+  });
+
   it.each([
     [['get-session', '--id', '00000000-0000-4000-8000-000000000000'], 1, 'No session has id'],
     [['list-sessions'], 2, 'list-sessions needs --user or --board'],

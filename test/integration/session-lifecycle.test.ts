@@ -8,6 +8,7 @@ import {
   call,
   type KeyOwnerFixture,
   keyOwner,
+  putBoard,
   removeMembership,
   startTestRuntime,
   storeSession,
@@ -168,17 +169,59 @@ describe('who may see and revoke a session', () => {
     );
   });
 
-  it('never mixes two tenants’ sessions of the same external user in a listing', async () => {
-    const demoIds = await listAll(owner, { userId: 'shared-42' });
-    expect(demoIds).toContain(privateSession.id);
-    expect(demoIds).toContain(outsiderSession.id);
-    expect(demoIds).not.toContain(otherTenantSession.id);
+  it('never mixes two tenants’ sessions of the same external user in a listing or a revoke-all', async () => {
+    // The outsider's "shared-42" on org_demo's public board is another tenant's user: org_demo reaches
+    // that session by id and by board, but it is not org_demo's "shared-42".
+    expect(await listAll(owner, { userId: 'shared-42' })).toEqual([privateSession.id]);
     expect(await listAll(otherTenant, { userId: 'shared-42' })).toEqual([otherTenantSession.id]);
     expect(await listAll(outsider, { userId: 'shared-42' })).toEqual([outsiderSession.id]);
+    expect(await listAll(outsiderSecondKey, { userId: 'shared-42' })).toEqual([outsiderSession.id]);
     expect(await listAll(outsider, { boardId: demo.publicBoardId, userId: 'shared-42' })).toEqual([
       outsiderSession.id,
     ]);
     expect(await listAll(outsider, { boardId: demo.privateBoardId })).toEqual([]);
+    expect(await listAll(owner, { boardId: demo.publicBoardId, userId: 'shared-42' })).toEqual([]);
+    expect(await listAll(owner, { boardId: demo.publicBoardId })).toContain(outsiderSession.id);
+
+    const strangers = (await create(outsider, { userId: 'ov-42', boardId: demo.publicBoardId })).session;
+    const ours = (await create(owner, { userId: 'ov-42', boardId: demo.publicBoardId })).session;
+    expect((await revokeAll(owner, { userId: 'ov-42' })).body).toEqual({ revoked: 1 });
+    expect(((await retrieve(owner, ours.id)).body.session as SessionBody).status).toBe('revoked');
+    expect(((await retrieve(outsider, strangers.id)).body.session as SessionBody).status).toBe('active');
+  });
+
+  it('lets a creator outside the board’s organization revoke and list with any of its keys', async () => {
+    const { session } = await create(outsider, { userId: 'second-key', boardId: demo.publicBoardId });
+    expect(await listAll(outsiderSecondKey, { userId: 'second-key' })).toEqual([session.id]);
+    const revoked = await revoke(outsiderSecondKey, session.id);
+    expect(revoked.status).toBe(200);
+    expect((revoked.body.session as SessionBody).status).toBe('revoked');
+  });
+
+  it('narrows a non-member creator’s listing and revoke-all to the board it names', async () => {
+    await putBoard(runtime, {
+      boardId: 'board_public_two',
+      orgId: 'org_other',
+      visibility: 'PUBLIC',
+      name: null,
+    });
+    const onFirst = (await create(outsider, { userId: 'two-boards', boardId: demo.publicBoardId })).session;
+    const onSecond = (await create(outsider, { userId: 'two-boards', boardId: 'board_public_two' })).session;
+    expect(await listAll(outsider, { userId: 'two-boards', boardId: 'board_public_two' })).toEqual([
+      onSecond.id,
+    ]);
+    expect((await revokeAll(outsider, { userId: 'two-boards', boardId: 'board_public_two' })).body).toEqual({
+      revoked: 1,
+    });
+    expect(((await retrieve(outsider, onFirst.id)).body.session as SessionBody).status).toBe('active');
+    expect(((await retrieve(outsider, onSecond.id)).body.session as SessionBody).status).toBe('revoked');
+  });
+
+  it('gives two concurrent revokes the same first revocation', async () => {
+    const { session } = await create(owner, { userId: 'u-concurrent' });
+    const [a, b] = await Promise.all([revoke(owner, session.id), revoke(colleague, session.id)]);
+    expect([a.status, b.status]).toEqual([200, 200]);
+    expect((a.body.session as SessionBody).revokedAt).toBe((b.body.session as SessionBody).revokedAt);
   });
 
   it('loses access at once when the membership is removed', async () => {
@@ -256,8 +299,11 @@ describe('GET /api/embed/sessions', () => {
     const board = demo.publicBoardId;
     const mine = (await create(outsider, { userId: 'board-lister', boardId: board })).session;
     const theirs = (await create(owner, { userId: 'board-lister', boardId: board })).session;
-    const memberView = await listAll(colleague, { boardId: board, userId: 'board-lister' });
-    expect(memberView).toEqual([theirs.id, mine.id]);
+    expect(await listAll(colleague, { boardId: board })).toEqual(
+      expect.arrayContaining([theirs.id, mine.id]),
+    );
+    // By user, each tenant sees its own user: the colleague's organization created `theirs`.
+    expect(await listAll(colleague, { boardId: board, userId: 'board-lister' })).toEqual([theirs.id]);
     expect(await listAll(outsider, { boardId: board, userId: 'board-lister' })).toEqual([mine.id]);
   });
 
@@ -286,15 +332,22 @@ describe('GET /api/embed/sessions', () => {
     const first = await list(owner, { userId: 'cursor-user', limit: '1' });
     const cursor = String(first.body.nextCursor);
     expect((await list(owner, { userId: 'cursor-user', limit: '1', cursor })).status).toBe(200);
-    const decoded = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as Record<string, unknown>;
-    const tampered = Buffer.from(
-      JSON.stringify({ ...decoded, p: `9${String(decoded.p).slice(1)}x` }),
+    const [payload, signature] = cursor.split('.');
+    const decoded = JSON.parse(Buffer.from(String(payload), 'base64url').toString('utf8')) as Record<
+      string,
+      unknown
+    >;
+    // A well-formed position, only another one: the signature no longer matches.
+    const moved = Buffer.from(
+      JSON.stringify({ ...decoded, p: `2099${String(decoded.p).slice(4)}` }),
     ).toString('base64url');
+    const tampered = `${moved}.${signature}`;
     for (const [who, query] of [
       [owner, { userId: 'cursor-user', cursor: tampered }],
       [owner, { userId: 'someone-else', cursor }],
       [owner, { userId: 'cursor-user', status: 'active', cursor }],
       [colleague, { userId: 'cursor-user', cursor }],
+      [await keyOwner(runtime, demo.userId), { userId: 'cursor-user', cursor }],
     ] as const) {
       const result = await list(who, query);
       expect(result.status).toBe(400);

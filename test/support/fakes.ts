@@ -117,7 +117,11 @@ export class FakeSessions implements Ports.SessionRepository {
     this.calls.push(`scanScope:${scope.by}`);
     const all = this.created
       .filter((session) => inScope(session, scope))
-      .map((session) => ({ id: session.id, position: `${session.createdAt}#${session.id}` }))
+      .map((session) => ({
+        id: session.id,
+        position: `${session.createdAt}#${session.id}`,
+        ...(scope.by === 'orgUser' ? { createdByUserId: session.createdByUserId } : {}),
+      }))
       .filter((ref) => options.below === undefined || ref.position < options.below)
       .sort((a, b) => (a.position < b.position ? 1 : -1));
     const refs = all.slice(0, options.limit);

@@ -1,6 +1,8 @@
 import { createHash, randomUUID } from 'node:crypto';
+import type { Board } from '#lib/domain/board';
 import type { StoredSession } from '#lib/domain/session';
 import { DynamoApiKeyRepository } from '#lib/dynamodb/api-keys';
+import { DynamoBoardRepository } from '#lib/dynamodb/boards';
 import { createDocumentClient } from '#lib/dynamodb/client';
 import { DynamoMembershipRepository } from '#lib/dynamodb/memberships';
 import { DynamoSessionRepository } from '#lib/dynamodb/sessions';
@@ -161,4 +163,14 @@ export function apiCall(
     },
     ...(body === undefined ? {} : { body: JSON.stringify(body) }),
   });
+}
+
+/** Creates or replaces a board straight in the runtime's table, as an operator would. */
+export async function putBoard(runtime: LocalRuntime, board: Board): Promise<void> {
+  const db = createDocumentClient({ endpoint: runtime.dynamoEndpoint, region: 'local' });
+  try {
+    await new DynamoBoardRepository(db, runtime.tables.boards).put(board);
+  } finally {
+    db.destroy();
+  }
 }

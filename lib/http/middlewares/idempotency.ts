@@ -1,9 +1,8 @@
 import type middy from '@middy/core';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
-import { bearerCredential } from '#lib/domain/credentials';
 import { ValidationError } from '#lib/domain/errors';
 import { isIdempotencyKey } from '#lib/domain/idempotency';
-import { keyOwnerOf } from '#lib/http/api-gateway';
+import { apiKeyOf, keyOwnerOf } from '#lib/http/api-gateway';
 import { API_HEADERS, headerValue } from '#lib/http/response';
 import {
   claimIdempotencyKey,
@@ -46,7 +45,7 @@ export function idempotency(options: {
       }
       const outcome = await claimIdempotencyKey(options.deps, {
         ownerUserId: keyOwnerOf(event).userId,
-        apiKey: bearerCredential(headerValue(event.headers, 'authorization')) ?? '',
+        apiKey: apiKeyOf(event),
         idempotencyKey,
         body: rawBody(event),
       });

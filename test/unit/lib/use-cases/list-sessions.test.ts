@@ -1,26 +1,28 @@
+import { createHmac, hkdfSync } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import type { KeyOwner } from '#lib/domain/api-key';
 import { ValidationError } from '#lib/domain/errors';
 import type { StoredSession } from '#lib/domain/session';
 import {
   decodeCursor,
   encodeCursor,
+  type ListCaller,
   type ListSessionsQuery,
   listSessions,
   MAX_EXAMINED_PER_PAGE,
+  MAX_PAGE_BYTES,
 } from '#lib/use-cases/list-sessions';
 import { FakeBoards, FakeMemberships, FakeSessions, fixedClock } from '#test/support/fakes';
 import { storedSession } from '#test/support/fixtures';
 
 const NOW = '2026-03-01T00:00:00.000Z';
-const CALLER: KeyOwner = { userId: 'owner-1', keyId: 'key_1' };
+const CALLER: ListCaller = { userId: 'owner-1', keyId: 'key_1', apiKey: `esk_${'c'.repeat(43)}` };
 const BOARDS = [
   { boardId: 'board-a', orgId: 'org-a', visibility: 'PRIVATE', name: null },
   { boardId: 'board-b', orgId: 'org-b', visibility: 'PUBLIC', name: null },
 ];
 
 let seq = 0;
-/** A session created `minutes` after midnight, in org-a on board-a by someone else unless overridden. */
+/** A session created `minutes` after midnight, in org-a on board-a by a colleague (a member of org-a). */
 function session(minutes: number, overrides: Partial<StoredSession> = {}): StoredSession {
   seq += 1;
   return storedSession({
@@ -28,7 +30,7 @@ function session(minutes: number, overrides: Partial<StoredSession> = {}): Store
     boardId: 'board-a',
     orgId: 'org-a',
     userId: 'customer-1',
-    createdByUserId: 'someone-else',
+    createdByUserId: 'colleague',
     createdAt: new Date(Date.UTC(2026, 1, 1, 0, minutes)).toISOString(),
     expiresAt: '2026-12-31T00:00:00.000Z',
     ...overrides,
@@ -39,7 +41,7 @@ function setup(sessions: StoredSession[], members: Array<{ orgId: string; userId
   return {
     sessions: new FakeSessions(sessions),
     boards: new FakeBoards(BOARDS),
-    memberships: new FakeMemberships(members),
+    memberships: new FakeMemberships([...members, { orgId: 'org-a', userId: 'colleague' }]),
     clock: fixedClock(NOW),
   };
 }
@@ -175,39 +177,112 @@ describe('list cursors', () => {
   const q = query({ status: 'active' });
   const position = '2026-02-01T00:05:00.000Z#00000000-0000-4000-8000-000000000007';
 
-  it('round-trips a position for the same caller and query, whatever the page size', () => {
+  it('round-trips a position for the same API key and query, whatever the page size', () => {
     const cursor = encodeCursor(position, CALLER, q);
-    expect(cursor).toMatch(/^[A-Za-z0-9_-]+$/);
-    expect(decodeCursor(cursor, { ...CALLER, keyId: 'another-key' }, { ...q, limit: 5 })).toBe(position);
+    expect(cursor).toMatch(/^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/);
+    expect(decodeCursor(cursor, CALLER, { ...q, limit: 5 })).toBe(position);
   });
 
   it.each([
-    ['another caller', { userId: 'owner-2', keyId: 'key_1' }, q],
+    ['another key owner', { ...CALLER, userId: 'owner-2' }, q],
+    ['another API key of the same owner', { ...CALLER, apiKey: `esk_${'d'.repeat(43)}` }, q],
     ['another user', CALLER, { ...q, userId: 'customer-2' }],
     ['another board', CALLER, { ...q, boardId: 'board-a' }],
     ['another status', CALLER, { ...q, status: 'revoked' as const }],
-  ])('refuses a cursor used for %s', (_label, caller, other) => {
+  ])('refuses a cursor used by %s', (_label, caller, other) => {
     const cursor = encodeCursor(position, CALLER, q);
     expect(() => decodeCursor(cursor, caller, other)).toThrow(ValidationError);
   });
 
+  it('refuses a well-formed cursor whose position was changed, even to another valid position', () => {
+    const [, mac] = encodeCursor(position, CALLER, q).split('.');
+    const forged = Buffer.from(
+      JSON.stringify({ v: 2, p: '9999-12-31T23:59:59.999Z#ffffffff-ffff-4fff-bfff-ffffffffffff' }),
+    ).toString('base64url');
+    expect(() => decodeCursor(`${forged}.${mac}`, CALLER, q)).toThrow(
+      'cursor is invalid or was issued for another query',
+    );
+  });
+
   it.each([
-    ['not base64url', 'a b'],
-    ['not JSON', Buffer.from('{').toString('base64url')],
-    ['not an object', Buffer.from('42').toString('base64url')],
-    ['an unknown version', Buffer.from(JSON.stringify({ v: 2, p: position, q: 'x' })).toString('base64url')],
-    ['an extra field', 'EXTRA'],
-    ['a position of the wrong shape', 'SHAPE'],
-  ])('refuses a cursor that is %s', (_label, raw) => {
-    const valid = JSON.parse(Buffer.from(encodeCursor(position, CALLER, q), 'base64url').toString('utf8'));
-    const cursor =
-      raw === 'EXTRA'
-        ? Buffer.from(JSON.stringify({ ...valid, more: 1 })).toString('base64url')
-        : raw === 'SHAPE'
-          ? Buffer.from(JSON.stringify({ ...valid, p: 'zzz' })).toString('base64url')
-          : raw;
+    ['not base64url', 'a b.c'],
+    ['without a signature', Buffer.from('{}').toString('base64url')],
+    ['in three parts', 'a.b.c'],
+    ['signed but not JSON', 'SIGNED:{'],
+    ['signed but of another version', 'SIGNED:{"v":1,"p":"P"}'],
+    ['signed with an extra field', 'SIGNED:{"v":2,"p":"P","more":1}'],
+    ['signed with a position of the wrong shape', 'SIGNED:{"v":2,"p":"zzz"}'],
+  ])('refuses a cursor %s', (_label, raw) => {
+    let cursor = raw;
+    if (raw.startsWith('SIGNED:')) {
+      // Sign an arbitrary payload as the service would, to reach the checks behind the signature.
+      const payload = Buffer.from(raw.slice('SIGNED:'.length).replace('P', position)).toString('base64url');
+      const genuine = encodeCursor(position, CALLER, q);
+      const [genuinePayload] = genuine.split('.');
+      cursor = genuine.replace(`${genuinePayload}.`, `${payload}.`);
+      cursor = `${payload}.${signWith(payload)}`;
+    }
     expect(() => decodeCursor(cursor, CALLER, q)).toThrow(
       'cursor is invalid or was issued for another query',
     );
+  });
+
+  /** The service's signature over `payload` for CALLER and q, computed as list-sessions.ts does. */
+  function signWith(payload: string): string {
+    const key = Buffer.from(
+      hkdfSync('sha256', CALLER.apiKey, 'list-cursor', 'embed-session list cursor v2', 32),
+    );
+    return createHmac('sha256', key)
+      .update(payload)
+      .update('\u0000')
+      .update(JSON.stringify([CALLER.userId, q.userId ?? null, q.boardId ?? null, q.status ?? null]))
+      .digest('base64url');
+  }
+});
+
+describe('listSessions: bounded cost', () => {
+  it('reads at most 100 sessions per batch when a filter may skip them, whatever the limit', async () => {
+    const active = Array.from({ length: 1_200 }, (_, i) => session(i));
+    const deps = setup(active, [{ orgId: 'org-a', userId: 'owner-1' }]);
+    const page = await listSessions(deps, CALLER, query({ status: 'revoked', limit: 1 }));
+    expect(page.data).toEqual([]);
+    expect(page.nextCursor).not.toBeNull();
+    const getMany = deps.sessions.calls.filter((call) => call === 'getMany').length;
+    const scans = deps.sessions.calls.filter((call) => call.startsWith('scanScope')).length;
+    expect(getMany).toBeLessThanOrEqual(Math.ceil(MAX_EXAMINED_PER_PAGE / 100));
+    expect(scans).toBeLessThanOrEqual(2 * Math.ceil(MAX_EXAMINED_PER_PAGE / 100) + 2);
+  });
+
+  it('stops a page before its JSON passes 4 MiB, with a cursor to go on, and never repeats or skips', async () => {
+    const big = { blob: 'x'.repeat(300 * 1024) };
+    const many = Array.from({ length: 30 }, (_, i) => session(i, { metadata: big }));
+    const deps = setup(many, [{ orgId: 'org-a', userId: 'owner-1' }]);
+    const first = await listSessions(deps, CALLER, query({ limit: 100 }));
+    expect(Buffer.byteLength(JSON.stringify(first))).toBeLessThan(MAX_PAGE_BYTES + 1024);
+    expect(first.data.length).toBeGreaterThan(0);
+    expect(first.data.length).toBeLessThan(30);
+    expect(first.nextCursor).not.toBeNull();
+    expect(await allPages(deps, query({ limit: 100 }))).toEqual(many.map((s) => s.id).reverse());
+  });
+});
+
+describe('listSessions: one tenant’s external user ids', () => {
+  it('lists only the caller’s tenant’s sessions of a user, even on its own public board', async () => {
+    // org-a owns board-a. Another tenant ("stranger", no member of org-a) created a session for its own
+    // customer-1 on it: org-a may reach it by id or by board, but it is not org-a's customer-1.
+    const byColleague = session(1, { createdByUserId: 'colleague' });
+    const byStranger = session(2, { createdByUserId: 'stranger' });
+    const mine = session(3, { createdByUserId: 'owner-1' });
+    const deps = setup(
+      [byColleague, byStranger, mine],
+      [
+        { orgId: 'org-a', userId: 'owner-1' },
+        { orgId: 'org-a', userId: 'colleague' },
+      ],
+    );
+    const byUser = await listSessions(deps, CALLER, query());
+    expect(byUser.data.map((s) => s.id)).toEqual([mine.id, byColleague.id]);
+    const byBoard = await listSessions(deps, CALLER, { boardId: 'board-a', limit: 20 });
+    expect(byBoard.data.map((s) => s.id)).toEqual([mine.id, byStranger.id, byColleague.id]);
   });
 });

@@ -97,3 +97,63 @@ describe('revokeUserSessions', () => {
     expect(deps.sessions.created.every((s) => s.revokedAt === null)).toBe(true);
   });
 });
+
+describe('revokeUserSessions: tenants and failures', () => {
+  it('leaves alone another tenant’s session of the same external user on the caller’s own public board', async () => {
+    const stranger = storedSession({
+      id: '20000000-0000-4000-8000-000000000001',
+      orgId: 'org-a',
+      boardId: 'board-a',
+      userId: 'customer-1',
+      createdByUserId: 'stranger',
+    });
+    const deps = setup([...sessions(2, { createdByUserId: 'owner-1' }), stranger]);
+    expect(await revokeUserSessions(deps, CALLER, { userId: 'customer-1' })).toEqual({ revoked: 2 });
+    expect(deps.sessions.created.find((s) => s.id === stranger.id)?.revokedAt).toBeNull();
+  });
+
+  it('narrows to the board for a creator outside the board’s organization', async () => {
+    const onA = storedSession({
+      id: '30000000-0000-4000-8000-000000000001',
+      orgId: 'org-x',
+      boardId: 'board-x1',
+      userId: 'customer-1',
+      createdByUserId: 'owner-1',
+    });
+    const onB = storedSession({
+      id: '30000000-0000-4000-8000-000000000002',
+      orgId: 'org-x',
+      boardId: 'board-x2',
+      userId: 'customer-1',
+      createdByUserId: 'owner-1',
+    });
+    const deps = setup([onA, onB]);
+    expect(await revokeUserSessions(deps, CALLER, { userId: 'customer-1', boardId: 'board-x1' })).toEqual({
+      revoked: 1,
+    });
+    expect(deps.sessions.created.find((s) => s.id === onB.id)?.revokedAt).toBeNull();
+  });
+
+  it('stops taking new sessions once a revocation fails, and fails the call', async () => {
+    const deps = setup(sessions(100));
+    let calls = 0;
+    let callsWhenFailed = 0;
+    deps.sessions.markRevoked = async () => {
+      calls += 1;
+      const call = calls;
+      await new Promise((resolve) => setTimeout(resolve, 1));
+      if (call === 3) {
+        callsWhenFailed = calls;
+        throw new Error('DynamoDB unavailable');
+      }
+      return true;
+    };
+    await expect(revokeUserSessions(deps, CALLER, { userId: 'customer-1' })).rejects.toThrow(
+      'DynamoDB unavailable',
+    );
+    // Those in flight finish; nobody starts another after the failure.
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(calls).toBe(callsWhenFailed);
+    expect(calls).toBeLessThan(100);
+  });
+});
