@@ -151,7 +151,12 @@ const SAMPLES: Record<FunctionName, () => Sample | Promise<Sample>> = {
   listSessions: async () => {
     const id = await demoSession('bundle-lister');
     return {
-      event: proxyEvent({ method: 'GET', query: { userId: 'bundle-lister' }, authorizer: demoCaller() }),
+      event: proxyEvent({
+        method: 'GET',
+        query: { userId: 'bundle-lister' },
+        headers: { Authorization: `Bearer ${runtime.demo?.apiKey}` },
+        authorizer: demoCaller(),
+      }),
       check: (outcome) => {
         const result = outcome.result as { statusCode: number; body: string };
         expect(result.statusCode).toBe(200);
