@@ -2,7 +2,7 @@
  * Everything a use case needs from the outside world, as interfaces. Adapters (lib/dynamodb,
  * lib/platform/system.ts) implement them; tests pass in-memory fakes.
  */
-import type { ApiKeyRecord } from './api-key';
+import type { ApiKeyRecord, RateLimit } from './api-key';
 import type { Board } from './board';
 import type { Revocation, StoredSession } from './session';
 
@@ -96,4 +96,9 @@ export interface ApiKeyRepository {
   /** Marks the key revoked; returns the updated record or undefined when no key has that id. */
   revoke(keyId: string, revokedAt: string): Promise<ApiKeyRecord | undefined>;
   list(userId?: string): Promise<ApiKeyRecord[]>;
+  /**
+   * Sets the key's own rate limit (null: back to the defaults) unless it is revoked; returns the record as
+   * it now is, or undefined when no key has that id.
+   */
+  setLimits(keyId: string, limits: RateLimit | null): Promise<ApiKeyRecord | undefined>;
 }

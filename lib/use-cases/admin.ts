@@ -74,6 +74,7 @@ export async function createApiKey(
     status: 'ACTIVE',
     createdAt: deps.clock.now().toISOString(),
     revokedAt: null,
+    limits: null,
   });
   return { apiKey, keyId, userId };
 }

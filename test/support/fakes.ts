@@ -1,4 +1,4 @@
-import type { ApiKeyRecord } from '#lib/domain/api-key';
+import type { ApiKeyRecord, RateLimit } from '#lib/domain/api-key';
 import type { Board } from '#lib/domain/board';
 import type * as Ports from '#lib/domain/ports';
 import type { StoredSession } from '#lib/domain/session';
@@ -203,6 +203,14 @@ export class FakeApiKeys implements Ports.ApiKeyRepository {
   async list(userId?: string): Promise<ApiKeyRecord[]> {
     return [...this.keys.values()].filter((k) => userId === undefined || k.userId === userId);
   }
+
+  async setLimits(keyId: string, limits: RateLimit | null): Promise<ApiKeyRecord | undefined> {
+    const found = [...this.keys.values()].find((k) => k.keyId === keyId);
+    if (found?.status !== 'ACTIVE') return found;
+    const updated: ApiKeyRecord = { ...found, limits };
+    this.keys.set(found.keyHash, updated);
+    return updated;
+  }
 }
 
 /** A clock frozen at `iso`, counting how often it is read. */
@@ -278,6 +286,7 @@ export function apiKeyRecord(keyHash: string, overrides: Partial<ApiKeyRecord> =
     status: 'ACTIVE',
     createdAt: '2025-01-01T00:00:00.000Z',
     revokedAt: null,
+    limits: null,
     ...overrides,
   };
 }

@@ -166,6 +166,7 @@ describe('createApiKey', () => {
         status: 'ACTIVE',
         createdAt: NOW,
         revokedAt: null,
+        limits: null,
       },
     ]);
     expect(stored[0]).not.toHaveProperty('apiKey');
@@ -208,6 +209,7 @@ describe('revokeApiKey', () => {
       status: 'REVOKED',
       createdAt: NOW,
       revokedAt: LATER,
+      limits: null,
     });
     expect(revoked).not.toHaveProperty('keyHash');
     expect(await apiKeys.getByHash(sha256(apiKey))).toMatchObject({ status: 'REVOKED', revokedAt: LATER });
@@ -244,6 +246,7 @@ describe('listApiKeys', () => {
       expect(Object.keys(summary).sort()).toEqual([
         'createdAt',
         'keyId',
+        'limits',
         'name',
         'revokedAt',
         'status',
@@ -267,7 +270,15 @@ describe('listApiKeys', () => {
     const { apiKeys, a } = await twoUsers();
     const listed = await listApiKeys({ apiKeys }, 'user-a');
     expect(listed).toEqual([
-      { keyId: a.keyId, userId: 'user-a', name: 'first', status: 'ACTIVE', createdAt: NOW, revokedAt: null },
+      {
+        keyId: a.keyId,
+        userId: 'user-a',
+        name: 'first',
+        status: 'ACTIVE',
+        createdAt: NOW,
+        revokedAt: null,
+        limits: null,
+      },
     ]);
   });
 });
