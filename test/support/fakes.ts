@@ -225,6 +225,16 @@ export function fixedClock(iso: string): Ports.Clock & { reads: number } {
   return clock;
 }
 
+/** A monotonic millisecond clock that stands still until `advance` moves it. */
+export function manualMonotonicClock(): (() => number) & { advance(ms: number): void } {
+  let now = 0;
+  return Object.assign(() => now, {
+    advance: (ms: number) => {
+      now += ms;
+    },
+  });
+}
+
 /** A clock that moves `stepMs` forward on every reading, to expose code that reads it more than once. */
 export function tickingClock(iso: string, stepMs: number): Ports.Clock & { reads: number } {
   const start = Date.parse(iso);
