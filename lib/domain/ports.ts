@@ -102,3 +102,17 @@ export interface ApiKeyRepository {
    */
   setLimits(keyId: string, limits: RateLimit | null): Promise<ApiKeyRecord | undefined>;
 }
+
+/**
+ * Per-key throttling that the platform enforces outside our tables: API Gateway usage plans in AWS. The key
+ * record stays the source of truth; this port keeps the platform in step with it. Every method is
+ * idempotent, so an interrupted command can simply be run again.
+ */
+export interface KeyThrottling {
+  /** Makes a new key known to the platform, at the default limits. */
+  register(keyId: string): Promise<void>;
+  /** Puts the key under its own limits, or under the defaults when null (registering it if need be). */
+  apply(keyId: string, limits: RateLimit | null): Promise<void>;
+  /** Forgets a revoked key. */
+  remove(keyId: string): Promise<void>;
+}

@@ -1,8 +1,14 @@
+import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LocalRuntime } from '#local/runtime';
 import { manualMonotonicClock } from '#test/support/fakes';
 import { apiCall, type CallResult, call, keyOwner, startTestRuntime } from '#test/support/local-runtime';
+
+const run = promisify(execFile);
+const ROOT = join(import.meta.dirname, '../..');
 
 /** One request per second, bursts of three: small enough to reach in a test, with room to see it fall. */
 const LIMITS = { rate: 1, burst: 3 };
@@ -24,6 +30,15 @@ const limitsOf = (result: CallResult) => ({
   remaining: Number(result.headers.get('ratelimit-remaining') ?? Number.NaN),
   reset: Number(result.headers.get('ratelimit-reset') ?? Number.NaN),
 });
+
+/** Runs the admin CLI against this runtime in its own process, as an operator does. */
+async function admin(...args: string[]): Promise<Record<string, unknown>> {
+  const { stdout } = await run(process.execPath, ['--import', 'tsx', 'admin/cli.ts', ...args], {
+    cwd: ROOT,
+    env: { PATH: process.env.PATH ?? '', DYNAMODB_ENDPOINT: runtime.dynamoEndpoint, AWS_REGION: 'local' },
+  });
+  return JSON.parse(stdout) as Record<string, unknown>;
+}
 
 describe('per-key rate limits on the local runtime', () => {
   it('reads its default limit from API_KEY_RATE_LIMIT and API_KEY_BURST_LIMIT', () => {
@@ -91,6 +106,24 @@ describe('per-key rate limits on the local runtime', () => {
     expect((await lookup(apiKey)).status).toBe(429);
     clock.advance(3000);
     expect(limitsOf(await lookup(apiKey)).remaining).toBe(2);
+  });
+
+  it('applies a key’s own limit set with the admin CLI at once, and the default again once it is cleared', async () => {
+    const { apiKey, keyId } = await keyOwner(runtime, 'rl-override');
+    for (let i = 0; i < 3; i++) await lookup(apiKey);
+    expect((await lookup(apiKey)).status).toBe(429);
+
+    const set = await admin('set-rate-limit', '--key-id', keyId, '--rate', '2', '--burst', '6');
+    expect(set).toMatchObject({ keyId, limits: { rate: 2, burst: 6 } });
+    const statuses = [];
+    for (let i = 0; i < 7; i++) statuses.push((await lookup(apiKey)).status);
+    expect(statuses).toEqual([404, 404, 404, 404, 404, 404, 429]);
+
+    const listed = await admin('list-api-keys', '--user', 'rl-override');
+    expect(listed.apiKeys).toEqual([expect.objectContaining({ keyId, limits: { rate: 2, burst: 6 } })]);
+
+    expect(await admin('clear-rate-limit', '--key-id', keyId)).toMatchObject({ keyId, limits: null });
+    expect(limitsOf(await lookup(apiKey))).toEqual({ limit: 3, remaining: 2, reset: 1 });
   });
 
   it('sends no RateLimit headers where no key is involved: open routes and refused keys', async () => {

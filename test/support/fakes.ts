@@ -213,6 +213,29 @@ export class FakeApiKeys implements Ports.ApiKeyRepository {
   }
 }
 
+/** Throttling that records what it was asked, in order, and fails when told to. */
+export class FakeKeyThrottling implements Ports.KeyThrottling {
+  readonly calls: string[] = [];
+  failure: Error | undefined;
+
+  async register(keyId: string): Promise<void> {
+    this.record(`register ${keyId}`);
+  }
+
+  async apply(keyId: string, limits: RateLimit | null): Promise<void> {
+    this.record(`apply ${keyId} ${limits ? `${limits.rate}/${limits.burst}` : 'defaults'}`);
+  }
+
+  async remove(keyId: string): Promise<void> {
+    this.record(`remove ${keyId}`);
+  }
+
+  private record(call: string): void {
+    if (this.failure) throw this.failure;
+    this.calls.push(call);
+  }
+}
+
 /** A clock frozen at `iso`, counting how often it is read. */
 export function fixedClock(iso: string): Ports.Clock & { reads: number } {
   const clock = {

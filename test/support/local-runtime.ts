@@ -7,7 +7,7 @@ import { DynamoMembershipRepository } from '#lib/dynamodb/memberships';
 import { DynamoSessionRepository } from '#lib/dynamodb/sessions';
 import { createLogger } from '#lib/platform/logger';
 import { cryptoRandom, systemClock } from '#lib/platform/system';
-import { addMember, createApiKey } from '#lib/use-cases/admin';
+import { addMember, createApiKey, RECORD_ONLY_THROTTLING } from '#lib/use-cases/admin';
 import type { MonotonicClock } from '#local/rate-limiter';
 import { type LocalRuntime, startLocalRuntime } from '#local/runtime';
 import { storedSession } from './fixtures';
@@ -134,6 +134,7 @@ export async function keyOwner(
     const { apiKey, keyId } = await createApiKey(
       {
         apiKeys: new DynamoApiKeyRepository(db, runtime.tables.apiKeys),
+        throttling: RECORD_ONLY_THROTTLING,
         clock: systemClock,
         random: cryptoRandom,
       },
