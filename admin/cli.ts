@@ -4,7 +4,9 @@
  * (DYNAMODB_ENDPOINT=http://127.0.0.1:8000) and against the deployed tables (names from the environment).
  */
 import { parseArgs } from 'node:util';
+import { APIGatewayClient } from '@aws-sdk/client-api-gateway';
 import { LOCAL_TABLE_NAMES, TABLE_KEYS, TABLES, type TableKey } from '#lib/definitions/tables';
+import type { KeyThrottling } from '#lib/domain/ports';
 import { SESSION_STATUSES, type SessionStatus } from '#lib/domain/session';
 import { DynamoApiKeyRepository } from '#lib/dynamodb/api-keys';
 import { DynamoBoardRepository } from '#lib/dynamodb/boards';
@@ -19,8 +21,11 @@ import {
   createBoard,
   listApiKeys,
   listBoards,
+  RECORD_ONLY_THROTTLING,
   removeMember,
   revokeApiKey,
+  setRateLimit,
+  syncRateLimits,
 } from '#lib/use-cases/admin';
 import {
   findSessions,
@@ -28,6 +33,7 @@ import {
   revokeSessionAsOperator,
   revokeSessionsAsOperator,
 } from '#lib/use-cases/operate-sessions';
+import { ApiGatewayKeyThrottling } from './usage-plans';
 
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 
@@ -38,6 +44,9 @@ const USAGE = `Usage: npm run --silent admin -- <command> [options]
   remove-member --org <orgId> --user <userId>
   create-api-key --user <userId> [--name <label>]    prints the key once
   revoke-api-key --key-id <keyId>
+  set-rate-limit --key-id <keyId> --rate <n> --burst <n>   the key's own limit (requests/s, burst)
+  clear-rate-limit --key-id <keyId>                  back to the default limit
+  sync-rate-limits                                   API Gateway in step with every key (AWS)
   list-boards
   list-api-keys [--user <userId>]                    never prints keys
   get-session --id <sessionId>                        never prints tokens or hashes
@@ -50,7 +59,8 @@ list-sessions --user scans the sessions table (fine for an operator, never on a 
 
 Environment: DYNAMODB_ENDPOINT (local runtime), AWS_REGION, and the table names
 ${TABLE_KEYS.map((k) => `${TABLES[k].envVar} (locally, default ${LOCAL_TABLE_NAMES[k]})`).join(', ')};
-against AWS (no DYNAMODB_ENDPOINT) the table names are required, from the stack outputs.`;
+against AWS (no DYNAMODB_ENDPOINT) the table names are required, from the stack outputs, and the API key
+commands also need USAGE_PLAN_ID (the UsagePlanId output) to keep API Gateway's usage plans in step.`;
 
 /** A usage mistake: printed with the usage text. */
 class UsageError extends Error {}
@@ -67,6 +77,11 @@ function limitOption(value: string): number {
   return Number(value);
 }
 
+/** A whole number as typed; anything else becomes NaN, which the use case refuses with its range. */
+function countOption(value: string): number {
+  return /^\d{1,9}$/.test(value) ? Number(value) : Number.NaN;
+}
+
 function parseOptions(args: string[]) {
   try {
     return parseArgs({
@@ -81,6 +96,8 @@ function parseOptions(args: string[]) {
         id: { type: 'string' },
         status: { type: 'string' },
         limit: { type: 'string' },
+        rate: { type: 'string' },
+        burst: { type: 'string' },
       },
       strict: true,
     });
@@ -120,6 +137,22 @@ export async function runAdmin(argv: string[], env: Record<string, string | unde
     sessions: () => table('sessions'),
   };
   const db = createDocumentClient(dynamo);
+  let apiGateway: APIGatewayClient | undefined;
+  // Against the local runtime the key record is all there is: the local gateway reads its limits through
+  // the authorizer. Against AWS, API Gateway's usage plans must follow every change of a key.
+  const throttling = (): KeyThrottling => {
+    if (dynamo.endpoint) return RECORD_ONLY_THROTTLING;
+    const usagePlanId = env.USAGE_PLAN_ID?.trim();
+    if (!usagePlanId) {
+      throw new UsageError(
+        'USAGE_PLAN_ID is required against AWS (the UsagePlanId stack output): API Gateway refuses every ' +
+          'key that is not in a usage plan of the stage',
+      );
+    }
+    // Adaptive retries pace a long sync-rate-limits under API Gateway's control-plane rate limits.
+    apiGateway ??= new APIGatewayClient({ region: dynamo.region, maxAttempts: 6, retryMode: 'adaptive' });
+    return new ApiGatewayKeyThrottling(apiGateway, usagePlanId);
+  };
   const boards = () => new DynamoBoardRepository(db, tables.boards());
   const memberships = () => new DynamoMembershipRepository(db, tables.memberships());
   const apiKeys = () => new DynamoApiKeyRepository(db, tables.apiKeys());
@@ -150,12 +183,24 @@ export async function runAdmin(argv: string[], env: Record<string, string | unde
         return await removeMember({ memberships: memberships() }, need('org'), need('user'));
       case 'create-api-key':
         return await createApiKey(
-          { apiKeys: apiKeys(), clock: systemClock, random: cryptoRandom },
+          { apiKeys: apiKeys(), throttling: throttling(), clock: systemClock, random: cryptoRandom },
           need('user'),
           values.name ?? null,
         );
       case 'revoke-api-key':
-        return await revokeApiKey({ apiKeys: apiKeys(), clock: systemClock }, need('key-id'));
+        return await revokeApiKey(
+          { apiKeys: apiKeys(), throttling: throttling(), clock: systemClock },
+          need('key-id'),
+        );
+      case 'set-rate-limit':
+        return await setRateLimit({ apiKeys: apiKeys(), throttling: throttling() }, need('key-id'), {
+          rate: countOption(need('rate')),
+          burst: countOption(need('burst')),
+        });
+      case 'clear-rate-limit':
+        return await setRateLimit({ apiKeys: apiKeys(), throttling: throttling() }, need('key-id'), null);
+      case 'sync-rate-limits':
+        return await syncRateLimits({ apiKeys: apiKeys(), throttling: throttling() });
       case 'list-boards':
         return { boards: await listBoards({ boards: boards() }) };
       case 'list-api-keys':
@@ -180,6 +225,7 @@ export async function runAdmin(argv: string[], env: Record<string, string | unde
     }
   } finally {
     db.destroy();
+    apiGateway?.destroy();
   }
 }
 

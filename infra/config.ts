@@ -1,4 +1,6 @@
 import { RetentionDays } from 'aws-cdk-lib/aws-logs';
+import { DEFAULT_API_KEY_LIMITS } from '#lib/definitions/rate-limits';
+import { RATE_LIMIT_BOUNDS } from '#lib/domain/api-key';
 import { DEFAULT_FRAME_ANCESTORS, METADATA_MAX_BYTES_CEILING } from '#lib/platform/config';
 import { LOG_LEVELS, type LogLevel } from '#lib/platform/logger';
 import { integerRangeProblem, isFrameAncestorSource, parseBaseUrl, parseUrl } from '#lib/platform/values';
@@ -82,6 +84,20 @@ const CONTEXT_SETTINGS = {
         : `throttleRateLimit must be a positive number of requests per second, at most ${MAX_THROTTLE_RATE}, got "${show(raw)}"`,
   }),
   throttleBurstLimit: integerSetting(1, MAX_THROTTLE_BURST, 200),
+  /**
+   * The default usage plan's throttle: every API key without limits of its own, each on its own (the
+   * local gateway's API_KEY_RATE_LIMIT and API_KEY_BURST_LIMIT, under the same rules).
+   */
+  apiKeyRateLimit: integerSetting(
+    RATE_LIMIT_BOUNDS.rate.min,
+    RATE_LIMIT_BOUNDS.rate.max,
+    DEFAULT_API_KEY_LIMITS.rate,
+  ),
+  apiKeyBurstLimit: integerSetting(
+    RATE_LIMIT_BOUNDS.burst.min,
+    RATE_LIMIT_BOUNDS.burst.max,
+    DEFAULT_API_KEY_LIMITS.burst,
+  ),
   /** Also the delay before a revoked API key stops working. */
   authorizerCacheTtlSeconds: integerSetting(0, 3600, 300),
   logRetentionDays: setting({

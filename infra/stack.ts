@@ -63,6 +63,12 @@ export class EmbedSessionStack extends Stack {
         description: `${TABLES[key].envVar} for the admin CLI`,
       });
     }
+    if (this.api.usagePlan) {
+      new CfnOutput(this, 'UsagePlanId', {
+        value: this.api.usagePlan.usagePlanId,
+        description: 'USAGE_PLAN_ID for the admin CLI: the default per-key rate limit, and the API and stage',
+      });
+    }
     new CfnOutput(this, 'AlarmTopicArn', {
       value: this.monitoring.topic.topicArn,
       description: 'SNS topic of the alarms; subscribe to be notified',

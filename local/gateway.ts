@@ -21,8 +21,10 @@ import {
   ROUTES,
   type RouteDefinition,
 } from '#lib/definitions/routes';
+import { isRateLimitValue, type RateLimit } from '#lib/domain/api-key';
 import { headerValue } from '#lib/http/response';
 import type { Logger } from '#lib/platform/logger';
+import { KeyRateLimiter, type MonotonicClock, type RateLimitDecision } from './rate-limiter';
 import { resolveResource } from './routing';
 
 /** A Lambda handler as exported by `functions/*.ts`. */
@@ -43,6 +45,10 @@ export interface GatewayOptions {
   logger: Logger;
   /** Headers of every gateway-made response (see `gatewaySecurityHeaders`), as the CDK stack sets them. */
   securityHeaders: Readonly<Record<string, string>>;
+  /** The limit of API keys without their own, as the stack's default usage plan sets it. */
+  apiKeyLimits: RateLimit;
+  /** The rate limiter's clock; the real monotonic one unless a test passes its own. */
+  clock?: MonotonicClock;
 }
 
 type Reply = { status: number; headers: Record<string, string | string[]>; body: Buffer };
@@ -50,13 +56,15 @@ type Reply = { status: number; headers: Record<string, string | string[]>; body:
 /**
  * A local stand-in for API Gateway (REST API, Lambda proxy integration): the same routes, a TOKEN
  * authorizer run before protected routes (without result caching, so a revoked key is refused at once),
- * v1 proxy events, and the same JSON gateway responses the CDK stack configures.
+ * per-key throttling like a usage plan's, v1 proxy events, and the same JSON gateway responses the CDK
+ * stack configures.
  */
 export function createGateway(options: GatewayOptions): (req: IncomingMessage, res: ServerResponse) => void {
+  const limiter = new KeyRateLimiter(options.apiKeyLimits, options.clock);
   return (req, res) => {
     const started = performance.now();
     const requestId = randomUUID();
-    route(options, req, requestId)
+    route(options, limiter, req, requestId)
       .catch((error: unknown) => {
         options.logger.error('local gateway failure', { requestId, errorMessage: (error as Error).message });
         return gatewayReply(options, 'DEFAULT_5XX');
@@ -76,7 +84,12 @@ export function createGateway(options: GatewayOptions): (req: IncomingMessage, r
   };
 }
 
-async function route(options: GatewayOptions, req: IncomingMessage, requestId: string): Promise<Reply> {
+async function route(
+  options: GatewayOptions,
+  limiter: KeyRateLimiter,
+  req: IncomingMessage,
+  requestId: string,
+): Promise<Reply> {
   const url = new URL(req.url ?? '/', 'http://local');
   const body = await readBody(req);
   if (body === undefined) return gatewayReply(options, 'REQUEST_TOO_LARGE');
@@ -94,6 +107,7 @@ async function route(options: GatewayOptions, req: IncomingMessage, requestId: s
 
   const headers = singleHeaders(req);
   let authorizer: Record<string, unknown> | null = null;
+  let limited: RateLimitDecision | undefined;
   if (matched.auth === 'apiKey') {
     const outcome = await authorize(
       options,
@@ -103,12 +117,15 @@ async function route(options: GatewayOptions, req: IncomingMessage, requestId: s
       requestId,
     );
     if (typeof outcome === 'string') return gatewayReply(options, outcome);
-    authorizer = outcome;
+    // With the authorizer as API key source, a key reaches its usage plan only through the identifier the
+    // authorizer names; API Gateway refuses a request without one as an invalid key.
+    if (!outcome.usageIdentifierKey) return gatewayReply(options, 'INVALID_API_KEY');
+    limited = limiter.take(outcome.usageIdentifierKey, limitsOf(outcome.context));
+    authorizer = outcome.context;
   }
-  // Lambda's payload limit applies when the gateway invokes the function, after the authorizer ran.
-  if (body.length > LAMBDA_MAX_PAYLOAD_BYTES) return gatewayReply(options, 'REQUEST_TOO_LARGE');
-
-  const event = proxyEvent(
+  // Every answer after the authorizer carries the key's limits: the 429, the function's own errors, too.
+  if (limited && !limited.allowed) return withHeaders(gatewayReply(options, 'THROTTLED'), limited.headers);
+  const reply = await invoke(
     options,
     req,
     url,
@@ -119,6 +136,25 @@ async function route(options: GatewayOptions, req: IncomingMessage, requestId: s
     authorizer,
     requestId,
   );
+  return limited ? withHeaders(reply, limited.headers) : reply;
+}
+
+/** What a route does once the gateway lets the request through: invoke its function, as API Gateway does. */
+async function invoke(
+  options: GatewayOptions,
+  req: IncomingMessage,
+  url: URL,
+  matched: RouteDefinition,
+  pathParameters: Record<string, string> | null,
+  headers: Record<string, string>,
+  body: Buffer,
+  authorizer: Record<string, unknown> | null,
+  requestId: string,
+): Promise<Reply> {
+  // Lambda's payload limit applies when the gateway invokes the function, after the authorizer ran.
+  if (body.length > LAMBDA_MAX_PAYLOAD_BYTES) return gatewayReply(options, 'REQUEST_TOO_LARGE');
+
+  const event = proxyEvent(options, req, url, matched, pathParameters, headers, body, authorizer, requestId);
   let result: APIGatewayProxyResult;
   try {
     result = (await options.handlers[matched.function](
@@ -137,14 +173,20 @@ async function route(options: GatewayOptions, req: IncomingMessage, requestId: s
   return fromResult(result);
 }
 
-/** Runs the TOKEN authorizer as API Gateway does; returns its context or the gateway response to send. */
+/** What an Allow policy hands on: the context for the function, and the key's usage identifier. */
+interface Authorized {
+  context: Record<string, unknown>;
+  usageIdentifierKey: string | undefined;
+}
+
+/** Runs the TOKEN authorizer as API Gateway does; returns what it allowed or the gateway response to send. */
 async function authorize(
   options: GatewayOptions,
   matched: RouteDefinition,
   path: string,
   token: string | undefined,
   requestId: string,
-): Promise<Record<string, unknown> | GatewayResponseType> {
+): Promise<Authorized | GatewayResponseType> {
   // With identitySource = Authorization, API Gateway answers 401 itself when the header is absent.
   if (!token) return 'UNAUTHORIZED';
   const methodArn = `arn:aws:execute-api:local:${ACCOUNT_ID}:${API_ID}/${STAGE}/${matched.method}${path}`;
@@ -160,7 +202,20 @@ async function authorize(
   }
   if (!policy?.principalId || !policy.policyDocument) return 'AUTHORIZER_FAILURE';
   if (!policyAllows(policy, methodArn)) return 'ACCESS_DENIED';
-  return { ...(policy.context ?? {}), principalId: policy.principalId };
+  return {
+    context: { ...(policy.context ?? {}), principalId: policy.principalId },
+    usageIdentifierKey: policy.usageIdentifierKey ?? undefined,
+  };
+}
+
+/**
+ * The key's own limits from the authorizer context (numbers, or strings as API Gateway would pass them on),
+ * or null for the defaults: both parts valid, or none.
+ */
+function limitsOf(context: Record<string, unknown>): RateLimit | null {
+  const rate = Number(context.rateLimit);
+  const burst = Number(context.burstLimit);
+  return isRateLimitValue('rate', rate) && isRateLimitValue('burst', burst) ? { rate, burst } : null;
 }
 
 /** IAM-style evaluation of an authorizer policy for one method ARN: an explicit Deny wins. */
@@ -285,6 +340,10 @@ function singleHeaders(req: IncomingMessage): Record<string, string> {
 
 function gatewayReply(options: GatewayOptions, type: GatewayResponseType): Reply {
   return toReply(gatewayResponse(type, options.securityHeaders));
+}
+
+function withHeaders(reply: Reply, headers: Record<string, string>): Reply {
+  return { ...reply, headers: { ...reply.headers, ...headers } };
 }
 
 function toReply(response: GatewayReply): Reply {

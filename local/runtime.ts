@@ -5,11 +5,13 @@ import { fileURLToPath } from 'node:url';
 import { gatewaySecurityHeaders } from '#lib/definitions/gateway-responses';
 import { FUNCTIONS, type FunctionName } from '#lib/definitions/routes';
 import { LOCAL_TABLE_NAMES, TABLE_KEYS, TABLES } from '#lib/definitions/tables';
+import type { RateLimit } from '#lib/domain/api-key';
 import { createDocumentClient } from '#lib/dynamodb/client';
-import { fail, readFrameAncestors } from '#lib/platform/config';
+import { fail, readApiKeyLimits, readFrameAncestors } from '#lib/platform/config';
 import { createLogger, type Logger } from '#lib/platform/logger';
 import { ensureTables, startEmbeddedDynamo } from './dynamodb';
 import { createGateway, type LambdaHandler } from './gateway';
+import type { MonotonicClock } from './rate-limiter';
 import { type DemoData, seedDemoData } from './seed';
 
 export interface LocalRuntimeOptions {
@@ -23,6 +25,8 @@ export interface LocalRuntimeOptions {
   /** Seed the demo boards, membership and a fresh demo API key. */
   seed?: boolean;
   logger?: Logger;
+  /** The per-key rate limiter's clock (milliseconds, monotonic); tests pass one they move by hand. */
+  rateLimitClock?: MonotonicClock;
 }
 
 export interface LocalRuntime {
@@ -30,6 +34,8 @@ export interface LocalRuntime {
   dynamoEndpoint: string;
   tables: Record<keyof typeof TABLES, string>;
   demo: DemoData | undefined;
+  /** The limit of keys without their own, from API_KEY_RATE_LIMIT and API_KEY_BURST_LIMIT. */
+  apiKeyLimits: RateLimit;
   close(): Promise<void>;
 }
 
@@ -65,12 +71,15 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
 
     const problems: string[] = [];
     const frameAncestors = readFrameAncestors(process.env, problems);
+    const apiKeyLimits = readApiKeyLimits(process.env, problems);
     fail(problems);
     gateway = createGateway({
       handlers: await loadHandlers(),
       domainName: `${host}:${port}`,
       logger,
       securityHeaders: gatewaySecurityHeaders(frameAncestors),
+      apiKeyLimits,
+      clock: options.rateLimitClock,
     });
 
     const demo = options.seed
@@ -86,6 +95,7 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
       dynamoEndpoint: dynamo.endpoint,
       tables: LOCAL_TABLE_NAMES,
       demo,
+      apiKeyLimits,
       close: async () => {
         listening.closeAllConnections();
         await new Promise<void>((resolve) => listening.close(() => resolve()));

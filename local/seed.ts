@@ -4,7 +4,7 @@ import { DynamoApiKeyRepository } from '#lib/dynamodb/api-keys';
 import { DynamoBoardRepository } from '#lib/dynamodb/boards';
 import { DynamoMembershipRepository } from '#lib/dynamodb/memberships';
 import { cryptoRandom, systemClock } from '#lib/platform/system';
-import { addMember, createApiKey, createBoard } from '#lib/use-cases/admin';
+import { addMember, createApiKey, createBoard, RECORD_ONLY_THROTTLING } from '#lib/use-cases/admin';
 
 export const DEMO = {
   orgId: 'org_demo',
@@ -56,7 +56,12 @@ export async function seedDemoData(
     DEMO.userId,
   );
   const key = await createApiKey(
-    { apiKeys: new DynamoApiKeyRepository(db, tables.apiKeys), clock: systemClock, random: cryptoRandom },
+    {
+      apiKeys: new DynamoApiKeyRepository(db, tables.apiKeys),
+      throttling: RECORD_ONLY_THROTTLING,
+      clock: systemClock,
+      random: cryptoRandom,
+    },
     DEMO.userId,
     'demo key (npm start)',
   );

@@ -62,6 +62,7 @@ Embed session service running locally
   Embedded DynamoDB  ${runtime.dynamoEndpoint}  (${process.env.DATA_DIR ? `persisted in ${process.env.DATA_DIR}` : 'in memory'})
   Demo API key       ${demo?.apiKey}   (user ${demo?.userId}; shown once)
   Demo boards        ${demo?.publicBoardId} (PUBLIC), ${demo?.privateBoardId} (PRIVATE, your org), ${demo?.otherOrgBoardId} (PRIVATE, other org)
+  Rate limit per key ${runtime.apiKeyLimits.rate} requests/s, bursts of ${runtime.apiKeyLimits.burst} (API_KEY_RATE_LIMIT, API_KEY_BURST_LIMIT)
 
 Open the demo board as an embedded user (valid for 30 days):
   ${embedUrl}

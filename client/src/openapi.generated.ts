@@ -377,11 +377,11 @@ export interface components {
         "Retry-After": number;
         /** @description `true` when this is the stored answer to an earlier request with the same Idempotency-Key */
         "Idempotent-Replayed": "true";
-        /** @description Requests the API key may make in a burst (local runtime; see docs/api.md for AWS) */
+        /** @description The key's burst limit: the most requests it may send at once, which is also what a full bucket holds. The bucket refills at the key’s rate (requests per second) up to this number. Sent by the local runtime; API Gateway cannot (see docs/api.md). */
         "RateLimit-Limit": number;
-        /** @description Requests left in the current burst (local runtime; see docs/api.md for AWS) */
+        /** @description Requests the key may still send right now, after this one (whole requests, rounded down). Sent by the local runtime; API Gateway cannot (see docs/api.md). */
         "RateLimit-Remaining": number;
-        /** @description Seconds until the burst is full again (local runtime; see docs/api.md for AWS) */
+        /** @description Seconds (rounded up) until the bucket is full again, that is until RateLimit-Remaining would be back at RateLimit-Limit if the key sent nothing meanwhile; 0 when it is full. Sent by the local runtime; API Gateway cannot (see docs/api.md). */
         "RateLimit-Reset": number;
     };
     pathItems: never;

@@ -1,6 +1,7 @@
 import { Duration, RemovalPolicy } from 'aws-cdk-lib';
 import {
   AccessLogFormat,
+  ApiKeySourceType,
   AuthorizationType,
   type DomainName,
   EndpointType,
@@ -11,6 +12,7 @@ import {
   type Resource,
   RestApi,
   TokenAuthorizer,
+  type UsagePlan,
 } from 'aws-cdk-lib/aws-apigateway';
 import { LogGroup } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
@@ -58,6 +60,8 @@ export class EmbedApi extends Construct {
   readonly restApi: RestApi;
   readonly accessLogGroup: LogGroup;
   readonly authorizer: TokenAuthorizer | undefined;
+  /** The throttle of every API key without one of its own; the admin CLI adds keys to it. */
+  readonly usagePlan: UsagePlan | undefined;
   readonly domainName: DomainName | undefined;
 
   constructor(scope: Construct, id: string, props: EmbedApiProps) {
@@ -71,6 +75,9 @@ export class EmbedApi extends Construct {
       restApiName: `embed-session-${config.stageName}`,
       description: 'Embed session API',
       endpointConfiguration: { types: [EndpointType.REGIONAL] },
+      // Usage plans learn the key only from our authorizer (`usageIdentifierKey`), never from a header a
+      // client could set to spend another key's budget.
+      apiKeySourceType: ApiKeySourceType.AUTHORIZER,
       // Access logging needs the account-level API Gateway logging role; it outlives the stack
       // because other APIs of the account may rely on it.
       cloudWatchRole: true,
@@ -104,6 +111,16 @@ export class EmbedApi extends Construct {
           resultsCacheTtl: Duration.seconds(config.authorizerCacheTtlSeconds),
         })
       : undefined;
+    // Throttles each API key on its own bucket. Keys with limits of their own get a plan of their own from
+    // the admin CLI; API Gateway refuses a key that is in no plan of this stage.
+    this.usagePlan = needsAuthorizer
+      ? this.restApi.addUsagePlan('DefaultUsagePlan', {
+          name: `embed-session-${config.stageName}`,
+          description: 'Default per-key rate limit of the embed session API',
+          throttle: { rateLimit: config.apiKeyRateLimit, burstLimit: config.apiKeyBurstLimit },
+          apiStages: [{ api: this.restApi, stage: this.restApi.deploymentStage }],
+        })
+      : undefined;
 
     for (const [path, routes] of groupByPath(definitions.routes)) {
       const resource = this.restApi.root.resourceForPath(path);
@@ -127,6 +144,8 @@ export class EmbedApi extends Construct {
       resource.addMethod(route.method, integration, {
         authorizer: this.authorizer,
         authorizationType: AuthorizationType.CUSTOM,
+        // What puts the method under the usage plans, keyed by the authorizer's usageIdentifierKey.
+        apiKeyRequired: true,
       });
       return;
     }

@@ -12,6 +12,7 @@ import {
 } from '#lib/validation/schemas';
 import { RESPONSE_SCHEMAS } from './api-schemas';
 import { API_KEY_ROUTE_ERRORS, OPERATIONS, type OperationDoc, type ResponseDoc } from './operations';
+import { RATE_LIMIT_HEADERS } from './rate-limits';
 import { ROUTES, type RouteDefinition } from './routes';
 
 export const OPENAPI_VERSION = '3.1.0';
@@ -44,21 +45,15 @@ const HEADERS = {
     description: '`true` when this is the stored answer to an earlier request with the same Idempotency-Key',
     schema: { type: 'string', enum: ['true'] },
   },
-  'RateLimit-Limit': {
-    description: 'Requests the API key may make in a burst (local runtime; see docs/api.md for AWS)',
-    schema: { type: 'integer' },
-  },
-  'RateLimit-Remaining': {
-    description: 'Requests left in the current burst (local runtime; see docs/api.md for AWS)',
-    schema: { type: 'integer' },
-  },
-  'RateLimit-Reset': {
-    description: 'Seconds until the burst is full again (local runtime; see docs/api.md for AWS)',
-    schema: { type: 'integer' },
-  },
+  ...Object.fromEntries(
+    Object.values(RATE_LIMIT_HEADERS).map(({ name, description, schema }) => [
+      name,
+      { description: `${description} Sent by the local runtime; API Gateway cannot (see docs/api.md).`, schema },
+    ]),
+  ),
 } as const;
 
-const RATE_LIMIT_HEADERS = ['RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset'] as const;
+const RATE_LIMIT_HEADER_NAMES = Object.values(RATE_LIMIT_HEADERS).map(({ name }) => name);
 
 type Json = Record<string, unknown>;
 
@@ -184,7 +179,7 @@ function operation(route: RouteDefinition, doc: OperationDoc): Json {
 }
 
 function responseObject(response: ResponseDoc, protectedRoute: boolean): Json {
-  const headers = [...(response.headers ?? []), ...(protectedRoute ? RATE_LIMIT_HEADERS : [])];
+  const headers = [...(response.headers ?? []), ...(protectedRoute ? RATE_LIMIT_HEADER_NAMES : [])];
   const content: Record<string, Json> = {};
   if (response.schema)
     content['application/json'] = { schema: { $ref: `#/components/schemas/${response.schema}` } };

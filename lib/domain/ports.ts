@@ -2,7 +2,7 @@
  * Everything a use case needs from the outside world, as interfaces. Adapters (lib/dynamodb,
  * lib/platform/system.ts) implement them; tests pass in-memory fakes.
  */
-import type { ApiKeyRecord } from './api-key';
+import type { ApiKeyRecord, RateLimit } from './api-key';
 import type { Board } from './board';
 import type { IdempotencyRecord } from './idempotency';
 import type { Revocation, StoredSession } from './session';
@@ -99,6 +99,25 @@ export interface ApiKeyRepository {
   /** Marks the key revoked; returns the updated record or undefined when no key has that id. */
   revoke(keyId: string, revokedAt: string): Promise<ApiKeyRecord | undefined>;
   list(userId?: string): Promise<ApiKeyRecord[]>;
+  /**
+   * Sets the key's own rate limit (null: back to the defaults) unless it is revoked; returns the record as
+   * it now is, or undefined when no key has that id.
+   */
+  setLimits(keyId: string, limits: RateLimit | null): Promise<ApiKeyRecord | undefined>;
+}
+
+/**
+ * Per-key throttling that the platform enforces outside our tables: API Gateway usage plans in AWS. The key
+ * record stays the source of truth; this port keeps the platform in step with it. Every method is
+ * idempotent, so an interrupted command can simply be run again.
+ */
+export interface KeyThrottling {
+  /** Makes a new key known to the platform, at the default limits. */
+  register(keyId: string): Promise<void>;
+  /** Puts the key under its own limits, or under the defaults when null (registering it if need be). */
+  apply(keyId: string, limits: RateLimit | null): Promise<void>;
+  /** Forgets a revoked key. */
+  remove(keyId: string): Promise<void>;
 }
 
 /** Remembered Idempotency-Keys, each claimed by exactly one request (a conditional write decides). */

@@ -1,6 +1,6 @@
 import { GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { API_KEY_ID_INDEX } from '#lib/definitions/tables';
-import type { ApiKeyRecord } from '#lib/domain/api-key';
+import { type ApiKeyRecord, isRateLimitValue, type RateLimit } from '#lib/domain/api-key';
 import type { ApiKeyRepository } from '#lib/domain/ports';
 import { dynamoCall } from './errors';
 import { DynamoTable, type Item, optionalStringOf } from './table';
@@ -15,19 +15,8 @@ export class DynamoApiKeyRepository extends DynamoTable implements ApiKeyReposit
     return Item ? toApiKeyRecord(Item) : undefined;
   }
 
-  async create(record: ApiKeyRecord): Promise<void> {
-    await dynamoCall(() =>
-      this.db.send(
-        new PutCommand({
-          TableName: this.tableName,
-          Item: record,
-          ConditionExpression: 'attribute_not_exists(keyHash)',
-        }),
-      ),
-    );
-  }
-
-  async revoke(keyId: string, revokedAt: string): Promise<ApiKeyRecord | undefined> {
+  /** The key with this id, from the keyId index (eventually consistent: updates re-check their condition). */
+  private async findById(keyId: string): Promise<ApiKeyRecord | undefined> {
     const { Items } = await dynamoCall(() =>
       this.db.send(
         new QueryCommand({
@@ -39,8 +28,24 @@ export class DynamoApiKeyRepository extends DynamoTable implements ApiKeyReposit
       ),
     );
     const first = Items?.[0];
-    if (!first) return undefined;
-    const found = toApiKeyRecord(first);
+    return first ? toApiKeyRecord(first) : undefined;
+  }
+
+  async create(record: ApiKeyRecord): Promise<void> {
+    await dynamoCall(() =>
+      this.db.send(
+        new PutCommand({
+          TableName: this.tableName,
+          Item: toItem(record),
+          ConditionExpression: 'attribute_not_exists(keyHash)',
+        }),
+      ),
+    );
+  }
+
+  async revoke(keyId: string, revokedAt: string): Promise<ApiKeyRecord | undefined> {
+    const found = await this.findById(keyId);
+    if (!found) return undefined;
     if (found.status === 'REVOKED') return found;
     try {
       const { Attributes } = await dynamoCall(() =>
@@ -65,6 +70,43 @@ export class DynamoApiKeyRepository extends DynamoTable implements ApiKeyReposit
     }
   }
 
+  async setLimits(keyId: string, limits: RateLimit | null): Promise<ApiKeyRecord | undefined> {
+    const found = await this.findById(keyId);
+    if (!found || found.status === 'REVOKED') return found;
+    try {
+      const { Attributes } = await dynamoCall(() =>
+        this.db.send(
+          new UpdateCommand({
+            TableName: this.tableName,
+            Key: { keyHash: found.keyHash },
+            ...(limits
+              ? {
+                  UpdateExpression: 'SET rateLimit = :rate, burstLimit = :burst',
+                  ExpressionAttributeValues: {
+                    ':active': 'ACTIVE',
+                    ':rate': limits.rate,
+                    ':burst': limits.burst,
+                  },
+                }
+              : {
+                  UpdateExpression: 'REMOVE rateLimit, burstLimit',
+                  ExpressionAttributeValues: { ':active': 'ACTIVE' },
+                }),
+            // A revoked key keeps the limits it had: the index may not have seen the revocation yet.
+            ConditionExpression: 'attribute_exists(keyHash) AND #s = :active',
+            ExpressionAttributeNames: { '#s': 'status' },
+            ReturnValues: 'ALL_NEW',
+          }),
+        ),
+      );
+      return Attributes ? toApiKeyRecord(Attributes) : undefined;
+    } catch (error) {
+      if ((error as Error).name !== 'ConditionalCheckFailedException') throw error;
+      // Revoked meanwhile, or deleted: report the key as it now is.
+      return this.getByHash(found.keyHash);
+    }
+  }
+
   async list(userId?: string): Promise<ApiKeyRecord[]> {
     const items = await this.scanAll(
       userId ? { FilterExpression: 'userId = :u', ExpressionAttributeValues: { ':u': userId } } : {},
@@ -73,8 +115,13 @@ export class DynamoApiKeyRepository extends DynamoTable implements ApiKeyReposit
   }
 }
 
-/** A stored key. Any status but ACTIVE reads as REVOKED, so an unexpected value never lets a key in. */
+/**
+ * A stored key. Any status but ACTIVE reads as REVOKED, so an unexpected value never lets a key in. Its own
+ * limits are `rateLimit` and `burstLimit`, both valid or not at all: anything else means the defaults, so a
+ * bad value written by hand can neither lock the key out nor lift its limits.
+ */
 function toApiKeyRecord(item: Item): ApiKeyRecord {
+  const { rateLimit: rate, burstLimit: burst } = item;
   return {
     keyHash: String(item.keyHash),
     keyId: String(item.keyId),
@@ -83,5 +130,11 @@ function toApiKeyRecord(item: Item): ApiKeyRecord {
     status: item.status === 'ACTIVE' ? 'ACTIVE' : 'REVOKED',
     createdAt: String(item.createdAt),
     revokedAt: optionalStringOf(item, 'revokedAt'),
+    limits: isRateLimitValue('rate', rate) && isRateLimitValue('burst', burst) ? { rate, burst } : null,
   };
+}
+
+/** The item of a record: its own limits as `rateLimit` and `burstLimit`, absent when it has none. */
+function toItem({ limits, ...record }: ApiKeyRecord): Item {
+  return limits ? { ...record, rateLimit: limits.rate, burstLimit: limits.burst } : record;
 }

@@ -1,5 +1,5 @@
 import type { APIGatewayAuthorizerResult, APIGatewayProxyEvent } from 'aws-lambda';
-import type { KeyOwner } from '#lib/domain/api-key';
+import { type AuthorizedKey, type KeyOwner, usageIdentifierOf } from '#lib/domain/api-key';
 import { bearerCredential } from '#lib/domain/credentials';
 import { headerValue } from './response';
 
@@ -45,16 +45,24 @@ export function apiBaseUrl(event: Pick<APIGatewayProxyEvent, 'requestContext'>):
 /**
  * An Allow policy for every method of the API's stage. A wildcard resource matters: API Gateway caches
  * the policy per key, and a policy naming only the first method would then refuse every other route.
+ * `usageIdentifierKey` names the key's usage plan entry (the API's key source is the authorizer), which is
+ * how API Gateway throttles each key; the key's own limits, if any, ride in the context for the local
+ * gateway, which throttles the same way.
  */
-export function allowPolicy(owner: KeyOwner, methodArn: string): APIGatewayAuthorizerResult {
+export function allowPolicy(key: AuthorizedKey, methodArn: string): APIGatewayAuthorizerResult {
   const [apiArn, stage] = methodArn.split('/');
   if (!apiArn?.startsWith('arn:') || !stage) throw new Error('methodArn is malformed');
   return {
-    principalId: owner.userId,
+    principalId: key.userId,
     policyDocument: {
       Version: '2012-10-17',
       Statement: [{ Action: 'execute-api:Invoke', Effect: 'Allow', Resource: `${apiArn}/${stage}/*` }],
     },
-    context: { userId: owner.userId, keyId: owner.keyId },
+    context: {
+      userId: key.userId,
+      keyId: key.keyId,
+      ...(key.limits ? { rateLimit: key.limits.rate, burstLimit: key.limits.burst } : {}),
+    },
+    usageIdentifierKey: usageIdentifierOf(key.keyId),
   };
 }

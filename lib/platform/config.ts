@@ -1,4 +1,6 @@
+import { DEFAULT_API_KEY_LIMITS } from '#lib/definitions/rate-limits';
 import { TABLES, type TableKey } from '#lib/definitions/tables';
+import { RATE_LIMIT_BOUNDS, type RateLimit } from '#lib/domain/api-key';
 import { integerRangeProblem, isFrameAncestorSource, isHttpUrl, parseBaseUrl } from './values';
 
 /** Raised at start-up when the environment is incomplete or invalid; the message lists every problem. */
@@ -62,6 +64,25 @@ export function readFrameAncestors(env: Env, problems: string[]): string {
     );
   }
   return sources.join(' ');
+}
+
+/**
+ * The local gateway's limit for keys without their own: `API_KEY_RATE_LIMIT` (requests per second) and
+ * `API_KEY_BURST_LIMIT`, each defaulting to the stack's default.
+ */
+export function readApiKeyLimits(env: Env, problems: string[]): RateLimit {
+  const { rate, burst } = RATE_LIMIT_BOUNDS;
+  return {
+    rate: readInteger(env, 'API_KEY_RATE_LIMIT', DEFAULT_API_KEY_LIMITS.rate, rate.min, rate.max, problems),
+    burst: readInteger(
+      env,
+      'API_KEY_BURST_LIMIT',
+      DEFAULT_API_KEY_LIMITS.burst,
+      burst.min,
+      burst.max,
+      problems,
+    ),
+  };
 }
 
 /** Reads and validates the configuration of the embed page; throws `ConfigError`. */

@@ -1,4 +1,4 @@
-import type { ApiKeyRecord } from '#lib/domain/api-key';
+import { type ApiKeyRecord, isRateLimitValue, RATE_LIMIT_BOUNDS, type RateLimit } from '#lib/domain/api-key';
 import { type Board, PUBLIC_VISIBILITY } from '#lib/domain/board';
 import { hashCredential, newApiKey } from '#lib/domain/credentials';
 import { ValidationError } from '#lib/domain/errors';
@@ -7,6 +7,7 @@ import type {
   ApiKeyRepository,
   BoardRepository,
   Clock,
+  KeyThrottling,
   MembershipRepository,
   RandomSource,
 } from '#lib/domain/ports';
@@ -58,14 +59,28 @@ export async function removeMember(
   return { orgId, userId, removed: await deps.memberships.remove(orgId, userId) };
 }
 
-/** Issues an API key. The returned `apiKey` is the only time the key exists outside its owner. */
+/**
+ * Throttling that needs nothing beyond the key record: the local gateway reads a key's limits through the
+ * authorizer, so against the local runtime there is nothing else to keep in step.
+ */
+export const RECORD_ONLY_THROTTLING: KeyThrottling = {
+  register: async () => undefined,
+  apply: async () => undefined,
+  remove: async () => undefined,
+};
+
+/**
+ * Issues an API key. The returned `apiKey` is the only time the key exists outside its owner. The platform's
+ * throttling learns the key first: should that fail, no record exists whose key nobody was ever shown.
+ */
 export async function createApiKey(
-  deps: { apiKeys: ApiKeyRepository; clock: Clock; random: RandomSource },
+  deps: { apiKeys: ApiKeyRepository; throttling: KeyThrottling; clock: Clock; random: RandomSource },
   userId: string,
   name: string | null,
 ): Promise<{ apiKey: string; keyId: string; userId: string }> {
   requireText('user', userId);
   const { apiKey, keyId } = newApiKey(deps.random);
+  await deps.throttling.register(keyId);
   await deps.apiKeys.create({
     keyHash: hashCredential(apiKey),
     keyId,
@@ -74,19 +89,75 @@ export async function createApiKey(
     status: 'ACTIVE',
     createdAt: deps.clock.now().toISOString(),
     revokedAt: null,
+    limits: null,
   });
   return { apiKey, keyId, userId };
 }
 
-/** Revokes a key by id; throws when there is no such key. */
+/**
+ * Revokes a key by id, then removes it from the platform's throttling; throws when there is no such key.
+ * Revoking again repeats the removal, so a command interrupted in between can be run again.
+ */
 export async function revokeApiKey(
-  deps: { apiKeys: ApiKeyRepository; clock: Clock },
+  deps: { apiKeys: ApiKeyRepository; throttling: KeyThrottling; clock: Clock },
   keyId: string,
 ): Promise<ApiKeySummary> {
   requireText('key-id', keyId);
   const record = await deps.apiKeys.revoke(keyId, deps.clock.now().toISOString());
   if (!record) throw new ValidationError(`No API key has id "${keyId}"`);
+  await deps.throttling.remove(keyId);
   return summarize(record);
+}
+
+/**
+ * Gives an active key its own rate limit, or back the defaults with null. The key record is written first
+ * (the source of truth, and what the authorizer reads), then the platform is brought in step; a failure in
+ * between is mended by running the command again.
+ */
+export async function setRateLimit(
+  deps: { apiKeys: ApiKeyRepository; throttling: KeyThrottling },
+  keyId: string,
+  limits: RateLimit | null,
+): Promise<ApiKeySummary> {
+  requireText('key-id', keyId);
+  if (limits) {
+    for (const [part, option] of [
+      ['rate', '--rate'],
+      ['burst', '--burst'],
+    ] as const) {
+      if (!isRateLimitValue(part, limits[part])) {
+        const { min, max } = RATE_LIMIT_BOUNDS[part];
+        throw new ValidationError(`${option} must be an integer from ${min} to ${max}`);
+      }
+    }
+  }
+  const record = await deps.apiKeys.setLimits(keyId, limits);
+  if (!record) throw new ValidationError(`No API key has id "${keyId}"`);
+  if (record.status !== 'ACTIVE') throw new ValidationError(`API key "${keyId}" is revoked`);
+  await deps.throttling.apply(keyId, record.limits);
+  return summarize(record);
+}
+
+/**
+ * Brings the platform's throttling in step with every key record: active keys under their own limits or
+ * the defaults, revoked keys removed. For a stack deployed before keys were throttled, and to mend drift.
+ * One key at a time, so the platform's own control-plane limits are not hammered.
+ */
+export async function syncRateLimits(deps: {
+  apiKeys: ApiKeyRepository;
+  throttling: KeyThrottling;
+}): Promise<{ active: number; revoked: number }> {
+  const counts = { active: 0, revoked: 0 };
+  for (const record of await deps.apiKeys.list()) {
+    if (record.status === 'ACTIVE') {
+      await deps.throttling.apply(record.keyId, record.limits);
+      counts.active += 1;
+    } else {
+      await deps.throttling.remove(record.keyId);
+      counts.revoked += 1;
+    }
+  }
+  return counts;
 }
 
 /** Lists every board, sorted by id. */

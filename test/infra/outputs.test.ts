@@ -5,6 +5,7 @@ import { TABLE_KEYS, TABLES } from '#lib/definitions/tables';
 import {
   functionByDescription,
   type Json,
+  resources,
   type Synthesized,
   synthesize,
   tableLogicalIds,
@@ -64,12 +65,19 @@ describe('stack outputs', () => {
     expect(outputs.AlarmTopicArn.Value.Ref).toEqual(expect.any(String));
   });
 
+  it('outputs the default usage plan’s id for the admin CLI (USAGE_PLAN_ID)', () => {
+    const [planId] = Object.keys(resources(synth.template, 'AWS::ApiGateway::UsagePlan'));
+    expect(outputs.UsagePlanId.Value).toEqual({ Ref: planId });
+    expect(outputs.UsagePlanId.Description).toContain('USAGE_PLAN_ID');
+  });
+
   it('outputs nothing else (no duplicate endpoint output, no custom domain target)', () => {
     const expected = [
       'ApiUrl',
       'EmbedBaseUrl',
       'Region',
       'AlarmTopicArn',
+      'UsagePlanId',
       ...TABLE_KEYS.map((k) => `${constructId(k)}TableName`),
     ];
     expect(Object.keys(outputs).sort()).toEqual(expected.sort());

@@ -151,6 +151,22 @@ describe('admin CLI', () => {
     }
   });
 
+  it('refuses API key commands against AWS without USAGE_PLAN_ID: exits 2 before any call', async () => {
+    // As above: should the CLI wrongly call anything, the call goes to a closed local port.
+    const awsWithoutPlan = {
+      AWS_REGION: 'eu-west-1',
+      API_KEYS_TABLE: 'keys-prod',
+      AWS_ENDPOINT_URL: 'http://127.0.0.1:9',
+      AWS_EC2_METADATA_DISABLED: 'true',
+      AWS_CONFIG_FILE: join(ROOT, 'no-such-aws-config'),
+      AWS_SHARED_CREDENTIALS_FILE: join(ROOT, 'no-such-aws-credentials'),
+    };
+    const result = await cli(['create-api-key', '--user', 'u'], awsWithoutPlan, 20_000);
+    expect(result.code, result.stderr).toBe(2);
+    expect(result.stdout).toBe('');
+    expect(result.stderr.split('\n')[0]).toMatch(/^error: USAGE_PLAN_ID is required against AWS/);
+  });
+
   it('prints exactly one JSON document on stdout', async () => {
     const result = await admin('list-boards');
     expect(() => JSON.parse(result.stdout)).not.toThrow();

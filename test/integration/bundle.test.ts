@@ -253,6 +253,17 @@ describe('Lambda bundles (built exactly as the CDK stack builds them)', () => {
   );
 
   it.each(Object.keys(FUNCTIONS) as FunctionName[])(
+    'leaves the admin CLI and its API Gateway SDK out of %s, so keeping usage plans costs no bundle size',
+    (name) => {
+      const { sources } = JSON.parse(readFileSync(`${bundles.get(name)}.map`, 'utf8')) as {
+        sources: string[];
+      };
+      expect(sources.some((source) => source.includes('@aws-sdk/client-dynamodb'))).toBe(name !== 'health');
+      expect(sources.filter((source) => /client-api-gateway|(^|\/)admin\//.test(source))).toEqual([]);
+    },
+  );
+
+  it.each(Object.keys(FUNCTIONS) as FunctionName[])(
     'loads and handles a real event in a fresh Node process: %s',
     async (name) => {
       const sample = await SAMPLES[name]();

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DynamoApiKeyRepository } from '#lib/dynamodb/api-keys';
 import { createDocumentClient } from '#lib/dynamodb/client';
 import { cryptoRandom, systemClock } from '#lib/platform/system';
-import { createApiKey } from '#lib/use-cases/admin';
+import { createApiKey, RECORD_ONLY_THROTTLING } from '#lib/use-cases/admin';
 import type { LocalRuntime } from '#local/runtime';
 import { keysOf, OMITTED_OPTIONALS, SESSION_FIELDS, sorted, validBody } from '#test/support/fixtures';
 import { call, createSessionCall, startTestRuntime } from '#test/support/local-runtime';
@@ -406,6 +406,7 @@ describe('POST /api/embed/sessions: order of checks', () => {
       const { apiKey } = await createApiKey(
         {
           apiKeys: new DynamoApiKeyRepository(db, runtime.tables.apiKeys),
+          throttling: RECORD_ONLY_THROTTLING,
           clock: systemClock,
           random: cryptoRandom,
         },

@@ -1,4 +1,4 @@
-import type { ApiKeyRecord } from '#lib/domain/api-key';
+import type { ApiKeyRecord, RateLimit } from '#lib/domain/api-key';
 import type { Board } from '#lib/domain/board';
 import type * as Ports from '#lib/domain/ports';
 import type { StoredSession } from '#lib/domain/session';
@@ -207,6 +207,37 @@ export class FakeApiKeys implements Ports.ApiKeyRepository {
   async list(userId?: string): Promise<ApiKeyRecord[]> {
     return [...this.keys.values()].filter((k) => userId === undefined || k.userId === userId);
   }
+
+  async setLimits(keyId: string, limits: RateLimit | null): Promise<ApiKeyRecord | undefined> {
+    const found = [...this.keys.values()].find((k) => k.keyId === keyId);
+    if (found?.status !== 'ACTIVE') return found;
+    const updated: ApiKeyRecord = { ...found, limits };
+    this.keys.set(found.keyHash, updated);
+    return updated;
+  }
+}
+
+/** Throttling that records what it was asked, in order, and fails when told to. */
+export class FakeKeyThrottling implements Ports.KeyThrottling {
+  readonly calls: string[] = [];
+  failure: Error | undefined;
+
+  async register(keyId: string): Promise<void> {
+    this.record(`register ${keyId}`);
+  }
+
+  async apply(keyId: string, limits: RateLimit | null): Promise<void> {
+    this.record(`apply ${keyId} ${limits ? `${limits.rate}/${limits.burst}` : 'defaults'}`);
+  }
+
+  async remove(keyId: string): Promise<void> {
+    this.record(`remove ${keyId}`);
+  }
+
+  private record(call: string): void {
+    if (this.failure) throw this.failure;
+    this.calls.push(call);
+  }
 }
 
 /** A clock frozen at `iso`, counting how often it is read. */
@@ -219,6 +250,16 @@ export function fixedClock(iso: string): Ports.Clock & { reads: number } {
     },
   };
   return clock;
+}
+
+/** A monotonic millisecond clock that stands still until `advance` moves it. */
+export function manualMonotonicClock(): (() => number) & { advance(ms: number): void } {
+  let now = 0;
+  return Object.assign(() => now, {
+    advance: (ms: number) => {
+      now += ms;
+    },
+  });
 }
 
 /** A clock that moves `stepMs` forward on every reading, to expose code that reads it more than once. */
@@ -282,6 +323,7 @@ export function apiKeyRecord(keyHash: string, overrides: Partial<ApiKeyRecord> =
     status: 'ACTIVE',
     createdAt: '2025-01-01T00:00:00.000Z',
     revokedAt: null,
+    limits: null,
     ...overrides,
   };
 }

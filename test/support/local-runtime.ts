@@ -1,4 +1,5 @@
 import { createHash, randomUUID } from 'node:crypto';
+import { RATE_LIMIT_BOUNDS, type RateLimit } from '#lib/domain/api-key';
 import type { Board } from '#lib/domain/board';
 import type { StoredSession } from '#lib/domain/session';
 import { DynamoApiKeyRepository } from '#lib/dynamodb/api-keys';
@@ -8,18 +9,37 @@ import { DynamoMembershipRepository } from '#lib/dynamodb/memberships';
 import { DynamoSessionRepository } from '#lib/dynamodb/sessions';
 import { createLogger } from '#lib/platform/logger';
 import { cryptoRandom, systemClock } from '#lib/platform/system';
-import { addMember, createApiKey } from '#lib/use-cases/admin';
+import { addMember, createApiKey, RECORD_ONLY_THROTTLING } from '#lib/use-cases/admin';
+import type { MonotonicClock } from '#local/rate-limiter';
 import { type LocalRuntime, startLocalRuntime } from '#local/runtime';
 import { storedSession } from './fixtures';
 import { expectDocumentedResponse } from './openapi';
 
+/**
+ * The per-key limits tests run with unless they ask for others: API Gateway's maxima, so that no test of
+ * another rule is ever throttled, however fast it calls.
+ */
+const UNTHROTTLED: RateLimit = { rate: RATE_LIMIT_BOUNDS.rate.max, burst: RATE_LIMIT_BOUNDS.burst.max };
+
+export interface TestRuntimeOptions {
+  /** The limit of keys without their own (API_KEY_RATE_LIMIT, API_KEY_BURST_LIMIT); unthrottled if absent. */
+  apiKeyLimits?: RateLimit;
+  /** The rate limiter's clock, for tests that move time by hand. */
+  rateLimitClock?: MonotonicClock;
+}
+
 /** Starts the local runtime on free ports with demo data and silent logs. */
-export function startTestRuntime(): Promise<LocalRuntime> {
+export function startTestRuntime(options: TestRuntimeOptions = {}): Promise<LocalRuntime> {
+  // Through the environment, which the runtime reads at start as it does under `npm start`.
+  const limits = options.apiKeyLimits ?? UNTHROTTLED;
+  process.env.API_KEY_RATE_LIMIT = String(limits.rate);
+  process.env.API_KEY_BURST_LIMIT = String(limits.burst);
   return startLocalRuntime({
     port: 0,
     dynamoPort: 0,
     seed: true,
     logger: createLogger({}, { level: 'error' }),
+    rateLimitClock: options.rateLimitClock,
   });
 }
 
@@ -125,6 +145,7 @@ export async function keyOwner(
     const { apiKey, keyId } = await createApiKey(
       {
         apiKeys: new DynamoApiKeyRepository(db, runtime.tables.apiKeys),
+        throttling: RECORD_ONLY_THROTTLING,
         clock: systemClock,
         random: cryptoRandom,
       },

@@ -72,7 +72,22 @@ describe('authorizer: a valid key', () => {
         ],
       },
       context: { userId: 'owner-1', keyId: 'key_active' },
+      usageIdentifierKey: 'usage_key_active',
     });
+  });
+
+  it('names the key’s usage plan entry, and passes on the key’s own limits from the same read', async () => {
+    ddb.on(GetCommand, { TableName: API_KEYS_TABLE, Key: { keyHash: sha256(ACTIVE_KEY) } }).resolves({
+      Item: {
+        ...apiKeyRecord(sha256(ACTIVE_KEY), { userId: 'owner-1', keyId: 'key_active' }),
+        rateLimit: 3,
+        burstLimit: 7,
+      },
+    });
+    const policy = await authorize(`Bearer ${ACTIVE_KEY}`);
+    expect(policy.usageIdentifierKey).toBe('usage_key_active');
+    expect(policy.context).toEqual({ userId: 'owner-1', keyId: 'key_active', rateLimit: 3, burstLimit: 7 });
+    expect(ddb.calls()).toHaveLength(1);
   });
 
   it('looks the key up by its SHA-256 with exactly one consistent DynamoDB read', async () => {

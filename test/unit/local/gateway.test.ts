@@ -6,6 +6,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vites
 import { GATEWAY_RESPONSES } from '#lib/definitions/gateway-responses';
 import type { FunctionName } from '#lib/definitions/routes';
 import { createGateway, type LambdaHandler, policyAllows } from '#local/gateway';
+import { manualMonotonicClock } from '#test/support/fakes';
 import type { AuthorizerHandler, ProxyHandler } from '#test/support/harness';
 import { memoryLogger } from '#test/support/logs';
 
@@ -107,7 +108,13 @@ describe('policyAllows', () => {
 const allowAll: APIGatewayAuthorizerResult = {
   ...policy([allow(`${ARN_PREFIX}/*`)]),
   context: { userId: 'owner-1', keyId: 'key_abc' },
+  usageIdentifierKey: 'usage_key_abc',
 };
+
+/** Limits high enough that no test but the throttling ones ever meets them. */
+const GENEROUS = { rate: 10_000, burst: 5_000 };
+/** The rate limiter's clock: it stands still, so only the tests that move it see a refill. */
+const clock = manualMonotonicClock();
 
 const ok = (body: unknown = { ok: true }): APIGatewayProxyResult => ({
   statusCode: 200,
@@ -142,6 +149,8 @@ beforeAll(async () => {
       domainName: 'gateway.test:1234',
       logger: logs.logger,
       securityHeaders: SECURITY_HEADERS,
+      apiKeyLimits: GENEROUS,
+      clock,
     }),
   );
   server.listen(0, '127.0.0.1');
@@ -431,6 +440,123 @@ describe('local gateway: the v1 proxy event', () => {
       isBase64Encoded: true,
     });
     expect(await (await fetch(`${baseUrl}/health`)).text()).toBe('binary ✓');
+  });
+});
+
+describe('local gateway: per-key throttling', () => {
+  /** An Allow policy naming `usageId`, with the key's own limits of `rate`/s and `burst`. */
+  const limitedPolicy = (usageId: string, rate: number | string = 1, burst: number | string = 2) => ({
+    ...allowAll,
+    context: { userId: 'owner-1', keyId: 'key_abc', rateLimit: rate, burstLimit: burst },
+    usageIdentifierKey: usageId,
+  });
+  const get = (authorization: string) =>
+    fetch(`${baseUrl}/api/embed/sessions/s-1`, { headers: { Authorization: authorization } });
+
+  it('answers 429 THROTTLED with Retry-After and the RateLimit headers once the key’s burst is spent', async () => {
+    handlers.authorizer.mockResolvedValue(limitedPolicy('usage_spent'));
+    expect((await get('Bearer esk_1')).status).toBe(200);
+    expect((await get('Bearer esk_1')).status).toBe(200);
+    const refused = await get('Bearer esk_1');
+    const body = await expectGatewayError(refused, 'THROTTLED');
+    expect(body).toEqual({ error: 'Too Many Requests', message: 'Too many requests; slow down and retry' });
+    expect(refused.headers.get('retry-after')).toBe('1');
+    expect(refused.headers.get('ratelimit-limit')).toBe('2');
+    expect(refused.headers.get('ratelimit-remaining')).toBe('0');
+    expect(refused.headers.get('ratelimit-reset')).toBe('2');
+    expect(handlers.getSession).toHaveBeenCalledTimes(2);
+  });
+
+  it('throttles by the usage identifier the authorizer names, never by the Authorization header', async () => {
+    // Two different headers, one key: one bucket. Keying on the header would let each have its own.
+    handlers.authorizer.mockResolvedValue(limitedPolicy('usage_one_key'));
+    expect((await get('Bearer esk_first-spelling')).status).toBe(200);
+    expect((await get('bearer  esk_first-spelling')).status).toBe(200);
+    expect((await get('Bearer esk_first-spelling ')).status).toBe(429);
+    // Another usage identifier has its own full bucket.
+    handlers.authorizer.mockResolvedValue(limitedPolicy('usage_other_key'));
+    const other = await get('Bearer esk_first-spelling');
+    expect(other.status).toBe(200);
+    expect(other.headers.get('ratelimit-remaining')).toBe('1');
+  });
+
+  it('refills the key’s bucket at its rate', async () => {
+    handlers.authorizer.mockResolvedValue(limitedPolicy('usage_refill'));
+    for (let i = 0; i < 2; i++) await get('Bearer esk_1');
+    expect((await get('Bearer esk_1')).status).toBe(429);
+    clock.advance(1000);
+    const refilled = await get('Bearer esk_1');
+    expect(refilled.status).toBe(200);
+    expect(refilled.headers.get('ratelimit-remaining')).toBe('0');
+  });
+
+  it('adds the RateLimit headers to whatever the function answers, its errors included', async () => {
+    handlers.authorizer.mockResolvedValue(limitedPolicy('usage_errors', 1, 5));
+    handlers.getSession.mockResolvedValue({ statusCode: 404, headers: { 'X-Own': 'kept' }, body: '{}' });
+    const response = await get('Bearer esk_1');
+    expect(response.status).toBe(404);
+    expect(response.headers.get('x-own')).toBe('kept');
+    expect(response.headers.get('ratelimit-limit')).toBe('5');
+    expect(response.headers.get('ratelimit-remaining')).toBe('4');
+    expect(response.headers.get('ratelimit-reset')).toBe('1');
+    expect(response.headers.get('retry-after')).toBeNull();
+  });
+
+  it('adds them to the gateway’s own errors after the authorizer too (a function that crashed)', async () => {
+    handlers.authorizer.mockResolvedValue(limitedPolicy('usage_crash', 1, 5));
+    handlers.getSession.mockRejectedValue(new Error('boom'));
+    const response = await get('Bearer esk_1');
+    await expectGatewayError(response, 'INTEGRATION_FAILURE');
+    expect(response.headers.get('ratelimit-limit')).toBe('5');
+  });
+
+  it('uses the gateway’s default limits for a key without its own', async () => {
+    handlers.authorizer.mockResolvedValue({ ...allowAll, usageIdentifierKey: 'usage_defaults' });
+    const response = await get('Bearer esk_1');
+    expect(response.headers.get('ratelimit-limit')).toBe(String(GENEROUS.burst));
+    expect(response.headers.get('ratelimit-remaining')).toBe(String(GENEROUS.burst - 1));
+  });
+
+  it('reads the key’s own limits when the context carries them as strings, as API Gateway passes them on', async () => {
+    handlers.authorizer.mockResolvedValue(limitedPolicy('usage_strings', '1', '3'));
+    expect((await get('Bearer esk_1')).headers.get('ratelimit-limit')).toBe('3');
+  });
+
+  it.each([
+    ['only one of the two', { rateLimit: 1 }],
+    ['a burst of 0', { rateLimit: 1, burstLimit: 0 }],
+    ['text', { rateLimit: 'fast', burstLimit: 'many' }],
+  ])('falls back to the defaults when the context has %s', async (_name, limits) => {
+    handlers.authorizer.mockResolvedValue({
+      ...allowAll,
+      context: { userId: 'owner-1', keyId: 'key_abc', ...limits },
+      usageIdentifierKey: `usage_bad_${_name}`,
+    });
+    expect((await get('Bearer esk_1')).headers.get('ratelimit-limit')).toBe(String(GENEROUS.burst));
+  });
+
+  it('answers 401 INVALID_API_KEY, as API Gateway does, when the authorizer names no usage identifier', async () => {
+    handlers.authorizer.mockResolvedValue({ ...allowAll, usageIdentifierKey: undefined });
+    const response = await get('Bearer esk_1');
+    await expectGatewayError(response, 'INVALID_API_KEY');
+    expect(response.headers.get('ratelimit-limit')).toBeNull();
+    expect(handlers.getSession).not.toHaveBeenCalled();
+  });
+
+  it('adds no RateLimit headers where no key is involved: open routes and refused keys', async () => {
+    expect((await fetch(`${baseUrl}/health`)).headers.get('ratelimit-limit')).toBeNull();
+    expect((await fetch(`${baseUrl}/embed?token=x`)).headers.get('ratelimit-limit')).toBeNull();
+    handlers.authorizer.mockRejectedValue(new Error('Unauthorized'));
+    expect((await get('Bearer esk_1')).headers.get('ratelimit-limit')).toBeNull();
+  });
+
+  it('passes the key’s own limits on to the function in the authorizer context, as API Gateway does', async () => {
+    handlers.authorizer.mockResolvedValue(limitedPolicy('usage_context', 1, 4));
+    await get('Bearer esk_1');
+    expect(onlyEvent(handlers.getSession).requestContext.authorizer).toMatchObject({
+      rateLimit: 1,
+      burstLimit: 4,
+    });
   });
 });
 

@@ -33,9 +33,34 @@ describe('DynamoApiKeyRepository.getByHash', () => {
 
   it('returns the stored record', async () => {
     const record = apiKeyRecord(HASH, { status: 'REVOKED', revokedAt: '2026-01-02T00:00:00.000Z' });
-    ddb.on(GetCommand).resolves({ Item: record });
+    const { limits: _none, ...item } = record;
+    ddb.on(GetCommand).resolves({ Item: item });
     await expect(repository.getByHash(HASH)).resolves.toEqual(record);
   });
+
+  it('reads the key’s own limits from rateLimit and burstLimit', async () => {
+    const { limits: _none, ...item } = apiKeyRecord(HASH);
+    ddb.on(GetCommand).resolves({ Item: { ...item, rateLimit: 5, burstLimit: 20 } });
+    await expect(repository.getByHash(HASH)).resolves.toEqual(
+      apiKeyRecord(HASH, { limits: { rate: 5, burst: 20 } }),
+    );
+  });
+
+  it.each([
+    ['only a rate', { rateLimit: 5 }],
+    ['only a burst', { burstLimit: 5 }],
+    ['a rate of 0', { rateLimit: 0, burstLimit: 5 }],
+    ['a fractional burst', { rateLimit: 5, burstLimit: 2.5 }],
+    ['a rate as text', { rateLimit: '5', burstLimit: 5 }],
+    ['a burst beyond 5000', { rateLimit: 5, burstLimit: 5001 }],
+  ])(
+    'reads %s as no limits of its own: the defaults, never a locked-out or unlimited key',
+    async (_n, extra) => {
+      const { limits: _none, ...item } = apiKeyRecord(HASH);
+      ddb.on(GetCommand).resolves({ Item: { ...item, ...extra } });
+      expect((await repository.getByHash(HASH))?.limits).toBeNull();
+    },
+  );
 
   it('returns undefined for an unknown hash', async () => {
     ddb.on(GetCommand).resolves({});
@@ -53,11 +78,104 @@ describe('DynamoApiKeyRepository.create', () => {
     ddb.on(PutCommand).resolves({});
     const record = apiKeyRecord(HASH);
     await repository.create(record);
+    const { limits: _none, ...item } = record;
     expect(ddb.commandCalls(PutCommand)[0]?.args[0].input).toEqual({
       TableName: 'keys-t',
-      Item: record,
+      Item: item,
       ConditionExpression: 'attribute_not_exists(keyHash)',
     });
+  });
+
+  it('stores limits of its own as rateLimit and burstLimit', async () => {
+    ddb.on(PutCommand).resolves({});
+    await repository.create(apiKeyRecord(HASH, { limits: { rate: 3, burst: 6 } }));
+    expect(ddb.commandCalls(PutCommand)[0]?.args[0].input.Item).toMatchObject({
+      rateLimit: 3,
+      burstLimit: 6,
+    });
+    expect(ddb.commandCalls(PutCommand)[0]?.args[0].input.Item).not.toHaveProperty('limits');
+  });
+});
+
+describe('DynamoApiKeyRepository.setLimits', () => {
+  const KEY_ID = 'key_0123456789abcdef01234567';
+  const active = () => {
+    const { limits: _none, ...item } = apiKeyRecord(HASH, { keyId: KEY_ID });
+    return item;
+  };
+  const conditionFailed = () =>
+    Object.assign(new Error('The conditional request failed'), { name: 'ConditionalCheckFailedException' });
+
+  it('finds the key on the keyId index, then sets both limits on an active key and returns it', async () => {
+    ddb.on(QueryCommand).resolves({ Items: [active()] });
+    ddb.on(UpdateCommand).resolves({ Attributes: { ...active(), rateLimit: 4, burstLimit: 8 } });
+    await expect(repository.setLimits(KEY_ID, { rate: 4, burst: 8 })).resolves.toEqual(
+      apiKeyRecord(HASH, { keyId: KEY_ID, limits: { rate: 4, burst: 8 } }),
+    );
+    expect(ddb.commandCalls(QueryCommand)[0]?.args[0].input).toEqual({
+      TableName: 'keys-t',
+      IndexName: API_KEY_ID_INDEX,
+      KeyConditionExpression: 'keyId = :k',
+      ExpressionAttributeValues: { ':k': KEY_ID },
+    });
+    expect(ddb.commandCalls(UpdateCommand)[0]?.args[0].input).toEqual({
+      TableName: 'keys-t',
+      Key: { keyHash: HASH },
+      UpdateExpression: 'SET rateLimit = :rate, burstLimit = :burst',
+      ConditionExpression: 'attribute_exists(keyHash) AND #s = :active',
+      ExpressionAttributeNames: { '#s': 'status' },
+      ExpressionAttributeValues: { ':active': 'ACTIVE', ':rate': 4, ':burst': 8 },
+      ReturnValues: 'ALL_NEW',
+    });
+  });
+
+  it('removes both limits when cleared', async () => {
+    ddb.on(QueryCommand).resolves({ Items: [{ ...active(), rateLimit: 4, burstLimit: 8 }] });
+    ddb.on(UpdateCommand).resolves({ Attributes: active() });
+    await expect(repository.setLimits(KEY_ID, null)).resolves.toMatchObject({ limits: null });
+    expect(ddb.commandCalls(UpdateCommand)[0]?.args[0].input).toEqual({
+      TableName: 'keys-t',
+      Key: { keyHash: HASH },
+      UpdateExpression: 'REMOVE rateLimit, burstLimit',
+      ConditionExpression: 'attribute_exists(keyHash) AND #s = :active',
+      ExpressionAttributeNames: { '#s': 'status' },
+      ExpressionAttributeValues: { ':active': 'ACTIVE' },
+      ReturnValues: 'ALL_NEW',
+    });
+  });
+
+  it('writes nothing for a revoked key and returns it as it is', async () => {
+    const revoked = { ...active(), status: 'REVOKED', revokedAt: '2026-01-02T00:00:00.000Z' };
+    ddb.on(QueryCommand).resolves({ Items: [revoked] });
+    await expect(repository.setLimits(KEY_ID, { rate: 1, burst: 1 })).resolves.toMatchObject({
+      status: 'REVOKED',
+      limits: null,
+    });
+    expect(ddb.commandCalls(UpdateCommand)).toHaveLength(0);
+  });
+
+  it('returns undefined and writes nothing when no key has that id', async () => {
+    ddb.on(QueryCommand).resolves({ Items: [] });
+    await expect(repository.setLimits('key_missing', null)).resolves.toBeUndefined();
+    expect(ddb.commandCalls(UpdateCommand)).toHaveLength(0);
+  });
+
+  it('reports the key as stored when it was revoked after the index was read', async () => {
+    ddb.on(QueryCommand).resolves({ Items: [active()] });
+    ddb.on(UpdateCommand).rejects(conditionFailed());
+    ddb
+      .on(GetCommand)
+      .resolves({ Item: { ...active(), status: 'REVOKED', revokedAt: '2026-01-02T00:00:00.000Z' } });
+    await expect(repository.setLimits(KEY_ID, { rate: 1, burst: 1 })).resolves.toMatchObject({
+      status: 'REVOKED',
+      limits: null,
+    });
+  });
+
+  it('turns an outage during the update into StorageUnavailableError', async () => {
+    ddb.on(QueryCommand).resolves({ Items: [active()] });
+    ddb.on(UpdateCommand).rejects(dynamoErrors.internal());
+    await expect(repository.setLimits(KEY_ID, null)).rejects.toBeInstanceOf(StorageUnavailableError);
   });
 });
 

@@ -1,8 +1,9 @@
 import { describe, expect, it } from 'vitest';
+import { usageIdentifierOf } from '#lib/domain/api-key';
 import { allowPolicy, apiBaseUrl, keyOwnerOf } from '#lib/http/api-gateway';
 import { API_DOMAIN, METHOD_ARN, proxyEvent } from '#test/support/events';
 
-const OWNER = { userId: 'owner-1', keyId: 'key_1' };
+const OWNER = { userId: 'owner-1', keyId: 'key_0123456789abcdef01234567', limits: null };
 
 describe('allowPolicy', () => {
   it('allows every method and path of the stage (wildcard resource) with the key owner in the context', () => {
@@ -18,8 +19,28 @@ describe('allowPolicy', () => {
           },
         ],
       },
-      context: { userId: 'owner-1', keyId: 'key_1' },
+      context: { userId: 'owner-1', keyId: 'key_0123456789abcdef01234567' },
+      usageIdentifierKey: 'usage_key_0123456789abcdef01234567',
     });
+  });
+
+  it('names the key’s usage plan entry by its key id, never by anything secret', () => {
+    // The API key itself never reaches allowPolicy; the identifier follows from the public key id alone.
+    expect(allowPolicy(OWNER, METHOD_ARN).usageIdentifierKey).toBe(usageIdentifierOf(OWNER.keyId));
+    expect(allowPolicy({ ...OWNER, keyId: 'key_other' }, METHOD_ARN).usageIdentifierKey).toBe(
+      'usage_key_other',
+    );
+  });
+
+  it('puts the key’s own limits in the context when it has them, and none otherwise', () => {
+    const own = allowPolicy({ ...OWNER, limits: { rate: 5, burst: 12 } }, METHOD_ARN);
+    expect(own.context).toEqual({
+      userId: 'owner-1',
+      keyId: 'key_0123456789abcdef01234567',
+      rateLimit: 5,
+      burstLimit: 12,
+    });
+    expect(allowPolicy(OWNER, METHOD_ARN).context).not.toHaveProperty('rateLimit');
   });
 
   it('produces the same resource whichever route triggered the authorizer, so a cached policy fits all', () => {

@@ -9,10 +9,21 @@ import {
   createApiKey,
   createBoard,
   listApiKeys,
+  RECORD_ONLY_THROTTLING,
   removeMember,
   revokeApiKey,
+  setRateLimit,
+  syncRateLimits,
 } from '#lib/use-cases/admin';
-import { FakeApiKeys, FakeBoards, FakeMemberships, fixedClock, sequenceRandom } from '#test/support/fakes';
+import {
+  apiKeyRecord,
+  FakeApiKeys,
+  FakeBoards,
+  FakeKeyThrottling,
+  FakeMemberships,
+  fixedClock,
+  sequenceRandom,
+} from '#test/support/fakes';
 
 const sha256 = (value: string) => createHash('sha256').update(value).digest('hex');
 const NOW = '2026-03-01T12:00:00.000Z';
@@ -136,7 +147,12 @@ describe('addMember and removeMember', () => {
 });
 
 describe('createApiKey', () => {
-  const setup = () => ({ apiKeys: new FakeApiKeys(), clock: fixedClock(NOW), random: sequenceRandom() });
+  const setup = () => ({
+    apiKeys: new FakeApiKeys(),
+    throttling: new FakeKeyThrottling(),
+    clock: fixedClock(NOW),
+    random: sequenceRandom(),
+  });
 
   it('returns a recognisable key: esk_ followed by 43 base64url characters (256 bits)', async () => {
     const deps = setup();
@@ -166,6 +182,7 @@ describe('createApiKey', () => {
         status: 'ACTIVE',
         createdAt: NOW,
         revokedAt: null,
+        limits: null,
       },
     ]);
     expect(stored[0]).not.toHaveProperty('apiKey');
@@ -175,7 +192,12 @@ describe('createApiKey', () => {
   });
 
   it('issues a different key and id every time with real randomness', async () => {
-    const deps = { apiKeys: new FakeApiKeys(), clock: fixedClock(NOW), random: cryptoRandom };
+    const deps = {
+      apiKeys: new FakeApiKeys(),
+      throttling: RECORD_ONLY_THROTTLING,
+      clock: fixedClock(NOW),
+      random: cryptoRandom,
+    };
     const first = await createApiKey(deps, 'user-1', null);
     const second = await createApiKey(deps, 'user-1', null);
     expect(second.apiKey).not.toBe(first.apiKey);
@@ -189,18 +211,33 @@ describe('createApiKey', () => {
       new ValidationError('--user must not be empty'),
     );
     expect(await deps.apiKeys.list()).toEqual([]);
+    expect(deps.throttling.calls).toEqual([]);
+  });
+
+  it('registers the new key with the platform’s throttling, at the defaults', async () => {
+    const deps = setup();
+    const { keyId } = await createApiKey(deps, 'user-1', null);
+    expect(deps.throttling.calls).toEqual([`register ${keyId}`]);
+  });
+
+  it('stores no key when the throttling cannot register it, so no record exists whose key nobody saw', async () => {
+    const deps = setup();
+    deps.throttling.failure = new Error('API Gateway is unreachable');
+    await expect(createApiKey(deps, 'user-1', null)).rejects.toThrow('API Gateway is unreachable');
+    expect(await deps.apiKeys.list()).toEqual([]);
   });
 });
 
 describe('revokeApiKey', () => {
   it('marks the key REVOKED with the revocation time and returns it without its hash', async () => {
     const apiKeys = new FakeApiKeys();
+    const throttling = new FakeKeyThrottling();
     const { apiKey, keyId } = await createApiKey(
-      { apiKeys, clock: fixedClock(NOW), random: sequenceRandom() },
+      { apiKeys, throttling, clock: fixedClock(NOW), random: sequenceRandom() },
       'user-1',
       'CI',
     );
-    const revoked = await revokeApiKey({ apiKeys, clock: fixedClock(LATER) }, keyId);
+    const revoked = await revokeApiKey({ apiKeys, throttling, clock: fixedClock(LATER) }, keyId);
     expect(revoked).toEqual({
       keyId,
       userId: 'user-1',
@@ -208,6 +245,7 @@ describe('revokeApiKey', () => {
       status: 'REVOKED',
       createdAt: NOW,
       revokedAt: LATER,
+      limits: null,
     });
     expect(revoked).not.toHaveProperty('keyHash');
     expect(await apiKeys.getByHash(sha256(apiKey))).toMatchObject({ status: 'REVOKED', revokedAt: LATER });
@@ -215,22 +253,138 @@ describe('revokeApiKey', () => {
 
   it('throws for an unknown key id, naming it', async () => {
     const apiKeys = new FakeApiKeys();
-    const outcome = revokeApiKey({ apiKeys, clock: fixedClock(LATER) }, 'key_unknown');
+    const throttling = new FakeKeyThrottling();
+    const outcome = revokeApiKey({ apiKeys, throttling, clock: fixedClock(LATER) }, 'key_unknown');
     await expect(outcome).rejects.toBeInstanceOf(ValidationError);
     await expect(outcome).rejects.toThrow('No API key has id "key_unknown"');
+    expect(throttling.calls).toEqual([]);
   });
 
   it('refuses an empty key id', async () => {
-    await expect(revokeApiKey({ apiKeys: new FakeApiKeys(), clock: fixedClock(LATER) }, '')).rejects.toThrow(
+    const deps = {
+      apiKeys: new FakeApiKeys(),
+      throttling: new FakeKeyThrottling(),
+      clock: fixedClock(LATER),
+    };
+    await expect(revokeApiKey(deps, '')).rejects.toThrow(new ValidationError('--key-id must not be empty'));
+  });
+
+  it('removes the key from the platform’s throttling after revoking it, and again on a repeated revoke', async () => {
+    const apiKeys = new FakeApiKeys([apiKeyRecord(sha256('k'), { keyId: 'key_1' })]);
+    const throttling = new FakeKeyThrottling();
+    await revokeApiKey({ apiKeys, throttling, clock: fixedClock(LATER) }, 'key_1');
+    await revokeApiKey({ apiKeys, throttling, clock: fixedClock(LATER) }, 'key_1');
+    expect(throttling.calls).toEqual(['remove key_1', 'remove key_1']);
+  });
+
+  it('keeps the key revoked when the platform fails, so running the command again finishes the job', async () => {
+    const apiKeys = new FakeApiKeys([apiKeyRecord(sha256('k'), { keyId: 'key_1' })]);
+    const throttling = new FakeKeyThrottling();
+    throttling.failure = new Error('API Gateway is unreachable');
+    await expect(revokeApiKey({ apiKeys, throttling, clock: fixedClock(LATER) }, 'key_1')).rejects.toThrow(
+      'API Gateway is unreachable',
+    );
+    expect(await apiKeys.getByHash(sha256('k'))).toMatchObject({ status: 'REVOKED' });
+  });
+});
+
+describe('setRateLimit', () => {
+  const HASH = sha256('k');
+  const setup = (overrides: Parameters<typeof apiKeyRecord>[1] = {}) => ({
+    apiKeys: new FakeApiKeys([apiKeyRecord(HASH, { keyId: 'key_1', ...overrides })]),
+    throttling: new FakeKeyThrottling(),
+  });
+
+  it('stores the key’s own limits, then applies them to the platform, and returns the key', async () => {
+    const deps = setup();
+    const result = await setRateLimit(deps, 'key_1', { rate: 5, burst: 10 });
+    expect(result).toMatchObject({ keyId: 'key_1', limits: { rate: 5, burst: 10 } });
+    expect(result).not.toHaveProperty('keyHash');
+    expect((await deps.apiKeys.getByHash(HASH))?.limits).toEqual({ rate: 5, burst: 10 });
+    expect(deps.throttling.calls).toEqual(['apply key_1 5/10']);
+  });
+
+  it('clears the key’s own limits with null: the defaults apply again, in the record and the platform', async () => {
+    const deps = setup({ limits: { rate: 5, burst: 10 } });
+    expect(await setRateLimit(deps, 'key_1', null)).toMatchObject({ limits: null });
+    expect((await deps.apiKeys.getByHash(HASH))?.limits).toBeNull();
+    expect(deps.throttling.calls).toEqual(['apply key_1 defaults']);
+  });
+
+  it.each([
+    ['a rate of 0', { rate: 0, burst: 10 }, '--rate must be an integer from 1 to 10000'],
+    ['a rate above 10000', { rate: 10_001, burst: 10 }, '--rate must be an integer from 1 to 10000'],
+    ['a fractional rate', { rate: 1.5, burst: 10 }, '--rate must be an integer from 1 to 10000'],
+    [
+      'a rate that is no number',
+      { rate: Number.NaN, burst: 10 },
+      '--rate must be an integer from 1 to 10000',
+    ],
+    ['a burst of 0', { rate: 5, burst: 0 }, '--burst must be an integer from 1 to 5000'],
+    ['a burst above 5000', { rate: 5, burst: 5_001 }, '--burst must be an integer from 1 to 5000'],
+  ])('refuses %s and changes nothing', async (_name, limits, message) => {
+    const deps = setup();
+    await expect(setRateLimit(deps, 'key_1', limits)).rejects.toThrow(new ValidationError(message));
+    expect((await deps.apiKeys.getByHash(HASH))?.limits).toBeNull();
+    expect(deps.throttling.calls).toEqual([]);
+  });
+
+  it('accepts the bounds themselves', async () => {
+    const deps = setup();
+    await setRateLimit(deps, 'key_1', { rate: 1, burst: 1 });
+    await setRateLimit(deps, 'key_1', { rate: 10_000, burst: 5_000 });
+    expect(deps.throttling.calls).toEqual(['apply key_1 1/1', 'apply key_1 10000/5000']);
+  });
+
+  it('refuses a revoked key, naming it, and leaves the platform alone', async () => {
+    const deps = setup({ status: 'REVOKED', revokedAt: NOW });
+    await expect(setRateLimit(deps, 'key_1', { rate: 5, burst: 10 })).rejects.toThrow(
+      new ValidationError('API key "key_1" is revoked'),
+    );
+    expect(deps.throttling.calls).toEqual([]);
+  });
+
+  it('refuses an unknown or empty key id', async () => {
+    const deps = setup();
+    await expect(setRateLimit(deps, 'key_unknown', null)).rejects.toThrow(
+      new ValidationError('No API key has id "key_unknown"'),
+    );
+    await expect(setRateLimit(deps, ' ', null)).rejects.toThrow(
       new ValidationError('--key-id must not be empty'),
     );
+    expect(deps.throttling.calls).toEqual([]);
+  });
+
+  it('keeps the stored limits when the platform fails, so running the command again mends it', async () => {
+    const deps = setup();
+    deps.throttling.failure = new Error('API Gateway is unreachable');
+    await expect(setRateLimit(deps, 'key_1', { rate: 5, burst: 10 })).rejects.toThrow('unreachable');
+    expect((await deps.apiKeys.getByHash(HASH))?.limits).toEqual({ rate: 5, burst: 10 });
+  });
+});
+
+describe('syncRateLimits', () => {
+  it('applies every active key’s limits (own or default) and removes every revoked key', async () => {
+    const apiKeys = new FakeApiKeys([
+      apiKeyRecord(sha256('a'), { keyId: 'key_a' }),
+      apiKeyRecord(sha256('b'), { keyId: 'key_b', limits: { rate: 2, burst: 4 } }),
+      apiKeyRecord(sha256('c'), { keyId: 'key_c', status: 'REVOKED', revokedAt: NOW }),
+    ]);
+    const throttling = new FakeKeyThrottling();
+    await expect(syncRateLimits({ apiKeys, throttling })).resolves.toEqual({ active: 2, revoked: 1 });
+    expect(throttling.calls.sort()).toEqual(['apply key_a defaults', 'apply key_b 2/4', 'remove key_c']);
   });
 });
 
 describe('listApiKeys', () => {
   async function twoUsers() {
     const apiKeys = new FakeApiKeys();
-    const deps = { apiKeys, clock: fixedClock(NOW), random: sequenceRandom() };
+    const deps = {
+      apiKeys,
+      throttling: RECORD_ONLY_THROTTLING,
+      clock: fixedClock(NOW),
+      random: sequenceRandom(),
+    };
     const a = await createApiKey(deps, 'user-a', 'first');
     const b = await createApiKey(deps, 'user-b', null);
     return { apiKeys, a, b };
@@ -244,6 +398,7 @@ describe('listApiKeys', () => {
       expect(Object.keys(summary).sort()).toEqual([
         'createdAt',
         'keyId',
+        'limits',
         'name',
         'revokedAt',
         'status',
@@ -267,7 +422,15 @@ describe('listApiKeys', () => {
     const { apiKeys, a } = await twoUsers();
     const listed = await listApiKeys({ apiKeys }, 'user-a');
     expect(listed).toEqual([
-      { keyId: a.keyId, userId: 'user-a', name: 'first', status: 'ACTIVE', createdAt: NOW, revokedAt: null },
+      {
+        keyId: a.keyId,
+        userId: 'user-a',
+        name: 'first',
+        status: 'ACTIVE',
+        createdAt: NOW,
+        revokedAt: null,
+        limits: null,
+      },
     ]);
   });
 });

@@ -17,6 +17,18 @@ describe('authorizeApiKey', () => {
     await expect(authorizeApiKey({ apiKeys }, `Bearer ${KEY}`)).resolves.toEqual({
       userId: 'owner-1',
       keyId: 'key_abc',
+      limits: null,
+    });
+    expect(apiKeys.lookups).toEqual([KEY_HASH]);
+  });
+
+  it('returns the key’s own limits with its owner, from the same single lookup', async () => {
+    const apiKeys = new FakeApiKeys([
+      apiKeyRecord(KEY_HASH, { keyId: 'key_abc', limits: { rate: 2, burst: 9 } }),
+    ]);
+    await expect(authorizeApiKey({ apiKeys }, `Bearer ${KEY}`)).resolves.toMatchObject({
+      keyId: 'key_abc',
+      limits: { rate: 2, burst: 9 },
     });
     expect(apiKeys.lookups).toEqual([KEY_HASH]);
   });

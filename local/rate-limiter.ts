@@ -1,0 +1,70 @@
+import { RATE_LIMIT_HEADERS } from '#lib/definitions/rate-limits';
+import type { RateLimit } from '#lib/domain/api-key';
+
+/** Milliseconds from a monotonic source; injected so tests move time by hand instead of sleeping. */
+export type MonotonicClock = () => number;
+
+/** The outcome of one request against its key's bucket. */
+export interface RateLimitDecision {
+  allowed: boolean;
+  /** `RateLimit-*` headers after this request; on a refusal also `Retry-After`. */
+  headers: Record<string, string>;
+}
+
+interface Bucket {
+  limits: RateLimit;
+  tokens: number;
+  /** Clock reading at which `tokens` was last brought up to date. */
+  at: number;
+}
+
+/** Float arithmetic on elapsed milliseconds may leave 0.9999… where exactly one token has refilled. */
+const EPSILON = 1e-9;
+
+/**
+ * One token bucket per usage identifier, in memory: what API Gateway keeps per API key of a usage plan.
+ * A bucket holds at most `burst` tokens, starts full, refills at `rate` tokens per second, and each request
+ * takes one. Buckets are keyed by the usage identifier the authorizer names (derived from the key id),
+ * never by the Authorization header, so the raw key is neither kept nor needed. Buckets are never
+ * dropped: the local runtime serves a handful of keys.
+ */
+export class KeyRateLimiter {
+  private readonly buckets = new Map<string, Bucket>();
+
+  constructor(
+    /** The limit of keys without their own (API_KEY_RATE_LIMIT, API_KEY_BURST_LIMIT). */
+    private readonly defaults: RateLimit,
+    private readonly now: MonotonicClock = () => performance.now(),
+  ) {}
+
+  /** Takes one request from the bucket of `usageId`, under the key's own limits or else the defaults. */
+  take(usageId: string, own: RateLimit | null): RateLimitDecision {
+    const limits = own ?? this.defaults;
+    const now = this.now();
+    let bucket = this.buckets.get(usageId);
+    if (!bucket || bucket.limits.rate !== limits.rate || bucket.limits.burst !== limits.burst) {
+      // A new key, or new limits: a fresh, full bucket, as a key moved to another usage plan gets in AWS.
+      bucket = { limits, tokens: limits.burst, at: now };
+      this.buckets.set(usageId, bucket);
+    }
+    bucket.tokens = Math.min(
+      limits.burst,
+      bucket.tokens + (Math.max(0, now - bucket.at) / 1000) * limits.rate,
+    );
+    bucket.at = now;
+    const allowed = bucket.tokens >= 1 - EPSILON;
+    if (allowed) bucket.tokens = Math.max(0, bucket.tokens - 1);
+    const headers: Record<string, string> = {
+      [RATE_LIMIT_HEADERS.limit.name]: String(limits.burst),
+      [RATE_LIMIT_HEADERS.remaining.name]: String(Math.floor(bucket.tokens + EPSILON)),
+      [RATE_LIMIT_HEADERS.reset.name]: String(wholeSeconds((limits.burst - bucket.tokens) / limits.rate)),
+    };
+    if (!allowed) headers['Retry-After'] = String(wholeSeconds((1 - bucket.tokens) / limits.rate));
+    return { allowed, headers };
+  }
+}
+
+/** Seconds rounded up, never negative, ignoring float noise. */
+function wholeSeconds(seconds: number): number {
+  return Math.max(0, Math.ceil(seconds - EPSILON));
+}
