@@ -5,6 +5,7 @@
  */
 import { parseArgs } from 'node:util';
 import { LOCAL_TABLE_NAMES, TABLE_KEYS, TABLES, type TableKey } from '#lib/definitions/tables';
+import { splitOriginList } from '#lib/domain/embed-origins';
 import { SESSION_STATUSES, type SessionStatus } from '#lib/domain/session';
 import { DynamoApiKeyRepository } from '#lib/dynamodb/api-keys';
 import { DynamoBoardRepository } from '#lib/dynamodb/boards';
@@ -34,6 +35,7 @@ process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 const USAGE = `Usage: npm run --silent admin -- <command> [options]
 
   create-board --board <id> --org <orgId> --visibility <PUBLIC|PRIVATE> [--name <text>]
+               [--embed-origins <origin,origin,…>]   who may frame the board ("" clears; left out, kept)
   add-member --org <orgId> --user <userId>
   remove-member --org <orgId> --user <userId>
   create-api-key --user <userId> [--name <label>]    prints the key once
@@ -81,6 +83,7 @@ function parseOptions(args: string[]) {
         id: { type: 'string' },
         status: { type: 'string' },
         limit: { type: 'string' },
+        'embed-origins': { type: 'string' },
       },
       strict: true,
     });
@@ -142,6 +145,9 @@ export async function runAdmin(argv: string[], env: Record<string, string | unde
             orgId: need('org'),
             visibility: need('visibility'),
             name: values.name ?? null,
+            ...(values['embed-origins'] !== undefined
+              ? { embedOrigins: splitOriginList(values['embed-origins']) }
+              : {}),
           },
         );
       case 'add-member':
