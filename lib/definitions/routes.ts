@@ -83,7 +83,8 @@ export const FUNCTIONS = {
   embedPage: {
     entry: 'functions/embed-page.ts',
     description: 'GET /embed: the embedded board page',
-    access: { sessions: ['Query', 'GetItem'], boards: ['GetItem'] },
+    // UpdateItem only to bind a bindToBrowser session on its first load (its two binding attributes).
+    access: { sessions: ['Query', 'GetItem', 'UpdateItem'], boards: ['GetItem'] },
     queries: { sessions: [SESSION_TOKEN_INDEX] },
     settings: ['EMBED_FRAME_ANCESTORS'],
   },

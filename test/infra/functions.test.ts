@@ -100,11 +100,12 @@ describe('Lambda functions', () => {
     ]);
   });
 
-  it('grants the embed page read-only access: the token index, the session itself and its board', () => {
+  it('grants the embed page the token index, the session itself and its board, and the update that binds', () => {
     expect(grantsOf('embedPage')).toEqual([
       'GetItem on boards',
       'GetItem on sessions',
       'Query on sessions/index/tokenHash-index',
+      'UpdateItem on sessions',
     ]);
   });
 
@@ -126,9 +127,12 @@ describe('Lambda functions', () => {
     ]);
   });
 
-  it('lets only the two revoking functions update sessions', () => {
+  it('lets only the two revoking functions and the embed page update sessions', () => {
+    // The embed page updates a session on the first load of a bindToBrowser link, and then only its two
+    // binding attributes (bindingHash, boundAt) in one conditional write (lib/dynamodb/sessions.ts `bind`,
+    // its only update): it can neither revoke, un-revoke nor extend a session.
     const updaters = NAMES.filter((name) => grantsOf(name).includes('UpdateItem on sessions'));
-    expect(updaters.sort()).toEqual(['revokeSession', 'revokeUserSessions']);
+    expect(updaters.sort()).toEqual(['embedPage', 'revokeSession', 'revokeUserSessions']);
     expect(grantsOf('revokeSession')).toEqual([
       'GetItem on memberships',
       'GetItem on sessions',
