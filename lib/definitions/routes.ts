@@ -88,6 +88,12 @@ export const FUNCTIONS = {
     queries: { sessions: [SESSION_TOKEN_INDEX] },
     settings: ['EMBED_FRAME_ANCESTORS'],
   },
+  embedScript: {
+    entry: 'functions/embed-script.ts',
+    description: 'GET /embed.js: the host script for embedding',
+    access: {},
+    settings: [],
+  },
   health: {
     entry: 'functions/health.ts',
     description: 'GET /health',
@@ -115,6 +121,7 @@ export const ROUTES: readonly RouteDefinition[] = [
   // A static segment wins over {id} (in API Gateway and the local gateway alike), so no id can shadow it.
   { method: 'POST', path: '/api/embed/sessions/revoke', function: 'revokeUserSessions', auth: 'apiKey' },
   { method: 'GET', path: '/embed', function: 'embedPage', auth: 'none' },
+  { method: 'GET', path: '/embed.js', function: 'embedScript', auth: 'none' },
   { method: 'GET', path: '/health', function: 'health', auth: 'none' },
 ];
 
