@@ -6,6 +6,7 @@
 import { parseArgs } from 'node:util';
 import { APIGatewayClient } from '@aws-sdk/client-api-gateway';
 import { LOCAL_TABLE_NAMES, TABLE_KEYS, TABLES, type TableKey } from '#lib/definitions/tables';
+import { splitOriginList } from '#lib/domain/embed-origins';
 import type { KeyThrottling } from '#lib/domain/ports';
 import { SESSION_STATUSES, type SessionStatus } from '#lib/domain/session';
 import { DynamoApiKeyRepository } from '#lib/dynamodb/api-keys';
@@ -40,6 +41,7 @@ process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 const USAGE = `Usage: npm run --silent admin -- <command> [options]
 
   create-board --board <id> --org <orgId> --visibility <PUBLIC|PRIVATE> [--name <text>]
+               [--embed-origins <origin,origin,…>]   who may frame the board ("" clears; left out, kept)
   add-member --org <orgId> --user <userId>
   remove-member --org <orgId> --user <userId>
   create-api-key --user <userId> [--name <label>]    prints the key once
@@ -98,6 +100,7 @@ function parseOptions(args: string[]) {
         limit: { type: 'string' },
         rate: { type: 'string' },
         burst: { type: 'string' },
+        'embed-origins': { type: 'string' },
       },
       strict: true,
     });
@@ -175,6 +178,9 @@ export async function runAdmin(argv: string[], env: Record<string, string | unde
             orgId: need('org'),
             visibility: need('visibility'),
             name: values.name ?? null,
+            ...(values['embed-origins'] !== undefined
+              ? { embedOrigins: splitOriginList(values['embed-origins']) }
+              : {}),
           },
         );
       case 'add-member':

@@ -3,13 +3,11 @@ import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import { DynamoBoardRepository } from '#lib/dynamodb/boards';
 import { createDocumentClient } from '#lib/dynamodb/client';
 import { DynamoSessionRepository } from '#lib/dynamodb/sessions';
-import { embedErrorRenderer, embedHeaders, htmlResponse, wantsJson } from '#lib/embed/http';
-import { embedContext, renderEmbedPage } from '#lib/embed/page';
+import { bindingCookieValues, embedErrorRenderer, embedPageResponse } from '#lib/embed/http';
 import { httpErrors } from '#lib/http/middlewares/http-errors';
-import { jsonResponse } from '#lib/http/response';
 import { readEmbedPageConfig } from '#lib/platform/config';
 import { createLogger } from '#lib/platform/logger';
-import { systemClock, timerSleep } from '#lib/platform/system';
+import { cryptoRandom, systemClock, timerSleep } from '#lib/platform/system';
 import {
   DEFAULT_MISS_RETRY_DELAYS_MS,
   type OpenEmbedSessionDeps,
@@ -23,17 +21,20 @@ const deps: OpenEmbedSessionDeps = {
   boards: new DynamoBoardRepository(db, config.tables.boards),
   clock: systemClock,
   sleep: timerSleep,
+  random: cryptoRandom,
   missRetryDelaysMs: DEFAULT_MISS_RETRY_DELAYS_MS,
 };
-const headers = embedHeaders(config.frameAncestors);
 const logger = createLogger({ function: 'embed-page' });
 
 /** GET /embed?token=…: the embedded board, or a styled error page (JSON when asked for). */
 export const handler = middy<APIGatewayProxyEvent, APIGatewayProxyResult>()
-  .use(httpErrors({ logger, render: (request) => embedErrorRenderer(request.event, config.frameAncestors) }))
+  .use(
+    httpErrors({
+      logger,
+      render: (request) => embedErrorRenderer(request.event, config.frameAncestors, request.error),
+    }),
+  )
   .handler(async (event) => {
-    const view = await openEmbedSession(deps, event.queryStringParameters?.token);
-    return wantsJson(event)
-      ? jsonResponse(200, embedContext(view), headers)
-      : htmlResponse(200, renderEmbedPage(view), headers);
+    const view = await openEmbedSession(deps, event.queryStringParameters?.token, bindingCookieValues(event));
+    return embedPageResponse(event, view, { frameAncestors: config.frameAncestors, now: systemClock.now() });
   });

@@ -1,9 +1,10 @@
 import { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { DEFAULT_API_KEY_LIMITS } from '#lib/definitions/rate-limits';
 import { RATE_LIMIT_BOUNDS } from '#lib/domain/api-key';
+import { isEmbedOrigin } from '#lib/domain/embed-origins';
 import { DEFAULT_FRAME_ANCESTORS, METADATA_MAX_BYTES_CEILING } from '#lib/platform/config';
 import { LOG_LEVELS, type LogLevel } from '#lib/platform/logger';
-import { integerRangeProblem, isFrameAncestorSource, parseBaseUrl, parseUrl } from '#lib/platform/values';
+import { integerRangeProblem, parseBaseUrl } from '#lib/platform/values';
 
 /** Raised while reading CDK context; its message lists every invalid value so one synth shows them all. */
 export class InfraConfigError extends Error {
@@ -152,10 +153,10 @@ const CONTEXT_SETTINGS = {
   allowedEmbedOrigins: setting({
     parse: readList,
     default: [],
-    // Both rules: an origin as this stack means it, and a source the embed function accepts at start-up.
+    // The rule a board's own list follows too: an origin, and a source the embed function accepts.
     check: (origins) =>
       origins
-        .filter((origin) => !isOrigin(origin) || !isFrameAncestorSource(origin))
+        .filter((origin) => !isEmbedOrigin(origin))
         .map(
           (origin) =>
             `allowedEmbedOrigins entries must be origins like "https://app.example.com", got "${origin}"`,
@@ -250,13 +251,6 @@ function withDerivedSettings({ customDomainName, certificateArn, ...values }: Co
 function givenValue(value: unknown): unknown {
   const trimmed = typeof value === 'string' ? value.trim() : value;
   return trimmed === null || trimmed === '' ? undefined : trimmed;
-}
-
-function isOrigin(value: string): boolean {
-  const url = parseUrl(value);
-  if (url === undefined) return false;
-  const local = url.protocol === 'http:' && (url.hostname === 'localhost' || url.hostname === '127.0.0.1');
-  return (url.protocol === 'https:' || local) && url.origin === value;
 }
 
 /** A number from JSON or from a `-c` string; anything else becomes NaN so the check reports it. */

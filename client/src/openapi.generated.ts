@@ -105,6 +105,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/embed.js": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The host script
+         * @description A dependency-free script for the host page: `EmbedSession.mount(target, options)` creates the iframe, sizes it to the board and reports its events. Content-addressed by `?v=`: immutable for a year there.
+         */
+        get: operations["hostScript"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/health": {
         parameters: {
             query?: never;
@@ -201,6 +221,7 @@ export interface components {
                 [key: string]: unknown;
             } | null;
             expiresInSeconds?: number | null;
+            bindToBrowser?: boolean | null;
         };
         RevokeUserSessionsRequest: {
             userId: string;
@@ -246,6 +267,13 @@ export interface components {
             status: "active" | "expired" | "revoked";
             /** Format: date-time */
             revokedAt: string | null;
+            /** @description Whether the link works only in the first browser that opens it */
+            bindToBrowser: boolean;
+            /**
+             * Format: date-time
+             * @description When a bindToBrowser link was first opened, and so bound; null until then
+             */
+            boundAt: string | null;
         };
         CreatedSession: {
             /**
@@ -289,6 +317,13 @@ export interface components {
             status: "active" | "expired" | "revoked";
             /** Format: date-time */
             revokedAt: string | null;
+            /** @description Whether the link works only in the first browser that opens it */
+            bindToBrowser: boolean;
+            /**
+             * Format: date-time
+             * @description When a bindToBrowser link was first opened, and so bound; null until then
+             */
+            boundAt: string | null;
         };
         CreateSessionResponse: {
             session: components["schemas"]["CreatedSession"];
@@ -1276,6 +1311,91 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["Error"];
                     "text/html": string;
+                };
+            };
+            /** @description The function did not answer in time */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    hostScript: {
+        parameters: {
+            query?: {
+                /** @description The script’s content address, as docs/embedding.md shows it */
+                v?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The script */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/javascript": string;
+                };
+            };
+            /** @description Not modified since the `ETag` sent in `If-None-Match` */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Another method on this path (with an `Allow` header) */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request is larger than API Gateway or Lambda accept */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests; retry after `Retry-After` seconds */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected error; the message shows no internals */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The function failed; no internals are shown */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description The function did not answer in time */

@@ -37,7 +37,7 @@ const sessionFields = {
 export const sessionSchema = {
   type: 'object',
   additionalProperties: false,
-  required: [...Object.keys(sessionFields), 'status', 'revokedAt'],
+  required: [...Object.keys(sessionFields), 'status', 'revokedAt', 'bindToBrowser', 'boundAt'],
   properties: {
     ...sessionFields,
     status: {
@@ -46,6 +46,15 @@ export const sessionSchema = {
       description: 'revoked when revokedAt is set, otherwise expired from expiresAt on, otherwise active',
     },
     revokedAt: { type: ['string', 'null'], format: 'date-time' },
+    bindToBrowser: {
+      type: 'boolean',
+      description: 'Whether the link works only in the first browser that opens it',
+    },
+    boundAt: {
+      type: ['string', 'null'],
+      format: 'date-time',
+      description: 'When a bindToBrowser link was first opened, and so bound; null until then',
+    },
   },
 } as const;
 

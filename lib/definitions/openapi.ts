@@ -48,7 +48,10 @@ const HEADERS = {
   ...Object.fromEntries(
     Object.values(RATE_LIMIT_HEADERS).map(({ name, description, schema }) => [
       name,
-      { description: `${description} Sent by the local runtime; API Gateway cannot (see docs/api.md).`, schema },
+      {
+        description: `${description} Sent by the local runtime; API Gateway cannot (see docs/api.md).`,
+        schema,
+      },
     ]),
   ),
 } as const;

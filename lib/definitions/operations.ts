@@ -190,6 +190,25 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
       503: { ...ERROR('Temporarily unavailable', ['Retry-After']), media: { 'text/html': 'An error page' } },
     },
   },
+  'GET /embed.js': {
+    operationId: 'hostScript',
+    summary: 'The host script',
+    description:
+      'A dependency-free script for the host page: `EmbedSession.mount(target, options)` creates the iframe, ' +
+      'sizes it to the board and reports its events. Content-addressed by `?v=`: immutable for a year there.',
+    tag: 'Embed page',
+    query: [
+      {
+        name: 'v',
+        description: 'The script’s content address, as docs/embedding.md shows it',
+        required: false,
+      },
+    ],
+    responses: {
+      200: { description: 'The script', media: { 'text/javascript': 'ES2020' } },
+      304: { description: 'Not modified since the `ETag` sent in `If-None-Match`' },
+    },
+  },
   'GET /health': {
     operationId: 'health',
     summary: 'Liveness',

@@ -98,9 +98,16 @@ export const FUNCTIONS = {
   embedPage: {
     entry: 'functions/embed-page.ts',
     description: 'GET /embed: the embedded board page',
-    access: { sessions: ['Query', 'GetItem'], boards: ['GetItem'] },
+    // UpdateItem only to bind a bindToBrowser session on its first load (its two binding attributes).
+    access: { sessions: ['Query', 'GetItem', 'UpdateItem'], boards: ['GetItem'] },
     queries: { sessions: [SESSION_TOKEN_INDEX] },
     settings: ['EMBED_FRAME_ANCESTORS'],
+  },
+  embedScript: {
+    entry: 'functions/embed-script.ts',
+    description: 'GET /embed.js: the host script for embedding',
+    access: {},
+    settings: [],
   },
   health: {
     entry: 'functions/health.ts',
@@ -136,6 +143,7 @@ export const ROUTES: readonly RouteDefinition[] = [
   // A static segment wins over {id} (in API Gateway and the local gateway alike), so no id can shadow it.
   { method: 'POST', path: '/api/embed/sessions/revoke', function: 'revokeUserSessions', auth: 'apiKey' },
   { method: 'GET', path: '/embed', function: 'embedPage', auth: 'none' },
+  { method: 'GET', path: '/embed.js', function: 'embedScript', auth: 'none' },
   { method: 'GET', path: '/health', function: 'health', auth: 'none' },
   { method: 'GET', path: '/openapi.json', function: 'docs', auth: 'none' },
   { method: 'GET', path: '/docs', function: 'docs', auth: 'none' },

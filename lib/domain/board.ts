@@ -7,6 +7,11 @@ export interface Board {
   orgId: string;
   visibility: string;
   name: string | null;
+  /**
+   * The origins allowed to frame this board's embed pages, replacing the stage's default; absent (never
+   * empty) when the board has no list of its own.
+   */
+  embedOrigins?: readonly string[];
 }
 
 /** True only for a board whose visibility is exactly `PUBLIC`. */

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { createHash, timingSafeEqual } from 'node:crypto';
 import type { RandomSource } from './ports';
 
 /** Session tokens: 24 random bytes are exactly 32 base64url characters. */
@@ -47,4 +47,35 @@ const BEARER = /^bearer[ \t]+(\S+)[ \t]*$/i;
 /** The credential of an `Authorization: Bearer …` header, or undefined for any other value. */
 export function bearerCredential(authorization: string | undefined): string | undefined {
   return BEARER.exec(authorization ?? '')?.[1];
+}
+
+/**
+ * Binding secrets: what the embed page's binding cookie holds, 32 random bytes (256 bits) as 43 base64url
+ * characters. One secret identifies one browser (in one site's cookie partition) across sessions.
+ */
+const BINDING_SECRET_BYTES = 32;
+const BINDING_SECRET_FORMAT = /^[A-Za-z0-9_-]{43}$/;
+
+/** A new binding secret, for a browser that brings none. */
+export function newBindingSecret(random: RandomSource): string {
+  return random.bytes(BINDING_SECRET_BYTES).toString('base64url');
+}
+
+/** True when `value` has the shape of a binding secret (anything else in the cookie is ignored). */
+export function isBindingSecretFormat(value: string): boolean {
+  return BINDING_SECRET_FORMAT.test(value);
+}
+
+/**
+ * What a session stores of the secret it is bound to: the SHA-256 of the secret keyed with the session id,
+ * so sessions bound by one browser store unrelated hashes and a copy of the table links none of them.
+ */
+export function bindingHash(sessionId: string, secret: string): string {
+  return hashCredential(`${sessionId}:${secret}`);
+}
+
+/** Compares two hex hashes in constant time; false when either is missing or their lengths differ. */
+export function sameHash(a: string | null | undefined, b: string | null | undefined): boolean {
+  if (!a || !b || a.length !== b.length) return false;
+  return timingSafeEqual(Buffer.from(a, 'utf8'), Buffer.from(b, 'utf8'));
 }

@@ -1,3 +1,5 @@
+import type { Board } from './board';
+
 /**
  * Domain errors. They carry no HTTP knowledge: `lib/http/middlewares/http-errors.ts` maps each class to a status,
  * in one place, so a use case never decides how its failure looks on the wire.
@@ -51,17 +53,27 @@ export class InvalidTokenError extends DomainError {
   }
 }
 
-/** The session exists but its expiresAt has passed. */
+/**
+ * The session exists but its expiresAt has passed. Refusals of a known session carry its board, when it
+ * still exists, so the refusal is framed under the board's own rules.
+ */
 export class SessionExpiredError extends DomainError {
-  constructor() {
+  constructor(readonly board?: Board) {
     super('This embed session has expired. Ask the site that showed it to reload it.');
   }
 }
 
 /** The session was revoked by the site that created it, or by an operator. */
 export class SessionRevokedError extends DomainError {
-  constructor() {
+  constructor(readonly board?: Board) {
     super('This embed session has been revoked');
+  }
+}
+
+/** The session is bound to a browser (`bindToBrowser`) and this request does not come from it. */
+export class SessionBoundElsewhereError extends DomainError {
+  constructor(readonly board?: Board) {
+    super('This embed link was already opened in another browser');
   }
 }
 

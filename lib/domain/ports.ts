@@ -5,7 +5,7 @@
 import type { ApiKeyRecord, RateLimit } from './api-key';
 import type { Board } from './board';
 import type { IdempotencyRecord } from './idempotency';
-import type { Revocation, StoredSession } from './session';
+import type { Revocation, SessionBinding, StoredSession } from './session';
 
 /** Source of the current time; injected so tests can freeze it. */
 export interface Clock {
@@ -89,6 +89,11 @@ export interface SessionRepository {
   revoke(id: string, revocation: Revocation): Promise<StoredSession | undefined>;
   /** Revokes the session if it exists and is not revoked yet; true when this call revoked it. */
   markRevoked(id: string, revocation: Revocation): Promise<boolean>;
+  /**
+   * Binds a `bindToBrowser` session that is neither bound nor revoked yet, in one conditional write; true
+   * when this call bound it, false when another call did first (or it was revoked meanwhile).
+   */
+  bind(id: string, binding: SessionBinding): Promise<boolean>;
   /** Every session of an external user across all tenants, for operators only (a table scan). */
   listAllOfUser(userId: string): Promise<StoredSession[]>;
 }

@@ -25,12 +25,21 @@ export interface StoredSession {
   /** Who revoked it: a key owner and key id, or `admin-cli` without a key. */
   revokedByUserId: string | null;
   revokedByKeyId: string | null;
+  /** Created with `bindToBrowser`: the first load binds the link to that browser. */
+  bindToBrowser: boolean;
+  /** SHA-256 of the binding cookie's secret, keyed with the session id; never the secret itself. */
+  bindingHash: string | null;
+  /** When the first load bound the session to a browser. */
+  boundAt: string | null;
 }
 
 export type SessionStatus = 'active' | 'expired' | 'revoked';
 export const SESSION_STATUSES: readonly SessionStatus[] = ['active', 'expired', 'revoked'];
 
-/** The session as the API shows it: the spec's fields without the token, its status and revocation time. */
+/**
+ * The session as the API shows it: the spec's fields without the token, its status and revocation time,
+ * whether it binds to a browser and when it was bound.
+ */
 export interface SessionView {
   id: string;
   boardId: string;
@@ -45,6 +54,8 @@ export interface SessionView {
   createdAt: string;
   status: SessionStatus;
   revokedAt: string | null;
+  bindToBrowser: boolean;
+  boundAt: string | null;
 }
 
 /** The session in the create response, the only place its token ever appears. */
@@ -52,6 +63,12 @@ export type CreatedSessionView = Pick<SessionView, 'id' | 'boardId'> & { token: 
     SessionView,
     'id' | 'boardId'
   >;
+
+/** What binding a session to a browser records. */
+export interface SessionBinding {
+  bindingHash: string;
+  boundAt: string;
+}
 
 /** Who revoked a session, and when. */
 export interface Revocation {
@@ -69,7 +86,10 @@ export function sessionStatus(
   return now.getTime() >= Date.parse(session.expiresAt) ? 'expired' : 'active';
 }
 
-/** The API's view of a stored session, in the spec's field order: no token, no hash, nothing derived. */
+/**
+ * The API's view of a stored session, in the spec's field order, then the service's own fields: no token,
+ * no hash (of the token or of a binding secret), nothing derived from either.
+ */
 export function toSessionView(session: StoredSession, now: Date): SessionView {
   return {
     id: session.id,
@@ -85,6 +105,8 @@ export function toSessionView(session: StoredSession, now: Date): SessionView {
     createdAt: session.createdAt,
     status: sessionStatus(session, now),
     revokedAt: session.revokedAt,
+    bindToBrowser: session.bindToBrowser,
+    boundAt: session.boundAt,
   };
 }
 

@@ -19,7 +19,7 @@ export class DynamoBoardRepository extends DynamoTable implements BoardRepositor
         this.db.send(
           new PutCommand({
             TableName: this.tableName,
-            Item: board,
+            Item: toItem(board),
             // Sessions record their board's organization, so a board never moves to another one.
             ConditionExpression: 'attribute_not_exists(boardId) OR orgId = :org',
             ExpressionAttributeValues: { ':org': board.orgId },
@@ -38,12 +38,27 @@ export class DynamoBoardRepository extends DynamoTable implements BoardRepositor
   }
 }
 
-/** A stored board; a missing organization or visibility reads as empty (private, owned by nobody). */
+/** The item of a board: its embed origins only when it has a list of its own. */
+function toItem(board: Board): Item {
+  const { embedOrigins, ...rest } = board;
+  return embedOrigins?.length ? { ...rest, embedOrigins: [...embedOrigins] } : rest;
+}
+
+/**
+ * A stored board; a missing organization or visibility reads as empty (private, owned by nobody). Embed
+ * origins are read only as a non-empty list of strings; anything else means the board has no list.
+ */
 function toBoard(item: Item): Board {
+  const origins = item.embedOrigins;
+  const embedOrigins =
+    Array.isArray(origins) && origins.length > 0 && origins.every((origin) => typeof origin === 'string')
+      ? (origins as string[])
+      : undefined;
   return {
     boardId: String(item.boardId),
     orgId: String(item.orgId ?? ''),
     visibility: optionalStringOf(item, 'visibility') ?? '',
     name: optionalStringOf(item, 'name'),
+    ...(embedOrigins ? { embedOrigins } : {}),
   };
 }

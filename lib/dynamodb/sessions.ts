@@ -8,12 +8,14 @@ import type {
   SessionScope,
   TokenMatch,
 } from '#lib/domain/ports';
-import type { Revocation, StoredSession } from '#lib/domain/session';
+import type { Revocation, SessionBinding, StoredSession } from '#lib/domain/session';
 import { dynamoCall } from './errors';
 import { DynamoTable, type Item, optionalStringOf } from './table';
 
 const TTL_ATTRIBUTE = TABLES.sessions.timeToLiveAttribute;
 const NOT_REVOKED = 'attribute_exists(id) AND attribute_not_exists(revokedAt)';
+/** Only a session created to bind, not bound and not revoked yet: the first binding wins, once. */
+const BINDABLE = `${NOT_REVOKED} AND bindToBrowser = :yes AND attribute_not_exists(bindingHash)`;
 
 /**
  * Sessions in DynamoDB, keyed by `id`, found by token through the token-hash index and listed through
@@ -128,6 +130,27 @@ export class DynamoSessionRepository extends DynamoTable implements SessionRepos
     }
   }
 
+  async bind(id: string, binding: SessionBinding): Promise<boolean> {
+    try {
+      await dynamoCall(() =>
+        this.db.send(
+          new UpdateCommand({
+            TableName: this.tableName,
+            Key: { id },
+            // The only update the embed page makes: the binding's two attributes, nothing else.
+            UpdateExpression: 'SET bindingHash = :hash, boundAt = :at',
+            ConditionExpression: BINDABLE,
+            ExpressionAttributeValues: { ':hash': binding.bindingHash, ':at': binding.boundAt, ':yes': true },
+          }),
+        ),
+      );
+      return true;
+    } catch (error) {
+      if ((error as Error).name === 'ConditionalCheckFailedException') return false;
+      throw error;
+    }
+  }
+
   async listAllOfUser(userId: string): Promise<StoredSession[]> {
     const items = await this.scanAll({
       FilterExpression: 'userId = :u',
@@ -179,12 +202,19 @@ export function compositeKey(kind: string, ...parts: string[]): string {
     .digest('hex');
 }
 
-/** The item for a session: metadata as JSON text, the TTL in epoch seconds, the scope index keys. */
+/**
+ * The item for a session: metadata as JSON text, the TTL in epoch seconds, the scope index keys; the
+ * binding attributes only when set.
+ */
 function toItem(session: StoredSession): Item {
-  const { revokedAt, revokedByUserId, revokedByKeyId, ...rest } = session;
+  const { revokedAt, revokedByUserId, revokedByKeyId, bindToBrowser, bindingHash, boundAt, ...rest } =
+    session;
   return {
     ...rest,
     ...(revokedAt !== null ? { revokedAt, revokedByUserId, revokedByKeyId } : {}),
+    // Written only for sessions that bind, so the items of every other session stay as they were.
+    ...(bindToBrowser ? { bindToBrowser } : {}),
+    ...(bindingHash !== null ? { bindingHash, boundAt } : {}),
     metadata: JSON.stringify(session.metadata),
     [TTL_ATTRIBUTE]: Math.ceil(Date.parse(session.expiresAt) / 1000),
     createdKey: `${session.createdAt}#${session.id}`,
@@ -219,5 +249,8 @@ function toStoredSession(item: Item): StoredSession {
     revokedAt: optionalStringOf(item, 'revokedAt'),
     revokedByUserId: optionalStringOf(item, 'revokedByUserId'),
     revokedByKeyId: optionalStringOf(item, 'revokedByKeyId'),
+    bindToBrowser: item.bindToBrowser === true,
+    bindingHash: optionalStringOf(item, 'bindingHash'),
+    boundAt: optionalStringOf(item, 'boundAt'),
   };
 }

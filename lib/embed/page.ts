@@ -1,5 +1,7 @@
 import type { EmbedView } from '#lib/use-cases/open-embed-session';
+import { FRAME_SCRIPT } from './frame-script';
 import { escapeHtml, jsonIsland } from './html';
+import { type EmbedErrorCode, formatInstant, type Presentation, TEXTS, type Texts } from './i18n';
 import { EMBED_CSS } from './styles';
 
 /** The public context handed to the board's front end: never the token, never its hash. */
@@ -41,9 +43,21 @@ function initials(name: string): string {
   return letters.join('') || '?';
 }
 
-function layout(title: string, body: string): string {
+/**
+ * A whole page: `lang` and `data-theme` come from the parsed presentation (values of our own, never the
+ * request's text); `state` is what the page's script reports to the host.
+ */
+function layout(
+  presentation: Presentation,
+  title: string,
+  state: Record<string, string>,
+  body: string,
+): string {
+  const attributes = Object.entries(state)
+    .map(([name, value]) => ` data-${name}="${escapeHtml(value)}"`)
+    .join('');
   return `<!doctype html>
-<html lang="en">
+<html lang="${presentation.locale}" data-theme="${presentation.theme}">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width,initial-scale=1">
@@ -52,16 +66,44 @@ function layout(title: string, body: string): string {
 <title>${escapeHtml(title)}</title>
 <style>${EMBED_CSS}</style>
 </head>
-<body>
+<body${attributes}>
 ${body}
+<script>${FRAME_SCRIPT}</script>
 </body>
 </html>
 `;
 }
 
-/** The embedded board for a usable session. Every user-supplied value is escaped. */
-export function renderEmbedPage(view: EmbedView): string {
+/** The heading of an error page with this status. */
+function errorTitle(texts: Texts, status: number): string {
+  const titles = texts.errorTitles;
+  return status === 400 || status === 401 || status === 404 || status === 503 ? titles[status] : titles.other;
+}
+
+/** The notice an error page shows, and the board page keeps ready for when its session expires. */
+function notice(texts: Texts, status: number, code: EmbedErrorCode): string {
+  return `<div class="notice" role="alert" data-testid="embed-error" data-code="${code}">
+<span class="code">${status}</span>
+<h1>${escapeHtml(errorTitle(texts, status))}</h1>
+<p>${escapeHtml(texts.errors[code])}</p>
+</div>`;
+}
+
+/** Options of the board page: how it looks, and the instant its expiry is counted from. */
+export interface EmbedPageOptions {
+  presentation: Presentation;
+  now: Date;
+}
+
+/**
+ * The embedded board for a usable session: what the service knows of it (the board's name, the signed-in
+ * user, the session's expiry) around `#embed-board`, the element the board's own front end takes over,
+ * with the JSON context island as its input. Every user-supplied value is escaped.
+ */
+export function renderEmbedPage(view: EmbedView, options: EmbedPageOptions): string {
   const { session, board } = view;
+  const { presentation } = options;
+  const texts = TEXTS[presentation.locale];
   const name = displayName(session);
   const boardName = board.name?.trim() || board.boardId;
   const avatar = session.avatarUrl
@@ -70,33 +112,35 @@ export function renderEmbedPage(view: EmbedView): string {
   const plan = session.plan?.trim()
     ? `<span class="plan" data-testid="plan" title="${escapeHtml(session.plan)}">${escapeHtml(session.plan)}</span>`
     : '';
-  const columns = ['To do', 'In progress', 'Done']
-    .map(
-      (title) =>
-        `<section class="column"><h2>${title}</h2><div class="card">Nothing here yet</div></section>`,
-    )
-    .join('\n');
+  const expiresInMs = Math.max(0, Date.parse(session.expiresAt) - options.now.getTime());
   return layout(
+    presentation,
     boardName,
-    `<header class="bar">
+    { 'embed-state': 'ready', 'expires-in-ms': String(expiresInMs) },
+    `<div class="embed" id="embed-root">
+<header class="bar">
 <h1 class="board-name" data-testid="board-name">${escapeHtml(boardName)}</h1>
-<div class="user" data-testid="user">${avatar}<span class="user-name" data-testid="user-name" title="${escapeHtml(name)}">${escapeHtml(name)}</span>${plan}</div>
+<div class="user" data-testid="user"><span class="user-label">${escapeHtml(texts.signedInAs)}</span>${avatar}<span class="user-name" data-testid="user-name" title="${escapeHtml(name)}">${escapeHtml(name)}</span>${plan}</div>
 </header>
-<main data-board-id="${escapeHtml(board.boardId)}">
-${columns}
+<main class="board" id="embed-board" data-board-id="${escapeHtml(board.boardId)}" data-testid="board">
+<div class="empty" data-testid="board-empty"><h2>${escapeHtml(texts.emptyTitle)}</h2><p>${escapeHtml(texts.emptyBody)}</p></div>
 </main>
+<p class="meta" data-testid="session-expiry">${escapeHtml(texts.expires)} <time datetime="${escapeHtml(session.expiresAt)}" data-local>${escapeHtml(formatInstant(session.expiresAt, presentation.locale))}</time></p>
+</div>
+<template id="embed-expired">${notice(texts, 401, 'session_expired')}</template>
 <script type="application/json" id="embed-context">${jsonIsland(embedContext(view))}</script>`,
   );
 }
 
-/** A styled error page shown inside the iframe. */
-export function renderEmbedError(status: number, title: string, message: string): string {
+/** A styled error page shown inside the iframe, in the host's language, naming its `code` for the host. */
+export function renderEmbedError(status: number, code: EmbedErrorCode, presentation: Presentation): string {
+  const texts = TEXTS[presentation.locale];
   return layout(
-    title,
-    `<div class="notice" role="alert" data-testid="embed-error">
-<span class="code">${status}</span>
-<h1>${escapeHtml(title)}</h1>
-<p>${escapeHtml(message)}</p>
+    presentation,
+    errorTitle(texts, status),
+    { 'embed-state': 'error', 'embed-code': code },
+    `<div class="embed notice-page" id="embed-root">
+${notice(texts, status, code)}
 </div>`,
   );
 }

@@ -4,13 +4,8 @@
  * Pure: the functions are bundled from lib/, so nothing here may import from infra/ or aws-cdk-lib.
  */
 
-const FRAME_SOURCE =
-  /^(?:https?:|'self'|'none'|https?:\/\/(?:\*\.)?[a-z0-9-]+(?:\.[a-z0-9-]+)*(?::(?:\d{1,5}|\*))?)$/i;
-
-/** True for a CSP source the embed page accepts in `frame-ancestors`. */
-export function isFrameAncestorSource(source: string): boolean {
-  return FRAME_SOURCE.test(source);
-}
+/** True for a CSP source the embed page accepts in `frame-ancestors` (the rule lives with the board's). */
+export { isFrameAncestorSource } from '#lib/domain/embed-origins';
 
 /** The problem of a setting that must be an integer from `min` to `max`, or undefined when it is one. */
 export function integerRangeProblem(

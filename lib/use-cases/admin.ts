@@ -1,6 +1,7 @@
 import { type ApiKeyRecord, isRateLimitValue, RATE_LIMIT_BOUNDS, type RateLimit } from '#lib/domain/api-key';
 import { type Board, PUBLIC_VISIBILITY } from '#lib/domain/board';
 import { hashCredential, newApiKey } from '#lib/domain/credentials';
+import { isEmbedOrigin } from '#lib/domain/embed-origins';
 import { ValidationError } from '#lib/domain/errors';
 import { MAX_ID_LENGTH } from '#lib/domain/ids';
 import type {
@@ -19,15 +20,34 @@ export const BOARD_VISIBILITIES = [PUBLIC_VISIBILITY, 'PRIVATE'] as const;
 export type ApiKeySummary = Omit<ApiKeyRecord, 'keyHash'>;
 
 /**
+ * A board as operators give it. `embedOrigins`: a list replaces the board's own, an empty list (or null)
+ * removes it so the stage default applies, and leaving it out keeps what the board has.
+ */
+export type BoardInput = Omit<Board, 'embedOrigins'> & { embedOrigins?: readonly string[] | null };
+
+/**
  * Creates a board, or replaces the one with the same id (how operators change a visibility or name).
  * A board never moves to another organization: its sessions recorded the owner their access follows.
  */
-export async function createBoard(deps: { boards: BoardRepository }, board: Board): Promise<Board> {
-  requireText('board', board.boardId);
-  requireText('org', board.orgId);
-  if (!(BOARD_VISIBILITIES as readonly string[]).includes(board.visibility)) {
+export async function createBoard(deps: { boards: BoardRepository }, input: BoardInput): Promise<Board> {
+  const { embedOrigins: given, ...fields } = input;
+  requireText('board', fields.boardId);
+  requireText('org', fields.orgId);
+  if (!(BOARD_VISIBILITIES as readonly string[]).includes(fields.visibility)) {
     throw new ValidationError(`visibility must be one of ${BOARD_VISIBILITIES.join(', ')}`);
   }
+  const invalid = (given ?? []).filter((origin) => !isEmbedOrigin(origin));
+  if (invalid.length > 0) {
+    throw new ValidationError(
+      `embed origins must be origins like "https://app.example.com" or "https://*.example.com", got ${invalid
+        .map((origin) => `"${origin}"`)
+        .join(', ')}`,
+    );
+  }
+  // Replacing a board without naming its origins must not quietly widen who may frame it.
+  const embedOrigins =
+    given === undefined ? (await deps.boards.get(fields.boardId))?.embedOrigins : [...new Set(given)];
+  const board: Board = embedOrigins?.length ? { ...fields, embedOrigins } : fields;
   if (!(await deps.boards.put(board))) {
     throw new ValidationError(
       `board "${board.boardId}" belongs to another organization; a board never changes organization`,

@@ -17,7 +17,15 @@ export const MAX_TIMESTAMP_MS = Date.UTC(9999, 11, 31, 23, 59, 59, 999);
 /** A validated create-session request with optional fields normalized (absent or null → null, metadata → {}). */
 export type CreateSessionRequest = Pick<
   StoredSession,
-  'boardId' | 'userId' | 'email' | 'firstName' | 'lastName' | 'avatarUrl' | 'plan' | 'metadata'
+  | 'boardId'
+  | 'userId'
+  | 'email'
+  | 'firstName'
+  | 'lastName'
+  | 'avatarUrl'
+  | 'plan'
+  | 'metadata'
+  | 'bindToBrowser'
 > & { expiresInSeconds: number };
 
 export interface CreateSessionDeps {
@@ -85,6 +93,9 @@ export async function createSession(
     revokedAt: null,
     revokedByUserId: null,
     revokedByKeyId: null,
+    bindToBrowser: request.bindToBrowser,
+    bindingHash: null,
+    boundAt: null,
   };
   await deps.sessions.create(stored);
 

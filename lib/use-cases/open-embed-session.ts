@@ -1,19 +1,39 @@
 import type { Board } from '#lib/domain/board';
-import { hashCredential, isSessionTokenFormat } from '#lib/domain/credentials';
+import {
+  bindingHash,
+  hashCredential,
+  isBindingSecretFormat,
+  isSessionTokenFormat,
+  newBindingSecret,
+  sameHash,
+} from '#lib/domain/credentials';
 import {
   EmbeddedBoardGoneError,
   InvalidTokenError,
   MissingTokenError,
+  SessionBoundElsewhereError,
   SessionExpiredError,
   SessionRevokedError,
 } from '#lib/domain/errors';
-import type { BoardRepository, Clock, SessionRepository, Sleep, TokenMatch } from '#lib/domain/ports';
+import type {
+  BoardRepository,
+  Clock,
+  RandomSource,
+  SessionRepository,
+  Sleep,
+  TokenMatch,
+} from '#lib/domain/ports';
 import { type StoredSession, sessionStatus } from '#lib/domain/session';
 
-/** What the embed page may show: the session without its token hash, and its board. */
+/** What the embed page may show: the session without its token hash or binding hash, and its board. */
 export interface EmbedView {
-  session: Omit<StoredSession, 'tokenHash'>;
+  session: Omit<StoredSession, 'tokenHash' | 'bindingHash'>;
   board: Board;
+  /**
+   * For a session bound to this browser: the secret the browser's binding cookie must hold, to be (re)set
+   * on the response. Absent for every session created without `bindToBrowser`.
+   */
+  bindingSecret?: string;
 }
 
 export interface OpenEmbedSessionDeps {
@@ -21,6 +41,8 @@ export interface OpenEmbedSessionDeps {
   boards: BoardRepository;
   clock: Clock;
   sleep: Sleep;
+  /** Draws the binding secret of a browser that brings none. */
+  random: RandomSource;
   /**
    * Waits before re-reading a token that was not found. The token GSI is eventually consistent, so a
    * session created a moment ago may not be visible yet; an unknown token costs these delays in total.
@@ -36,10 +58,15 @@ export const DEFAULT_MISS_RETRY_DELAYS_MS = [100, 200, 400] as const;
  * A valid one costs three reads: the token index (which only says where the session is), then, at once,
  * the session itself read consistently (so a revocation applies from the very next load) and its board.
  * Expiry is checked here because DynamoDB TTL deletes expired items only eventually.
+ *
+ * A `bindToBrowser` session is then checked against `browserSecrets` (the binding cookies the browser
+ * sent): its first load binds it with one conditional write, later loads need the secret it was bound to.
+ * Revocation and expiry are decided before the binding, so a bound link that was revoked says "revoked".
  */
 export async function openEmbedSession(
   deps: OpenEmbedSessionDeps,
   token: string | undefined,
+  browserSecrets: readonly string[] = [],
 ): Promise<EmbedView> {
   if (token === undefined || token === '') throw new MissingTokenError();
   if (!isSessionTokenFormat(token)) throw new InvalidTokenError();
@@ -52,13 +79,53 @@ export async function openEmbedSession(
   // Deleted by its TTL since the index was read, or an index entry that is not this token's after all.
   if (!stored || stored.tokenHash !== tokenHash) throw new InvalidTokenError();
 
-  const status = sessionStatus(stored, deps.clock.now());
-  if (status === 'revoked') throw new SessionRevokedError();
-  if (status === 'expired') throw new SessionExpiredError();
+  const now = deps.clock.now();
+  const status = sessionStatus(stored, now);
+  if (status === 'revoked') throw new SessionRevokedError(board);
+  if (status === 'expired') throw new SessionExpiredError(board);
   if (!board) throw new EmbeddedBoardGoneError();
 
-  const { tokenHash: _hash, ...session } = stored;
-  return { session, board };
+  const { tokenHash: _hash, bindingHash: _binding, ...session } = stored;
+  if (!stored.bindToBrowser) return { session, board };
+  const { secret, boundAt } = await bindToBrowser(deps, stored, board, browserSecrets, now);
+  return { session: { ...session, boundAt }, board, bindingSecret: secret };
+}
+
+/**
+ * The secret that ties `session` to this browser. Bound already: one of the browser's secrets must be the
+ * one it was bound to. Not yet: this load binds it, reusing the browser's secret when it brings one (one
+ * cookie then serves every session it binds), and only the winner of concurrent first loads is bound.
+ */
+async function bindToBrowser(
+  deps: OpenEmbedSessionDeps,
+  session: StoredSession,
+  board: Board,
+  browserSecrets: readonly string[],
+  now: Date,
+): Promise<{ secret: string; boundAt: string | null }> {
+  const secrets = browserSecrets.filter(isBindingSecretFormat);
+  const boundTo = (stored: StoredSession) =>
+    secrets.find((secret) => sameHash(bindingHash(stored.id, secret), stored.bindingHash));
+
+  if (session.bindingHash === null) {
+    const secret = secrets[0] ?? newBindingSecret(deps.random);
+    const boundAt = now.toISOString();
+    if (await deps.sessions.bind(session.id, { bindingHash: bindingHash(session.id, secret), boundAt })) {
+      return { secret, boundAt };
+    }
+    // Another load bound it first, or it was revoked meanwhile: decide on the session as it is now.
+    const current = await deps.sessions.get(session.id);
+    if (!current) throw new InvalidTokenError();
+    if (sessionStatus(current, now) === 'revoked') throw new SessionRevokedError(board);
+    return checkBound(current);
+  }
+  return checkBound(session);
+
+  function checkBound(stored: StoredSession) {
+    const secret = boundTo(stored);
+    if (secret === undefined) throw new SessionBoundElsewhereError(board);
+    return { secret, boundAt: stored.boundAt };
+  }
 }
 
 async function lookupWithRetries(

@@ -43,6 +43,7 @@ export function parseCreateSessionRequest(body: unknown, limits: RequestLimits):
     plan: raw.plan ?? null,
     metadata,
     expiresInSeconds: raw.expiresInSeconds ?? DEFAULT_EXPIRES_IN_SECONDS,
+    bindToBrowser: raw.bindToBrowser ?? false,
   };
 }
 

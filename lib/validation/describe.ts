@@ -18,6 +18,7 @@ const TYPE_NAMES: Record<string, string> = {
   'string,null': 'a string or null',
   'object,null': 'a JSON object or null',
   'integer,null': 'an integer',
+  'boolean,null': 'true or false',
   object: 'a JSON object',
 };
 

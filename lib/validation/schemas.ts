@@ -38,6 +38,7 @@ export const createSessionSchema = {
     plan: optionalText,
     metadata: { type: ['object', 'null'], additionalProperties: true },
     expiresInSeconds: { type: ['integer', 'null'], minimum: 1 },
+    bindToBrowser: { type: ['boolean', 'null'] },
   },
 } as const;
 

@@ -105,6 +105,13 @@ describe('API key authorizer', () => {
     expect(JSON.stringify(method.Integration.Uri)).toContain(functionId('embedPage'));
   });
 
+  it('serves GET /embed.js from the embed script function without the API key authorizer', () => {
+    const method = methods['GET /embed.js'].Properties;
+    expect(method.AuthorizationType).toBe('NONE');
+    expect(method.AuthorizerId).toBeUndefined();
+    expect(JSON.stringify(method.Integration.Uri)).toContain(functionId('embedScript'));
+  });
+
   it('leaves GET /health open', () => {
     expect(methods['GET /health'].Properties.AuthorizationType).toBe('NONE');
   });

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { CONTEXT_DEFAULTS, type ContextKey, InfraConfigError, readInfraConfig } from '#infra/config';
+import { isEmbedOrigin } from '#lib/domain/embed-origins';
 import { CDK_JSON_CONTEXT } from '#test/support/infra';
 
 const read = (context: Partial<Record<ContextKey, unknown>>) => readInfraConfig((key) => context[key]);
@@ -60,6 +61,20 @@ describe('CDK context values', () => {
       alarmEmail: 'ops@example.com',
       metadataMaxBytes: 65536,
     });
+  });
+
+  it.each([
+    ['https://app.example.com', true],
+    ['https://*.example.com', true],
+    ['http://localhost:3000', true],
+    ['https://app.example.com/', false],
+    ['https://app.*.example.com', false],
+    ["'self'", false],
+  ])('decides allowedEmbedOrigins %j as a board’s own list is decided (%s)', (origin, accepted) => {
+    expect(isEmbedOrigin(origin)).toBe(accepted);
+    const stage = () => read({ allowedEmbedOrigins: [origin] });
+    if (accepted) expect(stage().allowedEmbedOrigins).toEqual([origin]);
+    else expect(stage).toThrow('allowedEmbedOrigins entries must be origins');
   });
 
   it('accepts allowedEmbedOrigins as a JSON array, in cdk.json or as a string', () => {

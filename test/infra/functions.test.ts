@@ -104,12 +104,20 @@ describe('Lambda functions', () => {
     ]);
   });
 
-  it('grants the embed page read-only access: the token index, the session itself and its board', () => {
+  it('grants the embed page the token index, the session itself and its board, and the update that binds', () => {
     expect(grantsOf('embedPage')).toEqual([
       'GetItem on boards',
       'GetItem on sessions',
       'Query on sessions/index/tokenHash-index',
+      'UpdateItem on sessions',
     ]);
+  });
+
+  it('grants the embed script function no table at all: it serves a constant', () => {
+    expect(grantsOf('embedScript')).toEqual([]);
+    expect(
+      Object.keys(fnOf('embedScript').Properties.Environment.Variables).filter((v) => v.endsWith('_TABLE')),
+    ).toEqual([]);
   });
 
   it('grants retrieve reads of one session and of memberships only', () => {
@@ -142,9 +150,12 @@ describe('Lambda functions', () => {
     ]);
   });
 
-  it('lets only the two revoking functions update sessions', () => {
+  it('lets only the two revoking functions and the embed page update sessions', () => {
+    // The embed page updates a session on the first load of a bindToBrowser link, and then only its two
+    // binding attributes (bindingHash, boundAt) in one conditional write (lib/dynamodb/sessions.ts `bind`,
+    // its only update): it can neither revoke, un-revoke nor extend a session.
     const updaters = NAMES.filter((name) => grantsOf(name).includes('UpdateItem on sessions'));
-    expect(updaters.sort()).toEqual(['revokeSession', 'revokeUserSessions']);
+    expect(updaters.sort()).toEqual(['embedPage', 'revokeSession', 'revokeUserSessions']);
     expect(grantsOf('revokeSession')).toEqual([
       'GetItem on memberships',
       'GetItem on sessions',
@@ -212,17 +223,43 @@ describe('Lambda functions', () => {
     },
   );
 
-  it.each(NAMES)('minifies %s: its asset is far smaller than the same bundle unminified', (name) => {
-    const code = readFileSync(join(synth.outdir, fnOf(name).Metadata['aws:asset:path'], 'index.mjs'), 'utf8');
+  // The embed script function is mostly the script it serves: data that keeps its exact bytes (its
+  // integrity hash pins them), so its size says nothing about minification; it has its own test below.
+  it.each(NAMES.filter((name) => name !== 'embedScript'))(
+    'minifies %s: its asset is far smaller than the same bundle unminified',
+    (name) => {
+      const code = readFileSync(
+        join(synth.outdir, fnOf(name).Metadata['aws:asset:path'], 'index.mjs'),
+        'utf8',
+      );
+      const plain = buildSync({
+        ...esbuildOptions(join(PROJECT_ROOT, FUNCTIONS[name].entry), 'unminified.mjs'),
+        minify: false,
+        sourcemap: false,
+        write: false,
+      }).outputFiles[0]?.text;
+      expect(plain).toBeDefined();
+      const withoutSourceMapComment = code.replace(/\/\/# sourceMappingURL=.*\s*$/, '');
+      expect(withoutSourceMapComment.length).toBeLessThan(0.8 * (plain as string).length);
+    },
+  );
+
+  it('minifies embedScript’s code: its own names are gone from the asset, the script it serves intact', () => {
+    const code = readFileSync(
+      join(synth.outdir, fnOf('embedScript').Metadata['aws:asset:path'], 'index.mjs'),
+      'utf8',
+    );
     const plain = buildSync({
-      ...esbuildOptions(join(PROJECT_ROOT, FUNCTIONS[name].entry), 'unminified.mjs'),
+      ...esbuildOptions(join(PROJECT_ROOT, FUNCTIONS.embedScript.entry), 'unminified.mjs'),
       minify: false,
       sourcemap: false,
       write: false,
     }).outputFiles[0]?.text;
-    expect(plain).toBeDefined();
-    const withoutSourceMapComment = code.replace(/\/\/# sourceMappingURL=.*\s*$/, '');
-    expect(withoutSourceMapComment.length).toBeLessThan(0.8 * (plain as string).length);
+    for (const name of ['matchesEtag', 'hostScriptResponse']) {
+      expect(plain).toContain(name);
+      expect(code).not.toContain(name);
+    }
+    expect(code).toContain('EmbedSession.mount');
   });
 
   it('bundles the AWS SDK into create-session instead of relying on the runtime copy', () => {

@@ -188,6 +188,33 @@ describe('admin CLI', () => {
   });
 });
 
+describe('admin CLI: a board’s embed origins', () => {
+  const board = ['create-board', '--board', 'cli-framed', '--org', 'org-cli', '--visibility', 'PUBLIC'];
+
+  it('sets, keeps and clears the origins allowed to frame a board', async () => {
+    const set = await admin(...board, '--embed-origins', 'https://app.acme.com,https://*.acme.com');
+    expect(set.code).toBe(0);
+    expect(JSON.parse(set.stdout).embedOrigins).toEqual(['https://app.acme.com', 'https://*.acme.com']);
+
+    const renamed = await admin(...board, '--name', 'Renamed');
+    expect(JSON.parse(renamed.stdout)).toMatchObject({
+      name: 'Renamed',
+      embedOrigins: ['https://app.acme.com', 'https://*.acme.com'],
+    });
+
+    const cleared = await admin(...board, '--embed-origins', '');
+    expect(cleared.code).toBe(0);
+    expect(JSON.parse(cleared.stdout)).not.toHaveProperty('embedOrigins');
+  });
+
+  it('refuses an entry that is no origin, naming it, and changes nothing', async () => {
+    const result = await admin(...board, '--embed-origins', 'https://ok.acme.com,https://acme.com/path');
+    expect(result.code).toBe(1);
+    expect(result.stdout).toBe('');
+    expect(result.stderr).toContain('"https://acme.com/path"');
+  });
+});
+
 describe('admin CLI: sessions', () => {
   async function created(userId: string, boardId = runtime.demo?.publicBoardId) {
     const result = await createSessionCall(runtime, { boardId, userId, email: 'ops@example.com' });

@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { esbuildOptions, shipFiles } from '#infra/bundling';
 import { FUNCTIONS, type FunctionDefinition, type FunctionName } from '#lib/definitions/routes';
 import { TABLE_KEYS, TABLES } from '#lib/definitions/tables';
+import { HOST_SCRIPT, HOST_SCRIPT_VERSION } from '#lib/embed/host-script';
 import type { LocalRuntime } from '#local/runtime';
 import { embedEvent, jsonEvent, proxyEvent } from '#test/support/events';
 import { validBody } from '#test/support/fixtures';
@@ -133,7 +134,11 @@ const SAMPLES: Record<FunctionName, () => Sample | Promise<Sample>> = {
     },
   }),
   embedPage: async () => {
-    const created = await createSessionCall(runtime, validBody({ boardId: runtime.demo?.publicBoardId }));
+    // A session that binds, so the bundle also makes its one conditional update and sets the cookie.
+    const created = await createSessionCall(
+      runtime,
+      validBody({ boardId: runtime.demo?.publicBoardId, bindToBrowser: true }),
+    );
     return {
       event: embedEvent({ token: String(created.body.sessionToken) }),
       check: (outcome) => {
@@ -145,9 +150,25 @@ const SAMPLES: Record<FunctionName, () => Sample | Promise<Sample>> = {
         expect(result.statusCode).toBe(200);
         expect(result.headers['Content-Type']).toBe('text/html; charset=utf-8');
         expect(result.body).toContain('Product roadmap');
+        expect(result.headers['Set-Cookie']).toMatch(/^__Host-embed_binding=[\w-]{43}; Path=\/;/);
       },
     };
   },
+  embedScript: () => ({
+    event: proxyEvent({
+      method: 'GET',
+      path: '/embed.js',
+      query: { v: HOST_SCRIPT_VERSION },
+      authorizer: null,
+    }),
+    check: (outcome) => {
+      const result = outcome.result as { statusCode: number; headers: Record<string, string>; body: string };
+      expect(result.statusCode).toBe(200);
+      // Minified or not, the bundle serves exactly the bytes the README's integrity hash pins.
+      expect(result.body).toBe(HOST_SCRIPT);
+      expect(result.headers['Cache-Control']).toBe('public, max-age=31536000, immutable');
+    },
+  }),
   listSessions: async () => {
     const id = await demoSession('bundle-lister');
     return {

@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDocumentClient } from '#lib/dynamodb/client';
 import type { LocalRuntime } from '#local/runtime';
 import {
+  apiCall,
   type CallResult,
   call,
   createSessionCall,
@@ -33,6 +34,8 @@ const token = () => randomBytes(24).toString('base64url');
 function expectEmbedHeaders(result: CallResult) {
   const csp = result.headers.get('content-security-policy') ?? '';
   expect(csp).toContain("default-src 'none'");
+  expect(csp).toMatch(/script-src 'sha256-[A-Za-z0-9+/]+=*';/);
+  expect(csp).toContain("connect-src 'none'");
   expect(csp).toContain('frame-ancestors https: http://localhost:* http://127.0.0.1:*');
   expect(csp).not.toContain('unsafe-inline');
   expect(result.headers.get('referrer-policy')).toBe('no-referrer');
@@ -98,7 +101,8 @@ describe('GET /embed with a usable token', () => {
     expect(text).toContain('&lt;script&gt;alert(1)&lt;/script&gt;');
     expect(text).not.toContain('<script>alert');
     expect(text).not.toContain('<img src=x');
-    expect(text.match(/<\/script>/g)?.length).toBe(1);
+    // The JSON island and the page's own script, each closed once: no payload closed or opened one.
+    expect(text.match(/<\/script>/g)?.length).toBe(2);
   });
 
   it('answers JSON with the public context when asked for JSON', async () => {
@@ -176,5 +180,142 @@ describe('GET /embed with an unusable token', () => {
     expect(result.headers.get('content-type')).toBe('application/json');
     expect(Object.keys(result.body).sort()).toEqual(['error', 'message']);
     expectEmbedHeaders(result);
+  });
+});
+
+/** The value of the binding cookie a response sets, or undefined. */
+function bindingCookieOf(result: CallResult): string | undefined {
+  return /^__Host-embed_binding=([^;]+);/.exec(result.headers.get('set-cookie') ?? '')?.[1];
+}
+
+describe('GET /embed for a session created with bindToBrowser', () => {
+  it('binds on the first load, then opens only with the cookie it set', async () => {
+    const created = await newSession({ bindToBrowser: true });
+    const path = `/embed?token=${created.sessionToken}`;
+
+    const first = await call(runtime, path);
+    expect(first.status).toBe(200);
+    expect(first.headers.get('set-cookie')).toMatch(
+      /^__Host-embed_binding=[\w-]{43}; Path=\/; Max-Age=34560000; Secure; HttpOnly; SameSite=None; Partitioned$/,
+    );
+    const secret = bindingCookieOf(first) as string;
+
+    const again = await call(runtime, path, { headers: { Cookie: `__Host-embed_binding=${secret}` } });
+    expect(again.status).toBe(200);
+    expect(bindingCookieOf(again)).toBe(secret);
+
+    for (const cookie of [undefined, `__Host-embed_binding=${'x'.repeat(43)}`]) {
+      const elsewhere = await call(runtime, path, { headers: cookie ? { Cookie: cookie } : {} });
+      expect(elsewhere.status).toBe(401);
+      expect(elsewhere.text).toContain('This embed link was already opened in another browser');
+      expect(elsewhere.headers.get('set-cookie')).toBeNull();
+      expectEmbedHeaders(elsewhere);
+    }
+  });
+
+  it('shows boundAt in the session’s retrieve and list views once bound, never the binding hash', async () => {
+    const created = await newSession({ bindToBrowser: true, userId: 'binding-viewer' });
+    const apiKey = runtime.demo?.apiKey as string;
+    const before = await apiCall(runtime, apiKey, 'GET', `/api/embed/sessions/${created.session.id}`);
+    expect(before.body.session).toMatchObject({ bindToBrowser: true, boundAt: null });
+
+    const opened = Date.now();
+    await call(runtime, `/embed?token=${created.sessionToken}`);
+    const after = await apiCall(runtime, apiKey, 'GET', `/api/embed/sessions/${created.session.id}`);
+    const boundAt = (after.body.session as { boundAt: string }).boundAt;
+    expect(Date.parse(boundAt)).toBeGreaterThanOrEqual(opened - 1000);
+    const listed = await apiCall(runtime, apiKey, 'GET', '/api/embed/sessions?userId=binding-viewer');
+    expect((listed.body.data as Array<{ boundAt: string }>)[0]?.boundAt).toBe(boundAt);
+    expect(JSON.stringify([after.body, listed.body])).not.toMatch(/bindingHash|[0-9a-f]{64}/);
+  });
+
+  it('lets only one of several simultaneous first loads in', async () => {
+    const created = await newSession({ bindToBrowser: true });
+    const results = await Promise.all(
+      Array.from({ length: 5 }, () => call(runtime, `/embed?token=${created.sessionToken}`)),
+    );
+    const statuses = results.map((result) => result.status).sort();
+    expect(statuses).toEqual([200, 401, 401, 401, 401]);
+    const winner = results.find((result) => result.status === 200) as CallResult;
+    const secret = bindingCookieOf(winner);
+    const reload = await call(runtime, `/embed?token=${created.sessionToken}`, {
+      headers: { Cookie: `__Host-embed_binding=${secret}` },
+    });
+    expect(reload.status).toBe(200);
+  });
+
+  it('says "revoked" for a revoked bound link, even in the browser it is bound to', async () => {
+    const created = await newSession({ bindToBrowser: true });
+    const secret = bindingCookieOf(await call(runtime, `/embed?token=${created.sessionToken}`));
+    await apiCall(
+      runtime,
+      runtime.demo?.apiKey as string,
+      'POST',
+      `/api/embed/sessions/${created.session.id}/revoke`,
+    );
+    const result = await call(runtime, `/embed?token=${created.sessionToken}`, {
+      headers: { Cookie: `__Host-embed_binding=${secret}` },
+    });
+    expect(result.status).toBe(401);
+    expect(result.text).toContain('This embed session has been revoked');
+  });
+
+  it('sets no cookie for a session created without bindToBrowser, however often it is opened', async () => {
+    const created = await newSession();
+    for (let i = 0; i < 2; i++) {
+      const result = await call(runtime, `/embed?token=${created.sessionToken}`);
+      expect(result.status).toBe(200);
+      expect(result.headers.get('set-cookie')).toBeNull();
+    }
+  });
+});
+
+describe('GET /embed for a board with its own embed origins', () => {
+  const frameAncestors = (result: CallResult) =>
+    /frame-ancestors ([^;]*)/.exec(result.headers.get('content-security-policy') ?? '')?.[1];
+
+  it('is framed by the board’s origins only, while other boards and unknown tokens keep the default', async () => {
+    const { runAdmin } = await import('#admin/cli');
+    const env = { DYNAMODB_ENDPOINT: runtime.dynamoEndpoint, AWS_REGION: 'local' };
+    const args = ['create-board', '--board', 'listed-board', '--org', 'o', '--visibility', 'PUBLIC'];
+    await runAdmin([...args, '--embed-origins', 'https://app.acme.com, https://*.acme.com'], env);
+    const listed = await newSession({ boardId: 'listed-board' });
+    expect(frameAncestors(await call(runtime, `/embed?token=${listed.sessionToken}`))).toBe(
+      'https://app.acme.com https://*.acme.com',
+    );
+    expect(frameAncestors(await call(runtime, `/embed?token=${(await newSession()).sessionToken}`))).toBe(
+      'https: http://localhost:* http://127.0.0.1:*',
+    );
+    expect(frameAncestors(await call(runtime, `/embed?token=${token()}`))).toBe(
+      'https: http://localhost:* http://127.0.0.1:*',
+    );
+
+    await runAdmin([...args, '--embed-origins', ''], env);
+    expect(frameAncestors(await call(runtime, `/embed?token=${listed.sessionToken}`))).toBe(
+      'https: http://localhost:* http://127.0.0.1:*',
+    );
+  });
+});
+
+describe('GET /embed with theme and locale', () => {
+  it('renders the requested theme and language, and English with the system theme for anything else', async () => {
+    const created = await newSession();
+    const german = await call(runtime, `/embed?token=${created.sessionToken}&theme=dark&locale=de-DE`);
+    expect(german.text).toContain('<html lang="de" data-theme="dark">');
+    expect(german.text).toContain('Angemeldet als');
+    const other = await call(
+      runtime,
+      `/embed?token=${created.sessionToken}&theme=%22%3E%3Cscript%3E&locale=%3Cb%3Eja%3C%2Fb%3E`,
+    );
+    expect(other.status).toBe(200);
+    expect(other.text).toContain('<html lang="en" data-theme="auto">');
+    expect(other.text).not.toContain('"><script>');
+    expect(other.text).not.toContain('<b>ja');
+  });
+
+  it('renders error pages in the requested language', async () => {
+    const result = await call(runtime, `/embed?token=${token()}&locale=es`);
+    expect(result.status).toBe(401);
+    expect(result.text).toContain('Este enlace de inserción no es válido');
   });
 });

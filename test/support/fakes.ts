@@ -1,7 +1,7 @@
 import type { ApiKeyRecord, RateLimit } from '#lib/domain/api-key';
 import type { Board } from '#lib/domain/board';
 import type * as Ports from '#lib/domain/ports';
-import type { StoredSession } from '#lib/domain/session';
+import type { SessionBinding, StoredSession } from '#lib/domain/session';
 
 /** In-memory boards that record every lookup. */
 export class FakeBoards implements Ports.BoardRepository {
@@ -138,6 +138,18 @@ export class FakeSessions implements Ports.SessionRepository {
   async markRevoked(id: string, revocation: StoredRevocation): Promise<boolean> {
     this.calls.push('markRevoked');
     return this.apply(id, revocation);
+  }
+
+  /** Binds like the conditional update: only a binding, unbound, unrevoked session, once. */
+  async bind(id: string, binding: SessionBinding): Promise<boolean> {
+    this.calls.push('bind');
+    const session = this.byId.get(id);
+    if (!session?.bindToBrowser || session.bindingHash !== null || session.revokedAt !== null) {
+      return false;
+    }
+    session.bindingHash = binding.bindingHash;
+    session.boundAt = binding.boundAt;
+    return true;
   }
 
   async listAllOfUser(userId: string): Promise<StoredSession[]> {

@@ -20,8 +20,17 @@ export const SPEC_SESSION_FIELDS = [
   'createdAt',
 ] as const;
 
-/** The session in the create response: the spec's fields, then its status and revocation time. */
-export const SESSION_FIELDS = [...SPEC_SESSION_FIELDS, 'status', 'revokedAt'] as const;
+/**
+ * The session in the create response: the spec's fields, then its status and revocation time, whether it
+ * binds to a browser and when it was bound.
+ */
+export const SESSION_FIELDS = [
+  ...SPEC_SESSION_FIELDS,
+  'status',
+  'revokedAt',
+  'bindToBrowser',
+  'boundAt',
+] as const;
 
 /** The session everywhere else (retrieve, list, revoke): the same fields without the token. */
 export const SESSION_VIEW_FIELDS = SESSION_FIELDS.filter((field) => field !== 'token');
@@ -36,6 +45,7 @@ export const OMITTED_OPTIONALS = {
   avatarUrl: null,
   plan: null,
   metadata: {},
+  bindToBrowser: false,
 } as const;
 
 /** The spec's default lifetime: 30 days. */
@@ -90,6 +100,9 @@ export function storedSession(overrides: Partial<StoredSession> = {}): StoredSes
     revokedAt: null,
     revokedByUserId: null,
     revokedByKeyId: null,
+    bindToBrowser: false,
+    bindingHash: null,
+    boundAt: null,
     ...overrides,
   };
 }

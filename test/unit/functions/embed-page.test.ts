@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { DynamoDBDocumentClient, GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { DynamoDBDocumentClient, GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterAll, afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
@@ -26,6 +26,15 @@ const EXPIRED = 'Expired_Token-0123456789abcdefgh';
 const ORPHAN = 'Orphan_Token-0123456789abcdefghi';
 const UNKNOWN = 'Unknown_Token-0123456789abcdefgh';
 const REVOKED = 'Revoked_Token-0123456789abcdefgh';
+/** A session created with bindToBrowser, not opened yet. */
+const BINDS = 'Binds_Token-0123456789abcdefghij';
+/** A session bound to the browser holding SECRET. */
+const BOUND = 'Bound_Token-0123456789abcdefghij';
+/** A session of a board with its own list of embed origins. */
+const LISTED = 'Listed_Token-0123456789abcdefghi';
+const SECRET = 'Binding_Secret-0123456789abcdefghijklmnopqr';
+const COOKIE = { Cookie: `theme=dark; __Host-embed_binding=${SECRET}` };
+const BOARD_ORIGINS = ['https://app.acme.com', 'https://*.acme.com'];
 
 const HOUR = 3_600_000;
 const iso = (ms: number) => new Date(ms).toISOString();
@@ -76,9 +85,29 @@ function seedTables() {
     REVOKED,
     storedItem(REVOKED, { revokedAt: iso(Date.now() - 1000), revokedByUserId: 'owner-1' }),
   );
+  seedSession(BINDS, storedItem(BINDS, { bindToBrowser: true }));
+  seedSession(
+    BOUND,
+    storedItem(BOUND, {
+      bindToBrowser: true,
+      bindingHash: sha256(`session-bound_:${SECRET}`),
+      boundAt: iso(Date.now() - 60_000),
+    }),
+  );
+  seedSession(LISTED, storedItem(LISTED, { boardId: 'board-acme' }));
   ddb.on(GetCommand, { TableName: BOARDS_TABLE, Key: { boardId: 'board-public' } }).resolves({
     Item: { boardId: 'board-public', orgId: 'org-a', visibility: 'PUBLIC', name: 'Product roadmap' },
   });
+  ddb.on(GetCommand, { TableName: BOARDS_TABLE, Key: { boardId: 'board-acme' } }).resolves({
+    Item: {
+      boardId: 'board-acme',
+      orgId: 'org-a',
+      visibility: 'PUBLIC',
+      name: 'Acme',
+      embedOrigins: BOARD_ORIGINS,
+    },
+  });
+  ddb.on(UpdateCommand).resolves({});
 }
 
 const JSON_ACCEPT = { Accept: 'application/json' };
@@ -193,6 +222,147 @@ describe('embed-page handler: a usable token', () => {
       `GetCommand ${SESSIONS_TABLE}`,
       `GetCommand ${BOARDS_TABLE}`,
     ]);
+  });
+});
+
+describe('embed-page handler: links bound to a browser', () => {
+  const setCookie = (result: APIGatewayProxyResult) => String(result.headers?.['Set-Cookie'] ?? '');
+
+  it('binds on the first load with one conditional update of the two binding attributes, and sets the cookie', async () => {
+    const result = await invoke(embedEvent({ token: BINDS }));
+    expect(result.statusCode).toBe(200);
+    const cookie =
+      /^__Host-embed_binding=([\w-]{43}); Path=\/; Max-Age=34560000; Secure; HttpOnly; SameSite=None; Partitioned$/.exec(
+        setCookie(result),
+      );
+    expect(cookie).not.toBeNull();
+    const secret = cookie?.[1] ?? '';
+    expect(dynamoCalls()).toEqual([
+      `QueryCommand ${SESSIONS_TABLE}`,
+      `GetCommand ${SESSIONS_TABLE}`,
+      `GetCommand ${BOARDS_TABLE}`,
+      `UpdateCommand ${SESSIONS_TABLE}`,
+    ]);
+    const update = ddb.commandCalls(UpdateCommand)[0]?.args[0].input;
+    expect(update).toMatchObject({
+      TableName: SESSIONS_TABLE,
+      Key: { id: 'session-binds_' },
+      UpdateExpression: 'SET bindingHash = :hash, boundAt = :at',
+      ExpressionAttributeValues: { ':hash': sha256(`session-binds_:${secret}`), ':yes': true },
+    });
+    expect(update?.ConditionExpression).toContain('attribute_not_exists(bindingHash)');
+    expect(JSON.stringify(update)).not.toContain(secret);
+    expect(result.body).not.toContain(secret);
+  });
+
+  it('opens a bound session with its cookie, writes nothing and sets the cookie again', async () => {
+    const result = await invoke(embedEvent({ token: BOUND }, { ...COOKIE, Accept: 'text/html' }));
+    expect(result.statusCode).toBe(200);
+    expect(setCookie(result)).toMatch(new RegExp(`^__Host-embed_binding=${SECRET};`));
+    expect(ddb.commandCalls(UpdateCommand)).toHaveLength(0);
+  });
+
+  it('refuses a bound session in another browser with 401 and no cookie', async () => {
+    const result = await invoke(embedEvent({ token: BOUND }));
+    expectHtmlError(result, 401, 'This embed link was already opened in another browser');
+    expect(result.body).toContain('data-embed-code="bound_to_another_browser"');
+    expect(result.headers?.['Set-Cookie']).toBeUndefined();
+    const json = await invoke(embedEvent({ token: BOUND }, JSON_ACCEPT));
+    expect(JSON.parse(json.body)).toEqual({
+      error: 'Unauthorized',
+      message: 'This embed link was already opened in another browser',
+    });
+  });
+
+  it('says "revoked" for a revoked bound session, even in the browser it is bound to', async () => {
+    ddb.on(GetCommand, { TableName: SESSIONS_TABLE, Key: { id: 'session-bound_' } }).resolves({
+      Item: storedItem(BOUND, {
+        bindToBrowser: true,
+        bindingHash: sha256(`session-bound_:${SECRET}`),
+        revokedAt: iso(Date.now() - 1000),
+      }),
+    });
+    for (const headers of [{ ...COOKIE, Accept: 'text/html' }, { Accept: 'text/html' }]) {
+      const result = await invoke(embedEvent({ token: BOUND }, headers));
+      expectHtmlError(result, 401, 'This embed session has been revoked');
+      expect(result.headers?.['Set-Cookie']).toBeUndefined();
+    }
+  });
+
+  it('sets no cookie and writes nothing for a session created without bindToBrowser, cookie or not', async () => {
+    const result = await invoke(embedEvent({ token: VALID }, { ...COOKIE, Accept: 'text/html' }));
+    expect(result.statusCode).toBe(200);
+    expect(result.headers?.['Set-Cookie']).toBeUndefined();
+    expect(ddb.commandCalls(UpdateCommand)).toHaveLength(0);
+  });
+
+  it('never logs the binding secret', async () => {
+    await invoke(embedEvent({ token: BINDS }));
+    await invoke(embedEvent({ token: BOUND }, { ...COOKIE, Accept: 'text/html' }));
+    await invoke(
+      embedEvent(
+        { token: BOUND },
+        { Cookie: '__Host-embed_binding=Other_Secret-0123456789abcdefghijklmnopq' },
+      ),
+    );
+    expect(suite.logs()).not.toContain(SECRET);
+    expect(suite.logs()).not.toContain('Other_Secret');
+    expect(suite.logs()).not.toContain('embed_binding');
+  });
+});
+
+describe('embed-page handler: who may frame it', () => {
+  const frameAncestors = (result: APIGatewayProxyResult) =>
+    /frame-ancestors ([^;]*)/.exec(String(result.headers?.['Content-Security-Policy']))?.[1];
+
+  it('frames a session of a board with its own origins under those origins only', async () => {
+    expect(frameAncestors(await invoke(embedEvent({ token: LISTED })))).toBe(BOARD_ORIGINS.join(' '));
+  });
+
+  it('frames a session of a board without a list under the stage’s default', async () => {
+    expect(frameAncestors(await invoke(embedEvent({ token: VALID })))).toBe(DEFAULT_FRAME_ANCESTORS);
+  });
+
+  it('frames the refusal of a listed board’s expired session under the board’s origins', async () => {
+    ddb.on(GetCommand, { TableName: SESSIONS_TABLE, Key: { id: 'session-listed' } }).resolves({
+      Item: storedItem(LISTED, { boardId: 'board-acme', expiresAt: iso(Date.now() - 1000) }),
+    });
+    const result = await invoke(embedEvent({ token: LISTED }));
+    expect(result.statusCode).toBe(401);
+    expect(frameAncestors(result)).toBe(BOARD_ORIGINS.join(' '));
+  });
+
+  it.each([
+    ['no token', null],
+    ['a malformed token', { token: 'nope' }],
+  ])('frames the error page of %s under the stage’s default', async (_label, query) => {
+    expect(frameAncestors(await invoke(embedEvent(query)))).toBe(DEFAULT_FRAME_ANCESTORS);
+  });
+});
+
+describe('embed-page handler: theme and language', () => {
+  it('renders the board in the theme and language the URL asks for', async () => {
+    const result = await invoke(embedEvent({ token: VALID, theme: 'dark', locale: 'de-CH' }));
+    expect(result.body).toContain('<html lang="de" data-theme="dark">');
+    expect(result.body).toContain('Angemeldet als');
+  });
+
+  it('renders error pages in that language too', async () => {
+    const result = await invoke(embedEvent({ token: EXPIRED, locale: 'fr' }));
+    expect(result.statusCode).toBe(401);
+    expect(result.body).toContain('<html lang="fr" data-theme="auto">');
+    expect(result.body).toContain('Cette session intégrée a expiré.');
+  });
+
+  it.each([
+    ['an unknown theme and language', { theme: 'neon', locale: 'pt-BR' }],
+    ['malformed values', { theme: '"><script>alert(1)</script>', locale: '<img src=x onerror=alert(1)>' }],
+  ])('ignores %s: English, automatic theme, 200, nothing reflected', async (_label, query) => {
+    const result = await invoke(embedEvent({ token: VALID, ...query }));
+    expect(result.statusCode).toBe(200);
+    expect(result.body).toContain('<html lang="en" data-theme="auto">');
+    expect(result.body).not.toContain('neon');
+    expect(result.body).not.toContain('alert(1)');
   });
 });
 

@@ -130,6 +130,7 @@ const handlers = {
   revokeUserSessions: vi.fn<ProxyHandler>(),
   authorizer: vi.fn<AuthorizerHandler>(),
   embedPage: vi.fn<ProxyHandler>(),
+  embedScript: vi.fn<ProxyHandler>(),
   health: vi.fn<ProxyHandler>(),
   docs: vi.fn<ProxyHandler>(),
 } satisfies Record<FunctionName, unknown>;

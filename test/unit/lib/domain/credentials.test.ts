@@ -2,12 +2,16 @@ import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import {
   API_KEY_PREFIX,
+  bindingHash,
   hashCredential,
   isApiKeyFormat,
+  isBindingSecretFormat,
   isSessionTokenFormat,
   newApiKey,
+  newBindingSecret,
   newSessionToken,
   SESSION_TOKEN_LENGTH,
+  sameHash,
 } from '#lib/domain/credentials';
 import { cryptoRandom } from '#lib/platform/system';
 import { sequenceRandom } from '#test/support/fakes';
@@ -116,5 +120,57 @@ describe('isApiKeyFormat', () => {
     ['nothing', ''],
   ])('rejects %s', (_name, value) => {
     expect(isApiKeyFormat(value)).toBe(false);
+  });
+});
+
+describe('binding secrets', () => {
+  it('are 32 random bytes as 43 base64url characters', () => {
+    const random = sequenceRandom([0xfb, 0xef, 0xff]);
+    const secret = newBindingSecret(random);
+    expect(random.sizes).toEqual([32]);
+    expect(secret).toBe(
+      Buffer.from(Array.from({ length: 32 }, (_, i) => [0xfb, 0xef, 0xff][i % 3] ?? 0)).toString('base64url'),
+    );
+    expect(isBindingSecretFormat(secret)).toBe(true);
+  });
+
+  it('differ every time with crypto randomness', () => {
+    const secrets = Array.from({ length: 50 }, () => newBindingSecret(cryptoRandom));
+    expect(new Set(secrets).size).toBe(50);
+  });
+
+  it.each([
+    ['42 characters', 'a'.repeat(42)],
+    ['44 characters', 'a'.repeat(44)],
+    ['a "+"', `${'a'.repeat(42)}+`],
+    ['a ";"', `${'a'.repeat(42)};`],
+    ['nothing', ''],
+  ])('refuses a cookie value of %s', (_label, value) => {
+    expect(isBindingSecretFormat(value)).toBe(false);
+  });
+
+  it('are stored as the SHA-256 of the session id and the secret, never the secret', () => {
+    const secret = 'S'.repeat(43);
+    expect(bindingHash('session-1', secret)).toBe(hashCredential(`session-1:${secret}`));
+    expect(bindingHash('session-1', secret)).not.toContain(secret);
+  });
+});
+
+describe('sameHash', () => {
+  const hash = 'a'.repeat(64);
+
+  it('is true only for equal hashes', () => {
+    expect(sameHash(hash, 'a'.repeat(64))).toBe(true);
+    expect(sameHash(hash, `${'a'.repeat(63)}b`)).toBe(false);
+  });
+
+  it.each([
+    ['missing', null],
+    ['undefined', undefined],
+    ['empty', ''],
+    ['shorter', 'a'.repeat(63)],
+  ])('is false when the other hash is %s', (_label, other) => {
+    expect(sameHash(hash, other)).toBe(false);
+    expect(sameHash(other, hash)).toBe(false);
   });
 });

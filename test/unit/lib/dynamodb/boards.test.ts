@@ -46,6 +46,21 @@ describe('DynamoBoardRepository.get', () => {
     expect((await repository.get('b1'))?.visibility).toBe('');
   });
 
+  it('reads the board’s own embed origins as a list', async () => {
+    const origins = ['https://app.acme.com', 'https://*.acme.com'];
+    ddb.on(GetCommand).resolves({ Item: { boardId: 'b1', orgId: 'o1', embedOrigins: origins } });
+    expect((await repository.get('b1'))?.embedOrigins).toEqual(origins);
+  });
+
+  it.each([
+    ['an empty list', []],
+    ['a string', 'https://app.acme.com'],
+    ['a list holding a non-string', ['https://app.acme.com', 7]],
+  ])('reads a board whose embed origins are %s as having no list of its own', async (_label, value) => {
+    ddb.on(GetCommand).resolves({ Item: { boardId: 'b1', orgId: 'o1', embedOrigins: value } });
+    expect(await repository.get('b1')).not.toHaveProperty('embedOrigins');
+  });
+
   it('turns an outage into StorageUnavailableError', async () => {
     ddb.on(GetCommand).rejects(dynamoErrors.internal());
     await expect(repository.get('b1')).rejects.toBeInstanceOf(StorageUnavailableError);
@@ -64,6 +79,17 @@ describe('DynamoBoardRepository.put', () => {
       ConditionExpression: 'attribute_not_exists(boardId) OR orgId = :org',
       ExpressionAttributeValues: { ':org': 'o1' },
     });
+  });
+
+  it('stores the board’s embed origins as a list when it has any, and no attribute when it has none', async () => {
+    ddb.on(PutCommand).resolves({});
+    const board = { boardId: 'b1', orgId: 'o1', visibility: 'PUBLIC', name: null };
+    await repository.put({ ...board, embedOrigins: ['https://app.acme.com'] });
+    await repository.put({ ...board, embedOrigins: [] });
+    const [listed, cleared] = ddb.commandCalls(PutCommand).map((call) => call.args[0].input.Item);
+    expect(listed).toEqual({ ...board, embedOrigins: ['https://app.acme.com'] });
+    expect(cleared).toEqual(board);
+    expect(cleared).not.toHaveProperty('embedOrigins');
   });
 
   it('answers false, writing nothing, when the board belongs to another organization', async () => {

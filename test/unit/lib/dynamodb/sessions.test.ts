@@ -32,7 +32,17 @@ const SESSION_ITEM = {
   creatorUserKey: sha256(JSON.stringify(['creator-user', SESSION.createdByUserId, SESSION.userId])),
   creatorBoardKey: sha256(JSON.stringify(['creator-board', SESSION.createdByUserId, SESSION.boardId])),
 };
-const { revokedAt: _a, revokedByUserId: _b, revokedByKeyId: _c, ...STORED_ITEM } = SESSION_ITEM;
+/** As SESSION_ITEM, without the attributes that are written only when set (revocation and binding). */
+const {
+  revokedAt: _a,
+  revokedByUserId: _b,
+  revokedByKeyId: _c,
+  bindToBrowser: _d,
+  bindingHash: _e,
+  boundAt: _f,
+  ...STORED_ITEM
+} = SESSION_ITEM;
+const BINDING = { bindingHash: 'b'.repeat(64), boundAt: '2026-01-01T00:05:00.000Z' };
 
 describe('DynamoSessionRepository.create', () => {
   it('sends exactly one conditional PutCommand that cannot overwrite another session', async () => {
@@ -104,6 +114,24 @@ describe('DynamoSessionRepository.create', () => {
   });
 });
 
+describe('DynamoSessionRepository.create: browser binding', () => {
+  it('writes no binding attribute for a session that does not bind, so its item is as before', async () => {
+    ddb.on(PutCommand).resolves({});
+    await repository.create(SESSION);
+    const item = ddb.commandCalls(PutCommand)[0]?.args[0].input.Item ?? {};
+    for (const name of ['bindToBrowser', 'bindingHash', 'boundAt']) expect(item).not.toHaveProperty(name);
+  });
+
+  it('writes bindToBrowser true for a session that binds, and no binding yet', async () => {
+    ddb.on(PutCommand).resolves({});
+    await repository.create({ ...SESSION, bindToBrowser: true });
+    const item = ddb.commandCalls(PutCommand)[0]?.args[0].input.Item ?? {};
+    expect(item.bindToBrowser).toBe(true);
+    expect(item).not.toHaveProperty('bindingHash');
+    expect(item).not.toHaveProperty('boundAt');
+  });
+});
+
 describe('DynamoSessionRepository.lookupToken', () => {
   it('queries the token-hash index for one item, asking only for its id and board', async () => {
     ddb.on(QueryCommand).resolves({ Items: [] });
@@ -153,6 +181,24 @@ describe('DynamoSessionRepository.get', () => {
     const found = await repository.get(SESSION.id);
     expect(Object.hasOwn(found?.metadata ?? {}, '__proto__')).toBe(true);
     expect(Object.getPrototypeOf(found?.metadata)).toBe(Object.prototype);
+  });
+
+  it('reads a session that binds, bound or not, with its binding', async () => {
+    ddb
+      .on(GetCommand)
+      .resolvesOnce({ Item: { ...STORED_ITEM, bindToBrowser: true } })
+      .resolvesOnce({ Item: { ...STORED_ITEM, bindToBrowser: true, ...BINDING } });
+    await expect(repository.get(SESSION.id)).resolves.toEqual({ ...SESSION, bindToBrowser: true });
+    await expect(repository.get(SESSION.id)).resolves.toEqual({
+      ...SESSION,
+      bindToBrowser: true,
+      ...BINDING,
+    });
+  });
+
+  it('reads anything but a boolean true as a session that does not bind', async () => {
+    ddb.on(GetCommand).resolves({ Item: { ...STORED_ITEM, bindToBrowser: 'true' } });
+    expect((await repository.get(SESSION.id))?.bindToBrowser).toBe(false);
   });
 
   it('reads a session stored before ownership was recorded with no organization and no creator', async () => {
@@ -250,6 +296,33 @@ describe('DynamoSessionRepository.scanScope', () => {
       });
     },
   );
+});
+
+describe('DynamoSessionRepository.bind', () => {
+  it('sets only the binding hash and time, in one update conditional on a bindable, unbound, unrevoked session', async () => {
+    ddb.on(UpdateCommand).resolves({});
+    await expect(repository.bind(SESSION.id, BINDING)).resolves.toBe(true);
+    expect(ddb.calls()).toHaveLength(1);
+    expect(ddb.commandCalls(UpdateCommand)[0]?.args[0].input).toEqual({
+      TableName: 'sessions-t',
+      Key: { id: SESSION.id },
+      UpdateExpression: 'SET bindingHash = :hash, boundAt = :at',
+      ConditionExpression:
+        'attribute_exists(id) AND attribute_not_exists(revokedAt) AND bindToBrowser = :yes AND attribute_not_exists(bindingHash)',
+      ExpressionAttributeValues: { ':hash': BINDING.bindingHash, ':at': BINDING.boundAt, ':yes': true },
+    });
+  });
+
+  it('answers false, without reading, when the condition fails (bound before, revoked, or gone)', async () => {
+    ddb.on(UpdateCommand).rejects(dynamoErrors.conditionFailed());
+    await expect(repository.bind(SESSION.id, BINDING)).resolves.toBe(false);
+    expect(ddb.commandCalls(GetCommand)).toHaveLength(0);
+  });
+
+  it('turns throttling of a binding into StorageUnavailableError', async () => {
+    ddb.on(UpdateCommand).rejects(dynamoErrors.throttled());
+    await expect(repository.bind(SESSION.id, BINDING)).rejects.toBeInstanceOf(StorageUnavailableError);
+  });
 });
 
 describe('DynamoSessionRepository.revoke and markRevoked', () => {

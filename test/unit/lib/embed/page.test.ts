@@ -1,8 +1,17 @@
 import { describe, expect, it } from 'vitest';
 import type { Board } from '#lib/domain/board';
 import type { StoredSession } from '#lib/domain/session';
+import { FRAME_SCRIPT } from '#lib/embed/frame-script';
 import { escapeHtml } from '#lib/embed/html';
-import { displayName, embedContext, renderEmbedError, renderEmbedPage } from '#lib/embed/page';
+import {
+  DEFAULT_PRESENTATION,
+  EMBED_ERROR_CODES,
+  formatInstant,
+  LOCALES,
+  type Presentation,
+  TEXTS,
+} from '#lib/embed/i18n';
+import { displayName, embedContext, renderEmbedError, renderEmbedPage as renderPage } from '#lib/embed/page';
 import type { EmbedView } from '#lib/use-cases/open-embed-session';
 import { EMBED_CONTEXT_SESSION_FIELDS, keysOf, sorted, storedSession } from '#test/support/fixtures';
 
@@ -26,6 +35,16 @@ function view(session: Partial<EmbedView['session']> = {}, board: Partial<Board>
   return { session: { ...SESSION, ...session }, board: { ...BOARD, ...board } };
 }
 
+/** A day before SESSION expires. */
+const NOW = new Date('2026-01-30T00:00:00.000Z');
+
+/** The board page of `v`, in English and the automatic theme unless told otherwise. */
+const renderEmbedPage = (v: EmbedView, presentation: Presentation = DEFAULT_PRESENTATION) =>
+  renderPage(v, { presentation, now: NOW });
+
+/** The page's own script, as it appears in the page: hashed into the CSP, never varying. */
+const OWN_SCRIPT = `<script>${FRAME_SCRIPT}</script>`;
+
 const ISLAND = /<script type="application\/json" id="embed-context">(.*?)<\/script>/s;
 
 /** The JSON island's raw text; fails the test when the page has none. */
@@ -37,9 +56,11 @@ function islandText(html: string): string {
 
 const island = (html: string) => JSON.parse(islandText(html)) as ReturnType<typeof embedContext>;
 
-/** The page without the JSON island's content: what the HTML parser treats as markup and text. */
+/** The page without the JSON island's content nor its own script: what the parser treats as markup and text. */
 const markup = (html: string) =>
-  html.replace(ISLAND, '<script type="application/json" id="embed-context"></script>');
+  html
+    .replace(ISLAND, '<script type="application/json" id="embed-context"></script>')
+    .replace(OWN_SCRIPT, '<script></script>');
 
 /** Text of the element carrying `data-testid`, or undefined when absent. */
 function byTestId(html: string, testId: string): string | undefined {
@@ -151,9 +172,11 @@ describe('renderEmbedPage: every user-supplied value is escaped', () => {
       const page = markup(html);
       expect(page).not.toContain(payload);
       if (shown) expect(page).toContain(escapeHtml(payload));
-      // Nothing but the island is a script, and nothing the payload brought became an element.
-      expect(count(html.toLowerCase(), '<script')).toBe(1);
-      expect(count(html.toLowerCase(), '</script')).toBe(1);
+      // Nothing but the island and the page's own script is a script, and nothing the payload brought
+      // became an element.
+      expect(count(html.toLowerCase(), '<script')).toBe(2);
+      expect(count(html.toLowerCase(), '</script')).toBe(2);
+      expect(count(html, OWN_SCRIPT)).toBe(1);
       expect(attributeNames(page).filter((name) => name.startsWith('on'))).toEqual([]);
       expect(tags(page).filter((tag) => tag.startsWith('<img') && !tag.includes('referrerpolicy'))).toEqual(
         [],
@@ -207,11 +230,12 @@ describe('renderEmbedPage: the JSON island', () => {
     expect(html).not.toContain('tokenHash');
   });
 
-  it('is the only script, closed exactly once', () => {
+  it('is, with the page’s own script, one of exactly two scripts, each closed once', () => {
     const html = renderEmbedPage(view({ metadata: { a: '</script>', b: '</SCRIPT>' } }));
-    expect(count(html.toLowerCase(), '</script>')).toBe(1);
-    expect(count(html.toLowerCase(), '<script')).toBe(1);
+    expect(count(html.toLowerCase(), '</script>')).toBe(2);
+    expect(count(html.toLowerCase(), '<script')).toBe(2);
     expect(html).toContain('<script type="application/json" id="embed-context">');
+    expect(count(html, OWN_SCRIPT)).toBe(1);
   });
 });
 
@@ -219,7 +243,7 @@ describe('renderEmbedPage: the document', () => {
   const html = renderEmbedPage(view());
 
   it('is a complete HTML document', () => {
-    expect(html).toMatch(/^<!doctype html>\n<html lang="en">/);
+    expect(html).toMatch(/^<!doctype html>\n<html lang="en" data-theme="auto">/);
     expect(html).toContain('<meta charset="utf-8">');
     expect(html.trimEnd()).toMatch(/<\/html>$/);
   });
@@ -242,22 +266,137 @@ describe('renderEmbedPage: the document', () => {
   });
 });
 
+describe('renderEmbedPage: what the service knows, and the hand-over to the board', () => {
+  const html = renderEmbedPage(view({ firstName: 'Grace', lastName: 'Hopper' }));
+
+  it('draws no made-up columns or cards, only an empty state where the board’s application goes', () => {
+    for (const invented of ['To do', 'In progress', 'Done', 'Nothing here yet', 'class="column"']) {
+      expect(html).not.toContain(invented);
+    }
+    expect(byTestId(html, 'board-empty')).toBe(`<h2>${escapeHtml(TEXTS.en.emptyTitle)}`);
+  });
+
+  it('marks the element the board’s own front end takes over, with the board’s id', () => {
+    expect(html).toContain(
+      '<main class="board" id="embed-board" data-board-id="board-42" data-testid="board">',
+    );
+  });
+
+  it('says who is signed in', () => {
+    expect(html).toContain(`<span class="user-label">${TEXTS.en.signedInAs}</span>`);
+    expect(byTestId(html, 'user-name')).toBe('Grace Hopper');
+  });
+
+  it('shows when the session expires, in UTC until the script shows it in the viewer’s time zone', () => {
+    expect(html).toContain(
+      `${TEXTS.en.expires} <time datetime="2026-01-31T00:00:00.000Z" data-local>${formatInstant('2026-01-31T00:00:00.000Z', 'en')}</time>`,
+    );
+  });
+
+  it('tells its script how long the session has left, counted from the server’s clock', () => {
+    expect(html).toContain('<body data-embed-state="ready" data-expires-in-ms="86400000">');
+    expect(
+      renderPage(view(), { presentation: DEFAULT_PRESENTATION, now: new Date('2027-01-01T00:00:00Z') }),
+    ).toContain('data-expires-in-ms="0"');
+  });
+
+  it('keeps the expired view ready in an inert template, so it can switch without a reload', () => {
+    const template = /<template id="embed-expired">(.*?)<\/template>/s.exec(html)?.[1] ?? '';
+    expect(template).toContain('data-code="session_expired"');
+    expect(template).toContain(escapeHtml(TEXTS.en.errors.session_expired));
+    expect(template).toContain('<span class="code">401</span>');
+  });
+
+  it('measures its content in one element, which never stretches to the frame', () => {
+    expect(html).toContain('<div class="embed" id="embed-root">');
+  });
+});
+
+describe('renderEmbedPage: theme and language', () => {
+  it.each(['light', 'dark', 'auto'] as const)('sets data-theme="%s" on the root element', (theme) => {
+    expect(renderEmbedPage(view(), { theme, locale: 'en' })).toContain(
+      `<html lang="en" data-theme="${theme}">`,
+    );
+  });
+
+  it.each(LOCALES)('speaks %s everywhere it speaks', (locale) => {
+    const html = renderEmbedPage(view({ firstName: 'Grace' }), { theme: 'auto', locale });
+    const texts = TEXTS[locale];
+    expect(html).toContain(`<html lang="${locale}"`);
+    for (const text of [
+      texts.signedInAs,
+      texts.expires,
+      texts.emptyTitle,
+      texts.emptyBody,
+      texts.errors.session_expired,
+    ]) {
+      expect(html).toContain(escapeHtml(text));
+    }
+  });
+
+  it('formats the expiry in the page’s language', () => {
+    expect(renderEmbedPage(view(), { theme: 'auto', locale: 'de' })).toContain(
+      '>31.01.2026, 00:00 UTC</time>',
+    );
+  });
+});
+
 describe('renderEmbedError', () => {
-  it('shows the status, the title and the message', () => {
-    const html = renderEmbedError(401, 'This board can’t be opened', 'This embed link is not valid');
+  it('shows the status, the title and the message of its code', () => {
+    const html = renderEmbedError(401, 'invalid_token', DEFAULT_PRESENTATION);
     expect(html).toContain('<span class="code">401</span>');
     expect(html).toContain('<h1>This board can’t be opened</h1>');
     expect(html).toContain('<p>This embed link is not valid</p>');
+    expect(html).toContain('<title>This board can’t be opened</title>');
     expect(html).toContain('role="alert"');
     expect(html).toContain('<meta name="referrer" content="no-referrer">');
   });
 
-  it('escapes its message and title', () => {
-    const html = renderEmbedError(400, '<b>"title"</b>', '<script>alert(1)</script> & "quotes"');
-    expect(html).not.toContain('<script');
-    expect(html).not.toContain('<b>');
-    expect(html).toContain('<p>&lt;script&gt;alert(1)&lt;/script&gt; &amp; &quot;quotes&quot;</p>');
-    expect(html).toContain('<title>&lt;b&gt;&quot;title&quot;&lt;/b&gt;</title>');
+  it('names its code for the page’s script, which reports it to the host', () => {
+    const html = renderEmbedError(401, 'session_revoked', DEFAULT_PRESENTATION);
+    expect(html).toContain('<body data-embed-state="error" data-embed-code="session_revoked">');
+    expect(html).toContain('data-code="session_revoked"');
+  });
+
+  it('carries the page’s own script and no other', () => {
+    const html = renderEmbedError(404, 'board_gone', DEFAULT_PRESENTATION);
+    expect(count(html, '<script')).toBe(1);
+    expect(count(html, OWN_SCRIPT)).toBe(1);
+    expect(html).not.toContain('id="embed-context"');
+  });
+
+  it('measures the notice alone, so the host can size the frame to it', () => {
+    expect(renderEmbedError(400, 'missing_token', DEFAULT_PRESENTATION)).toContain(
+      '<div class="embed notice-page" id="embed-root">',
+    );
+  });
+
+  it.each(EMBED_ERROR_CODES)('renders %s in every language the page ships', (code) => {
+    for (const locale of LOCALES) {
+      const html = renderEmbedError(401, code, { theme: 'auto', locale });
+      expect(html).toContain(`<html lang="${locale}"`);
+      expect(html).toContain(escapeHtml(TEXTS[locale].errors[code]));
+      expect(html).toContain(escapeHtml(TEXTS[locale].errorTitles[401]));
+    }
+  });
+
+  it.each([
+    [400, 400],
+    [401, 401],
+    [404, 404],
+    [503, 503],
+    [500, 'other'],
+    [502, 'other'],
+  ] as const)('titles a %i page with its status’s heading', (status, key) => {
+    expect(renderEmbedError(status, 'internal', { theme: 'auto', locale: 'fr' })).toContain(
+      `<h1>${escapeHtml(TEXTS.fr.errorTitles[key])}</h1>`,
+    );
+  });
+
+  it('applies the requested theme', () => {
+    expect(renderEmbedError(401, 'session_expired', { theme: 'dark', locale: 'es' })).toMatch(
+      /^<!doctype html>\n<html lang="es" data-theme="dark">/,
+    );
   });
 });
 

@@ -98,6 +98,58 @@ describe('createBoard', () => {
   });
 });
 
+describe('createBoard: the board’s own embed origins', () => {
+  const ORIGINS = ['https://app.acme.com', 'https://*.acme.com', 'http://localhost:3000'];
+
+  it('stores the origins allowed to frame the board, each once', async () => {
+    const boards = new FakeBoards();
+    const created = await createBoard(
+      { boards },
+      { ...board(), embedOrigins: [...ORIGINS, ORIGINS[0] ?? ''] },
+    );
+    expect(created.embedOrigins).toEqual(ORIGINS);
+    expect((await boards.get('board-1'))?.embedOrigins).toEqual(ORIGINS);
+  });
+
+  it('keeps the board’s origins when a replacement leaves them out, so framing never widens by accident', async () => {
+    const boards = new FakeBoards([board({ embedOrigins: ORIGINS })]);
+    const replaced = await createBoard({ boards }, board({ visibility: 'PRIVATE' }));
+    expect(replaced).toEqual(board({ visibility: 'PRIVATE', embedOrigins: ORIGINS }));
+  });
+
+  it.each([
+    ['an empty list', []],
+    ['null', null],
+  ])('removes the board’s origins when given %s, so the stage default applies', async (_label, value) => {
+    const boards = new FakeBoards([board({ embedOrigins: ORIGINS })]);
+    const cleared = await createBoard({ boards }, { ...board(), embedOrigins: value });
+    expect(cleared).not.toHaveProperty('embedOrigins');
+    expect(await boards.get('board-1')).toEqual(board());
+  });
+
+  it.each([
+    ['a path', 'https://app.acme.com/embed'],
+    ['a trailing slash', 'https://app.acme.com/'],
+    ['plain http on a public host', 'http://app.acme.com'],
+    ['a scheme only', 'https:'],
+    ["'self'", "'self'"],
+    ['a bare wildcard', '*'],
+    ['a wildcard inside the host', 'https://app.*.acme.com'],
+    ['a wildcard port', 'http://localhost:*'],
+    ['an underscore in the host', 'https://app_x.acme.com'],
+    ['a query', 'https://app.acme.com?x=1'],
+    ['a second source in one entry', 'https://a.acme.com https://b.acme.com'],
+    ['a CSP directive', "https://a.acme.com; script-src 'unsafe-inline'"],
+    ['an empty origin', ''],
+  ])('refuses %s, naming it, and stores nothing', async (_label, origin) => {
+    const boards = new FakeBoards();
+    const outcome = createBoard({ boards }, { ...board(), embedOrigins: ['https://ok.acme.com', origin] });
+    await expect(outcome).rejects.toBeInstanceOf(ValidationError);
+    await expect(outcome).rejects.toThrow(`got "${origin}"`);
+    expect(await boards.list()).toEqual([]);
+  });
+});
+
 describe('addMember and removeMember', () => {
   it('adds a member, idempotently, stamped with the injected clock', async () => {
     const memberships = new FakeMemberships();

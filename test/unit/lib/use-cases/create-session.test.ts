@@ -100,6 +100,8 @@ describe('createSession: the created session', () => {
       createdAt: NOW,
       status: 'active',
       revokedAt: null,
+      bindToBrowser: false,
+      boundAt: null,
     });
     expect(Object.keys(result.session)).toEqual([...SESSION_FIELDS]);
   });
@@ -183,7 +185,15 @@ describe('createSession: what is stored', () => {
       createdByKeyId: 'key_test',
       revokedByUserId: null,
       revokedByKeyId: null,
+      bindingHash: null,
     });
+  });
+
+  it('records bindToBrowser as asked, unbound until the embed page is first loaded', async () => {
+    const deps = setup();
+    const { session } = await run(deps, { bindToBrowser: true });
+    expect(session).toMatchObject({ bindToBrowser: true, boundAt: null });
+    expect(deps.sessions.created[0]).toMatchObject({ bindToBrowser: true, bindingHash: null, boundAt: null });
   });
 
   it('gives the session an id from the random source, not derived from the token', async () => {

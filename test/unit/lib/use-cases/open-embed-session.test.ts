@@ -1,16 +1,18 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
+import { bindingHash } from '#lib/domain/credentials';
 import {
   EmbeddedBoardGoneError,
   InvalidTokenError,
   MissingTokenError,
+  SessionBoundElsewhereError,
   SessionExpiredError,
   SessionRevokedError,
 } from '#lib/domain/errors';
 import type { SessionRepository } from '#lib/domain/ports';
 import type { StoredSession } from '#lib/domain/session';
 import { type OpenEmbedSessionDeps, openEmbedSession } from '#lib/use-cases/open-embed-session';
-import { FakeBoards, FakeSessions, fixedClock, PUBLIC_BOARD } from '#test/support/fakes';
+import { FakeBoards, FakeSessions, fixedClock, PUBLIC_BOARD, sequenceRandom } from '#test/support/fakes';
 import { storedSession } from '#test/support/fixtures';
 
 const TOKEN = 'AbCdEfGhIjKlMnOpQrStUvWxYz012-_9';
@@ -63,6 +65,7 @@ function deps(sessions: SessionRepository, overrides: Partial<OpenEmbedSessionDe
       sleeps.push(ms);
     },
     missRetryDelaysMs: [100, 200, 400],
+    random: sequenceRandom(),
     ...overrides,
   };
   return { deps: all, sleeps, boards };
@@ -158,5 +161,179 @@ describe('openEmbedSession', () => {
     await expect(openEmbedSession(deps(repository).deps, TOKEN)).rejects.toBeInstanceOf(
       EmbeddedBoardGoneError,
     );
+  });
+});
+
+/** Two well-formed binding secrets: two browsers. */
+const SECRET_A = 'A'.repeat(43);
+const SECRET_B = 'B'.repeat(43);
+
+describe('openEmbedSession: a session created without bindToBrowser', () => {
+  it('ignores binding cookies, writes nothing and hands out no secret, as before the option existed', async () => {
+    const { repository } = laggingSessions(stored());
+    const view = await openEmbedSession(deps(repository).deps, TOKEN, [SECRET_A]);
+    expect(view.bindingSecret).toBeUndefined();
+    expect(view.session).not.toHaveProperty('bindingHash');
+    expect(repository.calls).toEqual(['lookupToken', 'get']);
+  });
+});
+
+describe('openEmbedSession: a session created with bindToBrowser', () => {
+  const binding = (overrides: Partial<StoredSession> = {}) => stored({ bindToBrowser: true, ...overrides });
+  const boundTo = (secret: string, overrides: Partial<StoredSession> = {}) =>
+    binding({
+      bindingHash: bindingHash('session-1', secret),
+      boundAt: '2026-06-01T11:30:00.000Z',
+      ...overrides,
+    });
+
+  it('binds on the first load to a new 32-byte secret, storing only its keyed hash and the time', async () => {
+    const { repository } = laggingSessions(binding());
+    const random = sequenceRandom([7]);
+    const view = await openEmbedSession(deps(repository, { random }).deps, TOKEN);
+    const secret = Buffer.alloc(32, 7).toString('base64url');
+    expect(random.sizes).toEqual([32]);
+    expect(view.bindingSecret).toBe(secret);
+    expect(view.session.boundAt).toBe(NOW);
+    expect(view.session).not.toHaveProperty('bindingHash');
+    const saved = await repository.get('session-1');
+    expect(saved?.bindingHash).toBe(bindingHash('session-1', secret));
+    expect(saved?.boundAt).toBe(NOW);
+    expect(JSON.stringify(saved)).not.toContain(secret);
+    expect(repository.calls).toEqual(['lookupToken', 'get', 'bind', 'get']);
+  });
+
+  it('binds to the secret the browser already holds, so one cookie serves all its sessions', async () => {
+    const { repository } = laggingSessions(binding());
+    const random = sequenceRandom();
+    const view = await openEmbedSession(deps(repository, { random }).deps, TOKEN, [SECRET_A]);
+    expect(view.bindingSecret).toBe(SECRET_A);
+    expect(random.sizes).toEqual([]);
+    expect((await repository.get('session-1'))?.bindingHash).toBe(bindingHash('session-1', SECRET_A));
+  });
+
+  it('keys the stored hash with the session id, so two sessions bound by one browser store unrelated hashes', () => {
+    expect(bindingHash('session-1', SECRET_A)).not.toBe(bindingHash('session-2', SECRET_A));
+    expect(bindingHash('session-1', SECRET_A)).toMatch(/^[0-9a-f]{64}$/);
+  });
+
+  it('ignores a malformed cookie value and binds to a new secret', async () => {
+    const { repository } = laggingSessions(binding());
+    const view = await openEmbedSession(deps(repository).deps, TOKEN, ['short', `${SECRET_A}=`]);
+    expect(view.bindingSecret).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    expect(view.bindingSecret).not.toBe(SECRET_A);
+  });
+
+  it('opens a bound session in the browser holding its secret, and hands the secret back to refresh the cookie', async () => {
+    const { repository } = laggingSessions(boundTo(SECRET_A));
+    const view = await openEmbedSession(deps(repository).deps, TOKEN, [SECRET_B, SECRET_A]);
+    expect(view.bindingSecret).toBe(SECRET_A);
+    expect(view.session.boundAt).toBe('2026-06-01T11:30:00.000Z');
+    expect(repository.calls).toEqual(['lookupToken', 'get']);
+  });
+
+  it.each([
+    ['no cookie', []],
+    ['another browser’s secret', [SECRET_B]],
+    ['a malformed value', ['x']],
+  ])('refuses a bound session with %s as already opened in another browser', async (_label, secrets) => {
+    const { repository } = laggingSessions(boundTo(SECRET_A));
+    const error = await openEmbedSession(deps(repository).deps, TOKEN, secrets).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(SessionBoundElsewhereError);
+    expect((error as Error).message).toBe('This embed link was already opened in another browser');
+    expect((error as SessionBoundElsewhereError).board).toEqual(PUBLIC_BOARD);
+    expect(repository.calls).toEqual(['lookupToken', 'get']);
+  });
+
+  it('says "revoked" for a revoked bound session, whichever browser asks', async () => {
+    const { repository } = laggingSessions(boundTo(SECRET_A, { revokedAt: NOW }));
+    for (const secrets of [[SECRET_A], [SECRET_B], []]) {
+      await expect(openEmbedSession(deps(repository).deps, TOKEN, secrets)).rejects.toBeInstanceOf(
+        SessionRevokedError,
+      );
+    }
+  });
+
+  it('says "expired" for an expired bound session in another browser, and never binds an expired one', async () => {
+    const { repository } = laggingSessions(boundTo(SECRET_A, { expiresAt: NOW }));
+    await expect(openEmbedSession(deps(repository).deps, TOKEN, [SECRET_B])).rejects.toBeInstanceOf(
+      SessionExpiredError,
+    );
+    const unbound = laggingSessions(binding({ expiresAt: NOW })).repository;
+    await expect(openEmbedSession(deps(unbound).deps, TOKEN)).rejects.toBeInstanceOf(SessionExpiredError);
+    expect(unbound.calls).not.toContain('bind');
+  });
+
+  it('does not bind a session whose board is gone', async () => {
+    const { repository } = laggingSessions(binding({ boardId: 'deleted' }));
+    await expect(openEmbedSession(deps(repository).deps, TOKEN)).rejects.toBeInstanceOf(
+      EmbeddedBoardGoneError,
+    );
+    expect(repository.calls).not.toContain('bind');
+  });
+
+  it('lets only the winner of two first loads in two browsers in: the other is refused', async () => {
+    const { repository } = laggingSessions(binding());
+    const [a, b] = await Promise.allSettled([
+      openEmbedSession(deps(repository).deps, TOKEN, [SECRET_A]),
+      openEmbedSession(deps(repository).deps, TOKEN, [SECRET_B]),
+    ]);
+    const outcomes = [a, b].map((outcome) => outcome.status);
+    expect(outcomes.sort()).toEqual(['fulfilled', 'rejected']);
+    const won = [a, b].find((o) => o.status === 'fulfilled') as PromiseFulfilledResult<{
+      bindingSecret?: string;
+    }>;
+    const lost = [a, b].find((o) => o.status === 'rejected') as PromiseRejectedResult;
+    expect(lost.reason).toBeInstanceOf(SessionBoundElsewhereError);
+    expect((await repository.get('session-1'))?.bindingHash).toBe(
+      bindingHash('session-1', won.value.bindingSecret as string),
+    );
+  });
+
+  it('opens the session for the loser of a race when it holds the winning secret (two tabs, one browser)', async () => {
+    const { repository } = laggingSessions(binding());
+    // Another load of the same browser binds between this load's read and its write.
+    const bind = repository.bind.bind(repository);
+    repository.bind = async (id, value) => {
+      await bind(id, { bindingHash: bindingHash(id, SECRET_A), boundAt: '2026-06-01T11:59:59.000Z' });
+      return bind(id, value);
+    };
+    const view = await openEmbedSession(deps(repository).deps, TOKEN, [SECRET_A]);
+    expect(view.bindingSecret).toBe(SECRET_A);
+    expect(view.session.boundAt).toBe('2026-06-01T11:59:59.000Z');
+  });
+
+  it('says "revoked" when the session was revoked between its read and the binding write', async () => {
+    const { repository } = laggingSessions(binding());
+    const bind = repository.bind.bind(repository);
+    repository.bind = async (id, value) => {
+      await repository.markRevoked(id, { revokedAt: NOW, byUserId: 'owner-1', byKeyId: 'k' });
+      return bind(id, value);
+    };
+    await expect(openEmbedSession(deps(repository).deps, TOKEN, [SECRET_A])).rejects.toBeInstanceOf(
+      SessionRevokedError,
+    );
+    expect((await repository.get('session-1'))?.bindingHash).toBeNull();
+  });
+
+  it('calls the link invalid when the session disappeared before the binding write', async () => {
+    const { repository } = laggingSessions(binding());
+    const get = repository.get.bind(repository);
+    let reads = 0;
+    repository.get = async (id) => (++reads === 1 ? get(id) : undefined);
+    repository.bind = async () => false;
+    await expect(openEmbedSession(deps(repository).deps, TOKEN)).rejects.toBeInstanceOf(InvalidTokenError);
+  });
+});
+
+describe('openEmbedSession: refusals name the board for framing', () => {
+  it.each([
+    ['revoked', { revokedAt: NOW }, SessionRevokedError],
+    ['expired', { expiresAt: NOW }, SessionExpiredError],
+  ] as const)('carries the board on a %s refusal', async (_label, overrides, type) => {
+    const { repository } = laggingSessions(stored(overrides));
+    const error = await openEmbedSession(deps(repository).deps, TOKEN).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(type);
+    expect((error as { board?: unknown }).board).toEqual(PUBLIC_BOARD);
   });
 });

@@ -80,6 +80,7 @@ describe('parseCreateSessionRequest: a valid body', () => {
           plan: 'enterprise',
           metadata,
           expiresInSeconds: 3600,
+          bindToBrowser: true,
         }),
       ),
     ).toEqual({
@@ -92,6 +93,7 @@ describe('parseCreateSessionRequest: a valid body', () => {
       plan: 'enterprise',
       metadata,
       expiresInSeconds: 3600,
+      bindToBrowser: true,
     });
   });
 
@@ -313,6 +315,21 @@ describe('parseCreateSessionRequest: expiresInSeconds', () => {
     expect(
       parse(JSON.parse('{"boardId":"b","userId":"u","email":"a@b.co","expiresInSeconds":60.0}')),
     ).toMatchObject({ expiresInSeconds: 60 });
+  });
+});
+
+describe('parseCreateSessionRequest: bindToBrowser', () => {
+  it.each([
+    ['omitted', {}, false],
+    ['null', { bindToBrowser: null }, false],
+    ['false', { bindToBrowser: false }, false],
+    ['true', { bindToBrowser: true }, true],
+  ])('reads bindToBrowser %s as %s', (_label, extra, expected) => {
+    expect(parse(valid(extra)).bindToBrowser).toBe(expected);
+  });
+
+  it.each([['true'], [1], [0], ['yes'], [{}], [[true]]])('rejects %j: only true, false or null', (value) => {
+    expect(rejection(valid({ bindToBrowser: value }))).toBe('bindToBrowser must be true or false');
   });
 });
 

@@ -1,0 +1,6 @@
+import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
+import { hostScriptResponse } from '#lib/embed/host-script';
+
+/** GET /embed.js: the host pages' embedding script; static, so it touches no table and needs no middleware. */
+export const handler = async (event: APIGatewayProxyEvent): Promise<APIGatewayProxyResult> =>
+  hostScriptResponse(event);

@@ -1,0 +1,166 @@
+import { describe, expect, it } from 'vitest';
+import {
+  EmbeddedBoardGoneError,
+  InvalidTokenError,
+  MissingTokenError,
+  SessionBoundElsewhereError,
+  SessionExpiredError,
+  SessionRevokedError,
+  StorageUnavailableError,
+} from '#lib/domain/errors';
+import {
+  type EmbedErrorCode,
+  formatInstant,
+  isLanguageTag,
+  LOCALES,
+  parseLocale,
+  parsePresentation,
+  parseTheme,
+  TEXTS,
+  type Texts,
+} from '#lib/embed/i18n';
+
+describe('parseTheme', () => {
+  it.each(['light', 'dark', 'auto'] as const)('takes %j as given', (theme) => {
+    expect(parseTheme(theme)).toBe(theme);
+  });
+
+  it.each([undefined, '', 'Dark', 'DARK', ' dark', 'dark ', 'blue', 'light dark', '"><script>', 'auto;x'])(
+    'ignores %j and follows the system (auto)',
+    (value) => {
+      expect(parseTheme(value)).toBe('auto');
+    },
+  );
+});
+
+describe('isLanguageTag', () => {
+  it.each([
+    'de',
+    'DE',
+    'de-DE',
+    'de-CH',
+    'fr-CA',
+    'es-419',
+    'zh-Hant-TW',
+    'sr-Latn-RS',
+    'en-US-x-twain',
+    'sl-rozaj-biske',
+    'de-CH-1901',
+    'en-u-ca-gregory',
+    'zh-cmn-Hans-CN',
+    'tlh',
+    'x-whatever',
+  ])('accepts the well-formed tag %j', (tag) => {
+    expect(isLanguageTag(tag)).toBe(true);
+  });
+
+  it.each([
+    '',
+    'd',
+    'de_DE',
+    'de-',
+    '-de',
+    'de--DE',
+    'deutsch-schweiz-x',
+    'de DE',
+    'de-DE;q=0.9',
+    'de,en',
+    '"><script>alert(1)</script>',
+    '123',
+    'de-abcdefghi',
+    `en-${'a'.repeat(8)}-${'b'.repeat(8)}-${'c'.repeat(8)}-${'d'.repeat(8)}-${'e'.repeat(8)}-${'f'.repeat(8)}-${'g'.repeat(8)}`,
+  ])('refuses %j', (tag) => {
+    expect(isLanguageTag(tag)).toBe(false);
+  });
+});
+
+describe('parseLocale', () => {
+  it.each([
+    ['en', 'en'],
+    ['de', 'de'],
+    ['de-DE', 'de'],
+    ['de-AT', 'de'],
+    ['DE-ch', 'de'],
+    ['fr', 'fr'],
+    ['fr-CA', 'fr'],
+    ['es', 'es'],
+    ['es-419', 'es'],
+    ['en-GB', 'en'],
+  ] as const)('shows %j in %j', (tag, locale) => {
+    expect(parseLocale(tag)).toBe(locale);
+  });
+
+  it.each([undefined, '', 'it', 'pt-BR', 'zh-Hant-TW', 'x-de', 'deu', 'de_DE', 'de DE', '<b>de</b>'])(
+    'falls back to English for %j',
+    (tag) => {
+      expect(parseLocale(tag)).toBe('en');
+    },
+  );
+});
+
+describe('parsePresentation', () => {
+  it('reads the theme and locale query parameters', () => {
+    expect(parsePresentation({ token: 't', theme: 'dark', locale: 'de-DE' })).toEqual({
+      theme: 'dark',
+      locale: 'de',
+    });
+  });
+
+  it('defaults to the system theme in English without a query string', () => {
+    expect(parsePresentation(null)).toEqual({ theme: 'auto', locale: 'en' });
+    expect(parsePresentation(undefined)).toEqual({ theme: 'auto', locale: 'en' });
+  });
+});
+
+describe('TEXTS', () => {
+  /** Every string of a Texts, by a path such as `errors.invalid_token`. */
+  function entries(texts: Texts): Array<[string, string]> {
+    const out: Array<[string, string]> = [];
+    const walk = (value: unknown, path: string) => {
+      if (typeof value === 'string') out.push([path, value]);
+      else
+        for (const [key, child] of Object.entries(value as object))
+          walk(child, path ? `${path}.${key}` : key);
+    };
+    walk(texts, '');
+    return out;
+  }
+  const english = new Map(entries(TEXTS.en));
+
+  it.each(LOCALES)('has every text in %s, none blank', (locale) => {
+    const texts = new Map(entries(TEXTS[locale]));
+    expect([...texts.keys()].sort()).toEqual([...english.keys()].sort());
+    for (const [path, text] of texts) expect(text.trim(), path).not.toBe('');
+  });
+
+  it.each(LOCALES.filter((locale) => locale !== 'en'))('translates every text into %s', (locale) => {
+    for (const [path, text] of entries(TEXTS[locale])) expect(text, path).not.toBe(english.get(path));
+  });
+
+  it.each([
+    ['missing_token', new MissingTokenError()],
+    ['invalid_token', new InvalidTokenError()],
+    ['session_expired', new SessionExpiredError()],
+    ['session_revoked', new SessionRevokedError()],
+    ['bound_to_another_browser', new SessionBoundElsewhereError()],
+    ['board_gone', new EmbeddedBoardGoneError()],
+    ['unavailable', new StorageUnavailableError()],
+  ] as const)('says %s in English exactly as the API’s JSON answer does', (code, error) => {
+    expect(TEXTS.en.errors[code as EmbedErrorCode]).toBe(error.message);
+  });
+
+  it('says "An unexpected error occurred" for anything else, as the API does for a 500', () => {
+    expect(TEXTS.en.errors.internal).toBe('An unexpected error occurred');
+  });
+});
+
+describe('formatInstant', () => {
+  it('shows the instant in UTC in the page’s language', () => {
+    expect(formatInstant('2026-01-31T17:05:00.000Z', 'de')).toBe('31.01.2026, 17:05 UTC');
+    expect(formatInstant('2026-01-31T17:05:00.000Z', 'en')).toMatch(/^Jan 31, 2026, 5:05\sPM UTC$/);
+  });
+
+  it('shows a malformed instant as it is rather than failing the page', () => {
+    expect(formatInstant('not a date', 'fr')).toBe('not a date');
+  });
+});
