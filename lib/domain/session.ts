@@ -36,27 +36,35 @@ export interface StoredSession {
 export type SessionStatus = 'active' | 'expired' | 'revoked';
 export const SESSION_STATUSES: readonly SessionStatus[] = ['active', 'expired', 'revoked'];
 
+/** The spec's session fields, the token excepted, in the spec's order. */
+export const SPEC_SESSION_FIELDS = [
+  'id',
+  'boardId',
+  'userId',
+  'email',
+  'firstName',
+  'lastName',
+  'avatarUrl',
+  'plan',
+  'metadata',
+  'expiresAt',
+  'createdAt',
+] as const;
+
+/** A session as the spec describes it, without its token. */
+export type SpecSession = Pick<StoredSession, (typeof SPEC_SESSION_FIELDS)[number]>;
+
+/** Exactly the spec's fields of a session, in the spec's order: nothing the service keeps beside them. */
+export function specSession(session: SpecSession): SpecSession {
+  return Object.fromEntries(SPEC_SESSION_FIELDS.map((field) => [field, session[field]])) as SpecSession;
+}
+
 /**
  * The session as the API shows it: the spec's fields without the token, its status and revocation time,
  * whether it binds to a browser and when it was bound.
  */
-export interface SessionView {
-  id: string;
-  boardId: string;
-  userId: string;
-  email: string;
-  firstName: string | null;
-  lastName: string | null;
-  avatarUrl: string | null;
-  plan: string | null;
-  metadata: Record<string, unknown>;
-  expiresAt: string;
-  createdAt: string;
-  status: SessionStatus;
-  revokedAt: string | null;
-  bindToBrowser: boolean;
-  boundAt: string | null;
-}
+export type SessionView = SpecSession &
+  Pick<StoredSession, 'revokedAt' | 'bindToBrowser' | 'boundAt'> & { status: SessionStatus };
 
 /** The session in the create response, the only place its token ever appears. */
 export type CreatedSessionView = Pick<SessionView, 'id' | 'boardId'> & { token: string } & Omit<
@@ -92,17 +100,7 @@ export function sessionStatus(
  */
 export function toSessionView(session: StoredSession, now: Date): SessionView {
   return {
-    id: session.id,
-    boardId: session.boardId,
-    userId: session.userId,
-    email: session.email,
-    firstName: session.firstName,
-    lastName: session.lastName,
-    avatarUrl: session.avatarUrl,
-    plan: session.plan,
-    metadata: session.metadata,
-    expiresAt: session.expiresAt,
-    createdAt: session.createdAt,
+    ...specSession(session),
     status: sessionStatus(session, now),
     revokedAt: session.revokedAt,
     bindToBrowser: session.bindToBrowser,

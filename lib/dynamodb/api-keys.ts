@@ -45,55 +45,52 @@ export class DynamoApiKeyRepository extends DynamoTable implements ApiKeyReposit
 
   async revoke(keyId: string, revokedAt: string): Promise<ApiKeyRecord | undefined> {
     const found = await this.findById(keyId);
-    if (!found) return undefined;
-    if (found.status === 'REVOKED') return found;
-    try {
-      const { Attributes } = await dynamoCall(() =>
-        this.db.send(
-          new UpdateCommand({
-            TableName: this.tableName,
-            Key: { keyHash: found.keyHash },
-            UpdateExpression: 'SET #s = :revoked, revokedAt = :at',
-            // The index is eventually consistent: a revocation it has not seen yet must keep its time.
-            ConditionExpression: 'attribute_exists(keyHash) AND #s <> :revoked',
-            ExpressionAttributeNames: { '#s': 'status' },
-            ExpressionAttributeValues: { ':revoked': 'REVOKED', ':at': revokedAt },
-            ReturnValues: 'ALL_NEW',
-          }),
-        ),
-      );
-      return Attributes ? toApiKeyRecord(Attributes) : undefined;
-    } catch (error) {
-      if ((error as Error).name !== 'ConditionalCheckFailedException') throw error;
-      // Revoked meanwhile, or deleted: report the key as it now is.
-      return this.getByHash(found.keyHash);
-    }
+    if (!found || found.status === 'REVOKED') return found;
+    return this.updateExisting(found, {
+      UpdateExpression: 'SET #s = :revoked, revokedAt = :at',
+      // The index is eventually consistent: a revocation it has not seen yet must keep its time.
+      ConditionExpression: 'attribute_exists(keyHash) AND #s <> :revoked',
+      ExpressionAttributeValues: { ':revoked': 'REVOKED', ':at': revokedAt },
+    });
   }
 
   async setLimits(keyId: string, limits: RateLimit | null): Promise<ApiKeyRecord | undefined> {
     const found = await this.findById(keyId);
     if (!found || found.status === 'REVOKED') return found;
+    return this.updateExisting(found, {
+      ...(limits
+        ? {
+            UpdateExpression: 'SET rateLimit = :rate, burstLimit = :burst',
+            ExpressionAttributeValues: { ':active': 'ACTIVE', ':rate': limits.rate, ':burst': limits.burst },
+          }
+        : {
+            UpdateExpression: 'REMOVE rateLimit, burstLimit',
+            ExpressionAttributeValues: { ':active': 'ACTIVE' },
+          }),
+      // A revoked key keeps the limits it had: the index may not have seen the revocation yet.
+      ConditionExpression: 'attribute_exists(keyHash) AND #s = :active',
+    });
+  }
+
+  /**
+   * One conditional update of a key found through the key-id index (`#s` names its status); when the
+   * condition fails (revoked meanwhile, or deleted) the key is reported as it now is.
+   */
+  private async updateExisting(
+    found: ApiKeyRecord,
+    update: {
+      UpdateExpression: string;
+      ConditionExpression: string;
+      ExpressionAttributeValues: Record<string, unknown>;
+    },
+  ): Promise<ApiKeyRecord | undefined> {
     try {
       const { Attributes } = await dynamoCall(() =>
         this.db.send(
           new UpdateCommand({
             TableName: this.tableName,
             Key: { keyHash: found.keyHash },
-            ...(limits
-              ? {
-                  UpdateExpression: 'SET rateLimit = :rate, burstLimit = :burst',
-                  ExpressionAttributeValues: {
-                    ':active': 'ACTIVE',
-                    ':rate': limits.rate,
-                    ':burst': limits.burst,
-                  },
-                }
-              : {
-                  UpdateExpression: 'REMOVE rateLimit, burstLimit',
-                  ExpressionAttributeValues: { ':active': 'ACTIVE' },
-                }),
-            // A revoked key keeps the limits it had: the index may not have seen the revocation yet.
-            ConditionExpression: 'attribute_exists(keyHash) AND #s = :active',
+            ...update,
             ExpressionAttributeNames: { '#s': 'status' },
             ReturnValues: 'ALL_NEW',
           }),
@@ -102,7 +99,6 @@ export class DynamoApiKeyRepository extends DynamoTable implements ApiKeyReposit
       return Attributes ? toApiKeyRecord(Attributes) : undefined;
     } catch (error) {
       if ((error as Error).name !== 'ConditionalCheckFailedException') throw error;
-      // Revoked meanwhile, or deleted: report the key as it now is.
       return this.getByHash(found.keyHash);
     }
   }

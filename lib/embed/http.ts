@@ -1,15 +1,7 @@
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import type { Board } from '#lib/domain/board';
 import { isEmbedOrigin } from '#lib/domain/embed-origins';
-import {
-  EmbeddedBoardGoneError,
-  InvalidTokenError,
-  MissingTokenError,
-  SessionBoundElsewhereError,
-  SessionExpiredError,
-  SessionRevokedError,
-  StorageUnavailableError,
-} from '#lib/domain/errors';
+import * as DomainErrors from '#lib/domain/errors';
 import type { ErrorRenderer } from '#lib/http/middlewares/http-errors';
 import { headerValue, jsonResponse } from '#lib/http/response';
 import { errorBody } from '#lib/http/status';
@@ -75,24 +67,29 @@ export function htmlResponse(
   };
 }
 
+/** The machine-readable code of each refusal the embed page knows; anything else is `internal`. */
+const EMBED_ERROR_CODES: ReadonlyArray<readonly [abstract new (...args: never[]) => Error, EmbedErrorCode]> =
+  [
+    [DomainErrors.MissingTokenError, 'missing_token'],
+    [DomainErrors.InvalidTokenError, 'invalid_token'],
+    [DomainErrors.SessionExpiredError, 'session_expired'],
+    [DomainErrors.SessionRevokedError, 'session_revoked'],
+    [DomainErrors.SessionBoundElsewhereError, 'bound_to_another_browser'],
+    [DomainErrors.EmbeddedBoardGoneError, 'board_gone'],
+    [DomainErrors.StorageUnavailableError, 'unavailable'],
+  ];
+
 /** The embed error code of a refusal: what the page's `error` message tells the host, and its text. */
 export function embedErrorCode(error: unknown): EmbedErrorCode {
-  if (error instanceof MissingTokenError) return 'missing_token';
-  if (error instanceof InvalidTokenError) return 'invalid_token';
-  if (error instanceof SessionExpiredError) return 'session_expired';
-  if (error instanceof SessionRevokedError) return 'session_revoked';
-  if (error instanceof SessionBoundElsewhereError) return 'bound_to_another_browser';
-  if (error instanceof EmbeddedBoardGoneError) return 'board_gone';
-  if (error instanceof StorageUnavailableError) return 'unavailable';
-  return 'internal';
+  return EMBED_ERROR_CODES.find(([type]) => error instanceof type)?.[1] ?? 'internal';
 }
 
 /** The board a refusal of a known session names, so its page is framed under the board's rules. */
 function boardOf(error: unknown): Board | undefined {
   const known =
-    error instanceof SessionExpiredError ||
-    error instanceof SessionRevokedError ||
-    error instanceof SessionBoundElsewhereError;
+    error instanceof DomainErrors.SessionExpiredError ||
+    error instanceof DomainErrors.SessionRevokedError ||
+    error instanceof DomainErrors.SessionBoundElsewhereError;
   return known ? error.board : undefined;
 }
 

@@ -1,3 +1,4 @@
+import { specSession } from '#lib/domain/session';
 import type { EmbedView } from '#lib/use-cases/open-embed-session';
 import { FRAME_SCRIPT } from './frame-script';
 import { escapeHtml, jsonIsland } from './html';
@@ -9,19 +10,7 @@ export function embedContext(view: EmbedView) {
   const { session, board } = view;
   return {
     board: { id: board.boardId, name: board.name },
-    session: {
-      id: session.id,
-      boardId: session.boardId,
-      userId: session.userId,
-      email: session.email,
-      firstName: session.firstName,
-      lastName: session.lastName,
-      avatarUrl: session.avatarUrl,
-      plan: session.plan,
-      metadata: session.metadata,
-      createdAt: session.createdAt,
-      expiresAt: session.expiresAt,
-    },
+    session: specSession(session),
   };
 }
 
