@@ -8,6 +8,7 @@ import { LOCAL_TABLE_NAMES, TABLE_KEYS, TABLES } from '#lib/definitions/tables';
 import { createDocumentClient } from '#lib/dynamodb/client';
 import { fail, readFrameAncestors } from '#lib/platform/config';
 import { createLogger, type Logger } from '#lib/platform/logger';
+import { clientErrorResponder } from './client-errors';
 import { ensureTables, startEmbeddedDynamo } from './dynamodb';
 import { createGateway, type LambdaHandler } from './gateway';
 import { type DemoData, seedDemoData } from './seed';
@@ -66,12 +67,14 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
     const problems: string[] = [];
     const frameAncestors = readFrameAncestors(process.env, problems);
     fail(problems);
+    const securityHeaders = gatewaySecurityHeaders(frameAncestors);
     gateway = createGateway({
       handlers: await loadHandlers(),
       domainName: `${host}:${port}`,
       logger,
-      securityHeaders: gatewaySecurityHeaders(frameAncestors),
+      securityHeaders,
     });
+    server.on('clientError', clientErrorResponder(securityHeaders));
 
     const demo = options.seed
       ? await seedDemoData(
