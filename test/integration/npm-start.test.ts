@@ -1,5 +1,15 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { killNpmStarts, type NpmStart, startNpmStart } from '#test/support/npm-start';
+import {
+  eventually,
+  isAlive,
+  killNpmStarts,
+  type NpmStart,
+  portClosed,
+  startNpmStart,
+} from '#test/support/npm-start';
 import { rawGet } from '#test/support/raw-http';
 
 /** `npm start` as a developer runs it: its own processes, its banner, its signals. */
@@ -17,5 +27,51 @@ describe('npm start: requests that are not URLs', () => {
     }
     const health = await fetch(`${service.baseUrl}/health`);
     expect(health.status).toBe(200);
+  });
+});
+
+/** What "stopped" means: every process gone and both ports closed, within a few seconds. */
+async function expectStopped(service: NpmStart) {
+  const gone = await eventually(() => service.pids.every((pid) => !isAlive(pid)), 5_000);
+  expect(gone, `processes still alive: ${service.pids.filter(isAlive).join(', ')}`).toBe(true);
+  expect(await portClosed(service.baseUrl)).toBe(true);
+  expect(await portClosed(service.dynamoEndpoint)).toBe(true);
+}
+
+describe('npm start: stopping', () => {
+  it.each([
+    ['Ctrl-C (SIGINT to its process group)', (s: NpmStart) => process.kill(-(s.npm.pid as number), 'SIGINT')],
+    ['SIGTERM to the npm process', (s: NpmStart) => process.kill(s.npm.pid as number, 'SIGTERM')],
+    ['SIGTERM to the server process', (s: NpmStart) => process.kill(s.serverPid, 'SIGTERM')],
+  ])('stops the whole service, embedded DynamoDB included, on %s', async (_name, signal) => {
+    const service = await startNpmStart();
+    signal(service);
+    await expectStopped(service);
+  });
+
+  it('keeps what it wrote to DATA_DIR across a SIGTERM and a restart', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'npm-start-data-'));
+    try {
+      const first = await startNpmStart({ DATA_DIR: dataDir });
+      const created = await fetch(`${first.baseUrl}/api/embed/sessions`, {
+        method: 'POST',
+        headers: { Authorization: `Bearer ${first.apiKey}`, 'Content-Type': 'application/json' },
+        body: JSON.stringify({ boardId: 'board_public_demo', userId: 'u-1', email: 'u@example.com' }),
+      });
+      expect(created.status).toBe(201);
+      const { sessionToken } = (await created.json()) as { sessionToken: string };
+      process.kill(first.serverPid, 'SIGTERM');
+      await expectStopped(first);
+
+      const second = await startNpmStart({ DATA_DIR: dataDir });
+      const page = await fetch(`${second.baseUrl}/embed?token=${sessionToken}`, {
+        headers: { Accept: 'application/json' },
+      });
+      expect(page.status).toBe(200);
+      process.kill(second.npm.pid as number, 'SIGTERM');
+      await expectStopped(second);
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true });
+    }
   });
 });
