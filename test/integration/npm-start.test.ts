@@ -2,6 +2,9 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { LOCAL_TABLE_NAMES } from '#lib/definitions/tables';
+import { DynamoApiKeyRepository } from '#lib/dynamodb/api-keys';
+import { createDocumentClient } from '#lib/dynamodb/client';
 import {
   eventually,
   isAlive,
@@ -68,6 +71,49 @@ describe('npm start: stopping', () => {
         headers: { Accept: 'application/json' },
       });
       expect(page.status).toBe(200);
+      process.kill(second.npm.pid as number, 'SIGTERM');
+      await expectStopped(second);
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+});
+
+/** POST /api/embed/sessions with `apiKey`; the status only. */
+async function createWith(service: NpmStart, apiKey: string): Promise<number> {
+  const response = await fetch(`${service.baseUrl}/api/embed/sessions`, {
+    method: 'POST',
+    headers: { Authorization: `Bearer ${apiKey}`, 'Content-Type': 'application/json' },
+    body: JSON.stringify({ boardId: 'board_public_demo', userId: 'u-1', email: 'u@example.com' }),
+  });
+  return response.status;
+}
+
+/** The active API keys of the demo user in the service's DynamoDB. */
+async function activeDemoKeys(service: NpmStart) {
+  const db = createDocumentClient({ endpoint: service.dynamoEndpoint, region: 'local' });
+  try {
+    const keys = await new DynamoApiKeyRepository(db, LOCAL_TABLE_NAMES.apiKeys).list('user_demo');
+    return keys.filter((key) => key.status === 'ACTIVE');
+  } finally {
+    db.destroy();
+  }
+}
+
+describe('npm start: the demo key', () => {
+  it('keeps one active demo key across restarts: the key an earlier start printed stops working', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'npm-start-keys-'));
+    try {
+      const first = await startNpmStart({ DATA_DIR: dataDir });
+      expect(await createWith(first, first.apiKey)).toBe(201);
+      process.kill(first.npm.pid as number, 'SIGTERM');
+      await expectStopped(first);
+
+      const second = await startNpmStart({ DATA_DIR: dataDir });
+      expect(second.apiKey).not.toBe(first.apiKey);
+      expect(await createWith(second, second.apiKey)).toBe(201);
+      expect(await createWith(second, first.apiKey)).toBe(401);
+      expect(await activeDemoKeys(second)).toHaveLength(1);
       process.kill(second.npm.pid as number, 'SIGTERM');
       await expectStopped(second);
     } finally {
