@@ -1,5 +1,5 @@
-/** `npm start`: the whole service on this machine, on an embedded DynamoDB. */
-import { readInteger } from '#lib/platform/config';
+/** `npm start`: the whole service on this machine, on an embedded DynamoDB or the one at DYNAMODB_ENDPOINT. */
+import { readDynamo, readInteger } from '#lib/platform/config';
 import { startLocalRuntime } from './runtime';
 
 // Node 20 is supported here on purpose (see README); the SDK's notice about future versions is noise.
@@ -10,6 +10,7 @@ const STOP_TIMEOUT_MS = 5_000;
 const problems: string[] = [];
 const port = readInteger(process.env, 'PORT', 3000, 0, 65535, problems);
 const dynamoPort = readInteger(process.env, 'DYNAMODB_PORT', 8000, 0, 65535, problems);
+const { endpoint: dynamoEndpoint } = readDynamo(process.env, problems);
 if (problems.length > 0) {
   console.error(`Invalid configuration: ${problems.join('; ')}`);
   process.exit(1);
@@ -20,6 +21,7 @@ const starting = startLocalRuntime({
   dynamoPort,
   host: process.env.HOST || '127.0.0.1',
   dataDir: process.env.DATA_DIR || undefined,
+  dynamoEndpoint,
   seed: true,
 }).catch((error: NodeJS.ErrnoException) => {
   // The common failure is a port in use; say which and how to choose another, without a stack trace.
@@ -79,11 +81,14 @@ if (demoSession.status !== 201 || !created.embedUrl) {
   process.exit(1);
 }
 const { embedUrl } = created;
+const dynamoLine = runtime.embeddedDynamo
+  ? `Embedded DynamoDB  ${runtime.dynamoEndpoint}  (${process.env.DATA_DIR ? `persisted in ${process.env.DATA_DIR}` : 'in memory'})`
+  : `DynamoDB           ${runtime.dynamoEndpoint}  (DYNAMODB_ENDPOINT; tables created there when missing${process.env.DATA_DIR ? '; DATA_DIR unused' : ''})`;
 
 console.log(`
 Embed session service running locally
   API base URL       ${runtime.baseUrl}
-  Embedded DynamoDB  ${runtime.dynamoEndpoint}  (${process.env.DATA_DIR ? `persisted in ${process.env.DATA_DIR}` : 'in memory'})
+  ${dynamoLine}
   Demo API key       ${demo?.apiKey}   (user ${demo?.userId}; shown once)
   Demo boards        ${demo?.publicBoardId} (PUBLIC), ${demo?.privateBoardId} (PRIVATE, your org), ${demo?.otherOrgBoardId} (PRIVATE, other org)
 

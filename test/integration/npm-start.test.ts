@@ -5,6 +5,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { LOCAL_TABLE_NAMES } from '#lib/definitions/tables';
 import { DynamoApiKeyRepository } from '#lib/dynamodb/api-keys';
 import { createDocumentClient } from '#lib/dynamodb/client';
+import { startEmbeddedDynamo } from '#local/dynamodb';
 import {
   eventually,
   isAlive,
@@ -118,6 +119,31 @@ describe('npm start: the demo key', () => {
       await expectStopped(second);
     } finally {
       rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('npm start: against a DynamoDB of your own (DYNAMODB_ENDPOINT)', () => {
+  it('creates the tables there, seeds them idempotently, says so in its banner and leaves that DynamoDB running', async () => {
+    const dynamo = await startEmbeddedDynamo({ port: 0, host: '127.0.0.1' });
+    try {
+      const first = await startNpmStart({ DYNAMODB_ENDPOINT: dynamo.endpoint });
+      expect(first.output()).toMatch(new RegExp(`DynamoDB\\s+${dynamo.endpoint}\\s+\\(DYNAMODB_ENDPOINT`));
+      expect(first.output()).not.toContain('Embedded DynamoDB');
+      expect(first.dynamoEndpoint).toBe(dynamo.endpoint);
+      expect(await createWith(first, first.apiKey)).toBe(201);
+      process.kill(first.npm.pid as number, 'SIGTERM');
+      await expectStopped({ ...first, dynamoEndpoint: first.baseUrl });
+      expect(await portClosed(dynamo.endpoint)).toBe(false);
+
+      const second = await startNpmStart({ DYNAMODB_ENDPOINT: dynamo.endpoint });
+      expect(await createWith(second, second.apiKey)).toBe(201);
+      expect(await createWith(second, first.apiKey)).toBe(401);
+      expect(await activeDemoKeys(second)).toHaveLength(1);
+      process.kill(second.npm.pid as number, 'SIGTERM');
+      await expectStopped({ ...second, dynamoEndpoint: second.baseUrl });
+    } finally {
+      await dynamo.close();
     }
   });
 });
