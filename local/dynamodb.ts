@@ -9,6 +9,7 @@ import {
 } from '@aws-sdk/client-dynamodb';
 import dynalite from 'dynalite';
 import { TABLE_KEYS, TABLES, type TableDefinition, type TableKey } from '#lib/definitions/tables';
+import { closeDynaliteIteratorsOnEnd } from './dynalite-iterators';
 
 /** A running embedded DynamoDB (dynalite). */
 export interface EmbeddedDynamo {
@@ -23,6 +24,7 @@ export async function startEmbeddedDynamo(options: {
   host: string;
   dataDir?: string;
 }): Promise<EmbeddedDynamo> {
+  closeDynaliteIteratorsOnEnd();
   const server = dynalite({
     createTableMs: 0,
     deleteTableMs: 0,
