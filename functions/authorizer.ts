@@ -3,7 +3,7 @@ import type { APIGatewayAuthorizerResult, APIGatewayTokenAuthorizerEvent } from 
 import { DynamoApiKeyRepository } from '#lib/dynamodb/api-keys';
 import { createDocumentClient } from '#lib/dynamodb/client';
 import { allowPolicy } from '#lib/http/api-gateway';
-import { unauthorizedOnError } from '#lib/http/middlewares/authorizer-errors';
+import { authorizerErrors } from '#lib/http/middlewares/authorizer-errors';
 import { readAuthorizerConfig } from '#lib/platform/config';
 import { createLogger } from '#lib/platform/logger';
 import { authorizeApiKey } from '#lib/use-cases/authorize-api-key';
@@ -14,7 +14,7 @@ const logger = createLogger({ function: 'authorizer' });
 
 /** TOKEN authorizer for API-key routes. */
 export const handler = middy<APIGatewayTokenAuthorizerEvent, APIGatewayAuthorizerResult>()
-  .use(unauthorizedOnError({ logger }))
+  .use(authorizerErrors({ logger }))
   .handler(async (event) =>
     allowPolicy(await authorizeApiKey({ apiKeys }, event.authorizationToken), event.methodArn),
   );

@@ -1,6 +1,9 @@
 import { execFile } from 'node:child_process';
+import { once } from 'node:events';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createServer } from 'node:http';
 import { builtinModules } from 'node:module';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -9,6 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { esbuildOptions } from '#infra/bundling';
 import { FUNCTIONS, type FunctionName } from '#lib/definitions/routes';
 import { TABLE_KEYS, TABLES } from '#lib/definitions/tables';
+import { AUTHORIZER_FAILED } from '#lib/http/middlewares/authorizer-errors';
 import type { LocalRuntime } from '#local/runtime';
 import { embedEvent, jsonEvent, proxyEvent } from '#test/support/events';
 import { validBody } from '#test/support/fixtures';
@@ -39,14 +43,16 @@ afterAll(async () => {
 async function invoke(
   name: FunctionName,
   event: unknown,
+  env: Record<string, string> = {},
 ): Promise<{ ok: boolean; result?: unknown; message?: string }> {
-  return (await invokeWithLogs(name, event)).outcome;
+  return (await invokeWithLogs(name, event, env)).outcome;
 }
 
 /** As `invoke`, with the JSON log lines the function wrote. */
 async function invokeWithLogs(
   name: FunctionName,
   event: unknown,
+  extraEnv: Record<string, string> = {},
 ): Promise<{
   outcome: { ok: boolean; result?: unknown; message?: string };
   logs: Record<string, unknown>[];
@@ -59,6 +65,7 @@ async function invokeWithLogs(
     LOG_LEVEL: 'error',
   };
   for (const key of TABLE_KEYS) env[TABLES[key].envVar] = runtime.tables[key];
+  Object.assign(env, extraEnv);
   const { stdout } = await run(
     process.execPath,
     [INVOKER, bundles.get(name) as string, JSON.stringify(event)],
@@ -168,6 +175,24 @@ describe('Lambda bundles (built exactly as the CDK stack builds them)', () => {
     const [line] = logs.filter((entry) => entry.level === 'error');
     expect(line?.stack).toMatch(/lib\/http\/api-gateway\.ts:\d+:\d+/);
     expect(line?.stack).not.toMatch(/index\.mjs:\d+/);
+  });
+
+  it('fails the bundled authorizer, without blaming the key, when DynamoDB is unreachable', async () => {
+    const closed = createServer();
+    closed.listen(0, '127.0.0.1');
+    await once(closed, 'listening');
+    const { port } = closed.address() as AddressInfo;
+    closed.close();
+    const outcome = await invoke(
+      'authorizer',
+      {
+        type: 'TOKEN',
+        authorizationToken: `Bearer ${runtime.demo?.apiKey}`,
+        methodArn: 'arn:aws:execute-api:eu-west-1:123456789012:abc/prod/POST/api/embed/sessions',
+      },
+      { DYNAMODB_ENDPOINT: `http://127.0.0.1:${port}` },
+    );
+    expect(outcome).toEqual({ ok: false, message: AUTHORIZER_FAILED });
   });
 
   it('refuses an unknown key from the bundled authorizer with exactly "Unauthorized"', async () => {

@@ -4,11 +4,15 @@ import { DynamoSessionRepository } from '#lib/dynamodb/sessions';
 import { createLogger } from '#lib/platform/logger';
 import { type LocalRuntime, startLocalRuntime } from '#local/runtime';
 
-/** Starts the local runtime on free ports with demo data and silent logs. */
-export function startTestRuntime(): Promise<LocalRuntime> {
+/**
+ * Starts the local runtime on free ports with demo data and silent logs, on its embedded DynamoDB or on
+ * the one at `dynamoEndpoint`.
+ */
+export function startTestRuntime(options: { dynamoEndpoint?: string } = {}): Promise<LocalRuntime> {
   return startLocalRuntime({
     port: 0,
     dynamoPort: 0,
+    dynamoEndpoint: options.dynamoEndpoint,
     seed: true,
     logger: createLogger({}, { level: 'error' }),
   });
