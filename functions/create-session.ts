@@ -7,6 +7,7 @@ import { DynamoSessionRepository } from '#lib/dynamodb/sessions';
 import { apiBaseUrl, keyOwnerOf } from '#lib/http/api-gateway';
 import { httpErrors } from '#lib/http/middlewares/http-errors';
 import { jsonBody } from '#lib/http/middlewares/json-body';
+import { withRequestBudget } from '#lib/http/middlewares/request-budget';
 import { jsonResponse } from '#lib/http/response';
 import { readCreateSessionConfig } from '#lib/platform/config';
 import { createLogger } from '#lib/platform/logger';
@@ -26,7 +27,7 @@ const deps: CreateSessionDeps = {
 const logger = createLogger({ function: 'create-session' });
 
 /** POST /api/embed/sessions */
-export const handler = middy<APIGatewayProxyEvent, APIGatewayProxyResult>()
+export const handler = withRequestBudget(middy<APIGatewayProxyEvent, APIGatewayProxyResult>())
   .use(httpErrors({ logger }))
   .use(jsonBody({ maxBytes: config.maxBodyBytes }))
   .handler(async (event) => {

@@ -6,6 +6,7 @@ import { DynamoSessionRepository } from '#lib/dynamodb/sessions';
 import { embedErrorRenderer, embedHeaders, htmlResponse, wantsJson } from '#lib/embed/http';
 import { embedContext, renderEmbedPage } from '#lib/embed/page';
 import { httpErrors } from '#lib/http/middlewares/http-errors';
+import { withRequestBudget } from '#lib/http/middlewares/request-budget';
 import { jsonResponse } from '#lib/http/response';
 import { readEmbedPageConfig } from '#lib/platform/config';
 import { createLogger } from '#lib/platform/logger';
@@ -29,7 +30,7 @@ const headers = embedHeaders(config.frameAncestors);
 const logger = createLogger({ function: 'embed-page' });
 
 /** GET /embed?token=…: the embedded board, or a styled error page (JSON when asked for). */
-export const handler = middy<APIGatewayProxyEvent, APIGatewayProxyResult>()
+export const handler = withRequestBudget(middy<APIGatewayProxyEvent, APIGatewayProxyResult>())
   .use(httpErrors({ logger, render: (request) => embedErrorRenderer(request.event, config.frameAncestors) }))
   .handler(async (event) => {
     const view = await openEmbedSession(deps, event.queryStringParameters?.token);

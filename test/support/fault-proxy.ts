@@ -227,3 +227,29 @@ function tableOf(body: Buffer): string | undefined {
     return undefined;
   }
 }
+
+/**
+ * A server that accepts every connection and request and never answers: a DynamoDB that hangs. `requests`
+ * counts what reached it (attempts, retries included).
+ */
+export async function startUnansweringServer(): Promise<{
+  endpoint: string;
+  requests: () => number;
+  close(): Promise<void>;
+}> {
+  let count = 0;
+  const server = createServer(() => {
+    count += 1;
+  });
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  const { port } = server.address() as AddressInfo;
+  return {
+    endpoint: `http://127.0.0.1:${port}`,
+    requests: () => count,
+    close: async () => {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    },
+  };
+}
