@@ -33,7 +33,8 @@ export const FUNCTIONS = {
   createSession: {
     entry: 'functions/create-session.ts',
     description: 'POST /api/embed/sessions: creates an embed session',
-    access: { boards: ['GetItem'], memberships: ['GetItem'], sessions: ['PutItem'] },
+    // GetItem on sessions: only to tell a retried put that met its own write from a real conflict.
+    access: { boards: ['GetItem'], memberships: ['GetItem'], sessions: ['PutItem', 'GetItem'] },
     settings: ['PUBLIC_BASE_URL', 'METADATA_MAX_BYTES'],
   },
   authorizer: {

@@ -91,10 +91,12 @@ describe('Lambda functions', () => {
     expect(grantsOf('authorizer')).toEqual(['GetItem on apiKeys']);
   });
 
-  it('grants create-session reads of boards and memberships and writes of sessions only', () => {
+  it('grants create-session reads of boards and memberships, and writes and reads of sessions only', () => {
+    // GetItem on sessions tells a retried put that met its own write from a conflict (no Query, no Scan).
     expect(grantsOf('createSession')).toEqual([
       'GetItem on boards',
       'GetItem on memberships',
+      'GetItem on sessions',
       'PutItem on sessions',
     ]);
   });
