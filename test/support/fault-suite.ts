@@ -1,11 +1,11 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { LOCAL_TABLE_NAMES } from '#lib/definitions/tables';
-import { startEmbeddedDynamo } from '#local/dynamodb';
 import type { LocalRuntime } from '#local/runtime';
 import { type Fault, type FaultProxy, startFaultProxy } from './fault-proxy';
 import { validBody } from './fixtures';
 import { type CallResult, call, createSessionCall, startTestRuntime } from './local-runtime';
 import { captureStdout } from './logs';
+import { startTestDynamo } from './test-dynamo';
 
 /** The latency contract: however DynamoDB fails, the answer comes within 10 s. */
 export const ANSWER_WITHIN_MS = 10_000;
@@ -19,9 +19,9 @@ export interface RuntimeBehindProxy {
   close(): Promise<void>;
 }
 
-/** Starts a DynamoDB, a fault proxy in front of it, and the local runtime on the proxy. */
+/** Starts a DynamoDB of this run's engine, a fault proxy in front of it, and the local runtime on the proxy. */
 export async function startRuntimeBehindProxy(): Promise<RuntimeBehindProxy> {
-  const dynamo = await startEmbeddedDynamo({ port: 0, host: '127.0.0.1' });
+  const dynamo = await startTestDynamo();
   const proxy = await startFaultProxy(dynamo.endpoint);
   const runtime = await startTestRuntime({ dynamoEndpoint: proxy.endpoint });
   return {

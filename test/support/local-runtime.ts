@@ -3,19 +3,29 @@ import { createDocumentClient } from '#lib/dynamodb/client';
 import { DynamoSessionRepository } from '#lib/dynamodb/sessions';
 import { createLogger } from '#lib/platform/logger';
 import { type LocalRuntime, startLocalRuntime } from '#local/runtime';
+import { startTestDynamo, testEngine } from './test-dynamo';
 
 /**
- * Starts the local runtime on free ports with demo data and silent logs, on its embedded DynamoDB or on
- * the one at `dynamoEndpoint`.
+ * Starts the local runtime on free ports with demo data and silent logs, on the DynamoDB at
+ * `dynamoEndpoint`, or else on one of this run's engine (the runtime's embedded dynalite, or a DynamoDB
+ * Local of its own that closes with it).
  */
-export function startTestRuntime(options: { dynamoEndpoint?: string } = {}): Promise<LocalRuntime> {
-  return startLocalRuntime({
-    port: 0,
-    dynamoPort: 0,
-    dynamoEndpoint: options.dynamoEndpoint,
-    seed: true,
-    logger: createLogger({}, { level: 'error' }),
-  });
+export async function startTestRuntime(options: { dynamoEndpoint?: string } = {}): Promise<LocalRuntime> {
+  const own =
+    !options.dynamoEndpoint && testEngine() === 'dynamodb-local' ? await startTestDynamo() : undefined;
+  try {
+    const runtime = await startLocalRuntime({
+      port: 0,
+      dynamoPort: 0,
+      dynamoEndpoint: options.dynamoEndpoint ?? own?.endpoint,
+      seed: true,
+      logger: createLogger({}, { level: 'error' }),
+    });
+    return own ? { ...runtime, close: () => runtime.close().finally(() => own.close()) } : runtime;
+  } catch (error) {
+    await own?.close();
+    throw error;
+  }
 }
 
 export interface CallResult {
