@@ -3,7 +3,8 @@ import type { APIGatewayAuthorizerResult, APIGatewayTokenAuthorizerEvent } from 
 import { DynamoApiKeyRepository } from '#lib/dynamodb/api-keys';
 import { createDocumentClient } from '#lib/dynamodb/client';
 import { allowPolicy } from '#lib/http/api-gateway';
-import { unauthorizedOnError } from '#lib/http/middlewares/authorizer-errors';
+import { authorizerErrors } from '#lib/http/middlewares/authorizer-errors';
+import { withRequestBudget } from '#lib/http/middlewares/request-budget';
 import { readAuthorizerConfig } from '#lib/platform/config';
 import { createLogger } from '#lib/platform/logger';
 import { authorizeApiKey } from '#lib/use-cases/authorize-api-key';
@@ -13,8 +14,8 @@ const apiKeys = new DynamoApiKeyRepository(createDocumentClient(config.dynamo), 
 const logger = createLogger({ function: 'authorizer' });
 
 /** TOKEN authorizer for API-key routes. */
-export const handler = middy<APIGatewayTokenAuthorizerEvent, APIGatewayAuthorizerResult>()
-  .use(unauthorizedOnError({ logger }))
+export const handler = withRequestBudget(middy<APIGatewayTokenAuthorizerEvent, APIGatewayAuthorizerResult>())
+  .use(authorizerErrors({ logger }))
   .handler(async (event) =>
     allowPolicy(await authorizeApiKey({ apiKeys }, event.authorizationToken), event.methodArn),
   );

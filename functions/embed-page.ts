@@ -5,6 +5,7 @@ import { createDocumentClient } from '#lib/dynamodb/client';
 import { DynamoSessionRepository } from '#lib/dynamodb/sessions';
 import { bindingCookieValues, embedErrorRenderer, embedPageResponse } from '#lib/embed/http';
 import { httpErrors } from '#lib/http/middlewares/http-errors';
+import { withRequestBudget } from '#lib/http/middlewares/request-budget';
 import { readEmbedPageConfig } from '#lib/platform/config';
 import { createLogger } from '#lib/platform/logger';
 import { cryptoRandom, systemClock, timerSleep } from '#lib/platform/system';
@@ -27,7 +28,7 @@ const deps: OpenEmbedSessionDeps = {
 const logger = createLogger({ function: 'embed-page' });
 
 /** GET /embed?token=…: the embedded board, or a styled error page (JSON when asked for). */
-export const handler = middy<APIGatewayProxyEvent, APIGatewayProxyResult>()
+export const handler = withRequestBudget(middy<APIGatewayProxyEvent, APIGatewayProxyResult>())
   .use(
     httpErrors({
       logger,

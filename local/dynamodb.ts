@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import {
   CreateTableCommand,
   type CreateTableCommandInput,
+  DescribeTableCommand,
   DynamoDBClient,
   type KeySchemaElement,
   ListTablesCommand,
@@ -17,6 +18,7 @@ import {
   type TableDefinition,
   type TableKey,
 } from '#lib/definitions/tables';
+import { closeDynaliteIteratorsOnEnd } from './dynalite-iterators';
 
 /** A running embedded DynamoDB (dynalite). */
 export interface EmbeddedDynamo {
@@ -31,6 +33,7 @@ export async function startEmbeddedDynamo(options: {
   host: string;
   dataDir?: string;
 }): Promise<EmbeddedDynamo> {
+  closeDynaliteIteratorsOnEnd();
   const server = dynalite({
     createTableMs: 0,
     deleteTableMs: 0,
@@ -89,8 +92,10 @@ function projection(value: IndexProjection): Projection {
 }
 
 /**
- * Creates every missing table from the shared definitions. dynalite has no TTL sweeper; that is harmless
- * because the service checks expiresAt itself (DynamoDB's TTL deletion is only eventual anyway).
+ * Creates every missing table from the shared definitions and waits until all are ACTIVE (a DynamoDB other
+ * than the embedded one, given as DYNAMODB_ENDPOINT, may take a moment and refuses writes meanwhile).
+ * dynalite has no TTL sweeper; that is harmless because the service checks expiresAt itself (DynamoDB's
+ * TTL deletion is only eventual anyway).
  */
 export async function ensureTables(endpoint: string, names: Record<TableKey, string>): Promise<void> {
   const client = new DynamoDBClient({
@@ -104,7 +109,21 @@ export async function ensureTables(endpoint: string, names: Record<TableKey, str
       if (!existing.has(names[key]))
         await client.send(new CreateTableCommand(createTableInput(TABLES[key], names[key])));
     }
+    for (const key of TABLE_KEYS) await waitUntilActive(client, names[key]);
   } finally {
     client.destroy();
+  }
+}
+
+/** Polls a table until it and its indexes are ACTIVE; a DynamoDB that takes over a minute is an error. */
+async function waitUntilActive(client: DynamoDBClient, tableName: string): Promise<void> {
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    const { Table } = await client.send(new DescribeTableCommand({ TableName: tableName }));
+    const indexes = Table?.GlobalSecondaryIndexes ?? [];
+    if (Table?.TableStatus === 'ACTIVE' && indexes.every((index) => index.IndexStatus === 'ACTIVE')) return;
+    if (Date.now() > deadline)
+      throw new Error(`Table ${tableName} is still ${Table?.TableStatus} after 60 s`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
   }
 }

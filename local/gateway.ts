@@ -76,12 +76,30 @@ export function createGateway(options: GatewayOptions): (req: IncomingMessage, r
         options.logger.info('request', {
           requestId,
           method: req.method,
-          path: new URL(req.url ?? '/', 'http://local').pathname,
+          path: (req.url ?? '/').split('?')[0],
           status: reply.status,
           ms: Math.round(performance.now() - started),
         });
+      })
+      // Nothing a client sends may end the process: a failure here only costs this connection.
+      .catch((error: unknown) => {
+        options.logger.error('local gateway failure', { requestId, errorMessage: (error as Error).message });
+        res.destroy();
       });
   };
+}
+
+/**
+ * The request target as a URL. Only paths are taken (`//[` is a path here, not a host), and what still
+ * does not parse is undefined, so no request target can throw.
+ */
+function requestUrl(target: string | undefined): URL | undefined {
+  if (!target?.startsWith('/')) return undefined;
+  try {
+    return new URL(`http://local${target}`);
+  } catch {
+    return undefined;
+  }
 }
 
 async function route(
@@ -90,7 +108,8 @@ async function route(
   req: IncomingMessage,
   requestId: string,
 ): Promise<Reply> {
-  const url = new URL(req.url ?? '/', 'http://local');
+  const url = requestUrl(req.url);
+  if (!url) return gatewayReply(options, 'DEFAULT_4XX');
   const body = await readBody(req);
   if (body === undefined) return gatewayReply(options, 'REQUEST_TOO_LARGE');
 

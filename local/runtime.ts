@@ -9,6 +9,7 @@ import type { RateLimit } from '#lib/domain/api-key';
 import { createDocumentClient } from '#lib/dynamodb/client';
 import { fail, readApiKeyLimits, readFrameAncestors } from '#lib/platform/config';
 import { createLogger, type Logger } from '#lib/platform/logger';
+import { clientErrorResponder } from './client-errors';
 import { ensureTables, startEmbeddedDynamo } from './dynamodb';
 import { createGateway, type LambdaHandler } from './gateway';
 import type { MonotonicClock } from './rate-limiter';
@@ -19,6 +20,11 @@ export interface LocalRuntimeOptions {
   port: number;
   /** Embedded DynamoDB port; 0 picks a free one. */
   dynamoPort: number;
+  /**
+   * Use this DynamoDB instead of starting the embedded one (AWS's DynamoDB Local, or a fault-injecting
+   * proxy in tests): its missing tables are created, and it is left running on close.
+   */
+  dynamoEndpoint?: string;
   host?: string;
   /** Persist DynamoDB data under this folder; in memory when absent. */
   dataDir?: string;
@@ -32,6 +38,8 @@ export interface LocalRuntimeOptions {
 export interface LocalRuntime {
   baseUrl: string;
   dynamoEndpoint: string;
+  /** True when the runtime started its own DynamoDB (dynalite) rather than using `dynamoEndpoint`. */
+  embeddedDynamo: boolean;
   tables: Record<keyof typeof TABLES, string>;
   demo: DemoData | undefined;
   /** The limit of keys without their own, from API_KEY_RATE_LIMIT and API_KEY_BURST_LIMIT. */
@@ -42,14 +50,17 @@ export interface LocalRuntime {
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 
 /**
- * Runs the whole service on this machine: dynalite with the shared tables, and the local gateway invoking
- * the same handler exports Lambda invokes. Handlers read their configuration from `process.env` at
- * import, exactly as in Lambda, so the environment is set before they load.
+ * Runs the whole service on this machine: dynalite (or the DynamoDB at `dynamoEndpoint`) with the shared
+ * tables, and the local gateway invoking the same handler exports Lambda invokes. Handlers read their
+ * configuration from `process.env` at import, exactly as in Lambda, so the environment is set before they
+ * load.
  */
 export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<LocalRuntime> {
   const host = options.host ?? '127.0.0.1';
   const logger = options.logger ?? createLogger({ component: 'local-gateway' });
-  const dynamo = await startEmbeddedDynamo({ port: options.dynamoPort, host, dataDir: options.dataDir });
+  const dynamo = options.dynamoEndpoint
+    ? { endpoint: options.dynamoEndpoint, close: async () => undefined }
+    : await startEmbeddedDynamo({ port: options.dynamoPort, host, dataDir: options.dataDir });
   let server: Server | undefined;
   try {
     await ensureTables(dynamo.endpoint, LOCAL_TABLE_NAMES);
@@ -73,14 +84,16 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
     const frameAncestors = readFrameAncestors(process.env, problems);
     const apiKeyLimits = readApiKeyLimits(process.env, problems);
     fail(problems);
+    const securityHeaders = gatewaySecurityHeaders(frameAncestors);
     gateway = createGateway({
       handlers: await loadHandlers(),
       domainName: `${host}:${port}`,
       logger,
-      securityHeaders: gatewaySecurityHeaders(frameAncestors),
+      securityHeaders,
       apiKeyLimits,
       clock: options.rateLimitClock,
     });
+    server.on('clientError', clientErrorResponder(securityHeaders));
 
     const demo = options.seed
       ? await seedDemoData(
@@ -93,6 +106,7 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
     return {
       baseUrl: process.env.PUBLIC_BASE_URL,
       dynamoEndpoint: dynamo.endpoint,
+      embeddedDynamo: !options.dynamoEndpoint,
       tables: LOCAL_TABLE_NAMES,
       demo,
       apiKeyLimits,

@@ -4,7 +4,14 @@ import { DynamoApiKeyRepository } from '#lib/dynamodb/api-keys';
 import { DynamoBoardRepository } from '#lib/dynamodb/boards';
 import { DynamoMembershipRepository } from '#lib/dynamodb/memberships';
 import { cryptoRandom, systemClock } from '#lib/platform/system';
-import { addMember, createApiKey, createBoard, RECORD_ONLY_THROTTLING } from '#lib/use-cases/admin';
+import {
+  addMember,
+  createApiKey,
+  createBoard,
+  listApiKeys,
+  RECORD_ONLY_THROTTLING,
+  revokeApiKey,
+} from '#lib/use-cases/admin';
 
 export const DEMO = {
   orgId: 'org_demo',
@@ -23,10 +30,14 @@ export interface DemoData {
   otherOrgBoardId: string;
 }
 
+/** The name of the key `npm start` issues; earlier keys of this name are revoked at the next start. */
+export const DEMO_KEY_NAME = 'demo key (npm start)';
+
 /**
  * Demo data for `npm start`: a public board, a private board of the demo user's organization, a private
- * board of another organization, and a fresh API key (keys are stored hashed, so a new one is issued
- * on every start and printed once).
+ * board of another organization, and a fresh API key. Keys are stored hashed, so a new one is issued on
+ * every start and printed once; the demo keys of earlier starts are revoked, so with a persistent
+ * DATA_DIR (or a shared DYNAMODB_ENDPOINT) an old key from an old log stops working. Safe to run again.
  */
 export async function seedDemoData(
   db: DynamoDBDocumentClient,
@@ -55,16 +66,17 @@ export async function seedDemoData(
     DEMO.orgId,
     DEMO.userId,
   );
+  const apiKeys = new DynamoApiKeyRepository(db, tables.apiKeys);
   const key = await createApiKey(
-    {
-      apiKeys: new DynamoApiKeyRepository(db, tables.apiKeys),
-      throttling: RECORD_ONLY_THROTTLING,
-      clock: systemClock,
-      random: cryptoRandom,
-    },
+    { apiKeys, throttling: RECORD_ONLY_THROTTLING, clock: systemClock, random: cryptoRandom },
     DEMO.userId,
-    'demo key (npm start)',
+    DEMO_KEY_NAME,
   );
+  for (const old of await listApiKeys({ apiKeys }, DEMO.userId)) {
+    if (old.name === DEMO_KEY_NAME && old.status === 'ACTIVE' && old.keyId !== key.keyId) {
+      await revokeApiKey({ apiKeys, throttling: RECORD_ONLY_THROTTLING, clock: systemClock }, old.keyId);
+    }
+  }
   return {
     apiKey: key.apiKey,
     keyId: key.keyId,

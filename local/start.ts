@@ -1,23 +1,27 @@
-/** `npm start`: the whole service on this machine, on an embedded DynamoDB. */
-import { readInteger } from '#lib/platform/config';
+/** `npm start`: the whole service on this machine, on an embedded DynamoDB or the one at DYNAMODB_ENDPOINT. */
+import { readDynamo, readInteger } from '#lib/platform/config';
 import { startLocalRuntime } from './runtime';
 
 // Node 20 is supported here on purpose (see README); the SDK's notice about future versions is noise.
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 
+const STOP_TIMEOUT_MS = 5_000;
+
 const problems: string[] = [];
 const port = readInteger(process.env, 'PORT', 3000, 0, 65535, problems);
 const dynamoPort = readInteger(process.env, 'DYNAMODB_PORT', 8000, 0, 65535, problems);
+const { endpoint: dynamoEndpoint } = readDynamo(process.env, problems);
 if (problems.length > 0) {
   console.error(`Invalid configuration: ${problems.join('; ')}`);
   process.exit(1);
 }
 
-const runtime = await startLocalRuntime({
+const starting = startLocalRuntime({
   port,
   dynamoPort,
   host: process.env.HOST || '127.0.0.1',
   dataDir: process.env.DATA_DIR || undefined,
+  dynamoEndpoint,
   seed: true,
 }).catch((error: NodeJS.ErrnoException) => {
   // The common failure is a port in use; say which and how to choose another, without a stack trace.
@@ -28,6 +32,28 @@ const runtime = await startLocalRuntime({
   );
   process.exit(1);
 });
+
+let stopping = false;
+/**
+ * Ctrl-C and SIGTERM close the runtime (the embedded DynamoDB flushes DATA_DIR on close), then exit. The
+ * signal may come twice (a terminal's Ctrl-C reaches npm too, which forwards it), so later ones are ignored;
+ * a close that hangs ends the process after STOP_TIMEOUT_MS anyway.
+ */
+const stop = async () => {
+  if (stopping) return;
+  stopping = true;
+  setTimeout(() => {
+    console.error('Stopping took too long; exiting without a clean close.');
+    process.exit(1);
+  }, STOP_TIMEOUT_MS).unref();
+  // A signal during start-up waits for the runtime, so what it started is closed too.
+  await (await starting.catch(() => undefined))?.close();
+  process.exit(0);
+};
+process.on('SIGINT', stop);
+process.on('SIGTERM', stop);
+
+const runtime = await starting;
 const demo = runtime.demo;
 /** The request the banner suggests; the demo session below is the same one, so the two never differ. */
 const demoRequest = {
@@ -55,11 +81,14 @@ if (demoSession.status !== 201 || !created.embedUrl) {
   process.exit(1);
 }
 const { embedUrl } = created;
+const dynamoLine = runtime.embeddedDynamo
+  ? `Embedded DynamoDB  ${runtime.dynamoEndpoint}  (${process.env.DATA_DIR ? `persisted in ${process.env.DATA_DIR}` : 'in memory'})`
+  : `DynamoDB           ${runtime.dynamoEndpoint}  (DYNAMODB_ENDPOINT; tables created there when missing${process.env.DATA_DIR ? '; DATA_DIR unused' : ''})`;
 
 console.log(`
 Embed session service running locally
   API base URL       ${runtime.baseUrl}
-  Embedded DynamoDB  ${runtime.dynamoEndpoint}  (${process.env.DATA_DIR ? `persisted in ${process.env.DATA_DIR}` : 'in memory'})
+  ${dynamoLine}
   Demo API key       ${demo?.apiKey}   (user ${demo?.userId}; shown once)
   Demo boards        ${demo?.publicBoardId} (PUBLIC), ${demo?.privateBoardId} (PRIVATE, your org), ${demo?.otherOrgBoardId} (PRIVATE, other org)
   Rate limit per key ${runtime.apiKeyLimits.rate} requests/s, bursts of ${runtime.apiKeyLimits.burst} (API_KEY_RATE_LIMIT, API_KEY_BURST_LIMIT)
@@ -76,10 +105,3 @@ Create a session:
 Admin CLI against this runtime:
   DYNAMODB_ENDPOINT=${runtime.dynamoEndpoint} npm run --silent admin -- list-boards
 `);
-
-const stop = async () => {
-  await runtime.close();
-  process.exit(0);
-};
-process.once('SIGINT', stop);
-process.once('SIGTERM', stop);

@@ -15,9 +15,9 @@ export type FunctionSetting = 'PUBLIC_BASE_URL' | 'METADATA_MAX_BYTES' | 'EMBED_
 /** House defaults of every function, in AWS and in the local gateway's Lambda context. */
 export const FUNCTION_MEMORY_MB = 512;
 /**
- * Room for three DynamoDB calls that each exhaust the client's retries (3 attempts of at most 0.5 s to
- * connect and 1 s to answer, plus backoff: about 5 s; see lib/dynamodb/client.ts), so a slow DynamoDB
- * ends in the service's own 503, not in a Lambda timeout. API Gateway itself waits 29 s.
+ * Far above what an invocation may spend on DynamoDB (its 5 s request budget, lib/http/middlewares/
+ * request-budget.ts, which also stops 1 s before Lambda's own timeout), so a slow DynamoDB ends in the
+ * service's own 503, never in a Lambda timeout. API Gateway itself waits 29 s.
  */
 export const FUNCTION_TIMEOUT_SECONDS = 20;
 
@@ -45,7 +45,8 @@ export const FUNCTIONS = {
     access: {
       boards: ['GetItem'],
       memberships: ['GetItem'],
-      sessions: ['PutItem'],
+      // GetItem on sessions: only to tell a retried put that met its own write from a real conflict.
+      sessions: ['PutItem', 'GetItem'],
       // Claim (conditional put), read the holder, store the answer, forget a 5xx.
       idempotency: ['PutItem', 'GetItem', 'UpdateItem', 'DeleteItem'],
     },

@@ -10,6 +10,8 @@ const TRANSIENT_NAMES = new Set([
   'TimeoutError',
   'RequestTimeout',
   'RequestTimeoutException',
+  // The request's time budget ran out (lib/dynamodb/client.ts).
+  'DeadlineExceededError',
 ]);
 
 const NETWORK_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EAI_AGAIN']);

@@ -27,16 +27,41 @@ const BINDABLE = `${NOT_REVOKED} AND bindToBrowser = :yes AND attribute_not_exis
  */
 export class DynamoSessionRepository extends DynamoTable implements SessionRepository {
   async create(session: StoredSession): Promise<void> {
-    await dynamoCall(() =>
+    try {
+      await dynamoCall(() =>
+        this.db.send(
+          new PutCommand({
+            TableName: this.tableName,
+            Item: toItem(session),
+            // A single conditional put: the session is written whole or not at all, never over another.
+            ConditionExpression: 'attribute_not_exists(id)',
+            ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+          }),
+        ),
+      );
+    } catch (error) {
+      if ((error as Error).name !== 'ConditionalCheckFailedException') throw error;
+      // When a put's answer is lost after the write landed, the SDK retries it and the retry meets the
+      // session it has just written: that is a success. Only another session under this id is a refusal.
+      if (!(await this.holds(session, error as { Item?: Item }))) throw error;
+    }
+  }
+
+  /** True when the item a conditional put was refused over is `session` itself (same token hash). */
+  private async holds(session: StoredSession, refusal: { Item?: Item }): Promise<boolean> {
+    if (refusal.Item) return attributeString(refusal.Item.tokenHash) === session.tokenHash;
+    // Engines that ignore ReturnValuesOnConditionCheckFailure (dynalite): read the session as it is now.
+    const { Item } = await dynamoCall(() =>
       this.db.send(
-        new PutCommand({
+        new GetCommand({
           TableName: this.tableName,
-          Item: toItem(session),
-          // A single conditional put: the session is written whole or not at all, never over another.
-          ConditionExpression: 'attribute_not_exists(id)',
+          Key: { id: session.id },
+          ConsistentRead: true,
+          ProjectionExpression: 'tokenHash',
         }),
       ),
     );
+    return Item !== undefined && Item.tokenHash === session.tokenHash;
   }
 
   async lookupToken(tokenHash: string): Promise<TokenMatch | undefined> {
@@ -173,6 +198,16 @@ export class DynamoSessionRepository extends DynamoTable implements SessionRepos
       },
     };
   }
+}
+
+/**
+ * A string attribute of the item a refusal carries, which the document client leaves in DynamoDB's
+ * attribute-value form (`{ S: "…" }`); a plain string is taken too.
+ */
+function attributeString(value: unknown): string | undefined {
+  if (typeof value === 'string') return value;
+  const s = (value as { S?: unknown } | undefined)?.S;
+  return typeof s === 'string' ? s : undefined;
 }
 
 /** The index and partition key value that hold a scope. */

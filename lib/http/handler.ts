@@ -2,6 +2,7 @@ import middy from '@middy/core';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import { createLogger } from '#lib/platform/logger';
 import { httpErrors } from './middlewares/http-errors';
+import { withRequestBudget } from './middlewares/request-budget';
 
 type ProxyHandler = (event: APIGatewayProxyEvent) => Promise<APIGatewayProxyResult>;
 
@@ -19,7 +20,8 @@ export function jsonApiHandler(
   handle: ProxyHandler,
 ) {
   const logger = createLogger({ function: functionName });
-  let chain = middy<APIGatewayProxyEvent, APIGatewayProxyResult>();
+  // Every route's DynamoDB calls share one deadline per request (lib/http/middlewares/request-budget.ts).
+  let chain = withRequestBudget(middy<APIGatewayProxyEvent, APIGatewayProxyResult>());
   for (const middleware of middlewares.outer ?? []) chain = chain.use(middleware);
   chain = chain.use(httpErrors({ logger }));
   for (const middleware of middlewares.inner ?? []) chain = chain.use(middleware);

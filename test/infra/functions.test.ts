@@ -92,12 +92,14 @@ describe('Lambda functions', () => {
     expect(grantsOf('authorizer')).toEqual(['GetItem on apiKeys']);
   });
 
-  it('grants create-session reads of boards and memberships, writes of sessions and its idempotency records', () => {
+  it('grants create-session reads of boards and memberships, writes and reads of sessions, and its idempotency records', () => {
+    // GetItem on sessions tells a retried put that met its own write from a conflict (no Query, no Scan).
     expect(grantsOf('createSession')).toEqual([
       'DeleteItem on idempotency',
       'GetItem on boards',
       'GetItem on idempotency',
       'GetItem on memberships',
+      'GetItem on sessions',
       'PutItem on idempotency',
       'PutItem on sessions',
       'UpdateItem on idempotency',

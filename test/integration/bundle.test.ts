@@ -1,6 +1,9 @@
-import { execFile } from 'node:child_process';
+import { execFile, execFileSync } from 'node:child_process';
+import { once } from 'node:events';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createServer } from 'node:http';
 import { builtinModules } from 'node:module';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -10,10 +13,12 @@ import { esbuildOptions, shipFiles } from '#infra/bundling';
 import { FUNCTIONS, type FunctionDefinition, type FunctionName } from '#lib/definitions/routes';
 import { TABLE_KEYS, TABLES } from '#lib/definitions/tables';
 import { HOST_SCRIPT, HOST_SCRIPT_VERSION } from '#lib/embed/host-script';
+import { AUTHORIZER_FAILED } from '#lib/http/middlewares/authorizer-errors';
 import type { LocalRuntime } from '#local/runtime';
 import { embedEvent, jsonEvent, proxyEvent } from '#test/support/events';
 import { validBody } from '#test/support/fixtures';
 import { createSessionCall, startTestRuntime } from '#test/support/local-runtime';
+import { node24 } from '#test/support/node24';
 
 const run = promisify(execFile);
 const INVOKER = join(import.meta.dirname, '../support/invoke-bundle.mjs');
@@ -37,18 +42,25 @@ afterAll(async () => {
   if (outDir) rmSync(outDir, { recursive: true, force: true });
 });
 
-/** Invokes a bundle in a fresh Node process with Lambda-like environment pointing at the local tables. */
+/**
+ * Invokes a bundle in a fresh process of the `node` binary, with Lambda-like environment pointing at the
+ * local tables.
+ */
 async function invoke(
+  node: string,
   name: FunctionName,
   event: unknown,
+  env: Record<string, string> = {},
 ): Promise<{ ok: boolean; result?: unknown; message?: string }> {
-  return (await invokeWithLogs(name, event)).outcome;
+  return (await invokeWithLogs(node, name, event, env)).outcome;
 }
 
 /** As `invoke`, with the JSON log lines the function wrote. */
 async function invokeWithLogs(
+  node: string,
   name: FunctionName,
   event: unknown,
+  extraEnv: Record<string, string> = {},
 ): Promise<{
   outcome: { ok: boolean; result?: unknown; message?: string };
   logs: Record<string, unknown>[];
@@ -61,11 +73,8 @@ async function invokeWithLogs(
     LOG_LEVEL: 'error',
   };
   for (const key of TABLE_KEYS) env[TABLES[key].envVar] = runtime.tables[key];
-  const { stdout } = await run(
-    process.execPath,
-    [INVOKER, bundles.get(name) as string, JSON.stringify(event)],
-    { env },
-  );
+  Object.assign(env, extraEnv);
+  const { stdout } = await run(node, [INVOKER, bundles.get(name) as string, JSON.stringify(event)], { env });
   const marker = stdout.lastIndexOf('@@OUTCOME@@');
   const logs = stdout
     .slice(0, marker)
@@ -284,33 +293,73 @@ describe('Lambda bundles (built exactly as the CDK stack builds them)', () => {
       expect(sources.filter((source) => /client-api-gateway|(^|\/)admin\//.test(source))).toEqual([]);
     },
   );
-
-  it.each(Object.keys(FUNCTIONS) as FunctionName[])(
-    'loads and handles a real event in a fresh Node process: %s',
-    async (name) => {
-      const sample = await SAMPLES[name]();
-      sample.check(await invoke(name, sample.event));
-    },
-  );
-
-  it('logs the stack of an unexpected error with source positions, read from the bundle’s source map', async () => {
-    // A route wired without the authorizer is a deployment mistake: a 500, logged with its stack.
-    const { outcome, logs } = await invokeWithLogs(
-      'createSession',
-      proxyEvent({ authorizer: null, domainName: DOMAIN }),
-    );
-    expect(outcome.result).toMatchObject({ statusCode: 500 });
-    const [line] = logs.filter((entry) => entry.level === 'error');
-    expect(line?.stack).toMatch(/lib\/http\/api-gateway\.ts:\d+:\d+/);
-    expect(line?.stack).not.toMatch(/index\.mjs:\d+/);
-  });
-
-  it('refuses an unknown key from the bundled authorizer with exactly "Unauthorized"', async () => {
-    const outcome = await invoke('authorizer', {
-      type: 'TOKEN',
-      authorizationToken: `Bearer esk_${'B'.repeat(43)}`,
-      methodArn: 'arn:aws:execute-api:eu-west-1:123456789012:abc/prod/POST/api/embed/sessions',
-    });
-    expect(outcome).toEqual({ ok: false, message: 'Unauthorized' });
-  });
 });
+
+/**
+ * The bundles run on the local Node and on Node 24, the version of Lambda's nodejs24.x runtime (CI
+ * installs it; elsewhere these tests say why they skip).
+ */
+const NODE_24 = node24();
+const RUNTIMES = [
+  { label: `the local Node (${process.version})`, node: process.execPath, missing: undefined },
+  { label: 'Node 24, as in Lambda', node: NODE_24.path ?? '', missing: NODE_24.missing },
+];
+
+for (const { label, node, missing } of RUNTIMES) {
+  if (missing) console.warn(`Bundle tests on ${label} skipped: ${missing}`);
+  describe.skipIf(missing !== undefined)(`Lambda bundles run by ${label}`, () => {
+    it('are run by the Node named', () => {
+      const version = execFileSync(node, ['--version'], { encoding: 'utf8' }).trim();
+      expect(version).toMatch(node === process.execPath ? process.version : /^v24\./);
+    });
+
+    it.each(Object.keys(FUNCTIONS) as FunctionName[])(
+      'loads and handles a real event in a fresh Node process: %s',
+      async (name) => {
+        const sample = await SAMPLES[name]();
+        sample.check(await invoke(node, name, sample.event));
+      },
+    );
+
+    it('logs the stack of an unexpected error with source positions, read from the bundle’s source map', async () => {
+      // A route wired without the authorizer is a deployment mistake: a 500, logged with its stack.
+      const { outcome, logs } = await invokeWithLogs(
+        node,
+        'createSession',
+        proxyEvent({ authorizer: null, domainName: DOMAIN }),
+      );
+      expect(outcome.result).toMatchObject({ statusCode: 500 });
+      const [line] = logs.filter((entry) => entry.level === 'error');
+      expect(line?.stack).toMatch(/lib\/http\/api-gateway\.ts:\d+:\d+/);
+      expect(line?.stack).not.toMatch(/index\.mjs:\d+/);
+    });
+
+    it('fails the bundled authorizer, without blaming the key, when DynamoDB is unreachable', async () => {
+      const closed = createServer();
+      closed.listen(0, '127.0.0.1');
+      await once(closed, 'listening');
+      const { port } = closed.address() as AddressInfo;
+      closed.close();
+      const outcome = await invoke(
+        node,
+        'authorizer',
+        {
+          type: 'TOKEN',
+          authorizationToken: `Bearer ${runtime.demo?.apiKey}`,
+          methodArn: 'arn:aws:execute-api:eu-west-1:123456789012:abc/prod/POST/api/embed/sessions',
+        },
+        { DYNAMODB_ENDPOINT: `http://127.0.0.1:${port}` },
+      );
+      expect(outcome).toEqual({ ok: false, message: AUTHORIZER_FAILED });
+    });
+
+    it('refuses an unknown key from the bundled authorizer with exactly "Unauthorized"', async () => {
+      const outcome = await invoke(node, 'authorizer', {
+        type: 'TOKEN',
+        authorizationToken: `Bearer esk_${'B'.repeat(43)}`,
+        methodArn: 'arn:aws:execute-api:eu-west-1:123456789012:abc/prod/POST/api/embed/sessions',
+      });
+      expect(outcome).toEqual({ ok: false, message: 'Unauthorized' });
+    });
+  });
+}

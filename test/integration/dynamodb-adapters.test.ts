@@ -7,19 +7,22 @@ import { DynamoBoardRepository } from '#lib/dynamodb/boards';
 import { createDocumentClient } from '#lib/dynamodb/client';
 import { DynamoMembershipRepository } from '#lib/dynamodb/memberships';
 import { DynamoSessionRepository } from '#lib/dynamodb/sessions';
-import { type EmbeddedDynamo, ensureTables, startEmbeddedDynamo } from '#local/dynamodb';
+import { METADATA_MAX_BYTES_CEILING } from '#lib/platform/config';
+import { ensureTables } from '#local/dynamodb';
 import { storedSession } from '#test/support/fixtures';
+import { startTestDynamo } from '#test/support/test-dynamo';
 
 /**
- * The adapters against a real DynamoDB implementation (the embedded dynalite, with the tables and
- * indexes built from lib/definitions/tables.ts): what the unit tests only check as request parameters.
+ * The adapters against a real DynamoDB implementation (the embedded dynalite, or AWS's DynamoDB Local in
+ * `npm run test:dynamodb-local`, with the tables and indexes built from lib/definitions/tables.ts): what the
+ * unit tests only check as request parameters.
  */
-let dynamo: EmbeddedDynamo;
+let dynamo: { endpoint: string; close(): Promise<void> };
 let db: ReturnType<typeof createDocumentClient>;
 let sessions: DynamoSessionRepository;
 
 beforeAll(async () => {
-  dynamo = await startEmbeddedDynamo({ port: 0, host: '127.0.0.1', dataDir: undefined });
+  dynamo = await startTestDynamo();
   await ensureTables(dynamo.endpoint, LOCAL_TABLE_NAMES);
   db = createDocumentClient({ endpoint: dynamo.endpoint, region: 'local' });
   sessions = new DynamoSessionRepository(db, LOCAL_TABLE_NAMES.sessions);
@@ -71,6 +74,28 @@ describe('DynamoSessionRepository on the embedded DynamoDB', () => {
     );
     expect(Item?.ttl).toBe(Date.parse('2026-02-01T00:00:01.000Z') / 1000);
     expect(JSON.stringify(Item)).not.toContain(`token-${counter}`);
+  });
+
+  it('stores the largest session the API can accept: the 350 KiB metadata ceiling and every field at its longest', async () => {
+    // Four-byte characters make the 256-character fields as large as they can be in bytes.
+    const longest = '😀'.repeat(256);
+    const metadata = { pad: 'x'.repeat(METADATA_MAX_BYTES_CEILING - '{"pad":""}'.length) };
+    expect(Buffer.byteLength(JSON.stringify(metadata))).toBe(METADATA_MAX_BYTES_CEILING);
+    const largest = session({
+      boardId: longest,
+      orgId: longest,
+      userId: longest,
+      createdByUserId: longest,
+      email: `${'a'.repeat(64)}@${'b'.repeat(185)}.com`,
+      firstName: longest,
+      lastName: longest,
+      plan: longest,
+      avatarUrl: `https://example.com/${'a'.repeat(2048 - 20)}`,
+      metadata,
+    });
+    await sessions.create(largest);
+    expect(await sessions.get(largest.id)).toEqual(largest);
+    expect(await sessions.lookupToken(largest.tokenHash)).toEqual({ id: largest.id, boardId: longest });
   });
 
   it('returns undefined for a token hash no session has', async () => {

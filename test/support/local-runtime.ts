@@ -14,6 +14,7 @@ import type { MonotonicClock } from '#local/rate-limiter';
 import { type LocalRuntime, startLocalRuntime } from '#local/runtime';
 import { storedSession } from './fixtures';
 import { expectDocumentedResponse } from './openapi';
+import { startTestDynamo, testEngine } from './test-dynamo';
 
 /**
  * The per-key limits tests run with unless they ask for others: API Gateway's maxima, so that no test of
@@ -26,21 +27,36 @@ export interface TestRuntimeOptions {
   apiKeyLimits?: RateLimit;
   /** The rate limiter's clock, for tests that move time by hand. */
   rateLimitClock?: MonotonicClock;
+  /** A DynamoDB to run on (a fault proxy, say) instead of one of this run's engine. */
+  dynamoEndpoint?: string;
 }
 
-/** Starts the local runtime on free ports with demo data and silent logs. */
-export function startTestRuntime(options: TestRuntimeOptions = {}): Promise<LocalRuntime> {
+/**
+ * Starts the local runtime on free ports with demo data and silent logs, on the DynamoDB at
+ * `dynamoEndpoint`, or else on one of this run's engine (the runtime's embedded dynalite, or a DynamoDB
+ * Local of its own that closes with it).
+ */
+export async function startTestRuntime(options: TestRuntimeOptions = {}): Promise<LocalRuntime> {
   // Through the environment, which the runtime reads at start as it does under `npm start`.
   const limits = options.apiKeyLimits ?? UNTHROTTLED;
   process.env.API_KEY_RATE_LIMIT = String(limits.rate);
   process.env.API_KEY_BURST_LIMIT = String(limits.burst);
-  return startLocalRuntime({
-    port: 0,
-    dynamoPort: 0,
-    seed: true,
-    logger: createLogger({}, { level: 'error' }),
-    rateLimitClock: options.rateLimitClock,
-  });
+  const own =
+    !options.dynamoEndpoint && testEngine() === 'dynamodb-local' ? await startTestDynamo() : undefined;
+  try {
+    const runtime = await startLocalRuntime({
+      port: 0,
+      dynamoPort: 0,
+      dynamoEndpoint: options.dynamoEndpoint ?? own?.endpoint,
+      seed: true,
+      logger: createLogger({}, { level: 'error' }),
+      rateLimitClock: options.rateLimitClock,
+    });
+    return own ? { ...runtime, close: () => runtime.close().finally(() => own.close()) } : runtime;
+  } catch (error) {
+    await own?.close();
+    throw error;
+  }
 }
 
 export interface CallResult {

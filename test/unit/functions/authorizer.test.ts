@@ -3,6 +3,7 @@ import { DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
 import type { APIGatewayTokenAuthorizerEvent } from 'aws-lambda';
 import { mockClient } from 'aws-sdk-client-mock';
 import { describe, expect, it } from 'vitest';
+import { AUTHORIZER_FAILED } from '#lib/http/middlewares/authorizer-errors';
 import { dynamoErrors } from '#test/support/dynamo-errors';
 import { lambdaContext, METHOD_ARN, tokenEvent } from '#test/support/events';
 import { apiKeyRecord } from '#test/support/fakes';
@@ -55,6 +56,12 @@ function expectUnauthorized(error: Error) {
   expect(error).toBeInstanceOf(Error);
   expect(Object.getPrototypeOf(error)).toBe(Error.prototype);
   expect(error.message).toBe('Unauthorized');
+}
+
+/** Any other error fails the authorizer: API Gateway answers 503, and the key is not blamed. */
+function expectAuthorizerFailure(error: Error) {
+  expect(error).toBeInstanceOf(Error);
+  expect(error.message).toBe(AUTHORIZER_FAILED);
 }
 
 describe('authorizer: a valid key', () => {
@@ -135,17 +142,17 @@ describe('authorizer: refusals', () => {
     expectUnauthorized(error as Error);
   });
 
-  it.each(['throttled', 'internal', 'connectionRefused', 'accessDenied', 'validation'] as const)(
-    'fails closed with exactly Error("Unauthorized") when DynamoDB fails (%s)',
+  it.each(['throttled', 'internal', 'connectionRefused', 'timeout', 'accessDenied', 'validation'] as const)(
+    'refuses without blaming the key when DynamoDB fails (%s): an authorizer failure, not "Unauthorized"',
     async (kind) => {
       ddb.on(GetCommand).rejects(dynamoErrors[kind]());
-      expectUnauthorized(await refusal(`Bearer ${ACTIVE_KEY}`));
+      expectAuthorizerFailure(await refusal(`Bearer ${ACTIVE_KEY}`));
       expect(ddb.calls()).toHaveLength(1);
     },
   );
 
-  it('fails closed on a malformed methodArn even for a valid key', async () => {
-    expectUnauthorized(await refusal(`Bearer ${ACTIVE_KEY}`, 'not-an-arn'));
+  it('refuses on a malformed methodArn even for a valid key, as an authorizer failure', async () => {
+    expectAuthorizerFailure(await refusal(`Bearer ${ACTIVE_KEY}`, 'not-an-arn'));
   });
 });
 

@@ -9,6 +9,7 @@ import { createGateway, type LambdaHandler, policyAllows } from '#local/gateway'
 import { manualMonotonicClock } from '#test/support/fakes';
 import type { AuthorizerHandler, ProxyHandler } from '#test/support/harness';
 import { memoryLogger } from '#test/support/logs';
+import { rawGet } from '#test/support/raw-http';
 
 /** Region, account, API id and stage of the local gateway: `local`, a zero account, `local`, `local`. */
 const ARN_PREFIX = 'arn:aws:execute-api:local:000000000000:local/local';
@@ -608,5 +609,27 @@ describe('local gateway: failures', () => {
     expect(line).toMatchObject({ method: 'GET', path: '/embed', status: 200 });
     expect(line?.requestId).toBe(onlyEvent(handlers.embedPage).requestContext.requestId);
     expect(JSON.stringify(logs.lines())).not.toContain(token);
+  });
+});
+
+describe('local gateway: request targets that are not URLs', () => {
+  it.each(['//[', '/%zz%', '//a:99999/x'])(
+    'answers GET %s with the 404 JSON of an unknown route, and logs it by its raw path',
+    async (target) => {
+      const { port } = new URL(baseUrl);
+      const response = await rawGet('127.0.0.1', Number(port), target);
+      expect(response.status).toBe(404);
+      expect(response.headers['content-type']).toBe('application/json');
+      expect(JSON.parse(response.body)).toEqual({ error: 'Not Found', message: 'No such route' });
+      const line = logs.lines().findLast((entry) => entry.message === 'request');
+      expect(line).toMatchObject({ method: 'GET', path: target, status: 404 });
+    },
+  );
+
+  it('answers 400 JSON for a target that is not a path at all', async () => {
+    const { port } = new URL(baseUrl);
+    const response = await rawGet('127.0.0.1', Number(port), 'http://[/x');
+    expect(response.status).toBe(400);
+    expect(JSON.parse(response.body)).toMatchObject({ error: 'Bad Request' });
   });
 });

@@ -107,8 +107,8 @@ describe('DynamoSessionRepository.create', () => {
     },
   );
 
-  it.each(['conditionFailed', 'validation'] as const)('rethrows %s as it is', async (kind) => {
-    const original = dynamoErrors[kind]();
+  it('rethrows a validation error as it is', async () => {
+    const original = dynamoErrors.validation();
     ddb.on(PutCommand).rejects(original);
     await expect(repository.create(SESSION)).rejects.toBe(original);
   });
@@ -129,6 +129,64 @@ describe('DynamoSessionRepository.create: browser binding', () => {
     expect(item.bindToBrowser).toBe(true);
     expect(item).not.toHaveProperty('bindingHash');
     expect(item).not.toHaveProperty('boundAt');
+  });
+});
+
+describe('DynamoSessionRepository.create when the put meets an existing session', () => {
+  /** The refusal DynamoDB sends for ALL_OLD: the item as it is, in DynamoDB's attribute-value form. */
+  const refusedOver = (tokenHash: string) =>
+    Object.assign(dynamoErrors.conditionFailed(), {
+      Item: { id: { S: SESSION.id }, tokenHash: { S: tokenHash } },
+    });
+
+  it('asks DynamoDB for the existing item when the condition fails', async () => {
+    ddb.on(PutCommand).resolves({});
+    await repository.create(SESSION);
+    expect(ddb.commandCalls(PutCommand)[0]?.args[0].input.ReturnValuesOnConditionCheckFailure).toBe(
+      'ALL_OLD',
+    );
+  });
+
+  it('succeeds when the existing item is this very session (a retried put whose answer was lost)', async () => {
+    ddb.on(PutCommand).rejects(refusedOver(SESSION.tokenHash));
+    await expect(repository.create(SESSION)).resolves.toBeUndefined();
+    expect(ddb.commandCalls(GetCommand)).toHaveLength(0);
+  });
+
+  it('refuses with the original error when the existing item is another session', async () => {
+    const refusal = refusedOver('b'.repeat(64));
+    ddb.on(PutCommand).rejects(refusal);
+    await expect(repository.create(SESSION)).rejects.toBe(refusal);
+  });
+
+  describe('on an engine that does not return the existing item (dynalite)', () => {
+    it('reads the session by id, strongly consistent, and succeeds when it is this very session', async () => {
+      ddb.on(PutCommand).rejects(dynamoErrors.conditionFailed());
+      ddb.on(GetCommand).resolves({ Item: { id: SESSION.id, tokenHash: SESSION.tokenHash } });
+      await expect(repository.create(SESSION)).resolves.toBeUndefined();
+      expect(ddb.commandCalls(GetCommand)[0]?.args[0].input).toEqual({
+        TableName: 'sessions-t',
+        Key: { id: SESSION.id },
+        ConsistentRead: true,
+        ProjectionExpression: 'tokenHash',
+      });
+    });
+
+    it.each([
+      ['another session', { Item: { id: SESSION.id, tokenHash: 'b'.repeat(64) } }],
+      ['no session any more', {}],
+    ])('refuses with the original error when it finds %s', async (_name, answer) => {
+      const refusal = dynamoErrors.conditionFailed();
+      ddb.on(PutCommand).rejects(refusal);
+      ddb.on(GetCommand).resolves(answer);
+      await expect(repository.create(SESSION)).rejects.toBe(refusal);
+    });
+
+    it('turns a failing read into StorageUnavailableError', async () => {
+      ddb.on(PutCommand).rejects(dynamoErrors.conditionFailed());
+      ddb.on(GetCommand).rejects(dynamoErrors.internal());
+      await expect(repository.create(SESSION)).rejects.toBeInstanceOf(StorageUnavailableError);
+    });
   });
 });
 

@@ -2,14 +2,14 @@ import middy from '@middy/core';
 import type { APIGatewayAuthorizerResult, APIGatewayTokenAuthorizerEvent } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
 import { InvalidApiKeyError, StorageUnavailableError } from '#lib/domain/errors';
-import { unauthorizedOnError } from '#lib/http/middlewares/authorizer-errors';
+import { AUTHORIZER_FAILED, authorizerErrors } from '#lib/http/middlewares/authorizer-errors';
 import { lambdaContext, tokenEvent } from '#test/support/events';
 import { memoryLogger } from '#test/support/logs';
 
 function failing(error: unknown) {
   const { logger, lines } = memoryLogger();
   const handler = middy<APIGatewayTokenAuthorizerEvent, APIGatewayAuthorizerResult>()
-    .use(unauthorizedOnError({ logger }))
+    .use(authorizerErrors({ logger }))
     .handler(async () => {
       throw error;
     });
@@ -25,16 +25,21 @@ async function rejection(invoke: () => Promise<unknown>): Promise<Error> {
   return (outcome as { error: Error }).error;
 }
 
-describe('unauthorizedOnError', () => {
+describe('authorizerErrors', () => {
+  it('turns an invalid key into exactly Error("Unauthorized"), which API Gateway answers with 401', async () => {
+    const error = await rejection(failing(new InvalidApiKeyError('API key is revoked')).invoke);
+    expect(Object.getPrototypeOf(error)).toBe(Error.prototype);
+    expect(error.message).toBe('Unauthorized');
+  });
+
   it.each([
-    ['an invalid key', new InvalidApiKeyError('API key is revoked')],
     ['a storage outage', new StorageUnavailableError()],
     ['a bug', new TypeError('x is undefined')],
     ['a thrown string', 'oops'],
-  ])('turns %s into exactly Error("Unauthorized")', async (_name, thrown) => {
+  ])('fails the authorizer on %s without blaming the key: never "Unauthorized"', async (_name, thrown) => {
     const error = await rejection(failing(thrown).invoke);
-    expect(Object.getPrototypeOf(error)).toBe(Error.prototype);
-    expect(error.message).toBe('Unauthorized');
+    expect(error.message).not.toBe('Unauthorized');
+    expect(error.message).toBe(AUTHORIZER_FAILED);
   });
 
   it('logs a refused key at info level with the reason and the request id', async () => {
@@ -45,7 +50,7 @@ describe('unauthorizedOnError', () => {
     ]);
   });
 
-  it('logs an unexpected failure at error level with the request id', async () => {
+  it('logs a failure at error level with the request id, so the alarm on error lines fires', async () => {
     const { invoke, lines } = failing(new StorageUnavailableError());
     await rejection(invoke);
     expect(lines()).toEqual([

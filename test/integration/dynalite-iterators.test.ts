@@ -1,0 +1,112 @@
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { LOCAL_TABLE_NAMES } from '#lib/definitions/tables';
+import { hashCredential } from '#lib/domain/credentials';
+import { DynamoBoardRepository } from '#lib/dynamodb/boards';
+import { createDocumentClient } from '#lib/dynamodb/client';
+import { DynamoSessionRepository } from '#lib/dynamodb/sessions';
+import { abstractLevelModulesOfDynalite } from '#local/dynalite-iterators';
+import { type EmbeddedDynamo, ensureTables, startEmbeddedDynamo } from '#local/dynamodb';
+import type { LocalRuntime } from '#local/runtime';
+import { storedSession } from '#test/support/fixtures';
+import { call, createSessionCall, startTestRuntime } from '#test/support/local-runtime';
+
+/**
+ * The embedded DynamoDB must not keep an iterator open per Query or Scan: each open iterator holds a
+ * snapshot of dynalite's in-memory tree, which is how `npm start` grew from 444 to 742 MB in two minutes
+ * of embed page loads. abstract-level attaches every open iterator to its database and detaches it on
+ * close, so counting the two counts the iterators still open.
+ */
+let open = 0;
+const restores: Array<() => void> = [];
+
+beforeAll(() => {
+  for (const level of abstractLevelModulesOfDynalite()) {
+    const proto = level.AbstractLevel.prototype;
+    const { attachResource, detachResource } = proto;
+    proto.attachResource = function (resource) {
+      if (resource.constructor.name.includes('Iterator')) open += 1;
+      return attachResource.call(this, resource);
+    };
+    proto.detachResource = function (resource) {
+      if (resource.constructor.name.includes('Iterator')) open -= 1;
+      return detachResource.call(this, resource);
+    };
+    restores.push(() => Object.assign(proto, { attachResource, detachResource }));
+  }
+});
+afterAll(() => {
+  for (const restore of restores) restore();
+});
+
+/** Open iterators once pending clean-up has run. */
+async function openIterators(): Promise<number> {
+  await new Promise((resolve) => setTimeout(resolve, 50));
+  return open;
+}
+
+describe.each([
+  ['in memory', false],
+  ['persisted in DATA_DIR', true],
+])('the embedded DynamoDB, %s', (_name, persisted) => {
+  let dynamo: EmbeddedDynamo;
+  let db: ReturnType<typeof createDocumentClient>;
+  let dataDir: string | undefined;
+
+  beforeAll(async () => {
+    dataDir = persisted ? mkdtempSync(join(tmpdir(), 'dynalite-iterators-')) : undefined;
+    dynamo = await startEmbeddedDynamo({ port: 0, host: '127.0.0.1', dataDir });
+    await ensureTables(dynamo.endpoint, LOCAL_TABLE_NAMES);
+    db = createDocumentClient({ endpoint: dynamo.endpoint, region: 'local' });
+  });
+  afterAll(async () => {
+    db?.destroy();
+    await dynamo?.close();
+    if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it('closes the iterator of every Query and Scan: none stay open after 300 of them', async () => {
+    const sessions = new DynamoSessionRepository(db, LOCAL_TABLE_NAMES.sessions);
+    const boards = new DynamoBoardRepository(db, LOCAL_TABLE_NAMES.boards);
+    const token = randomBytes(24).toString('base64url');
+    await sessions.create(
+      storedSession({
+        id: '00000000-0000-4000-8000-00000000it01',
+        boardId: 'b',
+        tokenHash: hashCredential(token),
+        expiresAt: '2099-01-01T00:00:00.000Z',
+      }),
+    );
+    const before = await openIterators();
+    for (let i = 0; i < 100; i++) {
+      expect(await sessions.lookupToken(hashCredential(token))).toBeDefined();
+      expect(await sessions.lookupToken(hashCredential(`missing-${i}`))).toBeUndefined();
+      await boards.list();
+    }
+    expect((await openIterators()) - before).toBe(0);
+  });
+});
+
+describe('npm start under embed page loads', () => {
+  let runtime: LocalRuntime;
+  beforeAll(async () => {
+    runtime = await startTestRuntime();
+  });
+  afterAll(() => runtime?.close());
+
+  it('keeps no iterator open after 200 loads of the embed page', async () => {
+    const created = await createSessionCall(runtime, {
+      boardId: runtime.demo?.publicBoardId,
+      userId: 'u',
+      email: 'u@example.com',
+    });
+    const before = await openIterators();
+    for (let i = 0; i < 200; i++) {
+      expect((await call(runtime, `/embed?token=${created.body.sessionToken}`)).status).toBe(200);
+    }
+    expect((await openIterators()) - before).toBe(0);
+  });
+});

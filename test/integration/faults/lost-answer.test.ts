@@ -1,0 +1,61 @@
+import { ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { describe, expect, it } from 'vitest';
+import { LOCAL_TABLE_NAMES } from '#lib/definitions/tables';
+import { hashCredential } from '#lib/domain/credentials';
+import { createDocumentClient } from '#lib/dynamodb/client';
+import { ANSWER_WITHIN_MS, timed, useRuntimeBehindProxy } from '#test/support/fault-suite';
+import { validBody } from '#test/support/fixtures';
+import { call, createSessionCall } from '#test/support/local-runtime';
+
+/**
+ * The session's PutItem lands, but its answer is lost: the SDK retries the conditional put, which then
+ * finds the session it has just written. That is a success, and the caller must get the session.
+ */
+const env = useRuntimeBehindProxy();
+
+async function sessionsWithToken(token: string): Promise<Record<string, unknown>[]> {
+  const db = createDocumentClient({ endpoint: env().upstream, region: 'local' });
+  try {
+    const { Items = [] } = await db.send(
+      new ScanCommand({
+        TableName: LOCAL_TABLE_NAMES.sessions,
+        FilterExpression: 'tokenHash = :h',
+        ExpressionAttributeValues: { ':h': hashCredential(token) },
+        ConsistentRead: true,
+      }),
+    );
+    return Items;
+  } finally {
+    db.destroy();
+  }
+}
+
+describe('when DynamoDB loses the answer to the session PutItem after the write landed', () => {
+  it.each([
+    ['the connection is reset', 'reset'],
+    ['DynamoDB answers InternalServerError', 'internal-error'],
+  ] as const)('answers 201 with the session it wrote when %s', async (_name, then) => {
+    const { proxy, runtime } = env();
+    await proxy.inject(
+      { kind: 'lose-answer', then },
+      { operation: 'PutItem', table: LOCAL_TABLE_NAMES.sessions },
+    );
+    const seen = proxy.requests.length;
+    const created = await timed(() =>
+      createSessionCall(runtime, validBody({ boardId: runtime.demo?.publicBoardId })),
+    );
+    expect(created.status, created.text).toBe(201);
+    expect(created.ms).toBeLessThan(ANSWER_WITHIN_MS);
+    // The SDK did retry the put: the write landed once and its retry met it.
+    const puts = proxy.requests.slice(seen).filter((r) => r.operation === 'PutItem');
+    expect(puts.map((r) => r.fault)).toEqual(['lose-answer', 'none']);
+
+    const token = String(created.body.sessionToken);
+    const session = created.body.session as { id: string };
+    const stored = await sessionsWithToken(token);
+    expect(stored.map((item) => item.id)).toEqual([session.id]);
+    const page = await call(runtime, `/embed?token=${token}`, { headers: { Accept: 'application/json' } });
+    expect(page.status).toBe(200);
+    expect((page.body.session as { id: string }).id).toBe(session.id);
+  });
+});

@@ -1,0 +1,25 @@
+import { describe, expect, it } from 'vitest';
+import { ANSWER_WITHIN_MS, describeOutage, timed, useRuntimeBehindProxy } from '#test/support/fault-suite';
+import { validBody } from '#test/support/fixtures';
+import { call, createSessionCall } from '#test/support/local-runtime';
+
+/** DynamoDB accepts the connection but does not answer in time. */
+const env = useRuntimeBehindProxy();
+describeOutage(env, 'never answers', { kind: 'hang' });
+describeOutage(env, 'answers after 1.5 s, later than the per-call timeout', { kind: 'slow', delayMs: 1_500 });
+
+describe('when DynamoDB answers slowly, but within the per-call timeout', () => {
+  it('creates the session and opens its page: slow, not failed', async () => {
+    const { proxy, runtime } = env();
+    await proxy.inject({ kind: 'slow', delayMs: 400 });
+    const created = await timed(() =>
+      createSessionCall(runtime, validBody({ boardId: runtime.demo?.privateBoardId })),
+    );
+    expect(created.status, created.text).toBe(201);
+    expect(created.ms).toBeLessThan(ANSWER_WITHIN_MS);
+    const page = await timed(() =>
+      call(runtime, `/embed?token=${created.body.sessionToken}`, { headers: { Accept: 'application/json' } }),
+    );
+    expect(page.status).toBe(200);
+  });
+});

@@ -1,0 +1,149 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { LOCAL_TABLE_NAMES } from '#lib/definitions/tables';
+import { DynamoApiKeyRepository } from '#lib/dynamodb/api-keys';
+import { createDocumentClient } from '#lib/dynamodb/client';
+import { startEmbeddedDynamo } from '#local/dynamodb';
+import {
+  eventually,
+  isAlive,
+  killNpmStarts,
+  type NpmStart,
+  portClosed,
+  startNpmStart,
+} from '#test/support/npm-start';
+import { rawGet } from '#test/support/raw-http';
+
+/** `npm start` as a developer runs it: its own processes, its banner, its signals. */
+afterAll(() => killNpmStarts());
+
+describe('npm start: requests that are not URLs', () => {
+  let service: NpmStart;
+
+  it('keeps serving after GET //[, /%zz% and //a:99999/x', async () => {
+    service = await startNpmStart();
+    const { hostname, port } = new URL(service.baseUrl);
+    for (const target of ['//[', '/%zz%', '//a:99999/x']) {
+      const response = await rawGet(hostname, Number(port), target);
+      expect(response.status).toBe(404);
+    }
+    const health = await fetch(`${service.baseUrl}/health`);
+    expect(health.status).toBe(200);
+  });
+});
+
+/** What "stopped" means: every process gone and both ports closed, within a few seconds. */
+async function expectStopped(service: NpmStart) {
+  const gone = await eventually(() => service.pids.every((pid) => !isAlive(pid)), 5_000);
+  expect(gone, `processes still alive: ${service.pids.filter(isAlive).join(', ')}`).toBe(true);
+  expect(await portClosed(service.baseUrl)).toBe(true);
+  expect(await portClosed(service.dynamoEndpoint)).toBe(true);
+}
+
+describe('npm start: stopping', () => {
+  it.each([
+    ['Ctrl-C (SIGINT to its process group)', (s: NpmStart) => process.kill(-(s.npm.pid as number), 'SIGINT')],
+    ['SIGTERM to the npm process', (s: NpmStart) => process.kill(s.npm.pid as number, 'SIGTERM')],
+    ['SIGTERM to the server process', (s: NpmStart) => process.kill(s.serverPid, 'SIGTERM')],
+  ])('stops the whole service, embedded DynamoDB included, on %s', async (_name, signal) => {
+    const service = await startNpmStart();
+    signal(service);
+    await expectStopped(service);
+  });
+
+  it('keeps what it wrote to DATA_DIR across a SIGTERM and a restart', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'npm-start-data-'));
+    try {
+      const first = await startNpmStart({ DATA_DIR: dataDir });
+      const created = await fetch(`${first.baseUrl}/api/embed/sessions`, {
+        method: 'POST',
+        headers: { Authorization: `Bearer ${first.apiKey}`, 'Content-Type': 'application/json' },
+        body: JSON.stringify({ boardId: 'board_public_demo', userId: 'u-1', email: 'u@example.com' }),
+      });
+      expect(created.status).toBe(201);
+      const { sessionToken } = (await created.json()) as { sessionToken: string };
+      process.kill(first.serverPid, 'SIGTERM');
+      await expectStopped(first);
+
+      const second = await startNpmStart({ DATA_DIR: dataDir });
+      const page = await fetch(`${second.baseUrl}/embed?token=${sessionToken}`, {
+        headers: { Accept: 'application/json' },
+      });
+      expect(page.status).toBe(200);
+      process.kill(second.npm.pid as number, 'SIGTERM');
+      await expectStopped(second);
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+});
+
+/** POST /api/embed/sessions with `apiKey`; the status only. */
+async function createWith(service: NpmStart, apiKey: string): Promise<number> {
+  const response = await fetch(`${service.baseUrl}/api/embed/sessions`, {
+    method: 'POST',
+    headers: { Authorization: `Bearer ${apiKey}`, 'Content-Type': 'application/json' },
+    body: JSON.stringify({ boardId: 'board_public_demo', userId: 'u-1', email: 'u@example.com' }),
+  });
+  return response.status;
+}
+
+/** The active API keys of the demo user in the service's DynamoDB. */
+async function activeDemoKeys(service: NpmStart) {
+  const db = createDocumentClient({ endpoint: service.dynamoEndpoint, region: 'local' });
+  try {
+    const keys = await new DynamoApiKeyRepository(db, LOCAL_TABLE_NAMES.apiKeys).list('user_demo');
+    return keys.filter((key) => key.status === 'ACTIVE');
+  } finally {
+    db.destroy();
+  }
+}
+
+describe('npm start: the demo key', () => {
+  it('keeps one active demo key across restarts: the key an earlier start printed stops working', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'npm-start-keys-'));
+    try {
+      const first = await startNpmStart({ DATA_DIR: dataDir });
+      expect(await createWith(first, first.apiKey)).toBe(201);
+      process.kill(first.npm.pid as number, 'SIGTERM');
+      await expectStopped(first);
+
+      const second = await startNpmStart({ DATA_DIR: dataDir });
+      expect(second.apiKey).not.toBe(first.apiKey);
+      expect(await createWith(second, second.apiKey)).toBe(201);
+      expect(await createWith(second, first.apiKey)).toBe(401);
+      expect(await activeDemoKeys(second)).toHaveLength(1);
+      process.kill(second.npm.pid as number, 'SIGTERM');
+      await expectStopped(second);
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('npm start: against a DynamoDB of your own (DYNAMODB_ENDPOINT)', () => {
+  it('creates the tables there, seeds them idempotently, says so in its banner and leaves that DynamoDB running', async () => {
+    const dynamo = await startEmbeddedDynamo({ port: 0, host: '127.0.0.1' });
+    try {
+      const first = await startNpmStart({ DYNAMODB_ENDPOINT: dynamo.endpoint });
+      expect(first.output()).toMatch(new RegExp(`DynamoDB\\s+${dynamo.endpoint}\\s+\\(DYNAMODB_ENDPOINT`));
+      expect(first.output()).not.toContain('Embedded DynamoDB');
+      expect(first.dynamoEndpoint).toBe(dynamo.endpoint);
+      expect(await createWith(first, first.apiKey)).toBe(201);
+      process.kill(first.npm.pid as number, 'SIGTERM');
+      await expectStopped({ ...first, dynamoEndpoint: first.baseUrl });
+      expect(await portClosed(dynamo.endpoint)).toBe(false);
+
+      const second = await startNpmStart({ DYNAMODB_ENDPOINT: dynamo.endpoint });
+      expect(await createWith(second, second.apiKey)).toBe(201);
+      expect(await createWith(second, first.apiKey)).toBe(401);
+      expect(await activeDemoKeys(second)).toHaveLength(1);
+      process.kill(second.npm.pid as number, 'SIGTERM');
+      await expectStopped({ ...second, dynamoEndpoint: second.baseUrl });
+    } finally {
+      await dynamo.close();
+    }
+  });
+});

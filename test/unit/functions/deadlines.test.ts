@@ -1,0 +1,76 @@
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { FUNCTIONS, type FunctionName } from '#lib/definitions/routes';
+import { AUTHORIZER_FAILED } from '#lib/http/middlewares/authorizer-errors';
+import { hasRequestBudget } from '#lib/http/middlewares/request-budget';
+import { embedEvent, jsonEvent, lambdaContext, tokenEvent } from '#test/support/events';
+import { startUnansweringServer } from '#test/support/fault-proxy';
+import { validBody } from '#test/support/fixtures';
+import { type AuthorizerHandler, loadHandler, type ProxyHandler } from '#test/support/harness';
+import { captureStdout } from '#test/support/logs';
+
+/**
+ * Every function that uses DynamoDB answers before Lambda would time out, however long DynamoDB hangs:
+ * its DynamoDB calls share one deadline, within Lambda's remaining time. Here Lambda has 1.5 s left.
+ */
+const LAMBDA_LEFT_MS = 1_500;
+let silent: Awaited<ReturnType<typeof startUnansweringServer>>;
+let stdout: ReturnType<typeof captureStdout>;
+
+beforeAll(async () => {
+  silent = await startUnansweringServer();
+  stdout = captureStdout();
+});
+afterAll(async () => {
+  stdout?.restore();
+  vi.unstubAllEnvs();
+  await silent?.close();
+});
+
+const env = () => ({ DYNAMODB_ENDPOINT: silent.endpoint });
+
+async function timed<T>(call: () => Promise<T>): Promise<{ outcome: T | Error; ms: number }> {
+  const started = performance.now();
+  const outcome = await call().catch((error: Error) => error);
+  return { outcome, ms: performance.now() - started };
+}
+
+describe('a hanging DynamoDB with 1.5 s of Lambda time left', () => {
+  it('create-session answers 503 with Retry-After before Lambda times out, not a 500', async () => {
+    const handler = await loadHandler<ProxyHandler>(() => import('#functions/create-session'), env());
+    const { outcome, ms } = await timed(() =>
+      handler(jsonEvent(validBody()), lambdaContext('c', LAMBDA_LEFT_MS)),
+    );
+    expect(outcome).toMatchObject({ statusCode: 503, headers: { 'Retry-After': '2' } });
+    expect(ms).toBeLessThan(LAMBDA_LEFT_MS);
+  });
+
+  it('the embed page answers 503 before Lambda times out, not a 500', async () => {
+    const handler = await loadHandler<ProxyHandler>(() => import('#functions/embed-page'), env());
+    const { outcome, ms } = await timed(() =>
+      handler(embedEvent({ token: 'A'.repeat(32) }), lambdaContext('e', LAMBDA_LEFT_MS)),
+    );
+    expect(outcome).toMatchObject({ statusCode: 503, headers: { 'Retry-After': '2' } });
+    expect(ms).toBeLessThan(LAMBDA_LEFT_MS);
+  });
+
+  it('the authorizer fails (a 503 at API Gateway) before Lambda times out, without blaming the key', async () => {
+    const handler = await loadHandler<AuthorizerHandler>(() => import('#functions/authorizer'), env());
+    const { outcome, ms } = await timed(() =>
+      handler(tokenEvent(`Bearer esk_${'a'.repeat(43)}`), lambdaContext('a', LAMBDA_LEFT_MS)),
+    );
+    expect(outcome).toBeInstanceOf(Error);
+    expect((outcome as Error).message).toBe(AUTHORIZER_FAILED);
+    expect(ms).toBeLessThan(LAMBDA_LEFT_MS);
+  });
+});
+
+describe('the request budget', () => {
+  const usingDynamo = (Object.keys(FUNCTIONS) as FunctionName[]).filter(
+    (name) => Object.keys(FUNCTIONS[name].access).length > 0,
+  );
+
+  it.each(usingDynamo)('wraps the handler of %s, like every function that uses DynamoDB', async (name) => {
+    const module = (await import(`../../../${FUNCTIONS[name].entry}`)) as { handler: unknown };
+    expect(hasRequestBudget(module.handler)).toBe(true);
+  });
+});

@@ -1,0 +1,64 @@
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createDocumentClient, DYNAMODB_LIMITS } from '#lib/dynamodb/client';
+import { isTransientDynamoError } from '#lib/dynamodb/errors';
+import { runWithDeadline } from '#lib/platform/deadline';
+import { startUnansweringServer } from '#test/support/fault-proxy';
+
+/** The document client against a DynamoDB that accepts connections and never answers. */
+let silent: Awaited<ReturnType<typeof startUnansweringServer>>;
+let db: ReturnType<typeof createDocumentClient>;
+
+beforeAll(async () => {
+  silent = await startUnansweringServer();
+  db = createDocumentClient({ endpoint: silent.endpoint, region: 'local' });
+});
+afterAll(async () => {
+  db?.destroy();
+  await silent?.close();
+});
+
+const get = () => db.send(new GetCommand({ TableName: 't', Key: { id: 'x' } }));
+
+/** The rejection of `call`, and how long it took. */
+async function failure(call: () => Promise<unknown>): Promise<{ error: Error; ms: number }> {
+  const started = performance.now();
+  const error = await call().then(
+    () => new Error('the call succeeded'),
+    (e: Error) => e,
+  );
+  return { error, ms: performance.now() - started };
+}
+
+describe('document client: limits of every DynamoDB call', () => {
+  it('uses 0.5 s to connect, 1 s to answer and 3 attempts in production', () => {
+    expect(DYNAMODB_LIMITS).toEqual({ connectionTimeoutMs: 500, requestTimeoutMs: 1_000, maxAttempts: 3 });
+  });
+
+  it('fails a call that gets no answer after its 3 attempts of 1 s, as an outage', async () => {
+    const before = silent.requests();
+    const { error, ms } = await failure(get);
+    expect(error.name).toBe('TimeoutError');
+    expect(isTransientDynamoError(error)).toBe(true);
+    expect(silent.requests() - before).toBe(3);
+    // Each attempt waited its full second: the timeout fires, it is not only a warning.
+    expect(ms).toBeGreaterThanOrEqual(3 * DYNAMODB_LIMITS.requestTimeoutMs - 50);
+  });
+
+  it('stops at the request deadline, without a retry after it', async () => {
+    const before = silent.requests();
+    const { error, ms } = await failure(() => runWithDeadline(Date.now() + 200, get));
+    expect(error.name).toBe('DeadlineExceededError');
+    expect(isTransientDynamoError(error)).toBe(true);
+    expect(silent.requests() - before).toBe(1);
+    // The attempt ended at the deadline, not after its own full second.
+    expect(ms).toBeLessThan(DYNAMODB_LIMITS.requestTimeoutMs);
+  });
+
+  it('does not even call DynamoDB once the deadline has passed', async () => {
+    const before = silent.requests();
+    const { error } = await failure(() => runWithDeadline(Date.now() - 1, get));
+    expect(error.name).toBe('DeadlineExceededError');
+    expect(silent.requests() - before).toBe(0);
+  });
+});
