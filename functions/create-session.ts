@@ -7,7 +7,6 @@ import { apiBaseUrl, keyOwnerOf } from '#lib/http/api-gateway';
 import { jsonApiHandler } from '#lib/http/handler';
 import { idempotency } from '#lib/http/middlewares/idempotency';
 import { jsonBody } from '#lib/http/middlewares/json-body';
-import { withRequestBudget } from '#lib/http/middlewares/request-budget';
 import { jsonResponse } from '#lib/http/response';
 import { readCreateSessionConfig } from '#lib/platform/config';
 import { cryptoRandom, systemClock } from '#lib/platform/system';

@@ -144,36 +144,38 @@ async function route(
   }
   // Every answer after the authorizer carries the key's limits: the 429, the function's own errors, too.
   if (limited && !limited.allowed) return withHeaders(gatewayReply(options, 'THROTTLED'), limited.headers);
-  const reply = await invoke(
-    options,
+  const reply = await invoke(options, {
     req,
     url,
     matched,
-    resource.pathParameters,
+    pathParameters: resource.pathParameters,
     headers,
     body,
     authorizer,
     requestId,
-  );
+  });
   return limited ? withHeaders(reply, limited.headers) : reply;
 }
 
+/** A request the gateway has routed and authorized, on its way to the function. */
+interface RoutedRequest {
+  req: IncomingMessage;
+  url: URL;
+  matched: RouteDefinition;
+  pathParameters: Record<string, string> | null;
+  headers: Record<string, string>;
+  body: Buffer;
+  authorizer: Record<string, unknown> | null;
+  requestId: string;
+}
+
 /** What a route does once the gateway lets the request through: invoke its function, as API Gateway does. */
-async function invoke(
-  options: GatewayOptions,
-  req: IncomingMessage,
-  url: URL,
-  matched: RouteDefinition,
-  pathParameters: Record<string, string> | null,
-  headers: Record<string, string>,
-  body: Buffer,
-  authorizer: Record<string, unknown> | null,
-  requestId: string,
-): Promise<Reply> {
+async function invoke(options: GatewayOptions, request: RoutedRequest): Promise<Reply> {
+  const { matched, body, requestId } = request;
   // Lambda's payload limit applies when the gateway invokes the function, after the authorizer ran.
   if (body.length > LAMBDA_MAX_PAYLOAD_BYTES) return gatewayReply(options, 'REQUEST_TOO_LARGE');
 
-  const event = proxyEvent(options, req, url, matched, pathParameters, headers, body, authorizer, requestId);
+  const event = proxyEvent(options, request);
   let result: APIGatewayProxyResult;
   try {
     result = (await options.handlers[matched.function](
@@ -260,17 +262,8 @@ function globToRegExp(glob: string): RegExp {
   return new RegExp(`^${escaped}$`);
 }
 
-function proxyEvent(
-  options: GatewayOptions,
-  req: IncomingMessage,
-  url: URL,
-  matched: RouteDefinition,
-  pathParameters: Record<string, string> | null,
-  headers: Record<string, string>,
-  body: Buffer,
-  authorizer: Record<string, unknown> | null,
-  requestId: string,
-): APIGatewayProxyEvent {
+function proxyEvent(options: GatewayOptions, request: RoutedRequest): APIGatewayProxyEvent {
+  const { req, url, matched, pathParameters, headers, body, authorizer, requestId } = request;
   const multiValueHeaders: Record<string, string[]> = {};
   for (let i = 0; i < req.rawHeaders.length; i += 2) {
     const name = req.rawHeaders[i] as string;
