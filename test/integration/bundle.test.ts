@@ -1,4 +1,5 @@
 import { execFile, execFileSync } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
 import { once } from 'node:events';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:http';
@@ -179,11 +180,13 @@ const SAMPLES: Record<FunctionName, () => Sample | Promise<Sample>> = {
     },
   }),
   listSessions: async () => {
-    const id = await demoSession('bundle-lister');
+    // A user of its own per run: the bundles run once per Node against the same tables.
+    const userId = `bundle-lister-${randomUUID()}`;
+    const id = await demoSession(userId);
     return {
       event: proxyEvent({
         method: 'GET',
-        query: { userId: 'bundle-lister' },
+        query: { userId },
         headers: { Authorization: `Bearer ${runtime.demo?.apiKey}` },
         authorizer: demoCaller(),
       }),
@@ -191,7 +194,7 @@ const SAMPLES: Record<FunctionName, () => Sample | Promise<Sample>> = {
         const result = outcome.result as { statusCode: number; body: string };
         expect(result.statusCode).toBe(200);
         expect(JSON.parse(result.body)).toMatchObject({
-          data: [{ id, userId: 'bundle-lister' }],
+          data: [{ id, userId }],
           nextCursor: null,
         });
       },
