@@ -8,8 +8,19 @@ import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
+import { FUNCTION_TIMEOUT_SECONDS } from '#lib/definitions/routes';
+import { REVOKE_CONCURRENCY } from '#lib/use-cases/revoke-user-sessions';
 import { type Bundle, buildBundles, bytesAboveFloor } from './build';
-import { BenchBroken, type ColdSample, coldRun, quantile, type WarmSample, warmRun } from './measure';
+import {
+  BenchBroken,
+  type ColdSample,
+  coldRun,
+  type OnceSample,
+  onceRun,
+  quantile,
+  type WarmSample,
+  warmRun,
+} from './measure';
 import { renderMarkdown } from './report';
 import {
   BENCH_FUNCTIONS,
@@ -18,18 +29,32 @@ import {
   DISPLAY_NAMES,
   lambdaEnvironment,
   REQUEST_PATHS,
+  REVOKE_ALL_TIMING,
   type RequestPath,
+  seedTables,
 } from './scenarios';
 
 const ROOT = join(import.meta.dirname, '..', '..');
 const OUT = join(ROOT, '.bench');
 
-/** The targets of issue 5. */
+/** The targets of issue 5, and issue 11's revoke-all deadline: the function's own timeout. */
 export const TARGETS = {
   bundleRatio: 1.1,
   coldRatio: 1.15,
   warmP99Ms: 0.3,
+  revokeAllMs: FUNCTION_TIMEOUT_SECONDS * 1000,
 } as const;
+
+/** The functions whose CommonJS floor and --enable-source-maps cost the full run also measures. */
+const REFERENCE_FUNCTIONS: readonly BenchFunction[] = ['createSession', 'authorizer', 'embedPage'];
+/** Warm invocations through the SDK under --quick. */
+const QUICK_SDK_WARM = { warmup: 200, iterations: 1_000 } as const;
+
+/**
+ * Lambda gives a function CPU in proportion to its memory, one full vCPU at 1,769 MB; the functions have
+ * FUNCTION_MEMORY_MB (512 MB), so about 0.29 vCPU. Used to extrapolate the revoke-all's CPU time.
+ */
+export const LAMBDA_MB_PER_VCPU = 1_769;
 
 /** Cold-init statistics of one subject over all rounds (ms). */
 export interface ColdStats {
@@ -67,6 +92,17 @@ export interface PathResult {
   handlerOnly: WarmSample;
 }
 
+/** Revoke-all of `sessions` sessions with a fixed DynamoDB latency per call (issue 11). */
+export interface RevokeAllResult {
+  sessions: number;
+  /** Medians over the runs. */
+  ms: number;
+  cpuMs: number;
+  calls: number;
+  byOperation: Record<string, number>;
+  runs: OnceSample[];
+}
+
 export interface FloorWarmResult {
   fn: BenchFunction;
   warm: WarmSample;
@@ -94,6 +130,7 @@ export interface Results {
   empty: { bytes: number; cold: ColdStats };
   paths: PathResult[];
   floorWarm: FloorWarmResult[];
+  revokeAll: { latencyMs: number; concurrency: number; timeoutMs: number; results: RevokeAllResult[] };
   targets: Target[];
 }
 
@@ -102,6 +139,7 @@ interface ColdSubject {
   file: string;
   event: unknown;
   expect: number | 'allow';
+  expectBody?: string;
   nodeArgs?: string[];
 }
 
@@ -112,6 +150,8 @@ function options() {
       runs: { type: 'string' },
       iterations: { type: 'string' },
       warmup: { type: 'string' },
+      'revoke-latency': { type: 'string' },
+      'revoke-runs': { type: 'string' },
     },
   });
   const count = (value: string | undefined, fallback: number, min: number) => {
@@ -126,6 +166,10 @@ function options() {
     runs: count(values.runs, values.quick ? 20 : 30, 20),
     iterations: count(values.iterations, 10_000, 10_000),
     warmup: count(values.warmup, 2_000, 0),
+    // A DynamoDB write from Lambda in the same region takes a few milliseconds; the stub answers in
+    // microseconds, which would hide what REVOKE_CONCURRENCY is for.
+    revokeLatencyMs: count(values['revoke-latency'], 5, 0),
+    revokeRuns: count(values['revoke-runs'], values.quick ? 1 : 3, 1),
   };
 }
 
@@ -156,15 +200,30 @@ function progress(message: string): void {
 async function main(): Promise<void> {
   const opts = options();
   const loadBefore = loadavg()[0] ?? 0;
-  for (const dir of ['functions', 'handler-only', 'floors', 'floors-cjs', 'empty', 'entries', 'home']) {
+  for (const dir of [
+    'functions',
+    'handler-only',
+    'floors',
+    'floors-cjs',
+    'empty',
+    'entries',
+    'home',
+    'seeds',
+  ]) {
     rmSync(join(OUT, dir), { recursive: true, force: true });
   }
   const home = join(OUT, 'home');
   mkdirSync(home, { recursive: true });
+  mkdirSync(join(OUT, 'seeds'), { recursive: true });
+  const writeSeed = async (name: string, sessions = 0): Promise<string> => {
+    const file = join(OUT, 'seeds', `${name}.json`);
+    writeFileSync(file, JSON.stringify(await seedTables({ bulkSessions: sessions })));
+    return file;
+  };
 
   progress('building bundles…');
   const bundles = await buildBundles(ROOT, OUT);
-  const env = lambdaEnvironment(home);
+  const env = lambdaEnvironment(home, await writeSeed('base'));
 
   // Cold init: every subject once per round, function next to its floor; the order is reversed every
   // other round so neither always runs first.
@@ -176,12 +235,13 @@ async function main(): Promise<void> {
       file: bundles.functions[fn].file,
       event: path.event,
       expect: path.expect,
+      ...(path.expectBody !== undefined ? { expectBody: path.expectBody } : {}),
     });
     subjects.push({ id: `floor:${fn}`, file: bundles.floors[fn].file, event: {}, expect: 200 });
   }
   subjects.push({ id: 'empty', file: bundles.empty.file, event: {}, expect: 200 });
   if (!opts.quick) {
-    for (const fn of BENCH_FUNCTIONS) {
+    for (const fn of REFERENCE_FUNCTIONS) {
       subjects.push({ id: `cjs:${fn}`, file: bundles.cjsFloors[fn].file, event: {}, expect: 200 });
       const path = pathById(COLD_PATH[fn]);
       subjects.push({
@@ -199,7 +259,7 @@ async function main(): Promise<void> {
     const order = round % 2 === 0 ? subjects : [...subjects].reverse();
     for (const subject of order) {
       progress(`cold init: round ${round}/${opts.runs}, ${subject.id}`);
-      const sample = await coldRun(subject.file, subject.event, env, subject.nodeArgs);
+      const sample = await coldRun(subject.file, subject.event, env, subject.nodeArgs, subject.expectBody);
       if (sample.status !== subject.expect) {
         throw new BenchBroken(`${subject.id} answered ${sample.status}, expected ${subject.expect}`);
       }
@@ -207,12 +267,20 @@ async function main(): Promise<void> {
     }
   }
   const samplesOf = (id: string): ColdSample[] => cold.get(id) ?? [];
+  // The floor stands for the function's cold path only if it makes the same DynamoDB calls.
+  for (const fn of BENCH_FUNCTIONS) {
+    const own = JSON.stringify(sortedKeys(samplesOf(`fn:${fn}`)[0]?.byOperation));
+    const floor = JSON.stringify(sortedKeys(samplesOf(`floor:${fn}`)[0]?.byOperation));
+    if (own !== floor) {
+      throw new BenchBroken(`${fn}'s cold path makes the calls ${own}, its SDK floor ${floor}`);
+    }
+  }
 
   const paths: PathResult[] = [];
   for (const path of REQUEST_PATHS) {
-    const measure = async (kind: string, bundle: Bundle) => {
+    const measure = async (kind: string, bundle: Bundle, counts: { warmup: number; iterations: number }) => {
       progress(`warm: ${path.label}, ${kind}`);
-      const warm = await warmRun(bundle.file, path.event, env, opts);
+      const warm = await warmRun(bundle.file, path.event, env, { ...counts, expectBody: path.expectBody });
       if (warm.statuses[String(path.expect)] !== warm.iterations) {
         throw new BenchBroken(
           `${path.id} (${kind}) answered ${JSON.stringify(warm.statuses)}, expected ${path.expect}`,
@@ -220,8 +288,11 @@ async function main(): Promise<void> {
       }
       return warm;
     };
-    const warm = await measure('with the SDK', bundles.functions[path.function]);
-    const handlerOnly = await measure('handler only', bundles.handlerOnly[path.function]);
+    // Through the SDK is a reference, not a target: --quick runs it only long enough to count the
+    // DynamoDB calls and show a median.
+    const sdkCounts = opts.quick ? QUICK_SDK_WARM : opts;
+    const warm = await measure('with the SDK', bundles.functions[path.function], sdkCounts);
+    const handlerOnly = await measure('handler only', bundles.handlerOnly[path.function], opts);
     if (handlerOnly.callsPerRequest !== warm.callsPerRequest) {
       throw new BenchBroken(
         `${path.id}: ${warm.callsPerRequest} DynamoDB calls with the SDK, ${handlerOnly.callsPerRequest} without`,
@@ -235,6 +306,50 @@ async function main(): Promise<void> {
       progress(`warm: SDK floor of ${DISPLAY_NAMES[fn]}`);
       floorWarm.push({ fn, warm: await warmRun(bundles.floors[fn].file, {}, env, opts) });
     }
+  }
+
+  // Revoke-all timing: the CDK bundle, freshly loaded, through the SDK, every DynamoDB call answered
+  // after a fixed latency, with the function's real deadline in its context.
+  const revokeAll: RevokeAllResult[] = [];
+  for (const sessions of REVOKE_ALL_TIMING.sizes) {
+    const timingEnv = {
+      ...env,
+      BENCH_SEED: await writeSeed(`revoke-all-${sessions}`, sessions),
+      BENCH_DYNAMO_LATENCY_MS: String(opts.revokeLatencyMs),
+    };
+    const runs: OnceSample[] = [];
+    for (let run = 0; run < opts.revokeRuns; run++) {
+      progress(`revoke-all of ${sessions} sessions: run ${run + 1}/${opts.revokeRuns}`);
+      const sample = await onceRun(
+        bundles.functions.revokeUserSessions.file,
+        REVOKE_ALL_TIMING.event,
+        timingEnv,
+        TARGETS.revokeAllMs,
+      );
+      // Past the deadline, middy answers with its timeout error: a missed target, not a broken bench.
+      const timedOut = sample.status !== 200 && sample.ms >= TARGETS.revokeAllMs - 50;
+      const revoked = sample.body === undefined ? undefined : JSON.parse(sample.body).revoked;
+      if (!timedOut && (sample.status !== 200 || revoked !== sessions)) {
+        throw new BenchBroken(
+          `revoke-all of ${sessions} answered ${sample.status} ${sample.body ?? ''}, expected 200 {"revoked":${sessions}}`,
+        );
+      }
+      runs.push(sample);
+    }
+    revokeAll.push({
+      sessions,
+      ms: quantile(
+        runs.map((r) => r.ms),
+        0.5,
+      ),
+      cpuMs: quantile(
+        runs.map((r) => r.cpuMs),
+        0.5,
+      ),
+      calls: runs[0]?.calls ?? 0,
+      byOperation: runs[0]?.byOperation ?? {},
+      runs,
+    });
   }
   progress('');
 
@@ -270,7 +385,13 @@ async function main(): Promise<void> {
     empty: { bytes: bundles.empty.bytes, cold: coldStats(samplesOf('empty')) },
     paths,
     floorWarm,
-    targets: targetsOf(functions, paths),
+    revokeAll: {
+      latencyMs: opts.revokeLatencyMs,
+      concurrency: REVOKE_CONCURRENCY,
+      timeoutMs: TARGETS.revokeAllMs,
+      results: revokeAll,
+    },
+    targets: targetsOf(functions, paths, revokeAll),
   };
   const markdown = renderMarkdown(results);
   writeFileSync(join(OUT, 'results.json'), `${JSON.stringify(results, null, 2)}\n`);
@@ -282,7 +403,11 @@ async function main(): Promise<void> {
   );
 }
 
-function targetsOf(functions: FunctionResult[], paths: PathResult[]): Target[] {
+function sortedKeys(record: Record<string, number> | undefined): [string, number][] {
+  return Object.entries(record ?? {}).sort(([a], [b]) => a.localeCompare(b));
+}
+
+function targetsOf(functions: FunctionResult[], paths: PathResult[], revokeAll: RevokeAllResult[]): Target[] {
   const targets: Target[] = [];
   for (const f of functions) {
     targets.push({
@@ -316,6 +441,14 @@ function targetsOf(functions: FunctionResult[], paths: PathResult[]): Target[] {
         path.callsRule === 'exactly'
           ? warm.callsPerRequest === path.calls
           : warm.callsPerRequest <= path.calls,
+    });
+  }
+  for (const result of revokeAll) {
+    targets.push({
+      name: `revoke-all of ${result.sessions.toLocaleString('en-US')} sessions: wall time`,
+      goal: `< ${TARGETS.revokeAllMs / 1000} s (function timeout)`,
+      value: `${(result.ms / 1000).toFixed(2)} s`,
+      pass: result.ms < TARGETS.revokeAllMs,
     });
   }
   return targets;
