@@ -38,9 +38,11 @@ export const BUNDLING = {
    * - The default credential provider chain (SSO, INI files, credential processes, web identity,
    *   container and instance metadata, and the STS and SSO clients they need) becomes a provider that
    *   reads the environment, where Lambda puts a function's credentials: a third of each bundle.
+   * - The endpoint-discovery settings, which no DynamoDB command reads, lose their unused LRU cache.
    */
   alias: {
     '@aws-sdk/credential-provider-node': platformModule('lambda-credentials.ts'),
+    '@aws-sdk/middleware-endpoint-discovery': platformModule('lambda-endpoint-discovery.ts'),
   } as Record<string, string>,
 } as const;
 
