@@ -56,10 +56,11 @@ async function runChild<T>(
   job: unknown,
   env: Record<string, string>,
   nodeArgs: readonly string[],
+  node = process.execPath,
 ): Promise<T> {
   let stdout: string;
   try {
-    ({ stdout } = await run(process.execPath, [...nodeArgs, CHILD, mode, file, JSON.stringify(job)], {
+    ({ stdout } = await run(node, [...nodeArgs, CHILD, mode, file, JSON.stringify(job)], {
       env,
       maxBuffer: 64 * 1024 * 1024,
     }));
@@ -78,15 +79,23 @@ function lastResult(stdout: string): ({ error?: string } & Record<string, unknow
   return at < 0 ? undefined : JSON.parse(stdout.slice(at + MARKER.length).split('\n')[0] ?? 'null');
 }
 
-/** Loads `file` in a fresh process and handles `event` once (see child.mjs for what is timed). */
+/**
+ * Loads `file` in a fresh process of `node` and handles `event` once (see child.mjs for what is timed).
+ */
 export function coldRun(
   file: string,
   event: unknown,
   env: Record<string, string>,
-  nodeArgs: readonly string[] = [],
-  expectBody?: string,
+  options: { nodeArgs?: readonly string[]; expectBody?: string | undefined; node?: string } = {},
 ): Promise<ColdSample> {
-  return runChild<ColdSample>('cold', file, { events: [event], expectBody }, env, nodeArgs);
+  return runChild<ColdSample>(
+    'cold',
+    file,
+    { events: [event], expectBody: options.expectBody },
+    env,
+    options.nodeArgs ?? [],
+    options.node,
+  );
 }
 
 /** Invokes `file`'s handler `warmup` + `iterations` times in one process, timing each of the latter. */
