@@ -7,8 +7,9 @@
  * AWS_SECRET_ACCESS_KEY and AWS_SESSION_TOKEN, and the default chain returns exactly those there: its
  * first link is this same `fromEnv`. The other links (SSO, INI files, credential processes, web
  * identity, container and instance metadata) and the STS/SSO clients they carry never run in Lambda,
- * yet they are a third of a function's bundle and a quarter of its cold start. Without the variables,
- * this provider fails at once with the reason, where the chain would go on to probe the network.
+ * yet they are over a third of a function's bundle and about a fifth of its cold start. Without the
+ * variables, this provider fails at once with the reason, where the chain would go on to probe the
+ * network.
  */
 import { fromEnv } from '@aws-sdk/credential-provider-env';
 
