@@ -1,8 +1,13 @@
 import { copyFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { basename, join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import type { BuildOptions } from 'esbuild';
 import type { FunctionDefinition } from '#lib/definitions/routes';
+
+/** A module of lib/platform/ by absolute path: esbuild resolves an alias from its working directory. */
+const platformModule = (name: string) =>
+  join(dirname(fileURLToPath(import.meta.url)), '..', 'lib', 'platform', name);
 
 /**
  * How every function is bundled, in one place: the CDK stack passes these settings to NodejsFunction,
@@ -29,7 +34,28 @@ export const BUNDLING = {
    * "Dynamic require is not supported" at run time without this shim.
    */
   banner: "import{createRequire as __cr}from'node:module';const require=__cr(import.meta.url);",
+  /**
+   * Modules replaced in every Lambda bundle, and only there (the local runtime, the admin CLI and the
+   * tests run from source and keep the SDK's own). Each is code of the SDK's default runtime
+   * configuration that a Lambda function never runs; see docs/performance.md#credentials-from-the-environment.
+   * - The default credential provider chain (SSO, INI files, credential processes, web identity,
+   *   container and instance metadata, and the STS and SSO clients they need) becomes a provider that
+   *   reads the environment, where Lambda puts a function's credentials: a third of each bundle.
+   * - The endpoint-discovery settings, which no DynamoDB command reads, lose their unused LRU cache.
+   */
+  alias: {
+    '@aws-sdk/credential-provider-node': platformModule('lambda-credentials.ts'),
+    '@aws-sdk/middleware-endpoint-discovery': platformModule('lambda-endpoint-discovery.ts'),
+  } as Record<string, string>,
 } as const;
+
+/**
+ * The aliases as NodejsFunction's `esbuildArgs` (`--alias:from=to` on esbuild's command line), so the
+ * stack's bundles are the ones `esbuildOptions` builds; test/infra checks they are byte-identical.
+ */
+export function aliasArgs(): { '--alias': string[] } {
+  return { '--alias': Object.entries(BUNDLING.alias).map(([from, to]) => `${from}=${to}`) };
+}
 
 /** The esbuild options equivalent to the CDK bundling of `entry` into `outfile`. */
 export function esbuildOptions(entry: string, outfile: string): BuildOptions {
@@ -46,6 +72,7 @@ export function esbuildOptions(entry: string, outfile: string): BuildOptions {
     sourcesContent: BUNDLING.sourcesContent,
     external: [...BUNDLING.externalModules],
     banner: { js: BUNDLING.banner },
+    alias: { ...BUNDLING.alias },
     logLevel: 'silent',
   };
 }

@@ -8,7 +8,7 @@ import { Architecture, Runtime } from 'aws-cdk-lib/aws-lambda';
 import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
-import { BUNDLING, shipFilesCommands } from '#infra/bundling';
+import { aliasArgs, BUNDLING, shipFilesCommands } from '#infra/bundling';
 import {
   FUNCTION_MEMORY_MB,
   FUNCTION_TIMEOUT_SECONDS,
@@ -90,6 +90,8 @@ export class ServiceFunction extends Construct {
         sourcesContent: BUNDLING.sourcesContent,
         externalModules: [...BUNDLING.externalModules],
         banner: BUNDLING.banner,
+        // No esbuild plugins on the command line that NodejsFunction runs; aliases are plain flags.
+        esbuildArgs: aliasArgs(),
         // Files the function reads at run time go next to its bundle (the same step as shipFiles).
         ...(definition.files?.length
           ? {

@@ -15,8 +15,14 @@ export interface Bundle {
 
 export interface Bundles {
   functions: Record<BenchFunction, Bundle>;
-  /** The SDK floor of each function, bundled with the functions' own settings (ESM, module first). */
+  /**
+   * The SDK floor of each function as issue 5 defined it, the 1.00× reference: bundled with the
+   * functions' settings (ESM, module first) but with the SDK's default credential provider chain, which
+   * the functions' bundles no longer carry (infra/bundling.ts `alias`).
+   */
   floors: Record<BenchFunction, Bundle>;
+  /** The same floors bundled exactly as the functions are (the environment credential provider), for reference. */
+  leanFloors: Record<BenchFunction, Bundle>;
   /** The same floors as CommonJS from the SDK's CJS build (format cjs, main first), for reference. */
   cjsFloors: Record<BenchFunction, Bundle>;
   /**
@@ -50,6 +56,7 @@ export async function buildBundles(root: string, outDir: string): Promise<Bundle
 
   const functions = {} as Record<BenchFunction, Bundle>;
   const floors = {} as Record<BenchFunction, Bundle>;
+  const leanFloors = {} as Record<BenchFunction, Bundle>;
   const cjsFloors = {} as Record<BenchFunction, Bundle>;
   const handlerOnly = {} as Record<BenchFunction, Bundle>;
   for (const fn of BENCH_FUNCTIONS) {
@@ -61,9 +68,14 @@ export async function buildBundles(root: string, outDir: string): Promise<Bundle
       alias: { '@aws-sdk/client-dynamodb': SDK_STUB, '@aws-sdk/lib-dynamodb': SDK_STUB },
     });
     const floorEntry = writeEntry(`floor-${fn}.ts`, floorSource(fn));
-    floors[fn] = await bundle(esbuildOptions(floorEntry, join(outDir, 'floors', fn, 'index.mjs')));
+    floors[fn] = await bundle({
+      ...esbuildOptions(floorEntry, join(outDir, 'floors', fn, 'index.mjs')),
+      alias: {},
+    });
+    leanFloors[fn] = await bundle(esbuildOptions(floorEntry, join(outDir, 'lean-floors', fn, 'index.mjs')));
     cjsFloors[fn] = await bundle({
       ...esbuildOptions(floorEntry, join(outDir, 'floors-cjs', fn, 'index.cjs')),
+      alias: {},
       format: 'cjs',
       mainFields: ['main', 'module'],
       // The createRequire banner is for ES modules; CommonJS has a real `require`.
@@ -73,7 +85,7 @@ export async function buildBundles(root: string, outDir: string): Promise<Bundle
   const empty = await bundle(
     esbuildOptions(writeEntry('empty.ts', EMPTY_HANDLER_SOURCE), join(outDir, 'empty', 'index.mjs')),
   );
-  return { functions, floors, cjsFloors, handlerOnly, empty };
+  return { functions, floors, leanFloors, cjsFloors, handlerOnly, empty };
 }
 
 function inputsOf(metafile: Metafile): Record<string, number> {

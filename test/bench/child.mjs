@@ -6,32 +6,50 @@
 // cold: time from just before `import(bundle)` to the first handler result, read with performance.now()
 //       inside this process, so process spawn and Node's own boot are not part of the number.
 // warm: `warmup` untimed invocations, then `iterations` timed ones, one at a time (as Lambda does).
+//       The writes of each invocation are undone after it, outside the timed span, so every invocation
+//       meets the seeded data (a revoke revokes, rather than finding the session revoked already).
+// once: one invocation of a freshly loaded bundle, reporting its wall and CPU time and its answer: the
+//       revoke-all timing, where the DynamoDB stub may add latency per call.
 import { createRequire } from 'node:module';
 import { resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { pathToFileURL } from 'node:url';
 import './dynamo-stub.mjs';
-import { stats } from './memory-tables.mjs';
+import { rollback, stats } from './memory-tables.mjs';
 
 const [mode, bundle, jobJson] = process.argv.slice(2);
 const job = JSON.parse(jobJson ?? '{}');
 const events = job.events ?? [{}];
 
-const remaining = 10_000;
-/** A Lambda-like context; middy arms its early-timeout timer from getRemainingTimeInMillis, as in Lambda. */
+/**
+ * A Lambda-like context; middy arms its early-timeout timer from getRemainingTimeInMillis, as in Lambda.
+ * A `remainingMs` job counts down from the start of the process's one invocation (the function's real
+ * deadline, for the revoke-all timing); otherwise every invocation starts with 10 s left.
+ */
+let deadline;
 const context = {
   awsRequestId: 'bench',
   functionName: 'bench',
   callbackWaitsForEmptyEventLoop: false,
-  getRemainingTimeInMillis: () => remaining,
+  getRemainingTimeInMillis: () => (deadline === undefined ? 10_000 : Math.max(0, deadline - Date.now())),
 };
 
 /** A fresh copy per invocation: middlewares may replace parts of the event (the JSON body parser does). */
 const eventAt = (i) => structuredClone(events[i % events.length]);
 
-/** The status code of a proxy result, or "ok" for the authorizer's policy and the floors' results. */
+/**
+ * The status code of a proxy result, or "allow" for the authorizer's policy and "ok" for the floors'
+ * results. A job's `expectBody` must appear in the body: otherwise the status says so, and run.ts, which
+ * compares statuses, stops (a revoke-all that revoked nothing answers 200 too).
+ */
 function statusOf(result) {
-  if (result && typeof result === 'object' && 'statusCode' in result) return result.statusCode;
+  if (result && typeof result === 'object' && 'statusCode' in result) {
+    const body = typeof result.body === 'string' ? result.body : '';
+    if (job.expectBody !== undefined && !body.includes(job.expectBody)) {
+      return `${result.statusCode} without ${job.expectBody} in its body`;
+    }
+    return result.statusCode;
+  }
   return result && typeof result === 'object' && 'policyDocument' in result ? 'allow' : 'ok';
 }
 
@@ -65,7 +83,10 @@ try {
     const warmup = job.warmup ?? 1000;
     const iterations = job.iterations ?? 10_000;
     const statuses = {};
-    for (let i = 0; i < warmup; i++) await handler(eventAt(i), context);
+    for (let i = 0; i < warmup; i++) {
+      await handler(eventAt(i), context);
+      rollback();
+    }
     const callsBefore = stats.calls;
     const byOperationBefore = { ...stats.byOperation };
     const times = new Float64Array(iterations);
@@ -80,6 +101,7 @@ try {
       cpuTimes[i] = (cpu.user + cpu.system) / 1000;
       const status = statusOf(result);
       statuses[status] = (statuses[status] ?? 0) + 1;
+      rollback();
     }
     const byOperation = {};
     for (const [operation, count] of Object.entries(stats.byOperation)) {
@@ -101,6 +123,25 @@ try {
       callsPerRequest: (stats.calls - callsBefore) / iterations,
       byOperation,
       statuses,
+    });
+  } else if (mode === 'once') {
+    const event = eventAt(0);
+    const importStart = performance.now();
+    const { handler } = await load(bundle);
+    const imported = performance.now();
+    if (job.remainingMs !== undefined) deadline = Date.now() + job.remainingMs;
+    const cpuStart = process.cpuUsage();
+    const result = await handler(event, context);
+    const ms = performance.now() - imported;
+    const cpu = process.cpuUsage(cpuStart);
+    report({
+      ms,
+      cpuMs: (cpu.user + cpu.system) / 1000,
+      importMs: imported - importStart,
+      status: statusOf(result),
+      body: typeof result?.body === 'string' ? result.body : undefined,
+      calls: stats.calls,
+      byOperation: stats.byOperation,
     });
   } else {
     throw new Error(`unknown mode ${mode}`);

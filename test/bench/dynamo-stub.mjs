@@ -1,4 +1,5 @@
-// Zero-latency, in-process DynamoDB for the benchmark, imported by child.mjs before the bundle.
+// In-process DynamoDB for the benchmark, imported by child.mjs before the bundle; it answers at once
+// unless BENCH_DYNAMO_LATENCY_MS asks for a delay per call.
 //
 // The bundles talk to DynamoDB exactly as in Lambda: regional https endpoint, credentials from the
 // environment, SigV4 signing, the SDK's own NodeHttpHandler. That handler calls `https.request` on the
@@ -11,23 +12,44 @@ import http from 'node:http';
 import https from 'node:https';
 import { syncBuiltinESMExports } from 'node:module';
 import { Readable } from 'node:stream';
-import { ConditionalCheckFailed, getItem, putItem, query } from './memory-tables.mjs';
+import { ConditionalCheckFailed, execute } from './memory-tables.mjs';
 
-const OPERATIONS = {
-  GetItem: (input) => {
-    const item = getItem(input.TableName, unmarshall(input.Key), input.ProjectionExpression);
-    return item ? { Item: marshall(item) } : {};
-  },
-  PutItem: (input) => {
-    putItem(input.TableName, unmarshall(input.Item), input.ConditionExpression);
-    return {};
-  },
-  Query: (input) => {
-    const values = input.ExpressionAttributeValues && unmarshall(input.ExpressionAttributeValues);
-    const items = query(input.TableName, input.KeyConditionExpression, values, input.Limit).map(marshall);
-    return { Items: items, Count: items.length, ScannedCount: items.length };
-  },
-};
+/**
+ * Milliseconds each DynamoDB call takes to answer, for the revoke-all timing (run.ts sets it there
+ * only). Zero answers on the next microtask, as everywhere else in the benchmark.
+ */
+const LATENCY_MS = Number(process.env.BENCH_DYNAMO_LATENCY_MS ?? 0);
+
+/** The wire (DynamoDB JSON) request of an operation in plain form, and its plain answer back on the wire. */
+function plainInput(input) {
+  const plain = { ...input };
+  for (const field of ['Key', 'Item', 'ExpressionAttributeValues', 'ExclusiveStartKey']) {
+    if (plain[field] !== undefined) plain[field] = unmarshall(plain[field]);
+  }
+  if (plain.RequestItems !== undefined) {
+    plain.RequestItems = Object.fromEntries(
+      Object.entries(plain.RequestItems).map(([table, request]) => [
+        table,
+        { ...request, Keys: request.Keys?.map(unmarshall) },
+      ]),
+    );
+  }
+  return plain;
+}
+
+function wireOutput(output) {
+  const wire = { ...output };
+  for (const field of ['Item', 'Attributes', 'LastEvaluatedKey']) {
+    if (wire[field] !== undefined) wire[field] = marshall(wire[field]);
+  }
+  if (wire.Items !== undefined) wire.Items = wire.Items.map(marshall);
+  if (wire.Responses !== undefined) {
+    wire.Responses = Object.fromEntries(
+      Object.entries(wire.Responses).map(([table, items]) => [table, items.map(marshall)]),
+    );
+  }
+  return wire;
+}
 
 /** DynamoDB JSON of a plain item (the types this service stores). */
 function marshall(item) {
@@ -66,11 +88,10 @@ let requestCounter = 0;
 
 /** Answers one DynamoDB JSON request with `{status, body}`. */
 function answer(target, bodyText) {
-  const operation = String(target).replace(/^DynamoDB_20120810\./, '');
-  const handler = OPERATIONS[operation];
-  if (!handler) throw new Error(`dynamo-stub: unsupported operation ${target}`);
+  const match = /^DynamoDB_20120810\.(\w+)$/.exec(String(target));
+  if (!match) throw new Error(`dynamo-stub: unsupported target ${target}`);
   try {
-    return { status: 200, body: handler(JSON.parse(bodyText)) };
+    return { status: 200, body: wireOutput(execute(match[1], plainInput(JSON.parse(bodyText)))) };
   } catch (error) {
     if (!(error instanceof ConditionalCheckFailed)) throw error;
     return {
@@ -140,10 +161,12 @@ class StubRequest extends EventEmitter {
       'x-amzn-requestid': `stub-${++requestCounter}`,
     };
     response.complete = true;
-    queueMicrotask(() => {
+    const respond = () => {
       this.emit('response', response);
       response.once('end', () => this.emit('close'));
-    });
+    };
+    if (LATENCY_MS > 0) setTimeout(respond, LATENCY_MS);
+    else queueMicrotask(respond);
     return this;
   }
 

@@ -31,6 +31,19 @@ export interface WarmSample {
   statuses: Record<string, number>;
 }
 
+/** What one `once` process reports: one invocation of a freshly loaded bundle. */
+export interface OnceSample {
+  /** Wall time of the invocation, from the handler call to its result. */
+  ms: number;
+  /** The process's CPU time during it (all threads: the SDK's work, garbage collection, the stub). */
+  cpuMs: number;
+  importMs: number;
+  status: number | string;
+  body: string | undefined;
+  calls: number;
+  byOperation: Record<string, number>;
+}
+
 /** A failure of the benchmark itself (a crash or an unexpected result), never a missed target. */
 export class BenchBroken extends Error {
   override readonly name = 'BenchBroken';
@@ -38,15 +51,16 @@ export class BenchBroken extends Error {
 
 /** Runs child.mjs in a fresh Node process with exactly `env` and returns its reported result. */
 async function runChild<T>(
-  mode: 'cold' | 'warm',
+  mode: 'cold' | 'warm' | 'once',
   file: string,
   job: unknown,
   env: Record<string, string>,
   nodeArgs: readonly string[],
+  node = process.execPath,
 ): Promise<T> {
   let stdout: string;
   try {
-    ({ stdout } = await run(process.execPath, [...nodeArgs, CHILD, mode, file, JSON.stringify(job)], {
+    ({ stdout } = await run(node, [...nodeArgs, CHILD, mode, file, JSON.stringify(job)], {
       env,
       maxBuffer: 64 * 1024 * 1024,
     }));
@@ -65,14 +79,23 @@ function lastResult(stdout: string): ({ error?: string } & Record<string, unknow
   return at < 0 ? undefined : JSON.parse(stdout.slice(at + MARKER.length).split('\n')[0] ?? 'null');
 }
 
-/** Loads `file` in a fresh process and handles `event` once (see child.mjs for what is timed). */
+/**
+ * Loads `file` in a fresh process of `node` and handles `event` once (see child.mjs for what is timed).
+ */
 export function coldRun(
   file: string,
   event: unknown,
   env: Record<string, string>,
-  nodeArgs: readonly string[] = [],
+  options: { nodeArgs?: readonly string[]; expectBody?: string | undefined; node?: string } = {},
 ): Promise<ColdSample> {
-  return runChild<ColdSample>('cold', file, { events: [event] }, env, nodeArgs);
+  return runChild<ColdSample>(
+    'cold',
+    file,
+    { events: [event], expectBody: options.expectBody },
+    env,
+    options.nodeArgs ?? [],
+    options.node,
+  );
 }
 
 /** Invokes `file`'s handler `warmup` + `iterations` times in one process, timing each of the latter. */
@@ -80,9 +103,22 @@ export function warmRun(
   file: string,
   event: unknown,
   env: Record<string, string>,
-  options: { warmup: number; iterations: number },
+  options: { warmup: number; iterations: number; expectBody?: string },
 ): Promise<WarmSample> {
   return runChild<WarmSample>('warm', file, { events: [event], ...options }, env, []);
+}
+
+/**
+ * Loads `file` in a fresh process and handles `event` once with `remainingMs` before the deadline (the
+ * function's timeout), timing the invocation alone.
+ */
+export function onceRun(
+  file: string,
+  event: unknown,
+  env: Record<string, string>,
+  remainingMs: number,
+): Promise<OnceSample> {
+  return runChild<OnceSample>('once', file, { events: [event], remainingMs }, env, []);
 }
 
 /** Linear-interpolated quantile (q in [0, 1]) of a non-empty sample. */

@@ -1,20 +1,60 @@
-// The in-memory DynamoDB tables behind both benchmark stubs: plain items, seeded from the BENCH_SEED
-// environment variable that run.ts sets (see scenarios.ts), and one call counter per process.
+// The in-memory DynamoDB behind both benchmark stubs: plain (unmarshalled) items, seeded from the JSON
+// file named by BENCH_SEED (run.ts writes it from scenarios.ts), one call counter per process, and a
+// journal of writes so the warm loop can undo each invocation's writes outside the timed span.
+//
+// It answers exactly the requests lib/dynamodb sends on the request paths, with DynamoDB's semantics
+// where they change what the service sees (consistent reads, conditional writes, index projections,
+// Limit applied before the filter, LastEvaluatedKey whenever Limit was reached). Any other request shape
+// throws: a request the stub does not know is a change the benchmark has to follow, never something to
+// answer approximately.
+import { readFileSync } from 'node:fs';
 
 /**
- * Calls answered in this process, by operation. It lives on globalThis because the send-level stub is
- * bundled into the measured bundle, a separate module instance from the one child.mjs imports.
+ * Shared through globalThis because the send-level stub is bundled into the measured bundle, a separate
+ * module instance from the one child.mjs imports: both must see the same items, counters and journal.
  */
-const STATS = Symbol.for('bench.dynamo.stats');
-globalThis[STATS] ??= { calls: 0, byOperation: {} };
-export const stats = globalThis[STATS];
+const STATE = Symbol.for('bench.dynamo.state');
+globalThis[STATE] ??= {
+  stats: { calls: 0, byOperation: {} },
+  tables: loadTables(process.env.BENCH_SEED),
+  journal: [],
+};
+const state = globalThis[STATE];
+export const stats = state.stats;
 
-/** Table name -> { keys, items: Map<key string, item> }. */
-const tables = new Map();
-for (const { name, keys, items } of JSON.parse(process.env.BENCH_SEED ?? '[]')) {
-  const table = { keys, items: new Map() };
-  for (const item of items) table.items.set(keyOf(table, item), item);
-  tables.set(name, table);
+/** BatchGetItem reads at most 100 keys per call; more is a ValidationException in DynamoDB. */
+const BATCH_GET_LIMIT = 100;
+
+/** Raised for the one DynamoDB error the service expects (a failed condition on a write). */
+export class ConditionalCheckFailed extends Error {
+  name = 'ConditionalCheckFailedException';
+}
+
+/** A request DynamoDB would refuse or the stub does not implement: a bug in the service or the bench. */
+class Unsupported extends Error {
+  name = 'BenchStubUnsupported';
+}
+
+function loadTables(seedFile) {
+  const tables = new Map();
+  const seed = seedFile ? JSON.parse(readFileSync(seedFile, 'utf8')) : [];
+  for (const { name, keys, indexes, items } of seed) {
+    const table = {
+      name,
+      keys,
+      // The base table as an "index" too, for a Query without IndexName.
+      indexes: new Map([
+        ['', { partitionKey: keys[0], sortKey: keys[1], projection: 'ALL' }],
+        ...(indexes ?? []).map((index) => [index.name, index]),
+      ]),
+      items: new Map(),
+      /** Index name -> partition value -> item keys sorted by the index's sort key. Rebuilt after writes. */
+      sorted: new Map(),
+    };
+    for (const item of items) table.items.set(keyOf(table, item), item);
+    tables.set(name, table);
+  }
+  return tables;
 }
 
 function keyOf(table, item) {
@@ -22,8 +62,8 @@ function keyOf(table, item) {
 }
 
 function tableOf(name) {
-  const table = tables.get(name);
-  if (!table) throw new Error(`bench stub: unknown table ${name}`);
+  const table = state.tables.get(name);
+  if (!table) throw new Unsupported(`bench stub: unknown table ${name}`);
   return table;
 }
 
@@ -32,43 +72,294 @@ function count(operation) {
   stats.byOperation[operation] = (stats.byOperation[operation] ?? 0) + 1;
 }
 
-/** Raised for the one DynamoDB error the service expects (a failed `attribute_not_exists` put). */
-export class ConditionalCheckFailed extends Error {
-  name = 'ConditionalCheckFailedException';
+/** Refuses any input field outside `allowed` (undefined values are absent, as on the wire). */
+function onlyFields(operation, input, allowed) {
+  for (const [name, value] of Object.entries(input)) {
+    if (value !== undefined && !allowed.includes(name)) {
+      throw new Unsupported(`bench stub: ${operation} with ${name} is not implemented`);
+    }
+  }
 }
 
-/** GetItem: the item with `key`, narrowed to a simple comma-separated ProjectionExpression. */
-export function getItem(tableName, key, projection) {
-  count('GetItem');
-  const item = tableOf(tableName).items.get(keyOf(tableOf(tableName), key));
-  if (!item || !projection) return item;
+/** A Key must name exactly the table's key attributes. */
+function checkKey(table, key) {
+  const names = Object.keys(key ?? {}).sort();
+  if (names.join() !== [...table.keys].sort().join()) {
+    throw new Unsupported(`bench stub: key ${JSON.stringify(key)} does not match ${table.name}'s keys`);
+  }
+}
+
+function placeholderValue(values, placeholder) {
+  if (!values || !(placeholder in values)) throw new Unsupported(`bench stub: no value for ${placeholder}`);
+  return values[placeholder];
+}
+
+/** `a, b, c` -> the attribute names; nested paths and #names are not used by this service. */
+function projectionNames(expression) {
+  const names = expression.split(',').map((s) => s.trim());
+  if (names.some((name) => !/^\w+$/.test(name))) {
+    throw new Unsupported(`bench stub: unsupported ProjectionExpression ${expression}`);
+  }
+  return names;
+}
+
+function pick(item, names) {
   const picked = {};
-  for (const name of projection.split(',').map((s) => s.trim())) if (name in item) picked[name] = item[name];
+  for (const name of names) if (name in item) picked[name] = item[name];
   return picked;
 }
 
-/** PutItem, honouring `attribute_not_exists(...)`, the only condition this service writes with. */
-export function putItem(tableName, item, condition) {
-  count('PutItem');
-  const table = tableOf(tableName);
-  const key = keyOf(table, item);
-  if (/^attribute_not_exists\(/.test(condition ?? '') && table.items.has(key)) {
-    throw new ConditionalCheckFailed('The conditional request failed');
-  }
-  table.items.set(key, item);
+/** Replaces (or deletes, with `item` undefined) the item under `key`, journaling what was there. */
+function write(table, key, item) {
+  const previous = table.items.get(key);
+  state.journal.push({ table, key, previous });
+  store(table, key, item, previous);
 }
 
-/** Query by one equality condition (`attribute = :value`), on the table or an index alike. */
-export function query(tableName, keyCondition, values, limit) {
-  count('Query');
-  const match = /^\s*(\w+)\s*=\s*(:\w+)\s*$/.exec(keyCondition ?? '');
-  if (!match) throw new Error(`bench stub: unsupported KeyConditionExpression ${keyCondition}`);
-  const [, attribute, placeholder] = match;
-  const wanted = values?.[placeholder];
-  const items = [];
-  for (const item of tableOf(tableName).items.values()) {
-    if (item[attribute] === wanted) items.push(item);
-    if (limit && items.length >= limit) break;
+function store(table, key, item, previous) {
+  if (item === undefined) table.items.delete(key);
+  else table.items.set(key, item);
+  if (indexKeysChanged(table, previous, item)) table.sorted.clear();
+}
+
+function indexKeysChanged(table, before, after) {
+  if (before === undefined || after === undefined) return before !== after;
+  for (const index of table.indexes.values()) {
+    if (before[index.partitionKey] !== after[index.partitionKey]) return true;
+    if (index.sortKey && before[index.sortKey] !== after[index.sortKey]) return true;
   }
-  return items;
+  return false;
+}
+
+/** Undoes every write since the last rollback, newest first, so the next invocation sees the seed. */
+export function rollback() {
+  for (let entry = state.journal.pop(); entry; entry = state.journal.pop()) {
+    store(entry.table, entry.key, entry.previous, entry.table.items.get(entry.key));
+  }
+}
+
+/** `attribute_exists(a) AND attribute_not_exists(b) …`: the only condition form the request paths use. */
+function conditionHolds(expression, item) {
+  for (const term of expression.split(/\s+AND\s+/)) {
+    const match = /^\s*(attribute_exists|attribute_not_exists)\((\w+)\)\s*$/.exec(term);
+    if (!match) throw new Unsupported(`bench stub: unsupported ConditionExpression ${expression}`);
+    const present = item !== undefined && item[match[2]] !== undefined;
+    if (present !== (match[1] === 'attribute_exists')) return false;
+  }
+  return true;
+}
+
+const OPERATIONS = {
+  GetItem(input) {
+    onlyFields('GetItem', input, ['TableName', 'Key', 'ProjectionExpression', 'ConsistentRead']);
+    const table = tableOf(input.TableName);
+    checkKey(table, input.Key);
+    const item = table.items.get(keyOf(table, input.Key));
+    if (!item) return {};
+    return {
+      Item: input.ProjectionExpression
+        ? pick(item, projectionNames(input.ProjectionExpression))
+        : { ...item },
+    };
+  },
+
+  BatchGetItem(input) {
+    onlyFields('BatchGetItem', input, ['RequestItems']);
+    const responses = {};
+    let total = 0;
+    for (const [name, request] of Object.entries(input.RequestItems ?? {})) {
+      onlyFields('BatchGetItem', request, ['Keys', 'ConsistentRead', 'ProjectionExpression']);
+      const table = tableOf(name);
+      const seen = new Set();
+      responses[name] = [];
+      for (const key of request.Keys ?? []) {
+        checkKey(table, key);
+        const id = keyOf(table, key);
+        // DynamoDB refuses the whole batch: "Provided list of item keys contains duplicates".
+        if (seen.has(id)) throw new Unsupported(`bench stub: BatchGetItem with a duplicate key ${id}`);
+        seen.add(id);
+        total++;
+        const item = table.items.get(id);
+        if (item) {
+          responses[name].push(
+            request.ProjectionExpression
+              ? pick(item, projectionNames(request.ProjectionExpression))
+              : { ...item },
+          );
+        }
+      }
+    }
+    if (total === 0 || total > BATCH_GET_LIMIT) {
+      throw new Unsupported(
+        `bench stub: BatchGetItem of ${total} keys (DynamoDB takes 1 to ${BATCH_GET_LIMIT})`,
+      );
+    }
+    // Never throttled here, so nothing is left unprocessed.
+    return { Responses: responses, UnprocessedKeys: {} };
+  },
+
+  PutItem(input) {
+    onlyFields('PutItem', input, ['TableName', 'Item', 'ConditionExpression']);
+    const table = tableOf(input.TableName);
+    const key = keyOf(table, input.Item);
+    const condition = input.ConditionExpression;
+    // The request paths write new items only: `attribute_not_exists(<partition key>)`.
+    if (condition !== undefined && condition !== `attribute_not_exists(${table.keys[0]})`) {
+      throw new Unsupported(`bench stub: unsupported PutItem condition ${condition}`);
+    }
+    if (condition !== undefined && table.items.has(key)) {
+      throw new ConditionalCheckFailed('The conditional request failed');
+    }
+    write(table, key, { ...input.Item });
+    return {};
+  },
+
+  UpdateItem(input) {
+    onlyFields('UpdateItem', input, [
+      'TableName',
+      'Key',
+      'UpdateExpression',
+      'ConditionExpression',
+      'ExpressionAttributeValues',
+      'ReturnValues',
+    ]);
+    const table = tableOf(input.TableName);
+    checkKey(table, input.Key);
+    const key = keyOf(table, input.Key);
+    const current = table.items.get(key);
+    if (input.ConditionExpression !== undefined && !conditionHolds(input.ConditionExpression, current)) {
+      throw new ConditionalCheckFailed('The conditional request failed');
+    }
+    const set = /^SET\s+(.+)$/.exec(input.UpdateExpression ?? '');
+    if (!set) throw new Unsupported(`bench stub: unsupported UpdateExpression ${input.UpdateExpression}`);
+    const updated = { ...(current ?? input.Key) };
+    for (const assignment of set[1].split(',')) {
+      const match = /^\s*(\w+)\s*=\s*(:\w+)\s*$/.exec(assignment);
+      if (!match) throw new Unsupported(`bench stub: unsupported UpdateExpression ${input.UpdateExpression}`);
+      if (table.keys.includes(match[1]))
+        throw new Unsupported(`bench stub: UpdateItem cannot set key ${match[1]}`);
+      updated[match[1]] = placeholderValue(input.ExpressionAttributeValues, match[2]);
+    }
+    write(table, key, updated);
+    if (input.ReturnValues === 'ALL_NEW') return { Attributes: { ...updated } };
+    if (input.ReturnValues === undefined || input.ReturnValues === 'NONE') return {};
+    throw new Unsupported(`bench stub: unsupported ReturnValues ${input.ReturnValues}`);
+  },
+
+  Query(input) {
+    onlyFields('Query', input, [
+      'TableName',
+      'IndexName',
+      'KeyConditionExpression',
+      'ExpressionAttributeValues',
+      'FilterExpression',
+      'ProjectionExpression',
+      'ScanIndexForward',
+      'Limit',
+      'ExclusiveStartKey',
+    ]);
+    const table = tableOf(input.TableName);
+    const index = table.indexes.get(input.IndexName ?? '');
+    if (!index) throw new Unsupported(`bench stub: ${table.name} has no index ${input.IndexName}`);
+    const values = input.ExpressionAttributeValues;
+
+    // `pk = :v`, optionally `AND sk < :w`: the partition equality and the "older than" page boundary.
+    const match = /^\s*(\w+)\s*=\s*(:\w+)\s*(?:AND\s+(\w+)\s*<\s*(:\w+)\s*)?$/.exec(
+      input.KeyConditionExpression ?? '',
+    );
+    if (!match || match[1] !== index.partitionKey || (match[3] !== undefined && match[3] !== index.sortKey)) {
+      throw new Unsupported(`bench stub: unsupported KeyConditionExpression ${input.KeyConditionExpression}`);
+    }
+    const partition = placeholderValue(values, match[2]);
+    const below = match[4] === undefined ? undefined : placeholderValue(values, match[4]);
+
+    let filter;
+    if (input.FilterExpression !== undefined) {
+      const f = /^\s*(\w+)\s*=\s*(:\w+)\s*$/.exec(input.FilterExpression);
+      if (!f) throw new Unsupported(`bench stub: unsupported FilterExpression ${input.FilterExpression}`);
+      filter = { attribute: f[1], value: placeholderValue(values, f[2]) };
+    }
+
+    let keys = sortedKeys(table, input.IndexName ?? '', index, partition);
+    if (input.ScanIndexForward === false) keys = [...keys].reverse();
+    if (input.ExclusiveStartKey !== undefined) {
+      const start = keys.indexOf(keyOf(table, input.ExclusiveStartKey));
+      if (start < 0) throw new Unsupported('bench stub: ExclusiveStartKey is not in this partition');
+      keys = keys.slice(start + 1);
+    }
+
+    const projected = projectionOf(table, index, input.IndexName, input.ProjectionExpression);
+    const items = [];
+    let evaluated = 0;
+    let last;
+    for (const key of keys) {
+      const item = table.items.get(key);
+      if (below !== undefined && !(item[index.sortKey] < below)) continue;
+      // Limit counts the items read, before the filter: a filtered page can be short, even empty.
+      if (input.Limit !== undefined && evaluated === input.Limit) break;
+      evaluated++;
+      last = item;
+      if (filter && item[filter.attribute] !== filter.value) continue;
+      items.push(projected ? pick(item, projected) : { ...item });
+    }
+    const output = { Items: items, Count: items.length, ScannedCount: evaluated };
+    // As DynamoDB does, a page that reached Limit has a LastEvaluatedKey even if nothing follows it.
+    if (input.Limit !== undefined && evaluated === input.Limit && last) {
+      output.LastEvaluatedKey = pick(last, [
+        ...new Set([...table.keys, index.partitionKey, index.sortKey].filter(Boolean)),
+      ]);
+    }
+    return output;
+  },
+};
+
+/** The attributes a Query returns: the index's projection, narrowed by a ProjectionExpression. */
+function projectionOf(table, index, indexName, expression) {
+  let names;
+  if (indexName !== undefined && index.projection !== 'ALL') {
+    names = [
+      ...new Set([...table.keys, index.partitionKey, index.sortKey, ...(index.projection.include ?? [])]),
+    ].filter(Boolean);
+  }
+  if (expression === undefined) return names;
+  const wanted = projectionNames(expression);
+  // A global secondary index can only return what it projects.
+  const missing = names ? wanted.filter((name) => !names.includes(name)) : [];
+  if (missing.length > 0)
+    throw new Unsupported(`bench stub: ${indexName} does not project ${missing.join(', ')}`);
+  return wanted;
+}
+
+/** The keys of the items in one partition of an index, in ascending sort-key order (sparse: only items with the keys). */
+function sortedKeys(table, indexName, index, partition) {
+  let byPartition = table.sorted.get(indexName);
+  if (!byPartition) {
+    byPartition = new Map();
+    for (const [key, item] of table.items) {
+      const value = item[index.partitionKey];
+      if (value === undefined || (index.sortKey && item[index.sortKey] === undefined)) continue;
+      const list = byPartition.get(value) ?? [];
+      list.push(key);
+      byPartition.set(value, list);
+    }
+    if (index.sortKey) {
+      const sortValue = (key) => table.items.get(key)[index.sortKey];
+      for (const list of byPartition.values()) {
+        list.sort((a, b) => (sortValue(a) < sortValue(b) ? -1 : sortValue(a) > sortValue(b) ? 1 : 0));
+      }
+    }
+    table.sorted.set(indexName, byPartition);
+  }
+  return byPartition.get(partition) ?? [];
+}
+
+/**
+ * Runs one DynamoDB operation on plain (document-client) input and returns its plain output; throws
+ * ConditionalCheckFailed for a failed condition and an error for anything the stub does not implement.
+ */
+export function execute(operation, input) {
+  const run = OPERATIONS[operation];
+  if (!run) throw new Unsupported(`bench stub: unsupported operation ${operation}`);
+  count(operation);
+  return run(input);
 }

@@ -1,4 +1,5 @@
-import type { ColdStats, Results } from './run';
+import { FUNCTION_MEMORY_MB } from '#lib/definitions/routes';
+import { type ColdStats, LAMBDA_MB_PER_VCPU, type Results } from './run';
 import { DISPLAY_NAMES } from './scenarios';
 
 const kib = (bytes: number) => `${(bytes / 1024).toFixed(1)} KiB`;
@@ -22,29 +23,55 @@ function table(header: string[], align: ('l' | 'r')[], rows: string[][]): string
 export function renderMarkdown(r: Results): string {
   const out: string[] = [];
   out.push(
-    `Node ${r.node} on ${r.cpu} (${r.cores} cores, load ${r.load.before.toFixed(1)} → ${r.load.after.toFixed(1)}), ` +
+    `Node ${r.node}${r.nodes.length > 1 ? ` (cold init also on ${r.nodes.slice(1).join(', ')})` : ''} on ${r.cpu} (${r.cores} cores, load ${r.load.before.toFixed(1)} → ${r.load.after.toFixed(1)}), ` +
       `${r.date.slice(0, 16).replace('T', ' ')} UTC; ` +
       `cold init over ${r.runs} fresh processes per subject (interleaved), warm cost over ` +
       `${r.iterations.toLocaleString('en-US')} invocations after ${r.warmup.toLocaleString('en-US')} warm-up` +
-      `${r.quick ? ' (--quick: no references)' : ''}.\n`,
+      `${r.quick ? ' (--quick: no references, and through the SDK 1,000 invocations after 200)' : ''}.\n`,
   );
 
-  out.push('\n**Functions against their SDK floor**\n\n');
+  out.push(
+    '\n**Functions against their SDK floor** (the floor of issue 5: `DynamoDBDocumentClient` with the ' +
+      "SDK's default credential provider chain, bundled ESM, module first; the functions' bundles read " +
+      'credentials from the environment only, see infra/bundling.ts). "Lean floor": the same floor ' +
+      'bundled as the functions are (full runs only).\n\n',
+  );
   out.push(
     table(
-      ['Function', 'Bundle', '× floor', 'Cold init median', 'p90', 'Floor median', '× floor'],
-      ['l', 'r', 'r', 'r', 'r', 'r', 'r'],
+      ['Function', 'Bundle', '× floor', 'Lean floor', '× floor'],
+      ['l', 'r', 'r', 'r', 'r'],
       r.functions.map((f) => [
         f.name,
         kib(f.bundleBytes),
         ratio(f.bundleRatio),
-        ms(f.cold.median),
-        ms(f.cold.p90),
-        ms(f.floorCold.median),
-        ratio(f.coldRatio),
+        kib(f.leanFloorBytes),
+        ratio(f.leanFloorBytes / f.floorBytes),
       ]),
     ),
   );
+  for (const node of r.nodes) {
+    out.push(`\n*Cold init on ${node}* (load and first handled event)\n\n`);
+    out.push(
+      table(
+        ['Function', 'Median', 'p90', 'Floor median', '× floor', 'Lean floor median', '× floor'],
+        ['l', 'r', 'r', 'r', 'r', 'r', 'r'],
+        r.functions.map((f) => {
+          const cold = f.cold.find((c) => c.node === node);
+          if (!cold) return [f.name, 'not measured', '', '', '', '', ''];
+          return [
+            f.name,
+            ms(cold.cold.median),
+            ms(cold.cold.p90),
+            ms(cold.floorCold.median),
+            ratio(cold.coldRatio),
+            cold.leanFloorCold ? ms(cold.leanFloorCold.median) : '',
+            cold.leanFloorRatio === undefined ? '' : ratio(cold.leanFloorRatio),
+          ];
+        }),
+      ),
+    );
+  }
+  if (r.node24Skipped !== undefined) out.push(`\nCold init on Node 24 not measured: ${r.node24Skipped}.\n`);
 
   out.push(
     '\n**Warm cost per request path** (zero-latency DynamoDB, one invocation at a time). ' +
@@ -99,20 +126,23 @@ export function renderMarkdown(r: Results): string {
   const refRows: string[][] = [];
   for (const f of r.functions) {
     refRows.push([
-      `SDK floor of ${f.name}, ESM (module first)`,
+      `SDK floor of ${f.name}, ESM (module first), on ${f.cold[0]?.node ?? ''}`,
       kib(f.floorBytes),
-      ...coldCells(f.floorCold),
+      ...coldCells(f.cold[0]?.floorCold),
     ]);
-    refRows.push([
-      `SDK floor of ${f.name}, CommonJS (main first)`,
-      kib(f.cjsFloorBytes),
-      ...coldCells(f.cjsFloorCold),
-    ]);
+    // The CommonJS floors' cold init is measured for issue 5's functions only (REFERENCE_FUNCTIONS).
+    if (f.cjsFloorCold || r.quick) {
+      refRows.push([
+        `SDK floor of ${f.name}, CommonJS (main first)`,
+        kib(f.cjsFloorBytes),
+        ...coldCells(f.cjsFloorCold),
+      ]);
+    }
   }
   refRows.push(['Empty handler', kib(r.empty.bytes), ...coldCells(r.empty.cold)]);
   for (const f of r.functions) {
     if (!f.sourceMapsCold) continue;
-    const extra = f.sourceMapsCold.median - f.cold.median;
+    const extra = f.sourceMapsCold.median - (f.cold[0]?.cold.median ?? Number.NaN);
     refRows.push([
       `${f.name} with NODE_OPTIONS=--enable-source-maps (not deployed; it would add ${ms(extra)})`,
       kib(f.bundleBytes),
@@ -121,7 +151,34 @@ export function renderMarkdown(r: Results): string {
   }
   out.push(table(['Bundle', 'Size', 'Cold init median', 'p90'], ['l', 'r', 'r', 'r'], refRows));
 
-  out.push('\n**Targets** (issue 5)\n\n');
+  const { revokeAll } = r;
+  const vcpu = FUNCTION_MEMORY_MB / LAMBDA_MB_PER_VCPU;
+  out.push(
+    `\n**Revoke-all** (\`POST /api/embed/sessions/revoke\` for one user whose sessions are each in two ` +
+      `scopes, the caller's organization and its own): the CDK bundle freshly loaded, through the SDK, ` +
+      `every DynamoDB call answered after ${revokeAll.latencyMs} ms, ${revokeAll.concurrency} revocations ` +
+      `in flight (REVOKE_CONCURRENCY), deadline ${revokeAll.timeoutMs / 1000} s (the function timeout); ` +
+      `median of ${revokeAll.results[0]?.runs.length ?? 0} run(s). "CPU at ${FUNCTION_MEMORY_MB} MB" ` +
+      `scales this machine's CPU time by Lambda's share of a vCPU at that memory ` +
+      `(${vcpu.toFixed(2)} vCPU): a rough lower bound of the same work there, if a Lambda vCPU were as ` +
+      `fast as this one.\n\n`,
+  );
+  out.push(
+    table(
+      ['Sessions', 'DynamoDB calls', 'Wall time', 'CPU time', 'CPU at 512 MB (estimate)', 'Per session'],
+      ['r', 'l', 'r', 'r', 'r', 'r'],
+      revokeAll.results.map((result) => [
+        result.sessions.toLocaleString('en-US'),
+        `${result.calls.toLocaleString('en-US')} (${operations(result.byOperation)})`,
+        ms(result.ms, 0),
+        ms(result.cpuMs, 0),
+        ms(result.cpuMs / vcpu, 0),
+        ms(result.ms / result.sessions, 3),
+      ]),
+    ),
+  );
+
+  out.push('\n**Targets** (issues 5, 11 and 14)\n\n');
   out.push(
     table(
       ['Target', 'Goal', 'Measured', 'Result'],
@@ -130,9 +187,12 @@ export function renderMarkdown(r: Results): string {
     ),
   );
 
-  out.push('\n**What each bundle holds beyond its floor** (bytes in the minified output)\n\n');
+  out.push(
+    '\n**What each bundle holds beyond its lean floor** (the floor bundled as the functions are; bytes ' +
+      'in the minified output)\n\n',
+  );
   for (const f of r.functions) {
-    const total = f.bundleBytes - f.floorBytes;
+    const total = f.bundleBytes - f.leanFloorBytes;
     const top = f.aboveFloor
       .slice(0, 8)
       .map((e) => `${e.source} ${kib(e.bytes)}`)

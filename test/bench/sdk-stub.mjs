@@ -2,7 +2,7 @@
 // (esbuild `alias`, see build.ts): `send` answers from the in-memory tables at once, so the warm cost of
 // those bundles is the functions' own work (middy, validation, use case, rendering) without the SDK's
 // per-request pipeline. Only what lib/dynamodb imports is provided; anything else fails the build.
-import { ConditionalCheckFailed, getItem, putItem, query } from './memory-tables.mjs';
+import { ConditionalCheckFailed, execute } from './memory-tables.mjs';
 
 class Command {
   constructor(input) {
@@ -11,11 +11,22 @@ class Command {
 }
 
 export class GetCommand extends Command {}
+export class BatchGetCommand extends Command {}
 export class PutCommand extends Command {}
-export class QueryCommand extends Command {}
-export class ScanCommand extends Command {}
 export class UpdateCommand extends Command {}
+export class QueryCommand extends Command {}
+// Imported by the adapters for operator commands (admin CLI); no request path sends them.
+export class ScanCommand extends Command {}
 export class DeleteCommand extends Command {}
+
+/** The DynamoDB operation of each command a request path sends. */
+const OPERATIONS = new Map([
+  [GetCommand, 'GetItem'],
+  [BatchGetCommand, 'BatchGetItem'],
+  [PutCommand, 'PutItem'],
+  [UpdateCommand, 'UpdateItem'],
+  [QueryCommand, 'Query'],
+]);
 
 export class DynamoDBClient {
   constructor(config) {
@@ -33,29 +44,14 @@ export class DynamoDBDocumentClient {
   }
 
   async send(command) {
-    const input = command.input;
-    if (command instanceof GetCommand) {
-      const item = getItem(input.TableName, input.Key, input.ProjectionExpression);
-      return item ? { Item: { ...item } } : {};
+    const operation = OPERATIONS.get(command.constructor);
+    if (!operation) throw new Error(`sdk-stub: ${command.constructor.name} is not used on a request path`);
+    try {
+      return execute(operation, command.input);
+    } catch (error) {
+      // As the SDK's service exceptions carry it.
+      if (error instanceof ConditionalCheckFailed) error.$metadata = { httpStatusCode: 400 };
+      throw error;
     }
-    if (command instanceof PutCommand) {
-      try {
-        putItem(input.TableName, { ...input.Item }, input.ConditionExpression);
-      } catch (error) {
-        if (error instanceof ConditionalCheckFailed) error.$metadata = { httpStatusCode: 400 };
-        throw error;
-      }
-      return {};
-    }
-    if (command instanceof QueryCommand) {
-      const items = query(
-        input.TableName,
-        input.KeyConditionExpression,
-        input.ExpressionAttributeValues,
-        input.Limit,
-      );
-      return { Items: items.map((item) => ({ ...item })), Count: items.length };
-    }
-    throw new Error(`sdk-stub: ${command.constructor.name} is not used on a request path`);
   }
 }

@@ -264,6 +264,19 @@ describe('Lambda functions', () => {
     expect(code).toContain('EmbedSession.mount');
   });
 
+  it.each(NAMES)(
+    'ships %s without the SDK default credential chain: credentials come from the environment only',
+    (name) => {
+      const code = readFileSync(
+        join(synth.outdir, fnOf(name).Metadata['aws:asset:path'], 'index.mjs'),
+        'utf8',
+      );
+      // Debug strings of the chain's links (@aws-sdk/credential-provider-node), replaced by infra/bundling.ts.
+      const links = ['fromSSO', 'fromIni', 'fromProcess', 'fromTokenFile', 'remoteProvider'];
+      expect(links.filter((link) => code.includes(`defaultProvider::${link}`))).toEqual([]);
+    },
+  );
+
   it('bundles the AWS SDK into create-session instead of relying on the runtime copy', () => {
     const fn = fnOf('createSession');
     const code = readFileSync(join(synth.outdir, fn.Metadata['aws:asset:path'], 'index.mjs'), 'utf8');

@@ -1,0 +1,90 @@
+// Preloaded with `node --import` before a function (bundled or from source) runs in a fresh process: it
+// makes the SDK's request signing deterministic and records every DynamoDB request it signs, so two runs
+// of the same request can be compared header for header.
+//
+// - The clock stands still at CAPTURE_TIME (SigV4 signs the time), and crypto.randomUUID returns a fixed
+//   value (the SDK's amz-sdk-invocation-id header is signed too).
+// - https.request is replaced, as the benchmark's stub does (test/bench/dynamo-stub.mjs): the request's
+//   headers are recorded and DynamoDB answers `{}` (no item) without a socket. Any other network call
+//   throws. The recorded requests are printed after a marker when the process exits.
+import { EventEmitter } from 'node:events';
+import http from 'node:http';
+import https from 'node:https';
+import { syncBuiltinESMExports } from 'node:module';
+import { Readable } from 'node:stream';
+
+export const CAPTURE_MARKER = '@@SIGNED@@';
+const NOW = Date.parse(process.env.CAPTURE_TIME ?? '2026-03-01T12:00:00.000Z');
+
+const RealDate = Date;
+class FrozenDate extends RealDate {
+  constructor(...args) {
+    if (args.length === 0) super(NOW);
+    else super(...args);
+  }
+
+  static now() {
+    return NOW;
+  }
+}
+globalThis.Date = FrozenDate;
+Object.defineProperty(globalThis.crypto, 'randomUUID', {
+  value: () => '00000000-0000-4000-8000-000000000000',
+});
+
+const captured = [];
+process.on('exit', () => {
+  process.stdout.write(`\n${CAPTURE_MARKER}${JSON.stringify(captured)}\n`);
+});
+
+class CapturedRequest extends EventEmitter {
+  socket = { connecting: false, setTimeout() {}, setKeepAlive() {}, setNoDelay() {}, on() {}, once() {} };
+  #body = [];
+
+  constructor(options, onResponse) {
+    super();
+    this.options = options;
+    if (onResponse) this.once('response', onResponse);
+  }
+
+  setTimeout() {
+    return this;
+  }
+
+  write(chunk) {
+    this.#body.push(Buffer.from(chunk));
+    return true;
+  }
+
+  end(chunk) {
+    if (chunk !== undefined && chunk !== null) this.write(chunk);
+    const { hostname, path, method, headers } = this.options;
+    captured.push({ hostname, path, method, headers, body: Buffer.concat(this.#body).toString('utf8') });
+    const payload = Buffer.from('{}');
+    const response = Readable.from([payload]);
+    response.statusCode = 200;
+    response.headers = {
+      'content-type': 'application/x-amz-json-1.0',
+      'content-length': String(payload.length),
+      'x-amzn-requestid': 'captured',
+    };
+    queueMicrotask(() => this.emit('response', response));
+    return this;
+  }
+
+  destroy() {
+    return this;
+  }
+}
+
+const noNetwork = (name) => () => {
+  throw new Error(`capture-signed-requests: unexpected network call through ${name}`);
+};
+https.request = (options, onResponse) => {
+  if (typeof options === 'string' || options instanceof URL) return noNetwork('https.request(url)')();
+  return new CapturedRequest(options, onResponse);
+};
+https.get = noNetwork('https.get');
+http.request = noNetwork('http.request');
+http.get = noNetwork('http.get');
+syncBuiltinESMExports();
