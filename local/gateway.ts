@@ -15,11 +15,11 @@ import {
 } from '#lib/definitions/gateway-responses';
 import {
   AUTHORIZER_FUNCTION,
-  FUNCTION_MEMORY_MB,
-  FUNCTION_TIMEOUT_SECONDS,
+  FUNCTIONS,
   type FunctionName,
   ROUTES,
   type RouteDefinition,
+  runtimeOf,
 } from '#lib/definitions/routes';
 import { isRateLimitValue, type RateLimit } from '#lib/domain/api-key';
 import { headerValue } from '#lib/http/response';
@@ -309,14 +309,15 @@ function proxyEvent(options: GatewayOptions, request: RoutedRequest): APIGateway
   };
 }
 
-function lambdaContext(functionName: string, requestId: string): Context {
-  const deadline = Date.now() + FUNCTION_TIMEOUT_SECONDS * 1000;
+function lambdaContext(functionName: FunctionName, requestId: string): Context {
+  const { memoryMb, timeoutSeconds } = runtimeOf(FUNCTIONS[functionName]);
+  const deadline = Date.now() + timeoutSeconds * 1000;
   return {
     callbackWaitsForEmptyEventLoop: false,
     functionName,
     functionVersion: '$LATEST',
     invokedFunctionArn: `arn:aws:lambda:local:${ACCOUNT_ID}:function:${functionName}`,
-    memoryLimitInMB: String(FUNCTION_MEMORY_MB),
+    memoryLimitInMB: String(memoryMb),
     awsRequestId: requestId,
     logGroupName: `/aws/lambda/${functionName}`,
     logStreamName: 'local',

@@ -9,12 +9,7 @@ import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import { aliasArgs, BUNDLING, shipFilesCommands } from '#infra/bundling';
-import {
-  FUNCTION_MEMORY_MB,
-  FUNCTION_TIMEOUT_SECONDS,
-  type FunctionDefinition,
-  type FunctionSetting,
-} from '#lib/definitions/routes';
+import { type FunctionDefinition, type FunctionSetting, runtimeOf } from '#lib/definitions/routes';
 import { TABLES, type TableKey } from '#lib/definitions/tables';
 
 /** The repository root: function entries in lib/definitions/routes.ts are relative to it. */
@@ -70,8 +65,8 @@ export class ServiceFunction extends Construct {
       description: definition.description,
       runtime: FUNCTION_RUNTIME,
       architecture: Architecture.ARM_64,
-      memorySize: FUNCTION_MEMORY_MB,
-      timeout: Duration.seconds(FUNCTION_TIMEOUT_SECONDS),
+      memorySize: runtimeOf(definition).memoryMb,
+      timeout: Duration.seconds(runtimeOf(definition).timeoutSeconds),
       role: this.role,
       logGroup: this.logGroup,
       // No NODE_OPTIONS=--enable-source-maps: it parses the map on every cold start; the logger maps the

@@ -20,6 +20,8 @@ export const FUNCTION_MEMORY_MB = 512;
  * service's own 503, never in a Lambda timeout. API Gateway itself waits 29 s.
  */
 export const FUNCTION_TIMEOUT_SECONDS = 20;
+/** API Gateway's integration timeout: no function may run longer. */
+export const API_GATEWAY_TIMEOUT_SECONDS = 29;
 
 export interface FunctionDefinition {
   /** Source file, relative to the project root; its `handler` export is the Lambda handler. */
@@ -36,6 +38,9 @@ export interface FunctionDefinition {
    * everywhere it is bundled (infra/bundling.ts); locally they are read from node_modules.
    */
   files?: readonly string[];
+  /** Memory and timeout when the house defaults do not fit its work (see `runtimeOf`). */
+  memoryMb?: number;
+  timeoutSeconds?: number;
 }
 
 export const FUNCTIONS = {
@@ -89,6 +94,12 @@ export const FUNCTIONS = {
       memberships: [MEMBERSHIP_USER_INDEX],
     },
     settings: [],
+    // Its work grows with the user's sessions, and it is CPU-bound (the SDK's work per update, not the
+    // wait): 1,769 MB is one full vCPU, so 10,000 revocations take seconds, not the 512 MB share's ~18 s.
+    // Its DynamoDB time is bounded by this timeout (less the reserve), not the 5 s request budget; with
+    // the authorizer's own budget it still answers inside API Gateway's 29 s.
+    memoryMb: 1_769,
+    timeoutSeconds: 22,
   },
   authorizer: {
     entry: 'functions/authorizer.ts',
@@ -126,6 +137,14 @@ export const FUNCTIONS = {
 } as const satisfies Record<string, FunctionDefinition>;
 
 export type FunctionName = keyof typeof FUNCTIONS;
+
+/** A function's memory and timeout: its own when its definition sets them, else the house defaults. */
+export function runtimeOf(definition: FunctionDefinition): { memoryMb: number; timeoutSeconds: number } {
+  return {
+    memoryMb: definition.memoryMb ?? FUNCTION_MEMORY_MB,
+    timeoutSeconds: definition.timeoutSeconds ?? FUNCTION_TIMEOUT_SECONDS,
+  };
+}
 
 export interface RouteDefinition {
   method: 'GET' | 'POST';

@@ -13,15 +13,18 @@ type Middleware = middy.MiddlewareObj<APIGatewayProxyEvent, APIGatewayProxyResul
  * `outer` middlewares wrap the error mapper, so they see the final answer even of a failed request (the
  * Idempotency-Key store); then any error becomes the `{error, message}` response of its domain error (or
  * a logged 500); `inner` middlewares (such as the JSON body parser) run just before `handle`.
+ * `budgetMs` replaces the default request budget, for a route whose work grows with the data.
  */
 export function jsonApiHandler(
   functionName: string,
-  middlewares: { outer?: readonly Middleware[]; inner?: readonly Middleware[] },
+  middlewares: { outer?: readonly Middleware[]; inner?: readonly Middleware[]; budgetMs?: number },
   handle: ProxyHandler,
 ) {
   const logger = createLogger({ function: functionName });
   // Every route's DynamoDB calls share one deadline per request (lib/http/middlewares/request-budget.ts).
-  let chain = withRequestBudget(middy<APIGatewayProxyEvent, APIGatewayProxyResult>());
+  let chain = withRequestBudget(middy<APIGatewayProxyEvent, APIGatewayProxyResult>(), {
+    budgetMs: middlewares.budgetMs,
+  });
   for (const middleware of middlewares.outer ?? []) chain = chain.use(middleware);
   chain = chain.use(httpErrors({ logger }));
   for (const middleware of middlewares.inner ?? []) chain = chain.use(middleware);

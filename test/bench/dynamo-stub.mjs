@@ -96,7 +96,11 @@ function answer(target, bodyText) {
     if (!(error instanceof ConditionalCheckFailed)) throw error;
     return {
       status: 400,
-      body: { __type: `com.amazonaws.dynamodb.v20120810#${error.name}`, message: error.message },
+      body: {
+        __type: `com.amazonaws.dynamodb.v20120810#${error.name}`,
+        message: error.message,
+        ...(error.item ? { Item: wireOutput({ Item: error.item }).Item } : {}),
+      },
     };
   }
 }

@@ -28,6 +28,12 @@ const BATCH_GET_LIMIT = 100;
 /** Raised for the one DynamoDB error the service expects (a failed condition on a write). */
 export class ConditionalCheckFailed extends Error {
   name = 'ConditionalCheckFailedException';
+
+  /** The refused item, when the request asked for it (ReturnValuesOnConditionCheckFailure: ALL_OLD). */
+  constructor(message, item) {
+    super(message);
+    this.item = item;
+  }
 }
 
 /** A request DynamoDB would refuse or the stub does not implement: a bug in the service or the bench. */
@@ -199,7 +205,12 @@ const OPERATIONS = {
   },
 
   PutItem(input) {
-    onlyFields('PutItem', input, ['TableName', 'Item', 'ConditionExpression']);
+    onlyFields('PutItem', input, [
+      'TableName',
+      'Item',
+      'ConditionExpression',
+      'ReturnValuesOnConditionCheckFailure',
+    ]);
     const table = tableOf(input.TableName);
     const key = keyOf(table, input.Item);
     const condition = input.ConditionExpression;
@@ -208,7 +219,8 @@ const OPERATIONS = {
       throw new Unsupported(`bench stub: unsupported PutItem condition ${condition}`);
     }
     if (condition !== undefined && table.items.has(key)) {
-      throw new ConditionalCheckFailed('The conditional request failed');
+      const old = input.ReturnValuesOnConditionCheckFailure === 'ALL_OLD' ? table.items.get(key) : undefined;
+      throw new ConditionalCheckFailed('The conditional request failed', old && { ...old });
     }
     write(table, key, { ...input.Item });
     return {};

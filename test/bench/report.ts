@@ -1,5 +1,4 @@
-import { FUNCTION_MEMORY_MB } from '#lib/definitions/routes';
-import { type ColdStats, LAMBDA_MB_PER_VCPU, type Results } from './run';
+import { type ColdStats, LAMBDA_MB_PER_VCPU, REVOKE_ALL_RUNTIME, type Results } from './run';
 import { DISPLAY_NAMES } from './scenarios';
 
 const kib = (bytes: number) => `${(bytes / 1024).toFixed(1)} KiB`;
@@ -152,20 +151,28 @@ export function renderMarkdown(r: Results): string {
   out.push(table(['Bundle', 'Size', 'Cold init median', 'p90'], ['l', 'r', 'r', 'r'], refRows));
 
   const { revokeAll } = r;
-  const vcpu = FUNCTION_MEMORY_MB / LAMBDA_MB_PER_VCPU;
+  const memoryMb = REVOKE_ALL_RUNTIME.memoryMb;
+  const vcpu = memoryMb / LAMBDA_MB_PER_VCPU;
   out.push(
     `\n**Revoke-all** (\`POST /api/embed/sessions/revoke\` for one user whose sessions are each in two ` +
       `scopes, the caller's organization and its own): the CDK bundle freshly loaded, through the SDK, ` +
       `every DynamoDB call answered after ${revokeAll.latencyMs} ms, ${revokeAll.concurrency} revocations ` +
       `in flight (REVOKE_CONCURRENCY), deadline ${revokeAll.timeoutMs / 1000} s (the function timeout); ` +
-      `median of ${revokeAll.results[0]?.runs.length ?? 0} run(s). "CPU at ${FUNCTION_MEMORY_MB} MB" ` +
+      `median of ${revokeAll.results[0]?.runs.length ?? 0} run(s). "CPU at ${memoryMb} MB" ` +
       `scales this machine's CPU time by Lambda's share of a vCPU at that memory ` +
       `(${vcpu.toFixed(2)} vCPU): a rough lower bound of the same work there, if a Lambda vCPU were as ` +
       `fast as this one.\n\n`,
   );
   out.push(
     table(
-      ['Sessions', 'DynamoDB calls', 'Wall time', 'CPU time', 'CPU at 512 MB (estimate)', 'Per session'],
+      [
+        'Sessions',
+        'DynamoDB calls',
+        'Wall time',
+        'CPU time',
+        `CPU at ${memoryMb} MB (estimate)`,
+        'Per session',
+      ],
       ['r', 'l', 'r', 'r', 'r', 'r'],
       revokeAll.results.map((result) => [
         result.sessions.toLocaleString('en-US'),

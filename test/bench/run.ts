@@ -10,7 +10,8 @@ import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { FUNCTION_TIMEOUT_SECONDS } from '#lib/definitions/routes';
+import { FUNCTIONS, runtimeOf } from '#lib/definitions/routes';
+import { LAMBDA_RESERVE_MS } from '#lib/http/middlewares/request-budget';
 import { REVOKE_CONCURRENCY } from '#lib/use-cases/revoke-user-sessions';
 import { node24 } from '#test/support/node24';
 import { type Bundle, buildBundles, bytesAboveFloor } from './build';
@@ -43,15 +44,19 @@ const { path: NODE24, missing: NODE24_SKIP_REASON = '' } = node24();
 const ROOT = join(import.meta.dirname, '..', '..');
 const OUT = join(ROOT, '.bench');
 
+/** Revoke-all's own memory and timeout (lib/definitions/routes.ts). */
+export const REVOKE_ALL_RUNTIME = runtimeOf(FUNCTIONS.revokeUserSessions);
+
 /**
  * The targets: issue 14's bundle and cold-init ratios to the SDK floor of issue 5 (on every Node
- * measured), issue 5's warm cost, and issue 11's revoke-all deadline, the function's own timeout.
+ * measured), issue 5's warm cost, and issue 11's revoke-all deadline: the function's own timeout, less
+ * the reserve in which it answers 503 rather than time out.
  */
 export const TARGETS = {
   bundleRatio: 0.7,
   coldRatio: 0.8,
   warmP99Ms: 0.3,
-  revokeAllMs: FUNCTION_TIMEOUT_SECONDS * 1000,
+  revokeAllMs: REVOKE_ALL_RUNTIME.timeoutSeconds * 1000 - LAMBDA_RESERVE_MS,
 } as const;
 
 /** The functions whose CommonJS floor and --enable-source-maps cost the full run also measures. */
@@ -60,8 +65,8 @@ const REFERENCE_FUNCTIONS: readonly BenchFunction[] = ['createSession', 'authori
 const QUICK_SDK_WARM = { warmup: 200, iterations: 1_000 } as const;
 
 /**
- * Lambda gives a function CPU in proportion to its memory, one full vCPU at 1,769 MB; the functions have
- * FUNCTION_MEMORY_MB (512 MB), so about 0.29 vCPU. Used to extrapolate the revoke-all's CPU time.
+ * Lambda gives a function CPU in proportion to its memory, one full vCPU at 1,769 MB (revoke-all's; the
+ * house default of 512 MB is about 0.29 vCPU). Used to extrapolate the revoke-all's CPU time.
  */
 export const LAMBDA_MB_PER_VCPU = 1_769;
 
@@ -385,9 +390,10 @@ async function main(): Promise<void> {
         bundles.functions.revokeUserSessions.file,
         REVOKE_ALL_TIMING.event,
         timingEnv,
-        TARGETS.revokeAllMs,
+        REVOKE_ALL_RUNTIME.timeoutSeconds * 1000,
       );
-      // Past the deadline, middy answers with its timeout error: a missed target, not a broken bench.
+      // Past its budget the function answers 503 (past Lambda's time, middy's timeout error): a missed
+      // target, not a broken bench.
       const timedOut = sample.status !== 200 && sample.ms >= TARGETS.revokeAllMs - 50;
       const revoked = sample.body === undefined ? undefined : JSON.parse(sample.body).revoked;
       if (!timedOut && (sample.status !== 200 || revoked !== sessions)) {
@@ -464,7 +470,7 @@ async function main(): Promise<void> {
     revokeAll: {
       latencyMs: opts.revokeLatencyMs,
       concurrency: REVOKE_CONCURRENCY,
-      timeoutMs: TARGETS.revokeAllMs,
+      timeoutMs: REVOKE_ALL_RUNTIME.timeoutSeconds * 1000,
       results: revokeAll,
     },
     targets: targetsOf(functions, paths, revokeAll, NODE24 === undefined ? NODE24_SKIP_REASON : undefined),
@@ -534,12 +540,21 @@ function targetsOf(
           : warm.callsPerRequest <= path.calls,
     });
   }
+  const vcpu = REVOKE_ALL_RUNTIME.memoryMb / LAMBDA_MB_PER_VCPU;
+  const goal = `< ${TARGETS.revokeAllMs / 1000} s (function timeout less its reserve)`;
   for (const result of revokeAll) {
+    const sessions = result.sessions.toLocaleString('en-US');
     targets.push({
-      name: `revoke-all of ${result.sessions.toLocaleString('en-US')} sessions: wall time`,
-      goal: `< ${TARGETS.revokeAllMs / 1000} s (function timeout)`,
+      name: `revoke-all of ${sessions} sessions: wall time`,
+      goal,
       value: `${(result.ms / 1000).toFixed(2)} s`,
       pass: result.ms < TARGETS.revokeAllMs,
+    });
+    targets.push({
+      name: `revoke-all of ${sessions} sessions: CPU time at ${REVOKE_ALL_RUNTIME.memoryMb} MB (estimate)`,
+      goal,
+      value: `${(result.cpuMs / vcpu / 1000).toFixed(2)} s`,
+      pass: result.cpuMs / vcpu < TARGETS.revokeAllMs,
     });
   }
   return targets;

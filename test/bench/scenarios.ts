@@ -287,7 +287,14 @@ function getSessionEvent(id: string): APIGatewayProxyEvent {
 }
 
 function listSessionsEvent(query: Record<string, string>): APIGatewayProxyEvent {
-  return proxyEvent({ method: 'GET', path: '/api/embed/sessions', query, authorizer: CALLER });
+  // API Gateway passes the Authorization header on: the list signs its cursors with a key derived from it.
+  return proxyEvent({
+    method: 'GET',
+    path: '/api/embed/sessions',
+    query,
+    headers: { Authorization: `Bearer ${FIXTURE.apiKey}` },
+    authorizer: CALLER,
+  });
 }
 
 function revokeSessionEvent(id: string): APIGatewayProxyEvent {
@@ -383,7 +390,9 @@ export const REQUEST_PATHS: readonly RequestPath[] = [
     expect: 200,
     // A full page with more after it.
     expectBody: '"nextCursor":"',
-    calls: 5,
+    // The caller's organizations (2), a page of each scope (2), whether the sessions' other creator is
+    // still in the organization (1: the tenant filter), the sessions themselves (1).
+    calls: 6,
     callsRule: 'exactly',
   },
   {
@@ -569,8 +578,17 @@ export const FLOOR_CALLS: Record<BenchFunction, FloorCall[]> = {
   getSession: [{ command: 'GetCommand', input: { ...sessionKey(SESSION_IDS.own), ConsistentRead: true } }],
   listSessions: [
     ...orgsOfKeyOwner,
-    // A page of 20 asks each scope for 21: one more tells whether another page follows.
-    ...userScopePages(FIXTURE.listUser, 21),
+    // The scopes are read 100 keys at a time, as the tenant filter may drop some of them.
+    ...userScopePages(FIXTURE.listUser, 100),
+    {
+      command: 'GetCommand',
+      input: {
+        TableName: TABLE_NAMES.memberships,
+        Key: { orgId: FIXTURE.orgId, userId: FIXTURE.colleague },
+        ConsistentRead: true,
+        ProjectionExpression: 'orgId',
+      },
+    },
     {
       command: 'BatchGetCommand',
       input: {

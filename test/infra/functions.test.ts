@@ -4,8 +4,14 @@ import { buildSync } from 'esbuild';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BUNDLING, esbuildOptions } from '#infra/bundling';
 import { PROJECT_ROOT } from '#infra/constructs/service-function';
-import { FUNCTIONS, type FunctionDefinition } from '#lib/definitions/routes';
+import {
+  API_GATEWAY_TIMEOUT_SECONDS,
+  FUNCTIONS,
+  type FunctionDefinition,
+  runtimeOf,
+} from '#lib/definitions/routes';
 import { TABLES, type TableKey } from '#lib/definitions/tables';
+import { LAMBDA_RESERVE_MS, REQUEST_BUDGET_MS } from '#lib/http/middlewares/request-budget';
 import {
   dynamoGrants,
   functionByDescription,
@@ -54,13 +60,31 @@ describe('Lambda functions', () => {
     expect(Object.keys(resources(synth.template, 'AWS::Lambda::Function'))).toHaveLength(NAMES.length);
   });
 
-  it.each(NAMES)('runs %s on Node.js 24 on arm64 with 512 MB and a 20 s timeout', (name) => {
+  const HOUSE_DEFAULTS = NAMES.filter((name) => name !== 'revokeUserSessions');
+
+  it.each(HOUSE_DEFAULTS)('runs %s on Node.js 24 on arm64 with 512 MB and a 20 s timeout', (name) => {
     const props = fnOf(name).Properties;
     expect(props.Runtime).toBe('nodejs24.x');
     expect(props.Architectures).toEqual(['arm64']);
     expect(props.MemorySize).toBe(512);
     expect(props.Timeout).toBe(20);
     expect(props.Handler).toBe('index.handler');
+  });
+
+  it('gives revoke-all one full vCPU (1,769 MB) and 22 s, for 10,000 revocations in one call', () => {
+    const props = fnOf('revokeUserSessions').Properties;
+    expect(props.Runtime).toBe('nodejs24.x');
+    expect(props.Architectures).toEqual(['arm64']);
+    expect(props.MemorySize).toBe(1_769);
+    expect(props.Timeout).toBe(22);
+  });
+
+  it.each(NAMES)("lets %s, after the authorizer's worst case, answer inside API Gateway's 29 s", (name) => {
+    // The authorizer's worst case: its request budget, then the reserve Lambda time it keeps to answer.
+    const authorizerWorstSeconds = (REQUEST_BUDGET_MS + LAMBDA_RESERVE_MS) / 1_000;
+    const timeout = fnOf(name).Properties.Timeout as number;
+    expect(timeout).toBe(runtimeOf(FUNCTIONS[name]).timeoutSeconds);
+    expect(authorizerWorstSeconds + timeout).toBeLessThanOrEqual(API_GATEWAY_TIMEOUT_SECONDS);
   });
 
   it.each(NAMES)('gives %s the names of exactly the tables it may use', (name) => {

@@ -11,7 +11,7 @@ export const REQUEST_BUDGET_MS = 5_000;
 /** Time kept back from Lambda's own remaining time, to render the 503 before Lambda would time out. */
 export const LAMBDA_RESERVE_MS = 1_000;
 
-// A registered symbol: the mark survives a second copy of this module (tests reload modules).
+// A registered symbol: the mark (the budget) survives a second copy of this module (tests reload modules).
 const BUDGETED = Symbol.for('embed-session-service.request-budget');
 
 /** What a handler chain looks like to the wrapper: callable, with middy's chaining methods. */
@@ -43,11 +43,13 @@ export function withRequestBudget<H>(handler: H, options: { budgetMs?: number; r
       return result === inner ? budgeted : result;
     };
   }
-  Object.defineProperty(budgeted, BUDGETED, { value: true });
+  Object.defineProperty(budgeted, BUDGETED, { value: budgetMs });
   return budgeted as unknown as H;
 }
 
-/** True for a handler made by `withRequestBudget`. */
-export function hasRequestBudget(handler: unknown): boolean {
-  return typeof handler === 'function' && (handler as unknown as Record<symbol, unknown>)[BUDGETED] === true;
+/** The request budget of a handler made by `withRequestBudget` (infinite: Lambda's time alone), else undefined. */
+export function requestBudgetOf(handler: unknown): number | undefined {
+  if (typeof handler !== 'function') return undefined;
+  const budget = (handler as unknown as Record<symbol, unknown>)[BUDGETED];
+  return typeof budget === 'number' ? budget : undefined;
 }

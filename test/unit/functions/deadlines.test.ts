@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { FUNCTIONS, type FunctionName } from '#lib/definitions/routes';
+import { FUNCTIONS, type FunctionDefinition, type FunctionName } from '#lib/definitions/routes';
 import { AUTHORIZER_FAILED } from '#lib/http/middlewares/authorizer-errors';
-import { hasRequestBudget } from '#lib/http/middlewares/request-budget';
+import { REQUEST_BUDGET_MS, requestBudgetOf } from '#lib/http/middlewares/request-budget';
 import { embedEvent, jsonEvent, lambdaContext, tokenEvent } from '#test/support/events';
 import { startUnansweringServer } from '#test/support/fault-proxy';
 import { validBody } from '#test/support/fixtures';
@@ -69,8 +69,26 @@ describe('the request budget', () => {
     (name) => Object.keys(FUNCTIONS[name].access).length > 0,
   );
 
-  it.each(usingDynamo)('wraps the handler of %s, like every function that uses DynamoDB', async (name) => {
-    const module = (await import(`../../../${FUNCTIONS[name].entry}`)) as { handler: unknown };
-    expect(hasRequestBudget(module.handler)).toBe(true);
+  const ownTimeout = (name: FunctionName) =>
+    (FUNCTIONS[name] as FunctionDefinition).timeoutSeconds !== undefined;
+
+  it.each(usingDynamo.filter((name) => !ownTimeout(name)))(
+    'wraps the handler of %s in the 5 s budget, like every function that uses DynamoDB',
+    async (name) => {
+      const module = (await import(`../../../${FUNCTIONS[name].entry}`)) as { handler: unknown };
+      expect(requestBudgetOf(module.handler)).toBe(REQUEST_BUDGET_MS);
+    },
+  );
+
+  it.each(usingDynamo.filter(ownTimeout))(
+    'bounds %s, whose work grows with the data, by its own Lambda timeout alone',
+    async (name) => {
+      const module = (await import(`../../../${FUNCTIONS[name].entry}`)) as { handler: unknown };
+      expect(requestBudgetOf(module.handler)).toBe(Number.POSITIVE_INFINITY);
+    },
+  );
+
+  it('gives only revoke-all a timeout of its own', () => {
+    expect((Object.keys(FUNCTIONS) as FunctionName[]).filter(ownTimeout)).toEqual(['revokeUserSessions']);
   });
 });

@@ -3,9 +3,9 @@ import type { Context } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
 import { DYNAMODB_LIMITS } from '#lib/dynamodb/client';
 import {
-  hasRequestBudget,
   LAMBDA_RESERVE_MS,
   REQUEST_BUDGET_MS,
+  requestBudgetOf,
   withRequestBudget,
 } from '#lib/http/middlewares/request-budget';
 import { remainingMs } from '#lib/platform/deadline';
@@ -55,6 +55,19 @@ describe('withRequestBudget', () => {
     expect(none.left).toBe(0);
   });
 
+  it("with an infinite budget, gives Lambda's remaining time less the reserve: a route whose work grows", async () => {
+    const { start, before, after } = await deadlineOf(
+      () =>
+        probe({ budgetMs: Number.POSITIVE_INFINITY, reserveMs: 1_000 })(
+          { wait: 10 },
+          lambdaContext('r', 21_000),
+        ),
+      20_000,
+    );
+    expect(start).toBeGreaterThanOrEqual(before - 1);
+    expect(start).toBeLessThanOrEqual(after);
+  });
+
   it('keeps the deadlines of concurrent invocations apart', async () => {
     const handler = probe();
     const [long, short] = await Promise.all([
@@ -80,7 +93,7 @@ describe('withRequestBudget', () => {
         order.push(`handler with ${remainingMs() === undefined ? 'no' : 'a'} deadline`);
         return 'ok';
       });
-    expect(hasRequestBudget(handler)).toBe(true);
+    expect(requestBudgetOf(handler)).toBe(REQUEST_BUDGET_MS);
     await expect(handler({}, {} as Context)).resolves.toBe('ok');
     expect(order).toEqual(['before', 'handler with a deadline', 'after']);
   });
