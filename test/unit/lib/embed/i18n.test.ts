@@ -160,6 +160,25 @@ describe('formatInstant', () => {
     expect(formatInstant('2026-01-31T17:05:00.000Z', 'en')).toMatch(/^Jan 31, 2026, 5:05\sPM UTC$/);
   });
 
+  it.each(LOCALES)('writes %s exactly as Intl.DateTimeFormat would, for every month and hour', (locale) => {
+    const intl = new Intl.DateTimeFormat(locale, {
+      dateStyle: 'medium',
+      timeStyle: 'short',
+      timeZone: 'UTC',
+    });
+    for (let month = 0; month < 12; month++) {
+      for (let hour = 0; hour < 24; hour++) {
+        const date = new Date(
+          Date.UTC(2026 + (hour % 3), month, 1 + ((month * 7 + hour) % 28), hour, hour * 2),
+        );
+        // Newer ICU versions put a narrow no-break space before AM/PM; either reads the same.
+        expect(formatInstant(date.toISOString(), locale)).toBe(
+          `${intl.format(date).replace(/\u202f/g, ' ')} UTC`,
+        );
+      }
+    }
+  });
+
   it('shows a malformed instant as it is rather than failing the page', () => {
     expect(formatInstant('not a date', 'fr')).toBe('not a date');
   });
