@@ -19,7 +19,13 @@ export const MAX_LIST_LIMIT = 100;
  * whatever the mix of statuses.
  */
 export const MAX_EXAMINED_PER_PAGE = 1_000;
-/** Sessions read per batch while a filter may skip some: one index page and one BatchGetItem each. */
+/**
+ * Sessions read per batch while a filter passes over some of them: one index page and one BatchGetItem
+ * each. A status filter may skip most sessions, so it reads such batches from the start. Otherwise a
+ * batch is what the page still needs (plus one, to know whether more follow), until the tenant filter of
+ * a `userId` selection drops one (sessions other tenants created for the same external user): from then
+ * on, these batches.
+ */
 const FILTERED_BATCH = 100;
 /**
  * Largest page body, in bytes of JSON. Lambda answers at most 6 MB, and metadata may be large, so a page
@@ -61,7 +67,7 @@ export async function listSessions(
   const below = query.cursor === undefined ? undefined : decodeCursor(query.cursor, caller, query);
   const now = deps.clock.now();
   const scopes = await scopesFor(deps, caller, query);
-  const filtered = query.status !== undefined || query.userId !== undefined;
+  let filtered = query.status !== undefined;
   const batch = (room: number) => (filtered ? FILTERED_BATCH : room);
   const merge = new ScopeMerge(deps.sessions, scopes, below, filtered ? FILTERED_BATCH : query.limit + 1);
   const tenant = new TenantFilter(deps.memberships, caller);
@@ -86,6 +92,10 @@ export async function listSessions(
     );
     // The index only locates sessions; their current state (a revocation a moment ago) comes from the table.
     const wanted = refs.filter((_, i) => admitted[i]).map((ref) => ref.id);
+    if (!filtered && wanted.length < refs.length) {
+      filtered = true;
+      merge.readAhead(FILTERED_BATCH);
+    }
     const byId = new Map(
       (wanted.length > 0 ? await deps.sessions.getMany(wanted) : []).map((s) => [s.id, s]),
     );

@@ -115,9 +115,14 @@ export class ScopeMerge {
     private readonly sessions: SessionRepository,
     scopes: readonly SessionScope[],
     below: SessionPosition | undefined,
-    private readonly pageSize: number,
+    private pageSize: number,
   ) {
     this.states = scopes.map((scope) => ({ scope, buffer: [], below, done: false }));
+  }
+
+  /** Reads `pageSize` index entries per scope from now on. */
+  readAhead(pageSize: number): void {
+    this.pageSize = pageSize;
   }
 
   /** The next session, with the scope it came from, or undefined when every scope is exhausted. */
@@ -144,7 +149,10 @@ export class ScopeMerge {
 
   /** The scope whose next session is the newest, after filling every empty buffer that can be filled. */
   private async head(): Promise<ScopeState | undefined> {
-    await Promise.all(this.states.map((state) => this.fill(state)));
+    // Most calls find every buffer filled: they allocate no promise (a list page calls this per session).
+    if (this.states.some((state) => state.buffer.length === 0 && !state.done)) {
+      await Promise.all(this.states.map((state) => this.fill(state)));
+    }
     let best: ScopeState | undefined;
     for (const state of this.states) {
       const candidate = state.buffer[0];

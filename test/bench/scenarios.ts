@@ -578,8 +578,8 @@ export const FLOOR_CALLS: Record<BenchFunction, FloorCall[]> = {
   getSession: [{ command: 'GetCommand', input: { ...sessionKey(SESSION_IDS.own), ConsistentRead: true } }],
   listSessions: [
     ...orgsOfKeyOwner,
-    // The scopes are read 100 keys at a time, as the tenant filter may drop some of them.
-    ...userScopePages(FIXTURE.listUser, 100),
+    // A page of 20 asks each scope for 21: one more tells whether another page follows.
+    ...userScopePages(FIXTURE.listUser, 21),
     {
       command: 'GetCommand',
       input: {

@@ -70,6 +70,8 @@ export class FakeMemberships implements Ports.MembershipRepository {
  */
 export class FakeSessions implements Ports.SessionRepository {
   readonly calls: string[] = [];
+  /** The page size of every scope read, in order. */
+  readonly scanLimits: number[] = [];
   private readonly byId = new Map<string, StoredSession>();
   /** When set, `create` rejects with it (a storage failure). */
   failWith: Error | undefined;
@@ -115,6 +117,7 @@ export class FakeSessions implements Ports.SessionRepository {
     options: { below?: string; limit: number },
   ): Promise<Ports.ScopePage> {
     this.calls.push(`scanScope:${scope.by}`);
+    this.scanLimits.push(options.limit);
     const all = this.created
       .filter((session) => inScope(session, scope))
       .map((session) => ({

@@ -253,6 +253,28 @@ describe('listSessions: bounded cost', () => {
     expect(scans).toBeLessThanOrEqual(2 * Math.ceil(MAX_EXAMINED_PER_PAGE / 100) + 2);
   });
 
+  it('reads from each scope only what the page needs while no session is filtered out', async () => {
+    const many = Array.from({ length: 50 }, (_, i) => session(i));
+    const deps = setup(many, [{ orgId: 'org-a', userId: 'owner-1' }]);
+    const page = await listSessions(deps, CALLER, query({ limit: 20 }));
+    expect(page.data).toHaveLength(20);
+    // The page and one more, to know whether another page follows.
+    expect(deps.sessions.scanLimits).toEqual([21, 21]);
+    expect(deps.sessions.calls.filter((call) => call === 'getMany')).toHaveLength(1);
+  });
+
+  it('reads 100 at a time once the tenant filter drops a session, so other tenants cost few reads', async () => {
+    // 300 newer sessions other tenants made for the same external user on org-a's public board.
+    const theirs = Array.from({ length: 300 }, (_, i) => session(100 + i, { createdByUserId: 'stranger' }));
+    const ours = Array.from({ length: 5 }, (_, i) => session(i));
+    const deps = setup([...ours, ...theirs], [{ orgId: 'org-a', userId: 'owner-1' }]);
+    const page = await listSessions(deps, CALLER, query({ limit: 20 }));
+    expect(page.data.map((s) => s.id)).toEqual(ours.map((s) => s.id).reverse());
+    expect(deps.sessions.scanLimits.slice(0, 2)).toEqual([21, 21]);
+    expect(new Set(deps.sessions.scanLimits.slice(2))).toEqual(new Set([100]));
+    expect(deps.sessions.scanLimits.length).toBeLessThanOrEqual(2 + 2 * Math.ceil(305 / 100) + 2);
+  });
+
   it('stops a page before its JSON passes 4 MiB, with a cursor to go on, and never repeats or skips', async () => {
     const big = { blob: 'x'.repeat(300 * 1024) };
     const many = Array.from({ length: 30 }, (_, i) => session(i, { metadata: big }));
