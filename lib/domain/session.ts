@@ -54,9 +54,25 @@ export const SPEC_SESSION_FIELDS = [
 /** A session as the spec describes it, without its token. */
 export type SpecSession = Pick<StoredSession, (typeof SPEC_SESSION_FIELDS)[number]>;
 
-/** Exactly the spec's fields of a session, in the spec's order: nothing the service keeps beside them. */
+/**
+ * Exactly the spec's fields of a session, in the spec's order (SPEC_SESSION_FIELDS; a test holds the two
+ * together): nothing the service keeps beside them. Written out, since a list page builds hundreds of
+ * these per request and a literal is several times cheaper than building the object from the list.
+ */
 export function specSession(session: SpecSession): SpecSession {
-  return Object.fromEntries(SPEC_SESSION_FIELDS.map((field) => [field, session[field]])) as SpecSession;
+  return {
+    id: session.id,
+    boardId: session.boardId,
+    userId: session.userId,
+    email: session.email,
+    firstName: session.firstName,
+    lastName: session.lastName,
+    avatarUrl: session.avatarUrl,
+    plan: session.plan,
+    metadata: session.metadata,
+    expiresAt: session.expiresAt,
+    createdAt: session.createdAt,
+  };
 }
 
 /**
@@ -99,13 +115,13 @@ export function sessionStatus(
  * no hash (of the token or of a binding secret), nothing derived from either.
  */
 export function toSessionView(session: StoredSession, now: Date): SessionView {
-  return {
-    ...specSession(session),
+  // The spec's fields, then the service's own, added in place (no copy: a list page makes many of these).
+  return Object.assign(specSession(session), {
     status: sessionStatus(session, now),
     revokedAt: session.revokedAt,
     bindToBrowser: session.bindToBrowser,
     boundAt: session.boundAt,
-  };
+  });
 }
 
 /** The create response's session: the view with the token in the spec's place, right after boardId. */
