@@ -20,6 +20,9 @@ export function generateValidators(): string {
     useDefaults: false,
     strict: true,
     allowUnionTypes: true,
+    // describe.ts writes every message from the keyword and its params: ajv's own texts would only
+    // make each bundle bigger.
+    messages: false,
   });
   const exports: Record<string, string> = {};
   for (const [name, schema] of Object.entries(VALIDATORS)) {

@@ -48,11 +48,13 @@ export function describeSchemaError(
       return `${field} must be at most ${String(params.limit)} characters`;
     case 'minimum':
       return `${field} must be at least ${String(params.limit)}`;
+    case 'maximum':
+      return `${field} must be at most ${String(params.limit)}`;
     case 'enum':
       return `${field} must be one of ${(params.allowedValues as unknown[]).join(', ')}`;
     case 'pattern':
       return PATTERN_MESSAGES[field] ?? `${field} has an invalid format`;
     default:
-      return `${field} ${error.message ?? 'is invalid'}`;
+      return `${field} is invalid`;
   }
 }
