@@ -286,6 +286,18 @@ describe('Lambda bundles (built exactly as the CDK stack builds them)', () => {
   );
 
   it.each(Object.keys(FUNCTIONS) as FunctionName[])(
+    'leaves the event-stream codec, node:zlib and the node:process module facade out of %s',
+    (name) => {
+      const file = bundles.get(name) as string;
+      const code = readFileSync(file, 'utf8');
+      const builtins = [...code.matchAll(/\bfrom\s*"(node:[^"]+)"/g)].map((m) => m[1]);
+      expect(builtins.filter((id) => id === 'node:process' || id === 'node:zlib')).toEqual([]);
+      const { sources } = JSON.parse(readFileSync(`${file}.map`, 'utf8')) as { sources: string[] };
+      expect(sources.filter((source) => source.includes('/event-streams/'))).toEqual([]);
+    },
+  );
+
+  it.each(Object.keys(FUNCTIONS) as FunctionName[])(
     'leaves the admin CLI and its API Gateway SDK out of %s, so keeping usage plans costs no bundle size',
     (name) => {
       const { sources } = JSON.parse(readFileSync(`${bundles.get(name)}.map`, 'utf8')) as {
