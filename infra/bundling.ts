@@ -55,6 +55,28 @@ export const BUNDLING = {
 } as const;
 
 /**
+ * The AWS SDK settings every Lambda function is deployed with: the SDK's own defaults, written down. The SDK
+ * looks up each setting it is not given in the environment, then in `~/.aws/config` and
+ * `~/.aws/credentials`, files a Lambda function never has; the first lookup that reaches them costs the
+ * first request two failed reads on libuv's thread pool (started for them): 2–3 ms of every cold start.
+ * With every setting the client's first request reads given here, it reads no file. A test fails when an
+ * SDK upgrade reads a setting this list misses (test/integration/lambda-credentials.test.ts). The local
+ * runtime, the admin CLI and the tests do not get them: they run where profiles live.
+ */
+export const LAMBDA_SDK_ENVIRONMENT = {
+  AWS_USE_FIPS_ENDPOINT: 'false',
+  AWS_USE_DUALSTACK_ENDPOINT: 'false',
+  AWS_RETRY_MODE: 'standard',
+  AWS_ACCOUNT_ID_ENDPOINT_MODE: 'preferred',
+  AWS_AUTH_SCHEME_PREFERENCE: 'sigv4',
+  AWS_DISABLE_CLOCK_SKEW_CORRECTION: 'false',
+  /** Not a default: names this service in the SDK's user agent (CloudTrail's userAgent field). */
+  AWS_SDK_UA_APP_ID: 'embed-session-service',
+  /** The functions use DynamoDB's regional endpoint; no endpoint URL is configured for them anywhere. */
+  AWS_IGNORE_CONFIGURED_ENDPOINT_URLS: 'true',
+} as const satisfies Record<string, string>;
+
+/**
  * The aliases as NodejsFunction's `esbuildArgs` (`--alias:from=to` on esbuild's command line), so the
  * stack's bundles are the ones `esbuildOptions` builds; test/infra checks they are byte-identical.
  */

@@ -8,7 +8,7 @@ import { Architecture, Runtime } from 'aws-cdk-lib/aws-lambda';
 import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
-import { aliasArgs, BUNDLING, shipFilesCommands } from '#infra/bundling';
+import { aliasArgs, BUNDLING, LAMBDA_SDK_ENVIRONMENT, shipFilesCommands } from '#infra/bundling';
 import { type FunctionDefinition, type FunctionSetting, runtimeOf } from '#lib/definitions/routes';
 import { TABLES, type TableKey } from '#lib/definitions/tables';
 
@@ -27,8 +27,8 @@ export interface ServiceFunctionProps {
 
 /**
  * One Lambda function with the house defaults: Node.js 24 on arm64, an ESM bundle built locally by
- * esbuild (never Docker) with the AWS SDK inside, its own log group, and a role that may perform exactly
- * the DynamoDB actions its definition lists, on exactly those tables.
+ * esbuild (never Docker) with the AWS SDK inside and its settings in the environment, its own log group,
+ * and a role that may perform exactly the DynamoDB actions its definition lists, on exactly those tables.
  */
 export class ServiceFunction extends Construct {
   readonly function: NodejsFunction;
@@ -49,7 +49,10 @@ export class ServiceFunction extends Construct {
     });
     this.logGroup.grantWrite(this.role);
 
-    const environment: Record<string, string> = { LOG_LEVEL: props.environment.LOG_LEVEL };
+    const environment: Record<string, string> = {
+      ...LAMBDA_SDK_ENVIRONMENT,
+      LOG_LEVEL: props.environment.LOG_LEVEL,
+    };
     for (const setting of definition.settings) {
       const value = props.environment[setting];
       if (value !== undefined) environment[setting] = value;

@@ -31,9 +31,10 @@ export function renderMarkdown(r: Results): string {
 
   out.push(
     '\n**Functions against their SDK floor** (the floor of issue 5: `DynamoDBDocumentClient` with the ' +
-      "SDK's default credential provider chain, bundled ESM, module first; the functions' bundles read " +
-      'credentials from the environment only, see infra/bundling.ts). "Lean floor": the same floor ' +
-      'bundled as the functions are (full runs only).\n\n',
+      "SDK's default credential provider chain, bundled ESM, module first, run in Lambda's environment; " +
+      "the functions' bundles leave out what Lambda never runs and run with the SDK settings the stack " +
+      'deploys, see infra/bundling.ts). "Lean floor": the same floor bundled and configured as the ' +
+      'functions are (full runs only).\n\n',
   );
   out.push(
     table(

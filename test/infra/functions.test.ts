@@ -2,7 +2,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { buildSync } from 'esbuild';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BUNDLING, esbuildOptions } from '#infra/bundling';
+import { BUNDLING, esbuildOptions, LAMBDA_SDK_ENVIRONMENT } from '#infra/bundling';
 import { PROJECT_ROOT } from '#infra/constructs/service-function';
 import {
   API_GATEWAY_TIMEOUT_SECONDS,
@@ -105,6 +105,17 @@ describe('Lambda functions', () => {
       expect(variables.LOG_LEVEL).toBe('info');
       // Without publicBaseUrl the functions derive embed URLs from the API Gateway request.
       expect(variables.PUBLIC_BASE_URL).toBeUndefined();
+    },
+  );
+
+  it.each(NAMES)(
+    'gives %s every AWS SDK setting in its environment, so its first request reads no ~/.aws file',
+    (name) => {
+      const variables = fnOf(name).Properties.Environment.Variables;
+      expect(Object.keys(LAMBDA_SDK_ENVIRONMENT).length).toBeGreaterThan(0);
+      for (const [key, value] of Object.entries(LAMBDA_SDK_ENVIRONMENT)) {
+        expect(variables[key], key).toBe(value);
+      }
     },
   );
 

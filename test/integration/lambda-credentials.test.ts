@@ -7,7 +7,7 @@ import { promisify } from 'node:util';
 import { SignatureV4 } from '@smithy/signature-v4';
 import { build } from 'esbuild';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { esbuildOptions } from '#infra/bundling';
+import { esbuildOptions, LAMBDA_SDK_ENVIRONMENT } from '#infra/bundling';
 import { FUNCTIONS } from '#lib/definitions/routes';
 import { MISSING_CREDENTIALS_MESSAGE } from '#lib/platform/lambda-credentials';
 import { proxyEvent } from '#test/support/events';
@@ -29,6 +29,7 @@ const ROOT = join(import.meta.dirname, '..', '..');
 const INVOKER = join(import.meta.dirname, '../support/invoke-bundle.mjs');
 const CAPTURE = join(import.meta.dirname, '../support/capture-signed-requests.mjs');
 const CAPTURE_MARKER = '@@SIGNED@@';
+const CONFIG_READS_MARKER = '@@CONFIG_READS@@';
 /** The frozen clock of the capture (its default CAPTURE_TIME). */
 const CAPTURE_TIME = '2026-03-01T12:00:00.000Z';
 const SOURCE = join(ROOT, FUNCTIONS.getSession.entry);
@@ -58,6 +59,8 @@ interface SignedRequest {
 interface Run {
   outcome: { ok: boolean; result?: { statusCode?: number }; message?: string };
   requests: SignedRequest[];
+  /** Files opened under a `.aws` directory (the SDK's shared config and credentials files). */
+  configReads: string[];
   logs: Record<string, unknown>[];
   ms: number;
 }
@@ -83,12 +86,16 @@ afterAll(() => {
   if (dir) rmSync(dir, { recursive: true, force: true });
 });
 
-/** Runs `module`'s handler once in a fresh process under `node` with the capture preloaded. */
+/**
+ * Runs `module`'s handler once in a fresh process under `node` with the capture preloaded, in the
+ * environment the stack gives a function (its SDK settings included, unless `sdkSettings` is false).
+ */
 async function invoke(
   node: string,
   module: string,
   credentials: Partial<typeof CREDENTIALS>,
   preload: string[] = [],
+  { sdkSettings = true }: { sdkSettings?: boolean } = {},
 ): Promise<Run> {
   const env = {
     PATH: process.env.PATH ?? '',
@@ -98,6 +105,7 @@ async function invoke(
     MEMBERSHIPS_TABLE: 'signing-memberships',
     LOG_LEVEL: 'error',
     AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
+    ...(sdkSettings ? LAMBDA_SDK_ENVIRONMENT : {}),
     ...credentials,
   };
   const start = performance.now();
@@ -110,7 +118,9 @@ async function invoke(
   const ms = performance.now() - start;
   const outcomeAt = stdout.lastIndexOf('@@OUTCOME@@');
   const capturedAt = stdout.lastIndexOf(CAPTURE_MARKER);
+  const configReadsAt = stdout.lastIndexOf(CONFIG_READS_MARKER);
   return {
+    configReads: JSON.parse(stdout.slice(configReadsAt + CONFIG_READS_MARKER.length).split('\n')[0] ?? '[]'),
     outcome: JSON.parse(stdout.slice(outcomeAt + '@@OUTCOME@@'.length).split('\n')[0] ?? 'null'),
     requests: JSON.parse(stdout.slice(capturedAt + CAPTURE_MARKER.length).split('\n')[0] ?? '[]'),
     logs: stdout
@@ -266,6 +276,30 @@ describe.each(NODES)('a bundled function on %s', (_label, node) => {
     expect(ours?.body).toBe(theirs?.body);
     const scope = (authorization: string | undefined) => authorization?.replace(/, Signature=.*$/, '');
     expect(scope(authOurs)).toBe(scope(authTheirs));
+  });
+
+  it('reads no ~/.aws file with the SDK settings the stack deploys, and both files without them', async () => {
+    const [deployed, defaults] = await Promise.all([
+      invoke(node, bundle, CREDENTIALS),
+      invoke(node, bundle, CREDENTIALS, [], { sdkSettings: false }),
+    ]);
+    expect(deployed.outcome.result?.statusCode).toBe(404);
+    expect(deployed.configReads).toEqual([]);
+    // The capture sees the reads: the SDK's defaults alone send the first request to both files.
+    expect(defaults.outcome.result?.statusCode).toBe(404);
+    expect(defaults.configReads.map((read) => read.replace(/.*[/\\]/, '')).sort()).toEqual([
+      'config',
+      'credentials',
+    ]);
+    // The settings are the SDK's defaults: the request is the same but for the app id in the user agent
+    // (and so its signature).
+    const without = ({ 'user-agent': _, authorization: _a, ...rest }: Record<string, string> = {}) => rest;
+    expect(without(deployed.requests[0]?.headers)).toEqual(without(defaults.requests[0]?.headers));
+    expect(deployed.requests[0]?.headers.host).toBe('dynamodb.eu-west-1.amazonaws.com');
+    expect(deployed.requests[0]?.body).toBe(defaults.requests[0]?.body);
+    expect(deployed.requests[0]?.headers['user-agent']).toBe(
+      `${defaults.requests[0]?.headers['user-agent']} app/${LAMBDA_SDK_ENVIRONMENT.AWS_SDK_UA_APP_ID}`,
+    );
   });
 
   it('fails at once with a clear message when the environment holds no credentials', async () => {

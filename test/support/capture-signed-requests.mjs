@@ -7,13 +7,18 @@
 // - https.request is replaced, as the benchmark's stub does (test/bench/dynamo-stub.mjs): the request's
 //   headers are recorded and DynamoDB answers `{}` (no item) without a socket. Any other network call
 //   throws. The recorded requests are printed after a marker when the process exits.
+// - Every file the process opens through node:fs or node:fs/promises under a `.aws` directory (the SDK's
+//   shared config and credentials files) is recorded too, and printed after a second marker.
 import { EventEmitter } from 'node:events';
+import fs from 'node:fs';
+import fsPromises from 'node:fs/promises';
 import http from 'node:http';
 import https from 'node:https';
 import { syncBuiltinESMExports } from 'node:module';
 import { Readable } from 'node:stream';
 
 export const CAPTURE_MARKER = '@@SIGNED@@';
+export const CONFIG_READS_MARKER = '@@CONFIG_READS@@';
 const NOW = Date.parse(process.env.CAPTURE_TIME ?? '2026-03-01T12:00:00.000Z');
 
 const RealDate = Date;
@@ -33,9 +38,22 @@ Object.defineProperty(globalThis.crypto, 'randomUUID', {
 });
 
 const captured = [];
+const configReads = [];
 process.on('exit', () => {
   process.stdout.write(`\n${CAPTURE_MARKER}${JSON.stringify(captured)}\n`);
+  process.stdout.write(`\n${CONFIG_READS_MARKER}${JSON.stringify(configReads)}\n`);
 });
+
+/** Wraps a file-reading function so that a path under a `.aws` directory is recorded before it runs. */
+function recorded(module, name) {
+  const original = module[name];
+  module[name] = function (path, ...rest) {
+    if (/(^|[/\\])\.aws[/\\]/.test(String(path))) configReads.push(`${name} ${String(path)}`);
+    return original.call(this, path, ...rest);
+  };
+}
+for (const name of ['readFile', 'open']) recorded(fsPromises, name);
+for (const name of ['readFile', 'readFileSync', 'open', 'openSync', 'createReadStream']) recorded(fs, name);
 
 class CapturedRequest extends EventEmitter {
   socket = { connecting: false, setTimeout() {}, setKeepAlive() {}, setNoDelay() {}, on() {}, once() {} };

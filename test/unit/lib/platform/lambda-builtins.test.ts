@@ -13,7 +13,7 @@ describe('lambda-process (node:process in the Lambda bundles)', () => {
     expect(lambdaProcess).toBe(nodeProcess);
     for (const [name, value] of Object.entries(lambdaProcessModule)) {
       if (name === 'default') continue;
-      expect(value, name).toBe((nodeProcessModule as Record<string, unknown>)[name]);
+      expect(value, name).toBe((nodeProcessModule as unknown as Record<string, unknown>)[name]);
     }
   });
 
