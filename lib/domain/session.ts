@@ -115,13 +115,25 @@ export function sessionStatus(
  * no hash (of the token or of a binding secret), nothing derived from either.
  */
 export function toSessionView(session: StoredSession, now: Date): SessionView {
-  // The spec's fields, then the service's own, added in place (no copy: a list page makes many of these).
-  return Object.assign(specSession(session), {
+  // The spec's fields (as specSession writes them; a test holds the order), then the service's own, as one
+  // literal: a list page builds up to a hundred of these per request.
+  return {
+    id: session.id,
+    boardId: session.boardId,
+    userId: session.userId,
+    email: session.email,
+    firstName: session.firstName,
+    lastName: session.lastName,
+    avatarUrl: session.avatarUrl,
+    plan: session.plan,
+    metadata: session.metadata,
+    expiresAt: session.expiresAt,
+    createdAt: session.createdAt,
     status: sessionStatus(session, now),
     revokedAt: session.revokedAt,
     bindToBrowser: session.bindToBrowser,
     boundAt: session.boundAt,
-  });
+  };
 }
 
 /** The create response's session: the view with the token in the spec's place, right after boardId. */

@@ -124,7 +124,7 @@ export class DynamoSessionRepository extends DynamoTable implements SessionRepos
       refs: (Items ?? []).map((item) => ({
         id: String(item.id),
         position: String(item.createdKey),
-        ...(typeof item.createdByUserId === 'string' ? { createdByUserId: item.createdByUserId } : {}),
+        createdByUserId: typeof item.createdByUserId === 'string' ? item.createdByUserId : undefined,
       })),
       next: LastEvaluatedKey ? String(LastEvaluatedKey.createdKey) : undefined,
     };

@@ -35,8 +35,13 @@ export async function revokeUserSessions(
   const merge = new ScopeMerge(deps.sessions, scopes, undefined, COLLECT_PAGE_SIZE);
   const tenant = new TenantFilter(deps.memberships, caller);
   const ids: string[] = [];
-  for (let ref = await merge.next(); ref; ref = await merge.next()) {
-    if (await tenant.admits(ref)) ids.push(ref.id);
+  for (
+    let refs = await merge.take(COLLECT_PAGE_SIZE);
+    refs.length > 0;
+    refs = await merge.take(COLLECT_PAGE_SIZE)
+  ) {
+    const admitted = await tenant.admitted(refs);
+    for (const [i, ref] of refs.entries()) if (admitted[i]) ids.push(ref.id);
   }
 
   const revocation = {

@@ -71,24 +71,51 @@ export type ScopedRef = SessionRef & { scope: SessionScope };
  * only the sessions the caller created or a current member of that organization created.
  */
 export class TenantFilter {
-  private readonly members = new Map<string, Promise<boolean>>();
+  /** Organization id -> creator -> whether the creator is a member: one lookup per pair and listing. */
+  private readonly members = new Map<string, Map<string, Promise<boolean>>>();
 
   constructor(
     private readonly memberships: MembershipRepository,
     private readonly caller: KeyOwner,
   ) {}
 
-  /** True when the session is the caller's tenant's. */
-  async admits(ref: ScopedRef): Promise<boolean> {
+  /**
+   * Which of these sessions are the caller's tenant's, in order. Most are decided on the spot (the
+   * caller's own, or reached through its own scope); a creator's membership is looked up once per listing.
+   */
+  async admitted(refs: readonly ScopedRef[]): Promise<boolean[]> {
+    const verdicts: boolean[] = new Array(refs.length);
+    const lookups: Promise<void>[] = [];
+    for (let i = 0; i < refs.length; i++) {
+      const verdict = this.verdict(refs[i] as ScopedRef);
+      if (typeof verdict === 'boolean') {
+        verdicts[i] = verdict;
+      } else {
+        lookups.push(
+          verdict.then((member) => {
+            verdicts[i] = member;
+          }),
+        );
+      }
+    }
+    if (lookups.length > 0) await Promise.all(lookups);
+    return verdicts;
+  }
+
+  private verdict(ref: ScopedRef): boolean | Promise<boolean> {
     if (ref.scope.by !== 'orgUser') return true;
     const creator = ref.createdByUserId ?? '';
     if (creator === '') return false;
     if (creator === this.caller.userId) return true;
-    const key = JSON.stringify([ref.scope.orgId, creator]);
-    let member = this.members.get(key);
+    let ofOrg = this.members.get(ref.scope.orgId);
+    if (!ofOrg) {
+      ofOrg = new Map();
+      this.members.set(ref.scope.orgId, ofOrg);
+    }
+    let member = ofOrg.get(creator);
     if (!member) {
       member = this.memberships.isMember(ref.scope.orgId, creator);
-      this.members.set(key, member);
+      ofOrg.set(creator, member);
     }
     return member;
   }
@@ -125,34 +152,47 @@ export class ScopeMerge {
     this.pageSize = pageSize;
   }
 
-  /** The next session, with the scope it came from, or undefined when every scope is exhausted. */
-  async next(): Promise<ScopedRef | undefined> {
-    for (;;) {
-      const head = await this.head();
-      if (!head) return undefined;
+  /**
+   * The next `count` sessions, each with the scope it came from; fewer only once every scope is
+   * exhausted. One promise per call, not per session: scopes are read only when a buffer runs dry.
+   */
+  async take(count: number): Promise<ScopedRef[]> {
+    const taken: ScopedRef[] = [];
+    while (taken.length < count) {
+      if (this.anyToFill()) await Promise.all(this.states.map((state) => this.fill(state)));
+      const head = this.head();
+      if (!head) break;
       const ref = head.buffer.shift() as SessionRef;
       if (ref.position === this.last) continue;
       this.last = ref.position;
-      return { ...ref, scope: head.scope };
+      taken.push({
+        id: ref.id,
+        position: ref.position,
+        createdByUserId: ref.createdByUserId,
+        scope: head.scope,
+      });
     }
+    return taken;
   }
 
   /** True while at least one more session may follow. */
   async hasMore(): Promise<boolean> {
     for (;;) {
-      const head = await this.head();
+      if (this.anyToFill()) await Promise.all(this.states.map((state) => this.fill(state)));
+      const head = this.head();
       if (!head) return false;
       if (head.buffer[0]?.position !== this.last) return true;
       head.buffer.shift();
     }
   }
 
-  /** The scope whose next session is the newest, after filling every empty buffer that can be filled. */
-  private async head(): Promise<ScopeState | undefined> {
-    // Most calls find every buffer filled: they allocate no promise (a list page calls this per session).
-    if (this.states.some((state) => state.buffer.length === 0 && !state.done)) {
-      await Promise.all(this.states.map((state) => this.fill(state)));
-    }
+  private anyToFill(): boolean {
+    for (const state of this.states) if (state.buffer.length === 0 && !state.done) return true;
+    return false;
+  }
+
+  /** The scope whose next session is the newest (every buffer that can be filled is). */
+  private head(): ScopeState | undefined {
     let best: ScopeState | undefined;
     for (const state of this.states) {
       const candidate = state.buffer[0];

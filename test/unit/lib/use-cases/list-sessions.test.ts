@@ -1,7 +1,7 @@
 import { createHmac, hkdfSync } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { ValidationError } from '#lib/domain/errors';
-import type { StoredSession } from '#lib/domain/session';
+import { type StoredSession, toSessionView } from '#lib/domain/session';
 import {
   decodeCursor,
   encodeCursor,
@@ -10,6 +10,7 @@ import {
   listSessions,
   MAX_EXAMINED_PER_PAGE,
   MAX_PAGE_BYTES,
+  viewBytesAtMost,
 } from '#lib/use-cases/list-sessions';
 import { FakeBoards, FakeMemberships, FakeSessions, fixedClock } from '#test/support/fakes';
 import { storedSession } from '#test/support/fixtures';
@@ -288,7 +289,64 @@ describe('listSessions: bounded cost', () => {
   });
 });
 
+describe('viewBytesAtMost (the page cap’s measure of a session)', () => {
+  const exact = (view: unknown) => Buffer.byteLength(JSON.stringify(view));
+  const at = new Date(NOW);
+
+  it.each([
+    ['plain ASCII', 'a'],
+    ['control characters, escaped as \\u00XX (6 bytes each)', '\u0001\u001f'],
+    ['quotes and backslashes', '"\\'],
+    ['non-ASCII text (3 bytes each in UTF-8)', 'é€漢'],
+    ['emoji (a surrogate pair, 4 bytes)', '😀'],
+    ['lone surrogates, escaped', '\ud800\udfff'],
+  ])('is never below the exact JSON size of a session whose strings are %s', (_kind, unit) => {
+    const long = unit.repeat(200);
+    const view = toSessionView(
+      session(1, {
+        userId: long,
+        email: long,
+        firstName: long,
+        lastName: long,
+        avatarUrl: long,
+        plan: long,
+        metadata: { [long]: [long, 1.5e300, null, true, { nested: long }] },
+        revokedAt: '2026-02-01T00:00:00.000Z',
+        boundAt: '2026-02-01T00:00:00.000Z',
+      }),
+      at,
+    );
+    expect(viewBytesAtMost(view)).toBeGreaterThanOrEqual(exact(view));
+  });
+
+  it('is never below the exact size of a session with every optional field null', () => {
+    const view = toSessionView(
+      session(1, { firstName: null, lastName: null, avatarUrl: null, plan: null, metadata: {} }),
+      at,
+    );
+    expect(viewBytesAtMost(view)).toBeGreaterThanOrEqual(exact(view));
+  });
+
+  it('counts metadata exactly, so a page of large metadata holds as much as fits', () => {
+    const small = toSessionView(session(1, { metadata: {} }), at);
+    const big = toSessionView(session(1, { metadata: { blob: 'x'.repeat(100_000) } }), at);
+    expect(viewBytesAtMost(big) - viewBytesAtMost(small)).toBe(exact(big.metadata) - exact(small.metadata));
+  });
+});
+
 describe('listSessions: one tenant’s external user ids', () => {
+  it('looks up each creator’s membership once per page, however many of its sessions the page holds', async () => {
+    const byColleague = Array.from({ length: 10 }, (_, i) => session(i, { createdByUserId: 'colleague' }));
+    const byStranger = Array.from({ length: 10 }, (_, i) => session(20 + i, { createdByUserId: 'stranger' }));
+    const deps = setup([...byColleague, ...byStranger], [{ orgId: 'org-a', userId: 'owner-1' }]);
+    const page = await listSessions(deps, CALLER, query({ limit: 50 }));
+    expect(page.data.map((s) => s.id).sort()).toEqual(byColleague.map((s) => s.id).sort());
+    expect(deps.memberships.queries.filter((q) => q.userId !== 'owner-1')).toEqual([
+      { orgId: 'org-a', userId: 'stranger' },
+      { orgId: 'org-a', userId: 'colleague' },
+    ]);
+  });
+
   it('lists only the caller’s tenant’s sessions of a user, even on its own public board', async () => {
     // org-a owns board-a. Another tenant ("stranger", no member of org-a) created a session for its own
     // customer-1 on it: org-a may reach it by id or by board, but it is not org-a's customer-1.
