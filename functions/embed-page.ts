@@ -6,6 +6,7 @@ import { DynamoSessionRepository } from '#lib/dynamodb/sessions';
 import { bindingCookieValues, embedErrorRenderer, embedPageResponse } from '#lib/embed/http';
 import { httpErrors } from '#lib/http/middlewares/http-errors';
 import { withRequestBudget } from '#lib/http/middlewares/request-budget';
+import { withRequestId } from '#lib/http/request-id';
 import { readEmbedPageConfig } from '#lib/platform/config';
 import { createLogger } from '#lib/platform/logger';
 import { cryptoRandom, systemClock, timerSleep } from '#lib/platform/system';
@@ -28,7 +29,7 @@ const deps: OpenEmbedSessionDeps = {
 const logger = createLogger({ function: 'embed-page' });
 
 /** GET /embed?token=…: the embedded board, or a styled error page (JSON when asked for). */
-export const handler = withRequestBudget(middy<APIGatewayProxyEvent, APIGatewayProxyResult>())
+export const handler = withRequestId(withRequestBudget(middy<APIGatewayProxyEvent, APIGatewayProxyResult>()))
   .use(
     httpErrors({
       logger,

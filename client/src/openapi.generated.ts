@@ -462,7 +462,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The API key is missing, malformed, unknown or revoked */
+            /** @description No API key ("Send your API key as `Authorization: Bearer <key>`"), or one that is malformed, unknown or revoked ("The API key is invalid") */
             401: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -617,7 +617,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The API key is missing, malformed, unknown or revoked */
+            /** @description No API key ("Send your API key as `Authorization: Bearer <key>`"), or one that is malformed, unknown or revoked ("The API key is invalid") */
             401: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -801,7 +801,7 @@ export interface operations {
                     "application/json": components["schemas"]["SessionEnvelope"];
                 };
             };
-            /** @description The API key is missing, malformed, unknown or revoked */
+            /** @description No API key ("Send your API key as `Authorization: Bearer <key>`"), or one that is malformed, unknown or revoked ("The API key is invalid") */
             401: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -937,7 +937,7 @@ export interface operations {
                     "application/json": components["schemas"]["SessionEnvelope"];
                 };
             };
-            /** @description The API key is missing, malformed, unknown or revoked */
+            /** @description No API key ("Send your API key as `Authorization: Bearer <key>`"), or one that is malformed, unknown or revoked ("The API key is invalid") */
             401: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -1092,7 +1092,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The API key is missing, malformed, unknown or revoked */
+            /** @description No API key ("Send your API key as `Authorization: Bearer <key>`"), or one that is malformed, unknown or revoked ("The API key is invalid") */
             401: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];

@@ -58,7 +58,9 @@ const ERROR = (description: string, headers?: readonly string[]): ResponseDoc =>
 
 /** Answers every API-key route can give besides its own. */
 export const API_KEY_ROUTE_ERRORS: Readonly<Record<number, ResponseDoc>> = {
-  401: ERROR('The API key is missing, malformed, unknown or revoked'),
+  401: ERROR(
+    'No API key ("Send your API key as `Authorization: Bearer <key>`"), or one that is malformed, unknown or revoked ("The API key is invalid")',
+  ),
   429: ERROR('Too many requests for this API key; retry after `Retry-After` seconds', ['Retry-After']),
   503: ERROR('Storage or authorization is temporarily unavailable; retry after `Retry-After` seconds', [
     'Retry-After',
