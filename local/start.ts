@@ -1,5 +1,6 @@
 /** `npm start`: the whole service on this machine, on an embedded DynamoDB or the one at DYNAMODB_ENDPOINT. */
 import { readDynamoEndpoint, readInteger } from '#lib/platform/config';
+import { DataDirError, DynamoUnreachableError } from './dynamodb';
 import { startLocalRuntime } from './runtime';
 
 // Node 20 is supported here on purpose (see README); the SDK's notice about future versions is noise.
@@ -25,14 +26,20 @@ const starting = startLocalRuntime({
   dynamoEndpoint,
   seed: true,
 }).catch((error: NodeJS.ErrnoException) => {
-  // The common failure is a port in use; say which and how to choose another, without a stack trace.
-  console.error(
-    error.code === 'EADDRINUSE'
-      ? `Cannot start: ${error.message.replace(/^listen EADDRINUSE: address already in use /, '')} is already in use. Set PORT / DYNAMODB_PORT to free ports.`
-      : `Cannot start: ${error.message}`,
-  );
+  console.error(`Cannot start: ${startFailure(error)}`);
   process.exit(1);
 });
+
+/** One line for what stopped the start, naming the variable to change; never a stack trace. */
+function startFailure(error: NodeJS.ErrnoException): string {
+  if (error.code === 'EADDRINUSE')
+    return `${error.message.replace(/^listen EADDRINUSE: address already in use /, '')} is already in use. Set PORT / DYNAMODB_PORT to free ports.`;
+  if (error instanceof DataDirError)
+    return `${error.message}. Set DATA_DIR to a folder you can write, or unset it to keep data in memory.`;
+  if (error instanceof DynamoUnreachableError && dynamoEndpoint)
+    return `DYNAMODB_ENDPOINT ${error.endpoint} cannot be reached (${error.reason}). Start that DynamoDB, or unset DYNAMODB_ENDPOINT to use the embedded one.`;
+  return error.message;
+}
 
 let stopping = false;
 /**

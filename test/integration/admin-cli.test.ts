@@ -1,4 +1,6 @@
 import { execFile } from 'node:child_process';
+import { once } from 'node:events';
+import { type AddressInfo, createServer } from 'node:net';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -186,6 +188,22 @@ describe('admin CLI', () => {
       expect(result.stdout).toBe('');
       expect(result.stderr).toMatch(/^error: /);
     }
+  });
+});
+
+describe('admin CLI: a DynamoDB that is not running', () => {
+  it('says it cannot reach DynamoDB at that URL, rather than "temporarily unavailable"', async () => {
+    const server = createServer().listen(0, '127.0.0.1');
+    await once(server, 'listening');
+    const endpoint = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    await new Promise((resolve) => server.close(resolve));
+    const result = await cli(['list-boards'], { DYNAMODB_ENDPOINT: endpoint });
+    expect(result.code).toBe(1);
+    expect(result.stdout).toBe('');
+    expect(result.stderr).toContain(
+      `cannot reach DynamoDB at ${endpoint} (DYNAMODB_ENDPOINT): connection refused`,
+    );
+    expect(result.stderr).not.toMatch(/temporarily unavailable/);
   });
 });
 
