@@ -96,6 +96,7 @@ const dynamoLine = runtime.embeddedDynamo
 console.log(`
 Embed session service running locally
   API base URL       ${runtime.baseUrl}
+  API reference      ${runtime.baseUrl}/docs   (and ${runtime.baseUrl}/ for where to go next)
   ${dynamoLine}
   Demo API key       ${demo?.apiKey}   (user ${demo?.userId}; shown once)
   Demo boards        ${demo?.publicBoardId} (PUBLIC), ${demo?.privateBoardId} (PRIVATE, your org), ${demo?.otherOrgBoardId} (PRIVATE, other org)

@@ -228,6 +228,19 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
       304: { description: 'Not modified since the `ETag` sent in `If-None-Match`' },
     },
   },
+  'GET /': {
+    operationId: 'serviceIndex',
+    summary: 'Where to go next',
+    description:
+      'Links to the reference page, the OpenAPI document, the health check and the guides: HTML when `Accept` names `text/html`, JSON otherwise. Links are relative to the API’s base URL.',
+    tag: 'Service',
+    responses: {
+      200: {
+        description: 'The index',
+        media: { 'application/json': 'The index', 'text/html': 'The index as a page' },
+      },
+    },
+  },
   'GET /docs': {
     operationId: 'referencePage',
     summary: 'API reference page',
