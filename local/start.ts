@@ -1,5 +1,6 @@
 /** `npm start`: the whole service on this machine, on an embedded DynamoDB or the one at DYNAMODB_ENDPOINT. */
 import { readDynamoEndpoint, readInteger } from '#lib/platform/config';
+import { consoleLogger, logFormatOf } from './console-log';
 import { DataDirError, DynamoUnreachableError } from './dynamodb';
 import { startLocalRuntime } from './runtime';
 
@@ -18,7 +19,14 @@ if (problems.length > 0) {
   process.exit(1);
 }
 
+// A person at a terminal reads one short line per request; the functions' own JSON lines would drown
+// them, so there only their warnings and errors show (LOG_LEVEL still decides when set).
+const logFormat = logFormatOf(process.env, process.stdout.isTTY === true);
+if (logFormat === 'human') process.env.LOG_LEVEL ??= 'warn';
+const gatewayLog = consoleLogger(logFormat);
+
 const starting = startLocalRuntime({
+  logger: gatewayLog.logger,
   port,
   dynamoPort,
   host: process.env.HOST || '127.0.0.1',
@@ -114,3 +122,5 @@ Create a session:
 Admin CLI against this runtime:
   DYNAMODB_ENDPOINT=${runtime.dynamoEndpoint} npm run --silent admin -- list-boards
 `);
+// The banner first, then the requests (the demo session's included) as they come.
+gatewayLog.release();
