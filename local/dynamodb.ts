@@ -113,7 +113,7 @@ export async function startEmbeddedDynamo(options: {
   await once(server, 'listening');
   const { port } = server.address() as AddressInfo;
   return {
-    endpoint: `http://${options.host}:${port}`,
+    endpoint: `http://${reachableHost(options.host)}:${port}`,
     port,
     close: () =>
       new Promise<void>((resolve, reject) => server.close((error) => (error ? reject(error) : resolve()))),
@@ -206,4 +206,10 @@ async function waitUntilActive(client: DynamoDBClient, tableName: string): Promi
       throw new Error(`Table ${tableName} is still ${Table?.TableStatus} after 60 s`);
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
+}
+
+/** The host to put in URLs for a listening address: a wildcard one (0.0.0.0, ::) becomes 127.0.0.1. */
+export function reachableHost(host: string): string {
+  if (host === '0.0.0.0' || host === '::' || host === '[::]' || host === '') return '127.0.0.1';
+  return host.includes(':') && !host.startsWith('[') ? `[${host}]` : host;
 }
