@@ -42,7 +42,8 @@ process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 const USAGE = `Usage: npm run --silent admin -- <command> [options]
 
   create-board --board <id> --org <orgId> --visibility <PUBLIC|PRIVATE> [--name <text>]
-               [--embed-origins <origin,origin,…>]   who may frame the board ("" clears; left out, kept)
+               [--embed-origins <origin,origin,…>]   who may frame the board ("" clears)
+               on an existing board every option left out keeps its value (--name "" clears the name)
   add-member --org <orgId> --user <userId>
   remove-member --org <orgId> --user <userId>
   create-api-key --user <userId> [--name <label>]    prints the key once
@@ -176,9 +177,10 @@ export async function runAdmin(argv: string[], env: Record<string, string | unde
           { boards: boards() },
           {
             boardId: need('board'),
-            orgId: need('org'),
-            visibility: need('visibility'),
-            name: values.name ?? null,
+            // Left out, each keeps the existing board's value (org and visibility are needed for a new one).
+            ...(values.org !== undefined ? { orgId: values.org } : {}),
+            ...(values.visibility !== undefined ? { visibility: values.visibility } : {}),
+            ...(values.name !== undefined ? { name: values.name === '' ? null : values.name } : {}),
             ...(values['embed-origins'] !== undefined
               ? { embedOrigins: splitOriginList(values['embed-origins']) }
               : {}),

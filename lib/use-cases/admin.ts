@@ -20,18 +20,32 @@ export const BOARD_VISIBILITIES = [PUBLIC_VISIBILITY, 'PRIVATE'] as const;
 export type ApiKeySummary = Omit<ApiKeyRecord, 'keyHash'>;
 
 /**
- * A board as operators give it. `embedOrigins`: a list replaces the board's own, an empty list (or null)
- * removes it so the stage default applies, and leaving it out keeps what the board has.
+ * A board as operators give it. On an existing board every field left out keeps its value: `orgId` and
+ * `visibility` (required for a new board), `name` (null clears it) and `embedOrigins` (a list replaces
+ * the board's own; an empty list or null removes it so the stage default applies).
  */
-export type BoardInput = Omit<Board, 'embedOrigins'> & { embedOrigins?: readonly string[] | null };
+export type BoardInput = Pick<Board, 'boardId'> &
+  Partial<Pick<Board, 'orgId' | 'visibility' | 'name'>> & { embedOrigins?: readonly string[] | null };
 
 /**
- * Creates a board, or replaces the one with the same id (how operators change a visibility or name).
- * A board never moves to another organization: its sessions recorded the owner their access follows.
+ * Creates a board, or updates the one with the same id (how operators change a visibility or name):
+ * what the input leaves out keeps its value. A board never moves to another organization: its sessions
+ * recorded the owner their access follows.
  */
 export async function createBoard(deps: { boards: BoardRepository }, input: BoardInput): Promise<Board> {
-  const { embedOrigins: given, ...fields } = input;
-  requireText('board', fields.boardId);
+  const { embedOrigins: given } = input;
+  requireText('board', input.boardId);
+  const existing = await deps.boards.get(input.boardId);
+  if (!existing && (input.orgId === undefined || input.visibility === undefined))
+    throw new ValidationError(
+      `board "${input.boardId}" does not exist yet: a new board needs --org and --visibility`,
+    );
+  const fields: Omit<Board, 'embedOrigins'> = {
+    boardId: input.boardId,
+    orgId: input.orgId ?? existing?.orgId ?? '',
+    visibility: input.visibility ?? existing?.visibility ?? '',
+    name: input.name === undefined ? (existing?.name ?? null) : input.name,
+  };
   requireText('org', fields.orgId);
   if (!(BOARD_VISIBILITIES as readonly string[]).includes(fields.visibility)) {
     throw new ValidationError(`visibility must be one of ${BOARD_VISIBILITIES.join(', ')}`);
@@ -45,8 +59,7 @@ export async function createBoard(deps: { boards: BoardRepository }, input: Boar
     );
   }
   // Replacing a board without naming its origins must not quietly widen who may frame it.
-  const embedOrigins =
-    given === undefined ? (await deps.boards.get(fields.boardId))?.embedOrigins : [...new Set(given)];
+  const embedOrigins = given === undefined ? existing?.embedOrigins : [...new Set(given ?? [])];
   const board: Board = embedOrigins?.length ? { ...fields, embedOrigins } : fields;
   if (!(await deps.boards.put(board))) {
     throw new ValidationError(

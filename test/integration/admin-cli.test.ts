@@ -191,6 +191,44 @@ describe('admin CLI', () => {
   });
 });
 
+describe('admin CLI: create-board on an existing board', () => {
+  it('keeps every option left out: name, visibility, organization and origins', async () => {
+    const first = await admin(
+      'create-board',
+      '--board',
+      'cli-kept',
+      '--org',
+      'org-cli',
+      '--visibility',
+      'PRIVATE',
+      '--name',
+      'Roadmap',
+      '--embed-origins',
+      'https://app.acme.com',
+    );
+    expect(first.code).toBe(0);
+    const renamed = await admin('create-board', '--board', 'cli-kept', '--visibility', 'PUBLIC');
+    expect(renamed.code).toBe(0);
+    expect(JSON.parse(renamed.stdout)).toEqual({
+      boardId: 'cli-kept',
+      orgId: 'org-cli',
+      visibility: 'PUBLIC',
+      name: 'Roadmap',
+      embedOrigins: ['https://app.acme.com'],
+    });
+    const cleared = await admin('create-board', '--board', 'cli-kept', '--name', '');
+    expect(JSON.parse(cleared.stdout)).toMatchObject({ name: null, visibility: 'PUBLIC', orgId: 'org-cli' });
+  });
+
+  it('still needs --org and --visibility for a new board, and its usage says what is kept', async () => {
+    const result = await admin('create-board', '--board', 'cli-new-without-org', '--visibility', 'PUBLIC');
+    expect(result.code).not.toBe(0);
+    expect(result.stderr).toContain('a new board needs --org and --visibility');
+    const usage = await admin('create-board');
+    expect(usage.stderr).toContain('on an existing board every option left out keeps its value');
+  });
+});
+
 describe('admin CLI: a DynamoDB that is not running', () => {
   it('says it cannot reach DynamoDB at that URL, rather than "temporarily unavailable"', async () => {
     const server = createServer().listen(0, '127.0.0.1');
