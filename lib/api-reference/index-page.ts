@@ -25,7 +25,7 @@ export const SERVICE_INDEX = {
   guides: GUIDES,
 } as const;
 
-const escape = (text: string) => text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
 const INDEX_HTML = `<!doctype html>
 <html lang="en">
@@ -45,7 +45,7 @@ const INDEX_HTML = `<!doctype html>
 <p>Create a session: <code>POST ${SERVICE_INDEX.links.createSession.href}</code> with <code>Authorization: Bearer &lt;key&gt;</code>.</p>
 <h2>Guides (in the service's repository)</h2>
 <ul>
-${GUIDES.map((guide) => `<li>${escape(guide.title)}: <code>${escape(guide.path)}</code></li>`).join('\n')}
+${GUIDES.map((guide) => `<li>${escapeHtml(guide.title)}: <code>${escapeHtml(guide.path)}</code></li>`).join('\n')}
 </ul>
 </body>
 </html>
