@@ -1,6 +1,6 @@
 /**
  * `npm run bench [-- --quick] [--runs N] [--iterations N] [--warmup N]`: bundle size, cold init and warm
- * cost of every function against its SDK floor (issue 5). See docs/performance.md for the method.
+ * cost of every function against its SDK floor. See docs/performance.md for the method.
  * Prints a Markdown report and writes .bench/results.json and .bench/results.md. Exits 0 when targets
  * are missed (it reports, it does not judge); exits 1 only when the benchmark itself is broken.
  */
@@ -49,8 +49,8 @@ const OUT = join(ROOT, '.bench');
 export const REVOKE_ALL_RUNTIME = runtimeOf(FUNCTIONS.revokeUserSessions);
 
 /**
- * The targets: issue 14's bundle and cold-init ratios to the SDK floor of issue 5 (on every Node
- * measured), issue 5's warm cost, and issue 11's revoke-all deadline: the function's own timeout, less
+ * The targets: the bundle and cold-init ratios to the SDK floor (on every Node
+ * measured), the warm cost, and the revoke-all deadline: the function's own timeout, less
  * the reserve in which it answers 503 rather than time out.
  */
 export const TARGETS = {
@@ -95,7 +95,7 @@ export interface FunctionResult {
   fn: BenchFunction;
   name: string;
   bundleBytes: number;
-  /** The SDK floor as issue 5 defined it (default credential provider chain): the 1.00× reference. */
+  /** The SDK floor (default credential provider chain): the 1.00× reference. */
   floorBytes: number;
   leanFloorBytes: number;
   cjsFloorBytes: number;
@@ -120,7 +120,7 @@ export interface PathResult {
   handlerOnly: WarmSample;
 }
 
-/** Revoke-all of `sessions` sessions with a fixed DynamoDB latency per call (issue 11). */
+/** Revoke-all of `sessions` sessions with a fixed DynamoDB latency per call. */
 export interface RevokeAllResult {
   sessions: number;
   /** Medians over the runs. */
@@ -194,7 +194,7 @@ function options() {
     return n;
   };
   return {
-    // --quick keeps the issue's minimums (20 processes, 10,000 invocations) but skips the references;
+    // --quick keeps the minimums (20 processes, 10,000 invocations) but skips the references;
     // fewer is refused, so every report meets them.
     quick: values.quick,
     runs: count(values.runs, values.quick ? 20 : 30, 20),
@@ -273,7 +273,7 @@ async function main(): Promise<void> {
 
   progress('building bundles…');
   const bundles = await buildBundles(ROOT, OUT);
-  // The floors run with Lambda's environment alone, as issue 5 measured them; the functions (and the lean
+  // The floors run with Lambda's environment alone, as the 1.00× reference is defined; the functions (and the lean
   // floor, bundled and configured as they are) with the SDK settings the stack deploys them with too.
   const env = lambdaEnvironment(home, await writeSeed('base'));
   const functionEnv = { ...env, ...LAMBDA_SDK_ENVIRONMENT };

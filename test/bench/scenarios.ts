@@ -322,7 +322,7 @@ export interface RequestPath {
   expect: number | 'allow';
   /** Text the response body must contain, where the status alone would not show the path did its work. */
   expectBody?: string;
-  /** Target DynamoDB calls per request (issue 5, issue 11): exactly, or at most, `calls`. */
+  /** Target DynamoDB calls per request: exactly, or at most, `calls`. */
   calls: number;
   callsRule: 'exactly' | 'at most';
 }
@@ -448,14 +448,14 @@ export const COLD_PATH: Record<BenchFunction, string> = {
   revokeUserSessions: 'revoke-all',
 };
 
-/** The revoke-all timing (issue 11): sessions of one user, each reachable through both of its scopes. */
+/** The revoke-all timing: sessions of one user, each reachable through both of its scopes. */
 export const REVOKE_ALL_TIMING = {
   sizes: [10, 1_000, 10_000],
   event: revokeUserSessionsEvent(FIXTURE.bulkUser),
 } as const;
 
 /**
- * The SDK floor of each function (issue 5): construct a DynamoDBDocumentClient and reference the commands
+ * The SDK floor of each function: construct a DynamoDBDocumentClient and reference the commands
  * the function uses. Its "one event" sends the same DynamoDB calls the function makes on its cold path
  * (run.ts checks the two counts agree), so both pay the SDK's first-request work (credentials, endpoint
  * rules, signing, the first use of each command's serializer).
