@@ -122,13 +122,19 @@ describe('serveReference', () => {
       const { config } = await loadPageAt('https://api.example.com/prod/docs');
       expect(config.supportedSubmitMethods).toEqual([]);
       expect(config.validatorUrl).toBeNull();
-      const [plugin] = config.plugins as [() => Record<string, any>];
+      type Wrapper = () => () => unknown;
+      const [plugin] = config.plugins as [
+        () => {
+          wrapComponents: Record<string, Wrapper>;
+          statePlugins: { spec: { wrapSelectors: Record<string, Wrapper> } };
+        },
+      ];
       const { wrapComponents, statePlugins } = plugin();
       for (const name of ['ServersContainer', 'AuthorizeBtnContainer', 'authorizeOperationBtn']) {
-        expect(wrapComponents[name]()()).toBeNull();
+        expect(wrapComponents[name]?.()()).toBeNull();
       }
       for (const selector of ['servers', 'securityDefinitions']) {
-        expect(statePlugins.spec.wrapSelectors[selector]()()).toBeNull();
+        expect(statePlugins.spec.wrapSelectors[selector]?.()()).toBeNull();
       }
     });
   });
