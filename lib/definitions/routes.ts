@@ -50,10 +50,11 @@ export const FUNCTIONS = {
     access: {
       boards: ['GetItem'],
       memberships: ['GetItem'],
-      // GetItem on sessions: only to tell a retried put that met its own write from a real conflict.
+      // GetItem on sessions: only to tell a put that met its own earlier write from a real conflict.
       sessions: ['PutItem', 'GetItem'],
-      // Claim (conditional put), read the holder, store the answer, forget a 5xx.
-      idempotency: ['PutItem', 'GetItem', 'UpdateItem', 'DeleteItem'],
+      // Claim (conditional put), read the holder, take over an ended lease, store the answer, end a
+      // lease after a 5xx (updates): a record is never deleted, so a retry keeps its reservation.
+      idempotency: ['PutItem', 'GetItem', 'UpdateItem'],
     },
     settings: ['PUBLIC_BASE_URL', 'METADATA_MAX_BYTES'],
   },
@@ -110,7 +111,7 @@ export const FUNCTIONS = {
   embedPage: {
     entry: 'functions/embed-page.ts',
     description: 'GET /embed: the embedded board page',
-    // UpdateItem only to bind a bindToBrowser session on its first load (its two binding attributes).
+    // UpdateItem only to bind a bindToBrowser session on its first load (its two binding attributes), or undo that.
     access: { sessions: ['Query', 'GetItem', 'UpdateItem'], boards: ['GetItem'] },
     queries: { sessions: [SESSION_TOKEN_INDEX] },
     settings: ['EMBED_FRAME_ANCESTORS'],

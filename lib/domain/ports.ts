@@ -4,7 +4,7 @@
  */
 import type { ApiKeyRecord, RateLimit } from './api-key';
 import type { Board } from './board';
-import type { IdempotencyRecord } from './idempotency';
+import type { IdempotencyAttempt, IdempotencyRecord } from './idempotency';
 import type { Revocation, SessionBinding, StoredSession } from './session';
 
 /** Source of the current time; injected so tests can freeze it. */
@@ -75,8 +75,11 @@ export interface ScopePage {
 }
 
 export interface SessionRepository {
-  /** Stores a new session; never overwrites an existing one. */
-  create(session: StoredSession): Promise<void>;
+  /**
+   * Stores a new session; never overwrites an existing one. Answers the session as stored: `session`, or
+   * the same session (same id and token hash) written before by an earlier run of this very request.
+   */
+  create(session: StoredSession): Promise<StoredSession>;
   /** The session a token hash points to, from an eventually consistent index. */
   lookupToken(tokenHash: string): Promise<TokenMatch | undefined>;
   /** The session as it is now (strongly consistent). */
@@ -94,6 +97,8 @@ export interface SessionRepository {
    * when this call bound it, false when another call did first (or it was revoked meanwhile).
    */
   bind(id: string, binding: SessionBinding): Promise<boolean>;
+  /** Removes a binding, only if it is this one (`bindingHash`): undoes a bind that may have landed unanswered. */
+  unbind(id: string, bindingHash: string): Promise<void>;
   /** Every session of an external user across all tenants, for operators only (a table scan). */
   listAllOfUser(userId: string): Promise<StoredSession[]>;
 }
@@ -125,19 +130,26 @@ export interface KeyThrottling {
   remove(keyId: string): Promise<void>;
 }
 
-/** Remembered Idempotency-Keys, each claimed by exactly one request (a conditional write decides). */
+/**
+ * Remembered Idempotency-Keys. Who holds a key is decided by conditional writes only; every write names
+ * the attempt that made it, so an attempt whose answer was lost recognises its own write on a re-read.
+ */
 export interface IdempotencyRepository {
+  /** Writes a fresh record for this attempt unless a record lives (one past its 24 hours does not). */
+  create(id: string, attempt: IdempotencyAttempt, now: Date): Promise<boolean>;
+  /** The record as it is now (strongly consistent); undefined when there is none or it is past its 24 hours. */
+  get(id: string, now: Date): Promise<IdempotencyRecord | undefined>;
   /**
-   * Claims the record for a new request, unless another request holds it: a completed one not yet
-   * expired, or one still in progress whose lock has not run out. Then answers that record.
+   * Takes over a record in progress whose lease has ended, for the same request (same fingerprint):
+   * this attempt now holds it until its own lease ends, with the reservation the record already has
+   * (else the attempt's). Undefined when the record was not in that state; else the reservation it holds.
    */
-  claim(
-    id: string,
-    fingerprint: string,
-    now: Date,
-  ): Promise<{ claimed: true } | { claimed: false; record: IdempotencyRecord }>;
-  /** Stores the response of the request that claimed the record (its fingerprint proves it). */
-  complete(id: string, fingerprint: string, response: { status: number; sealed: string }): Promise<void>;
-  /** Forgets the claim (a failure that must not be replayed), if this request still holds it. */
-  release(id: string, fingerprint: string): Promise<void>;
+  takeOver(id: string, attempt: IdempotencyAttempt, now: Date): Promise<{ reservation?: string } | undefined>;
+  /** Stores the response, if this attempt still holds the record; false when it does not. */
+  complete(id: string, attemptId: string, response: { status: number; sealed: string }): Promise<boolean>;
+  /**
+   * Ends this attempt's lease at once (a failure that must not be replayed), if it still holds the
+   * record: a retry takes over at once, with the same reservation.
+   */
+  release(id: string, attemptId: string): Promise<void>;
 }

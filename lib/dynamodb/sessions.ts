@@ -26,7 +26,7 @@ const BINDABLE = `${NOT_REVOKED} AND bindToBrowser = :yes AND attribute_not_exis
  * back exactly as it was sent. JSON.parse on the way out defines such keys as plain own properties.
  */
 export class DynamoSessionRepository extends DynamoTable implements SessionRepository {
-  async create(session: StoredSession): Promise<void> {
+  async create(session: StoredSession): Promise<StoredSession> {
     try {
       await dynamoCall(() =>
         this.db.send(
@@ -39,29 +39,29 @@ export class DynamoSessionRepository extends DynamoTable implements SessionRepos
           }),
         ),
       );
+      return session;
     } catch (error) {
       if ((error as Error).name !== 'ConditionalCheckFailedException') throw error;
       // When a put's answer is lost after the write landed, the SDK retries it and the retry meets the
-      // session it has just written: that is a success. Only another session under this id is a refusal.
-      if (!(await this.holds(session, error as { Item?: Item }))) throw error;
+      // session it has just written; a keyed create run again meets the session its first run wrote (same
+      // id and token, fixed when it claimed its key). Both are a success. Another session under this id is
+      // a refusal.
+      const mine = await this.ownEarlierWrite(session, error as { Item?: Item });
+      if (!mine) throw error;
+      return mine;
     }
   }
 
-  /** True when the item a conditional put was refused over is `session` itself (same token hash). */
-  private async holds(session: StoredSession, refusal: { Item?: Item }): Promise<boolean> {
-    if (refusal.Item) return attributeString(refusal.Item.tokenHash) === session.tokenHash;
-    // Engines that ignore ReturnValuesOnConditionCheckFailure (dynalite): read the session as it is now.
-    const { Item } = await dynamoCall(() =>
-      this.db.send(
-        new GetCommand({
-          TableName: this.tableName,
-          Key: { id: session.id },
-          ConsistentRead: true,
-          ProjectionExpression: 'tokenHash',
-        }),
-      ),
-    );
-    return Item !== undefined && Item.tokenHash === session.tokenHash;
+  /** The stored session a conditional put was refused over, when it is `session` (same token hash). */
+  private async ownEarlierWrite(
+    session: StoredSession,
+    refusal: { Item?: Item },
+  ): Promise<StoredSession | undefined> {
+    // Engines that return the refused item tell at once when it is another session's.
+    if (refusal.Item && attributeString(refusal.Item.tokenHash) !== session.tokenHash) return undefined;
+    // Read the session as it is now (dynalite ignores ReturnValuesOnConditionCheckFailure).
+    const stored = await this.get(session.id);
+    return stored?.tokenHash === session.tokenHash ? stored : undefined;
   }
 
   async lookupToken(tokenHash: string): Promise<TokenMatch | undefined> {
@@ -173,6 +173,25 @@ export class DynamoSessionRepository extends DynamoTable implements SessionRepos
     } catch (error) {
       if ((error as Error).name === 'ConditionalCheckFailedException') return false;
       throw error;
+    }
+  }
+
+  async unbind(id: string, bindingHash: string): Promise<void> {
+    try {
+      await dynamoCall(() =>
+        this.db.send(
+          new UpdateCommand({
+            TableName: this.tableName,
+            Key: { id },
+            UpdateExpression: 'REMOVE bindingHash, boundAt',
+            ConditionExpression: 'bindingHash = :hash',
+            ExpressionAttributeValues: { ':hash': bindingHash },
+          }),
+        ),
+      );
+    } catch (error) {
+      // Not bound with this binding (it never landed, or another load bound it): nothing to undo.
+      if ((error as Error).name !== 'ConditionalCheckFailedException') throw error;
     }
   }
 

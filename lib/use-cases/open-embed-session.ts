@@ -14,6 +14,8 @@ import {
   SessionBoundElsewhereError,
   SessionExpiredError,
   SessionRevokedError,
+  StorageUnavailableError,
+  UnconfirmedBindingError,
 } from '#lib/domain/errors';
 import type {
   BoardRepository,
@@ -23,7 +25,7 @@ import type {
   Sleep,
   TokenMatch,
 } from '#lib/domain/ports';
-import { type StoredSession, sessionStatus } from '#lib/domain/session';
+import { type SessionBinding, type StoredSession, sessionStatus } from '#lib/domain/session';
 
 /** What the embed page may show: the session without its token hash or binding hash, and its board. */
 export interface EmbedView {
@@ -95,6 +97,9 @@ export async function openEmbedSession(
  * The secret that ties `session` to this browser. Bound already: one of the browser's secrets must be the
  * one it was bound to. Not yet: this load binds it, reusing the browser's secret when it brings one (one
  * cookie then serves every session it binds), and only the winner of concurrent first loads is bound.
+ * A bind whose answer was lost is recognised on the re-read (the stored binding is the one this load
+ * made); a bind that cannot be confirmed is undone, and should even that fail the browser still gets the
+ * secret with the 503, so a binding left behind is this browser's, never one that no browser can open.
  */
 async function bindToBrowser(
   deps: OpenEmbedSessionDeps,
@@ -110,13 +115,16 @@ async function bindToBrowser(
   if (session.bindingHash === null) {
     const secret = secrets[0] ?? newBindingSecret(deps.random);
     const boundAt = now.toISOString();
-    if (await deps.sessions.bind(session.id, { bindingHash: bindingHash(session.id, secret), boundAt })) {
-      return { secret, boundAt };
-    }
-    // Another load bound it first, or it was revoked meanwhile: decide on the session as it is now.
+    const binding = { bindingHash: bindingHash(session.id, secret), boundAt };
+    if (await bindOrUndo(deps, session.id, binding, secret)) return { secret, boundAt };
+    // Another load bound it first, our own bind landed unanswered, or it was revoked meanwhile: decide
+    // on the session as it is now.
     const current = await deps.sessions.get(session.id);
     if (!current) throw new InvalidTokenError();
     if (sessionStatus(current, now) === 'revoked') throw new SessionRevokedError(board);
+    if (current.bindingHash !== null && sameHash(current.bindingHash, binding.bindingHash)) {
+      return { secret, boundAt: current.boundAt };
+    }
     return checkBound(current);
   }
   return checkBound(session);
@@ -125,6 +133,30 @@ async function bindToBrowser(
     const secret = boundTo(stored);
     if (secret === undefined) throw new SessionBoundElsewhereError(board);
     return { secret, boundAt: stored.boundAt };
+  }
+}
+
+/**
+ * Binds, or when storage fails (the write may have landed unanswered) removes this very binding again
+ * and answers 503; when the removal fails too, the 503 carries the secret (`UnconfirmedBindingError`).
+ */
+async function bindOrUndo(
+  deps: OpenEmbedSessionDeps,
+  sessionId: string,
+  binding: SessionBinding,
+  secret: string,
+): Promise<boolean> {
+  try {
+    return await deps.sessions.bind(sessionId, binding);
+  } catch (error) {
+    if (!(error instanceof StorageUnavailableError)) throw error;
+    try {
+      await deps.sessions.unbind(sessionId, binding.bindingHash);
+    } catch (undoError) {
+      if (!(undoError instanceof StorageUnavailableError)) throw undoError;
+      throw new UnconfirmedBindingError(secret, { cause: error });
+    }
+    throw error;
   }
 }
 

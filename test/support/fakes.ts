@@ -85,11 +85,15 @@ export class FakeSessions implements Ports.SessionRepository {
     return [...this.byId.values()];
   }
 
-  async create(session: StoredSession): Promise<void> {
+  async create(session: StoredSession): Promise<StoredSession> {
     this.calls.push('create');
     if (this.failWith) throw this.failWith;
-    if (this.byId.has(session.id)) throw new Error(`session ${session.id} exists`);
+    const existing = this.byId.get(session.id);
+    // The same session written before (same token hash) is the success it was, as in the adapter.
+    if (existing?.tokenHash === session.tokenHash) return structuredClone(existing);
+    if (existing) throw new Error(`session ${session.id} exists`);
     this.byId.set(session.id, structuredClone(session));
+    return structuredClone(session);
   }
 
   async lookupToken(tokenHash: string): Promise<Ports.TokenMatch | undefined> {
@@ -153,6 +157,13 @@ export class FakeSessions implements Ports.SessionRepository {
     session.bindingHash = binding.bindingHash;
     session.boundAt = binding.boundAt;
     return true;
+  }
+  async unbind(id: string, hash: string): Promise<void> {
+    this.calls.push('unbind');
+    const session = this.byId.get(id);
+    if (session?.bindingHash !== hash) return;
+    session.bindingHash = null;
+    session.boundAt = null;
   }
 
   async listAllOfUser(userId: string): Promise<StoredSession[]> {

@@ -147,28 +147,32 @@ describe('DynamoSessionRepository.create when the put meets an existing session'
     );
   });
 
-  it('succeeds when the existing item is this very session (a retried put whose answer was lost)', async () => {
+  it('answers the session as stored when the existing item is this very session (an earlier write of its own)', async () => {
     ddb.on(PutCommand).rejects(refusedOver(SESSION.tokenHash));
-    await expect(repository.create(SESSION)).resolves.toBeUndefined();
-    expect(ddb.commandCalls(GetCommand)).toHaveLength(0);
+    const earlier = { ...STORED_ITEM, createdAt: '2025-12-31T23:59:58.000Z' };
+    ddb.on(GetCommand).resolves({ Item: earlier });
+    await expect(repository.create(SESSION)).resolves.toEqual({
+      ...SESSION,
+      createdAt: '2025-12-31T23:59:58.000Z',
+    });
   });
 
-  it('refuses with the original error when the existing item is another session', async () => {
+  it('refuses with the original error, without another read, when the existing item is another session', async () => {
     const refusal = refusedOver('b'.repeat(64));
     ddb.on(PutCommand).rejects(refusal);
     await expect(repository.create(SESSION)).rejects.toBe(refusal);
+    expect(ddb.commandCalls(GetCommand)).toHaveLength(0);
   });
 
   describe('on an engine that does not return the existing item (dynalite)', () => {
     it('reads the session by id, strongly consistent, and succeeds when it is this very session', async () => {
       ddb.on(PutCommand).rejects(dynamoErrors.conditionFailed());
-      ddb.on(GetCommand).resolves({ Item: { id: SESSION.id, tokenHash: SESSION.tokenHash } });
-      await expect(repository.create(SESSION)).resolves.toBeUndefined();
+      ddb.on(GetCommand).resolves({ Item: STORED_ITEM });
+      await expect(repository.create(SESSION)).resolves.toEqual(SESSION);
       expect(ddb.commandCalls(GetCommand)[0]?.args[0].input).toEqual({
         TableName: 'sessions-t',
         Key: { id: SESSION.id },
         ConsistentRead: true,
-        ProjectionExpression: 'tokenHash',
       });
     });
 
