@@ -4,7 +4,8 @@
  * (`openapi.generated.ts`, generated from docs/openapi.json), never written twice.
  *
  * Retries are safe by construction: every create carries an `Idempotency-Key` (one is made when the
- * caller gives none), reads are reads, and revocations are idempotent.
+ * caller gives none), reads are reads, and revocations are idempotent. A create whose key an earlier
+ * attempt still holds (`409`) is retried too, after its `Retry-After`: it then gets that attempt's answer.
  */
 import type { components, operations } from './openapi.generated.js';
 
@@ -25,7 +26,10 @@ export interface ClientOptions {
   apiKey: string;
   /** Defaults to the global `fetch`. */
   fetch?: typeof fetch;
-  /** Retries after a 429, a 503 or a network failure; default 2 (three attempts in all). */
+  /**
+   * Retries after a 429, a 503, a network failure, or a 409 to a request with an Idempotency-Key (an
+   * earlier attempt with that key is still in progress); default 2 (three attempts in all).
+   */
   maxRetries?: number;
   /** Waits between retries; injectable so tests need not wait. */
   sleep?: (ms: number) => Promise<void>;
@@ -83,7 +87,7 @@ export function createClient(options: ClientOptions) {
         continue;
       }
       if (response.ok) return (await response.json()) as T;
-      if (RETRYABLE_STATUSES.has(response.status) && attempt < maxRetries) {
+      if (retryable(response.status, headers) && attempt < maxRetries) {
         await response.body?.cancel();
         await sleep(backoff(attempt, response.headers.get('retry-after')));
         continue;
@@ -139,6 +143,11 @@ export function createClient(options: ClientOptions) {
 }
 
 export type EmbedSessionClient = ReturnType<typeof createClient>;
+
+/** A status worth another attempt: 429 and 503, and the 409 of a keyed request still in progress. */
+function retryable(status: number, headers: Record<string, string>): boolean {
+  return RETRYABLE_STATUSES.has(status) || (status === 409 && 'Idempotency-Key' in headers);
+}
 
 function queryString(query: Record<string, string | number | undefined>): string {
   const params = new URLSearchParams();

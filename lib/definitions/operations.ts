@@ -102,7 +102,10 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
       400: ERROR('The body or a header is invalid; the message names the problem'),
       403: ERROR('The board is neither public nor owned by an organization of the key owner'),
       404: ERROR('No board has this id'),
-      409: ERROR('A request with this Idempotency-Key is still in progress; retry shortly'),
+      409: ERROR(
+        'A request with this Idempotency-Key is still in progress; retry after `Retry-After` seconds, when its hold on the key ends',
+        ['Retry-After'],
+      ),
       413: ERROR('The body is larger than the service accepts'),
       415: ERROR('Content-Type is not application/json'),
       422: ERROR('This Idempotency-Key was already used with another body (or another API key)'),
