@@ -187,7 +187,9 @@ export function encodeCursor(
 
 /**
  * The position a cursor continues below. A cursor that is malformed, altered, or issued to another API
- * key or for another query is a 400: its signature does not match.
+ * key or for another query is a 400: its signature does not match. So is one that is not exactly the
+ * cursor the service issues for what it decodes to (the same bytes spelled otherwise, say): a cursor has
+ * one spelling.
  */
 export function decodeCursor(cursor: string, caller: ListCaller, query: ListSessionsQuery): SessionPosition {
   const [payload, mac, ...rest] = cursor.split('.');
@@ -208,5 +210,6 @@ export function decodeCursor(cursor: string, caller: ListCaller, query: ListSess
   if (v !== CURSOR_VERSION || typeof p !== 'string' || !POSITION.test(p) || Object.keys(extra).length > 0) {
     throw new ValidationError(INVALID_CURSOR);
   }
+  if (encodeCursor(p, caller, query) !== cursor) throw new ValidationError(INVALID_CURSOR);
   return p;
 }

@@ -342,8 +342,14 @@ describe('GET /api/embed/sessions', () => {
       JSON.stringify({ ...decoded, p: `2099${String(decoded.p).slice(4)}` }),
     ).toString('base64url');
     const tampered = `${moved}.${signature}`;
+    // The same bytes in another spelling: the signature's last character changed in its unused bits.
+    const respelled = `${payload}.${respell(String(signature))}`;
+    expect(Buffer.from(respell(String(signature)), 'base64url')).toEqual(
+      Buffer.from(String(signature), 'base64url'),
+    );
     for (const [who, query] of [
       [owner, { userId: 'cursor-user', cursor: tampered }],
+      [owner, { userId: 'cursor-user', cursor: respelled }],
       [owner, { userId: 'someone-else', cursor }],
       [owner, { userId: 'cursor-user', status: 'active', cursor }],
       [colleague, { userId: 'cursor-user', cursor }],
@@ -355,6 +361,13 @@ describe('GET /api/embed/sessions', () => {
     }
   });
 });
+
+/** base64url text spelled otherwise for the same bytes: the unused low bit of its last character flipped. */
+function respell(text: string): string {
+  const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
+  const last = alphabet.indexOf(text.slice(-1));
+  return `${text.slice(0, -1)}${alphabet[last ^ 1]}`;
+}
 
 describe('POST /api/embed/sessions/{id}/revoke', () => {
   it('revokes, idempotently keeping the first revokedAt, and the embed link stops at the very next load', async () => {
