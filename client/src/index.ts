@@ -13,6 +13,8 @@ export type CreateSessionRequest = components['schemas']['CreateSessionRequest']
 export type CreateSessionResponse = components['schemas']['CreateSessionResponse'];
 export type CreatedSession = components['schemas']['CreatedSession'];
 export type Session = components['schemas']['Session'];
+/** A session another tenant created on your organization's public board: its outline only. */
+export type OtherTenantSession = components['schemas']['OtherTenantSession'];
 export type SessionPage = components['schemas']['SessionPage'];
 export type RevokeUserSessionsRequest = components['schemas']['RevokeUserSessionsRequest'];
 export type RevokedCount = components['schemas']['RevokedCount'];
@@ -107,9 +109,13 @@ export function createClient(options: ClientOptions) {
     },
 
     /** GET /api/embed/sessions/{id} */
-    async getSession(id: string): Promise<Session> {
-      return (await request<{ session: Session }>('GET', `/api/embed/sessions/${encodeURIComponent(id)}`))
-        .session;
+    async getSession(id: string): Promise<Session | OtherTenantSession> {
+      return (
+        await request<{ session: Session | OtherTenantSession }>(
+          'GET',
+          `/api/embed/sessions/${encodeURIComponent(id)}`,
+        )
+      ).session;
     },
 
     /** GET /api/embed/sessions: one page. */
@@ -120,7 +126,7 @@ export function createClient(options: ClientOptions) {
     /** Every session of the query, page after page, following nextCursor to its end. */
     async *listAllSessions(
       query: Omit<ListSessionsQuery, 'cursor'>,
-    ): AsyncGenerator<Session, void, undefined> {
+    ): AsyncGenerator<Session | OtherTenantSession, void, undefined> {
       let cursor: string | null = null;
       do {
         const page: SessionPage = await this.listSessions({ ...query, ...(cursor ? { cursor } : {}) });
@@ -130,9 +136,9 @@ export function createClient(options: ClientOptions) {
     },
 
     /** POST /api/embed/sessions/{id}/revoke (idempotent: the first revokedAt stays). */
-    async revokeSession(id: string): Promise<Session> {
+    async revokeSession(id: string): Promise<Session | OtherTenantSession> {
       const path = `/api/embed/sessions/${encodeURIComponent(id)}/revoke`;
-      return (await request<{ session: Session }>('POST', path)).session;
+      return (await request<{ session: Session | OtherTenantSession }>('POST', path)).session;
     },
 
     /** POST /api/embed/sessions/revoke: every session of a user (on one board); counts them. */

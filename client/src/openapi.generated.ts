@@ -275,6 +275,44 @@ export interface components {
              */
             boundAt: string | null;
         };
+        OtherTenantSession: {
+            /**
+             * Format: uuid
+             * @description Unique session identifier
+             */
+            id: string;
+            /** @description Board the session belongs to */
+            boardId: string;
+            /**
+             * @description revoked when revokedAt is set, otherwise expired from expiresAt on, otherwise active
+             * @enum {string}
+             */
+            status: "active" | "expired" | "revoked";
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC with milliseconds
+             * @example 2026-01-01T00:00:00.000Z
+             */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC with milliseconds
+             * @example 2026-01-01T00:00:00.000Z
+             */
+            expiresAt: string;
+            /** Format: date-time */
+            revokedAt: string | null;
+            /**
+             * Format: date-time
+             * @description When a bindToBrowser link was first opened, and so bound; null until then
+             */
+            boundAt: string | null;
+            /**
+             * @description Another tenant (an API key owner outside the board's organization) created this session on the organization's public board: its user's data is that tenant's and is left out
+             * @constant
+             */
+            createdByAnotherTenant: true;
+        };
         CreatedSession: {
             /**
              * Format: uuid
@@ -336,10 +374,10 @@ export interface components {
             embedUrl: string;
         };
         SessionEnvelope: {
-            session: components["schemas"]["Session"];
+            session: components["schemas"]["Session"] | components["schemas"]["OtherTenantSession"];
         };
         SessionPage: {
-            data: components["schemas"]["Session"][];
+            data: (components["schemas"]["Session"] | components["schemas"]["OtherTenantSession"])[];
             /** @description Opaque; pass it as `cursor` for the next page. `null` on the last page. */
             nextCursor: string | null;
         };

@@ -58,6 +58,45 @@ export const sessionSchema = {
   },
 } as const;
 
+/**
+ * A session another tenant created on a public board of the caller's organization: the organization sees
+ * that it exists, and may revoke it, but none of that tenant's user data.
+ */
+export const otherTenantSessionSchema = {
+  type: 'object',
+  additionalProperties: false,
+  required: [
+    'id',
+    'boardId',
+    'status',
+    'createdAt',
+    'expiresAt',
+    'revokedAt',
+    'boundAt',
+    'createdByAnotherTenant',
+  ],
+  properties: {
+    id: sessionFields.id,
+    boardId: sessionFields.boardId,
+    status: sessionSchema.properties.status,
+    createdAt: timestamp,
+    expiresAt: timestamp,
+    revokedAt: sessionSchema.properties.revokedAt,
+    boundAt: sessionSchema.properties.boundAt,
+    createdByAnotherTenant: {
+      const: true,
+      description:
+        "Another tenant (an API key owner outside the board's organization) created this session on the " +
+        "organization's public board: its user's data is that tenant's and is left out",
+    },
+  },
+} as const;
+
+/** Either view of a session a caller may access. */
+const anySession = {
+  oneOf: [{ $ref: '#/components/schemas/Session' }, { $ref: '#/components/schemas/OtherTenantSession' }],
+} as const;
+
 const tokenSchema = {
   type: 'string',
   pattern: '^[A-Za-z0-9_-]{32}$',
@@ -91,7 +130,7 @@ export const sessionEnvelopeSchema = {
   type: 'object',
   additionalProperties: false,
   required: ['session'],
-  properties: { session: { $ref: '#/components/schemas/Session' } },
+  properties: { session: anySession },
 } as const;
 
 export const sessionPageSchema = {
@@ -99,7 +138,7 @@ export const sessionPageSchema = {
   additionalProperties: false,
   required: ['data', 'nextCursor'],
   properties: {
-    data: { type: 'array', items: { $ref: '#/components/schemas/Session' } },
+    data: { type: 'array', items: anySession },
     nextCursor: {
       type: ['string', 'null'],
       description: 'Opaque; pass it as `cursor` for the next page. `null` on the last page.',
@@ -164,6 +203,7 @@ export const embedContextSchema = {
 /** Every response schema, under its name in the OpenAPI document's components. */
 export const RESPONSE_SCHEMAS = {
   Session: sessionSchema,
+  OtherTenantSession: otherTenantSessionSchema,
   CreatedSession: createdSessionSchema,
   CreateSessionResponse: createSessionResponseSchema,
   SessionEnvelope: sessionEnvelopeSchema,
