@@ -4,6 +4,7 @@ import { DynamoBoardRepository } from '#lib/dynamodb/boards';
 import { createDocumentClient } from '#lib/dynamodb/client';
 import { DynamoSessionRepository } from '#lib/dynamodb/sessions';
 import { bindingCookieValues, embedErrorRenderer, embedPageResponse } from '#lib/embed/http';
+import { headWithoutBody } from '#lib/http/middlewares/head-without-body';
 import { httpErrors } from '#lib/http/middlewares/http-errors';
 import { withRequestBudget } from '#lib/http/middlewares/request-budget';
 import { readEmbedPageConfig } from '#lib/platform/config';
@@ -27,8 +28,12 @@ const deps: OpenEmbedSessionDeps = {
 };
 const logger = createLogger({ function: 'embed-page' });
 
-/** GET /embed?token=…: the embedded board, or a styled error page (JSON when asked for). */
+/**
+ * GET /embed?token=…: the embedded board, or a styled error page (JSON when asked for). HEAD: the same
+ * answer without its body, and without binding a link to a browser.
+ */
 export const handler = withRequestBudget(middy<APIGatewayProxyEvent, APIGatewayProxyResult>())
+  .use(headWithoutBody())
   .use(
     httpErrors({
       logger,
@@ -36,6 +41,13 @@ export const handler = withRequestBudget(middy<APIGatewayProxyEvent, APIGatewayP
     }),
   )
   .handler(async (event) => {
-    const view = await openEmbedSession(deps, event.queryStringParameters?.token, bindingCookieValues(event));
+    const view = await openEmbedSession(
+      deps,
+      event.queryStringParameters?.token,
+      bindingCookieValues(event),
+      {
+        peek: event.httpMethod === 'HEAD',
+      },
+    );
     return embedPageResponse(event, view, { frameAncestors: config.frameAncestors, now: systemClock.now() });
   });

@@ -193,6 +193,28 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
       503: { ...ERROR('Temporarily unavailable', ['Retry-After']), media: { 'text/html': 'An error page' } },
     },
   },
+  'HEAD /embed': {
+    operationId: 'embedPageHead',
+    summary: 'The embedded board, headers only',
+    description:
+      'Answers as `GET /embed` would, with its status and headers but no body, and without side ' +
+      'effects: it never binds a `bindToBrowser` link and sets no cookie. Link unfurlers send it.',
+    tag: 'Embed page',
+    query: [
+      {
+        name: 'token',
+        description: 'The session token from `embedUrl` (32 URL-safe characters)',
+        required: true,
+      },
+    ],
+    responses: {
+      200: { description: 'The link opens (the headers of the page; no body)' },
+      400: { description: 'The link has no token' },
+      401: { description: 'The token is invalid, or the session expired, was revoked or is bound elsewhere' },
+      404: { description: 'The session’s board no longer exists' },
+      503: { description: 'Temporarily unavailable', headers: ['Retry-After'] },
+    },
+  },
   'GET /embed.js': {
     operationId: 'hostScript',
     summary: 'The host script',

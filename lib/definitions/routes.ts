@@ -110,7 +110,7 @@ export const FUNCTIONS = {
   },
   embedPage: {
     entry: 'functions/embed-page.ts',
-    description: 'GET /embed: the embedded board page',
+    description: 'GET and HEAD /embed: the embedded board page',
     // UpdateItem only to bind a bindToBrowser session on its first load (its two binding attributes), or undo that.
     access: { sessions: ['Query', 'GetItem', 'UpdateItem'], boards: ['GetItem'] },
     queries: { sessions: [SESSION_TOKEN_INDEX] },
@@ -148,7 +148,7 @@ export function runtimeOf(definition: FunctionDefinition): { memoryMb: number; t
 }
 
 export interface RouteDefinition {
-  method: 'GET' | 'POST';
+  method: 'GET' | 'HEAD' | 'POST';
   /** The resource path; a `{name}` segment is a path parameter. */
   path: string;
   function: FunctionName;
@@ -164,6 +164,8 @@ export const ROUTES: readonly RouteDefinition[] = [
   // A static segment wins over {id} (in API Gateway and the local gateway alike), so no id can shadow it.
   { method: 'POST', path: '/api/embed/sessions/revoke', function: 'revokeUserSessions', auth: 'apiKey' },
   { method: 'GET', path: '/embed', function: 'embedPage', auth: 'none' },
+  // As GET, without a body and without side effects (no binding): what link unfurlers send.
+  { method: 'HEAD', path: '/embed', function: 'embedPage', auth: 'none' },
   { method: 'GET', path: '/embed.js', function: 'embedScript', auth: 'none' },
   { method: 'GET', path: '/health', function: 'health', auth: 'none' },
   { method: 'GET', path: '/openapi.json', function: 'docs', auth: 'none' },

@@ -64,11 +64,15 @@ export const DEFAULT_MISS_RETRY_DELAYS_MS = [100, 200, 400] as const;
  * A `bindToBrowser` session is then checked against `browserSecrets` (the binding cookies the browser
  * sent): its first load binds it with one conditional write, later loads need the secret it was bound to.
  * Revocation and expiry are decided before the binding, so a bound link that was revoked says "revoked".
+ *
+ * `peek` (HEAD): the same answer without side effects. A link not bound yet stays unbound and no secret is
+ * handed out; a bound one still needs the browser's secret.
  */
 export async function openEmbedSession(
   deps: OpenEmbedSessionDeps,
   token: string | undefined,
   browserSecrets: readonly string[] = [],
+  options: { peek?: boolean } = {},
 ): Promise<EmbedView> {
   if (token === undefined || token === '') throw new MissingTokenError();
   if (!isSessionTokenFormat(token)) throw new InvalidTokenError();
@@ -89,6 +93,10 @@ export async function openEmbedSession(
 
   const { tokenHash: _hash, bindingHash: _binding, ...session } = stored;
   if (!stored.bindToBrowser) return { session, board };
+  if (options.peek) {
+    if (stored.bindingHash !== null) checkBinding(stored, board, browserSecrets);
+    return { session, board };
+  }
   const { secret, boundAt } = await bindToBrowser(deps, stored, board, browserSecrets, now);
   return { session: { ...session, boundAt }, board, bindingSecret: secret };
 }
@@ -109,9 +117,6 @@ async function bindToBrowser(
   now: Date,
 ): Promise<{ secret: string; boundAt: string | null }> {
   const secrets = browserSecrets.filter(isBindingSecretFormat);
-  const boundTo = (stored: StoredSession) =>
-    secrets.find((secret) => sameHash(bindingHash(stored.id, secret), stored.bindingHash));
-
   if (session.bindingHash === null) {
     const secret = secrets[0] ?? newBindingSecret(deps.random);
     const boundAt = now.toISOString();
@@ -130,10 +135,17 @@ async function bindToBrowser(
   return checkBound(session);
 
   function checkBound(stored: StoredSession) {
-    const secret = boundTo(stored);
-    if (secret === undefined) throw new SessionBoundElsewhereError(board);
-    return { secret, boundAt: stored.boundAt };
+    return { secret: checkBinding(stored, board, secrets), boundAt: stored.boundAt };
   }
+}
+
+/** The browser's secret that a bound session was bound to; refused when the browser holds none of it. */
+function checkBinding(stored: StoredSession, board: Board, browserSecrets: readonly string[]): string {
+  const secret = browserSecrets
+    .filter(isBindingSecretFormat)
+    .find((candidate) => sameHash(bindingHash(stored.id, candidate), stored.bindingHash));
+  if (secret === undefined) throw new SessionBoundElsewhereError(board);
+  return secret;
 }
 
 /**

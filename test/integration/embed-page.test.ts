@@ -319,3 +319,56 @@ describe('GET /embed with theme and locale', () => {
     expect(result.text).toContain('Este enlace de inserción no es válido');
   });
 });
+
+describe('HEAD /embed (link unfurlers)', () => {
+  const head = (path: string, headers: Record<string, string> = {}) =>
+    call(runtime, path, { method: 'HEAD', headers });
+
+  it('answers as GET would, without a body: 200 with the page headers for a usable link', async () => {
+    const created = await newSession();
+    const result = await head(`/embed?token=${created.sessionToken}`);
+    expect(result.status).toBe(200);
+    expect(result.text).toBe('');
+    expect(result.headers.get('content-type')).toBe('text/html; charset=utf-8');
+    expectEmbedHeaders(result);
+  });
+
+  it.each([
+    ['an unknown token', () => `/embed?token=${token()}`, 401],
+    ['no token', () => '/embed', 400],
+  ])('answers %s with the status GET gives, without a body', async (_label, path, status) => {
+    const result = await head(path());
+    expect(result.status).toBe(status);
+    expect(result.text).toBe('');
+  });
+
+  it('answers a revoked link 401, as GET does', async () => {
+    const created = await newSession();
+    await apiCall(
+      runtime,
+      String(runtime.demo?.apiKey),
+      'POST',
+      `/api/embed/sessions/${created.session.id}/revoke`,
+    );
+    expect((await head(`/embed?token=${created.sessionToken}`)).status).toBe(401);
+  });
+
+  it('never binds a bindToBrowser link nor sets a cookie: the first real load still binds it', async () => {
+    const created = await newSession({ bindToBrowser: true });
+    const peeked = await head(`/embed?token=${created.sessionToken}`);
+    expect(peeked.status).toBe(200);
+    expect(peeked.headers.get('set-cookie')).toBeNull();
+    const session = await apiCall(
+      runtime,
+      String(runtime.demo?.apiKey),
+      'GET',
+      `/api/embed/sessions/${created.session.id}`,
+    );
+    expect(session.body.session).toMatchObject({ bindToBrowser: true, boundAt: null });
+    const opened = await call(runtime, `/embed?token=${created.sessionToken}`);
+    expect(opened.status).toBe(200);
+    expect(opened.headers.get('set-cookie')).toMatch(/^__Host-embed_binding=/);
+    // A bound link, peeked at by another browser: 401, as GET would answer it.
+    expect((await head(`/embed?token=${created.sessionToken}`)).status).toBe(401);
+  });
+});

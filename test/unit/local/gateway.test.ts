@@ -228,7 +228,7 @@ describe('local gateway: routing', () => {
     });
     const embed = await fetch(`${baseUrl}/embed`, { method: 'DELETE' });
     expect(embed.status).toBe(405);
-    expect(embed.headers.get('allow')).toBe('GET');
+    expect(embed.headers.get('allow')).toBe('GET, HEAD');
     for (const handler of Object.values(handlers)) expect(handler).not.toHaveBeenCalled();
   });
 

@@ -328,6 +328,30 @@ describe('openEmbedSession: a session created with bindToBrowser', () => {
   });
 });
 
+describe('openEmbedSession: a peek (HEAD)', () => {
+  it('answers an unbound bindToBrowser link without binding it or handing out a secret', async () => {
+    const { repository } = laggingSessions(stored({ bindToBrowser: true }));
+    const view = await openEmbedSession(deps(repository).deps, TOKEN, [], { peek: true });
+    expect(view.bindingSecret).toBeUndefined();
+    expect(repository.calls).not.toContain('bind');
+    expect((await repository.get('session-1'))?.bindingHash).toBeNull();
+  });
+
+  it('still refuses a bound link to a browser without its secret, and lets the right one in', async () => {
+    const bound = stored({
+      bindToBrowser: true,
+      bindingHash: bindingHash('session-1', SECRET_A),
+      boundAt: NOW,
+    });
+    const { repository } = laggingSessions(bound);
+    await expect(
+      openEmbedSession(deps(repository).deps, TOKEN, [SECRET_B], { peek: true }),
+    ).rejects.toBeInstanceOf(SessionBoundElsewhereError);
+    const view = await openEmbedSession(deps(repository).deps, TOKEN, [SECRET_A], { peek: true });
+    expect(view.bindingSecret).toBeUndefined();
+  });
+});
+
 describe('openEmbedSession: a bind whose answer is lost or late', () => {
   const binding = () => stored({ bindToBrowser: true });
 
