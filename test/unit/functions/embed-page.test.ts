@@ -542,3 +542,29 @@ describe('embed-page handler: configuration', () => {
     expect((error as Error).message).toContain(name);
   });
 });
+
+describe('embed-page handler: HEAD', () => {
+  const head = (query: Record<string, string> | null) => ({ ...embedEvent(query), httpMethod: 'HEAD' });
+
+  it('answers as GET would, with the same headers and no body', async () => {
+    const got = await invoke(embedEvent({ token: VALID }));
+    const result = await invoke(head({ token: VALID }));
+    expect(result.statusCode).toBe(200);
+    expect(result.body).toBe('');
+    expect(result.headers).toEqual(got.headers);
+  });
+
+  it('drops the body of an error answer too', async () => {
+    const result = await invoke(head({ token: UNKNOWN }));
+    expect(result.statusCode).toBe(401);
+    expect(result.body).toBe('');
+    expectEmbedHeaders(result);
+  });
+
+  it('never binds a link nor sets a cookie', async () => {
+    const result = await invoke(head({ token: BINDS }));
+    expect(result.statusCode).toBe(200);
+    expect(result.headers?.['Set-Cookie']).toBeUndefined();
+    expect(ddb.commandCalls(UpdateCommand)).toHaveLength(0);
+  });
+});
