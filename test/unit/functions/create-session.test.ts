@@ -384,3 +384,25 @@ describe('create-session handler: configuration', () => {
     expect((error as Error).message).toContain('SESSIONS_TABLE');
   });
 });
+
+describe('create-session handler: an Idempotency-Key', () => {
+  const keyed = () => post(validBody(), { ...JSON_HEADERS, 'Idempotency-Key': 'order-1' });
+  const puts = () => ddb.commandCalls(PutCommand).map((call) => call.args[0].input);
+
+  it('holds the key no longer than the request budget, and fixes the session it writes with the claim', async () => {
+    const before = Date.now();
+    const result = await invoke(keyed());
+    expect(result.statusCode).toBe(201);
+    const [claim, session] = puts();
+    const lease = Number(claim?.Item?.lockedUntilMs) - before;
+    expect(lease).toBeGreaterThan(0);
+    expect(lease).toBeLessThanOrEqual(5_000);
+    expect(claim?.Item?.attemptId).toEqual(expect.any(String));
+    // The reservation (session id and token) is sealed: neither is in the record in clear.
+    const body = parse(result) as { session: { id: string }; sessionToken: string };
+    expect(session?.Item?.id).toBe(body.session.id);
+    expect(JSON.stringify(claim)).not.toContain(body.sessionToken);
+    expect(JSON.stringify(claim)).not.toContain(body.session.id);
+    expect(String(claim?.Item?.reservation)).toMatch(/^[\w-]+\.[\w-]+\.[\w-]+$/);
+  });
+});
