@@ -94,6 +94,13 @@ export async function claimIdempotencyKey(
     if (record.lockedUntilMs > now.getTime()) {
       throw new IdempotencyConflictError(secondsUntil(record.lockedUntilMs, now));
     }
+    // Another API key of the owner cannot open what the key fixed: refuse before taking anything over.
+    if (
+      record.reservation !== undefined &&
+      openSealedReservation(secrets, record.reservation) === undefined
+    ) {
+      throw anotherApiKey();
+    }
     const taken = await deps.idempotency.takeOver(recordId, attempt, now);
     if (taken) return claimed(taken.reservation);
     // Someone else took it over first, or our take-over landed unanswered: read again.

@@ -243,6 +243,10 @@ describe('claimIdempotencyKey and finishIdempotentRequest', () => {
     await expect(
       claimIdempotencyKey(later(d, LEASE_MS + 1), request({ reserve, apiKey: `esk_${'b'.repeat(43)}` })),
     ).rejects.toThrow(IdempotencyKeyReusedError);
+    // Refused without taking the key over: the first attempt's API key still can, at once.
+    expect(d.idempotency.records.get(first.recordId)).toMatchObject({ attemptId: first.attemptId });
+    const retry = await claimOf(later(d, LEASE_MS + 1), request({ reserve }));
+    expect(retry.reservation).toBe(first.reservation);
   });
 
   it('refuses another body even once the earlier attempt’s lease has ended', async () => {
