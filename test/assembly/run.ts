@@ -11,6 +11,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { RATE_LIMIT_BOUNDS } from '#lib/domain/api-key';
+import { childEnv } from '#test/support/child-env';
 import { dynamoDbLocalUnavailable } from '#test/support/dynamodb-local';
 import { node24 } from '#test/support/node24';
 import type { RecordedCall } from './dynamodb-recorder';
@@ -41,7 +42,7 @@ const CONTEXT = {
 
 /** Children get PATH and HOME, and what this script sets on purpose; never this process's environment. */
 function baseEnv(): Record<string, string> {
-  return { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '' };
+  return childEnv();
 }
 
 function main(): number {
