@@ -308,3 +308,38 @@ function toStoredSession(item: Item): StoredSession {
     boundAt: optionalStringOf(item, 'boundAt'),
   };
 }
+
+/**
+ * How many write shards a hot scope's index key is split into (see docs/scale.md, "One very hot board"):
+ * one board's creates spread over this many partitions, each taking 1,000 writes a second.
+ */
+export const SCOPE_WRITE_SHARDS = 16;
+
+/**
+ * The shard of a session: the first byte of SHA-256 of its id, modulo the shard count. Fixed for the
+ * session's life (it depends on nothing that changes) and even across sessions.
+ */
+export function sessionShard(sessionId: string, shards: number = SCOPE_WRITE_SHARDS): number {
+  return (createHash('sha256').update(sessionId).digest()[0] as number) % shards;
+}
+
+/** The index key of one shard of a scope: `<scope key>#<shard>`. */
+export function shardedScopeKey(scopeKey: string, shard: number): string {
+  return `${scopeKey}#${shard}`;
+}
+
+/**
+ * Merges the pages of a scope's shards into the scope's page, in the order and with the cursor an
+ * unsharded index gives. Each shard page must hold that shard's newest `limit` refs below the cursor,
+ * newest first (a Query with `Limit: limit`, `ScanIndexForward: false`, `createdKey < below`). Their
+ * union's newest `limit` are then the scope's newest `limit`: no shard holds one that beats its own first
+ * `limit`. `next` is the last returned position (positions are unique and globally ordered, so it resumes
+ * every shard exactly below it) when any shard has more, and undefined when every shard is exhausted.
+ */
+export function mergeShardPages(pages: readonly ScopePage[], limit: number): ScopePage {
+  const all = pages.flatMap((page) => page.refs);
+  all.sort((a, b) => (a.position < b.position ? 1 : a.position > b.position ? -1 : 0));
+  const refs = all.slice(0, limit);
+  const more = all.length > refs.length || pages.some((page) => page.next !== undefined);
+  return { refs, next: more && refs.length > 0 ? refs[refs.length - 1]?.position : undefined };
+}

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { idempotencyRecordId, requestFingerprint } from '#lib/domain/idempotency';
 import { createDocumentClient } from '#lib/dynamodb/client';
 import type { LocalRuntime } from '#local/runtime';
-import { startTestRuntime } from '#test/support/local-runtime';
+import { publicBaseUrl, startTestRuntime } from '#test/support/local-runtime';
 
 /** The typed client package, as built by the root pipeline, against the running service. */
 let runtime: LocalRuntime;
@@ -22,7 +22,7 @@ describe('the typed client against the local runtime', () => {
   it('creates, retrieves, lists, revokes one and revokes a user’s sessions', async () => {
     const created = await api.createSession({ boardId, userId: 'client-user', email: 'ada@example.com' });
     expect(created.sessionToken).toBe(created.session.token);
-    expect(created.embedUrl).toBe(`${runtime.baseUrl}/embed?token=${created.sessionToken}`);
+    expect(created.embedUrl).toBe(`${publicBaseUrl(runtime)}/embed?token=${created.sessionToken}`);
     await expect(api.getSession(created.session.id)).resolves.toMatchObject({
       id: created.session.id,
       status: 'active',

@@ -4,10 +4,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDocumentClient } from '#lib/dynamodb/client';
 import type { LocalRuntime } from '#local/runtime';
 import {
+  adminEnv,
   apiCall,
   type CallResult,
   call,
   createSessionCall,
+  reachableUrl,
   startTestRuntime,
   storeSession,
 } from '#test/support/local-runtime';
@@ -52,7 +54,7 @@ describe('GET /embed with a usable token', () => {
       plan: 'pro',
       avatarUrl: 'https://img.example.com/g.png',
     });
-    const response = await fetch(created.embedUrl);
+    const response = await fetch(reachableUrl(runtime, created.embedUrl));
     const html = await response.text();
     expect(response.status).toBe(200);
     expect(response.headers.get('content-type')).toBe('text/html; charset=utf-8');
@@ -161,7 +163,7 @@ describe('GET /embed with an unusable token', () => {
 
   it('returns 404 when the board is deleted after the session was created', async () => {
     const { runAdmin } = await import('#admin/cli');
-    const env = { DYNAMODB_ENDPOINT: runtime.dynamoEndpoint, AWS_REGION: 'local' };
+    const env = adminEnv(runtime);
     await runAdmin(['create-board', '--board', 'short-lived', '--org', 'o', '--visibility', 'PUBLIC'], env);
     const created = await newSession({ boardId: 'short-lived' });
     expect((await call(runtime, `/embed?token=${created.sessionToken}`)).status).toBe(200);
@@ -276,7 +278,7 @@ describe('GET /embed for a board with its own embed origins', () => {
 
   it('is framed by the board’s origins only, while other boards and unknown tokens keep the default', async () => {
     const { runAdmin } = await import('#admin/cli');
-    const env = { DYNAMODB_ENDPOINT: runtime.dynamoEndpoint, AWS_REGION: 'local' };
+    const env = adminEnv(runtime);
     const args = ['create-board', '--board', 'listed-board', '--org', 'o', '--visibility', 'PUBLIC'];
     await runAdmin([...args, '--embed-origins', 'https://app.acme.com, https://*.acme.com'], env);
     const listed = await newSession({ boardId: 'listed-board' });
