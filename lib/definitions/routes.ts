@@ -10,7 +10,11 @@ const SCOPE_INDEXES = Object.values(SESSION_SCOPE_INDEXES);
 export type DynamoAction = 'GetItem' | 'BatchGetItem' | 'PutItem' | 'UpdateItem' | 'DeleteItem' | 'Query';
 
 /** Optional settings a function reads from its environment, besides LOG_LEVEL and its table names. */
-export type FunctionSetting = 'PUBLIC_BASE_URL' | 'METADATA_MAX_BYTES' | 'EMBED_FRAME_ANCESTORS';
+export type FunctionSetting =
+  | 'PUBLIC_BASE_URL'
+  | 'METADATA_MAX_BYTES'
+  | 'EMBED_FRAME_ANCESTORS'
+  | 'BOARD_APP_URL';
 
 /** House defaults of every function, in AWS and in the local gateway's Lambda context. */
 export const FUNCTION_MEMORY_MB = 512;
@@ -113,7 +117,8 @@ export const FUNCTIONS = {
     // UpdateItem only to bind a bindToBrowser session on its first load (its two binding attributes).
     access: { sessions: ['Query', 'GetItem', 'UpdateItem'], boards: ['GetItem'] },
     queries: { sessions: [SESSION_TOKEN_INDEX] },
-    settings: ['EMBED_FRAME_ANCESTORS'],
+    // PUBLIC_BASE_URL: the issuer of the ID tokens it hands to board applications.
+    settings: ['EMBED_FRAME_ANCESTORS', 'PUBLIC_BASE_URL', 'BOARD_APP_URL'],
   },
   embedScript: {
     entry: 'functions/embed-script.ts',

@@ -1,6 +1,7 @@
 import { DEFAULT_API_KEY_LIMITS } from '#lib/definitions/rate-limits';
 import { TABLES, type TableKey } from '#lib/definitions/tables';
 import { RATE_LIMIT_BOUNDS, type RateLimit } from '#lib/domain/api-key';
+import { type BoardAppUrlRule, boardAppUrlProblem, isLoopbackHttpUrl } from '#lib/domain/board-app';
 import { integerRangeProblem, isFrameAncestorSource, isHttpUrl, parseBaseUrl } from './values';
 
 /** Raised at start-up when the environment is incomplete or invalid; the message lists every problem. */
@@ -49,6 +50,12 @@ export interface EmbedPageConfig {
   dynamo: DynamoConfig;
   /** CSP `frame-ancestors` sources: who may put the embed page in a frame. */
   frameAncestors: string;
+  /** The service's public base URL (the ID token's issuer); otherwise derived from the API Gateway request. */
+  publicBaseUrl: string | undefined;
+  /** The stage's default board application (`BOARD_APP_URL`), for boards without an `appUrl` of their own. */
+  boardAppUrl: string | undefined;
+  /** The rule a board's app URL must meet to be handed a token (loopback http only on the local runtime). */
+  appUrlRule: BoardAppUrlRule;
 }
 
 /** Any https site may frame the page, plus localhost for development. */
@@ -91,8 +98,28 @@ export function readEmbedPageConfig(env: Env): EmbedPageConfig {
   const tables = readTables(env, ['sessions', 'boards'], problems);
   const dynamo = readDynamo(env, problems);
   const frameAncestors = readFrameAncestors(env, problems);
+  const publicBaseUrl = readBaseUrl(env, 'PUBLIC_BASE_URL', problems);
+  const appUrlRule = appUrlRuleFor(publicBaseUrl);
+  const boardAppUrl = readBoardAppUrl(env, appUrlRule, problems);
   fail(problems);
-  return { tables, dynamo, frameAncestors };
+  return { tables, dynamo, frameAncestors, publicBaseUrl, boardAppUrl, appUrlRule };
+}
+
+/**
+ * Loopback http app URLs are for the local runtime only, which is where the service itself runs on
+ * loopback http; anywhere else (https, or a base URL derived from API Gateway) the app must use https.
+ */
+export function appUrlRuleFor(publicBaseUrl: string | undefined): BoardAppUrlRule {
+  return { allowLoopbackHttp: publicBaseUrl !== undefined && isLoopbackHttpUrl(publicBaseUrl) };
+}
+
+/** The stage's default board application from `BOARD_APP_URL`, or undefined when unset or blank. */
+export function readBoardAppUrl(env: Env, rule: BoardAppUrlRule, problems: string[]): string | undefined {
+  const value = env.BOARD_APP_URL?.trim();
+  if (!value) return undefined;
+  const problem = boardAppUrlProblem(value, rule);
+  if (problem !== undefined) problems.push(`BOARD_APP_URL: ${problem}`);
+  return value;
 }
 
 /** Reads and validates the configuration of the create-session function; throws `ConfigError`. */

@@ -165,8 +165,40 @@ describe('readEmbedPageConfig', () => {
       tables: { sessions: 'sessions', boards: 'boards' },
       dynamo: { endpoint: undefined, region: 'eu-west-1' },
       frameAncestors: DEFAULT_FRAME_ANCESTORS,
+      publicBaseUrl: undefined,
+      boardAppUrl: undefined,
+      appUrlRule: { allowLoopbackHttp: false },
     });
   });
+
+  it('reads the stage’s default board application from BOARD_APP_URL', () => {
+    const config = readEmbedPageConfig({ ...EMBED_ENV, BOARD_APP_URL: ' https://board.example.com/app ' });
+    expect(config.boardAppUrl).toBe('https://board.example.com/app');
+  });
+
+  it('allows a loopback http board application only where the service itself runs on loopback http', () => {
+    const local = {
+      ...EMBED_ENV,
+      PUBLIC_BASE_URL: 'http://127.0.0.1:3000',
+      BOARD_APP_URL: 'http://127.0.0.1:3001/',
+    };
+    expect(readEmbedPageConfig(local)).toMatchObject({
+      boardAppUrl: 'http://127.0.0.1:3001/',
+      appUrlRule: { allowLoopbackHttp: true },
+    });
+    const remote = { ...local, PUBLIC_BASE_URL: 'https://embed.example.com' };
+    expect(configError(() => readEmbedPageConfig(remote)).message).toContain('BOARD_APP_URL');
+    const { PUBLIC_BASE_URL: _, ...derived } = local;
+    expect(configError(() => readEmbedPageConfig(derived)).message).toContain('https');
+  });
+
+  it.each(['http://board.example.com', 'board.example.com', 'https://u:p@board.example.com'])(
+    'refuses BOARD_APP_URL %j',
+    (value) => {
+      const error = configError(() => readEmbedPageConfig({ ...EMBED_ENV, BOARD_APP_URL: value }));
+      expect(error.message).toContain('BOARD_APP_URL');
+    },
+  );
 
   it('lets any https site and localhost frame the page by default', () => {
     expect(DEFAULT_FRAME_ANCESTORS).toBe('https: http://localhost:* http://127.0.0.1:*');
