@@ -3,12 +3,16 @@ import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import { DynamoBoardRepository } from '#lib/dynamodb/boards';
 import { createDocumentClient } from '#lib/dynamodb/client';
 import { DynamoSessionRepository } from '#lib/dynamodb/sessions';
+import { handOffResponse } from '#lib/embed/handoff';
 import { bindingCookieValues, embedErrorRenderer, embedPageResponse } from '#lib/embed/http';
+import { apiBaseUrl } from '#lib/http/api-gateway';
 import { httpErrors } from '#lib/http/middlewares/http-errors';
 import { withRequestBudget } from '#lib/http/middlewares/request-budget';
 import { readEmbedPageConfig } from '#lib/platform/config';
 import { createLogger } from '#lib/platform/logger';
 import { cryptoRandom, systemClock, timerSleep } from '#lib/platform/system';
+import { lazyIdTokenPorts } from '#lib/signing/id-token-keys';
+import { boardAppUrlOf, handOff } from '#lib/use-cases/hand-off';
 import {
   DEFAULT_MISS_RETRY_DELAYS_MS,
   type OpenEmbedSessionDeps,
@@ -26,6 +30,7 @@ const deps: OpenEmbedSessionDeps = {
   missRetryDelaysMs: DEFAULT_MISS_RETRY_DELAYS_MS,
 };
 const logger = createLogger({ function: 'embed-page' });
+const idTokenPorts = lazyIdTokenPorts(config.idTokenKeys);
 
 /** GET /embed?token=…: the embedded board, or a styled error page (JSON when asked for). */
 export const handler = withRequestBudget(middy<APIGatewayProxyEvent, APIGatewayProxyResult>())
@@ -37,5 +42,17 @@ export const handler = withRequestBudget(middy<APIGatewayProxyEvent, APIGatewayP
   )
   .handler(async (event) => {
     const view = await openEmbedSession(deps, event.queryStringParameters?.token, bindingCookieValues(event));
+    // A board with an application of its own: hand the verified user to it with a signed ID token.
+    const appUrl = boardAppUrlOf(view.board, config.boardAppUrl, config.appUrlRule);
+    if (appUrl !== undefined) {
+      const keys = await idTokenPorts();
+      const issuer = config.publicBaseUrl ?? apiBaseUrl(event);
+      const handoff = await handOff(
+        { signer: keys, subjects: keys, clock: systemClock, random: cryptoRandom },
+        view,
+        { issuer, appUrl },
+      );
+      return handOffResponse(event, view, handoff, { frameAncestors: config.frameAncestors });
+    }
     return embedPageResponse(event, view, { frameAncestors: config.frameAncestors, now: systemClock.now() });
   });

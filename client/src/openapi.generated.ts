@@ -94,7 +94,7 @@ export interface paths {
         };
         /**
          * The embedded board
-         * @description The page behind `embedUrl`, for an iframe. HTML by default; JSON (the board and session context) with `Accept: application/json`. The token is the credential: no API key.
+         * @description The page behind `embedUrl`, for an iframe. HTML by default; JSON (the board and session context) with `Accept: application/json`. The token is the credential: no API key. For a board with an application of its own (`appUrl`), the page POSTs a signed ID token (`id_token`) to it instead, and the JSON is `{"handoff": {"url", "idToken"}}`.
          */
         get: operations["embedPage"];
         put?: never;
@@ -403,6 +403,18 @@ export interface components {
                 createdAt: string;
             };
         };
+        EmbedHandOff: {
+            handoff: {
+                /**
+                 * Format: uri
+                 * @description The board application’s URL, to POST `id_token` to
+                 */
+                url: string;
+                /** @description A JWT (ES256) for the application’s origin; see docs/board-apps.md */
+                idToken: string;
+            };
+        };
+        EmbedPageJson: components["schemas"]["EmbedContext"] | components["schemas"]["EmbedHandOff"];
     };
     responses: never;
     parameters: never;
@@ -1216,13 +1228,13 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The board for the session’s user */
+            /** @description The board for the session’s user, or the hand-off to the board’s application */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["EmbedContext"];
+                    "application/json": components["schemas"]["EmbedPageJson"];
                     "text/html": string;
                 };
             };

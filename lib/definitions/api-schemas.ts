@@ -161,6 +161,37 @@ export const embedContextSchema = {
   },
 } as const;
 
+/** The embed page's JSON for a board with its own application: where to send the user, and the token. */
+export const embedHandOffSchema = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['handoff'],
+  properties: {
+    handoff: {
+      type: 'object',
+      additionalProperties: false,
+      required: ['url', 'idToken'],
+      properties: {
+        url: {
+          type: 'string',
+          format: 'uri',
+          description: 'The board application’s URL, to POST `id_token` to',
+        },
+        idToken: {
+          type: 'string',
+          pattern: '^[A-Za-z0-9_-]+\\.[A-Za-z0-9_-]+\\.[A-Za-z0-9_-]+$',
+          description: 'A JWT (ES256) for the application’s origin; see docs/board-apps.md',
+        },
+      },
+    },
+  },
+} as const;
+
+/** The embed page's JSON: the context of the built-in page, or the hand-off to the board's application. */
+export const embedPageJsonSchema = {
+  oneOf: [{ $ref: '#/components/schemas/EmbedContext' }, { $ref: '#/components/schemas/EmbedHandOff' }],
+} as const;
+
 /** Every response schema, under its name in the OpenAPI document's components. */
 export const RESPONSE_SCHEMAS = {
   Session: sessionSchema,
@@ -172,4 +203,6 @@ export const RESPONSE_SCHEMAS = {
   Error: errorSchema,
   Health: healthSchema,
   EmbedContext: embedContextSchema,
+  EmbedHandOff: embedHandOffSchema,
+  EmbedPageJson: embedPageJsonSchema,
 } as const;

@@ -16,7 +16,8 @@ export type SchemaName =
   | 'RevokedCount'
   | 'Error'
   | 'Health'
-  | 'EmbedContext';
+  | 'EmbedContext'
+  | 'EmbedPageJson';
 
 export interface ResponseDoc {
   description: string;
@@ -166,7 +167,9 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
     summary: 'The embedded board',
     description:
       'The page behind `embedUrl`, for an iframe. HTML by default; JSON (the board and session context) ' +
-      'with `Accept: application/json`. The token is the credential: no API key.',
+      'with `Accept: application/json`. The token is the credential: no API key. For a board with an ' +
+      'application of its own (`appUrl`), the page POSTs a signed ID token (`id_token`) to it instead, and ' +
+      'the JSON is `{"handoff": {"url", "idToken"}}`.',
     tag: 'Embed page',
     query: [
       {
@@ -177,9 +180,9 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
     ],
     responses: {
       200: {
-        description: 'The board for the session’s user',
-        schema: 'EmbedContext',
-        media: { 'text/html': 'The embed page' },
+        description: 'The board for the session’s user, or the hand-off to the board’s application',
+        schema: 'EmbedPageJson',
+        media: { 'text/html': 'The embed page, or the page that hands the user to the board’s application' },
       },
       400: { ...ERROR('The link has no token'), media: { 'text/html': 'An error page' } },
       401: {

@@ -56,7 +56,17 @@ export interface EmbedPageConfig {
   boardAppUrl: string | undefined;
   /** The rule a board's app URL must meet to be handed a token (loopback http only on the local runtime). */
   appUrlRule: BoardAppUrlRule;
+  /** Where the keys that sign ID tokens and derive pairwise subjects are; undefined: no hand-off possible. */
+  idTokenKeys: IdTokenKeysConfig | undefined;
 }
+
+/**
+ * The ID token keys: in AWS two KMS keys (an ECC_NIST_P256 signing key, an HMAC key for pairwise
+ * subjects), by ARN; locally one key file the runtime made (`ID_TOKEN_KEY_FILE`).
+ */
+export type IdTokenKeysConfig =
+  | { kind: 'kms'; signingKeyArn: string; subjectKeyArn: string; region: string }
+  | { kind: 'file'; path: string };
 
 /** Any https site may frame the page, plus localhost for development. */
 export const DEFAULT_FRAME_ANCESTORS = 'https: http://localhost:* http://127.0.0.1:*';
@@ -101,8 +111,33 @@ export function readEmbedPageConfig(env: Env): EmbedPageConfig {
   const publicBaseUrl = readBaseUrl(env, 'PUBLIC_BASE_URL', problems);
   const appUrlRule = appUrlRuleFor(publicBaseUrl);
   const boardAppUrl = readBoardAppUrl(env, appUrlRule, problems);
+  const idTokenKeys = readIdTokenKeys(env, dynamo.region, problems);
   fail(problems);
-  return { tables, dynamo, frameAncestors, publicBaseUrl, boardAppUrl, appUrlRule };
+  return { tables, dynamo, frameAncestors, publicBaseUrl, boardAppUrl, appUrlRule, idTokenKeys };
+}
+
+const KMS_KEY_ARN = /^arn:aws[a-z-]*:kms:[a-z0-9-]+:\d{12}:key\/[A-Za-z0-9-]+$/;
+
+/** True for the ARN of a KMS key (not an alias: the key id is the token's `kid`). */
+export function isKmsKeyArn(value: string): boolean {
+  return KMS_KEY_ARN.test(value);
+}
+
+/** The ID token keys: KMS keys by ARN (ID_TOKEN_SIGNING_KEY + ID_TOKEN_SUBJECT_KEY), or ID_TOKEN_KEY_FILE. */
+export function readIdTokenKeys(env: Env, region: string, problems: string[]): IdTokenKeysConfig | undefined {
+  const signingKeyArn = env.ID_TOKEN_SIGNING_KEY?.trim();
+  const subjectKeyArn = env.ID_TOKEN_SUBJECT_KEY?.trim();
+  if (signingKeyArn || subjectKeyArn) {
+    for (const [name, value] of [
+      ['ID_TOKEN_SIGNING_KEY', signingKeyArn],
+      ['ID_TOKEN_SUBJECT_KEY', subjectKeyArn],
+    ] as const) {
+      if (!value || !isKmsKeyArn(value)) problems.push(`${name} must be a KMS key ARN, got "${value ?? ''}"`);
+    }
+    return { kind: 'kms', signingKeyArn: signingKeyArn ?? '', subjectKeyArn: subjectKeyArn ?? '', region };
+  }
+  const path = env.ID_TOKEN_KEY_FILE?.trim();
+  return path ? { kind: 'file', path } : undefined;
 }
 
 /**

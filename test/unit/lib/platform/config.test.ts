@@ -200,6 +200,37 @@ describe('readEmbedPageConfig', () => {
     },
   );
 
+  it('reads the KMS keys of ID tokens by ARN, in the function’s region', () => {
+    const signing = 'arn:aws:kms:eu-west-1:123456789012:key/11111111-2222-3333-4444-555555555555';
+    const subject = 'arn:aws:kms:eu-west-1:123456789012:key/66666666-2222-3333-4444-555555555555';
+    const config = readEmbedPageConfig({
+      ...EMBED_ENV,
+      ID_TOKEN_SIGNING_KEY: signing,
+      ID_TOKEN_SUBJECT_KEY: subject,
+    });
+    expect(config.idTokenKeys).toEqual({
+      kind: 'kms',
+      signingKeyArn: signing,
+      subjectKeyArn: subject,
+      region: 'eu-west-1',
+    });
+  });
+
+  it.each([
+    [{ ID_TOKEN_SIGNING_KEY: 'alias/id-token' }, 'ID_TOKEN_SIGNING_KEY'],
+    [{ ID_TOKEN_SIGNING_KEY: 'arn:aws:kms:eu-west-1:123456789012:key/abc' }, 'ID_TOKEN_SUBJECT_KEY'],
+  ])('refuses KMS keys that are not both key ARNs (%j)', (env, name) => {
+    expect(configError(() => readEmbedPageConfig({ ...EMBED_ENV, ...env })).message).toContain(name);
+  });
+
+  it('reads the local runtime’s key file, and no keys at all where none are configured', () => {
+    expect(readEmbedPageConfig({ ...EMBED_ENV, ID_TOKEN_KEY_FILE: '/tmp/k.json' }).idTokenKeys).toEqual({
+      kind: 'file',
+      path: '/tmp/k.json',
+    });
+    expect(readEmbedPageConfig(EMBED_ENV).idTokenKeys).toBeUndefined();
+  });
+
   it('lets any https site and localhost frame the page by default', () => {
     expect(DEFAULT_FRAME_ANCESTORS).toBe('https: http://localhost:* http://127.0.0.1:*');
   });
