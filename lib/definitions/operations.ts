@@ -17,7 +17,9 @@ export type SchemaName =
   | 'Error'
   | 'Health'
   | 'EmbedContext'
-  | 'EmbedPageJson';
+  | 'EmbedPageJson'
+  | 'OpenIdConfiguration'
+  | 'Jwks';
 
 export interface ResponseDoc {
   description: string;
@@ -211,6 +213,24 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
       200: { description: 'The script', media: { 'text/javascript': 'ES2020' } },
       304: { description: 'Not modified since the `ETag` sent in `If-None-Match`' },
     },
+  },
+  'GET /.well-known/openid-configuration': {
+    operationId: 'openIdConfiguration',
+    summary: 'OpenID Connect discovery',
+    description:
+      'How a board application verifies the ID tokens the embed page hands it: the issuer, the JWKS URL, ' +
+      'ES256, pairwise subjects and the claims. Public, cacheable for five minutes, readable from any origin.',
+    tag: 'Embed page',
+    responses: { 200: { description: 'The discovery document', schema: 'OpenIdConfiguration' } },
+  },
+  'GET /.well-known/jwks.json': {
+    operationId: 'jwks',
+    summary: 'ID token signing keys',
+    description:
+      'The public keys (JWK, P-256) that verify ID tokens, each under the `kid` its tokens name; during a ' +
+      'rotation, the next key beside the current one. Public, cacheable for five minutes, any origin.',
+    tag: 'Embed page',
+    responses: { 200: { description: 'The JSON Web Key Set', schema: 'Jwks' } },
   },
   'GET /health': {
     operationId: 'health',

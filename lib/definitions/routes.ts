@@ -126,6 +126,13 @@ export const FUNCTIONS = {
     access: {},
     settings: [],
   },
+  discovery: {
+    entry: 'functions/discovery.ts',
+    description: 'GET /.well-known/openid-configuration and jwks.json: how to verify ID tokens',
+    access: {},
+    // PUBLIC_BASE_URL: the issuer, which must be the one the embed page signs as.
+    settings: ['PUBLIC_BASE_URL'],
+  },
   health: {
     entry: 'functions/health.ts',
     description: 'GET /health',
@@ -169,6 +176,8 @@ export const ROUTES: readonly RouteDefinition[] = [
   { method: 'POST', path: '/api/embed/sessions/revoke', function: 'revokeUserSessions', auth: 'apiKey' },
   { method: 'GET', path: '/embed', function: 'embedPage', auth: 'none' },
   { method: 'GET', path: '/embed.js', function: 'embedScript', auth: 'none' },
+  { method: 'GET', path: '/.well-known/openid-configuration', function: 'discovery', auth: 'none' },
+  { method: 'GET', path: '/.well-known/jwks.json', function: 'discovery', auth: 'none' },
   { method: 'GET', path: '/health', function: 'health', auth: 'none' },
   { method: 'GET', path: '/openapi.json', function: 'docs', auth: 'none' },
   { method: 'GET', path: '/docs', function: 'docs', auth: 'none' },

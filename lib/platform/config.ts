@@ -248,3 +248,39 @@ export function readInteger(
 export function fail(problems: string[]): void {
   if (problems.length > 0) throw new ConfigError(`Invalid configuration: ${problems.join('; ')}`);
 }
+
+/** The discovery function's configuration: the issuer, and the keys whose public halves it publishes. */
+export interface DiscoveryConfig {
+  publicBaseUrl: string | undefined;
+  keys: PublishedKeysConfig | undefined;
+}
+
+/** The keys the JWKS lists: KMS keys by ARN (the signing key, and any other still in use), or the key file. */
+export type PublishedKeysConfig =
+  | { kind: 'kms'; keyArns: readonly string[]; region: string }
+  | { kind: 'file'; path: string };
+
+/** Reads and validates the configuration of the discovery function; throws `ConfigError`. */
+export function readDiscoveryConfig(env: Env): DiscoveryConfig {
+  const problems: string[] = [];
+  const publicBaseUrl = readBaseUrl(env, 'PUBLIC_BASE_URL', problems);
+  const listed = env.ID_TOKEN_PUBLISHED_KEYS?.trim();
+  let keys: PublishedKeysConfig | undefined;
+  if (listed) {
+    const keyArns = listed
+      .split(',')
+      .map((arn) => arn.trim())
+      .filter((arn) => arn !== '');
+    const invalid = keyArns.filter((arn) => !isKmsKeyArn(arn));
+    if (invalid.length > 0)
+      problems.push(`ID_TOKEN_PUBLISHED_KEYS must list KMS key ARNs, got ${invalid.join(', ')}`);
+    const region = env.AWS_REGION?.trim() || env.AWS_DEFAULT_REGION?.trim() || '';
+    if (!region) problems.push('AWS_REGION is required');
+    keys = { kind: 'kms', keyArns, region };
+  } else {
+    const path = env.ID_TOKEN_KEY_FILE?.trim();
+    keys = path ? { kind: 'file', path } : undefined;
+  }
+  fail(problems);
+  return { publicBaseUrl, keys };
+}

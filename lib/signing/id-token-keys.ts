@@ -1,5 +1,5 @@
-import type { IdTokenSigner, PairwiseSubjects } from '#lib/domain/ports';
-import type { IdTokenKeysConfig } from '#lib/platform/config';
+import type { IdTokenSigner, PairwiseSubjects, SigningKeySet } from '#lib/domain/ports';
+import type { IdTokenKeysConfig, PublishedKeysConfig } from '#lib/platform/config';
 import { LocalIdTokenKeys } from './local-keys';
 
 export type IdTokenPorts = IdTokenSigner & PairwiseSubjects;
@@ -26,6 +26,26 @@ async function create(config: IdTokenKeysConfig | undefined): Promise<IdTokenPor
       'No ID token keys are configured (ID_TOKEN_SIGNING_KEY and ID_TOKEN_SUBJECT_KEY, or ID_TOKEN_KEY_FILE), ' +
         'yet a board names an application',
     );
+  }
+  if (config.kind === 'file') return new LocalIdTokenKeys(config.path);
+  throw new Error('KMS keys are not supported yet');
+}
+
+/** The published key set of the configured keys, made on first use. Throws when none are configured. */
+export function lazySigningKeySet(config: PublishedKeysConfig | undefined): () => Promise<SigningKeySet> {
+  let keySet: Promise<SigningKeySet> | undefined;
+  return () => {
+    keySet ??= createKeySet(config);
+    keySet.catch(() => {
+      keySet = undefined;
+    });
+    return keySet;
+  };
+}
+
+async function createKeySet(config: PublishedKeysConfig | undefined): Promise<SigningKeySet> {
+  if (!config) {
+    throw new Error('No ID token keys are configured (ID_TOKEN_PUBLISHED_KEYS, or ID_TOKEN_KEY_FILE)');
   }
   if (config.kind === 'file') return new LocalIdTokenKeys(config.path);
   throw new Error('KMS keys are not supported yet');
