@@ -28,7 +28,8 @@ async function create(config: IdTokenKeysConfig | undefined): Promise<IdTokenPor
     );
   }
   if (config.kind === 'file') return new LocalIdTokenKeys(config.path);
-  throw new Error('KMS keys are not supported yet');
+  const { KmsIdTokenSigner, kmsClient } = await import('./kms-client');
+  return new KmsIdTokenSigner(kmsClient(config.region), config.signingKeyArn, config.subjectKeyArn);
 }
 
 /** The published key set of the configured keys, made on first use. Throws when none are configured. */
@@ -48,5 +49,6 @@ async function createKeySet(config: PublishedKeysConfig | undefined): Promise<Si
     throw new Error('No ID token keys are configured (ID_TOKEN_PUBLISHED_KEYS, or ID_TOKEN_KEY_FILE)');
   }
   if (config.kind === 'file') return new LocalIdTokenKeys(config.path);
-  throw new Error('KMS keys are not supported yet');
+  const { KmsSigningKeySet, kmsClient } = await import('./kms-client');
+  return new KmsSigningKeySet(kmsClient(config.region), config.keyArns);
 }
