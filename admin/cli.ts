@@ -42,6 +42,7 @@ const USAGE = `Usage: npm run --silent admin -- <command> [options]
 
   create-board --board <id> --org <orgId> --visibility <PUBLIC|PRIVATE> [--name <text>]
                [--embed-origins <origin,origin,…>]   who may frame the board ("" clears; left out, kept)
+               [--app-url <url>]   the board's own application, handed the user ("" clears; left out, kept)
   add-member --org <orgId> --user <userId>
   remove-member --org <orgId> --user <userId>
   create-api-key --user <userId> [--name <label>]    prints the key once
@@ -101,6 +102,7 @@ function parseOptions(args: string[]) {
         rate: { type: 'string' },
         burst: { type: 'string' },
         'embed-origins': { type: 'string' },
+        'app-url': { type: 'string' },
       },
       strict: true,
     });
@@ -172,7 +174,8 @@ export async function runAdmin(argv: string[], env: Record<string, string | unde
     switch (command) {
       case 'create-board':
         return await createBoard(
-          { boards: boards() },
+          // http://127.0.0.1 and http://localhost apps only on the local runtime (a DynamoDB endpoint).
+          { boards: boards(), appUrlRule: { allowLoopbackHttp: dynamo.endpoint !== undefined } },
           {
             boardId: need('board'),
             orgId: need('org'),
@@ -181,6 +184,7 @@ export async function runAdmin(argv: string[], env: Record<string, string | unde
             ...(values['embed-origins'] !== undefined
               ? { embedOrigins: splitOriginList(values['embed-origins']) }
               : {}),
+            ...(values['app-url'] !== undefined ? { appUrl: values['app-url'].trim() } : {}),
           },
         );
       case 'add-member':

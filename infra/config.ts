@@ -1,6 +1,7 @@
 import { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { DEFAULT_API_KEY_LIMITS } from '#lib/definitions/rate-limits';
 import { RATE_LIMIT_BOUNDS } from '#lib/domain/api-key';
+import { boardAppUrlProblem } from '#lib/domain/board-app';
 import { isEmbedOrigin } from '#lib/domain/embed-origins';
 import { DEFAULT_FRAME_ANCESTORS, METADATA_MAX_BYTES_CEILING } from '#lib/platform/config';
 import { LOG_LEVELS, type LogLevel } from '#lib/platform/logger';
@@ -161,6 +162,18 @@ const CONTEXT_SETTINGS = {
           (origin) =>
             `allowedEmbedOrigins entries must be origins like "https://app.example.com", got "${origin}"`,
         ),
+  }),
+  /**
+   * The stage's default board application: boards without an `appUrl` of their own hand their users to it
+   * (the embed function's BOARD_APP_URL). https only: the token it receives crosses the internet.
+   */
+  boardAppUrl: setting({
+    parse: String,
+    default: undefined,
+    check: (value) => {
+      const problem = boardAppUrlProblem(value, { allowLoopbackHttp: false });
+      return problem === undefined ? undefined : `boardAppUrl: ${problem}`;
+    },
   }),
   alarmEmail: setting({
     parse: String,

@@ -92,5 +92,6 @@ function functionEnvironment(config: InfraConfig): ServiceFunctionProps['environ
   // The embed page's CSP frame-ancestors; unset, the function's own default (any https site) applies.
   if (config.allowedEmbedOrigins.length > 0) environment.EMBED_FRAME_ANCESTORS = config.frameAncestors;
   if (config.metadataMaxBytes !== undefined) environment.METADATA_MAX_BYTES = String(config.metadataMaxBytes);
+  if (config.boardAppUrl !== undefined) environment.BOARD_APP_URL = config.boardAppUrl;
   return environment;
 }

@@ -94,7 +94,7 @@ export interface paths {
         };
         /**
          * The embedded board
-         * @description The page behind `embedUrl`, for an iframe. HTML by default; JSON (the board and session context) with `Accept: application/json`. The token is the credential: no API key.
+         * @description The page behind `embedUrl`, for an iframe. HTML by default; JSON (the board and session context) with `Accept: application/json`. The token is the credential: no API key. For a board with an application of its own (`appUrl`), the page POSTs a signed ID token (`id_token`) to it instead, and the JSON is `{"handoff": {"url", "idToken"}}`.
          */
         get: operations["embedPage"];
         put?: never;
@@ -121,6 +121,46 @@ export interface paths {
          * @description A dependency-free script for the host page: `EmbedSession.mount(target, options)` creates the iframe, sizes it to the board and reports its events. Content-addressed by `?v=`: immutable for a year there.
          */
         get: operations["hostScript"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/.well-known/openid-configuration": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * OpenID Connect discovery
+         * @description How a board application verifies the ID tokens the embed page hands it: the issuer, the JWKS URL, ES256, pairwise subjects and the claims. Public, cacheable for five minutes, readable from any origin.
+         */
+        get: operations["openIdConfiguration"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/.well-known/jwks.json": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * ID token signing keys
+         * @description The public keys (JWK, P-256) that verify ID tokens, each under the `kid` its tokens name; during a rotation, the next key beside the current one. Public, cacheable for five minutes, any origin.
+         */
+        get: operations["jwks"];
         put?: never;
         post?: never;
         delete?: never;
@@ -444,6 +484,47 @@ export interface components {
                  */
                 createdAt: string;
             };
+        };
+        EmbedHandOff: {
+            handoff: {
+                /**
+                 * Format: uri
+                 * @description The board application’s URL, to POST `id_token` to
+                 */
+                url: string;
+                /** @description A JWT (ES256) for the application’s origin; see docs/board-apps.md */
+                idToken: string;
+            };
+        };
+        EmbedPageJson: components["schemas"]["EmbedContext"] | components["schemas"]["EmbedHandOff"];
+        OpenIdConfiguration: {
+            /**
+             * Format: uri
+             * @description The `iss` of every ID token: this service’s base URL
+             */
+            issuer: string;
+            /** Format: uri */
+            jwks_uri: string;
+            response_types_supported: "id_token"[];
+            subject_types_supported: "pairwise"[];
+            id_token_signing_alg_values_supported: "ES256"[];
+            claims_supported: string[];
+        };
+        Jwks: {
+            keys: {
+                /** @constant */
+                kty: "EC";
+                /** @constant */
+                crv: "P-256";
+                x: string;
+                y: string;
+                /** @description Named by the `kid` header of the tokens this key signs */
+                kid: string;
+                /** @constant */
+                alg: "ES256";
+                /** @constant */
+                use: "sig";
+            }[];
         };
     };
     responses: never;
@@ -1259,13 +1340,13 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The board for the session’s user */
+            /** @description The board for the session’s user, or the hand-off to the board’s application */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["EmbedContext"];
+                    "application/json": components["schemas"]["EmbedPageJson"];
                     "text/html": string;
                 };
             };
@@ -1499,6 +1580,156 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content?: never;
+            };
+            /** @description Another method on this path (with an `Allow` header) */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request is larger than API Gateway or Lambda accept */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests; retry after `Retry-After` seconds */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected error; the message shows no internals */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The function failed; no internals are shown */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The function did not answer in time */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    openIdConfiguration: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The discovery document */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenIdConfiguration"];
+                };
+            };
+            /** @description Another method on this path (with an `Allow` header) */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request is larger than API Gateway or Lambda accept */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests; retry after `Retry-After` seconds */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected error; the message shows no internals */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The function failed; no internals are shown */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The function did not answer in time */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    jwks: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The JSON Web Key Set */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Jwks"];
+                };
             };
             /** @description Another method on this path (with an `Allow` header) */
             405: {

@@ -200,6 +200,89 @@ export const embedContextSchema = {
   },
 } as const;
 
+/** The embed page's JSON for a board with its own application: where to send the user, and the token. */
+export const embedHandOffSchema = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['handoff'],
+  properties: {
+    handoff: {
+      type: 'object',
+      additionalProperties: false,
+      required: ['url', 'idToken'],
+      properties: {
+        url: {
+          type: 'string',
+          format: 'uri',
+          description: 'The board application’s URL, to POST `id_token` to',
+        },
+        idToken: {
+          type: 'string',
+          pattern: '^[A-Za-z0-9_-]+\\.[A-Za-z0-9_-]+\\.[A-Za-z0-9_-]+$',
+          description: 'A JWT (ES256) for the application’s origin; see docs/board-apps.md',
+        },
+      },
+    },
+  },
+} as const;
+
+/** The embed page's JSON: the context of the built-in page, or the hand-off to the board's application. */
+export const embedPageJsonSchema = {
+  oneOf: [{ $ref: '#/components/schemas/EmbedContext' }, { $ref: '#/components/schemas/EmbedHandOff' }],
+} as const;
+
+/** The OpenID Connect discovery document (`GET /.well-known/openid-configuration`). */
+export const openIdConfigurationSchema = {
+  type: 'object',
+  additionalProperties: false,
+  required: [
+    'issuer',
+    'jwks_uri',
+    'response_types_supported',
+    'subject_types_supported',
+    'id_token_signing_alg_values_supported',
+    'claims_supported',
+  ],
+  properties: {
+    issuer: {
+      type: 'string',
+      format: 'uri',
+      description: 'The `iss` of every ID token: this service’s base URL',
+    },
+    jwks_uri: { type: 'string', format: 'uri' },
+    response_types_supported: { type: 'array', items: { const: 'id_token' } },
+    subject_types_supported: { type: 'array', items: { const: 'pairwise' } },
+    id_token_signing_alg_values_supported: { type: 'array', items: { const: 'ES256' } },
+    claims_supported: { type: 'array', items: { type: 'string' } },
+  },
+} as const;
+
+/** The public keys that verify ID tokens (`GET /.well-known/jwks.json`). */
+export const jwksSchema = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['keys'],
+  properties: {
+    keys: {
+      type: 'array',
+      items: {
+        type: 'object',
+        additionalProperties: false,
+        required: ['kty', 'crv', 'x', 'y', 'kid', 'alg', 'use'],
+        properties: {
+          kty: { const: 'EC' },
+          crv: { const: 'P-256' },
+          x: { type: 'string' },
+          y: { type: 'string' },
+          kid: { type: 'string', description: 'Named by the `kid` header of the tokens this key signs' },
+          alg: { const: 'ES256' },
+          use: { const: 'sig' },
+        },
+      },
+    },
+  },
+} as const;
+
 /** Every response schema, under its name in the OpenAPI document's components. */
 export const RESPONSE_SCHEMAS = {
   Session: sessionSchema,
@@ -212,4 +295,8 @@ export const RESPONSE_SCHEMAS = {
   Error: errorSchema,
   Health: healthSchema,
   EmbedContext: embedContextSchema,
+  EmbedHandOff: embedHandOffSchema,
+  EmbedPageJson: embedPageJsonSchema,
+  OpenIdConfiguration: openIdConfigurationSchema,
+  Jwks: jwksSchema,
 } as const;

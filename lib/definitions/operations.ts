@@ -16,7 +16,10 @@ export type SchemaName =
   | 'RevokedCount'
   | 'Error'
   | 'Health'
-  | 'EmbedContext';
+  | 'EmbedContext'
+  | 'EmbedPageJson'
+  | 'OpenIdConfiguration'
+  | 'Jwks';
 
 export interface ResponseDoc {
   description: string;
@@ -169,7 +172,9 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
     summary: 'The embedded board',
     description:
       'The page behind `embedUrl`, for an iframe. HTML by default; JSON (the board and session context) ' +
-      'with `Accept: application/json`. The token is the credential: no API key.',
+      'with `Accept: application/json`. The token is the credential: no API key. For a board with an ' +
+      'application of its own (`appUrl`), the page POSTs a signed ID token (`id_token`) to it instead, and ' +
+      'the JSON is `{"handoff": {"url", "idToken"}}`.',
     tag: 'Embed page',
     query: [
       {
@@ -180,9 +185,9 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
     ],
     responses: {
       200: {
-        description: 'The board for the session’s user',
-        schema: 'EmbedContext',
-        media: { 'text/html': 'The embed page' },
+        description: 'The board for the session’s user, or the hand-off to the board’s application',
+        schema: 'EmbedPageJson',
+        media: { 'text/html': 'The embed page, or the page that hands the user to the board’s application' },
       },
       400: { ...ERROR('The link has no token'), media: { 'text/html': 'An error page' } },
       401: {
@@ -233,6 +238,24 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
       200: { description: 'The script', media: { 'text/javascript': 'ES2020' } },
       304: { description: 'Not modified since the `ETag` sent in `If-None-Match`' },
     },
+  },
+  'GET /.well-known/openid-configuration': {
+    operationId: 'openIdConfiguration',
+    summary: 'OpenID Connect discovery',
+    description:
+      'How a board application verifies the ID tokens the embed page hands it: the issuer, the JWKS URL, ' +
+      'ES256, pairwise subjects and the claims. Public, cacheable for five minutes, readable from any origin.',
+    tag: 'Embed page',
+    responses: { 200: { description: 'The discovery document', schema: 'OpenIdConfiguration' } },
+  },
+  'GET /.well-known/jwks.json': {
+    operationId: 'jwks',
+    summary: 'ID token signing keys',
+    description:
+      'The public keys (JWK, P-256) that verify ID tokens, each under the `kid` its tokens name; during a ' +
+      'rotation, the next key beside the current one. Public, cacheable for five minutes, any origin.',
+    tag: 'Embed page',
+    responses: { 200: { description: 'The JSON Web Key Set', schema: 'Jwks' } },
   },
   'GET /health': {
     operationId: 'health',

@@ -10,7 +10,11 @@ const SCOPE_INDEXES = Object.values(SESSION_SCOPE_INDEXES);
 export type DynamoAction = 'GetItem' | 'BatchGetItem' | 'PutItem' | 'UpdateItem' | 'DeleteItem' | 'Query';
 
 /** Optional settings a function reads from its environment, besides LOG_LEVEL and its table names. */
-export type FunctionSetting = 'PUBLIC_BASE_URL' | 'METADATA_MAX_BYTES' | 'EMBED_FRAME_ANCESTORS';
+export type FunctionSetting =
+  | 'PUBLIC_BASE_URL'
+  | 'METADATA_MAX_BYTES'
+  | 'EMBED_FRAME_ANCESTORS'
+  | 'BOARD_APP_URL';
 
 /** House defaults of every function, in AWS and in the local gateway's Lambda context. */
 export const FUNCTION_MEMORY_MB = 512;
@@ -114,13 +118,21 @@ export const FUNCTIONS = {
     // UpdateItem only to bind a bindToBrowser session on its first load (its two binding attributes), or undo that.
     access: { sessions: ['Query', 'GetItem', 'UpdateItem'], boards: ['GetItem'] },
     queries: { sessions: [SESSION_TOKEN_INDEX] },
-    settings: ['EMBED_FRAME_ANCESTORS'],
+    // PUBLIC_BASE_URL: the issuer of the ID tokens it hands to board applications.
+    settings: ['EMBED_FRAME_ANCESTORS', 'PUBLIC_BASE_URL', 'BOARD_APP_URL'],
   },
   embedScript: {
     entry: 'functions/embed-script.ts',
     description: 'GET /embed.js: the host script for embedding',
     access: {},
     settings: [],
+  },
+  discovery: {
+    entry: 'functions/discovery.ts',
+    description: 'GET /.well-known/openid-configuration and jwks.json: how to verify ID tokens',
+    access: {},
+    // PUBLIC_BASE_URL: the issuer, which must be the one the embed page signs as.
+    settings: ['PUBLIC_BASE_URL'],
   },
   health: {
     entry: 'functions/health.ts',
@@ -167,6 +179,8 @@ export const ROUTES: readonly RouteDefinition[] = [
   // As GET, without a body and without side effects (no binding): what link unfurlers send.
   { method: 'HEAD', path: '/embed', function: 'embedPage', auth: 'none' },
   { method: 'GET', path: '/embed.js', function: 'embedScript', auth: 'none' },
+  { method: 'GET', path: '/.well-known/openid-configuration', function: 'discovery', auth: 'none' },
+  { method: 'GET', path: '/.well-known/jwks.json', function: 'discovery', auth: 'none' },
   { method: 'GET', path: '/health', function: 'health', auth: 'none' },
   { method: 'GET', path: '/openapi.json', function: 'docs', auth: 'none' },
   { method: 'GET', path: '/docs', function: 'docs', auth: 'none' },

@@ -4,6 +4,7 @@
  */
 import type { ApiKeyRecord, RateLimit } from './api-key';
 import type { Board } from './board';
+import type { IdTokenClaims, PublicSigningJwk } from './id-token';
 import type { IdempotencyAttempt, IdempotencyRecord } from './idempotency';
 import type { Revocation, SessionBinding, StoredSession } from './session';
 
@@ -152,4 +153,27 @@ export interface IdempotencyRepository {
    * record: a retry takes over at once, with the same reservation.
    */
   release(id: string, attemptId: string): Promise<void>;
+}
+
+/**
+ * Signs the ID tokens handed to board applications (ES256). The private key never leaves the adapter:
+ * KMS in AWS, a key pair on this machine locally.
+ */
+export interface IdTokenSigner {
+  /** The compact JWT of `claims`, its header naming `alg` ES256 and the signing key's `kid`. */
+  sign(claims: IdTokenClaims): Promise<string>;
+}
+
+/**
+ * Pairwise subjects: the `sub` of an external user as one tenant's board applications see it. Stable for
+ * one tenant's user, different for the same user id of another tenant, and revealing neither (a keyed
+ * hash whose key only the adapter holds).
+ */
+export interface PairwiseSubjects {
+  subjectOf(tenantId: string, userId: string): Promise<string>;
+}
+
+/** The public keys that verify ID tokens, as published at `/.well-known/jwks.json`. */
+export interface SigningKeySet {
+  publicKeys(): Promise<PublicSigningJwk[]>;
 }

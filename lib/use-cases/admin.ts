@@ -1,5 +1,6 @@
 import { type ApiKeyRecord, isRateLimitValue, RATE_LIMIT_BOUNDS, type RateLimit } from '#lib/domain/api-key';
 import { type Board, PUBLIC_VISIBILITY } from '#lib/domain/board';
+import { type BoardAppUrlRule, boardAppUrlProblem } from '#lib/domain/board-app';
 import { hashCredential, newApiKey } from '#lib/domain/credentials';
 import { isEmbedOrigin } from '#lib/domain/embed-origins';
 import { ValidationError } from '#lib/domain/errors';
@@ -21,16 +22,26 @@ export type ApiKeySummary = Omit<ApiKeyRecord, 'keyHash'>;
 
 /**
  * A board as operators give it. `embedOrigins`: a list replaces the board's own, an empty list (or null)
- * removes it so the stage default applies, and leaving it out keeps what the board has.
+ * removes it so the stage default applies, and leaving it out keeps what the board has. `appUrl` alike:
+ * a URL replaces the board's own, `""` (or null) removes it, leaving it out keeps it.
  */
-export type BoardInput = Omit<Board, 'embedOrigins'> & { embedOrigins?: readonly string[] | null };
+export type BoardInput = Omit<Board, 'embedOrigins' | 'appUrl'> & {
+  embedOrigins?: readonly string[] | null;
+  appUrl?: string | null;
+};
+
+/** Off the local runtime an app URL must be https; `createBoard` applies this rule unless told otherwise. */
+export const REMOTE_APP_URL_RULE: BoardAppUrlRule = { allowLoopbackHttp: false };
 
 /**
  * Creates a board, or replaces the one with the same id (how operators change a visibility or name).
  * A board never moves to another organization: its sessions recorded the owner their access follows.
  */
-export async function createBoard(deps: { boards: BoardRepository }, input: BoardInput): Promise<Board> {
-  const { embedOrigins: given, ...fields } = input;
+export async function createBoard(
+  deps: { boards: BoardRepository; appUrlRule?: BoardAppUrlRule },
+  input: BoardInput,
+): Promise<Board> {
+  const { embedOrigins: given, appUrl: givenAppUrl, ...fields } = input;
   requireText('board', fields.boardId);
   requireText('org', fields.orgId);
   if (!(BOARD_VISIBILITIES as readonly string[]).includes(fields.visibility)) {
@@ -44,10 +55,21 @@ export async function createBoard(deps: { boards: BoardRepository }, input: Boar
         .join(', ')}`,
     );
   }
-  // Replacing a board without naming its origins must not quietly widen who may frame it.
-  const embedOrigins =
-    given === undefined ? (await deps.boards.get(fields.boardId))?.embedOrigins : [...new Set(given)];
-  const board: Board = embedOrigins?.length ? { ...fields, embedOrigins } : fields;
+  const appUrlProblem = givenAppUrl
+    ? boardAppUrlProblem(givenAppUrl, deps.appUrlRule ?? REMOTE_APP_URL_RULE)
+    : undefined;
+  if (appUrlProblem !== undefined) throw new ValidationError(appUrlProblem);
+  // Replacing a board without naming its origins must not quietly widen who may frame it, nor without
+  // naming its application quietly send its users back to the built-in page.
+  const existing =
+    given === undefined || givenAppUrl === undefined ? await deps.boards.get(fields.boardId) : undefined;
+  const embedOrigins = given === undefined ? existing?.embedOrigins : [...new Set(given)];
+  const appUrl = givenAppUrl === undefined ? existing?.appUrl : givenAppUrl || undefined;
+  const board: Board = {
+    ...fields,
+    ...(embedOrigins?.length ? { embedOrigins } : {}),
+    ...(appUrl ? { appUrl } : {}),
+  };
   if (!(await deps.boards.put(board))) {
     throw new ValidationError(
       `board "${board.boardId}" belongs to another organization; a board never changes organization`,

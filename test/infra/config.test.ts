@@ -24,12 +24,25 @@ describe('CDK context defaults', () => {
       frameAncestors: 'https: http://localhost:* http://127.0.0.1:*',
       alarmEmail: undefined,
       metadataMaxBytes: undefined,
+      boardAppUrl: undefined,
     });
   });
 
   it('lists in cdk.json the same defaults as the code', () => {
     expect(readInfraConfig((key) => CDK_JSON_CONTEXT[key])).toEqual(read({}));
     for (const [key, value] of Object.entries(CONTEXT_DEFAULTS)) expect(CDK_JSON_CONTEXT[key]).toEqual(value);
+  });
+});
+
+describe('CDK context: boardAppUrl', () => {
+  it('takes an https board application as the stage’s default', () => {
+    expect(read({ boardAppUrl: 'https://board.example.com/app' }).boardAppUrl).toBe(
+      'https://board.example.com/app',
+    );
+  });
+
+  it.each(['http://board.example.com', 'http://127.0.0.1:3001/', 'not a url'])('refuses %j', (value) => {
+    expect(() => read({ boardAppUrl: value })).toThrow('boardAppUrl');
   });
 });
 

@@ -216,6 +216,30 @@ describe('admin CLI: a board’s embed origins', () => {
   });
 });
 
+describe('admin CLI: a board’s own application', () => {
+  const board = ['create-board', '--board', 'cli-app', '--org', 'org-cli', '--visibility', 'PUBLIC'];
+
+  it('sets, keeps and clears the app URL; loopback http is accepted against the local runtime', async () => {
+    const set = await admin(...board, '--app-url', 'http://127.0.0.1:3001/');
+    expect(set.code).toBe(0);
+    expect(JSON.parse(set.stdout).appUrl).toBe('http://127.0.0.1:3001/');
+
+    const renamed = await admin(...board, '--name', 'Renamed');
+    expect(JSON.parse(renamed.stdout)).toMatchObject({ name: 'Renamed', appUrl: 'http://127.0.0.1:3001/' });
+
+    const cleared = await admin(...board, '--app-url', '');
+    expect(cleared.code).toBe(0);
+    expect(JSON.parse(cleared.stdout)).not.toHaveProperty('appUrl');
+  });
+
+  it('refuses an app URL on plain http off loopback, and changes nothing', async () => {
+    const result = await admin(...board, '--app-url', 'http://board.acme.com/');
+    expect(result.code).toBe(1);
+    expect(result.stdout).toBe('');
+    expect(result.stderr).toContain('https');
+  });
+});
+
 describe('admin CLI: sessions', () => {
   async function created(userId: string, boardId = runtime.demo?.publicBoardId) {
     const result = await createSessionCall(runtime, { boardId, userId, email: 'ops@example.com' });

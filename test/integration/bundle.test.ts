@@ -106,7 +106,12 @@ async function demoSession(userId = 'bundle-user'): Promise<string> {
 }
 
 /** One realistic invocation per function; every function in the route table must have one. */
-type Sample = { event: unknown; check: (outcome: { ok: boolean; result?: unknown }) => void };
+type Sample = {
+  event: unknown;
+  check: (outcome: { ok: boolean; result?: unknown }) => void;
+  /** Settings the function needs beyond the tables (the local key file, say). */
+  env?: Record<string, string>;
+};
 const SAMPLES: Record<FunctionName, () => Sample | Promise<Sample>> = {
   authorizer: () => ({
     event: {
@@ -264,6 +269,22 @@ const SAMPLES: Record<FunctionName, () => Sample | Promise<Sample>> = {
       expect(result.body.length).toBeGreaterThan(100_000);
     },
   }),
+  discovery: () => ({
+    event: proxyEvent({
+      method: 'GET',
+      path: '/.well-known/jwks.json',
+      authorizer: null,
+      domainName: DOMAIN,
+    }),
+    env: { ID_TOKEN_KEY_FILE: process.env.ID_TOKEN_KEY_FILE ?? '' },
+    check: (outcome) => {
+      const result = outcome.result as { statusCode: number; body: string };
+      expect(result.statusCode).toBe(200);
+      expect(JSON.parse(result.body).keys).toEqual([
+        expect.objectContaining({ kty: 'EC', crv: 'P-256', alg: 'ES256', use: 'sig' }),
+      ]);
+    },
+  }),
   health: () => ({
     event: proxyEvent({ method: 'GET', path: '/health', authorizer: null }),
     check: (outcome) => expect(outcome.result).toMatchObject({ statusCode: 200 }),
@@ -332,7 +353,7 @@ for (const { label, node, missing } of RUNTIMES) {
       'loads and handles a real event in a fresh Node process: %s',
       async (name) => {
         const sample = await SAMPLES[name]();
-        sample.check(await invoke(node, name, sample.event));
+        sample.check(await invoke(node, name, sample.event, sample.env));
       },
     );
 

@@ -134,6 +134,7 @@ const handlers = {
   embedScript: vi.fn<ProxyHandler>(),
   health: vi.fn<ProxyHandler>(),
   docs: vi.fn<ProxyHandler>(),
+  discovery: vi.fn<ProxyHandler>(),
 } satisfies Record<FunctionName, unknown>;
 
 /** Stand-ins for the CSP and referrer headers the runtime derives from its configuration. */
