@@ -10,15 +10,11 @@ const deps = sessionScopeDeps(process.env);
 /** The body holds two ids; anything near this size is not a revoke request. */
 const MAX_BODY_BYTES = 16 * 1024;
 
-/** POST /api/embed/sessions/revoke with {"userId", "boardId"?} */
+/** POST /api/embed/sessions/revoke with {"userId", "boardId"?} or {"boardId"} */
 export const handler = jsonApiHandler(
   'revoke-user-sessions',
-  {
-    inner: [jsonBody({ maxBytes: MAX_BODY_BYTES })],
-    // Its work grows with the user's sessions: bounded by its own Lambda timeout (lib/definitions/routes.ts),
-    // less the reserve for the 503, not by the 5 s of the other routes.
-    budgetMs: Number.POSITIVE_INFINITY,
-  },
+  // The house 5 s budget: one cut-off per scope, whatever the sessions (lib/use-cases/revoke-user-sessions.ts).
+  { inner: [jsonBody({ maxBytes: MAX_BODY_BYTES })] },
   async (event) => {
     const command = parseRevokeUserSessionsRequest(event.body as unknown);
     return jsonResponse(200, await revokeUserSessions(deps, keyOwnerOf(event), command));

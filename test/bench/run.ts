@@ -12,8 +12,8 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { LAMBDA_SDK_ENVIRONMENT } from '#infra/bundling';
 import { FUNCTIONS, runtimeOf } from '#lib/definitions/routes';
+import { STATE_READS_IN_FLIGHT } from '#lib/dynamodb/sessions';
 import { LAMBDA_RESERVE_MS } from '#lib/http/middlewares/request-budget';
-import { REVOKE_CONCURRENCY } from '#lib/use-cases/revoke-user-sessions';
 import { node24 } from '#test/support/node24';
 import { type Bundle, buildBundles, bytesAboveFloor } from './build';
 import {
@@ -481,7 +481,7 @@ async function main(): Promise<void> {
     floorWarm,
     revokeAll: {
       latencyMs: opts.revokeLatencyMs,
-      concurrency: REVOKE_CONCURRENCY,
+      concurrency: STATE_READS_IN_FLIGHT,
       timeoutMs: REVOKE_ALL_RUNTIME.timeoutSeconds * 1000,
       results: revokeAll,
     },
