@@ -126,11 +126,19 @@ async function collect(
   return ids;
 }
 
-/** Every scope whose record could cover one of these sessions, once each. */
+/**
+ * Every scope whose record could cover one of these sessions, once each. Sessions are grouped by the
+ * attributes the scopes are keyed by first: a user's 100,000 sessions have a handful of distinct ones.
+ */
 export function uniqueScopes(states: readonly SessionState[]): CutoffScope[] {
-  const scopes = new Map<string, CutoffScope>();
+  const subjects = new Map<string, SessionState>();
   for (const state of states) {
-    for (const scope of cutoffScopesOf(state)) {
+    const key = `${state.orgId}\u0000${state.createdByUserId}\u0000${state.boardId}\u0000${state.userId}`;
+    if (!subjects.has(key)) subjects.set(key, state);
+  }
+  const scopes = new Map<string, CutoffScope>();
+  for (const subject of subjects.values()) {
+    for (const scope of cutoffScopesOf(subject)) {
       const key = cutoffScopeKey(scope);
       if (!scopes.has(key)) scopes.set(key, scope);
     }
