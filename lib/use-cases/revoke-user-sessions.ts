@@ -40,13 +40,15 @@ const COLLECT_PAGE_SIZE = 1_000;
 export const BOARD_REVOKE_DENIED = "Only members of the board's organization may revoke all of its sessions";
 
 /**
- * Revokes, with one cut-off per scope, every session of the selection the caller may revoke that was
- * created up to the moment of the write: an external user's sessions within the caller's tenant (on one
- * board, when given), or every session on a board of the caller's organization. The number of writes
- * does not depend on the sessions: one per scope (the caller's own sessions of the user, and one per
- * organization of the caller). The answer counts the sessions of the selection that were active when the
- * cut-off was written, read from the scope indexes first (which lag writes by a moment: a session created
- * in that moment is covered by the cut-off all the same, only perhaps not counted).
+ * Revokes, with cut-offs, every session of the selection the caller may revoke that was created up to the
+ * moment the call ends: an external user's sessions within the caller's tenant (on one board, when
+ * given), or every session on a board of the caller's organization. The writes do not depend on the
+ * sessions: one per scope (the caller's own sessions of the user, and one per organization of the
+ * caller), twice. The first cut-off, written before anything is counted, covers every session created
+ * before the call began even if the count then runs out of time; the second, written once the count is
+ * done, covers those created while it ran. The answer counts the sessions of the selection that were
+ * active when the call began, read from the scope indexes (which lag writes by a moment: a session
+ * created in that moment is covered all the same, only perhaps not counted).
  */
 export async function revokeUserSessions(
   deps: RevokeUserSessionsDeps,
@@ -54,20 +56,25 @@ export async function revokeUserSessions(
   command: RevokeUserSessionsCommand,
 ): Promise<{ revoked: number }> {
   const { targets, countScopes } = await planCutoffs(deps, caller, command);
-  const candidates = await collect(deps, caller, countScopes, command.userId !== undefined);
-  const states = candidates.length > 0 ? await deps.sessions.getStates(candidates) : [];
-  const earlier = await deps.sessions.readCutoffs(uniqueScopes(states));
-
-  // The cut-off is taken only now, right before the write: every session created before the call
-  // returns, counted or not, was created at or before it.
-  const entry: CutoffEntry = {
+  const cutoff = (): CutoffEntry => ({
     id: deps.random.uuid(),
     at: deps.clock.now().toISOString(),
     byUserId: caller.userId,
     byKeyId: caller.keyId,
-  };
-  await deps.sessions.writeCutoff(targets, entry);
-  return { revoked: countActive(states, earlier, entry.at) };
+  });
+  const first = cutoff();
+  await deps.sessions.writeCutoff(targets, first);
+
+  const candidates = await collect(deps, caller, countScopes, command.userId !== undefined);
+  const states = candidates.length > 0 ? await deps.sessions.getStates(candidates) : [];
+  // This call's own cut-off is left out: the count is of what the call changed.
+  const earlier = await deps.sessions.readCutoffs(uniqueScopes(states));
+  const own = new Set([first.id]);
+
+  // Taken only now, right before the write: every session created before the call returns, counted or
+  // not, was created at or before it.
+  await deps.sessions.writeCutoff(targets, cutoff());
+  return { revoked: countActive(states, earlier, first.at, own) };
 }
 
 /** What a call writes, and the index scopes holding the sessions it counts. */
@@ -148,15 +155,20 @@ export function uniqueScopes(states: readonly SessionState[]): CutoffScope[] {
 
 /**
  * The sessions active at `at`: created at or before it, not expired, revoked neither on their own nor
- * by an earlier cut-off.
+ * by an earlier cut-off (the entries `except` names are not earlier: they are this call's).
  */
-export function countActive(states: readonly SessionState[], earlier: CutoffRecord[], at: string): number {
+export function countActive(
+  states: readonly SessionState[],
+  earlier: CutoffRecord[],
+  at: string,
+  except?: ReadonlySet<string>,
+): number {
   const time = Date.parse(at);
   let active = 0;
   for (const state of states) {
     if (state.createdAt > at || state.revokedAt !== null) continue;
     if (time >= Date.parse(state.expiresAt)) continue;
-    if (coveringCutoff(state, earlier) !== undefined) continue;
+    if (coveringCutoff(state, earlier, except) !== undefined) continue;
     active += 1;
   }
   return active;

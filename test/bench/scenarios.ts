@@ -434,10 +434,10 @@ export const REQUEST_PATHS: readonly RequestPath[] = [
     expect: 200,
     // Every invocation revokes them all: the warm loop undoes each invocation's writes.
     expectBody: `{"revoked":${REVOKE_ALL_SESSIONS}}`,
-    // Memberships by user and their confirmation, the organization's members, one index page per scope,
-    // the sessions' states, the cut-off records that could cover them, one cut-off write per scope (2):
-    // the same for 5 sessions as for 1,000.
-    calls: 9,
+    // Memberships by user and their confirmation, the organization's members, one cut-off write per scope
+    // (2), one index page per scope, the sessions' states, the cut-off records that could cover them, and
+    // the second cut-off write per scope (2): the same writes for 5 sessions as for 100,000.
+    calls: 11,
     callsRule: 'exactly',
   },
 ];
@@ -668,13 +668,14 @@ export const FLOOR_CALLS: Record<BenchFunction, FloorCall[]> = {
       },
     },
     cutoffBatch([]),
-    ...[1, 2].map((n) => ({
+    // Two cut-offs per scope (before and after the count); the floor sends all four at the end.
+    ...[1, 2, 3, 4].map((n) => ({
       command: 'UpdateCommand' as const,
       input: {
         TableName: TABLE_NAMES.sessions,
-        Key: { id: `cutoff#floor-${n}` },
+        Key: { id: `cutoff#floor-${n % 2}` },
         UpdateExpression: 'SET cutoffScope = :scope, #entry = :entry',
-        ExpressionAttributeNames: { '#entry': 'entry:floor' },
+        ExpressionAttributeNames: { '#entry': `entry:floor-${n}` },
         ExpressionAttributeValues: {
           ':scope': `["floor",${n}]`,
           ':entry': { at: '2026-06-01T00:00:00.000Z', byUserId: FIXTURE.keyOwner, byKeyId: FIXTURE.keyId },

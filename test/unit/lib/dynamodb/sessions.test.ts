@@ -435,3 +435,82 @@ describe('DynamoSessionRepository.revoke', () => {
     await expect(repository.revoke(SESSION.id, REVOCATION)).rejects.toBeInstanceOf(StorageUnavailableError);
   });
 });
+
+describe('DynamoSessionRepository cut-offs', () => {
+  const ENTRY = { id: 'cut-1', at: '2026-01-03T00:00:00.000Z', byUserId: 'owner-1', byKeyId: 'key_1' };
+  const cutoffId = (key: unknown[]) => `cutoff#${sha256(JSON.stringify(key))}`;
+
+  it('writes one unconditional update per scope, the entry named after its id, whatever the sessions', async () => {
+    ddb.on(UpdateCommand).resolves({});
+    await repository.writeCutoff(
+      [
+        { scope: { kind: 'creatorUser', creatorUserId: 'owner-1', userId: 'u' } },
+        { scope: { kind: 'orgUser', orgId: 'org-a', userId: 'u' }, creators: ['owner-1', 'owner-2'] },
+      ],
+      ENTRY,
+    );
+    const inputs = ddb.commandCalls(UpdateCommand).map((call) => call.args[0].input);
+    expect(inputs).toEqual([
+      {
+        TableName: 'sessions-t',
+        Key: { id: cutoffId(['creatorUser', 'owner-1', 'u']) },
+        UpdateExpression: 'SET cutoffScope = :scope, #entry = :entry',
+        ExpressionAttributeNames: { '#entry': 'entry:cut-1' },
+        ExpressionAttributeValues: {
+          ':scope': JSON.stringify(['creatorUser', 'owner-1', 'u']),
+          ':entry': { at: ENTRY.at, byUserId: 'owner-1', byKeyId: 'key_1' },
+        },
+      },
+      {
+        TableName: 'sessions-t',
+        Key: { id: cutoffId(['orgUser', 'org-a', 'u']) },
+        UpdateExpression: 'SET cutoffScope = :scope, #entry = :entry',
+        ExpressionAttributeNames: { '#entry': 'entry:cut-1' },
+        ExpressionAttributeValues: {
+          ':scope': JSON.stringify(['orgUser', 'org-a', 'u']),
+          ':entry': { at: ENTRY.at, byUserId: 'owner-1', byKeyId: 'key_1', creators: ['owner-1', 'owner-2'] },
+        },
+      },
+    ]);
+    // No condition: the same write sent again (its answer lost) sets the same attribute to the same value.
+    expect(inputs.every((input) => input?.ConditionExpression === undefined)).toBe(true);
+  });
+
+  it('reads a session and its six possible records in one consistent BatchGetItem, the earliest cut-off applied', async () => {
+    const record = (key: unknown[], entries: Record<string, unknown>) => ({
+      id: cutoffId(key),
+      cutoffScope: JSON.stringify(key),
+      ...entries,
+    });
+    ddb.on(BatchGetCommand).resolves({
+      Responses: {
+        'sessions-t': [
+          STORED_ITEM,
+          record(['board', SESSION.boardId], {
+            'entry:late': { at: '2026-01-04T00:00:00.000Z', byUserId: 'm', byKeyId: 'k' },
+            'entry:early': { at: '2026-01-02T00:00:00.000Z', byUserId: 'first', byKeyId: null },
+          }),
+          // Another tenant's cut-off of the same user id: its creators do not include this session's.
+          record(['orgUser', SESSION.orgId, SESSION.userId], {
+            'entry:x': { at: '2026-01-01T12:00:00.000Z', byUserId: 'o', byKeyId: 'k', creators: ['else'] },
+          }),
+        ],
+      },
+    });
+    const covered = await repository.getCovered({
+      id: SESSION.id,
+      boardId: SESSION.boardId,
+      orgId: SESSION.orgId,
+      userId: SESSION.userId,
+      createdByUserId: SESSION.createdByUserId,
+    });
+    const request = ddb.commandCalls(BatchGetCommand)[0]?.args[0].input.RequestItems?.['sessions-t'];
+    expect(request?.ConsistentRead).toBe(true);
+    expect(request?.Keys).toHaveLength(7);
+    expect(covered).toMatchObject({
+      revokedAt: '2026-01-02T00:00:00.000Z',
+      revokedByUserId: 'first',
+      revokedByKeyId: null,
+    });
+  });
+});

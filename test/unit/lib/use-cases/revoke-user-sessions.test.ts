@@ -59,13 +59,28 @@ describe('revokeUserSessions: one cut-off per scope', () => {
     expect(after[1]).toMatchObject({ revokedByUserId: 'owner-1', revokedByKeyId: 'key_1' });
   });
 
-  it('writes once, whatever the number of sessions: one call with one target per scope', async () => {
+  it('writes twice, whatever the number of sessions: before the count and after it, one target per scope', async () => {
     for (const count of [1, 300]) {
       const deps = setup(sessions(count));
+      const writes: number[] = [];
+      const write = deps.sessions.writeCutoff.bind(deps.sessions);
+      deps.sessions.writeCutoff = async (targets, entry) => {
+        writes.push(targets.length);
+        return write(targets, entry);
+      };
       await revokeUserSessions(deps, CALLER, { userId: 'customer-1' });
-      expect(deps.sessions.calls.filter((c) => c === 'writeCutoff')).toEqual(['writeCutoff']);
+      expect(writes).toEqual([2, 2]);
       expect(deps.sessions.calls).not.toContain('revoke');
     }
+  });
+
+  it('has covered every session created before the call began when the count then fails', async () => {
+    const deps = setup(sessions(3));
+    deps.sessions.getStates = async () => {
+      throw new Error('DynamoDB is unavailable');
+    };
+    await expect(revokeUserSessions(deps, CALLER, { userId: 'customer-1' })).rejects.toThrow('unavailable');
+    expect((await seen(deps)).map((s) => s.revokedAt)).toEqual([NOW, NOW, NOW]);
   });
 
   it('counts nothing and moves no cut-off back when revoking twice: the first cut-off stays', async () => {
