@@ -31,8 +31,8 @@ import {
 import {
   findSessions,
   inspectSession,
+  revokeAllAsOperator,
   revokeSessionAsOperator,
-  revokeSessionsAsOperator,
 } from '#lib/use-cases/operate-sessions';
 import { ApiGatewayKeyThrottling } from './usage-plans';
 
@@ -55,7 +55,10 @@ const USAGE = `Usage: npm run --silent admin -- <command> [options]
   get-session --id <sessionId>                        never prints tokens or hashes
   list-sessions (--user <userId> | --board <id>) [--status <active|expired|revoked>] [--limit <n>]
   revoke-session --id <sessionId>
-  revoke-sessions --user <userId> [--board <id>]
+  revoke-all-sessions --before <ISO time> [--board <id> | --user <userId>]
+                                                     one cut-off: the stage's (or a board's, or an
+                                                     external user id's in every tenant) sessions
+                                                     created at or before that time are revoked
 
 Operators are not scoped to a tenant: session commands see every organization's sessions.
 list-sessions --user scans the sessions table (fine for an operator, never on a request path).
@@ -103,6 +106,7 @@ function parseOptions(args: string[]) {
         burst: { type: 'string' },
         'embed-origins': { type: 'string' },
         'app-url': { type: 'string' },
+        before: { type: 'string' },
       },
       strict: true,
     });
@@ -164,6 +168,7 @@ export async function runAdmin(argv: string[], env: Record<string, string | unde
   const sessions = () => ({
     sessions: new DynamoSessionRepository(db, tables.sessions()),
     clock: systemClock,
+    random: cryptoRandom,
   });
   const selector = () => ({
     ...(values.user !== undefined ? { userId: values.user } : {}),
@@ -228,8 +233,8 @@ export async function runAdmin(argv: string[], env: Record<string, string | unde
         };
       case 'revoke-session':
         return await revokeSessionAsOperator(sessions(), need('id'));
-      case 'revoke-sessions':
-        return await revokeSessionsAsOperator(sessions(), { ...selector(), userId: need('user') });
+      case 'revoke-all-sessions':
+        return await revokeAllAsOperator(sessions(), { ...selector(), before: need('before') });
       default:
         throw new UsageError(command ? `Unknown command "${command}"` : 'No command given');
     }

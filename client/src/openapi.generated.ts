@@ -75,8 +75,8 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Revoke a user's sessions
-         * @description Revokes every session of an external user (on one board, when given) that the caller may access and that is not revoked yet, and counts them.
+         * Revoke all of a user's or a board's sessions
+         * @description Writes one revocation cut-off: every session of the selection created up to the call is revoked, from the next embed page load on, however many there are. `userId`: the external user’s sessions within the caller’s tenant (on one board, when `boardId` is given too). `boardId` alone: every session on the board, whoever created it, for members of the board’s organization only. Counts the sessions of the selection that were active at the cut-off.
          */
         post: operations["revokeUserSessions"];
         delete?: never;
@@ -268,7 +268,7 @@ export interface components {
             bindToBrowser?: boolean | null;
         };
         RevokeUserSessionsRequest: {
-            userId: string;
+            userId?: string;
             boardId?: string;
         };
         Session: {
@@ -1204,7 +1204,7 @@ export interface operations {
                     "application/json": components["schemas"]["RevokedCount"];
                 };
             };
-            /** @description The body is invalid; the message names the problem */
+            /** @description The body is invalid (neither `userId` nor `boardId`, …); the message names the problem */
             400: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -1218,6 +1218,30 @@ export interface operations {
             };
             /** @description The API key is missing, malformed, unknown or revoked */
             401: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `boardId` alone, and the caller is not a member of the board’s organization */
+            403: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `boardId` alone names no board */
+            404: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];

@@ -9,7 +9,12 @@ import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import { aliasArgs, BUNDLING, LAMBDA_SDK_ENVIRONMENT, shipFilesCommands } from '#infra/bundling';
-import { type FunctionDefinition, type FunctionSetting, runtimeOf } from '#lib/definitions/routes';
+import {
+  type FunctionDefinition,
+  type FunctionSetting,
+  runtimeOf,
+  TABLE_ITSELF,
+} from '#lib/definitions/routes';
 import { TABLES, type TableKey } from '#lib/definitions/tables';
 
 /** The repository root: function entries in lib/definitions/routes.ts are relative to it. */
@@ -142,9 +147,10 @@ function requireLocalEsbuild(): void {
 }
 
 /**
- * The service queries only through indexes, never a base table, so Query is granted on exactly the
- * indexes a function names (lib/definitions/routes.ts), each of which must exist in
- * lib/definitions/tables.ts: no `index/*` wildcard, no table-wide Query, no index it does not use.
+ * Query is granted on exactly what a function names in its definition (lib/definitions/routes.ts): the
+ * indexes it uses, each of which must exist in lib/definitions/tables.ts, and the table itself only where
+ * it names TABLE_ITSELF (revoke-all reads an organization's members by the memberships table's partition
+ * key). No `index/*` wildcard, no index it does not use.
  */
 function indexArns(table: ITable, key: TableKey, queried: readonly string[] | undefined): string[] {
   if (!queried || queried.length === 0) {
@@ -153,7 +159,7 @@ function indexArns(table: ITable, key: TableKey, queried: readonly string[] | un
     );
   }
   const known = new Set<string>(TABLES[key].indexes.map((index) => index.indexName));
-  const unknown = queried.filter((name) => !known.has(name));
+  const unknown = queried.filter((name) => name !== TABLE_ITSELF && !known.has(name));
   if (unknown.length > 0) throw new Error(`The ${key} table has no index ${unknown.join(', ')}`);
-  return queried.map((name) => `${table.tableArn}/index/${name}`);
+  return queried.map((name) => (name === TABLE_ITSELF ? table.tableArn : `${table.tableArn}/index/${name}`));
 }

@@ -151,10 +151,13 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
   },
   'POST /api/embed/sessions/revoke': {
     operationId: 'revokeUserSessions',
-    summary: "Revoke a user's sessions",
+    summary: "Revoke all of a user's or a board's sessions",
     description:
-      'Revokes every session of an external user (on one board, when given) that the caller may ' +
-      'access and that is not revoked yet, and counts them.',
+      'Writes one revocation cut-off: every session of the selection created up to the call is revoked, ' +
+      'from the next embed page load on, however many there are. `userId`: the external user’s sessions ' +
+      'within the caller’s tenant (on one board, when `boardId` is given too). `boardId` alone: every ' +
+      'session on the board, whoever created it, for members of the board’s organization only. Counts the ' +
+      'sessions of the selection that were active at the cut-off.',
     tag: 'Sessions',
     body: {
       schema: 'RevokeUserSessionsRequest',
@@ -162,7 +165,9 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
     },
     responses: {
       200: { description: 'How many sessions this call revoked', schema: 'RevokedCount' },
-      400: ERROR('The body is invalid; the message names the problem'),
+      400: ERROR('The body is invalid (neither `userId` nor `boardId`, …); the message names the problem'),
+      403: ERROR('`boardId` alone, and the caller is not a member of the board’s organization'),
+      404: ERROR('`boardId` alone names no board'),
       413: ERROR('The body is larger than the service accepts'),
       415: ERROR('Content-Type is not application/json'),
     },

@@ -2,6 +2,9 @@ import { MEMBERSHIP_USER_INDEX, SESSION_SCOPE_INDEXES, SESSION_TOKEN_INDEX, type
 
 const SCOPE_INDEXES = Object.values(SESSION_SCOPE_INDEXES);
 
+/** In `queries`: the function queries the table itself (by its partition key), not only indexes. */
+export const TABLE_ITSELF = '';
+
 /**
  * The functions and routes of the API, defined once. The CDK stack builds its Lambda functions, IAM
  * grants and API Gateway methods from these; the local gateway serves the same routes with the same
@@ -76,35 +79,35 @@ export const FUNCTIONS = {
   getSession: {
     entry: 'functions/get-session.ts',
     description: 'GET /api/embed/sessions/{id}: retrieves a session',
-    access: { sessions: ['GetItem'], memberships: ['GetItem'] },
+    // BatchGetItem: the cut-off records that could cover the session (lib/domain/cutoffs.ts).
+    access: { sessions: ['GetItem', 'BatchGetItem'], memberships: ['GetItem'] },
     settings: [],
   },
   revokeSession: {
     entry: 'functions/revoke-session.ts',
     description: 'POST /api/embed/sessions/{id}/revoke: revokes a session',
-    access: { sessions: ['GetItem', 'UpdateItem'], memberships: ['GetItem'] },
+    access: { sessions: ['GetItem', 'BatchGetItem', 'UpdateItem'], memberships: ['GetItem'] },
     settings: [],
   },
   revokeUserSessions: {
     entry: 'functions/revoke-user-sessions.ts',
-    description: "POST /api/embed/sessions/revoke: revokes a user's sessions",
+    description: "POST /api/embed/sessions/revoke: revokes a user's or a board's sessions with one cut-off",
     access: {
-      sessions: ['Query', 'UpdateItem'],
+      // Query and BatchGetItem count the sessions; UpdateItem writes one cut-off record per scope.
+      sessions: ['Query', 'BatchGetItem', 'UpdateItem'],
       boards: ['GetItem'],
+      // Query of the table itself: an organization's members, whose sessions its cut-off covers.
       memberships: ['GetItem', 'Query', 'BatchGetItem'],
     },
-    // Always by user: only the two user scopes, never the board ones.
     queries: {
-      sessions: [SESSION_SCOPE_INDEXES.orgUser, SESSION_SCOPE_INDEXES.creatorUser],
-      memberships: [MEMBERSHIP_USER_INDEX],
+      sessions: [
+        SESSION_SCOPE_INDEXES.orgUser,
+        SESSION_SCOPE_INDEXES.creatorUser,
+        SESSION_SCOPE_INDEXES.board,
+      ],
+      memberships: [MEMBERSHIP_USER_INDEX, TABLE_ITSELF],
     },
     settings: [],
-    // Its work grows with the user's sessions, and it is CPU-bound (the SDK's work per update, not the
-    // wait): 1,769 MB is one full vCPU, so 10,000 revocations take seconds, not the 512 MB share's ~18 s.
-    // Its DynamoDB time is bounded by this timeout (less the reserve), not the 5 s request budget; with
-    // the authorizer's own budget it still answers inside API Gateway's 29 s.
-    memoryMb: 1_769,
-    timeoutSeconds: 22,
   },
   authorizer: {
     entry: 'functions/authorizer.ts',
@@ -115,8 +118,9 @@ export const FUNCTIONS = {
   embedPage: {
     entry: 'functions/embed-page.ts',
     description: 'GET and HEAD /embed: the embedded board page',
-    // UpdateItem only to bind a bindToBrowser session on its first load (its two binding attributes), or undo that.
-    access: { sessions: ['Query', 'GetItem', 'UpdateItem'], boards: ['GetItem'] },
+    // UpdateItem only to bind a bindToBrowser session on its first load (its two binding attributes), or
+    // undo that; BatchGetItem reads the session with the cut-off records that could cover it.
+    access: { sessions: ['Query', 'GetItem', 'BatchGetItem', 'UpdateItem'], boards: ['GetItem'] },
     queries: { sessions: [SESSION_TOKEN_INDEX] },
     // PUBLIC_BASE_URL: the issuer of the ID tokens it hands to board applications.
     settings: ['EMBED_FRAME_ANCESTORS', 'PUBLIC_BASE_URL', 'BOARD_APP_URL'],

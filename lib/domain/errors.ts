@@ -31,8 +31,10 @@ export class BoardNotFoundError extends DomainError {
 
 /** The board is private and the API key owner is not a member of its organization. */
 export class BoardAccessDeniedError extends DomainError {
-  constructor() {
-    super('Sessions can only be created for public boards or boards owned by your organization');
+  constructor(
+    message = 'Sessions can only be created for public boards or boards owned by your organization',
+  ) {
+    super(message);
   }
 }
 

@@ -4,6 +4,7 @@
  */
 import type { ApiKeyRecord, RateLimit } from './api-key';
 import type { Board } from './board';
+import type { CutoffEntry, CutoffRecord, CutoffScope, CutoffTarget } from './cutoffs';
 import type { IdTokenClaims, PublicSigningJwk } from './id-token';
 import type { IdempotencyAttempt, IdempotencyRecord } from './idempotency';
 import type { Revocation, SessionBinding, StoredSession } from './session';
@@ -34,15 +35,24 @@ export interface MembershipRepository {
   isMember(orgId: string, userId: string): Promise<boolean>;
   /** Every organization the user is a member of now (each confirmed by a consistent read). */
   orgsOf(userId: string): Promise<string[]>;
+  /** Every member of the organization now (strongly consistent). */
+  membersOf(orgId: string): Promise<string[]>;
   /** Records the membership (idempotent), stamped with the time it was added. */
   add(orgId: string, userId: string, addedAt: string): Promise<void>;
   remove(orgId: string, userId: string): Promise<boolean>;
 }
 
-/** Where a token points: enough to read the session itself (consistently) and its board. */
+/**
+ * Where a token points: enough to read the session itself (consistently), its board, and the cut-off
+ * records that could cover it. Every field is fixed when the session is created, so the index's copy is
+ * exact once it holds the token at all.
+ */
 export interface TokenMatch {
   id: string;
   boardId: string;
+  orgId: string;
+  userId: string;
+  createdByUserId: string;
 }
 
 /**
@@ -75,6 +85,12 @@ export interface ScopePage {
   next: SessionPosition | undefined;
 }
 
+/** What revoke-all reads of each session to count it: its scopes, creation, expiry and own revocation. */
+export type SessionState = Pick<
+  StoredSession,
+  'id' | 'orgId' | 'userId' | 'boardId' | 'createdByUserId' | 'createdAt' | 'expiresAt' | 'revokedAt'
+>;
+
 export interface SessionRepository {
   /**
    * Stores a new session; never overwrites an existing one. Answers the session as stored: `session`, or
@@ -91,8 +107,21 @@ export interface SessionRepository {
   scanScope(scope: SessionScope, options: { below?: SessionPosition; limit: number }): Promise<ScopePage>;
   /** Revokes the session unless it is revoked already; returns it as it now is (the first revocation wins). */
   revoke(id: string, revocation: Revocation): Promise<StoredSession | undefined>;
-  /** Revokes the session if it exists and is not revoked yet; true when this call revoked it. */
-  markRevoked(id: string, revocation: Revocation): Promise<boolean>;
+  /**
+   * The session a token points to and every cut-off record that could cover it, in one strongly
+   * consistent read, the cut-offs applied (see withCutoffs).
+   */
+  getCovered(match: TokenMatch): Promise<StoredSession | undefined>;
+  /** The records of these scopes as they are now (strongly consistent); scopes without one are left out. */
+  readCutoffs(scopes: readonly CutoffScope[]): Promise<CutoffRecord[]>;
+  /** The sessions with the cut-offs that cover them applied, in one read of their records. */
+  applyCutoffs(sessions: readonly StoredSession[]): Promise<StoredSession[]>;
+  /**
+   * Adds `entry` to the record of each target's scope (with the target's creators, where it names them):
+   * one write per scope, whatever the sessions it holds. Writing the same entry again (a retry after a
+   * lost answer) leaves the records as they were.
+   */
+  writeCutoff(targets: readonly CutoffTarget[], entry: Omit<CutoffEntry, 'creators'>): Promise<void>;
   /**
    * Binds a `bindToBrowser` session that is neither bound nor revoked yet, in one conditional write; true
    * when this call bound it, false when another call did first (or it was revoked meanwhile).
@@ -100,6 +129,10 @@ export interface SessionRepository {
   bind(id: string, binding: SessionBinding): Promise<boolean>;
   /** Removes a binding, only if it is this one (`bindingHash`): undoes a bind that may have landed unanswered. */
   unbind(id: string, bindingHash: string): Promise<void>;
+  /** Just enough of each session to tell whether it is active, in parallel batches; missing ids left out. */
+  getStates(ids: readonly string[]): Promise<SessionState[]>;
+  /** Every session of every tenant, for operators only (a table scan). */
+  listAll(): Promise<StoredSession[]>;
   /** Every session of an external user across all tenants, for operators only (a table scan). */
   listAllOfUser(userId: string): Promise<StoredSession[]>;
 }

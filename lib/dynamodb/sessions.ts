@@ -1,11 +1,21 @@
 import { createHash } from 'node:crypto';
 import { GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { SESSION_SCOPE_INDEXES, SESSION_TOKEN_INDEX, TABLES } from '#lib/definitions/tables';
+import {
+  type CutoffEntry,
+  type CutoffRecord,
+  type CutoffScope,
+  type CutoffTarget,
+  cutoffScopeKey,
+  cutoffScopesOf,
+  withCutoffs,
+} from '#lib/domain/cutoffs';
 import type {
   ScopePage,
   SessionPosition,
   SessionRepository,
   SessionScope,
+  SessionState,
   TokenMatch,
 } from '#lib/domain/ports';
 import type { Revocation, SessionBinding, StoredSession } from '#lib/domain/session';
@@ -14,6 +24,15 @@ import { DynamoTable, type Item, optionalStringOf } from './table';
 
 const TTL_ATTRIBUTE = TABLES.sessions.timeToLiveAttribute;
 const NOT_REVOKED = 'attribute_exists(id) AND attribute_not_exists(revokedAt)';
+/** Cut-off records share the table, under ids no session can have (sessions are UUIDs). */
+const CUTOFF_ID_PREFIX = 'cutoff#';
+/** Each cut-off of a record is one attribute, named after its entry id. */
+const ENTRY_PREFIX = 'entry:';
+/** BatchGetItem calls in flight at once while reading many sessions' states (revoke-all's count). */
+export const STATE_READS_IN_FLIGHT = 16;
+/** What revoke-all's count reads of each session: enough to tell whether it was active, nothing more. */
+const STATE_PROJECTION = 'id, orgId, userId, boardId, createdByUserId, createdAt, expiresAt, revokedAt';
+
 /** Only a session created to bind, not bound and not revoked yet: the first binding wins, once. */
 const BINDABLE = `${NOT_REVOKED} AND bindToBrowser = :yes AND attribute_not_exists(bindingHash)`;
 
@@ -72,13 +91,85 @@ export class DynamoSessionRepository extends DynamoTable implements SessionRepos
           IndexName: SESSION_TOKEN_INDEX,
           KeyConditionExpression: 'tokenHash = :h',
           ExpressionAttributeValues: { ':h': tokenHash },
-          ProjectionExpression: 'id, boardId',
+          ProjectionExpression: 'id, boardId, orgId, userId, createdByUserId',
           Limit: 1,
         }),
       ),
     );
     const item = Items?.[0];
-    return item ? { id: String(item.id), boardId: String(item.boardId) } : undefined;
+    return item
+      ? {
+          id: String(item.id),
+          boardId: String(item.boardId),
+          orgId: optionalStringOf(item, 'orgId') ?? '',
+          userId: String(item.userId),
+          createdByUserId: optionalStringOf(item, 'createdByUserId') ?? '',
+        }
+      : undefined;
+  }
+
+  async getCovered(match: TokenMatch): Promise<StoredSession | undefined> {
+    const scopes = cutoffScopesOf(match);
+    const items = await this.batchGetAll([
+      { id: match.id },
+      ...scopes.map((scope) => ({ id: cutoffId(scope) })),
+    ]);
+    const item = items.find((candidate) => candidate.id === match.id);
+    if (!item) return undefined;
+    return withCutoffs(toStoredSession(item), recordsOf(items, scopes));
+  }
+
+  async readCutoffs(scopes: readonly CutoffScope[]): Promise<CutoffRecord[]> {
+    const distinct = new Map(scopes.map((scope) => [cutoffId(scope), scope]));
+    if (distinct.size === 0) return [];
+    const items = await this.batchGetAll([...distinct.keys()].map((id) => ({ id })));
+    return recordsOf(items, [...distinct.values()]);
+  }
+
+  async applyCutoffs(sessions: readonly StoredSession[]): Promise<StoredSession[]> {
+    if (sessions.length === 0) return [];
+    const records = await this.readCutoffs(sessions.flatMap(cutoffScopesOf));
+    return sessions.map((session) => withCutoffs(session, records));
+  }
+
+  async writeCutoff(targets: readonly CutoffTarget[], entry: Omit<CutoffEntry, 'creators'>): Promise<void> {
+    const { id, ...fields } = entry;
+    // Unconditional: the entry's attribute is named after its id, so a retry of the same write (its answer
+    // lost) sets the same value again, and two calls never overwrite each other's cut-off.
+    await Promise.all(
+      targets.map(({ scope, creators }) =>
+        dynamoCall(() =>
+          this.db.send(
+            new UpdateCommand({
+              TableName: this.tableName,
+              Key: { id: cutoffId(scope) },
+              UpdateExpression: 'SET cutoffScope = :scope, #entry = :entry',
+              ExpressionAttributeNames: { '#entry': `${ENTRY_PREFIX}${id}` },
+              ExpressionAttributeValues: {
+                ':scope': cutoffScopeKey(scope),
+                ':entry': creators !== undefined ? { ...fields, creators: [...creators] } : fields,
+              },
+            }),
+          ),
+        ),
+      ),
+    );
+  }
+
+  async getStates(ids: readonly string[]): Promise<SessionState[]> {
+    const keys = [...new Set(ids)].map((id) => ({ id }));
+    const chunks: Item[][] = [];
+    for (let start = 0; start < keys.length; start += 100) chunks.push(keys.slice(start, start + 100));
+    const states: SessionState[] = [];
+    let next = 0;
+    const worker = async () => {
+      while (next < chunks.length) {
+        const chunk = chunks[next++] as Item[];
+        for (const item of await this.batchGetAll(chunk, STATE_PROJECTION)) states.push(toState(item));
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(STATE_READS_IN_FLIGHT, chunks.length) }, worker));
+    return states;
   }
 
   async get(id: string): Promise<StoredSession | undefined> {
@@ -145,16 +236,6 @@ export class DynamoSessionRepository extends DynamoTable implements SessionRepos
     }
   }
 
-  async markRevoked(id: string, revocation: Revocation): Promise<boolean> {
-    try {
-      await dynamoCall(() => this.db.send(new UpdateCommand(this.revocationUpdate(id, revocation))));
-      return true;
-    } catch (error) {
-      if ((error as Error).name === 'ConditionalCheckFailedException') return false;
-      throw error;
-    }
-  }
-
   async bind(id: string, binding: SessionBinding): Promise<boolean> {
     try {
       await dynamoCall(() =>
@@ -195,6 +276,12 @@ export class DynamoSessionRepository extends DynamoTable implements SessionRepos
     }
   }
 
+  async listAll(): Promise<StoredSession[]> {
+    // Sessions only: the cut-off records in the same table have no token hash.
+    const items = await this.scanAll({ FilterExpression: 'attribute_exists(tokenHash)' });
+    return items.map(toStoredSession);
+  }
+
   async listAllOfUser(userId: string): Promise<StoredSession[]> {
     const items = await this.scanAll({
       FilterExpression: 'userId = :u',
@@ -227,6 +314,53 @@ function attributeString(value: unknown): string | undefined {
   if (typeof value === 'string') return value;
   const s = (value as { S?: unknown } | undefined)?.S;
   return typeof s === 'string' ? s : undefined;
+}
+
+/** The id of a scope's cut-off record. */
+function cutoffId(scope: CutoffScope): string {
+  return `${CUTOFF_ID_PREFIX}${createHash('sha256').update(cutoffScopeKey(scope)).digest('hex')}`;
+}
+
+/** The records among `items`, each with the scope it was read for (its stored key must match). */
+function recordsOf(items: readonly Item[], scopes: readonly CutoffScope[]): CutoffRecord[] {
+  const byId = new Map(items.map((item) => [String(item.id), item]));
+  const records: CutoffRecord[] = [];
+  for (const scope of scopes) {
+    const item = byId.get(cutoffId(scope));
+    if (!item || item.cutoffScope !== cutoffScopeKey(scope)) continue;
+    records.push({ scope, entries: entriesOf(item) });
+  }
+  return records;
+}
+
+function entriesOf(item: Item): CutoffEntry[] {
+  const entries: CutoffEntry[] = [];
+  for (const [name, value] of Object.entries(item)) {
+    if (!name.startsWith(ENTRY_PREFIX) || typeof value !== 'object' || value === null) continue;
+    const entry = value as Record<string, unknown>;
+    if (typeof entry.at !== 'string') continue;
+    entries.push({
+      id: name.slice(ENTRY_PREFIX.length),
+      at: entry.at,
+      byUserId: String(entry.byUserId),
+      byKeyId: typeof entry.byKeyId === 'string' ? entry.byKeyId : null,
+      ...(Array.isArray(entry.creators) ? { creators: entry.creators.map(String) } : {}),
+    });
+  }
+  return entries;
+}
+
+function toState(item: Item): SessionState {
+  return {
+    id: String(item.id),
+    orgId: optionalStringOf(item, 'orgId') ?? '',
+    userId: String(item.userId),
+    boardId: String(item.boardId),
+    createdByUserId: optionalStringOf(item, 'createdByUserId') ?? '',
+    createdAt: String(item.createdAt),
+    expiresAt: String(item.expiresAt),
+    revokedAt: optionalStringOf(item, 'revokedAt'),
+  };
 }
 
 /** The index and partition key value that hold a scope. */

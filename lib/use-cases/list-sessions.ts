@@ -97,8 +97,11 @@ export async function listSessions(
       filtered = true;
       merge.readAhead(FILTERED_BATCH);
     }
+    // Revoked by a cut-off counts as revoked, for the status filter as for the view.
     const byId = new Map(
-      (wanted.length > 0 ? await deps.sessions.getMany(wanted) : []).map((s) => [s.id, s]),
+      (wanted.length > 0 ? await deps.sessions.applyCutoffs(await deps.sessions.getMany(wanted)) : []).map(
+        (s) => [s.id, s],
+      ),
     );
     const ownTenant = await ownTenantOf(tenant, byId);
     for (const [index, ref] of refs.entries()) {

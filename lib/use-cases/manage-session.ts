@@ -31,7 +31,8 @@ export async function getSession(
 
 /**
  * Revokes a session the caller may access. Idempotent: revoking again returns the session with its first
- * revocation time. The embed page reads the session consistently, so its link stops working at once.
+ * revocation time, and a session a cut-off covers already is revoked since that cut-off (nothing is
+ * written). The embed page reads the session consistently, so its link stops working at once.
  * The organization owning the board may revoke a session another tenant created on it, and sees its outline.
  */
 export async function revokeSession(
@@ -42,6 +43,7 @@ export async function revokeSession(
   const session = await accessibleSession(deps, caller, id);
   const own = await new TenantFilter(deps.memberships, caller).ownTenant(session);
   const now = deps.clock.now();
+  if (session.revokedAt !== null) return viewFor(session, now, own);
   const revoked = await deps.sessions.revoke(id, {
     revokedAt: now.toISOString(),
     byUserId: caller.userId,
@@ -60,6 +62,12 @@ async function accessibleSession(
   // Not an id this service issues: no read, and the same answer as for someone else's session.
   if (!isSessionId(id)) throw new SessionNotFoundError();
   const session = await deps.sessions.get(id);
-  if (!session || !(await canAccess(deps.memberships, caller, session))) throw new SessionNotFoundError();
-  return session;
+  if (!session) throw new SessionNotFoundError();
+  // The cut-offs that could cover it are read alongside the access check, in the same round trip.
+  const [allowed, [covered]] = await Promise.all([
+    canAccess(deps.memberships, caller, session),
+    deps.sessions.applyCutoffs([session]),
+  ]);
+  if (!allowed) throw new SessionNotFoundError();
+  return covered ?? session;
 }

@@ -58,7 +58,8 @@ export const DEFAULT_MISS_RETRY_DELAYS_MS = [100, 200, 400] as const;
 /**
  * Resolves an embed token to a usable session. A malformed token is refused without touching DynamoDB.
  * A valid one costs three reads: the token index (which only says where the session is), then, at once,
- * the session itself read consistently (so a revocation applies from the very next load) and its board.
+ * the session itself with the revocation cut-offs that could cover it, in one consistent BatchGetItem (so
+ * a revocation or a revoke-all applies from the very next load), and its board.
  * Expiry is checked here because DynamoDB TTL deletes expired items only eventually.
  *
  * A `bindToBrowser` session is then checked against `browserSecrets` (the binding cookies the browser
@@ -81,7 +82,11 @@ export async function openEmbedSession(
   const match = await lookupWithRetries(deps, tokenHash);
   if (!match) throw new InvalidTokenError();
 
-  const [stored, board] = await Promise.all([deps.sessions.get(match.id), deps.boards.get(match.boardId)]);
+  // The session and the cut-off records that could cover it come in one consistent read.
+  const [stored, board] = await Promise.all([
+    deps.sessions.getCovered(match),
+    deps.boards.get(match.boardId),
+  ]);
   // Deleted by its TTL since the index was read, or an index entry that is not this token's after all.
   if (!stored || stored.tokenHash !== tokenHash) throw new InvalidTokenError();
 

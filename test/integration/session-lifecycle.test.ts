@@ -533,7 +533,7 @@ describe('POST /api/embed/sessions/revoke', () => {
   });
 
   it.each([
-    [{}, 'userId is required'],
+    [{}, 'userId or boardId is required (or both)'],
     [{ userId: 'u', extra: 1 }, 'extra is not an allowed field'],
     [{ userId: 42 }, 'userId must be a string'],
     [{ userId: 'u', boardId: '' }, 'boardId must not be empty'],
