@@ -149,24 +149,26 @@ describe.runIf(onAssembly)('the synthesized assembly, served as deployed', () =>
 });
 
 describe.runIf(onAssembly)('a deliberately broken copy of the template fails the run', () => {
-  it('a grant missing one index ARN: the call is denied as IAM would and the run records it', async () => {
-    const runtime = await startAssemblyRuntime({
-      dir: assemblyDir(),
-      node: node24Path(),
-      editTemplate: (template) => {
-        const list = functionId(template, 'GET /api/embed/sessions:');
-        const role = template.Resources[list].Properties.Role['Fn::GetAtt'][0];
-        for (const policy of Object.values(template.Resources as Record<string, Json>)) {
-          if (policy.Type !== 'AWS::IAM::Policy' || policy.Properties.Roles[0].Ref !== role) continue;
-          for (const statement of policy.Properties.PolicyDocument.Statement) {
-            if (!Array.isArray(statement.Resource)) continue;
-            statement.Resource = statement.Resource.filter(
-              (resource: Json) => !JSON.stringify(resource).includes('/index/board-index'),
-            );
+  it('a grant missing one index ARN: the call is denied as IAM would, and the test file fails', async () => {
+    const runtime = await startAssemblyTestRuntime(
+      {
+        editTemplate: (template) => {
+          const list = functionId(template, 'GET /api/embed/sessions:');
+          const role = template.Resources[list].Properties.Role['Fn::GetAtt'][0];
+          for (const policy of Object.values(template.Resources as Record<string, Json>)) {
+            if (policy.Type !== 'AWS::IAM::Policy' || policy.Properties.Roles[0].Ref !== role) continue;
+            for (const statement of policy.Properties.PolicyDocument.Statement) {
+              if (!Array.isArray(statement.Resource)) continue;
+              statement.Resource = statement.Resource.filter(
+                (resource: Json) => !JSON.stringify(resource).includes('/index/board-index'),
+              );
+            }
           }
-        }
+        },
       },
-    });
+      { report: false },
+    );
+    let closing: Promise<void> | undefined;
     try {
       const response = await fetch(
         `${runtime.baseUrl}/api/embed/sessions?boardId=${runtime.demo?.publicBoardId}`,
@@ -177,8 +179,11 @@ describe.runIf(onAssembly)('a deliberately broken copy of the template fails the
       expect(denied.length).toBeGreaterThan(0);
       expect(denied[0]?.operation).toBe('Query');
       expect(denied[0]?.checks[0]?.resource).toMatch(/\/index\/board-index$/);
+      // The fixture's close fails the test file that made the denied call.
+      closing = runtime.close();
+      await expect(closing).rejects.toThrow(/IAM would deny/);
     } finally {
-      await runtime.close();
+      if (!closing) await runtime.close().catch(() => undefined);
     }
   });
 
