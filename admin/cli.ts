@@ -12,6 +12,7 @@ import { SESSION_STATUSES, type SessionStatus } from '#lib/domain/session';
 import { DynamoApiKeyRepository } from '#lib/dynamodb/api-keys';
 import { DynamoBoardRepository } from '#lib/dynamodb/boards';
 import { createDocumentClient } from '#lib/dynamodb/client';
+import { unreachableReason } from '#lib/dynamodb/errors';
 import { DynamoMembershipRepository } from '#lib/dynamodb/memberships';
 import { DynamoSessionRepository } from '#lib/dynamodb/sessions';
 import { readDynamo } from '#lib/platform/config';
@@ -41,8 +42,9 @@ process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 const USAGE = `Usage: npm run --silent admin -- <command> [options]
 
   create-board --board <id> --org <orgId> --visibility <PUBLIC|PRIVATE> [--name <text>]
-               [--embed-origins <origin,origin,…>]   who may frame the board ("" clears; left out, kept)
-               [--app-url <url>]   the board's own application, handed the user ("" clears; left out, kept)
+               [--embed-origins <origin,origin,…>]   who may frame the board ("" clears)
+               [--app-url <url>]   the board's own application, handed the user ("" clears)
+               on an existing board every option left out keeps its value (--name "" clears the name)
   add-member --org <orgId> --user <userId>
   remove-member --org <orgId> --user <userId>
   create-api-key --user <userId> [--name <label>]    prints the key once
@@ -183,9 +185,10 @@ export async function runAdmin(argv: string[], env: Record<string, string | unde
           { boards: boards(), appUrlRule: { allowLoopbackHttp: dynamo.endpoint !== undefined } },
           {
             boardId: need('board'),
-            orgId: need('org'),
-            visibility: need('visibility'),
-            name: values.name ?? null,
+            // Left out, each keeps the existing board's value (org and visibility are needed for a new one).
+            ...(values.org !== undefined ? { orgId: values.org } : {}),
+            ...(values.visibility !== undefined ? { visibility: values.visibility } : {}),
+            ...(values.name !== undefined ? { name: values.name === '' ? null : values.name } : {}),
             ...(values['embed-origins'] !== undefined
               ? { embedOrigins: splitOriginList(values['embed-origins']) }
               : {}),
@@ -244,12 +247,27 @@ export async function runAdmin(argv: string[], env: Record<string, string | unde
   }
 }
 
+/**
+ * The line the CLI prints for a failure: a DynamoDB that cannot be reached is named with its URL (or its
+ * region, against AWS), not reported as a passing outage.
+ */
+export function adminErrorMessage(error: unknown, env: Record<string, string | undefined>): string {
+  const reason = unreachableReason(error);
+  if (reason) {
+    const endpoint = env.DYNAMODB_ENDPOINT?.trim();
+    return endpoint
+      ? `cannot reach DynamoDB at ${endpoint} (DYNAMODB_ENDPOINT): ${reason}. Is the local runtime (npm start) or that DynamoDB running?`
+      : `cannot reach DynamoDB in ${env.AWS_REGION ?? 'the configured region'}: ${reason}`;
+  }
+  return error instanceof Error ? error.message : String(error);
+}
+
 const isMain = process.argv[1] && import.meta.url.endsWith(process.argv[1].replace(/\\/g, '/'));
 if (isMain) {
   try {
     process.stdout.write(`${JSON.stringify(await runAdmin(process.argv.slice(2), process.env), null, 2)}\n`);
   } catch (error) {
-    const message = error instanceof Error ? error.message : String(error);
+    const message = adminErrorMessage(error, process.env);
     process.stderr.write(`error: ${message}\n${error instanceof UsageError ? `\n${USAGE}\n` : ''}`);
     process.exitCode = error instanceof UsageError ? 2 : 1;
   }

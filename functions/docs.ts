@@ -2,11 +2,12 @@ import middy from '@middy/core';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import { serveReference } from '#lib/api-reference/serve';
 import { httpErrors } from '#lib/http/middlewares/http-errors';
+import { withRequestId } from '#lib/http/request-id';
 import { createLogger } from '#lib/platform/logger';
 
 const logger = createLogger({ function: 'docs' });
 
 /** GET /openapi.json, GET /docs and GET /docs/{asset}: the API's description, readable by people and tools. */
-export const handler = middy<APIGatewayProxyEvent, APIGatewayProxyResult>()
+export const handler = withRequestId(middy<APIGatewayProxyEvent, APIGatewayProxyResult>())
   .use(httpErrors({ logger }))
   .handler(async (event) => serveReference(event));

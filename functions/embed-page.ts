@@ -9,6 +9,7 @@ import { apiBaseUrl } from '#lib/http/api-gateway';
 import { headWithoutBody } from '#lib/http/middlewares/head-without-body';
 import { httpErrors } from '#lib/http/middlewares/http-errors';
 import { withRequestBudget } from '#lib/http/middlewares/request-budget';
+import { withRequestId } from '#lib/http/request-id';
 import { readEmbedPageConfig } from '#lib/platform/config';
 import { createLogger } from '#lib/platform/logger';
 import { cryptoRandom, systemClock, timerSleep } from '#lib/platform/system';
@@ -37,7 +38,7 @@ const idTokenPorts = lazyIdTokenPorts(config.idTokenKeys);
  * GET /embed?token=…: the embedded board, or a styled error page (JSON when asked for). HEAD: the same
  * answer without its body, and without binding a link to a browser.
  */
-export const handler = withRequestBudget(middy<APIGatewayProxyEvent, APIGatewayProxyResult>())
+export const handler = withRequestId(withRequestBudget(middy<APIGatewayProxyEvent, APIGatewayProxyResult>()))
   .use(headWithoutBody())
   .use(
     httpErrors({

@@ -1,5 +1,7 @@
 import { once } from 'node:events';
+import { existsSync, mkdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
+import { dirname, join, resolve } from 'node:path';
 import {
   CreateTableCommand,
   type CreateTableCommandInput,
@@ -18,6 +20,7 @@ import {
   type TableDefinition,
   type TableKey,
 } from '#lib/definitions/tables';
+import { unreachableReason } from '#lib/dynamodb/errors';
 import { closeDynaliteIteratorsOnEnd } from './dynalite-iterators';
 
 /** A running embedded DynamoDB (dynalite). */
@@ -27,12 +30,78 @@ export interface EmbeddedDynamo {
   close(): Promise<void>;
 }
 
+/** DATA_DIR cannot hold the embedded DynamoDB's data; the message says why, in one line. */
+export class DataDirError extends Error {
+  constructor(
+    readonly path: string,
+    readonly reason: string,
+  ) {
+    super(`DATA_DIR ${path} cannot be used: ${reason}`);
+  }
+}
+
+/** The DynamoDB at `endpoint` did not answer at all. */
+export class DynamoUnreachableError extends Error {
+  constructor(
+    readonly endpoint: string,
+    readonly reason: string,
+  ) {
+    super(`cannot reach DynamoDB at ${endpoint}: ${reason}`);
+  }
+}
+
+/**
+ * Makes sure `path` is a folder this process can write, creating it when missing. dynalite's LevelDB
+ * fails later and worse (an uncaught LEVEL_DATABASE_NOT_OPEN stack trace, or a hang), so it is checked
+ * first and refused with the reason.
+ */
+export function prepareDataDir(path: string): void {
+  const reason = (error: unknown) => {
+    const { code, message } = error as NodeJS.ErrnoException;
+    const known: Record<string, string> = {
+      EACCES: 'permission denied',
+      EPERM: 'operation not permitted',
+      EROFS: 'read-only file system',
+      ENOTDIR: 'a part of the path is a file, not a folder',
+      ENOENT: 'a part of the path does not exist and cannot be created',
+      ENOSPC: 'no space left on the device',
+    };
+    return (code && known[code]) ?? message;
+  };
+  try {
+    makeFolders(resolve(path));
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'EEXIST')
+      throw new DataDirError(path, 'it is a file, not a folder');
+    throw new DataDirError(path, `it cannot be created (${reason(error)})`);
+  }
+  if (!statSync(path).isDirectory()) throw new DataDirError(path, 'it is a file, not a folder');
+  const probe = join(path, `.write-check-${process.pid}`);
+  try {
+    writeFileSync(probe, '');
+    rmSync(probe);
+  } catch (error) {
+    throw new DataDirError(path, `it is not writable (${reason(error)})`);
+  }
+}
+
+/**
+ * `mkdir -p`, one level at a time: Node's recursive mkdir spins forever on some paths it cannot create
+ * (under /proc, say), which is the hang this check exists to prevent.
+ */
+function makeFolders(path: string): void {
+  const parent = dirname(path);
+  if (parent !== path && !existsSync(parent)) makeFolders(parent);
+  if (!existsSync(path)) mkdirSync(path);
+}
+
 /** Starts dynalite on `port` (0 = any free port), in memory or persisted under `dataDir`. */
 export async function startEmbeddedDynamo(options: {
   port: number;
   host: string;
   dataDir?: string;
 }): Promise<EmbeddedDynamo> {
+  if (options.dataDir) prepareDataDir(options.dataDir);
   closeDynaliteIteratorsOnEnd();
   const server = dynalite({
     createTableMs: 0,
@@ -44,7 +113,7 @@ export async function startEmbeddedDynamo(options: {
   await once(server, 'listening');
   const { port } = server.address() as AddressInfo;
   return {
-    endpoint: `http://${options.host}:${port}`,
+    endpoint: `http://${reachableHost(options.host)}:${port}`,
     port,
     close: () =>
       new Promise<void>((resolve, reject) => server.close((error) => (error ? reject(error) : resolve()))),
@@ -102,9 +171,20 @@ export async function ensureTables(endpoint: string, names: Record<TableKey, str
     endpoint,
     region: 'local',
     credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+    // A host that never answers fails in seconds rather than hanging the start.
+    requestHandler: { connectionTimeout: 3_000 },
   });
   try {
-    const existing = new Set((await client.send(new ListTablesCommand({}))).TableNames ?? []);
+    let tableNames: string[] | undefined;
+    try {
+      tableNames = (await client.send(new ListTablesCommand({}))).TableNames;
+    } catch (error) {
+      // The first call to the endpoint: whatever fails here means no DynamoDB to work with at that URL.
+      const reason =
+        unreachableReason(error) ?? `no DynamoDB answered there (${(error as Error).name ?? 'error'})`;
+      throw new DynamoUnreachableError(endpoint, reason);
+    }
+    const existing = new Set(tableNames ?? []);
     for (const key of TABLE_KEYS) {
       if (!existing.has(names[key]))
         await client.send(new CreateTableCommand(createTableInput(TABLES[key], names[key])));
@@ -126,4 +206,10 @@ async function waitUntilActive(client: DynamoDBClient, tableName: string): Promi
       throw new Error(`Table ${tableName} is still ${Table?.TableStatus} after 60 s`);
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
+}
+
+/** The host to put in URLs for a listening address: a wildcard one (0.0.0.0, ::) becomes 127.0.0.1. */
+export function reachableHost(host: string): string {
+  if (host === '0.0.0.0' || host === '::' || host === '[::]' || host === '') return '127.0.0.1';
+  return host.includes(':') && !host.startsWith('[') ? `[${host}]` : host;
 }

@@ -21,6 +21,7 @@ import {
   runtimeOf,
 } from '#lib/definitions/routes';
 import { isRateLimitValue, type RateLimit } from '#lib/domain/api-key';
+import { REQUEST_ID_HEADER } from '#lib/http/request-id';
 import { headerValue } from '#lib/http/response';
 import type { Logger } from '#lib/platform/logger';
 import { KeyRateLimiter, type MonotonicClock, type RateLimitDecision } from './rate-limiter';
@@ -111,7 +112,13 @@ export interface GatewayOptions {
   clock?: MonotonicClock;
 }
 
-type Reply = { status: number; headers: Record<string, string | string[]>; body: Buffer };
+/** `fromFunction`: the function's own answer, which names its request itself; the gateway names the rest. */
+type Reply = {
+  status: number;
+  headers: Record<string, string | string[]>;
+  body: Buffer;
+  fromFunction?: boolean;
+};
 
 /**
  * A local stand-in for API Gateway (REST API, Lambda proxy integration): the same routes, a TOKEN
@@ -175,7 +182,11 @@ export function createApiGateway(
         return gatewayReply(options, 'DEFAULT_5XX');
       })
       .then((reply) => {
-        res.writeHead(reply.status, reply.headers);
+        // As the stack's gateway responses map `context.requestId` into X-Request-Id.
+        res.writeHead(
+          reply.status,
+          reply.fromFunction ? reply.headers : { ...reply.headers, [REQUEST_ID_HEADER]: requestId },
+        );
         res.end(reply.body);
         // The path only: the query string may hold an embed token.
         options.logger.info('request', {
@@ -515,5 +526,5 @@ function fromResult(result: APIGatewayProxyResult): Reply {
   for (const [name, values] of Object.entries(result.multiValueHeaders ?? {}))
     headers[name] = values.map(String);
   const body = Buffer.from(result.body ?? '', result.isBase64Encoded ? 'base64' : 'utf8');
-  return { status: result.statusCode, headers, body };
+  return { status: result.statusCode, headers, body, fromFunction: true };
 }

@@ -10,7 +10,7 @@ import { createDocumentClient } from '#lib/dynamodb/client';
 import { fail, readApiKeyLimits, readFrameAncestors } from '#lib/platform/config';
 import { createLogger, type Logger } from '#lib/platform/logger';
 import { clientErrorResponder } from './client-errors';
-import { ensureTables, startEmbeddedDynamo } from './dynamodb';
+import { ensureTables, reachableHost, startEmbeddedDynamo } from './dynamodb';
 import { createGateway, type LambdaHandler } from './gateway';
 import { localIdTokenKeyFile } from './id-token-keys';
 import type { MonotonicClock } from './rate-limiter';
@@ -74,7 +74,8 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
     server.listen(options.port, host);
     await once(server, 'listening');
     const { port } = server.address() as AddressInfo;
-    const baseUrl = `http://${host}:${port}`;
+    // Listening on every interface is no address to browse to: links name this machine's loopback.
+    const baseUrl = `http://${reachableHost(host)}:${port}`;
 
     process.env.DYNAMODB_ENDPOINT = dynamo.endpoint;
     process.env.AWS_REGION = 'local';
@@ -90,7 +91,7 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
     const securityHeaders = gatewaySecurityHeaders(frameAncestors);
     gateway = createGateway({
       handlers: await loadHandlers(),
-      domainName: `${host}:${port}`,
+      domainName: `${reachableHost(host)}:${port}`,
       logger,
       securityHeaders,
       apiKeyLimits,

@@ -1,5 +1,7 @@
 /** `npm start`: the whole service on this machine, on an embedded DynamoDB or the one at DYNAMODB_ENDPOINT. */
 import { readDynamoEndpoint, readInteger } from '#lib/platform/config';
+import { consoleLogger, logFormatOf } from './console-log';
+import { DataDirError, DynamoUnreachableError } from './dynamodb';
 import { startLocalRuntime } from './runtime';
 
 // Node 20 is supported here on purpose (see README); the SDK's notice about future versions is noise.
@@ -17,7 +19,14 @@ if (problems.length > 0) {
   process.exit(1);
 }
 
+// A person at a terminal reads one short line per request; the functions' own JSON lines would drown
+// them, so there only their warnings and errors show (LOG_LEVEL still decides when set).
+const logFormat = logFormatOf(process.env, process.stdout.isTTY === true);
+if (logFormat === 'human') process.env.LOG_LEVEL ??= 'warn';
+const gatewayLog = consoleLogger(logFormat);
+
 const starting = startLocalRuntime({
+  logger: gatewayLog.logger,
   port,
   dynamoPort,
   host: process.env.HOST || '127.0.0.1',
@@ -25,14 +34,20 @@ const starting = startLocalRuntime({
   dynamoEndpoint,
   seed: true,
 }).catch((error: NodeJS.ErrnoException) => {
-  // The common failure is a port in use; say which and how to choose another, without a stack trace.
-  console.error(
-    error.code === 'EADDRINUSE'
-      ? `Cannot start: ${error.message.replace(/^listen EADDRINUSE: address already in use /, '')} is already in use. Set PORT / DYNAMODB_PORT to free ports.`
-      : `Cannot start: ${error.message}`,
-  );
+  console.error(`Cannot start: ${startFailure(error)}`);
   process.exit(1);
 });
+
+/** One line for what stopped the start, naming the variable to change; never a stack trace. */
+function startFailure(error: NodeJS.ErrnoException): string {
+  if (error.code === 'EADDRINUSE')
+    return `${error.message.replace(/^listen EADDRINUSE: address already in use /, '')} is already in use. Set PORT / DYNAMODB_PORT to free ports.`;
+  if (error instanceof DataDirError)
+    return `${error.message}. Set DATA_DIR to a folder you can write, or unset it to keep data in memory.`;
+  if (error instanceof DynamoUnreachableError && dynamoEndpoint)
+    return `DYNAMODB_ENDPOINT ${error.endpoint} cannot be reached (${error.reason}). Start that DynamoDB, or unset DYNAMODB_ENDPOINT to use the embedded one.`;
+  return error.message;
+}
 
 let stopping = false;
 /**
@@ -89,6 +104,7 @@ const dynamoLine = runtime.embeddedDynamo
 console.log(`
 Embed session service running locally
   API base URL       ${runtime.baseUrl}
+  API reference      ${runtime.baseUrl}/docs   (and ${runtime.baseUrl}/ for where to go next)
   ${dynamoLine}
   Demo API key       ${demo?.apiKey}   (user ${demo?.userId}; shown once)
   Demo boards        ${demo?.publicBoardId} (PUBLIC), ${demo?.privateBoardId} (PRIVATE, your org), ${demo?.otherOrgBoardId} (PRIVATE, other org)
@@ -106,3 +122,5 @@ Create a session:
 Admin CLI against this runtime:
   DYNAMODB_ENDPOINT=${runtime.dynamoEndpoint} npm run --silent admin -- list-boards
 `);
+// The banner first, then the requests (the demo session's included) as they come.
+gatewayLog.release();

@@ -4,6 +4,7 @@ import {
   type GatewayResponseType,
   gatewayResponse,
 } from '#lib/definitions/gateway-responses';
+import { REQUEST_ID_HEADER } from '#lib/http/request-id';
 import { jsonTemplate, quoted } from './api-mapping';
 
 /** Every error API Gateway makes itself, in the house shape and with the given security headers. */
@@ -13,7 +14,8 @@ export function addGatewayResponses(restApi: RestApi, securityHeaders: Record<st
     restApi.addGatewayResponse(type, {
       type: ResponseType.of(type),
       statusCode: String(response.status),
-      responseHeaders: quoted(response.headers),
+      // API Gateway's request id, as the functions send it: every answer names its request.
+      responseHeaders: { ...quoted(response.headers), [REQUEST_ID_HEADER]: 'context.requestId' },
       templates: { 'application/json': jsonTemplate(JSON.parse(response.body)) },
     });
   }

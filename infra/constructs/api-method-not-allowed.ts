@@ -5,6 +5,7 @@ import {
   type Resource,
 } from 'aws-cdk-lib/aws-apigateway';
 import { methodNotAllowed } from '#lib/definitions/gateway-responses';
+import { REQUEST_ID_HEADER } from '#lib/http/request-id';
 import { jsonTemplate, quoted } from './api-mapping';
 import { acknowledgeNoAuth } from './api-nag';
 
@@ -30,7 +31,9 @@ export function addMethodNotAllowed(
   securityHeaders: Record<string, string>,
 ): void {
   const response = methodNotAllowed(allowedMethods, securityHeaders);
-  const headerNames = Object.keys(response.headers).map((name) => `method.response.header.${name}`);
+  // Static headers, and API Gateway's request id as every other answer carries it.
+  const mapped = { ...quoted(response.headers), [REQUEST_ID_HEADER]: 'context.requestId' };
+  const headerNames = Object.keys(mapped).map((name) => `method.response.header.${name}`);
   const integration = new MockIntegration({
     passthroughBehavior: PassthroughBehavior.WHEN_NO_MATCH,
     requestTemplates: Object.fromEntries(
@@ -41,10 +44,7 @@ export function addMethodNotAllowed(
         statusCode: '405',
         responseTemplates: { 'application/json': jsonTemplate(JSON.parse(response.body)) },
         responseParameters: Object.fromEntries(
-          Object.entries(quoted(response.headers)).map(([name, value]) => [
-            `method.response.header.${name}`,
-            value,
-          ]),
+          Object.entries(mapped).map(([name, value]) => [`method.response.header.${name}`, value]),
         ),
       },
     ],

@@ -3,6 +3,7 @@ import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import { buildOpenApiDocument } from '#lib/definitions/openapi';
 import { headerValue, jsonError } from '#lib/http/response';
 import { referenceAsset } from './assets';
+import { serviceIndexResponse } from './index-page';
 import {
   ASSET_MAX_AGE_SECONDS,
   cacheableResponse,
@@ -33,13 +34,14 @@ export function openApiAsset() {
 }
 
 /**
- * GET /openapi.json, GET /docs and GET /docs/{asset}: public and cacheable, unlike the API's answers,
+ * GET / (where to go next), GET /openapi.json, GET /docs and GET /docs/{asset}: public and cacheable, unlike the API's answers,
  * since none of them carries a credential. The document may be fetched from any origin (editors and
  * client generators read it there).
  */
 export function serveReference(
   event: Pick<APIGatewayProxyEvent, 'resource' | 'headers' | 'pathParameters'>,
 ): APIGatewayProxyResult {
+  if (event.resource === '/') return serviceIndexResponse(event.headers);
   const ifNoneMatch = headerValue(event.headers, 'if-none-match');
   if (event.resource === '/openapi.json') {
     return cacheableResponse(ifNoneMatch, openApiAsset(), PAGE_MAX_AGE_SECONDS, {

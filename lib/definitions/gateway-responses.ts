@@ -39,6 +39,10 @@ export interface GatewayResponse {
 }
 
 const NO_SUCH_ROUTE = 'No such route';
+/** The 401s: how to send a key when none came, and that the one sent does not work. */
+export const SEND_API_KEY = 'Send your API key as `Authorization: Bearer <key>`';
+export const INVALID_KEY = 'The API key is invalid';
+const BEARER_CHALLENGE = { 'WWW-Authenticate': 'Bearer' };
 const UNEXPECTED = 'An unexpected error occurred';
 const AUTHORIZATION_UNAVAILABLE: GatewayResponse = {
   status: 503,
@@ -51,9 +55,14 @@ const AUTHORIZATION_UNAVAILABLE: GatewayResponse = {
  * would otherwise replace the status of every unlisted type (a WAF block would turn into a 400).
  */
 export const GATEWAY_RESPONSES: Readonly<Record<GatewayResponseType, GatewayResponse>> = {
-  UNAUTHORIZED: { status: 401, message: 'The API key is missing or invalid' },
-  INVALID_API_KEY: { status: 401, message: 'The API key is missing or invalid' },
-  ACCESS_DENIED: { status: 403, message: 'The API key is not allowed to call this operation' },
+  // No Authorization header (API Gateway answers before the authorizer runs), or one without a Bearer
+  // credential (the authorizer throws `Unauthorized`): say how to send a key.
+  UNAUTHORIZED: { status: 401, message: SEND_API_KEY, headers: BEARER_CHALLENGE },
+  // A key the authorizer read and refused (malformed, unknown, revoked) is a Deny policy; the authorizer
+  // allows every valid key the whole stage, so nothing else is denied.
+  ACCESS_DENIED: { status: 401, message: INVALID_KEY, headers: BEARER_CHALLENGE },
+  // A key without usage plan entry: a deployment mistake, but to the caller still a key that does not work.
+  INVALID_API_KEY: { status: 401, message: INVALID_KEY, headers: BEARER_CHALLENGE },
   WAF_FILTERED: { status: 403, message: 'The request was blocked by the firewall' },
   // Every route is either open or behind the Lambda authorizer, so API Gateway checks AWS signatures
   // only on paths that do not exist: a missing, invalid or expired signature there means "no such route".

@@ -61,7 +61,9 @@ const ERROR = (description: string, headers?: readonly string[]): ResponseDoc =>
 
 /** Answers every API-key route can give besides its own. */
 export const API_KEY_ROUTE_ERRORS: Readonly<Record<number, ResponseDoc>> = {
-  401: ERROR('The API key is missing, malformed, unknown or revoked'),
+  401: ERROR(
+    'No API key ("Send your API key as `Authorization: Bearer <key>`"), or one that is malformed, unknown or revoked ("The API key is invalid")',
+  ),
   429: ERROR('Too many requests for this API key; retry after `Retry-After` seconds', ['Retry-After']),
   503: ERROR('Storage or authorization is temporarily unavailable; retry after `Retry-After` seconds', [
     'Retry-After',
@@ -277,6 +279,19 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
     responses: {
       200: { description: 'The OpenAPI document', media: { 'application/json': 'OpenAPI 3.1' } },
       304: { description: 'Not modified since the `ETag` sent in `If-None-Match`' },
+    },
+  },
+  'GET /': {
+    operationId: 'serviceIndex',
+    summary: 'Where to go next',
+    description:
+      'Links to the reference page, the OpenAPI document, the health check and the guides: HTML when `Accept` names `text/html`, JSON otherwise. Links are relative to the API’s base URL.',
+    tag: 'Service',
+    responses: {
+      200: {
+        description: 'The index',
+        media: { 'application/json': 'The index', 'text/html': 'The index as a page' },
+      },
     },
   },
   'GET /docs': {

@@ -146,7 +146,8 @@ export const FUNCTIONS = {
   },
   docs: {
     entry: 'functions/docs.ts',
-    description: 'GET /openapi.json and GET /docs: the OpenAPI document and the reference page',
+    description:
+      'GET /, GET /openapi.json and GET /docs: the index, the OpenAPI document and the reference page',
     access: {},
     settings: [],
     files: ['swagger-ui-dist/swagger-ui-bundle.js', 'swagger-ui-dist/swagger-ui.css'],
@@ -186,6 +187,7 @@ export const ROUTES: readonly RouteDefinition[] = [
   { method: 'GET', path: '/.well-known/openid-configuration', function: 'discovery', auth: 'none' },
   { method: 'GET', path: '/.well-known/jwks.json', function: 'discovery', auth: 'none' },
   { method: 'GET', path: '/health', function: 'health', auth: 'none' },
+  { method: 'GET', path: '/', function: 'docs', auth: 'none' },
   { method: 'GET', path: '/openapi.json', function: 'docs', auth: 'none' },
   { method: 'GET', path: '/docs', function: 'docs', auth: 'none' },
   { method: 'GET', path: '/docs/{asset}', function: 'docs', auth: 'none' },

@@ -41,6 +41,12 @@ export class BoardAccessDeniedError extends DomainError {
 /** The API key is missing, malformed, unknown or revoked. */
 export class InvalidApiKeyError extends DomainError {}
 
+/**
+ * The request carries no API key at all: no `Authorization` header, or one with another scheme than
+ * `Bearer`. An invalid key of a kind, told apart so the caller learns how to send one.
+ */
+export class MissingApiKeyError extends InvalidApiKeyError {}
+
 /** The embed request carries no token. */
 export class MissingTokenError extends DomainError {
   constructor() {

@@ -50,13 +50,13 @@ export function apiBaseUrl(event: Pick<APIGatewayProxyEvent, 'requestContext'>):
  * gateway, which throttles the same way.
  */
 export function allowPolicy(key: AuthorizedKey, methodArn: string): APIGatewayAuthorizerResult {
-  const [apiArn, stage] = methodArn.split('/');
-  if (!apiArn?.startsWith('arn:') || !stage) throw new Error('methodArn is malformed');
+  const stageArn = stageArnOf(methodArn);
+  if (!stageArn) throw new Error('methodArn is malformed');
   return {
     principalId: key.userId,
     policyDocument: {
       Version: '2012-10-17',
-      Statement: [{ Action: 'execute-api:Invoke', Effect: 'Allow', Resource: `${apiArn}/${stage}/*` }],
+      Statement: [{ Action: 'execute-api:Invoke', Effect: 'Allow', Resource: `${stageArn}/*` }],
     },
     context: {
       userId: key.userId,
@@ -65,4 +65,27 @@ export function allowPolicy(key: AuthorizedKey, methodArn: string): APIGatewayAu
     },
     usageIdentifierKey: usageIdentifierOf(key.keyId),
   };
+}
+
+/**
+ * A Deny policy for every method of the API's stage: how the authorizer refuses a key it has read and found
+ * invalid, so API Gateway answers with its ACCESS_DENIED response (401 "The API key is invalid") rather
+ * than the UNAUTHORIZED one kept for a request without a key. Undefined when `methodArn` is malformed.
+ */
+export function denyPolicy(methodArn: string | undefined): APIGatewayAuthorizerResult | undefined {
+  const stageArn = stageArnOf(methodArn ?? '');
+  if (!stageArn) return undefined;
+  return {
+    principalId: 'invalid-api-key',
+    policyDocument: {
+      Version: '2012-10-17',
+      Statement: [{ Action: 'execute-api:Invoke', Effect: 'Deny', Resource: `${stageArn}/*` }],
+    },
+  };
+}
+
+/** `arn:…:apiId/stage` of a method ARN, or undefined when it is not one. */
+function stageArnOf(methodArn: string): string | undefined {
+  const [apiArn, stage] = methodArn.split('/');
+  return apiArn?.startsWith('arn:') && stage ? `${apiArn}/${stage}` : undefined;
 }

@@ -3,6 +3,7 @@ import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import { createLogger } from '#lib/platform/logger';
 import { httpErrors } from './middlewares/http-errors';
 import { withRequestBudget } from './middlewares/request-budget';
+import { withRequestId } from './request-id';
 
 type ProxyHandler = (event: APIGatewayProxyEvent) => Promise<APIGatewayProxyResult>;
 
@@ -22,9 +23,12 @@ export function jsonApiHandler(
 ) {
   const logger = createLogger({ function: functionName });
   // Every route's DynamoDB calls share one deadline per request (lib/http/middlewares/request-budget.ts).
-  let chain = withRequestBudget(middy<APIGatewayProxyEvent, APIGatewayProxyResult>(), {
-    budgetMs: middlewares.budgetMs,
-  });
+  // Every answer names its request (X-Request-Id), whatever middleware made it.
+  let chain = withRequestId(
+    withRequestBudget(middy<APIGatewayProxyEvent, APIGatewayProxyResult>(), {
+      budgetMs: middlewares.budgetMs,
+    }),
+  );
   for (const middleware of middlewares.outer ?? []) chain = chain.use(middleware);
   chain = chain.use(httpErrors({ logger }));
   for (const middleware of middlewares.inner ?? []) chain = chain.use(middleware);

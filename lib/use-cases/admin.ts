@@ -21,28 +21,43 @@ export const BOARD_VISIBILITIES = [PUBLIC_VISIBILITY, 'PRIVATE'] as const;
 export type ApiKeySummary = Omit<ApiKeyRecord, 'keyHash'>;
 
 /**
- * A board as operators give it. `embedOrigins`: a list replaces the board's own, an empty list (or null)
- * removes it so the stage default applies, and leaving it out keeps what the board has. `appUrl` alike:
- * a URL replaces the board's own, `""` (or null) removes it, leaving it out keeps it.
+/**
+ * A board as operators give it. On an existing board every field left out keeps its value: `orgId` and
+ * `visibility` (required for a new board), `name` (null clears it), `embedOrigins` (a list replaces the
+ * board's own; an empty list or null removes it so the stage default applies) and `appUrl` (a URL
+ * replaces the board's own; `""` or null removes it).
  */
-export type BoardInput = Omit<Board, 'embedOrigins' | 'appUrl'> & {
-  embedOrigins?: readonly string[] | null;
-  appUrl?: string | null;
-};
+export type BoardInput = Pick<Board, 'boardId'> &
+  Partial<Pick<Board, 'orgId' | 'visibility' | 'name'>> & {
+    embedOrigins?: readonly string[] | null;
+    appUrl?: string | null;
+  };
 
 /** Off the local runtime an app URL must be https; `createBoard` applies this rule unless told otherwise. */
 export const REMOTE_APP_URL_RULE: BoardAppUrlRule = { allowLoopbackHttp: false };
 
 /**
- * Creates a board, or replaces the one with the same id (how operators change a visibility or name).
- * A board never moves to another organization: its sessions recorded the owner their access follows.
+ * Creates a board, or updates the one with the same id (how operators change a visibility or name):
+ * what the input leaves out keeps its value. A board never moves to another organization: its sessions
+ * recorded the owner their access follows.
  */
 export async function createBoard(
   deps: { boards: BoardRepository; appUrlRule?: BoardAppUrlRule },
   input: BoardInput,
 ): Promise<Board> {
-  const { embedOrigins: given, appUrl: givenAppUrl, ...fields } = input;
-  requireText('board', fields.boardId);
+  const { embedOrigins: given, appUrl: givenAppUrl } = input;
+  requireText('board', input.boardId);
+  const existing = await deps.boards.get(input.boardId);
+  if (!existing && (input.orgId === undefined || input.visibility === undefined))
+    throw new ValidationError(
+      `board "${input.boardId}" does not exist yet: a new board needs --org and --visibility`,
+    );
+  const fields: Omit<Board, 'embedOrigins' | 'appUrl'> = {
+    boardId: input.boardId,
+    orgId: input.orgId ?? existing?.orgId ?? '',
+    visibility: input.visibility ?? existing?.visibility ?? '',
+    name: input.name === undefined ? (existing?.name ?? null) : input.name,
+  };
   requireText('org', fields.orgId);
   if (!(BOARD_VISIBILITIES as readonly string[]).includes(fields.visibility)) {
     throw new ValidationError(`visibility must be one of ${BOARD_VISIBILITIES.join(', ')}`);
@@ -61,9 +76,7 @@ export async function createBoard(
   if (appUrlProblem !== undefined) throw new ValidationError(appUrlProblem);
   // Replacing a board without naming its origins must not quietly widen who may frame it, nor without
   // naming its application quietly send its users back to the built-in page.
-  const existing =
-    given === undefined || givenAppUrl === undefined ? await deps.boards.get(fields.boardId) : undefined;
-  const embedOrigins = given === undefined ? existing?.embedOrigins : [...new Set(given)];
+  const embedOrigins = given === undefined ? existing?.embedOrigins : [...new Set(given ?? [])];
   const appUrl = givenAppUrl === undefined ? existing?.appUrl : givenAppUrl || undefined;
   const board: Board = {
     ...fields,

@@ -15,7 +15,8 @@ export function generateValidators(): string {
   const ajv = new Ajv({
     // One line: generated code is read by machines, and its repetitive shape is not ours to deduplicate.
     code: { source: true, esm: true, lines: false },
-    allErrors: false,
+    // Every problem of a request, not only the first: a caller fixes them all in one round.
+    allErrors: true,
     coerceTypes: false,
     useDefaults: false,
     strict: true,

@@ -1,6 +1,6 @@
 import { ValidationError } from '#lib/domain/errors';
 import type { CreateSessionRequest } from '#lib/use-cases/create-session';
-import { describeSchemaError } from './describe';
+import { checkAll, describeSchemaErrors } from './describe';
 import { checkMetadata, checkWellFormed } from './metadata';
 import { validateCreateSession as validate } from './validators.generated.js';
 
@@ -21,18 +21,22 @@ const TEXT_FIELDS = ['boardId', 'userId', 'email', 'firstName', 'lastName', 'ava
 
 /**
  * Validates a parsed JSON body against the create-session rules and returns the normalized request.
- * Throws `ValidationError` with a message naming the first offending field.
+ * Throws `ValidationError` with a message naming every offending field.
  */
 export function parseCreateSessionRequest(body: unknown, limits: RequestLimits): CreateSessionRequest {
-  if (!validate(body)) throw new ValidationError(describeSchemaError(validate.errors?.[0]));
+  if (!validate(body)) throw new ValidationError(describeSchemaErrors(validate.errors));
   const raw = body as RawRequest;
-  for (const field of TEXT_FIELDS) {
-    const value = raw[field];
-    if (typeof value === 'string') checkWellFormed(value, field);
-  }
-  if (typeof raw.avatarUrl === 'string') checkHttpUrl(raw.avatarUrl);
   const metadata = raw.metadata ?? {};
-  checkMetadata(metadata, limits.metadataMaxBytes);
+  checkAll([
+    ...TEXT_FIELDS.map((field) => () => {
+      const value = raw[field];
+      if (typeof value === 'string') checkWellFormed(value, field);
+    }),
+    () => {
+      if (typeof raw.avatarUrl === 'string') checkHttpUrl(raw.avatarUrl);
+    },
+    () => checkMetadata(metadata, limits.metadataMaxBytes),
+  ]);
   return {
     boardId: raw.boardId,
     userId: raw.userId,

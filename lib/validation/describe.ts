@@ -1,4 +1,5 @@
 import type { ErrorObject } from 'ajv';
+import { ValidationError } from '#lib/domain/errors';
 
 const PATTERN_MESSAGES: Record<string, string> = {
   boardId: 'boardId must not be blank',
@@ -57,4 +58,48 @@ export function describeSchemaError(
     default:
       return `${field} is invalid`;
   }
+}
+
+/**
+ * Every problem ajv found (the validators are built with `allErrors`), one sentence per field (the first
+ * ajv reports for it: an empty id is "must not be empty", not also "must not be blank"), in the order
+ * found, joined into one message: a caller fixes them all in one round.
+ */
+export function describeSchemaErrors(
+  errors: readonly ErrorObject[] | null | undefined,
+  kind: 'field' | 'query parameter' = 'field',
+): string {
+  if (!errors || errors.length === 0) return describeSchemaError(undefined, kind);
+  const byField = new Map<string, string>();
+  for (const error of errors) {
+    const field = fieldOf(error);
+    if (!byField.has(field)) byField.set(field, describeSchemaError(error, kind));
+  }
+  return joinProblems([...byField.values()]);
+}
+
+/** The field an error is about: the missing or unknown property, else the top-level field of its path. */
+function fieldOf(error: ErrorObject): string {
+  const params = error.params as Record<string, unknown>;
+  if (error.keyword === 'required') return String(params.missingProperty);
+  if (error.keyword === 'additionalProperties') return String(params.additionalProperty);
+  return error.instancePath.slice(1).split('/')[0] || 'body';
+}
+
+/** Runs every check and throws one `ValidationError` listing what each refused; returns when all passed. */
+export function checkAll(checks: ReadonlyArray<() => void>): void {
+  const problems: string[] = [];
+  for (const check of checks) {
+    try {
+      check();
+    } catch (error) {
+      if (!(error instanceof ValidationError)) throw error;
+      problems.push(error.message);
+    }
+  }
+  if (problems.length > 0) throw new ValidationError(joinProblems(problems));
+}
+
+function joinProblems(problems: readonly string[]): string {
+  return problems.join('; ');
 }

@@ -1,7 +1,7 @@
 import { ValidationError } from '#lib/domain/errors';
 import type { SessionStatus } from '#lib/domain/session';
 import { DEFAULT_LIST_LIMIT, type ListSessionsQuery } from '#lib/use-cases/list-sessions';
-import { describeSchemaError } from './describe';
+import { describeSchemaErrors } from './describe';
 import { validateListSessionsQuery as validate } from './validators.generated.js';
 
 type QueryParameters = Record<string, string | undefined> | null | undefined;
@@ -23,7 +23,7 @@ export function parseListSessionsQuery(
   if (typeof params.limit === 'string' && /^-?\d{1,15}$/.test(params.limit))
     params.limit = Number(params.limit);
   if (!validate(params)) {
-    throw new ValidationError(describeSchemaError(validate.errors?.[0], 'query parameter'));
+    throw new ValidationError(describeSchemaErrors(validate.errors, 'query parameter'));
   }
   const { userId, boardId, status, limit, cursor } = params as {
     userId?: string;

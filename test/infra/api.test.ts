@@ -156,6 +156,7 @@ describe('405 for other methods', () => {
           'method.response.header.X-Content-Type-Options': true,
           'method.response.header.Content-Security-Policy': true,
           'method.response.header.Referrer-Policy': true,
+          'method.response.header.X-Request-Id': true,
         },
       },
     ]);
@@ -181,6 +182,8 @@ describe('405 for other methods', () => {
       'method.response.header.Content-Security-Policy':
         "'sandbox; frame-ancestors https: http://localhost:* http://127.0.0.1:*'",
       'method.response.header.Referrer-Policy': "'no-referrer'",
+      // API Gateway's request id, as every other answer carries it.
+      'method.response.header.X-Request-Id': 'context.requestId',
     });
     expect(JSON.parse(response.ResponseTemplates['application/json'])).toEqual({
       error: 'Method Not Allowed',

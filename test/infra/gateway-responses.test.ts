@@ -6,8 +6,11 @@ import { type Json, resources, type Synthesized, synthesize } from '#test/suppor
  * What a client must receive for each error API Gateway makes itself, written out here rather than read
  * from lib/definitions/gateway-responses.ts, so a wrong entry in that table fails this test.
  */
-const EXPECTED: Record<string, { status: string; error: string; message?: string; retryAfter?: string }> = {
-  ACCESS_DENIED: { status: '403', error: 'Forbidden' },
+const EXPECTED: Record<
+  string,
+  { status: string; error: string; message?: string; retryAfter?: string; bearer?: boolean }
+> = {
+  ACCESS_DENIED: { status: '401', error: 'Unauthorized', message: 'The API key is invalid', bearer: true },
   API_CONFIGURATION_ERROR: { status: '500', error: 'Internal Server Error' },
   AUTHORIZER_CONFIGURATION_ERROR: { status: '503', error: 'Service Unavailable', retryAfter: '2' },
   AUTHORIZER_FAILURE: { status: '503', error: 'Service Unavailable', retryAfter: '2' },
@@ -18,14 +21,19 @@ const EXPECTED: Record<string, { status: string; error: string; message?: string
   EXPIRED_TOKEN: { status: '404', error: 'Not Found', message: 'No such route' },
   INTEGRATION_FAILURE: { status: '502', error: 'Bad Gateway' },
   INTEGRATION_TIMEOUT: { status: '504', error: 'Gateway Timeout' },
-  INVALID_API_KEY: { status: '401', error: 'Unauthorized', message: 'The API key is missing or invalid' },
+  INVALID_API_KEY: { status: '401', error: 'Unauthorized', message: 'The API key is invalid', bearer: true },
   INVALID_SIGNATURE: { status: '404', error: 'Not Found', message: 'No such route' },
   MISSING_AUTHENTICATION_TOKEN: { status: '404', error: 'Not Found', message: 'No such route' },
   QUOTA_EXCEEDED: { status: '429', error: 'Too Many Requests' },
   REQUEST_TOO_LARGE: { status: '413', error: 'Payload Too Large' },
   RESOURCE_NOT_FOUND: { status: '404', error: 'Not Found', message: 'No such route' },
   THROTTLED: { status: '429', error: 'Too Many Requests', retryAfter: '1' },
-  UNAUTHORIZED: { status: '401', error: 'Unauthorized', message: 'The API key is missing or invalid' },
+  UNAUTHORIZED: {
+    status: '401',
+    error: 'Unauthorized',
+    message: 'Send your API key as `Authorization: Bearer <key>`',
+    bearer: true,
+  },
   UNSUPPORTED_MEDIA_TYPE: { status: '415', error: 'Unsupported Media Type' },
   WAF_FILTERED: { status: '403', error: 'Forbidden' },
 };
@@ -74,7 +82,10 @@ describe('gateway responses', () => {
       'gatewayresponse.header.Content-Security-Policy':
         "'sandbox; frame-ancestors https: http://localhost:* http://127.0.0.1:*'",
       'gatewayresponse.header.Referrer-Policy': "'no-referrer'",
+      // API Gateway's request id, as the functions' answers carry it.
+      'gatewayresponse.header.X-Request-Id': 'context.requestId',
     };
+    if (EXPECTED[type]?.bearer) expected['gatewayresponse.header.WWW-Authenticate'] = "'Bearer'";
     const retryAfter = EXPECTED[type]?.retryAfter;
     if (retryAfter) expected['gatewayresponse.header.Retry-After'] = `'${retryAfter}'`;
     expect(byType[type].ResponseParameters).toEqual(expected);

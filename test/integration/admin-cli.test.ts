@@ -1,4 +1,6 @@
 import { execFile } from 'node:child_process';
+import { once } from 'node:events';
+import { type AddressInfo, createServer } from 'node:net';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -186,6 +188,60 @@ describe('admin CLI', () => {
       expect(result.stdout).toBe('');
       expect(result.stderr).toMatch(/^error: /);
     }
+  });
+});
+
+describe('admin CLI: create-board on an existing board', () => {
+  it('keeps every option left out: name, visibility, organization and origins', async () => {
+    const first = await admin(
+      'create-board',
+      '--board',
+      'cli-kept',
+      '--org',
+      'org-cli',
+      '--visibility',
+      'PRIVATE',
+      '--name',
+      'Roadmap',
+      '--embed-origins',
+      'https://app.acme.com',
+    );
+    expect(first.code).toBe(0);
+    const renamed = await admin('create-board', '--board', 'cli-kept', '--visibility', 'PUBLIC');
+    expect(renamed.code).toBe(0);
+    expect(JSON.parse(renamed.stdout)).toEqual({
+      boardId: 'cli-kept',
+      orgId: 'org-cli',
+      visibility: 'PUBLIC',
+      name: 'Roadmap',
+      embedOrigins: ['https://app.acme.com'],
+    });
+    const cleared = await admin('create-board', '--board', 'cli-kept', '--name', '');
+    expect(JSON.parse(cleared.stdout)).toMatchObject({ name: null, visibility: 'PUBLIC', orgId: 'org-cli' });
+  });
+
+  it('still needs --org and --visibility for a new board, and its usage says what is kept', async () => {
+    const result = await admin('create-board', '--board', 'cli-new-without-org', '--visibility', 'PUBLIC');
+    expect(result.code).not.toBe(0);
+    expect(result.stderr).toContain('a new board needs --org and --visibility');
+    const usage = await admin('create-board');
+    expect(usage.stderr).toContain('on an existing board every option left out keeps its value');
+  });
+});
+
+describe('admin CLI: a DynamoDB that is not running', () => {
+  it('says it cannot reach DynamoDB at that URL, rather than "temporarily unavailable"', async () => {
+    const server = createServer().listen(0, '127.0.0.1');
+    await once(server, 'listening');
+    const endpoint = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    await new Promise((resolve) => server.close(resolve));
+    const result = await cli(['list-boards'], { DYNAMODB_ENDPOINT: endpoint });
+    expect(result.code).toBe(1);
+    expect(result.stdout).toBe('');
+    expect(result.stderr).toContain(
+      `cannot reach DynamoDB at ${endpoint} (DYNAMODB_ENDPOINT): connection refused`,
+    );
+    expect(result.stderr).not.toMatch(/temporarily unavailable/);
   });
 });
 

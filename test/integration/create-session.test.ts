@@ -192,16 +192,29 @@ describe('POST /api/embed/sessions: authentication (401)', () => {
     ['no Authorization header', {}],
     ['an empty Authorization header', { Authorization: '' }],
     ['a non-Bearer scheme', { Authorization: 'Basic dXNlcjpwYXNz' }],
-    ['a malformed key', { Authorization: 'Bearer not-a-key' }],
-    ['an unknown key', { Authorization: `Bearer esk_${'A'.repeat(43)}` }],
-  ])('returns 401 JSON for %s', async (_name, headers) => {
+    ['a key without scheme', { Authorization: `esk_${'A'.repeat(43)}` }],
+  ])('returns 401 saying how to send the key for %s', async (_name, headers) => {
     const result = await call(runtime, '/api/embed/sessions', {
       method: 'POST',
       headers: { 'Content-Type': 'application/json', ...headers },
       body: JSON.stringify(valid()),
     });
     expectJsonError(result, 401, 'Unauthorized');
-    expect(result.body.message).toMatch(/key/i);
+    expect(result.body.message).toBe('Send your API key as `Authorization: Bearer <key>`');
+    expect(result.headers.get('www-authenticate')).toBe('Bearer');
+  });
+
+  it.each([
+    ['a malformed key', { Authorization: 'Bearer not-a-key' }],
+    ['an unknown key', { Authorization: `Bearer esk_${'A'.repeat(43)}` }],
+  ])('returns 401 "The API key is invalid" for %s', async (_name, headers) => {
+    const result = await call(runtime, '/api/embed/sessions', {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json', ...headers },
+      body: JSON.stringify(valid()),
+    });
+    expectJsonError(result, 401, 'Unauthorized');
+    expect(result.body.message).toBe('The API key is invalid');
   });
 
   it.each(['bearer', 'BEARER', 'BeArEr'])('accepts the %s scheme in any case', async (scheme) => {
@@ -227,6 +240,7 @@ describe('POST /api/embed/sessions: authentication (401)', () => {
         Authorization: `Bearer ${created.apiKey}`,
       });
       expectJsonError(refused, 401, 'Unauthorized');
+      expect(refused.body.message).toBe('The API key is invalid');
     },
   );
 });

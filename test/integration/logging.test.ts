@@ -54,3 +54,28 @@ describe('logs', () => {
     expect(rejections.every((l) => typeof l.requestId === 'string' && l.requestId !== '')).toBe(true);
   });
 });
+
+describe('request ids', () => {
+  it('name every answer, a fresh one per request, whether a function or the gateway made it', async () => {
+    const answers = [
+      await call(runtime, '/health'),
+      await call(runtime, '/health'),
+      await call(runtime, '/no-such-route'),
+      await createSessionCall(runtime, { boardId: 'x' }, { Authorization: '' }),
+      await call(runtime, '/embed?token=nope'),
+    ];
+    const ids = answers.map((answer) => answer.headers.get('x-request-id'));
+    for (const id of ids) expect(id).toMatch(/^[\w-]{8,}$/);
+    expect(new Set(ids).size).toBe(ids.length);
+  });
+
+  it('is on every log line of its request', async () => {
+    lines.length = 0;
+    const rejected = await createSessionCall(runtime, { boardId: 'x', userId: 'u', email: 'not-an-email' });
+    expect(rejected.status).toBe(400);
+    const id = rejected.headers.get('x-request-id');
+    const parsed = lines.map((line) => JSON.parse(line) as Record<string, unknown>);
+    expect(parsed.length).toBeGreaterThan(0);
+    expect(parsed.every((line) => line.requestId === id)).toBe(true);
+  });
+});

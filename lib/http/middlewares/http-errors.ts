@@ -19,6 +19,7 @@ import {
   UnsupportedMediaTypeError,
   ValidationError,
 } from '#lib/domain/errors';
+import { requestIdOf } from '#lib/http/request-id';
 import { jsonError } from '#lib/http/response';
 import { RETRY_AFTER_SECONDS } from '#lib/http/status';
 import { describeError, type Logger } from '#lib/platform/logger';
@@ -77,7 +78,7 @@ export function httpErrors(options: {
     onError: (request) => {
       const { error } = request;
       const status = statusOf(error);
-      const log = options.logger.child({ requestId: request.context.awsRequestId });
+      const log = options.logger.child({ requestId: requestIdOf(request.event, request.context) });
       const headers: Record<string, string> = {};
       let message: string;
       if (status === 500) {

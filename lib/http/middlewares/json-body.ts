@@ -1,6 +1,7 @@
 import type middy from '@middy/core';
 import type { APIGatewayProxyEvent } from 'aws-lambda';
 import { PayloadTooLargeError, UnsupportedMediaTypeError, ValidationError } from '#lib/domain/errors';
+import { jsonSyntaxErrorOffset, lineAndColumn } from '#lib/http/json-syntax';
 import { headerValue } from '#lib/http/response';
 
 /** An API Gateway event whose body has been parsed into a plain JSON object. */
@@ -36,7 +37,7 @@ export function jsonBody(options: { maxBytes: number }): middy.MiddlewareObj<API
         // JSON.parse defines "__proto__" as an own property, never as the prototype.
         parsed = JSON.parse(raw);
       } catch {
-        throw new ValidationError('Request body is not valid JSON');
+        throw new ValidationError(describeJsonError(raw));
       }
       if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
         throw new ValidationError('Request body must be a JSON object');
@@ -44,4 +45,18 @@ export function jsonBody(options: { maxBytes: number }): middy.MiddlewareObj<API
       (event as unknown as JsonBodyEvent).body = parsed as Record<string, unknown>;
     },
   };
+}
+
+/**
+ * Where the body stops being JSON, as a position a caller can find in what they sent (never a quote of
+ * it: the body may hold what should not be echoed).
+ */
+function describeJsonError(raw: string): string {
+  const offset = jsonSyntaxErrorOffset(raw);
+  if (offset === undefined) return 'Request body is not valid JSON';
+  const { line, column } = lineAndColumn(raw, offset);
+  const where = `line ${line}, column ${column} (position ${offset})`;
+  return offset >= raw.length
+    ? `Request body is not valid JSON: it ends too soon, at ${where}`
+    : `Request body is not valid JSON: unexpected character at ${where}`;
 }

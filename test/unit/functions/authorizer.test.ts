@@ -114,21 +114,43 @@ describe('authorizer: a valid key', () => {
   });
 });
 
+/** A Deny policy for the whole stage: API Gateway's ACCESS_DENIED, which the stack answers "The API key is invalid". */
+const DENY = {
+  principalId: 'invalid-api-key',
+  policyDocument: {
+    Version: '2012-10-17',
+    Statement: [
+      {
+        Action: 'execute-api:Invoke',
+        Effect: 'Deny',
+        Resource: 'arn:aws:execute-api:us-east-1:123456789012:abc123def4/prod/*',
+      },
+    ],
+  },
+};
+
 describe('authorizer: refusals', () => {
   it.each([
     ['an unknown key', `Bearer ${UNKNOWN_KEY}`],
     ['a revoked key', `Bearer ${REVOKED_KEY}`],
-  ])('rejects %s with exactly Error("Unauthorized") after one DynamoDB read', async (_name, header) => {
-    expectUnauthorized(await refusal(header));
+  ])('denies %s with a Deny policy after one DynamoDB read', async (_name, header) => {
+    await expect(authorize(header)).resolves.toEqual(DENY);
     expect(ddb.calls()).toHaveLength(1);
+  });
+
+  it.each([
+    ['a malformed key', 'Bearer not-a-key'],
+    ['a truncated key', `Bearer ${ACTIVE_KEY.slice(0, -1)}`],
+  ])('denies %s with a Deny policy without touching DynamoDB', async (_name, header) => {
+    await expect(authorize(header)).resolves.toEqual(DENY);
+    expect(ddb.calls()).toHaveLength(0);
   });
 
   it.each([
     ['a missing header', ''],
     ['a wrong scheme', `Basic ${ACTIVE_KEY}`],
     ['a key without scheme', ACTIVE_KEY],
-    ['a malformed key', 'Bearer not-a-key'],
-    ['a truncated key', `Bearer ${ACTIVE_KEY.slice(0, -1)}`],
+    ['a scheme without key', 'Bearer '],
   ])('rejects %s with exactly Error("Unauthorized") without touching DynamoDB', async (_name, header) => {
     expectUnauthorized(await refusal(header));
     expect(ddb.calls()).toHaveLength(0);

@@ -65,8 +65,12 @@ const dynamoCalls = () => recordedCalls(ddb);
 
 const suite = handlerSuite({ mock: ddb, load: loadCreateSession, seed: seedTables });
 
+/** Invokes with `requestId` as API Gateway's request id, the one logs and X-Request-Id carry. */
 const invoke = (event: APIGatewayProxyEvent, requestId = 'lambda-request-id') =>
-  suite.handler()(event, lambdaContext(requestId));
+  suite.handler()(
+    { ...event, requestContext: { ...event.requestContext, requestId } },
+    lambdaContext('lambda-invocation-id'),
+  );
 
 describe('create-session handler: success', () => {
   it('answers 201 with {session, sessionToken, embedUrl} and headers that forbid caching', async () => {

@@ -165,8 +165,12 @@ afterEach(() => {
   vi.useRealTimers();
 });
 
+/** Invokes with `requestId` as API Gateway's request id, the one logs and X-Request-Id carry. */
 const invoke = (event: APIGatewayProxyEvent, requestId = 'embed-request-1') =>
-  suite.handler()(event, lambdaContext(requestId));
+  suite.handler()(
+    { ...event, requestContext: { ...event.requestContext, requestId } },
+    lambdaContext('lambda-invocation-id'),
+  );
 
 describe('embed-page handler: a usable token', () => {
   it('answers 200 with the HTML page of the board and the user, and the embed security headers', async () => {

@@ -197,6 +197,8 @@ async function expectGatewayError(response: Response, type: keyof typeof GATEWAY
   for (const [name, value] of Object.entries({ ...SECURITY_HEADERS, ...GATEWAY_RESPONSES[type].headers })) {
     expect(response.headers.get(name)).toBe(value);
   }
+  // Every gateway-made answer names its request, as the stack maps `context.requestId`.
+  expect(response.headers.get('x-request-id')).toMatch(/^[\w-]{8,}$/);
   const body = (await response.json()) as Record<string, unknown>;
   expect(Object.keys(body).sort()).toEqual(['error', 'message']);
   expect(body.message).toBe(message);
@@ -333,14 +335,14 @@ describe('local gateway: the TOKEN authorizer', () => {
     },
   );
 
-  it('answers 403 when the policy denies the method', async () => {
+  it('answers 401 "The API key is invalid" when the policy denies the method', async () => {
     handlers.authorizer.mockResolvedValue({ ...allowAll, ...policy([deny(`${ARN_PREFIX}/*`)]) });
     const body = await expectGatewayError(await post(), 'ACCESS_DENIED');
-    expect(body.error).toBe('Forbidden');
+    expect(body).toEqual({ error: 'Unauthorized', message: 'The API key is invalid' });
     expect(handlers.createSession).not.toHaveBeenCalled();
   });
 
-  it('answers 403 when the policy allows only another method', async () => {
+  it('answers ACCESS_DENIED when the policy allows only another method', async () => {
     handlers.authorizer.mockResolvedValue({ ...allowAll, ...policy([allow(EMBED_ARN)]) });
     await expectGatewayError(await post(), 'ACCESS_DENIED');
     expect(handlers.createSession).not.toHaveBeenCalled();

@@ -453,3 +453,26 @@ describe('parseCreateSessionRequest: prototype keys in metadata', () => {
     );
   });
 });
+
+describe('parseCreateSessionRequest: every problem at once', () => {
+  it('lists every offending field of the schema in one message, one sentence per field', () => {
+    expect(rejection({ userId: '', email: 'not-an-email', plan: 7, colour: 'red' })).toBe(
+      'boardId is required; colour is not an allowed field; userId must not be empty; ' +
+        'email must be a valid e-mail address; plan must be a string or null',
+    );
+  });
+
+  it('lists every problem the checks after the schema find, too', () => {
+    const body = valid({
+      userId: 'u\uD800',
+      avatarUrl: 'https://user:secret@example.com/a.png',
+      metadata: metadataOfSize(DEFAULT_METADATA_MAX_BYTES + 1),
+    });
+    const message = rejection(body);
+    expect(message.split('; ')).toEqual([
+      'userId contains invalid Unicode (a lone surrogate)',
+      'avatarUrl must not contain a user name or password',
+      expect.stringMatching(/^metadata /),
+    ]);
+  });
+});

@@ -1,7 +1,7 @@
 import middy from '@middy/core';
 import type { APIGatewayAuthorizerResult, APIGatewayTokenAuthorizerEvent } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
-import { InvalidApiKeyError, StorageUnavailableError } from '#lib/domain/errors';
+import { InvalidApiKeyError, MissingApiKeyError, StorageUnavailableError } from '#lib/domain/errors';
 import { AUTHORIZER_FAILED, authorizerErrors } from '#lib/http/middlewares/authorizer-errors';
 import { lambdaContext, tokenEvent } from '#test/support/events';
 import { memoryLogger } from '#test/support/logs';
@@ -26,10 +26,19 @@ async function rejection(invoke: () => Promise<unknown>): Promise<Error> {
 }
 
 describe('authorizerErrors', () => {
-  it('turns an invalid key into exactly Error("Unauthorized"), which API Gateway answers with 401', async () => {
-    const error = await rejection(failing(new InvalidApiKeyError('API key is revoked')).invoke);
+  it('turns a missing key into exactly Error("Unauthorized"), API Gateway\'s UNAUTHORIZED 401', async () => {
+    const error = await rejection(failing(new MissingApiKeyError('no Bearer credential')).invoke);
     expect(Object.getPrototypeOf(error)).toBe(Error.prototype);
     expect(error.message).toBe('Unauthorized');
+  });
+
+  it("turns an invalid key into a Deny policy for the stage, API Gateway's ACCESS_DENIED", async () => {
+    const policy = await failing(new InvalidApiKeyError('API key is revoked')).invoke();
+    expect(policy.policyDocument.Statement).toEqual([
+      expect.objectContaining({ Effect: 'Deny', Action: 'execute-api:Invoke' }),
+    ]);
+    expect(policy.context).toBeUndefined();
+    expect(policy.usageIdentifierKey).toBeUndefined();
   });
 
   it.each([
@@ -44,7 +53,7 @@ describe('authorizerErrors', () => {
 
   it('logs a refused key at info level with the reason and the request id', async () => {
     const { invoke, lines } = failing(new InvalidApiKeyError('API key is revoked'));
-    await rejection(invoke);
+    await invoke();
     expect(lines()).toEqual([
       expect.objectContaining({ level: 'info', requestId: 'auth-req-1', reason: 'API key is revoked' }),
     ]);

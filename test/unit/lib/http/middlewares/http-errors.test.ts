@@ -26,7 +26,7 @@ function failing(error: unknown) {
     });
   return {
     lines,
-    invoke: () => handler(proxyEvent(), lambdaContext('req-123')),
+    invoke: () => handler(proxyEvent({ requestId: 'req-123' }), lambdaContext('lambda-invocation-id')),
   };
 }
 

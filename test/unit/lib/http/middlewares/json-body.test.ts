@@ -84,8 +84,21 @@ describe('jsonBody: syntax', () => {
     ['a missing body', null, 'Request body is empty; send a JSON object'],
     ['an empty body', '', 'Request body is empty; send a JSON object'],
     ['a blank body', '  \n ', 'Request body is empty; send a JSON object'],
-    ['malformed JSON', '{"a":', 'Request body is not valid JSON'],
-    ['a trailing comma', '{"a":1,}', 'Request body is not valid JSON'],
+    [
+      'JSON that ends too soon',
+      '{"a":',
+      'Request body is not valid JSON: it ends too soon, at line 1, column 6 (position 5)',
+    ],
+    [
+      'a trailing comma',
+      '{"a":1,}',
+      'Request body is not valid JSON: unexpected character at line 1, column 8 (position 7)',
+    ],
+    [
+      'a missing comma on a later line',
+      '{\n  "a": 1\n  "b": 2\n}',
+      'Request body is not valid JSON: unexpected character at line 3, column 3 (position 13)',
+    ],
     ['an array', '[{"a":1}]', 'Request body must be a JSON object'],
     ['a string', '"hello"', 'Request body must be a JSON object'],
     ['a number', '42', 'Request body must be a JSON object'],
