@@ -1,6 +1,10 @@
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
+import { boardScriptResponse } from '#lib/embed/board-script';
 import { hostScriptResponse } from '#lib/embed/host-script';
 
-/** GET /embed.js: the host pages' embedding script; static, so it touches no table and needs no middleware. */
+/**
+ * GET /embed.js, the host pages' embedding script, and GET /embed-board.js, the board applications'
+ * script; static, so they touch no table and need no middleware.
+ */
 export const handler = async (event: APIGatewayProxyEvent): Promise<APIGatewayProxyResult> =>
-  hostScriptResponse(event);
+  event.resource === '/embed-board.js' ? boardScriptResponse() : hostScriptResponse(event);

@@ -78,6 +78,7 @@ describe('stack outputs', () => {
       'Region',
       'AlarmTopicArn',
       'UsagePlanId',
+      'IdTokenSigningKeyAlias',
       ...TABLE_KEYS.map((k) => `${constructId(k)}TableName`),
     ];
     expect(Object.keys(outputs).sort()).toEqual(expected.sort());
