@@ -4,17 +4,18 @@ export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
     exclude: ['test/bench/**', 'node_modules/**'],
-    // Handlers read their configuration at import; give every test file a valid local environment.
+    // Handlers read their configuration at import; give every test file the tables' names. No AWS_*
+    // variable here: a child process never sees this environment (test/support/setup-child-env.ts), and
+    // a test that needs a region, as in Lambda, says so itself.
     env: {
-      AWS_REGION: 'us-east-1',
       BOARDS_TABLE: 'test-boards',
       MEMBERSHIPS_TABLE: 'test-memberships',
       API_KEYS_TABLE: 'test-api-keys',
       SESSIONS_TABLE: 'test-sessions',
       IDEMPOTENCY_TABLE: 'test-idempotency',
       LOG_LEVEL: 'error',
-      AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
     },
+    setupFiles: ['test/support/setup-child-env.ts'],
     testTimeout: 30_000,
     hookTimeout: 120_000,
     pool: 'forks',

@@ -1,5 +1,5 @@
 /** `npm start`: the whole service on this machine, on an embedded DynamoDB or the one at DYNAMODB_ENDPOINT. */
-import { readDynamo, readInteger } from '#lib/platform/config';
+import { readDynamoEndpoint, readInteger } from '#lib/platform/config';
 import { startLocalRuntime } from './runtime';
 
 // Node 20 is supported here on purpose (see README); the SDK's notice about future versions is noise.
@@ -10,7 +10,8 @@ const STOP_TIMEOUT_MS = 5_000;
 const problems: string[] = [];
 const port = readInteger(process.env, 'PORT', 3000, 0, 65535, problems);
 const dynamoPort = readInteger(process.env, 'DYNAMODB_PORT', 8000, 0, 65535, problems);
-const { endpoint: dynamoEndpoint } = readDynamo(process.env, problems);
+// Only the endpoint: the local runtime needs no AWS region, credentials or profile (it sets its own).
+const dynamoEndpoint = readDynamoEndpoint(process.env, problems);
 if (problems.length > 0) {
   console.error(`Invalid configuration: ${problems.join('; ')}`);
   process.exit(1);

@@ -210,13 +210,25 @@ export function readTables<K extends TableKey>(
   return names;
 }
 
-/** The DynamoDB endpoint and region. */
-export function readDynamo(env: Env, problems: string[]): DynamoConfig {
+/** DYNAMODB_ENDPOINT: a DynamoDB other than AWS's regional one (the local runtime's, say), if any. */
+export function readDynamoEndpoint(env: Env, problems: string[]): string | undefined {
   const endpoint = env.DYNAMODB_ENDPOINT?.trim() || undefined;
   if (endpoint && !isHttpUrl(endpoint))
     problems.push(`DYNAMODB_ENDPOINT must be an http(s) URL, got "${endpoint}"`);
+  return endpoint;
+}
+
+/**
+ * The DynamoDB endpoint and region. A region is needed only to reach AWS: with DYNAMODB_ENDPOINT it
+ * defaults to `local`.
+ */
+export function readDynamo(env: Env, problems: string[]): DynamoConfig {
+  const endpoint = readDynamoEndpoint(env, problems);
   const region = env.AWS_REGION?.trim() || env.AWS_DEFAULT_REGION?.trim() || (endpoint ? 'local' : '');
-  if (!region) problems.push('AWS_REGION is required');
+  if (!region)
+    problems.push(
+      'AWS_REGION is required to reach DynamoDB on AWS (set it to your region, or set DYNAMODB_ENDPOINT for a local DynamoDB)',
+    );
   return { endpoint, region };
 }
 

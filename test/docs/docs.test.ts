@@ -92,8 +92,9 @@ function isInside(root: string, path: string): boolean {
 
 /**
  * The links of `file` that lead nowhere: a relative path to nothing in the repository, or an anchor
- * that no heading of the target page has. Absolute URLs and paths that leave the repository (such as
- * the shared spec next to it, absent from a fresh clone) are not checked.
+ * that no heading of the target page has, or that leaves the repository (the shared spec next to a
+ * checkout, say, which no clone has: docs/spec.md is the repository's own statement of it). Absolute URLs
+ * are not checked.
  */
 function brokenLinks(file: string, markdown: string, root = ROOT): string[] {
   const broken: string[] = [];
@@ -107,7 +108,10 @@ function brokenLinks(file: string, markdown: string, root = ROOT): string[] {
     const pathPart = hash === -1 ? link.target : link.target.slice(0, hash);
     const anchor = hash === -1 ? undefined : decodeURIComponent(link.target.slice(hash + 1));
     const target = pathPart === '' ? file : resolve(dirname(file), decodeURIComponent(pathPart));
-    if (!isInside(root, target)) continue;
+    if (!isInside(root, target)) {
+      broken.push(`${where(link)} (outside the repository: dead in a fresh clone)`);
+      continue;
+    }
     if (pathPart !== '' && !existsSync(target)) {
       broken.push(`${where(link)} (no such file)`);
       continue;
@@ -138,7 +142,7 @@ describe('links in the README and docs/', () => {
     },
   );
 
-  it('reports a missing file and a missing heading, and skips code, URLs and paths outside the repository', () => {
+  it('reports a missing file, a missing heading and a path outside the repository, and skips code and URLs', () => {
     const page = join(DOCS, 'example.md');
     const markdown = [
       '# Example',
@@ -155,6 +159,7 @@ describe('links in the README and docs/', () => {
       'docs/example.md:3: gone.md (no such file)',
       'docs/example.md:3: #nowhere (no heading with that anchor)',
       'docs/example.md:4: api.md#no-such-heading (no heading with that anchor)',
+      'docs/example.md:5: ../../shared/spec/x.md (outside the repository: dead in a fresh clone)',
     ]);
   });
 

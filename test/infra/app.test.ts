@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
 import { PROJECT_ROOT } from '#infra/constructs/service-function';
+import { childEnv } from '#test/support/child-env';
 import { CDK_JSON_CONTEXT } from '#test/support/infra';
 
 const run = promisify(execFile);
@@ -18,16 +19,14 @@ const outdirs: string[] = [];
 async function runApp(context: Record<string, unknown>) {
   const outdir = mkdtempSync(join(tmpdir(), 'embed-app-'));
   outdirs.push(outdir);
-  const env = Object.fromEntries(Object.entries(process.env).filter(([key]) => !key.startsWith('AWS_')));
   try {
     await run(TSX, ['infra/app.ts'], {
       cwd: PROJECT_ROOT,
       // Bundling is proven in functions.test.ts; skipping it here keeps this test to the app wiring.
-      env: {
-        ...env,
+      env: childEnv({
         CDK_CONTEXT_JSON: JSON.stringify({ ...context, 'aws:cdk:bundling-stacks': [] }),
         CDK_OUTDIR: outdir,
-      },
+      }),
     });
     return { ok: true as const, outdir };
   } catch (error) {

@@ -1,3 +1,5 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { constructId } from '#infra/constructs/data';
 import { FUNCTIONS, type FunctionSetting } from '#lib/definitions/routes';
@@ -82,6 +84,20 @@ describe('stack outputs', () => {
       ...TABLE_KEYS.map((k) => `${constructId(k)}TableName`),
     ];
     expect(Object.keys(outputs).sort()).toEqual(expected.sort());
+  });
+});
+
+describe('docs/operations.md', () => {
+  const operations = readFileSync(join(import.meta.dirname, '../../docs/operations.md'), 'utf8');
+
+  it('names every output of the stack, and the custom domain target', () => {
+    const names = [...Object.keys(outputs), 'CustomDomainTarget'];
+    expect(names.filter((name) => !operations.includes(`\`${name}\``))).toEqual([]);
+  });
+
+  it("names every table's variable among the functions' configuration", () => {
+    const variables = TABLE_KEYS.map((key) => TABLES[key].envVar);
+    expect(variables.filter((name) => !new RegExp(`^\\| \`${name}\``, 'm').test(operations))).toEqual([]);
   });
 });
 

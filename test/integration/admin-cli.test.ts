@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LocalRuntime } from '#local/runtime';
+import { childEnv } from '#test/support/child-env';
 import { createSessionCall, startTestRuntime } from '#test/support/local-runtime';
 
 const run = promisify(execFile);
@@ -25,7 +26,7 @@ async function cli(args: string[], env: Record<string, string>, timeout = 0): Pr
   try {
     const { stdout, stderr } = await run(process.execPath, ['--import', 'tsx', 'admin/cli.ts', ...args], {
       cwd: ROOT,
-      env: { PATH: process.env.PATH ?? '', ...env },
+      env: childEnv(env),
       timeout,
     });
     return { code: 0, stdout, stderr };
@@ -37,7 +38,7 @@ async function cli(args: string[], env: Record<string, string>, timeout = 0): Pr
 
 /** Runs the admin CLI against the local runtime. */
 function admin(...args: string[]): Promise<CliResult> {
-  return cli(args, { DYNAMODB_ENDPOINT: runtime.dynamoEndpoint, AWS_REGION: 'local' });
+  return cli(args, { DYNAMODB_ENDPOINT: runtime.dynamoEndpoint });
 }
 
 describe('admin CLI', () => {

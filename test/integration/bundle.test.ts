@@ -16,6 +16,7 @@ import { TABLE_KEYS, TABLES } from '#lib/definitions/tables';
 import { HOST_SCRIPT, HOST_SCRIPT_VERSION } from '#lib/embed/host-script';
 import { AUTHORIZER_FAILED } from '#lib/http/middlewares/authorizer-errors';
 import type { LocalRuntime } from '#local/runtime';
+import { childEnv } from '#test/support/child-env';
 import { embedEvent, jsonEvent, proxyEvent } from '#test/support/events';
 import { validBody } from '#test/support/fixtures';
 import { createSessionCall, startTestRuntime } from '#test/support/local-runtime';
@@ -66,13 +67,12 @@ async function invokeWithLogs(
   outcome: { ok: boolean; result?: unknown; message?: string };
   logs: Record<string, unknown>[];
 }> {
-  const env: Record<string, string> = {
-    PATH: process.env.PATH ?? '',
+  const env: Record<string, string> = childEnv({
     AWS_REGION: 'local',
     DYNAMODB_ENDPOINT: runtime.dynamoEndpoint,
     AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
     LOG_LEVEL: 'error',
-  };
+  });
   for (const key of TABLE_KEYS) env[TABLES[key].envVar] = runtime.tables[key];
   Object.assign(env, extraEnv);
   const { stdout } = await run(node, [INVOKER, bundles.get(name) as string, JSON.stringify(event)], { env });
@@ -345,7 +345,7 @@ for (const { label, node, missing } of RUNTIMES) {
   if (missing) console.warn(`Bundle tests on ${label} skipped: ${missing}`);
   describe.skipIf(missing !== undefined)(`Lambda bundles run by ${label}`, () => {
     it('are run by the Node named', () => {
-      const version = execFileSync(node, ['--version'], { encoding: 'utf8' }).trim();
+      const version = execFileSync(node, ['--version'], { encoding: 'utf8', env: childEnv() }).trim();
       expect(version).toMatch(node === process.execPath ? process.version : /^v24\./);
     });
 

@@ -1,11 +1,14 @@
+import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
 import { LOCAL_TABLE_NAMES } from '#lib/definitions/tables';
 import { DynamoApiKeyRepository } from '#lib/dynamodb/api-keys';
 import { createDocumentClient } from '#lib/dynamodb/client';
 import { startEmbeddedDynamo } from '#local/dynamodb';
+import { childEnv } from '#test/support/child-env';
 import {
   eventually,
   isAlive,
@@ -16,8 +19,37 @@ import {
 } from '#test/support/npm-start';
 import { rawGet } from '#test/support/raw-http';
 
+const runShell = (command: string, env: Record<string, string>) =>
+  promisify(execFile)('sh', ['-c', command], { env, timeout: 10_000 });
+
 /** `npm start` as a developer runs it: its own processes, its banner, its signals. */
 afterAll(() => killNpmStarts());
+
+/** The banner's "Create a session" command, as a newcomer copies it into a shell. */
+function bannerCurl(service: NpmStart): string {
+  const command = /^\s+(curl -sS -X POST [\s\S]*?-d '[^']*')$/m.exec(service.output())?.[1];
+  if (!command) throw new Error(`no curl command in the banner:\n${service.output()}`);
+  return command;
+}
+
+describe("npm start: a newcomer's shell", () => {
+  it.each([
+    ['only PATH and HOME', {}],
+    ['an AWS_PROFILE naming a profile that does not exist', { AWS_PROFILE: 'no-such-profile' }],
+    ['AWS_REGION set to a region that does not exist', { AWS_REGION: 'mars-north-7' }],
+  ])(
+    "starts with %s, and the banner's curl creates a session",
+    async (_name, env: Record<string, string>) => {
+      const service = await startNpmStart(env);
+      const { stdout } = await runShell(bannerCurl(service), childEnv());
+      const created = JSON.parse(stdout) as { session?: { boardId?: string }; embedUrl?: string };
+      expect(created.session?.boardId).toBe('board_public_demo');
+      expect(created.embedUrl).toMatch(new RegExp(`^${service.baseUrl}/embed\\?token=`));
+      process.kill(service.npm.pid as number, 'SIGTERM');
+      await expectStopped(service);
+    },
+  );
+});
 
 describe('npm start: requests that are not URLs', () => {
   let service: NpmStart;

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LocalRuntime } from '#local/runtime';
+import { childEnv } from '#test/support/child-env';
 import { manualMonotonicClock } from '#test/support/fakes';
 import { apiCall, type CallResult, call, keyOwner, startTestRuntime } from '#test/support/local-runtime';
 
@@ -35,7 +36,7 @@ const limitsOf = (result: CallResult) => ({
 async function admin(...args: string[]): Promise<Record<string, unknown>> {
   const { stdout } = await run(process.execPath, ['--import', 'tsx', 'admin/cli.ts', ...args], {
     cwd: ROOT,
-    env: { PATH: process.env.PATH ?? '', DYNAMODB_ENDPOINT: runtime.dynamoEndpoint, AWS_REGION: 'local' },
+    env: childEnv({ DYNAMODB_ENDPOINT: runtime.dynamoEndpoint }),
   });
   return JSON.parse(stdout) as Record<string, unknown>;
 }

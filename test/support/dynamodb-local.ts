@@ -4,6 +4,7 @@ import { existsSync, readdirSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { createServer } from 'node:net';
 import { dirname, join } from 'node:path';
+import { childEnv } from './child-env';
 
 /**
  * AWS's own DynamoDB Local, the second engine the integration tests run on (`npm run test:dynamodb-local`).
@@ -36,7 +37,7 @@ function javaCommand(): string {
 
 /** Why DynamoDB Local cannot run here (no Java, or the package is missing), or undefined when it can. */
 export function dynamoDbLocalUnavailable(): string | undefined {
-  const java = spawnSync(javaCommand(), ['-version'], { encoding: 'utf8' });
+  const java = spawnSync(javaCommand(), ['-version'], { encoding: 'utf8', env: childEnv() });
   if (java.error || java.status !== 0) {
     return `no Java runtime (${javaCommand()} -version failed); install one, e.g. apt-get install -y openjdk-17-jre-headless`;
   }
@@ -77,7 +78,7 @@ export async function startDynamoDbLocal(timeoutMs = 60_000): Promise<DynamoDbLo
       '-port',
       String(port),
     ],
-    { cwd: dir, stdio: ['ignore', 'pipe', 'pipe'] },
+    { cwd: dir, stdio: ['ignore', 'pipe', 'pipe'], env: childEnv() },
   );
   running.add(child);
   let output = '';

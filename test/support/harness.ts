@@ -14,17 +14,20 @@ export type AuthorizerHandler = (
   context: Lambda.Context,
 ) => Promise<Lambda.APIGatewayAuthorizerResult>;
 
+/** What Lambda always sets in a function's environment, and the handlers read at load. */
+export const LAMBDA_ENVIRONMENT = { AWS_REGION: 'us-east-1' } as const;
+
 /**
- * Imports a fresh copy of a handler module with `env` added to the test environment. Handlers read
- * their configuration when they load, so each configuration needs its own copy (`vi.resetModules`).
- * Call `vi.unstubAllEnvs()` after the file's tests.
+ * Imports a fresh copy of a handler module with Lambda's own variables and `env` added to the test
+ * environment. Handlers read their configuration when they load, so each configuration needs its own
+ * copy (`vi.resetModules`). Call `vi.unstubAllEnvs()` after the file's tests.
  */
 export async function loadHandler<H = ProxyHandler>(
   importModule: () => Promise<{ handler: unknown }>,
   env: Record<string, string> = {},
 ): Promise<H> {
   vi.resetModules();
-  for (const [name, value] of Object.entries(env)) vi.stubEnv(name, value);
+  for (const [name, value] of Object.entries({ ...LAMBDA_ENVIRONMENT, ...env })) vi.stubEnv(name, value);
   return (await importModule()).handler as H;
 }
 

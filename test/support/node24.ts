@@ -1,6 +1,7 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
+import { childEnv } from './child-env';
 
 const ROOT = join(import.meta.dirname, '..', '..');
 
@@ -28,7 +29,7 @@ export function node24(): { path: string; missing?: undefined } | { path?: undef
       missing: `no Node 24 at ${path}; run \`npm ci --prefix .ci/node24\` (Linux x64), or set NODE24`,
     };
   }
-  const version = spawnSync(path, ['--version'], { encoding: 'utf8' }).stdout?.trim() ?? '';
+  const version = spawnSync(path, ['--version'], { encoding: 'utf8', env: childEnv() }).stdout?.trim() ?? '';
   if (!version.startsWith('v24.')) return { missing: `${path} is ${version || 'not runnable'}, not Node 24` };
   return { path };
 }

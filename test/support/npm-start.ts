@@ -2,6 +2,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, readlinkSync } from 'node:fs';
 import { connect } from 'node:net';
 import { join } from 'node:path';
+import { childEnv } from './child-env';
 
 const ROOT = join(import.meta.dirname, '..', '..');
 
@@ -25,21 +26,18 @@ export interface NpmStart {
 }
 
 /**
- * Runs `npm start` from the repository with `env` on top of this process's environment (PORT and
- * DYNAMODB_PORT default to 0, so it picks free ports) and waits for its banner. Call `killNpmStart` when
- * done, whatever happened, so no process outlives the test.
+ * Runs `npm start` from the repository as a newcomer does, in a shell holding only PATH and HOME, plus
+ * `env` (PORT and DYNAMODB_PORT default to 0, so it picks free ports), and waits for its banner. Call
+ * `killNpmStarts` when done, whatever happened, so no process outlives the test.
  */
 export async function startNpmStart(env: Record<string, string> = {}, timeoutMs = 60_000): Promise<NpmStart> {
-  const childEnv: Record<string, string | undefined> = {
-    ...process.env,
-    PORT: '0',
-    DYNAMODB_PORT: '0',
-    ...env,
-  };
-  if (!('DYNAMODB_ENDPOINT' in env)) delete childEnv.DYNAMODB_ENDPOINT;
-  if (!('DATA_DIR' in env)) delete childEnv.DATA_DIR;
   // Its own process group: a signal to the group is what a terminal's Ctrl-C sends.
-  const npm = spawn('npm', ['start'], { cwd: ROOT, env: childEnv, detached: true, stdio: 'pipe' });
+  const npm = spawn('npm', ['start'], {
+    cwd: ROOT,
+    env: childEnv({ PORT: '0', DYNAMODB_PORT: '0', ...env }),
+    detached: true,
+    stdio: 'pipe',
+  });
   started.add(npm);
   let text = '';
   npm.stdout?.on('data', (chunk: Buffer) => {

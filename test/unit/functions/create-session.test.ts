@@ -10,6 +10,7 @@ import { keysOf, OMITTED_OPTIONALS, SESSION_FIELDS, sorted, validBody } from '#t
 import {
   expectJsonError,
   handlerSuite,
+  LAMBDA_ENVIRONMENT,
   loadHandler,
   parseBody,
   dynamoCalls as recordedCalls,
@@ -28,7 +29,7 @@ const MEMBERSHIPS_TABLE = 'test-memberships';
 const SESSIONS_TABLE = 'test-sessions';
 
 /** One byte more than the handler reads, under the test environment's configuration. */
-const OVERSIZED = readCreateSessionConfig(process.env).maxBodyBytes + 1;
+const OVERSIZED = readCreateSessionConfig({ ...process.env, ...LAMBDA_ENVIRONMENT }).maxBodyBytes + 1;
 
 const JSON_HEADERS = { 'Content-Type': 'application/json', Authorization: `Bearer ${API_KEY}` };
 

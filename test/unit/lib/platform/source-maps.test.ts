@@ -7,6 +7,7 @@ import { build } from 'esbuild';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { esbuildOptions } from '#infra/bundling';
 import { mapStackTrace } from '#lib/platform/source-maps';
+import { childEnv } from '#test/support/child-env';
 
 let dir: string;
 let bundle: string;
@@ -34,7 +35,10 @@ function stackOfBundle(): string {
   const script = `import(${JSON.stringify(pathToFileURL(bundle).href)}).then((m) => {
     try { m.handler(); } catch (error) { process.stdout.write(error.stack); }
   });`;
-  return execFileSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8' });
+  return execFileSync(process.execPath, ['--input-type=module', '-e', script], {
+    encoding: 'utf8',
+    env: childEnv(),
+  });
 }
 
 describe('mapStackTrace', () => {
