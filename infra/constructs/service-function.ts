@@ -4,6 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { Duration } from 'aws-cdk-lib';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import { PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
+import type { IKey } from 'aws-cdk-lib/aws-kms';
 import { Architecture, Runtime } from 'aws-cdk-lib/aws-lambda';
 import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
@@ -28,6 +29,8 @@ export interface ServiceFunctionProps {
   /** LOG_LEVEL, and the values of the optional settings that are configured. */
   environment: { LOG_LEVEL: string } & Partial<Record<FunctionSetting, string>>;
   logRetention: RetentionDays;
+  /** The ID token keys, for a function whose definition lists KMS actions. */
+  keys?: { signing: IKey; subject: IKey; published: readonly IKey[] };
 }
 
 /**
@@ -109,6 +112,8 @@ export class ServiceFunction extends Construct {
       },
     });
 
+    grantKmsActions(this.role, definition, props.keys);
+
     for (const key of accessedTables) {
       const actions = definition.access[key] ?? [];
       const itemActions = actions.filter((action) => action !== 'Query');
@@ -129,6 +134,33 @@ export class ServiceFunction extends Construct {
         );
       }
     }
+  }
+}
+
+/**
+ * Exactly the KMS actions a function's definition lists, each on the keys it concerns: `Sign` on the key
+ * that signs now, `GenerateMac` on the subject key, `GetPublicKey` on every published signing key.
+ */
+function grantKmsActions(
+  role: Role,
+  definition: FunctionDefinition,
+  keys: ServiceFunctionProps['keys'],
+): void {
+  const actions = definition.kms ?? [];
+  if (actions.length === 0) return;
+  if (!keys) throw new Error(`${definition.entry} lists KMS actions, but the stack passed no ID token keys`);
+  const targets: Record<string, readonly IKey[]> = {
+    Sign: [keys.signing],
+    GenerateMac: [keys.subject],
+    GetPublicKey: keys.published,
+  };
+  for (const action of actions) {
+    role.addToPrincipalPolicy(
+      new PolicyStatement({
+        actions: [`kms:${action}`],
+        resources: (targets[action] ?? []).map((key) => key.keyArn),
+      }),
+    );
   }
 }
 

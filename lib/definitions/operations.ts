@@ -264,6 +264,16 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
     tag: 'Embed page',
     responses: { 200: { description: 'The JSON Web Key Set', schema: 'Jwks' } },
   },
+  'GET /embed-board.js': {
+    operationId: 'boardScript',
+    summary: 'The board application script',
+    description:
+      'For a board’s own application, shown in the frame after the hand-off: `EmbedBoard.ready(ids)`, ' +
+      '`EmbedBoard.expired()` and `EmbedBoard.revoked()` tell the host page what happens, and the page’s ' +
+      'height is reported as it changes. Public, cacheable for an hour.',
+    tag: 'Embed page',
+    responses: { 200: { description: 'The script', media: { 'text/javascript': 'ES2020' } } },
+  },
   'GET /health': {
     operationId: 'health',
     summary: 'Liveness',

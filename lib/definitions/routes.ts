@@ -17,7 +17,16 @@ export type FunctionSetting =
   | 'PUBLIC_BASE_URL'
   | 'METADATA_MAX_BYTES'
   | 'EMBED_FRAME_ANCESTORS'
-  | 'BOARD_APP_URL';
+  | 'BOARD_APP_URL'
+  | 'ID_TOKEN_SIGNING_KEY'
+  | 'ID_TOKEN_SUBJECT_KEY'
+  | 'ID_TOKEN_PUBLISHED_KEYS';
+
+/**
+ * What a function may do with the ID token keys: `Sign` with the signing key, `GenerateMac` with the
+ * subject key, `GetPublicKey` of every published signing key. The stack grants exactly these.
+ */
+export type KmsAction = 'Sign' | 'GenerateMac' | 'GetPublicKey';
 
 /** House defaults of every function, in AWS and in the local gateway's Lambda context. */
 export const FUNCTION_MEMORY_MB = 512;
@@ -40,6 +49,8 @@ export interface FunctionDefinition {
   queries?: Partial<Record<TableKey, readonly string[]>>;
   /** The optional settings it reads; the stack passes it these and no others. */
   settings: readonly FunctionSetting[];
+  /** Its actions on the ID token keys in KMS, if any. */
+  kms?: readonly KmsAction[];
   /**
    * Package files it reads at run time (`package/path`), shipped next to its bundle by the same step
    * everywhere it is bundled (infra/bundling.ts); locally they are read from node_modules.
@@ -123,11 +134,19 @@ export const FUNCTIONS = {
     access: { sessions: ['Query', 'GetItem', 'BatchGetItem', 'UpdateItem'], boards: ['GetItem'] },
     queries: { sessions: [SESSION_TOKEN_INDEX] },
     // PUBLIC_BASE_URL: the issuer of the ID tokens it hands to board applications.
-    settings: ['EMBED_FRAME_ANCESTORS', 'PUBLIC_BASE_URL', 'BOARD_APP_URL'],
+    settings: [
+      'EMBED_FRAME_ANCESTORS',
+      'PUBLIC_BASE_URL',
+      'BOARD_APP_URL',
+      'ID_TOKEN_SIGNING_KEY',
+      'ID_TOKEN_SUBJECT_KEY',
+    ],
+    // Only this function signs; it never reads a public key (discovery publishes them).
+    kms: ['Sign', 'GenerateMac'],
   },
   embedScript: {
     entry: 'functions/embed-script.ts',
-    description: 'GET /embed.js: the host script for embedding',
+    description: 'GET /embed.js and /embed-board.js: the host and board application scripts',
     access: {},
     settings: [],
   },
@@ -136,7 +155,8 @@ export const FUNCTIONS = {
     description: 'GET /.well-known/openid-configuration and jwks.json: how to verify ID tokens',
     access: {},
     // PUBLIC_BASE_URL: the issuer, which must be the one the embed page signs as.
-    settings: ['PUBLIC_BASE_URL'],
+    settings: ['PUBLIC_BASE_URL', 'ID_TOKEN_PUBLISHED_KEYS'],
+    kms: ['GetPublicKey'],
   },
   health: {
     entry: 'functions/health.ts',
@@ -184,6 +204,7 @@ export const ROUTES: readonly RouteDefinition[] = [
   // As GET, without a body and without side effects (no binding): what link unfurlers send.
   { method: 'HEAD', path: '/embed', function: 'embedPage', auth: 'none' },
   { method: 'GET', path: '/embed.js', function: 'embedScript', auth: 'none' },
+  { method: 'GET', path: '/embed-board.js', function: 'embedScript', auth: 'none' },
   { method: 'GET', path: '/.well-known/openid-configuration', function: 'discovery', auth: 'none' },
   { method: 'GET', path: '/.well-known/jwks.json', function: 'discovery', auth: 'none' },
   { method: 'GET', path: '/health', function: 'health', auth: 'none' },

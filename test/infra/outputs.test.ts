@@ -80,6 +80,7 @@ describe('stack outputs', () => {
       'Region',
       'AlarmTopicArn',
       'UsagePlanId',
+      'IdTokenSigningKeyAlias',
       ...TABLE_KEYS.map((k) => `${constructId(k)}TableName`),
     ];
     expect(Object.keys(outputs).sort()).toEqual(expected.sort());

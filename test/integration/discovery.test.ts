@@ -76,3 +76,13 @@ describe('GET /.well-known/jwks.json', () => {
     expect(payload.user_id).toBe('customer-1');
   });
 });
+
+describe('GET /embed-board.js', () => {
+  it('serves the board application script, readable from any origin', async () => {
+    const result = await call(runtime, '/embed-board.js');
+    expect(result.status).toBe(200);
+    expect(result.headers.get('content-type')).toBe('text/javascript; charset=utf-8');
+    expect(result.headers.get('access-control-allow-origin')).toBe('*');
+    expect(result.text).toContain('EmbedBoard');
+  });
+});

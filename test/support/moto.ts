@@ -1,4 +1,5 @@
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { childEnv } from './child-env';
 
 export interface MotoServer {
   endpoint: string;
@@ -8,7 +9,7 @@ export interface MotoServer {
 /** Why moto_server cannot run here, or undefined when it can. */
 export function motoMissing(): string | undefined {
   try {
-    execFileSync('which', ['moto_server'], { stdio: 'ignore' });
+    execFileSync('which', ['moto_server'], { stdio: 'ignore', env: childEnv() });
     return undefined;
   } catch {
     return 'moto_server is not installed (pip install "moto[server]")';
@@ -21,7 +22,7 @@ export function motoMissing(): string | undefined {
  */
 export async function startMoto(): Promise<MotoServer> {
   const child: ChildProcess = spawn('moto_server', ['-H', '127.0.0.1', '-p', '0'], {
-    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '' },
+    env: childEnv(),
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const endpoint = await new Promise<string>((resolve, reject) => {
