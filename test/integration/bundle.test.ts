@@ -397,10 +397,34 @@ for (const { label, node, missing } of RUNTIMES) {
       expect(outcome).toEqual({ ok: false, message: AUTHORIZER_FAILED });
     });
 
-    it('refuses an unknown key from the bundled authorizer with exactly "Unauthorized"', async () => {
+    it('denies an unknown key from the bundled authorizer with a Deny policy for the stage', async () => {
       const outcome = await invoke(node, 'authorizer', {
         type: 'TOKEN',
         authorizationToken: `Bearer esk_${'B'.repeat(43)}`,
+        methodArn: 'arn:aws:execute-api:eu-west-1:123456789012:abc/prod/POST/api/embed/sessions',
+      });
+      expect(outcome).toEqual({
+        ok: true,
+        result: {
+          principalId: 'invalid-api-key',
+          policyDocument: {
+            Version: '2012-10-17',
+            Statement: [
+              {
+                Action: 'execute-api:Invoke',
+                Effect: 'Deny',
+                Resource: 'arn:aws:execute-api:eu-west-1:123456789012:abc/prod/*',
+              },
+            ],
+          },
+        },
+      });
+    });
+
+    it('refuses a request without a Bearer key from the bundled authorizer with exactly "Unauthorized"', async () => {
+      const outcome = await invoke(node, 'authorizer', {
+        type: 'TOKEN',
+        authorizationToken: 'Basic dXNlcjpwYXNz',
         methodArn: 'arn:aws:execute-api:eu-west-1:123456789012:abc/prod/POST/api/embed/sessions',
       });
       expect(outcome).toEqual({ ok: false, message: 'Unauthorized' });
