@@ -4,6 +4,7 @@ import { createRequire } from 'node:module';
 import { basename } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { FUNCTIONS } from '#lib/definitions/routes';
+import { GUIDES } from './index-page';
 
 /** A file the reference page loads from this origin. */
 export interface ReferenceAsset {
@@ -14,18 +15,42 @@ export interface ReferenceAsset {
 }
 
 /**
- * The page's own script: starts the renderer on the document served next to the page. "Try it out" is
- * off (API keys belong on servers, never in a browser), and so is the renderer's default call to an
- * outside validator: the page talks to nothing but this origin.
+ * The page's own script: fetches the document served next to the page, adds to its description the base
+ * URL this page was loaded from (the stage URL in AWS, whatever domain or stage serves it; the runtime's
+ * origin locally) and where the guides are, and starts the renderer on it. Read-only: "Try it out" is
+ * off (API keys belong on servers, never in a browser), so the controls that only serve it are hidden
+ * (the server selector, "Authorize" and the operations' padlocks), and so is the renderer's default call
+ * to an outside validator: the page talks to nothing but this origin.
  */
 export const REFERENCE_SCRIPT = `window.addEventListener('load', function () {
-  window.SwaggerUIBundle({
-    url: new URL('openapi.json', window.location.href).href,
-    dom_id: '#reference',
-    deepLinking: true,
-    supportedSubmitMethods: [],
-    validatorUrl: null,
-    defaultModelsExpandDepth: 1,
+  var base = new URL('./', window.location.href).href;
+  var guides = ${JSON.stringify(GUIDES.map((guide) => `\`${guide.path}\`: ${guide.title}`))};
+  var hidden = function () { return function () { return null; }; };
+  var readOnly = function () {
+    return {
+      wrapComponents: { ServersContainer: hidden, AuthorizeBtnContainer: hidden, authorizeOperationBtn: hidden },
+      // Without servers or security schemes to offer, the bar that holds those controls is not drawn either.
+      statePlugins: { spec: { wrapSelectors: { servers: hidden, securityDefinitions: hidden } } },
+    };
+  };
+  window.fetch(new URL('openapi.json', base).href).then(function (response) {
+    if (!response.ok) throw new Error('GET openapi.json answered ' + response.status);
+    return response.json();
+  }).then(function (spec) {
+    spec.info.description += '\\n\\n**Base URL:** \\u0060' + base + '\\u0060 (where this page is served from).' +
+      '\\n\\n**Guides**, in the service\\'s repository:\\n\\n' +
+      guides.map(function (line) { return '- ' + line; }).join('\\n');
+    window.SwaggerUIBundle({
+      spec: spec,
+      dom_id: '#reference',
+      deepLinking: true,
+      supportedSubmitMethods: [],
+      validatorUrl: null,
+      defaultModelsExpandDepth: 1,
+      plugins: [readOnly],
+    });
+  }).catch(function (error) {
+    document.getElementById('reference').textContent = 'The API reference could not load: ' + error.message;
   });
 });
 `;

@@ -3,6 +3,7 @@ import { headerValue } from '#lib/http/response';
 
 /** The guides that come with the service, by their path in its repository. */
 export const GUIDES: ReadonlyArray<{ title: string; path: string }> = [
+  { title: 'Overview and quick start', path: 'README.md' },
   { title: 'API reference and decisions', path: 'docs/api.md' },
   { title: 'Embedding the board', path: 'docs/embedding.md' },
   { title: 'Operations', path: 'docs/operations.md' },

@@ -103,8 +103,8 @@ export function buildOpenApiDocument(
       license: { name: 'Proprietary', identifier: 'LicenseRef-Proprietary' },
       description:
         'A SaaS backend creates embed sessions that tie its users to boards, and manages them: retrieve, ' +
-        'list, revoke. Every error is JSON `{"error", "message"}`. Base URL: the stage URL in AWS, ' +
-        '`http://127.0.0.1:3000` locally.',
+        'list, revoke. Every error is JSON `{"error", "message"}`. Base URL: where this document is served ' +
+        'from, without `openapi.json` (the stage URL in AWS; locally, the URL `npm start` prints).',
     },
     servers: [{ url: '/', description: 'This service' }],
     tags: [

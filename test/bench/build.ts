@@ -16,7 +16,7 @@ export interface Bundle {
 export interface Bundles {
   functions: Record<BenchFunction, Bundle>;
   /**
-   * The SDK floor of each function as issue 5 defined it, the 1.00× reference: bundled with the
+   * The SDK floor of each function, the 1.00× reference: bundled with the
    * functions' settings (ESM, module first) but with the SDK's default credential provider chain, which
    * the functions' bundles no longer carry (infra/bundling.ts `alias`).
    */

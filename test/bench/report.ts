@@ -30,7 +30,7 @@ export function renderMarkdown(r: Results): string {
   );
 
   out.push(
-    '\n**Functions against their SDK floor** (the floor of issue 5: `DynamoDBDocumentClient` with the ' +
+    '\n**Functions against their SDK floor** (the SDK defaults: `DynamoDBDocumentClient` with the ' +
       "SDK's default credential provider chain, bundled ESM, module first, run in Lambda's environment; " +
       "the functions' bundles leave out what Lambda never runs and run with the SDK settings the stack " +
       'deploys, see infra/bundling.ts). "Lean floor": the same floor bundled and configured as the ' +
@@ -130,7 +130,7 @@ export function renderMarkdown(r: Results): string {
       kib(f.floorBytes),
       ...coldCells(f.cold[0]?.floorCold),
     ]);
-    // The CommonJS floors' cold init is measured for issue 5's functions only (REFERENCE_FUNCTIONS).
+    // The CommonJS floors' cold init is measured for the reference functions only (REFERENCE_FUNCTIONS).
     if (f.cjsFloorCold || r.quick) {
       refRows.push([
         `SDK floor of ${f.name}, CommonJS (main first)`,
@@ -189,7 +189,7 @@ export function renderMarkdown(r: Results): string {
     ),
   );
 
-  out.push('\n**Targets** (issues 5, 11 and 14)\n\n');
+  out.push('\n**Targets**\n\n');
   out.push(
     table(
       ['Target', 'Goal', 'Measured', 'Result'],

@@ -1,6 +1,6 @@
 /**
  * `npm run bench [-- --quick] [--runs N] [--iterations N] [--warmup N]`: bundle size, cold init and warm
- * cost of every function against its SDK floor (issue 5). See docs/performance.md for the method.
+ * cost of every function against its SDK floor. See docs/performance.md for the method.
  * Prints a Markdown report and writes .bench/results.json and .bench/results.md. Exits 0 when targets
  * are missed (it reports, it does not judge); exits 1 only when the benchmark itself is broken.
  */
@@ -26,6 +26,7 @@ import {
   type WarmSample,
   warmRun,
 } from './measure';
+import { BenchProgress, type Scenario, UNIT_COST_MS } from './progress';
 import { renderMarkdown } from './report';
 import {
   BENCH_FUNCTIONS,
@@ -49,9 +50,8 @@ const OUT = join(ROOT, '.bench');
 export const REVOKE_ALL_RUNTIME = runtimeOf(FUNCTIONS.revokeUserSessions);
 
 /**
- * The targets: issue 14's bundle and cold-init ratios to the SDK floor of issue 5 (on every Node
- * measured), issue 5's warm cost, and revoke-all's: under 2 s for 100,000 sessions (wall time here), and
- * its CPU at the house 512 MB inside the 5 s request budget it runs under.
+ * The targets: the bundle and cold-init ratios to the SDK floor (on every Node measured), the warm cost,
+ * and revoke-all's: under 2 s for 100,000 sessions (wall time here), and its CPU at the house 512 MB.
  */
 export const TARGETS = {
   bundleRatio: 0.7,
@@ -96,7 +96,7 @@ export interface FunctionResult {
   fn: BenchFunction;
   name: string;
   bundleBytes: number;
-  /** The SDK floor as issue 5 defined it (default credential provider chain): the 1.00× reference. */
+  /** The SDK floor (default credential provider chain): the 1.00× reference. */
   floorBytes: number;
   leanFloorBytes: number;
   cjsFloorBytes: number;
@@ -121,7 +121,7 @@ export interface PathResult {
   handlerOnly: WarmSample;
 }
 
-/** Revoke-all of `sessions` sessions with a fixed DynamoDB latency per call (issue 11). */
+/** Revoke-all of `sessions` sessions with a fixed DynamoDB latency per call. */
 export interface RevokeAllResult {
   sessions: number;
   /** Medians over the runs. */
@@ -195,7 +195,7 @@ function options() {
     return n;
   };
   return {
-    // --quick keeps the issue's minimums (20 processes, 10,000 invocations) but skips the references;
+    // --quick keeps the minimums (20 processes, 10,000 invocations) but skips the references;
     // fewer is refused, so every report meets them.
     quick: values.quick,
     runs: count(values.runs, values.quick ? 20 : 30, 20),
@@ -247,9 +247,55 @@ function progress(message: string): void {
   if (process.stderr.isTTY) process.stderr.write(`\r\x1b[2K${message}`);
 }
 
+/** A line that stays (over the one-line indicator on a terminal). */
+function logLine(line: string): void {
+  process.stderr.write(`${process.stderr.isTTY ? '\r\x1b[2K' : ''}${line}\n`);
+}
+
+/** How many subjects a round of cold init has (subjectsFor below builds them). */
+function coldSubjectCount(quick: boolean, primary: boolean): number {
+  const perFunction = quick ? 2 : 3; // the function, its floor, and its lean floor on full runs
+  return BENCH_FUNCTIONS.length * perFunction + 1 + (primary && !quick ? REFERENCE_FUNCTIONS.length * 2 : 0);
+}
+
+/** The scenarios of this run, in order, each with its expected time (UNIT_COST_MS). */
+function benchPlan(
+  opts: Pick<ReturnType<typeof options>, 'quick' | 'runs' | 'iterations' | 'warmup' | 'revokeRuns'>,
+  nodes: { label: string; primary: boolean }[],
+): Scenario[] {
+  const warm = (counts: { warmup: number; iterations: number }) =>
+    UNIT_COST_MS.warmProcess + (counts.warmup + counts.iterations) * UNIT_COST_MS.warmInvocation;
+  const plan: Scenario[] = [{ label: 'build the bundles', expectedMs: UNIT_COST_MS.build }];
+  for (const node of nodes) {
+    const processes = coldSubjectCount(opts.quick, node.primary) * (opts.runs + 1);
+    plan.push({ label: `cold init on ${node.label}`, expectedMs: processes * UNIT_COST_MS.coldProcess });
+  }
+  for (const path of REQUEST_PATHS) {
+    const sdk = opts.quick ? QUICK_SDK_WARM : opts;
+    plan.push({ label: `warm: ${path.label}`, expectedMs: warm(sdk) + warm(opts) });
+  }
+  if (!opts.quick) {
+    plan.push({ label: 'warm: the SDK floors', expectedMs: BENCH_FUNCTIONS.length * warm(opts) });
+  }
+  for (const sessions of REVOKE_ALL_TIMING.sizes) {
+    const run = UNIT_COST_MS.revokeRun + sessions * UNIT_COST_MS.revokeSession;
+    plan.push({ label: `revoke-all of ${sessions} sessions`, expectedMs: opts.revokeRuns * run });
+  }
+  return plan;
+}
+
 async function main(): Promise<void> {
   const opts = options();
   const loadBefore = loadavg()[0] ?? 0;
+  const nodes = nodeBinaries();
+  const tracker = new BenchProgress(
+    benchPlan(
+      opts,
+      nodes.map((node) => ({ label: node.label, primary: node.path === process.execPath })),
+    ),
+    logLine,
+  );
+  tracker.start();
   for (const dir of [
     'functions',
     'handler-only',
@@ -274,7 +320,8 @@ async function main(): Promise<void> {
 
   progress('building bundles…');
   const bundles = await buildBundles(ROOT, OUT);
-  // The floors run with Lambda's environment alone, as issue 5 measured them; the functions (and the lean
+  tracker.done('build the bundles');
+  // The floors run with Lambda's environment alone, as the 1.00× reference is defined; the functions (and the lean
   // floor, bundled and configured as they are) with the SDK settings the stack deploys them with too.
   const env = lambdaEnvironment(home, await writeSeed('base'));
   const functionEnv = { ...env, ...LAMBDA_SDK_ENVIRONMENT };
@@ -316,10 +363,12 @@ async function main(): Promise<void> {
     }
     return subjects;
   };
-  const nodes = nodeBinaries();
   const coldByNode = new Map<string, Map<string, ColdSample[]>>();
   for (const node of nodes) {
     const subjects = subjectsFor(node.path === process.execPath);
+    if (subjects.length !== coldSubjectCount(opts.quick, node.path === process.execPath)) {
+      throw new BenchBroken('coldSubjectCount no longer counts what subjectsFor builds');
+    }
     const cold = new Map<string, ColdSample[]>(subjects.map((s) => [s.id, []]));
     // Round 0 is a warm-up (file cache, CPU frequency) and is not recorded.
     for (let round = 0; round <= opts.runs; round++) {
@@ -348,6 +397,7 @@ async function main(): Promise<void> {
       }
     }
     coldByNode.set(node.label, cold);
+    tracker.done(`cold init on ${node.label}`);
   }
   const primaryLabel = nodes[0]?.label ?? '';
   const samplesOf = (id: string, label = primaryLabel): ColdSample[] => coldByNode.get(label)?.get(id) ?? [];
@@ -378,6 +428,7 @@ async function main(): Promise<void> {
       );
     }
     paths.push({ path, warm, handlerOnly });
+    tracker.done(`warm: ${path.label}`);
   }
   const floorWarm: FloorWarmResult[] = [];
   if (!opts.quick) {
@@ -385,6 +436,7 @@ async function main(): Promise<void> {
       progress(`warm: SDK floor of ${DISPLAY_NAMES[fn]}`);
       floorWarm.push({ fn, warm: await warmRun(bundles.floors[fn].file, {}, env, opts) });
     }
+    tracker.done('warm: the SDK floors');
   }
 
   // Revoke-all timing: the CDK bundle, freshly loaded, through the SDK, every DynamoDB call answered
@@ -430,6 +482,7 @@ async function main(): Promise<void> {
       byOperation: runs[0]?.byOperation ?? {},
       runs,
     });
+    tracker.done(`revoke-all of ${sessions} sessions`);
   }
   progress('');
 

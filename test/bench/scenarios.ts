@@ -322,7 +322,7 @@ export interface RequestPath {
   expect: number | 'allow';
   /** Text the response body must contain, where the status alone would not show the path did its work. */
   expectBody?: string;
-  /** Target DynamoDB calls per request (issue 5, issue 11): exactly, or at most, `calls`. */
+  /** Target DynamoDB calls per request: exactly, or at most, `calls`. */
   calls: number;
   callsRule: 'exactly' | 'at most';
 }
@@ -463,7 +463,7 @@ export const REVOKE_ALL_TIMING = {
 } as const;
 
 /**
- * The SDK floor of each function (issue 5): construct a DynamoDBDocumentClient and reference the commands
+ * The SDK floor of each function: construct a DynamoDBDocumentClient and reference the commands
  * the function uses. Its "one event" sends the same DynamoDB calls the function makes on its cold path
  * (run.ts checks the two counts agree), so both pay the SDK's first-request work (credentials, endpoint
  * rules, signing, the first use of each command's serializer).

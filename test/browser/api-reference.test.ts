@@ -42,8 +42,15 @@ describe.skipIf(browserSkipReason !== undefined)(
       ]) {
         await expect(page.getByText(summary).first().isVisible()).resolves.toBe(true);
       }
-      // Read-only: no "Try it out", so no API key is ever typed into a browser.
+      // Read-only: no "Try it out", so no API key is ever typed into a browser, and none of the controls
+      // that only serve it: no server selector, no "Authorize", no padlock on an operation.
       expect(await page.getByText('Try it out').count()).toBe(0);
+      expect(await page.locator('.servers, .auth-wrapper, .authorization__btn').count()).toBe(0);
+      expect(await page.getByRole('button', { name: /authorize/i }).count()).toBe(0);
+      // It shows the URL it is served from and where the guides are.
+      const info = page.locator('.info');
+      await expect(info.getByText(`${runtime.baseUrl}/`, { exact: true }).isVisible()).resolves.toBe(true);
+      await expect(info.getByText('docs/operations.md', { exact: true }).isVisible()).resolves.toBe(true);
       expect(problems).toEqual([]);
       expect(
         [...origins].filter((origin) => origin !== runtime.baseUrl && !origin.startsWith('data:')),

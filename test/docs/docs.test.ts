@@ -209,3 +209,29 @@ describe('the README', () => {
     ]);
   });
 });
+
+/** Every mention of a numbered work item ("issue 5", "issues 5, 11", "#12") in `text`, with its line. */
+function workItemMentions(text: string): { line: number; text: string }[] {
+  const found: { line: number; text: string }[] = [];
+  for (const match of text.matchAll(/\bissues?\s*#?\d+|(?<![\w/&])#\d+\b/gi)) {
+    found.push({ line: text.slice(0, match.index).split('\n').length, text: match[0] });
+  }
+  return found;
+}
+
+describe('the README and docs/ say what holds, not which work item brought it', () => {
+  it.each(pages.map((page) => [relative(ROOT, page), page]))('%s names no issue number', (_name, page) => {
+    expect(workItemMentions(readFileSync(page, 'utf8'))).toEqual([]);
+  });
+
+  it('finds "issue 5", "issues 5, 11", "(issue\\n14)" and "#12", and leaves "the issue" and "/#12" alone', () => {
+    const text =
+      'Since issue 5.\nAs issues 5, 11 asked.\n(issue\n14)\nSee #12.\nthe issue at hand, a/#12 link';
+    expect(workItemMentions(text)).toEqual([
+      { line: 1, text: 'issue 5' },
+      { line: 2, text: 'issues 5' },
+      { line: 3, text: 'issue\n14' },
+      { line: 5, text: '#12' },
+    ]);
+  });
+});

