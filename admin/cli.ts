@@ -32,8 +32,8 @@ import {
 import {
   findSessions,
   inspectSession,
+  revokeAllAsOperator,
   revokeSessionAsOperator,
-  revokeSessionsAsOperator,
 } from '#lib/use-cases/operate-sessions';
 import { ApiGatewayKeyThrottling } from './usage-plans';
 
@@ -43,6 +43,7 @@ const USAGE = `Usage: npm run --silent admin -- <command> [options]
 
   create-board --board <id> --org <orgId> --visibility <PUBLIC|PRIVATE> [--name <text>]
                [--embed-origins <origin,origin,…>]   who may frame the board ("" clears)
+               [--app-url <url>]   the board's own application, handed the user ("" clears)
                on an existing board every option left out keeps its value (--name "" clears the name)
   add-member --org <orgId> --user <userId>
   remove-member --org <orgId> --user <userId>
@@ -56,7 +57,10 @@ const USAGE = `Usage: npm run --silent admin -- <command> [options]
   get-session --id <sessionId>                        never prints tokens or hashes
   list-sessions (--user <userId> | --board <id>) [--status <active|expired|revoked>] [--limit <n>]
   revoke-session --id <sessionId>
-  revoke-sessions --user <userId> [--board <id>]
+  revoke-all-sessions --before <ISO time> [--board <id> | --user <userId>]
+                                                     one cut-off: the stage's (or a board's, or an
+                                                     external user id's in every tenant) sessions
+                                                     created at or before that time are revoked
 
 Operators are not scoped to a tenant: session commands see every organization's sessions.
 list-sessions --user scans the sessions table (fine for an operator, never on a request path).
@@ -103,6 +107,8 @@ function parseOptions(args: string[]) {
         rate: { type: 'string' },
         burst: { type: 'string' },
         'embed-origins': { type: 'string' },
+        'app-url': { type: 'string' },
+        before: { type: 'string' },
       },
       strict: true,
     });
@@ -164,6 +170,7 @@ export async function runAdmin(argv: string[], env: Record<string, string | unde
   const sessions = () => ({
     sessions: new DynamoSessionRepository(db, tables.sessions()),
     clock: systemClock,
+    random: cryptoRandom,
   });
   const selector = () => ({
     ...(values.user !== undefined ? { userId: values.user } : {}),
@@ -174,7 +181,8 @@ export async function runAdmin(argv: string[], env: Record<string, string | unde
     switch (command) {
       case 'create-board':
         return await createBoard(
-          { boards: boards() },
+          // http://127.0.0.1 and http://localhost apps only on the local runtime (a DynamoDB endpoint).
+          { boards: boards(), appUrlRule: { allowLoopbackHttp: dynamo.endpoint !== undefined } },
           {
             boardId: need('board'),
             // Left out, each keeps the existing board's value (org and visibility are needed for a new one).
@@ -184,6 +192,7 @@ export async function runAdmin(argv: string[], env: Record<string, string | unde
             ...(values['embed-origins'] !== undefined
               ? { embedOrigins: splitOriginList(values['embed-origins']) }
               : {}),
+            ...(values['app-url'] !== undefined ? { appUrl: values['app-url'].trim() } : {}),
           },
         );
       case 'add-member':
@@ -227,8 +236,8 @@ export async function runAdmin(argv: string[], env: Record<string, string | unde
         };
       case 'revoke-session':
         return await revokeSessionAsOperator(sessions(), need('id'));
-      case 'revoke-sessions':
-        return await revokeSessionsAsOperator(sessions(), { ...selector(), userId: need('user') });
+      case 'revoke-all-sessions':
+        return await revokeAllAsOperator(sessions(), { ...selector(), before: need('before') });
       default:
         throw new UsageError(command ? `Unknown command "${command}"` : 'No command given');
     }

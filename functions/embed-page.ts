@@ -3,13 +3,18 @@ import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import { DynamoBoardRepository } from '#lib/dynamodb/boards';
 import { createDocumentClient } from '#lib/dynamodb/client';
 import { DynamoSessionRepository } from '#lib/dynamodb/sessions';
+import { handOffResponse } from '#lib/embed/handoff';
 import { bindingCookieValues, embedErrorRenderer, embedPageResponse } from '#lib/embed/http';
+import { apiBaseUrl } from '#lib/http/api-gateway';
+import { headWithoutBody } from '#lib/http/middlewares/head-without-body';
 import { httpErrors } from '#lib/http/middlewares/http-errors';
 import { withRequestBudget } from '#lib/http/middlewares/request-budget';
 import { withRequestId } from '#lib/http/request-id';
 import { readEmbedPageConfig } from '#lib/platform/config';
 import { createLogger } from '#lib/platform/logger';
 import { cryptoRandom, systemClock, timerSleep } from '#lib/platform/system';
+import { lazyIdTokenPorts } from '#lib/signing/id-token-keys';
+import { boardAppUrlOf, handOff } from '#lib/use-cases/hand-off';
 import {
   DEFAULT_MISS_RETRY_DELAYS_MS,
   type OpenEmbedSessionDeps,
@@ -27,9 +32,14 @@ const deps: OpenEmbedSessionDeps = {
   missRetryDelaysMs: DEFAULT_MISS_RETRY_DELAYS_MS,
 };
 const logger = createLogger({ function: 'embed-page' });
+const idTokenPorts = lazyIdTokenPorts(config.idTokenKeys);
 
-/** GET /embed?token=…: the embedded board, or a styled error page (JSON when asked for). */
+/**
+ * GET /embed?token=…: the embedded board, or a styled error page (JSON when asked for). HEAD: the same
+ * answer without its body, and without binding a link to a browser.
+ */
 export const handler = withRequestId(withRequestBudget(middy<APIGatewayProxyEvent, APIGatewayProxyResult>()))
+  .use(headWithoutBody())
   .use(
     httpErrors({
       logger,
@@ -37,6 +47,26 @@ export const handler = withRequestId(withRequestBudget(middy<APIGatewayProxyEven
     }),
   )
   .handler(async (event) => {
-    const view = await openEmbedSession(deps, event.queryStringParameters?.token, bindingCookieValues(event));
+    const view = await openEmbedSession(
+      deps,
+      event.queryStringParameters?.token,
+      bindingCookieValues(event),
+      {
+        peek: event.httpMethod === 'HEAD',
+      },
+    );
+    // A board with an application of its own: hand the verified user to it with a signed ID token
+    // (for HEAD too, so its headers are GET's; headWithoutBody drops the token with the body).
+    const appUrl = boardAppUrlOf(view.board, config.boardAppUrl, config.appUrlRule);
+    if (appUrl !== undefined) {
+      const keys = await idTokenPorts();
+      const issuer = config.publicBaseUrl ?? apiBaseUrl(event);
+      const handoff = await handOff(
+        { signer: keys, subjects: keys, clock: systemClock, random: cryptoRandom },
+        view,
+        { issuer, appUrl },
+      );
+      return handOffResponse(event, view, handoff, { frameAncestors: config.frameAncestors });
+    }
     return embedPageResponse(event, view, { frameAncestors: config.frameAncestors, now: systemClock.now() });
   });

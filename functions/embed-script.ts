@@ -1,8 +1,13 @@
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
+import { boardScriptResponse } from '#lib/embed/board-script';
 import { hostScriptResponse } from '#lib/embed/host-script';
 import { withRequestId } from '#lib/http/request-id';
 
-/** GET /embed.js: the host pages' embedding script; static, so it touches no table and needs no middleware. */
+/**
+ * GET /embed.js, the host pages' embedding script, and GET /embed-board.js, the board applications'
+ * script; static, so they touch no table and need no middleware.
+ */
 export const handler = withRequestId(
-  async (event: APIGatewayProxyEvent): Promise<APIGatewayProxyResult> => hostScriptResponse(event),
+  async (event: APIGatewayProxyEvent): Promise<APIGatewayProxyResult> =>
+    event.resource === '/embed-board.js' ? boardScriptResponse() : hostScriptResponse(event),
 );

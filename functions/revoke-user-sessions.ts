@@ -10,13 +10,14 @@ const deps = sessionScopeDeps(process.env);
 /** The body holds two ids; anything near this size is not a revoke request. */
 const MAX_BODY_BYTES = 16 * 1024;
 
-/** POST /api/embed/sessions/revoke with {"userId", "boardId"?} */
+/** POST /api/embed/sessions/revoke with {"userId", "boardId"?} or {"boardId"} */
 export const handler = jsonApiHandler(
   'revoke-user-sessions',
   {
     inner: [jsonBody({ maxBytes: MAX_BODY_BYTES })],
-    // Its work grows with the user's sessions: bounded by its own Lambda timeout (lib/definitions/routes.ts),
-    // less the reserve for the 503, not by the 5 s of the other routes.
+    // Its writes are a few whatever the sessions, but its count reads them all: bounded by the house
+    // Lambda timeout (lib/definitions/routes.ts) less the reserve for the 503, not by the 5 s of the other
+    // routes. Its first cut-off is written before the count, so running out of time revokes all the same.
     budgetMs: Number.POSITIVE_INFINITY,
   },
   async (event) => {

@@ -7,7 +7,7 @@ import { createDocumentClient } from '#lib/dynamodb/client';
 import { DynamoMembershipRepository } from '#lib/dynamodb/memberships';
 import { DynamoSessionRepository } from '#lib/dynamodb/sessions';
 import { readStorageConfig } from '#lib/platform/config';
-import { systemClock } from '#lib/platform/system';
+import { cryptoRandom, systemClock } from '#lib/platform/system';
 import type { ListSessionsDeps } from '#lib/use-cases/list-sessions';
 import type { ManageSessionDeps } from '#lib/use-cases/manage-session';
 import type { RevokeUserSessionsDeps } from '#lib/use-cases/revoke-user-sessions';
@@ -34,5 +34,6 @@ export function sessionScopeDeps(env: Env): ListSessionsDeps & RevokeUserSession
     boards: new DynamoBoardRepository(db, tables.boards),
     memberships: new DynamoMembershipRepository(db, tables.memberships),
     clock: systemClock,
+    random: cryptoRandom,
   };
 }

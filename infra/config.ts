@@ -1,6 +1,7 @@
 import { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { DEFAULT_API_KEY_LIMITS } from '#lib/definitions/rate-limits';
 import { RATE_LIMIT_BOUNDS } from '#lib/domain/api-key';
+import { boardAppUrlProblem } from '#lib/domain/board-app';
 import { isEmbedOrigin } from '#lib/domain/embed-origins';
 import { DEFAULT_FRAME_ANCESTORS, METADATA_MAX_BYTES_CEILING } from '#lib/platform/config';
 import { LOG_LEVELS, type LogLevel } from '#lib/platform/logger';
@@ -162,6 +163,33 @@ const CONTEXT_SETTINGS = {
             `allowedEmbedOrigins entries must be origins like "https://app.example.com", got "${origin}"`,
         ),
   }),
+  /**
+   * The stage's default board application: boards without an `appUrl` of their own hand their users to it
+   * (the embed function's BOARD_APP_URL). https only: the token it receives crosses the internet.
+   */
+  boardAppUrl: setting({
+    parse: String,
+    default: undefined,
+    check: (value) => {
+      const problem = boardAppUrlProblem(value, { allowLoopbackHttp: false });
+      return problem === undefined ? undefined : `boardAppUrl: ${problem}`;
+    },
+  }),
+  /**
+   * The names of the ID token signing keys (KMS), each a key of its own: the first signs, all are published
+   * in the JWKS. A rotation adds a name after the current one, then moves it first, then drops the old one.
+   */
+  idTokenSigningKeys: setting({
+    parse: (raw, problems) => readList(raw, problems, 'idTokenSigningKeys', 'key names'),
+    default: ['1'] as readonly string[],
+    check: (names) => {
+      if (names.length === 0) return 'idTokenSigningKeys must name at least one key';
+      if (new Set(names).size !== names.length) return 'idTokenSigningKeys must not name a key twice';
+      const invalid = names.filter((name) => !/^[A-Za-z0-9]{1,32}$/.test(name));
+      if (invalid.length > 0)
+        return `idTokenSigningKeys names are letters and digits, got ${invalid.join(', ')}`;
+    },
+  }),
   alarmEmail: setting({
     parse: String,
     default: undefined,
@@ -261,14 +289,19 @@ function readNumber(value: unknown): number {
 }
 
 /** A list from a JSON array, a JSON array string or a comma-separated string. */
-function readList(value: unknown, problems: string[]): readonly string[] {
+function readList(
+  value: unknown,
+  problems: string[],
+  key = 'allowedEmbedOrigins',
+  what = 'origins',
+): readonly string[] {
   let items: unknown = value;
   if (typeof value === 'string') {
     if (value.startsWith('[')) {
       try {
         items = JSON.parse(value);
       } catch {
-        problems.push(`allowedEmbedOrigins is not a valid JSON array: ${value}`);
+        problems.push(`${key} is not a valid JSON array: ${value}`);
         return [];
       }
     } else {
@@ -276,7 +309,7 @@ function readList(value: unknown, problems: string[]): readonly string[] {
     }
   }
   if (!Array.isArray(items) || !items.every((item) => typeof item === 'string')) {
-    problems.push(`allowedEmbedOrigins must be a list of origins, got ${show(value)}`);
+    problems.push(`${key} must be a list of ${what}, got ${show(value)}`);
     return [];
   }
   return items.map((item) => item.trim()).filter((item) => item !== '');

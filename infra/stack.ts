@@ -1,8 +1,9 @@
-import { Aws, CfnOutput, Stack, type StackProps } from 'aws-cdk-lib';
+import { Aws, CfnOutput, Fn, Stack, type StackProps } from 'aws-cdk-lib';
 import type { Construct } from 'constructs';
 import { EmbedApi } from '#infra/constructs/api';
 import { constructId, DataTables } from '#infra/constructs/data';
 import { ServiceFunctions } from '#infra/constructs/functions';
+import { IdTokenKeys } from '#infra/constructs/id-token-keys';
 import { Monitoring } from '#infra/constructs/monitoring';
 import type { ServiceFunctionProps } from '#infra/constructs/service-function';
 import { TABLES, type TableKey } from '#lib/definitions/tables';
@@ -18,6 +19,7 @@ export interface EmbedSessionStackProps extends StackProps {
 /** The whole embed session service: tables, functions, REST API, alarms and outputs. */
 export class EmbedSessionStack extends Stack {
   readonly data: DataTables;
+  readonly idTokenKeys: IdTokenKeys;
   readonly functions: ServiceFunctions;
   readonly api: EmbedApi;
   readonly monitoring: Monitoring;
@@ -28,11 +30,30 @@ export class EmbedSessionStack extends Stack {
     const definitions = props.definitions ?? SERVICE_DEFINITIONS;
 
     this.data = new DataTables(this, 'Data');
+    this.idTokenKeys = new IdTokenKeys(this, 'IdTokenKeys', {
+      signingKeyNames: config.idTokenSigningKeys,
+      aliasPrefix: this.stackName,
+    });
+    const keys = {
+      signing: this.idTokenKeys.signingKey,
+      subject: this.idTokenKeys.subjectKey,
+      published: this.idTokenKeys.signingKeys,
+    };
     this.functions = new ServiceFunctions(this, 'Functions', {
       definitions,
       tables: this.data.tables,
-      environment: functionEnvironment(config),
+      environment: {
+        ...functionEnvironment(config),
+        // By ARN, not alias: the key id is the tokens' kid, and the JWKS names the same.
+        ID_TOKEN_SIGNING_KEY: keys.signing.keyArn,
+        ID_TOKEN_SUBJECT_KEY: keys.subject.keyArn,
+        ID_TOKEN_PUBLISHED_KEYS: Fn.join(
+          ',',
+          keys.published.map((key) => key.keyArn),
+        ),
+      },
       logRetention: config.logRetentionDays,
+      keys,
     });
     this.api = new EmbedApi(this, 'Api', { config, definitions, functions: this.functions });
     this.monitoring = new Monitoring(this, 'Monitoring', {
@@ -52,6 +73,10 @@ export class EmbedSessionStack extends Stack {
       // restApi.url ends with a slash.
       value: config.publicBaseUrl ? `${config.publicBaseUrl}/embed` : `${this.api.restApi.url}embed`,
       description: 'Embed page address; embed URLs add ?token=<session token>',
+    });
+    new CfnOutput(this, 'IdTokenSigningKeyAlias', {
+      value: this.idTokenKeys.signingAlias.aliasName,
+      description: 'KMS alias of the key that signs ID tokens for board applications',
     });
     new CfnOutput(this, 'Region', { value: Aws.REGION, description: 'AWS_REGION for the admin CLI' });
     for (const [key, table] of Object.entries(this.data.tables) as [
@@ -92,5 +117,6 @@ function functionEnvironment(config: InfraConfig): ServiceFunctionProps['environ
   // The embed page's CSP frame-ancestors; unset, the function's own default (any https site) applies.
   if (config.allowedEmbedOrigins.length > 0) environment.EMBED_FRAME_ANCESTORS = config.frameAncestors;
   if (config.metadataMaxBytes !== undefined) environment.METADATA_MAX_BYTES = String(config.metadataMaxBytes);
+  if (config.boardAppUrl !== undefined) environment.BOARD_APP_URL = config.boardAppUrl;
   return environment;
 }

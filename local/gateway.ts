@@ -18,7 +18,6 @@ import {
   FUNCTIONS,
   type FunctionName,
   ROUTES,
-  type RouteDefinition,
   runtimeOf,
 } from '#lib/definitions/routes';
 import { isRateLimitValue, type RateLimit } from '#lib/domain/api-key';
@@ -30,6 +29,67 @@ import { resolveResource } from './routing';
 
 /** A Lambda handler as exported by `functions/*.ts`. */
 export type LambdaHandler = (event: never, context: Context) => Promise<unknown>;
+
+/**
+ * One method of the API: a Lambda proxy integration of `function`, behind the TOKEN authorizer when
+ * `auth` is `apiKey`. The local runtime's come from lib/definitions/routes.ts; the assembly runner's from
+ * the synthesized template (where `function` is the function's logical id).
+ */
+export interface ApiRoute {
+  method: string;
+  path: string;
+  function: string;
+  auth: 'apiKey' | 'none';
+  /** The method needs a usage identifier (a usage plan's key); by default, when `auth` is `apiKey`. */
+  apiKeyRequired?: boolean;
+}
+
+/**
+ * What the emulator serves: the one description of a REST API that both the local runtime (from
+ * lib/definitions) and the assembly runner (from the synthesized template) build.
+ */
+export interface ApiModel {
+  routes: readonly ApiRoute[];
+  /** The stage: in method ARNs and `requestContext.stage`. */
+  stage: string;
+  /** Where the stage starts in request paths: '' locally, `/<stage>` as on an execute-api domain. */
+  basePath: string;
+  accountId: string;
+  region: string;
+  apiId: string;
+  authorizer: {
+    function: string;
+    /** The header of the identity source (`method.request.header.<name>`). */
+    identityHeader: string;
+    /** How long a returned policy is cached per identity (0: the authorizer runs on every request). */
+    resultTtlSeconds: number;
+  };
+  /** Where a usage plan's key comes from: the authorizer's `usageIdentifierKey`, or `x-api-key`. */
+  apiKeySource: 'AUTHORIZER' | 'HEADER';
+  /** The limit of keys without their own: the default usage plan's throttle. */
+  apiKeyLimits: RateLimit;
+  /** A gateway response as configured. */
+  response(type: GatewayResponseType): GatewayReply;
+  /** The answer to a method the resource does not have (its `ANY` mock), or undefined when none. */
+  methodNotAllowed(path: string, allowed: string[]): GatewayReply | undefined;
+}
+
+/**
+ * Invokes a function as Lambda does: resolves to what the handler returned, rejects with the error it
+ * threw (or its init error).
+ */
+export type Invoke = (functionName: string, event: unknown, requestId: string) => Promise<unknown>;
+
+/** The emulator of API Gateway: an API, how to invoke its functions, and where it is served. */
+export interface EmulatorOptions {
+  api: ApiModel;
+  invoke: Invoke;
+  /** Host (and port) that API Gateway would report as `requestContext.domainName`. */
+  domainName: string;
+  logger: Logger;
+  /** The rate limiter's and the authorizer cache's clock; the real monotonic one unless a test passes its own. */
+  clock?: MonotonicClock;
+}
 
 /** API Gateway REST APIs refuse bodies over 10 MB; Lambda refuses invocation payloads over 6 MB. */
 const GATEWAY_MAX_BODY_BYTES = 10 * 1024 * 1024;
@@ -64,14 +124,59 @@ type Reply = {
  * A local stand-in for API Gateway (REST API, Lambda proxy integration): the same routes, a TOKEN
  * authorizer run before protected routes (without result caching, so a revoked key is refused at once),
  * per-key throttling like a usage plan's, v1 proxy events, and the same JSON gateway responses the CDK
- * stack configures.
+ * stack configures. The handlers run in this process (`npm start`).
  */
 export function createGateway(options: GatewayOptions): (req: IncomingMessage, res: ServerResponse) => void {
-  const limiter = new KeyRateLimiter(options.apiKeyLimits, options.clock);
+  return createApiGateway({
+    api: localApi(options),
+    invoke: inProcess(options.handlers),
+    domainName: options.domainName,
+    logger: options.logger,
+    clock: options.clock,
+  });
+}
+
+/** The API of lib/definitions/routes.ts, as the local runtime serves it. */
+export function localApi(options: Pick<GatewayOptions, 'securityHeaders' | 'apiKeyLimits'>): ApiModel {
+  return {
+    routes: ROUTES,
+    stage: STAGE,
+    basePath: '',
+    accountId: ACCOUNT_ID,
+    region: 'local',
+    apiId: API_ID,
+    authorizer: { function: AUTHORIZER_FUNCTION, identityHeader: 'Authorization', resultTtlSeconds: 0 },
+    apiKeySource: 'AUTHORIZER',
+    apiKeyLimits: options.apiKeyLimits,
+    response: (type) => gatewayResponse(type, options.securityHeaders),
+    methodNotAllowed: (_path, allowed) => methodNotAllowed(allowed, options.securityHeaders),
+  };
+}
+
+/** Invokes the handler exports in this process, each with a Lambda-like context. */
+function inProcess(handlers: Record<FunctionName, LambdaHandler>): Invoke {
+  return (functionName, event, requestId) =>
+    handlers[functionName as FunctionName](
+      event as never,
+      lambdaContext(functionName as FunctionName, requestId),
+    );
+}
+
+/**
+ * The one emulator of API Gateway (REST API, Lambda proxy integration) that the local runtime and the
+ * assembly runner share: routing by resource, the TOKEN authorizer (its identity header, its result
+ * cache, the returned policy evaluated against the method ARN), the usage plan's per-key throttling, v1
+ * proxy events, and the configured gateway responses.
+ */
+export function createApiGateway(
+  options: EmulatorOptions,
+): (req: IncomingMessage, res: ServerResponse) => void {
+  const limiter = new KeyRateLimiter(options.api.apiKeyLimits, options.clock);
+  const cache = new AuthorizerCache(options.clock);
   return (req, res) => {
     const started = performance.now();
     const requestId = randomUUID();
-    route(options, limiter, req, requestId)
+    route(options, limiter, cache, req, requestId)
       .catch((error: unknown) => {
         options.logger.error('local gateway failure', { requestId, errorMessage: (error as Error).message });
         return gatewayReply(options, 'DEFAULT_5XX');
@@ -113,9 +218,16 @@ function requestUrl(target: string | undefined): URL | undefined {
   }
 }
 
+/** The path within the stage that starts at `basePath`, or undefined for a path outside it. */
+function stagePath(pathname: string, basePath: string): string | undefined {
+  if (!basePath) return pathname;
+  return pathname.startsWith(`${basePath}/`) ? pathname.slice(basePath.length) : undefined;
+}
+
 async function route(
-  options: GatewayOptions,
+  options: EmulatorOptions,
   limiter: KeyRateLimiter,
+  cache: AuthorizerCache,
   req: IncomingMessage,
   requestId: string,
 ): Promise<Reply> {
@@ -123,35 +235,43 @@ async function route(
   if (!url) return gatewayReply(options, 'DEFAULT_4XX');
   const body = await readBody(req);
   if (body === undefined) return gatewayReply(options, 'REQUEST_TOO_LARGE');
+  const path = stagePath(url.pathname, options.api.basePath);
+  if (path === undefined) return gatewayReply(options, 'MISSING_AUTHENTICATION_TOKEN');
+  url.pathname = path;
 
-  const resource = resolveResource(ROUTES, url.pathname);
+  const resource = resolveResource(options.api.routes, url.pathname);
   if (!resource) return gatewayReply(options, 'MISSING_AUTHENTICATION_TOKEN');
   const matched = resource.routes.find((r) => r.method === req.method);
-  if (!matched)
-    return toReply(
-      methodNotAllowed(
-        resource.routes.map((r) => r.method),
-        options.securityHeaders,
-      ),
-    );
+  if (!matched) {
+    const allowed = resource.routes.map((r) => r.method);
+    const reply = options.api.methodNotAllowed(resource.path, allowed);
+    return reply ? toReply(reply) : gatewayReply(options, 'MISSING_AUTHENTICATION_TOKEN');
+  }
 
   const headers = singleHeaders(req);
   let authorizer: Record<string, unknown> | null = null;
-  let limited: RateLimitDecision | undefined;
+  let usageIdentifierKey: string | undefined;
   if (matched.auth === 'apiKey') {
     const outcome = await authorize(
       options,
+      cache,
       matched,
       url.pathname,
-      headerValue(headers, 'authorization'),
+      headerValue(headers, options.api.authorizer.identityHeader),
       requestId,
     );
     if (typeof outcome === 'string') return gatewayReply(options, outcome);
+    usageIdentifierKey = outcome.usageIdentifierKey;
+    authorizer = outcome.context;
+  }
+  let limited: RateLimitDecision | undefined;
+  if (matched.apiKeyRequired ?? matched.auth === 'apiKey') {
     // With the authorizer as API key source, a key reaches its usage plan only through the identifier the
     // authorizer names; API Gateway refuses a request without one as an invalid key.
-    if (!outcome.usageIdentifierKey) return gatewayReply(options, 'INVALID_API_KEY');
-    limited = limiter.take(outcome.usageIdentifierKey, limitsOf(outcome.context));
-    authorizer = outcome.context;
+    const usageId =
+      options.api.apiKeySource === 'AUTHORIZER' ? usageIdentifierKey : headerValue(headers, 'x-api-key');
+    if (!usageId) return gatewayReply(options, 'INVALID_API_KEY');
+    limited = limiter.take(usageId, limitsOf(authorizer ?? {}));
   }
   // Every answer after the authorizer carries the key's limits: the 429, the function's own errors, too.
   if (limited && !limited.allowed) return withHeaders(gatewayReply(options, 'THROTTLED'), limited.headers);
@@ -172,7 +292,7 @@ async function route(
 interface RoutedRequest {
   req: IncomingMessage;
   url: URL;
-  matched: RouteDefinition;
+  matched: ApiRoute;
   pathParameters: Record<string, string> | null;
   headers: Record<string, string>;
   body: Buffer;
@@ -181,7 +301,7 @@ interface RoutedRequest {
 }
 
 /** What a route does once the gateway lets the request through: invoke its function, as API Gateway does. */
-async function invoke(options: GatewayOptions, request: RoutedRequest): Promise<Reply> {
+async function invoke(options: EmulatorOptions, request: RoutedRequest): Promise<Reply> {
   const { matched, body, requestId } = request;
   // Lambda's payload limit applies when the gateway invokes the function, after the authorizer ran.
   if (body.length > LAMBDA_MAX_PAYLOAD_BYTES) return gatewayReply(options, 'REQUEST_TOO_LARGE');
@@ -189,10 +309,7 @@ async function invoke(options: GatewayOptions, request: RoutedRequest): Promise<
   const event = proxyEvent(options, request);
   let result: APIGatewayProxyResult;
   try {
-    result = (await options.handlers[matched.function](
-      event as never,
-      lambdaContext(matched.function, requestId),
-    )) as APIGatewayProxyResult;
+    result = (await options.invoke(matched.function, event, requestId)) as APIGatewayProxyResult;
   } catch (error) {
     // An unhandled function error: API Gateway answers 502 without showing it.
     options.logger.error('function failed', {
@@ -211,28 +328,56 @@ interface Authorized {
   usageIdentifierKey: string | undefined;
 }
 
+/**
+ * The authorizer's result cache: the policy returned for an identity, reused until its TTL passes. API
+ * Gateway evaluates a cached policy against each request's own method ARN, which is why the authorizer
+ * allows the whole stage.
+ */
+class AuthorizerCache {
+  private readonly entries = new Map<string, { policy: APIGatewayAuthorizerResult; until: number }>();
+
+  constructor(private readonly now: MonotonicClock = () => performance.now()) {}
+
+  get(identity: string): APIGatewayAuthorizerResult | undefined {
+    const entry = this.entries.get(identity);
+    if (entry && entry.until > this.now()) return entry.policy;
+    this.entries.delete(identity);
+    return undefined;
+  }
+
+  set(identity: string, policy: APIGatewayAuthorizerResult, ttlSeconds: number): void {
+    if (ttlSeconds > 0) this.entries.set(identity, { policy, until: this.now() + ttlSeconds * 1000 });
+  }
+}
+
 /** Runs the TOKEN authorizer as API Gateway does; returns what it allowed or the gateway response to send. */
 async function authorize(
-  options: GatewayOptions,
-  matched: RouteDefinition,
+  options: EmulatorOptions,
+  cache: AuthorizerCache,
+  matched: ApiRoute,
   path: string,
   token: string | undefined,
   requestId: string,
 ): Promise<Authorized | GatewayResponseType> {
+  const { api } = options;
   // With identitySource = Authorization, API Gateway answers 401 itself when the header is absent.
   if (!token) return 'UNAUTHORIZED';
-  const methodArn = `arn:aws:execute-api:local:${ACCOUNT_ID}:${API_ID}/${STAGE}/${matched.method}${path}`;
-  const event: APIGatewayTokenAuthorizerEvent = { type: 'TOKEN', authorizationToken: token, methodArn };
-  let policy: APIGatewayAuthorizerResult;
-  try {
-    policy = (await options.handlers[AUTHORIZER_FUNCTION](
-      event as never,
-      lambdaContext(AUTHORIZER_FUNCTION, requestId),
-    )) as APIGatewayAuthorizerResult;
-  } catch (error) {
-    return (error as Error)?.message === 'Unauthorized' ? 'UNAUTHORIZED' : 'AUTHORIZER_FAILURE';
+  const methodArn = `arn:aws:execute-api:${api.region}:${api.accountId}:${api.apiId}/${api.stage}/${matched.method}${path}`;
+  let policy = cache.get(token);
+  if (!policy) {
+    const event: APIGatewayTokenAuthorizerEvent = { type: 'TOKEN', authorizationToken: token, methodArn };
+    try {
+      policy = (await options.invoke(
+        api.authorizer.function,
+        event,
+        requestId,
+      )) as APIGatewayAuthorizerResult;
+    } catch (error) {
+      return (error as Error)?.message === 'Unauthorized' ? 'UNAUTHORIZED' : 'AUTHORIZER_FAILURE';
+    }
+    if (!policy?.principalId || !policy.policyDocument) return 'AUTHORIZER_FAILURE';
+    cache.set(token, policy, api.authorizer.resultTtlSeconds);
   }
-  if (!policy?.principalId || !policy.policyDocument) return 'AUTHORIZER_FAILURE';
   if (!policyAllows(policy, methodArn)) return 'ACCESS_DENIED';
   return {
     context: { ...(policy.context ?? {}), principalId: policy.principalId },
@@ -273,7 +418,8 @@ function globToRegExp(glob: string): RegExp {
   return new RegExp(`^${escaped}$`);
 }
 
-function proxyEvent(options: GatewayOptions, request: RoutedRequest): APIGatewayProxyEvent {
+function proxyEvent(options: EmulatorOptions, request: RoutedRequest): APIGatewayProxyEvent {
+  const { api } = options;
   const { req, url, matched, pathParameters, headers, body, authorizer, requestId } = request;
   const multiValueHeaders: Record<string, string[]> = {};
   for (let i = 0; i < req.rawHeaders.length; i += 2) {
@@ -300,18 +446,18 @@ function proxyEvent(options: GatewayOptions, request: RoutedRequest): APIGateway
     body: body.length > 0 ? body.toString('utf8') : null,
     isBase64Encoded: false,
     requestContext: {
-      accountId: ACCOUNT_ID,
-      apiId: API_ID,
+      accountId: api.accountId,
+      apiId: api.apiId,
       authorizer,
       domainName: options.domainName,
       httpMethod: matched.method,
-      path: `/${STAGE}${url.pathname}`,
+      path: `/${api.stage}${url.pathname}`,
       protocol: 'HTTP/1.1',
       requestId,
       requestTimeEpoch: Date.now(),
       resourceId: 'local',
       resourcePath: matched.path,
-      stage: STAGE,
+      stage: api.stage,
       identity: {
         sourceIp: req.socket.remoteAddress ?? '127.0.0.1',
         userAgent: headers['User-Agent'] ?? null,
@@ -362,8 +508,8 @@ function singleHeaders(req: IncomingMessage): Record<string, string> {
   return headers;
 }
 
-function gatewayReply(options: GatewayOptions, type: GatewayResponseType): Reply {
-  return toReply(gatewayResponse(type, options.securityHeaders));
+function gatewayReply(options: EmulatorOptions, type: GatewayResponseType): Reply {
+  return toReply(options.api.response(type));
 }
 
 function withHeaders(reply: Reply, headers: Record<string, string>): Reply {

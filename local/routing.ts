@@ -1,9 +1,7 @@
-import type { RouteDefinition } from '#lib/definitions/routes';
-
 /** The resource a request path lands on: its routes (one per method) and the path parameters it binds. */
-export interface ResolvedResource {
+export interface ResolvedResource<R extends { path: string }> {
   path: string;
-  routes: RouteDefinition[];
+  routes: R[];
   pathParameters: Record<string, string> | null;
 }
 
@@ -12,10 +10,10 @@ export interface ResolvedResource {
  * resources differ a literal segment beats a `{name}` one, so `/sessions/revoke` is never read as a session
  * id. A parameter binds one non-empty segment, URL-decoded as API Gateway passes it.
  */
-export function resolveResource(
-  routes: readonly RouteDefinition[],
+export function resolveResource<R extends { path: string }>(
+  routes: readonly R[],
   requestPath: string,
-): ResolvedResource | undefined {
+): ResolvedResource<R> | undefined {
   const segments = requestPath.split('/');
   let best: { path: string; params: Record<string, string>; rank: number[] } | undefined;
   for (const path of new Set(routes.map((route) => route.path))) {

@@ -12,6 +12,7 @@ import { createLogger, type Logger } from '#lib/platform/logger';
 import { clientErrorResponder } from './client-errors';
 import { ensureTables, reachableHost, startEmbeddedDynamo } from './dynamodb';
 import { createGateway, type LambdaHandler } from './gateway';
+import { localIdTokenKeyFile } from './id-token-keys';
 import type { MonotonicClock } from './rate-limiter';
 import { type DemoData, seedDemoData } from './seed';
 
@@ -80,6 +81,8 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
     process.env.AWS_REGION = 'local';
     process.env.PUBLIC_BASE_URL ||= baseUrl;
     for (const key of TABLE_KEYS) process.env[TABLES[key].envVar] = LOCAL_TABLE_NAMES[key];
+    // The keys that sign the ID tokens handed to board applications (KMS's stand-in).
+    process.env.ID_TOKEN_KEY_FILE ||= await localIdTokenKeyFile(options.dataDir);
 
     const problems: string[] = [];
     const frameAncestors = readFrameAncestors(process.env, problems);

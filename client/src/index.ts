@@ -4,7 +4,8 @@
  * (`openapi.generated.ts`, generated from docs/openapi.json), never written twice.
  *
  * Retries are safe by construction: every create carries an `Idempotency-Key` (one is made when the
- * caller gives none), reads are reads, and revocations are idempotent.
+ * caller gives none), reads are reads, and revocations are idempotent. A create whose key an earlier
+ * attempt still holds (`409`) is retried too, after its `Retry-After`: it then gets that attempt's answer.
  */
 import type { components, operations } from './openapi.generated.js';
 
@@ -12,6 +13,8 @@ export type CreateSessionRequest = components['schemas']['CreateSessionRequest']
 export type CreateSessionResponse = components['schemas']['CreateSessionResponse'];
 export type CreatedSession = components['schemas']['CreatedSession'];
 export type Session = components['schemas']['Session'];
+/** A session another tenant created on your organization's public board: its outline only. */
+export type OtherTenantSession = components['schemas']['OtherTenantSession'];
 export type SessionPage = components['schemas']['SessionPage'];
 export type RevokeUserSessionsRequest = components['schemas']['RevokeUserSessionsRequest'];
 export type RevokedCount = components['schemas']['RevokedCount'];
@@ -25,7 +28,10 @@ export interface ClientOptions {
   apiKey: string;
   /** Defaults to the global `fetch`. */
   fetch?: typeof fetch;
-  /** Retries after a 429, a 503 or a network failure; default 2 (three attempts in all). */
+  /**
+   * Retries after a 429, a 503, a network failure, or a 409 to a request with an Idempotency-Key (an
+   * earlier attempt with that key is still in progress); default 2 (three attempts in all).
+   */
   maxRetries?: number;
   /** Waits between retries; injectable so tests need not wait. */
   sleep?: (ms: number) => Promise<void>;
@@ -83,7 +89,7 @@ export function createClient(options: ClientOptions) {
         continue;
       }
       if (response.ok) return (await response.json()) as T;
-      if (RETRYABLE_STATUSES.has(response.status) && attempt < maxRetries) {
+      if (retryable(response.status, headers) && attempt < maxRetries) {
         await response.body?.cancel();
         await sleep(backoff(attempt, response.headers.get('retry-after')));
         continue;
@@ -103,9 +109,13 @@ export function createClient(options: ClientOptions) {
     },
 
     /** GET /api/embed/sessions/{id} */
-    async getSession(id: string): Promise<Session> {
-      return (await request<{ session: Session }>('GET', `/api/embed/sessions/${encodeURIComponent(id)}`))
-        .session;
+    async getSession(id: string): Promise<Session | OtherTenantSession> {
+      return (
+        await request<{ session: Session | OtherTenantSession }>(
+          'GET',
+          `/api/embed/sessions/${encodeURIComponent(id)}`,
+        )
+      ).session;
     },
 
     /** GET /api/embed/sessions: one page. */
@@ -116,7 +126,7 @@ export function createClient(options: ClientOptions) {
     /** Every session of the query, page after page, following nextCursor to its end. */
     async *listAllSessions(
       query: Omit<ListSessionsQuery, 'cursor'>,
-    ): AsyncGenerator<Session, void, undefined> {
+    ): AsyncGenerator<Session | OtherTenantSession, void, undefined> {
       let cursor: string | null = null;
       do {
         const page: SessionPage = await this.listSessions({ ...query, ...(cursor ? { cursor } : {}) });
@@ -126,9 +136,9 @@ export function createClient(options: ClientOptions) {
     },
 
     /** POST /api/embed/sessions/{id}/revoke (idempotent: the first revokedAt stays). */
-    async revokeSession(id: string): Promise<Session> {
+    async revokeSession(id: string): Promise<Session | OtherTenantSession> {
       const path = `/api/embed/sessions/${encodeURIComponent(id)}/revoke`;
-      return (await request<{ session: Session }>('POST', path)).session;
+      return (await request<{ session: Session | OtherTenantSession }>('POST', path)).session;
     },
 
     /** POST /api/embed/sessions/revoke: every session of a user (on one board); counts them. */
@@ -139,6 +149,11 @@ export function createClient(options: ClientOptions) {
 }
 
 export type EmbedSessionClient = ReturnType<typeof createClient>;
+
+/** A status worth another attempt: 429 and 503, and the 409 of a keyed request still in progress. */
+function retryable(status: number, headers: Record<string, string>): boolean {
+  return RETRYABLE_STATUSES.has(status) || (status === 409 && 'Idempotency-Key' in headers);
+}
 
 function queryString(query: Record<string, string | number | undefined>): string {
   const params = new URLSearchParams();

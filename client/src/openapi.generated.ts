@@ -75,8 +75,8 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Revoke a user's sessions
-         * @description Revokes every session of an external user (on one board, when given) that the caller may access and that is not revoked yet, and counts them.
+         * Revoke all of a user's or a board's sessions
+         * @description Writes one revocation cut-off: every session of the selection created up to the call is revoked, from the next embed page load on, however many there are. `userId`: the external user’s sessions within the caller’s tenant (on one board, when `boardId` is given too). `boardId` alone: every session on the board, whoever created it, for members of the board’s organization only. Counts the sessions of the selection that were active at the cut-off.
          */
         post: operations["revokeUserSessions"];
         delete?: never;
@@ -94,14 +94,18 @@ export interface paths {
         };
         /**
          * The embedded board
-         * @description The page behind `embedUrl`, for an iframe. HTML by default; JSON (the board and session context) with `Accept: application/json`. The token is the credential: no API key.
+         * @description The page behind `embedUrl`, for an iframe. HTML by default; JSON (the board and session context) with `Accept: application/json`. The token is the credential: no API key. For a board with an application of its own (`appUrl`), the page POSTs a signed ID token (`id_token`) to it instead, and the JSON is `{"handoff": {"url", "idToken"}}`.
          */
         get: operations["embedPage"];
         put?: never;
         post?: never;
         delete?: never;
         options?: never;
-        head?: never;
+        /**
+         * The embedded board, headers only
+         * @description Answers as `GET /embed` would, with its status and headers but no body, and without side effects: it never binds a `bindToBrowser` link and sets no cookie. Link unfurlers send it.
+         */
+        head: operations["embedPageHead"];
         patch?: never;
         trace?: never;
     };
@@ -117,6 +121,66 @@ export interface paths {
          * @description A dependency-free script for the host page: `EmbedSession.mount(target, options)` creates the iframe, sizes it to the board and reports its events. Content-addressed by `?v=`: immutable for a year there.
          */
         get: operations["hostScript"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/embed-board.js": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The board application script
+         * @description For a board’s own application, shown in the frame after the hand-off: `EmbedBoard.ready(ids)`, `EmbedBoard.expired()` and `EmbedBoard.revoked()` tell the host page what happens, and the page’s height is reported as it changes. Public, cacheable for an hour.
+         */
+        get: operations["boardScript"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/.well-known/openid-configuration": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * OpenID Connect discovery
+         * @description How a board application verifies the ID tokens the embed page hands it: the issuer, the JWKS URL, ES256, pairwise subjects and the claims. Public, cacheable for five minutes, readable from any origin.
+         */
+        get: operations["openIdConfiguration"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/.well-known/jwks.json": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * ID token signing keys
+         * @description The public keys (JWK, P-256) that verify ID tokens, each under the `kid` its tokens name; during a rotation, the next key beside the current one. Public, cacheable for five minutes, any origin.
+         */
+        get: operations["jwks"];
         put?: never;
         post?: never;
         delete?: never;
@@ -244,7 +308,7 @@ export interface components {
             bindToBrowser?: boolean | null;
         };
         RevokeUserSessionsRequest: {
-            userId: string;
+            userId?: string;
             boardId?: string;
         };
         Session: {
@@ -294,6 +358,44 @@ export interface components {
              * @description When a bindToBrowser link was first opened, and so bound; null until then
              */
             boundAt: string | null;
+        };
+        OtherTenantSession: {
+            /**
+             * Format: uuid
+             * @description Unique session identifier
+             */
+            id: string;
+            /** @description Board the session belongs to */
+            boardId: string;
+            /**
+             * @description revoked when revokedAt is set, otherwise expired from expiresAt on, otherwise active
+             * @enum {string}
+             */
+            status: "active" | "expired" | "revoked";
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC with milliseconds
+             * @example 2026-01-01T00:00:00.000Z
+             */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC with milliseconds
+             * @example 2026-01-01T00:00:00.000Z
+             */
+            expiresAt: string;
+            /** Format: date-time */
+            revokedAt: string | null;
+            /**
+             * Format: date-time
+             * @description When a bindToBrowser link was first opened, and so bound; null until then
+             */
+            boundAt: string | null;
+            /**
+             * @description Another tenant (an API key owner outside the board's organization) created this session on the organization's public board: its user's data is that tenant's and is left out
+             * @constant
+             */
+            createdByAnotherTenant: true;
         };
         CreatedSession: {
             /**
@@ -356,10 +458,10 @@ export interface components {
             embedUrl: string;
         };
         SessionEnvelope: {
-            session: components["schemas"]["Session"];
+            session: components["schemas"]["Session"] | components["schemas"]["OtherTenantSession"];
         };
         SessionPage: {
-            data: components["schemas"]["Session"][];
+            data: (components["schemas"]["Session"] | components["schemas"]["OtherTenantSession"])[];
             /** @description Opaque; pass it as `cursor` for the next page. `null` on the last page. */
             nextCursor: string | null;
         };
@@ -422,6 +524,47 @@ export interface components {
                  */
                 createdAt: string;
             };
+        };
+        EmbedHandOff: {
+            handoff: {
+                /**
+                 * Format: uri
+                 * @description The board application’s URL, to POST `id_token` to
+                 */
+                url: string;
+                /** @description A JWT (ES256) for the application’s origin; see docs/board-apps.md */
+                idToken: string;
+            };
+        };
+        EmbedPageJson: components["schemas"]["EmbedContext"] | components["schemas"]["EmbedHandOff"];
+        OpenIdConfiguration: {
+            /**
+             * Format: uri
+             * @description The `iss` of every ID token: this service’s base URL
+             */
+            issuer: string;
+            /** Format: uri */
+            jwks_uri: string;
+            response_types_supported: "id_token"[];
+            subject_types_supported: "pairwise"[];
+            id_token_signing_alg_values_supported: "ES256"[];
+            claims_supported: string[];
+        };
+        Jwks: {
+            keys: {
+                /** @constant */
+                kty: "EC";
+                /** @constant */
+                crv: "P-256";
+                x: string;
+                y: string;
+                /** @description Named by the `kid` header of the tokens this key signs */
+                kid: string;
+                /** @constant */
+                alg: "ES256";
+                /** @constant */
+                use: "sig";
+            }[];
         };
     };
     responses: never;
@@ -685,9 +828,10 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A request with this Idempotency-Key is still in progress; retry shortly */
+            /** @description A request with this Idempotency-Key is still in progress; retry after `Retry-After` seconds, when its hold on the key ends */
             409: {
                 headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -1100,7 +1244,7 @@ export interface operations {
                     "application/json": components["schemas"]["RevokedCount"];
                 };
             };
-            /** @description The body is invalid; the message names the problem */
+            /** @description The body is invalid (neither `userId` nor `boardId`, …); the message names the problem */
             400: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -1114,6 +1258,30 @@ export interface operations {
             };
             /** @description No API key ("Send your API key as `Authorization: Bearer <key>`"), or one that is malformed, unknown or revoked ("The API key is invalid") */
             401: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `boardId` alone, and the caller is not a member of the board’s organization */
+            403: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `boardId` alone names no board */
+            404: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
@@ -1236,13 +1404,13 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The board for the session’s user */
+            /** @description The board for the session’s user, or the hand-off to the board’s application */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["EmbedContext"];
+                    "application/json": components["schemas"]["EmbedPageJson"];
                     "text/html": string;
                 };
             };
@@ -1344,6 +1512,111 @@ export interface operations {
             };
         };
     };
+    embedPageHead: {
+        parameters: {
+            query: {
+                /** @description The session token from `embedUrl` (32 URL-safe characters) */
+                token: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The link opens (the headers of the page; no body) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The link has no token */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The token is invalid, or the session expired, was revoked or is bound elsewhere */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The session’s board no longer exists */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Another method on this path (with an `Allow` header) */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request is larger than API Gateway or Lambda accept */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests; retry after `Retry-After` seconds */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected error; the message shows no internals */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The function failed; no internals are shown */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Temporarily unavailable */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The function did not answer in time */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     hostScript: {
         parameters: {
             query?: {
@@ -1371,6 +1644,231 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content?: never;
+            };
+            /** @description Another method on this path (with an `Allow` header) */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request is larger than API Gateway or Lambda accept */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests; retry after `Retry-After` seconds */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected error; the message shows no internals */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The function failed; no internals are shown */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The function did not answer in time */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    boardScript: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The script */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/javascript": string;
+                };
+            };
+            /** @description Another method on this path (with an `Allow` header) */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request is larger than API Gateway or Lambda accept */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests; retry after `Retry-After` seconds */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected error; the message shows no internals */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The function failed; no internals are shown */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The function did not answer in time */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    openIdConfiguration: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The discovery document */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenIdConfiguration"];
+                };
+            };
+            /** @description Another method on this path (with an `Allow` header) */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request is larger than API Gateway or Lambda accept */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests; retry after `Retry-After` seconds */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected error; the message shows no internals */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The function failed; no internals are shown */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The function did not answer in time */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    jwks: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The JSON Web Key Set */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Jwks"];
+                };
             };
             /** @description Another method on this path (with an `Allow` header) */
             405: {

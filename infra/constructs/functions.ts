@@ -11,6 +11,7 @@ export interface ServiceFunctionsProps {
   tables: Record<TableKey, ITable>;
   environment: ServiceFunctionProps['environment'];
   logRetention: RetentionDays;
+  keys?: ServiceFunctionProps['keys'];
 }
 
 /** One `ServiceFunction` per function definition; new definitions need no change here. */
@@ -26,6 +27,7 @@ export class ServiceFunctions extends Construct {
         tables: props.tables,
         environment: props.environment,
         logRetention: props.logRetention,
+        keys: props.keys,
       });
     }
     this.functions = functions;

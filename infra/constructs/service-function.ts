@@ -4,12 +4,18 @@ import { fileURLToPath } from 'node:url';
 import { Duration } from 'aws-cdk-lib';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import { PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
+import type { IKey } from 'aws-cdk-lib/aws-kms';
 import { Architecture, Runtime } from 'aws-cdk-lib/aws-lambda';
 import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import { aliasArgs, BUNDLING, LAMBDA_SDK_ENVIRONMENT, shipFilesCommands } from '#infra/bundling';
-import { type FunctionDefinition, type FunctionSetting, runtimeOf } from '#lib/definitions/routes';
+import {
+  type FunctionDefinition,
+  type FunctionSetting,
+  runtimeOf,
+  TABLE_ITSELF,
+} from '#lib/definitions/routes';
 import { TABLES, type TableKey } from '#lib/definitions/tables';
 
 /** The repository root: function entries in lib/definitions/routes.ts are relative to it. */
@@ -23,6 +29,8 @@ export interface ServiceFunctionProps {
   /** LOG_LEVEL, and the values of the optional settings that are configured. */
   environment: { LOG_LEVEL: string } & Partial<Record<FunctionSetting, string>>;
   logRetention: RetentionDays;
+  /** The ID token keys, for a function whose definition lists KMS actions. */
+  keys?: { signing: IKey; subject: IKey; published: readonly IKey[] };
 }
 
 /**
@@ -104,6 +112,8 @@ export class ServiceFunction extends Construct {
       },
     });
 
+    grantKmsActions(this.role, definition, props.keys);
+
     for (const key of accessedTables) {
       const actions = definition.access[key] ?? [];
       const itemActions = actions.filter((action) => action !== 'Query');
@@ -128,6 +138,33 @@ export class ServiceFunction extends Construct {
 }
 
 /**
+ * Exactly the KMS actions a function's definition lists, each on the keys it concerns: `Sign` on the key
+ * that signs now, `GenerateMac` on the subject key, `GetPublicKey` on every published signing key.
+ */
+function grantKmsActions(
+  role: Role,
+  definition: FunctionDefinition,
+  keys: ServiceFunctionProps['keys'],
+): void {
+  const actions = definition.kms ?? [];
+  if (actions.length === 0) return;
+  if (!keys) throw new Error(`${definition.entry} lists KMS actions, but the stack passed no ID token keys`);
+  const targets: Record<string, readonly IKey[]> = {
+    Sign: [keys.signing],
+    GenerateMac: [keys.subject],
+    GetPublicKey: keys.published,
+  };
+  for (const action of actions) {
+    role.addToPrincipalPolicy(
+      new PolicyStatement({
+        actions: [`kms:${action}`],
+        resources: (targets[action] ?? []).map((key) => key.keyArn),
+      }),
+    );
+  }
+}
+
+/**
  * NodejsFunction falls back to bundling in Docker when it cannot find esbuild; synthesis must never do
  * that (no Docker here, and a different esbuild), so a missing dev dependency fails with the fix instead.
  */
@@ -142,9 +179,10 @@ function requireLocalEsbuild(): void {
 }
 
 /**
- * The service queries only through indexes, never a base table, so Query is granted on exactly the
- * indexes a function names (lib/definitions/routes.ts), each of which must exist in
- * lib/definitions/tables.ts: no `index/*` wildcard, no table-wide Query, no index it does not use.
+ * Query is granted on exactly what a function names in its definition (lib/definitions/routes.ts): the
+ * indexes it uses, each of which must exist in lib/definitions/tables.ts, and the table itself only where
+ * it names TABLE_ITSELF (revoke-all reads an organization's members by the memberships table's partition
+ * key). No `index/*` wildcard, no index it does not use.
  */
 function indexArns(table: ITable, key: TableKey, queried: readonly string[] | undefined): string[] {
   if (!queried || queried.length === 0) {
@@ -153,7 +191,7 @@ function indexArns(table: ITable, key: TableKey, queried: readonly string[] | un
     );
   }
   const known = new Set<string>(TABLES[key].indexes.map((index) => index.indexName));
-  const unknown = queried.filter((name) => !known.has(name));
+  const unknown = queried.filter((name) => name !== TABLE_ITSELF && !known.has(name));
   if (unknown.length > 0) throw new Error(`The ${key} table has no index ${unknown.join(', ')}`);
-  return queried.map((name) => `${table.tableArn}/index/${name}`);
+  return queried.map((name) => (name === TABLE_ITSELF ? table.tableArn : `${table.tableArn}/index/${name}`));
 }

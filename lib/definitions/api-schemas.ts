@@ -58,6 +58,45 @@ export const sessionSchema = {
   },
 } as const;
 
+/**
+ * A session another tenant created on a public board of the caller's organization: the organization sees
+ * that it exists, and may revoke it, but none of that tenant's user data.
+ */
+export const otherTenantSessionSchema = {
+  type: 'object',
+  additionalProperties: false,
+  required: [
+    'id',
+    'boardId',
+    'status',
+    'createdAt',
+    'expiresAt',
+    'revokedAt',
+    'boundAt',
+    'createdByAnotherTenant',
+  ],
+  properties: {
+    id: sessionFields.id,
+    boardId: sessionFields.boardId,
+    status: sessionSchema.properties.status,
+    createdAt: timestamp,
+    expiresAt: timestamp,
+    revokedAt: sessionSchema.properties.revokedAt,
+    boundAt: sessionSchema.properties.boundAt,
+    createdByAnotherTenant: {
+      const: true,
+      description:
+        "Another tenant (an API key owner outside the board's organization) created this session on the " +
+        "organization's public board: its user's data is that tenant's and is left out",
+    },
+  },
+} as const;
+
+/** Either view of a session a caller may access. */
+const anySession = {
+  oneOf: [{ $ref: '#/components/schemas/Session' }, { $ref: '#/components/schemas/OtherTenantSession' }],
+} as const;
+
 const tokenSchema = {
   type: 'string',
   pattern: '^[A-Za-z0-9_-]{32}$',
@@ -91,7 +130,7 @@ export const sessionEnvelopeSchema = {
   type: 'object',
   additionalProperties: false,
   required: ['session'],
-  properties: { session: { $ref: '#/components/schemas/Session' } },
+  properties: { session: anySession },
 } as const;
 
 export const sessionPageSchema = {
@@ -99,7 +138,7 @@ export const sessionPageSchema = {
   additionalProperties: false,
   required: ['data', 'nextCursor'],
   properties: {
-    data: { type: 'array', items: { $ref: '#/components/schemas/Session' } },
+    data: { type: 'array', items: anySession },
     nextCursor: {
       type: ['string', 'null'],
       description: 'Opaque; pass it as `cursor` for the next page. `null` on the last page.',
@@ -161,9 +200,93 @@ export const embedContextSchema = {
   },
 } as const;
 
+/** The embed page's JSON for a board with its own application: where to send the user, and the token. */
+export const embedHandOffSchema = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['handoff'],
+  properties: {
+    handoff: {
+      type: 'object',
+      additionalProperties: false,
+      required: ['url', 'idToken'],
+      properties: {
+        url: {
+          type: 'string',
+          format: 'uri',
+          description: 'The board application’s URL, to POST `id_token` to',
+        },
+        idToken: {
+          type: 'string',
+          pattern: '^[A-Za-z0-9_-]+\\.[A-Za-z0-9_-]+\\.[A-Za-z0-9_-]+$',
+          description: 'A JWT (ES256) for the application’s origin; see docs/board-apps.md',
+        },
+      },
+    },
+  },
+} as const;
+
+/** The embed page's JSON: the context of the built-in page, or the hand-off to the board's application. */
+export const embedPageJsonSchema = {
+  oneOf: [{ $ref: '#/components/schemas/EmbedContext' }, { $ref: '#/components/schemas/EmbedHandOff' }],
+} as const;
+
+/** The OpenID Connect discovery document (`GET /.well-known/openid-configuration`). */
+export const openIdConfigurationSchema = {
+  type: 'object',
+  additionalProperties: false,
+  required: [
+    'issuer',
+    'jwks_uri',
+    'response_types_supported',
+    'subject_types_supported',
+    'id_token_signing_alg_values_supported',
+    'claims_supported',
+  ],
+  properties: {
+    issuer: {
+      type: 'string',
+      format: 'uri',
+      description: 'The `iss` of every ID token: this service’s base URL',
+    },
+    jwks_uri: { type: 'string', format: 'uri' },
+    response_types_supported: { type: 'array', items: { const: 'id_token' } },
+    subject_types_supported: { type: 'array', items: { const: 'pairwise' } },
+    id_token_signing_alg_values_supported: { type: 'array', items: { const: 'ES256' } },
+    claims_supported: { type: 'array', items: { type: 'string' } },
+  },
+} as const;
+
+/** The public keys that verify ID tokens (`GET /.well-known/jwks.json`). */
+export const jwksSchema = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['keys'],
+  properties: {
+    keys: {
+      type: 'array',
+      items: {
+        type: 'object',
+        additionalProperties: false,
+        required: ['kty', 'crv', 'x', 'y', 'kid', 'alg', 'use'],
+        properties: {
+          kty: { const: 'EC' },
+          crv: { const: 'P-256' },
+          x: { type: 'string' },
+          y: { type: 'string' },
+          kid: { type: 'string', description: 'Named by the `kid` header of the tokens this key signs' },
+          alg: { const: 'ES256' },
+          use: { const: 'sig' },
+        },
+      },
+    },
+  },
+} as const;
+
 /** Every response schema, under its name in the OpenAPI document's components. */
 export const RESPONSE_SCHEMAS = {
   Session: sessionSchema,
+  OtherTenantSession: otherTenantSessionSchema,
   CreatedSession: createdSessionSchema,
   CreateSessionResponse: createSessionResponseSchema,
   SessionEnvelope: sessionEnvelopeSchema,
@@ -172,4 +295,8 @@ export const RESPONSE_SCHEMAS = {
   Error: errorSchema,
   Health: healthSchema,
   EmbedContext: embedContextSchema,
+  EmbedHandOff: embedHandOffSchema,
+  EmbedPageJson: embedPageJsonSchema,
+  OpenIdConfiguration: openIdConfigurationSchema,
+  Jwks: jwksSchema,
 } as const;

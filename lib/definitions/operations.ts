@@ -16,7 +16,10 @@ export type SchemaName =
   | 'RevokedCount'
   | 'Error'
   | 'Health'
-  | 'EmbedContext';
+  | 'EmbedContext'
+  | 'EmbedPageJson'
+  | 'OpenIdConfiguration'
+  | 'Jwks';
 
 export interface ResponseDoc {
   description: string;
@@ -104,7 +107,10 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
       400: ERROR('The body or a header is invalid; the message names the problem'),
       403: ERROR('The board is neither public nor owned by an organization of the key owner'),
       404: ERROR('No board has this id'),
-      409: ERROR('A request with this Idempotency-Key is still in progress; retry shortly'),
+      409: ERROR(
+        'A request with this Idempotency-Key is still in progress; retry after `Retry-After` seconds, when its hold on the key ends',
+        ['Retry-After'],
+      ),
       413: ERROR('The body is larger than the service accepts'),
       415: ERROR('Content-Type is not application/json'),
       422: ERROR('This Idempotency-Key was already used with another body (or another API key)'),
@@ -147,10 +153,13 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
   },
   'POST /api/embed/sessions/revoke': {
     operationId: 'revokeUserSessions',
-    summary: "Revoke a user's sessions",
+    summary: "Revoke all of a user's or a board's sessions",
     description:
-      'Revokes every session of an external user (on one board, when given) that the caller may ' +
-      'access and that is not revoked yet, and counts them.',
+      'Writes one revocation cut-off: every session of the selection created up to the call is revoked, ' +
+      'from the next embed page load on, however many there are. `userId`: the external user’s sessions ' +
+      'within the caller’s tenant (on one board, when `boardId` is given too). `boardId` alone: every ' +
+      'session on the board, whoever created it, for members of the board’s organization only. Counts the ' +
+      'sessions of the selection that were active at the cut-off.',
     tag: 'Sessions',
     body: {
       schema: 'RevokeUserSessionsRequest',
@@ -158,7 +167,9 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
     },
     responses: {
       200: { description: 'How many sessions this call revoked', schema: 'RevokedCount' },
-      400: ERROR('The body is invalid; the message names the problem'),
+      400: ERROR('The body is invalid (neither `userId` nor `boardId`, …); the message names the problem'),
+      403: ERROR('`boardId` alone, and the caller is not a member of the board’s organization'),
+      404: ERROR('`boardId` alone names no board'),
       413: ERROR('The body is larger than the service accepts'),
       415: ERROR('Content-Type is not application/json'),
     },
@@ -168,7 +179,9 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
     summary: 'The embedded board',
     description:
       'The page behind `embedUrl`, for an iframe. HTML by default; JSON (the board and session context) ' +
-      'with `Accept: application/json`. The token is the credential: no API key.',
+      'with `Accept: application/json`. The token is the credential: no API key. For a board with an ' +
+      'application of its own (`appUrl`), the page POSTs a signed ID token (`id_token`) to it instead, and ' +
+      'the JSON is `{"handoff": {"url", "idToken"}}`.',
     tag: 'Embed page',
     query: [
       {
@@ -179,9 +192,9 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
     ],
     responses: {
       200: {
-        description: 'The board for the session’s user',
-        schema: 'EmbedContext',
-        media: { 'text/html': 'The embed page' },
+        description: 'The board for the session’s user, or the hand-off to the board’s application',
+        schema: 'EmbedPageJson',
+        media: { 'text/html': 'The embed page, or the page that hands the user to the board’s application' },
       },
       400: { ...ERROR('The link has no token'), media: { 'text/html': 'An error page' } },
       401: {
@@ -190,6 +203,28 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
       },
       404: { ...ERROR('The session’s board no longer exists'), media: { 'text/html': 'An error page' } },
       503: { ...ERROR('Temporarily unavailable', ['Retry-After']), media: { 'text/html': 'An error page' } },
+    },
+  },
+  'HEAD /embed': {
+    operationId: 'embedPageHead',
+    summary: 'The embedded board, headers only',
+    description:
+      'Answers as `GET /embed` would, with its status and headers but no body, and without side ' +
+      'effects: it never binds a `bindToBrowser` link and sets no cookie. Link unfurlers send it.',
+    tag: 'Embed page',
+    query: [
+      {
+        name: 'token',
+        description: 'The session token from `embedUrl` (32 URL-safe characters)',
+        required: true,
+      },
+    ],
+    responses: {
+      200: { description: 'The link opens (the headers of the page; no body)' },
+      400: { description: 'The link has no token' },
+      401: { description: 'The token is invalid, or the session expired, was revoked or is bound elsewhere' },
+      404: { description: 'The session’s board no longer exists' },
+      503: { description: 'Temporarily unavailable', headers: ['Retry-After'] },
     },
   },
   'GET /embed.js': {
@@ -210,6 +245,34 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
       200: { description: 'The script', media: { 'text/javascript': 'ES2020' } },
       304: { description: 'Not modified since the `ETag` sent in `If-None-Match`' },
     },
+  },
+  'GET /.well-known/openid-configuration': {
+    operationId: 'openIdConfiguration',
+    summary: 'OpenID Connect discovery',
+    description:
+      'How a board application verifies the ID tokens the embed page hands it: the issuer, the JWKS URL, ' +
+      'ES256, pairwise subjects and the claims. Public, cacheable for five minutes, readable from any origin.',
+    tag: 'Embed page',
+    responses: { 200: { description: 'The discovery document', schema: 'OpenIdConfiguration' } },
+  },
+  'GET /.well-known/jwks.json': {
+    operationId: 'jwks',
+    summary: 'ID token signing keys',
+    description:
+      'The public keys (JWK, P-256) that verify ID tokens, each under the `kid` its tokens name; during a ' +
+      'rotation, the next key beside the current one. Public, cacheable for five minutes, any origin.',
+    tag: 'Embed page',
+    responses: { 200: { description: 'The JSON Web Key Set', schema: 'Jwks' } },
+  },
+  'GET /embed-board.js': {
+    operationId: 'boardScript',
+    summary: 'The board application script',
+    description:
+      'For a board’s own application, shown in the frame after the hand-off: `EmbedBoard.ready(ids)`, ' +
+      '`EmbedBoard.expired()` and `EmbedBoard.revoked()` tell the host page what happens, and the page’s ' +
+      'height is reported as it changes. Public, cacheable for an hour.',
+    tag: 'Embed page',
+    responses: { 200: { description: 'The script', media: { 'text/javascript': 'ES2020' } } },
   },
   'GET /health': {
     operationId: 'health',

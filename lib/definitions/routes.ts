@@ -2,6 +2,9 @@ import { MEMBERSHIP_USER_INDEX, SESSION_SCOPE_INDEXES, SESSION_TOKEN_INDEX, type
 
 const SCOPE_INDEXES = Object.values(SESSION_SCOPE_INDEXES);
 
+/** In `queries`: the function queries the table itself (by its partition key), not only indexes. */
+export const TABLE_ITSELF = '';
+
 /**
  * The functions and routes of the API, defined once. The CDK stack builds its Lambda functions, IAM
  * grants and API Gateway methods from these; the local gateway serves the same routes with the same
@@ -10,7 +13,20 @@ const SCOPE_INDEXES = Object.values(SESSION_SCOPE_INDEXES);
 export type DynamoAction = 'GetItem' | 'BatchGetItem' | 'PutItem' | 'UpdateItem' | 'DeleteItem' | 'Query';
 
 /** Optional settings a function reads from its environment, besides LOG_LEVEL and its table names. */
-export type FunctionSetting = 'PUBLIC_BASE_URL' | 'METADATA_MAX_BYTES' | 'EMBED_FRAME_ANCESTORS';
+export type FunctionSetting =
+  | 'PUBLIC_BASE_URL'
+  | 'METADATA_MAX_BYTES'
+  | 'EMBED_FRAME_ANCESTORS'
+  | 'BOARD_APP_URL'
+  | 'ID_TOKEN_SIGNING_KEY'
+  | 'ID_TOKEN_SUBJECT_KEY'
+  | 'ID_TOKEN_PUBLISHED_KEYS';
+
+/**
+ * What a function may do with the ID token keys: `Sign` with the signing key, `GenerateMac` with the
+ * subject key, `GetPublicKey` of every published signing key. The stack grants exactly these.
+ */
+export type KmsAction = 'Sign' | 'GenerateMac' | 'GetPublicKey';
 
 /** House defaults of every function, in AWS and in the local gateway's Lambda context. */
 export const FUNCTION_MEMORY_MB = 512;
@@ -33,6 +49,8 @@ export interface FunctionDefinition {
   queries?: Partial<Record<TableKey, readonly string[]>>;
   /** The optional settings it reads; the stack passes it these and no others. */
   settings: readonly FunctionSetting[];
+  /** Its actions on the ID token keys in KMS, if any. */
+  kms?: readonly KmsAction[];
   /**
    * Package files it reads at run time (`package/path`), shipped next to its bundle by the same step
    * everywhere it is bundled (infra/bundling.ts); locally they are read from node_modules.
@@ -50,10 +68,11 @@ export const FUNCTIONS = {
     access: {
       boards: ['GetItem'],
       memberships: ['GetItem'],
-      // GetItem on sessions: only to tell a retried put that met its own write from a real conflict.
+      // GetItem on sessions: only to tell a put that met its own earlier write from a real conflict.
       sessions: ['PutItem', 'GetItem'],
-      // Claim (conditional put), read the holder, store the answer, forget a 5xx.
-      idempotency: ['PutItem', 'GetItem', 'UpdateItem', 'DeleteItem'],
+      // Claim (conditional put), read the holder, take over an ended lease, store the answer, end a
+      // lease after a 5xx (updates): a record is never deleted, so a retry keeps its reservation.
+      idempotency: ['PutItem', 'GetItem', 'UpdateItem'],
     },
     settings: ['PUBLIC_BASE_URL', 'METADATA_MAX_BYTES'],
   },
@@ -71,35 +90,35 @@ export const FUNCTIONS = {
   getSession: {
     entry: 'functions/get-session.ts',
     description: 'GET /api/embed/sessions/{id}: retrieves a session',
-    access: { sessions: ['GetItem'], memberships: ['GetItem'] },
+    // BatchGetItem: the cut-off records that could cover the session (lib/domain/cutoffs.ts).
+    access: { sessions: ['GetItem', 'BatchGetItem'], memberships: ['GetItem'] },
     settings: [],
   },
   revokeSession: {
     entry: 'functions/revoke-session.ts',
     description: 'POST /api/embed/sessions/{id}/revoke: revokes a session',
-    access: { sessions: ['GetItem', 'UpdateItem'], memberships: ['GetItem'] },
+    access: { sessions: ['GetItem', 'BatchGetItem', 'UpdateItem'], memberships: ['GetItem'] },
     settings: [],
   },
   revokeUserSessions: {
     entry: 'functions/revoke-user-sessions.ts',
-    description: "POST /api/embed/sessions/revoke: revokes a user's sessions",
+    description: "POST /api/embed/sessions/revoke: revokes a user's or a board's sessions with one cut-off",
     access: {
-      sessions: ['Query', 'UpdateItem'],
+      // Query and BatchGetItem count the sessions; UpdateItem writes one cut-off record per scope.
+      sessions: ['Query', 'BatchGetItem', 'UpdateItem'],
       boards: ['GetItem'],
+      // Query of the table itself: an organization's members, whose sessions its cut-off covers.
       memberships: ['GetItem', 'Query', 'BatchGetItem'],
     },
-    // Always by user: only the two user scopes, never the board ones.
     queries: {
-      sessions: [SESSION_SCOPE_INDEXES.orgUser, SESSION_SCOPE_INDEXES.creatorUser],
-      memberships: [MEMBERSHIP_USER_INDEX],
+      sessions: [
+        SESSION_SCOPE_INDEXES.orgUser,
+        SESSION_SCOPE_INDEXES.creatorUser,
+        SESSION_SCOPE_INDEXES.board,
+      ],
+      memberships: [MEMBERSHIP_USER_INDEX, TABLE_ITSELF],
     },
     settings: [],
-    // Its work grows with the user's sessions, and it is CPU-bound (the SDK's work per update, not the
-    // wait): 1,769 MB is one full vCPU, so 10,000 revocations take seconds, not the 512 MB share's ~18 s.
-    // Its DynamoDB time is bounded by this timeout (less the reserve), not the 5 s request budget; with
-    // the authorizer's own budget it still answers inside API Gateway's 29 s.
-    memoryMb: 1_769,
-    timeoutSeconds: 22,
   },
   authorizer: {
     entry: 'functions/authorizer.ts',
@@ -109,17 +128,35 @@ export const FUNCTIONS = {
   },
   embedPage: {
     entry: 'functions/embed-page.ts',
-    description: 'GET /embed: the embedded board page',
-    // UpdateItem only to bind a bindToBrowser session on its first load (its two binding attributes).
-    access: { sessions: ['Query', 'GetItem', 'UpdateItem'], boards: ['GetItem'] },
+    description: 'GET and HEAD /embed: the embedded board page',
+    // UpdateItem only to bind a bindToBrowser session on its first load (its two binding attributes), or
+    // undo that; BatchGetItem reads the session with the cut-off records that could cover it.
+    access: { sessions: ['Query', 'GetItem', 'BatchGetItem', 'UpdateItem'], boards: ['GetItem'] },
     queries: { sessions: [SESSION_TOKEN_INDEX] },
-    settings: ['EMBED_FRAME_ANCESTORS'],
+    // PUBLIC_BASE_URL: the issuer of the ID tokens it hands to board applications.
+    settings: [
+      'EMBED_FRAME_ANCESTORS',
+      'PUBLIC_BASE_URL',
+      'BOARD_APP_URL',
+      'ID_TOKEN_SIGNING_KEY',
+      'ID_TOKEN_SUBJECT_KEY',
+    ],
+    // Only this function signs; it never reads a public key (discovery publishes them).
+    kms: ['Sign', 'GenerateMac'],
   },
   embedScript: {
     entry: 'functions/embed-script.ts',
-    description: 'GET /embed.js: the host script for embedding',
+    description: 'GET /embed.js and /embed-board.js: the host and board application scripts',
     access: {},
     settings: [],
+  },
+  discovery: {
+    entry: 'functions/discovery.ts',
+    description: 'GET /.well-known/openid-configuration and jwks.json: how to verify ID tokens',
+    access: {},
+    // PUBLIC_BASE_URL: the issuer, which must be the one the embed page signs as.
+    settings: ['PUBLIC_BASE_URL', 'ID_TOKEN_PUBLISHED_KEYS'],
+    kms: ['GetPublicKey'],
   },
   health: {
     entry: 'functions/health.ts',
@@ -148,7 +185,7 @@ export function runtimeOf(definition: FunctionDefinition): { memoryMb: number; t
 }
 
 export interface RouteDefinition {
-  method: 'GET' | 'POST';
+  method: 'GET' | 'HEAD' | 'POST';
   /** The resource path; a `{name}` segment is a path parameter. */
   path: string;
   function: FunctionName;
@@ -164,7 +201,12 @@ export const ROUTES: readonly RouteDefinition[] = [
   // A static segment wins over {id} (in API Gateway and the local gateway alike), so no id can shadow it.
   { method: 'POST', path: '/api/embed/sessions/revoke', function: 'revokeUserSessions', auth: 'apiKey' },
   { method: 'GET', path: '/embed', function: 'embedPage', auth: 'none' },
+  // As GET, without a body and without side effects (no binding): what link unfurlers send.
+  { method: 'HEAD', path: '/embed', function: 'embedPage', auth: 'none' },
   { method: 'GET', path: '/embed.js', function: 'embedScript', auth: 'none' },
+  { method: 'GET', path: '/embed-board.js', function: 'embedScript', auth: 'none' },
+  { method: 'GET', path: '/.well-known/openid-configuration', function: 'discovery', auth: 'none' },
+  { method: 'GET', path: '/.well-known/jwks.json', function: 'discovery', auth: 'none' },
   { method: 'GET', path: '/health', function: 'health', auth: 'none' },
   { method: 'GET', path: '/', function: 'docs', auth: 'none' },
   { method: 'GET', path: '/openapi.json', function: 'docs', auth: 'none' },

@@ -12,6 +12,11 @@ export interface Board {
    * empty) when the board has no list of its own.
    */
   embedOrigins?: readonly string[];
+  /**
+   * The board's own application, which the embed page hands the verified user to with a signed ID token;
+   * absent (never empty) when the board has none, and the stage's default (if any) applies.
+   */
+  appUrl?: string;
 }
 
 /** True only for a board whose visibility is exactly `PUBLIC`. */

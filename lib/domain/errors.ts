@@ -31,8 +31,10 @@ export class BoardNotFoundError extends DomainError {
 
 /** The board is private and the API key owner is not a member of its organization. */
 export class BoardAccessDeniedError extends DomainError {
-  constructor() {
-    super('Sessions can only be created for public boards or boards owned by your organization');
+  constructor(
+    message = 'Sessions can only be created for public boards or boards owned by your organization',
+  ) {
+    super(message);
   }
 }
 
@@ -100,9 +102,12 @@ export class EmbeddedBoardGoneError extends DomainError {
   }
 }
 
-/** A request with this Idempotency-Key is still being processed; the client may retry shortly. */
+/**
+ * A request with this Idempotency-Key is still being processed; the client may retry after
+ * `retryAfterSeconds`, when that request's lease on the key has ended.
+ */
 export class IdempotencyConflictError extends DomainError {
-  constructor() {
+  constructor(readonly retryAfterSeconds = 1) {
     super('A request with this Idempotency-Key is still in progress; retry shortly');
   }
 }
@@ -114,5 +119,19 @@ export class IdempotencyKeyReusedError extends DomainError {}
 export class StorageUnavailableError extends DomainError {
   constructor(options?: { cause?: unknown }) {
     super('The service is temporarily unavailable; retry shortly', options);
+  }
+}
+
+/**
+ * Storage failed while binding a link to this browser and the binding could not be undone: it may have
+ * been written. The answer is a 503 that still gives the browser `bindingSecret` (the cookie), so that a
+ * binding left behind belongs to this browser.
+ */
+export class UnconfirmedBindingError extends StorageUnavailableError {
+  constructor(
+    readonly bindingSecret: string,
+    options?: { cause?: unknown },
+  ) {
+    super(options);
   }
 }

@@ -7,12 +7,6 @@ import { createCipheriv, createDecipheriv, createHash, hkdfSync } from 'node:cry
 
 /** How long a key is remembered. */
 export const IDEMPOTENCY_WINDOW_SECONDS = 24 * 60 * 60;
-/**
- * How long a request in progress holds its key. Longer than a function can run (its timeout), so a key
- * is never taken over from a request still running, and a crashed one frees it soon after.
- */
-export const IDEMPOTENCY_LOCK_SECONDS = 30;
-
 const KEY_FORMAT = /^[\x21-\x7e]{1,255}$/;
 
 /** True for an Idempotency-Key the API accepts: 1–255 printable ASCII characters, no spaces. */
@@ -38,9 +32,34 @@ export interface IdempotentResponse {
   body: string;
 }
 
+/**
+ * One Idempotency-Key's record. A request holds it while in progress: the attempt that wrote or took it
+ * over (`attemptId`, so a write of its own whose answer was lost is recognised as its own) until its lease
+ * ends (`lockedUntilMs`: the end of that attempt's request budget, after which it writes no more and a
+ * retry takes over). `reservation` is what the route fixed when the key was first claimed (a keyed create:
+ * its session id and token), sealed like the response; every attempt of the key runs with it, so a re-run
+ * meets its own earlier write instead of making another.
+ */
 export type IdempotencyRecord =
-  | { state: 'IN_PROGRESS'; fingerprint: string; lockedUntilMs: number }
-  | { state: 'COMPLETE'; fingerprint: string; status: number; sealed: string };
+  | {
+      state: 'IN_PROGRESS';
+      fingerprint: string;
+      attemptId?: string;
+      lockedUntilMs: number;
+      reservation?: string;
+    }
+  | { state: 'COMPLETE'; fingerprint: string; attemptId?: string; status: number; sealed: string };
+
+/** What one attempt writes when it claims a key. */
+export interface IdempotencyAttempt {
+  fingerprint: string;
+  /** A fresh random id per attempt (an SDK retry of the same write repeats it; a client retry does not). */
+  attemptId: string;
+  /** The end of this attempt's lease, epoch milliseconds. */
+  leaseUntilMs: number;
+  /** The sealed reservation this attempt proposes; a record that has one keeps its own. */
+  reservation?: string;
+}
 
 /**
  * Encrypts a response body (it holds the session token) with AES-256-GCM under a key derived by HKDF
@@ -73,6 +92,28 @@ export function openSealedResponse(
   } catch {
     return undefined;
   }
+}
+
+/** Seals a claim's reservation (it may hold a session token) like a response, bound to its purpose. */
+export function sealReservation(
+  secrets: { apiKey: string; idempotencyKey: string; recordId: string },
+  plaintext: string,
+  iv: Buffer,
+): string {
+  return sealResponse(reservationSecrets(secrets), plaintext, iv);
+}
+
+/** The plaintext of `sealReservation`, or undefined when these secrets cannot open it. */
+export function openSealedReservation(
+  secrets: { apiKey: string; idempotencyKey: string; recordId: string },
+  sealed: string,
+): string | undefined {
+  return openSealedResponse(reservationSecrets(secrets), sealed);
+}
+
+/** A reservation is authenticated as one (never accepted as a response, nor the other way round). */
+function reservationSecrets<T extends { recordId: string }>(secrets: T): T {
+  return { ...secrets, recordId: `${secrets.recordId}#reservation` };
 }
 
 function derivedKey(secrets: { apiKey: string; idempotencyKey: string }): Buffer {

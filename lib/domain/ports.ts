@@ -4,7 +4,9 @@
  */
 import type { ApiKeyRecord, RateLimit } from './api-key';
 import type { Board } from './board';
-import type { IdempotencyRecord } from './idempotency';
+import type { CutoffEntry, CutoffRecord, CutoffScope, CutoffTarget } from './cutoffs';
+import type { IdTokenClaims, PublicSigningJwk } from './id-token';
+import type { IdempotencyAttempt, IdempotencyRecord } from './idempotency';
 import type { Revocation, SessionBinding, StoredSession } from './session';
 
 /** Source of the current time; injected so tests can freeze it. */
@@ -33,15 +35,24 @@ export interface MembershipRepository {
   isMember(orgId: string, userId: string): Promise<boolean>;
   /** Every organization the user is a member of now (each confirmed by a consistent read). */
   orgsOf(userId: string): Promise<string[]>;
+  /** Every member of the organization now (strongly consistent). */
+  membersOf(orgId: string): Promise<string[]>;
   /** Records the membership (idempotent), stamped with the time it was added. */
   add(orgId: string, userId: string, addedAt: string): Promise<void>;
   remove(orgId: string, userId: string): Promise<boolean>;
 }
 
-/** Where a token points: enough to read the session itself (consistently) and its board. */
+/**
+ * Where a token points: enough to read the session itself (consistently), its board, and the cut-off
+ * records that could cover it. Every field is fixed when the session is created, so the index's copy is
+ * exact once it holds the token at all.
+ */
 export interface TokenMatch {
   id: string;
   boardId: string;
+  orgId: string;
+  userId: string;
+  createdByUserId: string;
 }
 
 /**
@@ -74,9 +85,18 @@ export interface ScopePage {
   next: SessionPosition | undefined;
 }
 
+/** What revoke-all reads of each session to count it: its scopes, creation, expiry and own revocation. */
+export type SessionState = Pick<
+  StoredSession,
+  'id' | 'orgId' | 'userId' | 'boardId' | 'createdByUserId' | 'createdAt' | 'expiresAt' | 'revokedAt'
+>;
+
 export interface SessionRepository {
-  /** Stores a new session; never overwrites an existing one. */
-  create(session: StoredSession): Promise<void>;
+  /**
+   * Stores a new session; never overwrites an existing one. Answers the session as stored: `session`, or
+   * the same session (same id and token hash) written before by an earlier run of this very request.
+   */
+  create(session: StoredSession): Promise<StoredSession>;
   /** The session a token hash points to, from an eventually consistent index. */
   lookupToken(tokenHash: string): Promise<TokenMatch | undefined>;
   /** The session as it is now (strongly consistent). */
@@ -87,13 +107,32 @@ export interface SessionRepository {
   scanScope(scope: SessionScope, options: { below?: SessionPosition; limit: number }): Promise<ScopePage>;
   /** Revokes the session unless it is revoked already; returns it as it now is (the first revocation wins). */
   revoke(id: string, revocation: Revocation): Promise<StoredSession | undefined>;
-  /** Revokes the session if it exists and is not revoked yet; true when this call revoked it. */
-  markRevoked(id: string, revocation: Revocation): Promise<boolean>;
+  /**
+   * The session a token points to and every cut-off record that could cover it, in one strongly
+   * consistent read, the cut-offs applied (see withCutoffs).
+   */
+  getCovered(match: TokenMatch): Promise<StoredSession | undefined>;
+  /** The records of these scopes as they are now (strongly consistent); scopes without one are left out. */
+  readCutoffs(scopes: readonly CutoffScope[]): Promise<CutoffRecord[]>;
+  /** The sessions with the cut-offs that cover them applied, in one read of their records. */
+  applyCutoffs(sessions: readonly StoredSession[]): Promise<StoredSession[]>;
+  /**
+   * Adds `entry` to the record of each target's scope (with the target's creators, where it names them):
+   * one write per scope, whatever the sessions it holds. Writing the same entry again (a retry after a
+   * lost answer) leaves the records as they were.
+   */
+  writeCutoff(targets: readonly CutoffTarget[], entry: Omit<CutoffEntry, 'creators'>): Promise<void>;
   /**
    * Binds a `bindToBrowser` session that is neither bound nor revoked yet, in one conditional write; true
    * when this call bound it, false when another call did first (or it was revoked meanwhile).
    */
   bind(id: string, binding: SessionBinding): Promise<boolean>;
+  /** Removes a binding, only if it is this one (`bindingHash`): undoes a bind that may have landed unanswered. */
+  unbind(id: string, bindingHash: string): Promise<void>;
+  /** Just enough of each session to tell whether it is active, in parallel batches; missing ids left out. */
+  getStates(ids: readonly string[]): Promise<SessionState[]>;
+  /** Every session of every tenant, for operators only (a table scan). */
+  listAll(): Promise<StoredSession[]>;
   /** Every session of an external user across all tenants, for operators only (a table scan). */
   listAllOfUser(userId: string): Promise<StoredSession[]>;
 }
@@ -125,19 +164,49 @@ export interface KeyThrottling {
   remove(keyId: string): Promise<void>;
 }
 
-/** Remembered Idempotency-Keys, each claimed by exactly one request (a conditional write decides). */
+/**
+ * Remembered Idempotency-Keys. Who holds a key is decided by conditional writes only; every write names
+ * the attempt that made it, so an attempt whose answer was lost recognises its own write on a re-read.
+ */
 export interface IdempotencyRepository {
+  /** Writes a fresh record for this attempt unless a record lives (one past its 24 hours does not). */
+  create(id: string, attempt: IdempotencyAttempt, now: Date): Promise<boolean>;
+  /** The record as it is now (strongly consistent); undefined when there is none or it is past its 24 hours. */
+  get(id: string, now: Date): Promise<IdempotencyRecord | undefined>;
   /**
-   * Claims the record for a new request, unless another request holds it: a completed one not yet
-   * expired, or one still in progress whose lock has not run out. Then answers that record.
+   * Takes over a record in progress whose lease has ended, for the same request (same fingerprint):
+   * this attempt now holds it until its own lease ends, with the reservation the record already has
+   * (else the attempt's). Undefined when the record was not in that state; else the reservation it holds.
    */
-  claim(
-    id: string,
-    fingerprint: string,
-    now: Date,
-  ): Promise<{ claimed: true } | { claimed: false; record: IdempotencyRecord }>;
-  /** Stores the response of the request that claimed the record (its fingerprint proves it). */
-  complete(id: string, fingerprint: string, response: { status: number; sealed: string }): Promise<void>;
-  /** Forgets the claim (a failure that must not be replayed), if this request still holds it. */
-  release(id: string, fingerprint: string): Promise<void>;
+  takeOver(id: string, attempt: IdempotencyAttempt, now: Date): Promise<{ reservation?: string } | undefined>;
+  /** Stores the response, if this attempt still holds the record; false when it does not. */
+  complete(id: string, attemptId: string, response: { status: number; sealed: string }): Promise<boolean>;
+  /**
+   * Ends this attempt's lease at once (a failure that must not be replayed), if it still holds the
+   * record: a retry takes over at once, with the same reservation.
+   */
+  release(id: string, attemptId: string): Promise<void>;
+}
+
+/**
+ * Signs the ID tokens handed to board applications (ES256). The private key never leaves the adapter:
+ * KMS in AWS, a key pair on this machine locally.
+ */
+export interface IdTokenSigner {
+  /** The compact JWT of `claims`, its header naming `alg` ES256 and the signing key's `kid`. */
+  sign(claims: IdTokenClaims): Promise<string>;
+}
+
+/**
+ * Pairwise subjects: the `sub` of an external user as one tenant's board applications see it. Stable for
+ * one tenant's user, different for the same user id of another tenant, and revealing neither (a keyed
+ * hash whose key only the adapter holds).
+ */
+export interface PairwiseSubjects {
+  subjectOf(tenantId: string, userId: string): Promise<string>;
+}
+
+/** The public keys that verify ID tokens, as published at `/.well-known/jwks.json`. */
+export interface SigningKeySet {
+  publicKeys(): Promise<PublicSigningJwk[]>;
 }

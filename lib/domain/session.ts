@@ -126,6 +126,30 @@ export function toSessionView(session: StoredSession, now: Date): SessionView {
   };
 }
 
+/**
+ * What a board's organization sees of a session another tenant created on its public board: that it
+ * exists, its board, its state and times, and that another tenant created it; never that tenant's user
+ * (id, e-mail, names, avatar, plan, metadata) nor whether it binds to a browser.
+ */
+export type OtherTenantSessionView = Pick<
+  SessionView,
+  'id' | 'boardId' | 'status' | 'createdAt' | 'expiresAt' | 'revokedAt' | 'boundAt'
+> & { createdByAnotherTenant: true };
+
+/** The view of a session another tenant created. */
+export function toOtherTenantSessionView(session: StoredSession, now: Date): OtherTenantSessionView {
+  return {
+    id: session.id,
+    boardId: session.boardId,
+    status: sessionStatus(session, now),
+    createdAt: session.createdAt,
+    expiresAt: session.expiresAt,
+    revokedAt: session.revokedAt,
+    boundAt: session.boundAt,
+    createdByAnotherTenant: true,
+  };
+}
+
 /** The create response's session: the view with the token in the spec's place, right after boardId. */
 export function toCreatedSessionView(session: StoredSession, token: string, now: Date): CreatedSessionView {
   const { id, boardId, ...rest } = toSessionView(session, now);

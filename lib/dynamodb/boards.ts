@@ -38,10 +38,14 @@ export class DynamoBoardRepository extends DynamoTable implements BoardRepositor
   }
 }
 
-/** The item of a board: its embed origins only when it has a list of its own. */
+/** The item of a board: its embed origins only when it has a list of its own, its app URL only when set. */
 function toItem(board: Board): Item {
-  const { embedOrigins, ...rest } = board;
-  return embedOrigins?.length ? { ...rest, embedOrigins: [...embedOrigins] } : rest;
+  const { embedOrigins, appUrl, ...rest } = board;
+  return {
+    ...rest,
+    ...(embedOrigins?.length ? { embedOrigins: [...embedOrigins] } : {}),
+    ...(appUrl ? { appUrl } : {}),
+  };
 }
 
 /**
@@ -54,11 +58,13 @@ function toBoard(item: Item): Board {
     Array.isArray(origins) && origins.length > 0 && origins.every((origin) => typeof origin === 'string')
       ? (origins as string[])
       : undefined;
+  const appUrl = optionalStringOf(item, 'appUrl');
   return {
     boardId: String(item.boardId),
     orgId: String(item.orgId ?? ''),
     visibility: optionalStringOf(item, 'visibility') ?? '',
     name: optionalStringOf(item, 'name'),
     ...(embedOrigins ? { embedOrigins } : {}),
+    ...(appUrl ? { appUrl } : {}),
   };
 }

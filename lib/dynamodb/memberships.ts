@@ -45,6 +45,29 @@ export class DynamoMembershipRepository extends DynamoTable implements Membershi
     return confirmed.map((item) => String(item.orgId)).sort();
   }
 
+  async membersOf(orgId: string): Promise<string[]> {
+    const members: string[] = [];
+    let start: Item | undefined;
+    do {
+      const page = await dynamoCall(() =>
+        this.db.send(
+          new QueryCommand({
+            TableName: this.tableName,
+            KeyConditionExpression: 'orgId = :o',
+            ExpressionAttributeValues: { ':o': orgId },
+            ProjectionExpression: 'userId',
+            // The members as they are now: a revoke-all's cut-off covers exactly their sessions.
+            ConsistentRead: true,
+            ExclusiveStartKey: start,
+          }),
+        ),
+      );
+      members.push(...(page.Items ?? []).map((item) => String(item.userId)));
+      start = page.LastEvaluatedKey;
+    } while (start);
+    return members.sort();
+  }
+
   async add(orgId: string, userId: string, addedAt: string): Promise<void> {
     await dynamoCall(() =>
       this.db.send(

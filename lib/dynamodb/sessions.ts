@@ -1,11 +1,21 @@
 import { createHash } from 'node:crypto';
 import { GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { SESSION_SCOPE_INDEXES, SESSION_TOKEN_INDEX, TABLES } from '#lib/definitions/tables';
+import {
+  type CutoffEntry,
+  type CutoffRecord,
+  type CutoffScope,
+  type CutoffTarget,
+  cutoffScopeKey,
+  cutoffScopesOf,
+  withCutoffs,
+} from '#lib/domain/cutoffs';
 import type {
   ScopePage,
   SessionPosition,
   SessionRepository,
   SessionScope,
+  SessionState,
   TokenMatch,
 } from '#lib/domain/ports';
 import type { Revocation, SessionBinding, StoredSession } from '#lib/domain/session';
@@ -14,6 +24,15 @@ import { DynamoTable, type Item, optionalStringOf } from './table';
 
 const TTL_ATTRIBUTE = TABLES.sessions.timeToLiveAttribute;
 const NOT_REVOKED = 'attribute_exists(id) AND attribute_not_exists(revokedAt)';
+/** Cut-off records share the table, under ids no session can have (sessions are UUIDs). */
+const CUTOFF_ID_PREFIX = 'cutoff#';
+/** Each cut-off of a record is one attribute, named after its entry id. */
+const ENTRY_PREFIX = 'entry:';
+/** BatchGetItem calls in flight at once while reading many sessions' states (revoke-all's count). */
+export const STATE_READS_IN_FLIGHT = 16;
+/** What revoke-all's count reads of each session: enough to tell whether it was active, nothing more. */
+const STATE_PROJECTION = 'id, orgId, userId, boardId, createdByUserId, createdAt, expiresAt, revokedAt';
+
 /** Only a session created to bind, not bound and not revoked yet: the first binding wins, once. */
 const BINDABLE = `${NOT_REVOKED} AND bindToBrowser = :yes AND attribute_not_exists(bindingHash)`;
 
@@ -26,7 +45,7 @@ const BINDABLE = `${NOT_REVOKED} AND bindToBrowser = :yes AND attribute_not_exis
  * back exactly as it was sent. JSON.parse on the way out defines such keys as plain own properties.
  */
 export class DynamoSessionRepository extends DynamoTable implements SessionRepository {
-  async create(session: StoredSession): Promise<void> {
+  async create(session: StoredSession): Promise<StoredSession> {
     try {
       await dynamoCall(() =>
         this.db.send(
@@ -39,29 +58,29 @@ export class DynamoSessionRepository extends DynamoTable implements SessionRepos
           }),
         ),
       );
+      return session;
     } catch (error) {
       if ((error as Error).name !== 'ConditionalCheckFailedException') throw error;
       // When a put's answer is lost after the write landed, the SDK retries it and the retry meets the
-      // session it has just written: that is a success. Only another session under this id is a refusal.
-      if (!(await this.holds(session, error as { Item?: Item }))) throw error;
+      // session it has just written; a keyed create run again meets the session its first run wrote (same
+      // id and token, fixed when it claimed its key). Both are a success. Another session under this id is
+      // a refusal.
+      const mine = await this.ownEarlierWrite(session, error as { Item?: Item });
+      if (!mine) throw error;
+      return mine;
     }
   }
 
-  /** True when the item a conditional put was refused over is `session` itself (same token hash). */
-  private async holds(session: StoredSession, refusal: { Item?: Item }): Promise<boolean> {
-    if (refusal.Item) return attributeString(refusal.Item.tokenHash) === session.tokenHash;
-    // Engines that ignore ReturnValuesOnConditionCheckFailure (dynalite): read the session as it is now.
-    const { Item } = await dynamoCall(() =>
-      this.db.send(
-        new GetCommand({
-          TableName: this.tableName,
-          Key: { id: session.id },
-          ConsistentRead: true,
-          ProjectionExpression: 'tokenHash',
-        }),
-      ),
-    );
-    return Item !== undefined && Item.tokenHash === session.tokenHash;
+  /** The stored session a conditional put was refused over, when it is `session` (same token hash). */
+  private async ownEarlierWrite(
+    session: StoredSession,
+    refusal: { Item?: Item },
+  ): Promise<StoredSession | undefined> {
+    // Engines that return the refused item tell at once when it is another session's.
+    if (refusal.Item && attributeString(refusal.Item.tokenHash) !== session.tokenHash) return undefined;
+    // Read the session as it is now (dynalite ignores ReturnValuesOnConditionCheckFailure).
+    const stored = await this.get(session.id);
+    return stored?.tokenHash === session.tokenHash ? stored : undefined;
   }
 
   async lookupToken(tokenHash: string): Promise<TokenMatch | undefined> {
@@ -72,13 +91,85 @@ export class DynamoSessionRepository extends DynamoTable implements SessionRepos
           IndexName: SESSION_TOKEN_INDEX,
           KeyConditionExpression: 'tokenHash = :h',
           ExpressionAttributeValues: { ':h': tokenHash },
-          ProjectionExpression: 'id, boardId',
+          ProjectionExpression: 'id, boardId, orgId, userId, createdByUserId',
           Limit: 1,
         }),
       ),
     );
     const item = Items?.[0];
-    return item ? { id: String(item.id), boardId: String(item.boardId) } : undefined;
+    return item
+      ? {
+          id: String(item.id),
+          boardId: String(item.boardId),
+          orgId: optionalStringOf(item, 'orgId') ?? '',
+          userId: String(item.userId),
+          createdByUserId: optionalStringOf(item, 'createdByUserId') ?? '',
+        }
+      : undefined;
+  }
+
+  async getCovered(match: TokenMatch): Promise<StoredSession | undefined> {
+    const scopes = cutoffScopesOf(match);
+    const items = await this.batchGetAll([
+      { id: match.id },
+      ...scopes.map((scope) => ({ id: cutoffId(scope) })),
+    ]);
+    const item = items.find((candidate) => candidate.id === match.id);
+    if (!item) return undefined;
+    return withCutoffs(toStoredSession(item), recordsOf(items, scopes));
+  }
+
+  async readCutoffs(scopes: readonly CutoffScope[]): Promise<CutoffRecord[]> {
+    const distinct = new Map(scopes.map((scope) => [cutoffId(scope), scope]));
+    if (distinct.size === 0) return [];
+    const items = await this.batchGetAll([...distinct.keys()].map((id) => ({ id })));
+    return recordsOf(items, [...distinct.values()]);
+  }
+
+  async applyCutoffs(sessions: readonly StoredSession[]): Promise<StoredSession[]> {
+    if (sessions.length === 0) return [];
+    const records = await this.readCutoffs(sessions.flatMap(cutoffScopesOf));
+    return sessions.map((session) => withCutoffs(session, records));
+  }
+
+  async writeCutoff(targets: readonly CutoffTarget[], entry: Omit<CutoffEntry, 'creators'>): Promise<void> {
+    const { id, ...fields } = entry;
+    // Unconditional: the entry's attribute is named after its id, so a retry of the same write (its answer
+    // lost) sets the same value again, and two calls never overwrite each other's cut-off.
+    await Promise.all(
+      targets.map(({ scope, creators }) =>
+        dynamoCall(() =>
+          this.db.send(
+            new UpdateCommand({
+              TableName: this.tableName,
+              Key: { id: cutoffId(scope) },
+              UpdateExpression: 'SET cutoffScope = :scope, #entry = :entry',
+              ExpressionAttributeNames: { '#entry': `${ENTRY_PREFIX}${id}` },
+              ExpressionAttributeValues: {
+                ':scope': cutoffScopeKey(scope),
+                ':entry': creators !== undefined ? { ...fields, creators: [...creators] } : fields,
+              },
+            }),
+          ),
+        ),
+      ),
+    );
+  }
+
+  async getStates(ids: readonly string[]): Promise<SessionState[]> {
+    const keys = [...new Set(ids)].map((id) => ({ id }));
+    const chunks: Item[][] = [];
+    for (let start = 0; start < keys.length; start += 100) chunks.push(keys.slice(start, start + 100));
+    const states: SessionState[] = [];
+    let next = 0;
+    const worker = async () => {
+      while (next < chunks.length) {
+        const chunk = chunks[next++] as Item[];
+        for (const item of await this.batchGetAll(chunk, STATE_PROJECTION)) states.push(toState(item));
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(STATE_READS_IN_FLIGHT, chunks.length) }, worker));
+    return states;
   }
 
   async get(id: string): Promise<StoredSession | undefined> {
@@ -145,16 +236,6 @@ export class DynamoSessionRepository extends DynamoTable implements SessionRepos
     }
   }
 
-  async markRevoked(id: string, revocation: Revocation): Promise<boolean> {
-    try {
-      await dynamoCall(() => this.db.send(new UpdateCommand(this.revocationUpdate(id, revocation))));
-      return true;
-    } catch (error) {
-      if ((error as Error).name === 'ConditionalCheckFailedException') return false;
-      throw error;
-    }
-  }
-
   async bind(id: string, binding: SessionBinding): Promise<boolean> {
     try {
       await dynamoCall(() =>
@@ -174,6 +255,31 @@ export class DynamoSessionRepository extends DynamoTable implements SessionRepos
       if ((error as Error).name === 'ConditionalCheckFailedException') return false;
       throw error;
     }
+  }
+
+  async unbind(id: string, bindingHash: string): Promise<void> {
+    try {
+      await dynamoCall(() =>
+        this.db.send(
+          new UpdateCommand({
+            TableName: this.tableName,
+            Key: { id },
+            UpdateExpression: 'REMOVE bindingHash, boundAt',
+            ConditionExpression: 'bindingHash = :hash',
+            ExpressionAttributeValues: { ':hash': bindingHash },
+          }),
+        ),
+      );
+    } catch (error) {
+      // Not bound with this binding (it never landed, or another load bound it): nothing to undo.
+      if ((error as Error).name !== 'ConditionalCheckFailedException') throw error;
+    }
+  }
+
+  async listAll(): Promise<StoredSession[]> {
+    // Sessions only: the cut-off records in the same table have no token hash.
+    const items = await this.scanAll({ FilterExpression: 'attribute_exists(tokenHash)' });
+    return items.map(toStoredSession);
   }
 
   async listAllOfUser(userId: string): Promise<StoredSession[]> {
@@ -208,6 +314,53 @@ function attributeString(value: unknown): string | undefined {
   if (typeof value === 'string') return value;
   const s = (value as { S?: unknown } | undefined)?.S;
   return typeof s === 'string' ? s : undefined;
+}
+
+/** The id of a scope's cut-off record. */
+function cutoffId(scope: CutoffScope): string {
+  return `${CUTOFF_ID_PREFIX}${createHash('sha256').update(cutoffScopeKey(scope)).digest('hex')}`;
+}
+
+/** The records among `items`, each with the scope it was read for (its stored key must match). */
+function recordsOf(items: readonly Item[], scopes: readonly CutoffScope[]): CutoffRecord[] {
+  const byId = new Map(items.map((item) => [String(item.id), item]));
+  const records: CutoffRecord[] = [];
+  for (const scope of scopes) {
+    const item = byId.get(cutoffId(scope));
+    if (!item || item.cutoffScope !== cutoffScopeKey(scope)) continue;
+    records.push({ scope, entries: entriesOf(item) });
+  }
+  return records;
+}
+
+function entriesOf(item: Item): CutoffEntry[] {
+  const entries: CutoffEntry[] = [];
+  for (const [name, value] of Object.entries(item)) {
+    if (!name.startsWith(ENTRY_PREFIX) || typeof value !== 'object' || value === null) continue;
+    const entry = value as Record<string, unknown>;
+    if (typeof entry.at !== 'string') continue;
+    entries.push({
+      id: name.slice(ENTRY_PREFIX.length),
+      at: entry.at,
+      byUserId: String(entry.byUserId),
+      byKeyId: typeof entry.byKeyId === 'string' ? entry.byKeyId : null,
+      ...(Array.isArray(entry.creators) ? { creators: entry.creators.map(String) } : {}),
+    });
+  }
+  return entries;
+}
+
+function toState(item: Item): SessionState {
+  return {
+    id: String(item.id),
+    orgId: optionalStringOf(item, 'orgId') ?? '',
+    userId: String(item.userId),
+    boardId: String(item.boardId),
+    createdByUserId: optionalStringOf(item, 'createdByUserId') ?? '',
+    createdAt: String(item.createdAt),
+    expiresAt: String(item.expiresAt),
+    revokedAt: optionalStringOf(item, 'revokedAt'),
+  };
 }
 
 /** The index and partition key value that hold a scope. */
@@ -288,4 +441,39 @@ function toStoredSession(item: Item): StoredSession {
     bindingHash: optionalStringOf(item, 'bindingHash'),
     boundAt: optionalStringOf(item, 'boundAt'),
   };
+}
+
+/**
+ * How many write shards a hot scope's index key is split into (see docs/scale.md, "One very hot board"):
+ * one board's creates spread over this many partitions, each taking 1,000 writes a second.
+ */
+export const SCOPE_WRITE_SHARDS = 16;
+
+/**
+ * The shard of a session: the first byte of SHA-256 of its id, modulo the shard count. Fixed for the
+ * session's life (it depends on nothing that changes) and even across sessions.
+ */
+export function sessionShard(sessionId: string, shards: number = SCOPE_WRITE_SHARDS): number {
+  return (createHash('sha256').update(sessionId).digest()[0] as number) % shards;
+}
+
+/** The index key of one shard of a scope: `<scope key>#<shard>`. */
+export function shardedScopeKey(scopeKey: string, shard: number): string {
+  return `${scopeKey}#${shard}`;
+}
+
+/**
+ * Merges the pages of a scope's shards into the scope's page, in the order and with the cursor an
+ * unsharded index gives. Each shard page must hold that shard's newest `limit` refs below the cursor,
+ * newest first (a Query with `Limit: limit`, `ScanIndexForward: false`, `createdKey < below`). Their
+ * union's newest `limit` are then the scope's newest `limit`: no shard holds one that beats its own first
+ * `limit`. `next` is the last returned position (positions are unique and globally ordered, so it resumes
+ * every shard exactly below it) when any shard has more, and undefined when every shard is exhausted.
+ */
+export function mergeShardPages(pages: readonly ScopePage[], limit: number): ScopePage {
+  const all = pages.flatMap((page) => page.refs);
+  all.sort((a, b) => (a.position < b.position ? 1 : a.position > b.position ? -1 : 0));
+  const refs = all.slice(0, limit);
+  const more = all.length > refs.length || pages.some((page) => page.next !== undefined);
+  return { refs, next: more && refs.length > 0 ? refs[refs.length - 1]?.position : undefined };
 }

@@ -43,7 +43,7 @@ export abstract class DynamoTable {
    * out. Unprocessed keys are asked for again (with a short backoff); if DynamoDB keeps refusing them the
    * read fails as unavailable rather than silently returning less.
    */
-  protected async batchGetAll(keys: readonly Item[]): Promise<Item[]> {
+  protected async batchGetAll(keys: readonly Item[], projection?: string): Promise<Item[]> {
     const items: Item[] = [];
     for (let start = 0; start < keys.length; start += BATCH_GET_LIMIT) {
       let pending: Item[] = keys.slice(start, start + BATCH_GET_LIMIT);
@@ -54,7 +54,13 @@ export abstract class DynamoTable {
         const { Responses, UnprocessedKeys } = await dynamoCall(() =>
           this.db.send(
             new BatchGetCommand({
-              RequestItems: { [this.tableName]: { Keys: requested, ConsistentRead: true } },
+              RequestItems: {
+                [this.tableName]: {
+                  Keys: requested,
+                  ConsistentRead: true,
+                  ...(projection !== undefined ? { ProjectionExpression: projection } : {}),
+                },
+              },
             }),
           ),
         );

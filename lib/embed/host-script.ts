@@ -16,7 +16,7 @@ export const HOST_SCRIPT = `/*! embed-session host script: EmbedSession.mount(ta
   'use strict';
   if (window.EmbedSession) return;
   const SOURCE = '${MESSAGE_SOURCE}';
-  const SANDBOX = 'allow-scripts allow-same-origin allow-popups allow-popups-to-escape-sandbox';
+  const SANDBOX = 'allow-scripts allow-same-origin allow-forms allow-popups allow-popups-to-escape-sandbox';
   const call = (callback, ...args) => {
     if (typeof callback !== 'function') return;
     try {
@@ -57,11 +57,27 @@ export const HOST_SCRIPT = `/*! embed-session host script: EmbedSession.mount(ta
     iframe.style.width = '100%';
     iframe.style.border = '0';
     iframe.style.height = (auto ? 150 : fixed) + 'px';
+    // The board application's origin, once the embed page (and only it) announced the hand-off to it.
+    let appOrigin = null;
+    const originOf = (value) => {
+      try {
+        const parsed = new URL(value);
+        return parsed.protocol === 'https:' || parsed.protocol === 'http:' ? parsed.origin : null;
+      } catch (_) {
+        return null;
+      }
+    };
     const onMessage = (event) => {
-      // Only our own frame, and only while it shows the embed page's origin.
-      if (event.source !== iframe.contentWindow || event.origin !== url.origin) return;
+      // Only our own frame, and only from the embed page's origin or the app it handed over to.
+      if (event.source !== iframe.contentWindow) return;
+      const fromEmbed = event.origin === url.origin;
+      if (!fromEmbed && (appOrigin === null || event.origin !== appOrigin)) return;
       const data = event.data;
       if (!data || typeof data !== 'object' || data.source !== SOURCE) return;
+      if (data.type === 'handoff') {
+        if (fromEmbed && typeof data.origin === 'string') appOrigin = originOf(data.origin);
+        return;
+      }
       const height = pixels(data.height);
       if (auto && height !== undefined) iframe.style.height = height + 'px';
       const ids = {};

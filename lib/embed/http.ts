@@ -105,6 +105,9 @@ export function embedErrorRenderer(
   error?: unknown,
 ): ErrorRenderer {
   const base = embedHeaders(frameAncestorsFor(boardOf(error), frameAncestors));
+  // A binding that may have been written goes with its secret, so that it is this browser's.
+  if (error instanceof DomainErrors.UnconfirmedBindingError)
+    base['Set-Cookie'] = bindingCookie(error.bindingSecret);
   return (status, message, extra) =>
     wantsJson(event)
       ? jsonResponse(status, errorBody(status, message), { ...base, ...extra })

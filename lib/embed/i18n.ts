@@ -43,7 +43,21 @@ export interface Texts {
   /** Error page headings by HTTP status; `other` for any status without its own. */
   errorTitles: Record<400 | 401 | 404 | 503 | 'other', string>;
   errors: Record<EmbedErrorCode, string>;
+  /**
+   * What the end user can do about a refused link, in the words of someone inside another product who
+   * never saw the API: shown under the message on the page, never in the JSON answer.
+   */
+  refusalHints: Record<RefusalCode, string>;
 }
+
+/** The refusals an end user can meet on a link that was once good, each with a hint on what to do. */
+export const REFUSAL_CODES = [
+  'invalid_token',
+  'session_expired',
+  'session_revoked',
+  'bound_to_another_browser',
+] as const satisfies readonly EmbedErrorCode[];
+export type RefusalCode = (typeof REFUSAL_CODES)[number];
 
 /**
  * The page's texts. English is the API's own wording: the error messages equal the domain errors' (a test
@@ -72,6 +86,15 @@ export const TEXTS: Readonly<Record<Locale, Texts>> = {
       unavailable: 'The service is temporarily unavailable; retry shortly',
       internal: 'An unexpected error occurred',
     },
+    refusalHints: {
+      invalid_token: 'Ask the site that sent you here to open the board again.',
+      session_expired:
+        'Your access to this board has ended. Ask the site that sent you here to open it again.',
+      session_revoked:
+        'Your access to this board was withdrawn. Ask the site that sent you here to open it again.',
+      bound_to_another_browser:
+        'This link works only in the browser that opened it first. Ask the site that sent you here to open the board again.',
+    },
   },
   de: {
     signedInAs: 'Angemeldet als',
@@ -96,6 +119,16 @@ export const TEXTS: Readonly<Record<Locale, Texts>> = {
       unavailable: 'Der Dienst ist vorübergehend nicht verfügbar; versuchen Sie es gleich noch einmal',
       internal: 'Ein unerwarteter Fehler ist aufgetreten',
     },
+    refusalHints: {
+      invalid_token:
+        'Bitten Sie die Website, über die Sie hierher gekommen sind, das Board erneut zu öffnen.',
+      session_expired:
+        'Ihr Zugang zu diesem Board ist abgelaufen. Bitten Sie die Website, über die Sie hierher gekommen sind, es erneut zu öffnen.',
+      session_revoked:
+        'Ihr Zugang zu diesem Board wurde zurückgezogen. Bitten Sie die Website, über die Sie hierher gekommen sind, es erneut zu öffnen.',
+      bound_to_another_browser:
+        'Dieser Link funktioniert nur in dem Browser, der ihn zuerst geöffnet hat. Bitten Sie die Website, über die Sie hierher gekommen sind, das Board erneut zu öffnen.',
+    },
   },
   fr: {
     signedInAs: 'Connecté en tant que',
@@ -118,6 +151,15 @@ export const TEXTS: Readonly<Record<Locale, Texts>> = {
       board_gone: 'Le tableau de cette session intégrée n’existe plus',
       unavailable: 'Le service est temporairement indisponible ; réessayez dans un instant',
       internal: 'Une erreur inattendue s’est produite',
+    },
+    refusalHints: {
+      invalid_token: 'Demandez au site qui vous a envoyé ici d’ouvrir à nouveau le tableau.',
+      session_expired:
+        'Votre accès à ce tableau a pris fin. Demandez au site qui vous a envoyé ici de l’ouvrir à nouveau.',
+      session_revoked:
+        'Votre accès à ce tableau a été retiré. Demandez au site qui vous a envoyé ici de l’ouvrir à nouveau.',
+      bound_to_another_browser:
+        'Ce lien ne fonctionne que dans le navigateur qui l’a ouvert en premier. Demandez au site qui vous a envoyé ici d’ouvrir à nouveau le tableau.',
     },
   },
   es: {
@@ -142,6 +184,15 @@ export const TEXTS: Readonly<Record<Locale, Texts>> = {
       board_gone: 'El tablero de esta sesión insertada ya no existe',
       unavailable: 'El servicio no está disponible temporalmente; vuelva a intentarlo en breve',
       internal: 'Se produjo un error inesperado',
+    },
+    refusalHints: {
+      invalid_token: 'Pida al sitio que le envió aquí que vuelva a abrir el tablero.',
+      session_expired:
+        'Su acceso a este tablero ha terminado. Pida al sitio que le envió aquí que vuelva a abrirlo.',
+      session_revoked:
+        'Su acceso a este tablero fue retirado. Pida al sitio que le envió aquí que vuelva a abrirlo.',
+      bound_to_another_browser:
+        'Este enlace solo funciona en el navegador que lo abrió primero. Pida al sitio que le envió aquí que vuelva a abrir el tablero.',
     },
   },
 };

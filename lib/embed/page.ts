@@ -2,7 +2,15 @@ import { specSession } from '#lib/domain/session';
 import type { EmbedView } from '#lib/use-cases/open-embed-session';
 import { FRAME_SCRIPT } from './frame-script';
 import { escapeHtml, jsonIsland } from './html';
-import { type EmbedErrorCode, formatInstant, type Presentation, TEXTS, type Texts } from './i18n';
+import {
+  type EmbedErrorCode,
+  formatInstant,
+  type Presentation,
+  REFUSAL_CODES,
+  type RefusalCode,
+  TEXTS,
+  type Texts,
+} from './i18n';
 import { EMBED_CSS } from './styles';
 
 /** The public context handed to the board's front end: never the token, never its hash. */
@@ -69,12 +77,19 @@ function errorTitle(texts: Texts, status: number): string {
   return status === 400 || status === 401 || status === 404 || status === 503 ? titles[status] : titles.other;
 }
 
+const isRefusal = (code: EmbedErrorCode): code is RefusalCode =>
+  (REFUSAL_CODES as readonly string[]).includes(code);
+
 /** The notice an error page shows, and the board page keeps ready for when its session expires. */
 function notice(texts: Texts, status: number, code: EmbedErrorCode): string {
   return `<div class="notice" role="alert" data-testid="embed-error" data-code="${code}">
 <span class="code">${status}</span>
 <h1>${escapeHtml(errorTitle(texts, status))}</h1>
-<p>${escapeHtml(texts.errors[code])}</p>
+<p>${escapeHtml(texts.errors[code])}</p>${
+    isRefusal(code)
+      ? `\n<p class="hint" data-testid="embed-hint">${escapeHtml(texts.refusalHints[code])}</p>`
+      : ''
+  }
 </div>`;
 }
 

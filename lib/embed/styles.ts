@@ -32,6 +32,7 @@ body{margin:0;min-height:100vh;display:grid;font:15px/1.5 system-ui,-apple-syste
 .notice{margin:0 auto;max-width:420px;padding:32px 24px;text-align:center}
 .notice h1{font-size:1.25rem;margin:0 0 8px}
 .notice p{margin:0;color:var(--muted)}
+.notice .hint{margin-top:8px}
 .notice .code{display:inline-block;margin-bottom:12px;font-weight:700;color:var(--danger)}
 @media (max-width:480px){.bar{padding:8px 12px}.board-name{flex-basis:100%}.user-label{display:none}.board{padding:12px}.meta{padding:0 12px 12px}}
 `.trim();

@@ -1,6 +1,7 @@
 import { DEFAULT_API_KEY_LIMITS } from '#lib/definitions/rate-limits';
 import { TABLES, type TableKey } from '#lib/definitions/tables';
 import { RATE_LIMIT_BOUNDS, type RateLimit } from '#lib/domain/api-key';
+import { type BoardAppUrlRule, boardAppUrlProblem, isLoopbackHttpUrl } from '#lib/domain/board-app';
 import { integerRangeProblem, isFrameAncestorSource, isHttpUrl, parseBaseUrl } from './values';
 
 /** Raised at start-up when the environment is incomplete or invalid; the message lists every problem. */
@@ -49,7 +50,23 @@ export interface EmbedPageConfig {
   dynamo: DynamoConfig;
   /** CSP `frame-ancestors` sources: who may put the embed page in a frame. */
   frameAncestors: string;
+  /** The service's public base URL (the ID token's issuer); otherwise derived from the API Gateway request. */
+  publicBaseUrl: string | undefined;
+  /** The stage's default board application (`BOARD_APP_URL`), for boards without an `appUrl` of their own. */
+  boardAppUrl: string | undefined;
+  /** The rule a board's app URL must meet to be handed a token (loopback http only on the local runtime). */
+  appUrlRule: BoardAppUrlRule;
+  /** Where the keys that sign ID tokens and derive pairwise subjects are; undefined: no hand-off possible. */
+  idTokenKeys: IdTokenKeysConfig | undefined;
 }
+
+/**
+ * The ID token keys: in AWS two KMS keys (an ECC_NIST_P256 signing key, an HMAC key for pairwise
+ * subjects), by ARN; locally one key file the runtime made (`ID_TOKEN_KEY_FILE`).
+ */
+export type IdTokenKeysConfig =
+  | { kind: 'kms'; signingKeyArn: string; subjectKeyArn: string; region: string }
+  | { kind: 'file'; path: string };
 
 /** Any https site may frame the page, plus localhost for development. */
 export const DEFAULT_FRAME_ANCESTORS = 'https: http://localhost:* http://127.0.0.1:*';
@@ -91,8 +108,53 @@ export function readEmbedPageConfig(env: Env): EmbedPageConfig {
   const tables = readTables(env, ['sessions', 'boards'], problems);
   const dynamo = readDynamo(env, problems);
   const frameAncestors = readFrameAncestors(env, problems);
+  const publicBaseUrl = readBaseUrl(env, 'PUBLIC_BASE_URL', problems);
+  const appUrlRule = appUrlRuleFor(publicBaseUrl);
+  const boardAppUrl = readBoardAppUrl(env, appUrlRule, problems);
+  const idTokenKeys = readIdTokenKeys(env, dynamo.region, problems);
   fail(problems);
-  return { tables, dynamo, frameAncestors };
+  return { tables, dynamo, frameAncestors, publicBaseUrl, boardAppUrl, appUrlRule, idTokenKeys };
+}
+
+const KMS_KEY_ARN = /^arn:aws[a-z-]*:kms:[a-z0-9-]+:\d{12}:key\/[A-Za-z0-9-]+$/;
+
+/** True for the ARN of a KMS key (not an alias: the key id is the token's `kid`). */
+export function isKmsKeyArn(value: string): boolean {
+  return KMS_KEY_ARN.test(value);
+}
+
+/** The ID token keys: KMS keys by ARN (ID_TOKEN_SIGNING_KEY + ID_TOKEN_SUBJECT_KEY), or ID_TOKEN_KEY_FILE. */
+export function readIdTokenKeys(env: Env, region: string, problems: string[]): IdTokenKeysConfig | undefined {
+  const signingKeyArn = env.ID_TOKEN_SIGNING_KEY?.trim();
+  const subjectKeyArn = env.ID_TOKEN_SUBJECT_KEY?.trim();
+  if (signingKeyArn || subjectKeyArn) {
+    for (const [name, value] of [
+      ['ID_TOKEN_SIGNING_KEY', signingKeyArn],
+      ['ID_TOKEN_SUBJECT_KEY', subjectKeyArn],
+    ] as const) {
+      if (!value || !isKmsKeyArn(value)) problems.push(`${name} must be a KMS key ARN, got "${value ?? ''}"`);
+    }
+    return { kind: 'kms', signingKeyArn: signingKeyArn ?? '', subjectKeyArn: subjectKeyArn ?? '', region };
+  }
+  const path = env.ID_TOKEN_KEY_FILE?.trim();
+  return path ? { kind: 'file', path } : undefined;
+}
+
+/**
+ * Loopback http app URLs are for the local runtime only, which is where the service itself runs on
+ * loopback http; anywhere else (https, or a base URL derived from API Gateway) the app must use https.
+ */
+export function appUrlRuleFor(publicBaseUrl: string | undefined): BoardAppUrlRule {
+  return { allowLoopbackHttp: publicBaseUrl !== undefined && isLoopbackHttpUrl(publicBaseUrl) };
+}
+
+/** The stage's default board application from `BOARD_APP_URL`, or undefined when unset or blank. */
+export function readBoardAppUrl(env: Env, rule: BoardAppUrlRule, problems: string[]): string | undefined {
+  const value = env.BOARD_APP_URL?.trim();
+  if (!value) return undefined;
+  const problem = boardAppUrlProblem(value, rule);
+  if (problem !== undefined) problems.push(`BOARD_APP_URL: ${problem}`);
+  return value;
 }
 
 /** Reads and validates the configuration of the create-session function; throws `ConfigError`. */
@@ -197,4 +259,40 @@ export function readInteger(
 /** Throws one `ConfigError` listing every problem found. */
 export function fail(problems: string[]): void {
   if (problems.length > 0) throw new ConfigError(`Invalid configuration: ${problems.join('; ')}`);
+}
+
+/** The discovery function's configuration: the issuer, and the keys whose public halves it publishes. */
+export interface DiscoveryConfig {
+  publicBaseUrl: string | undefined;
+  keys: PublishedKeysConfig | undefined;
+}
+
+/** The keys the JWKS lists: KMS keys by ARN (the signing key, and any other still in use), or the key file. */
+export type PublishedKeysConfig =
+  | { kind: 'kms'; keyArns: readonly string[]; region: string }
+  | { kind: 'file'; path: string };
+
+/** Reads and validates the configuration of the discovery function; throws `ConfigError`. */
+export function readDiscoveryConfig(env: Env): DiscoveryConfig {
+  const problems: string[] = [];
+  const publicBaseUrl = readBaseUrl(env, 'PUBLIC_BASE_URL', problems);
+  const listed = env.ID_TOKEN_PUBLISHED_KEYS?.trim();
+  let keys: PublishedKeysConfig | undefined;
+  if (listed) {
+    const keyArns = listed
+      .split(',')
+      .map((arn) => arn.trim())
+      .filter((arn) => arn !== '');
+    const invalid = keyArns.filter((arn) => !isKmsKeyArn(arn));
+    if (invalid.length > 0)
+      problems.push(`ID_TOKEN_PUBLISHED_KEYS must list KMS key ARNs, got ${invalid.join(', ')}`);
+    const region = env.AWS_REGION?.trim() || env.AWS_DEFAULT_REGION?.trim() || '';
+    if (!region) problems.push('AWS_REGION is required');
+    keys = { kind: 'kms', keyArns, region };
+  } else {
+    const path = env.ID_TOKEN_KEY_FILE?.trim();
+    keys = path ? { kind: 'file', path } : undefined;
+  }
+  fail(problems);
+  return { publicBaseUrl, keys };
 }

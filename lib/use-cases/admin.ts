@@ -1,5 +1,6 @@
 import { type ApiKeyRecord, isRateLimitValue, RATE_LIMIT_BOUNDS, type RateLimit } from '#lib/domain/api-key';
 import { type Board, PUBLIC_VISIBILITY } from '#lib/domain/board';
+import { type BoardAppUrlRule, boardAppUrlProblem } from '#lib/domain/board-app';
 import { hashCredential, newApiKey } from '#lib/domain/credentials';
 import { isEmbedOrigin } from '#lib/domain/embed-origins';
 import { ValidationError } from '#lib/domain/errors';
@@ -20,27 +21,38 @@ export const BOARD_VISIBILITIES = [PUBLIC_VISIBILITY, 'PRIVATE'] as const;
 export type ApiKeySummary = Omit<ApiKeyRecord, 'keyHash'>;
 
 /**
+/**
  * A board as operators give it. On an existing board every field left out keeps its value: `orgId` and
- * `visibility` (required for a new board), `name` (null clears it) and `embedOrigins` (a list replaces
- * the board's own; an empty list or null removes it so the stage default applies).
+ * `visibility` (required for a new board), `name` (null clears it), `embedOrigins` (a list replaces the
+ * board's own; an empty list or null removes it so the stage default applies) and `appUrl` (a URL
+ * replaces the board's own; `""` or null removes it).
  */
 export type BoardInput = Pick<Board, 'boardId'> &
-  Partial<Pick<Board, 'orgId' | 'visibility' | 'name'>> & { embedOrigins?: readonly string[] | null };
+  Partial<Pick<Board, 'orgId' | 'visibility' | 'name'>> & {
+    embedOrigins?: readonly string[] | null;
+    appUrl?: string | null;
+  };
+
+/** Off the local runtime an app URL must be https; `createBoard` applies this rule unless told otherwise. */
+export const REMOTE_APP_URL_RULE: BoardAppUrlRule = { allowLoopbackHttp: false };
 
 /**
  * Creates a board, or updates the one with the same id (how operators change a visibility or name):
  * what the input leaves out keeps its value. A board never moves to another organization: its sessions
  * recorded the owner their access follows.
  */
-export async function createBoard(deps: { boards: BoardRepository }, input: BoardInput): Promise<Board> {
-  const { embedOrigins: given } = input;
+export async function createBoard(
+  deps: { boards: BoardRepository; appUrlRule?: BoardAppUrlRule },
+  input: BoardInput,
+): Promise<Board> {
+  const { embedOrigins: given, appUrl: givenAppUrl } = input;
   requireText('board', input.boardId);
   const existing = await deps.boards.get(input.boardId);
   if (!existing && (input.orgId === undefined || input.visibility === undefined))
     throw new ValidationError(
       `board "${input.boardId}" does not exist yet: a new board needs --org and --visibility`,
     );
-  const fields: Omit<Board, 'embedOrigins'> = {
+  const fields: Omit<Board, 'embedOrigins' | 'appUrl'> = {
     boardId: input.boardId,
     orgId: input.orgId ?? existing?.orgId ?? '',
     visibility: input.visibility ?? existing?.visibility ?? '',
@@ -58,9 +70,19 @@ export async function createBoard(deps: { boards: BoardRepository }, input: Boar
         .join(', ')}`,
     );
   }
-  // Replacing a board without naming its origins must not quietly widen who may frame it.
+  const appUrlProblem = givenAppUrl
+    ? boardAppUrlProblem(givenAppUrl, deps.appUrlRule ?? REMOTE_APP_URL_RULE)
+    : undefined;
+  if (appUrlProblem !== undefined) throw new ValidationError(appUrlProblem);
+  // Replacing a board without naming its origins must not quietly widen who may frame it, nor without
+  // naming its application quietly send its users back to the built-in page.
   const embedOrigins = given === undefined ? existing?.embedOrigins : [...new Set(given ?? [])];
-  const board: Board = embedOrigins?.length ? { ...fields, embedOrigins } : fields;
+  const appUrl = givenAppUrl === undefined ? existing?.appUrl : givenAppUrl || undefined;
+  const board: Board = {
+    ...fields,
+    ...(embedOrigins?.length ? { embedOrigins } : {}),
+    ...(appUrl ? { appUrl } : {}),
+  };
   if (!(await deps.boards.put(board))) {
     throw new ValidationError(
       `board "${board.boardId}" belongs to another organization; a board never changes organization`,

@@ -1,6 +1,6 @@
 import type { KeyOwner } from '#lib/domain/api-key';
 import { isPublicBoard } from '#lib/domain/board';
-import { hashCredential, newSessionToken } from '#lib/domain/credentials';
+import { hashCredential, isSessionTokenFormat, newSessionToken } from '#lib/domain/credentials';
 import { BoardAccessDeniedError, BoardNotFoundError, ValidationError } from '#lib/domain/errors';
 import type {
   BoardRepository,
@@ -42,6 +42,41 @@ export interface CreateSessionCommand {
   request: CreateSessionRequest;
   /** Base URL the embed page is served from, without a trailing slash. */
   baseUrl: string;
+  /**
+   * The session's id and token when they were fixed before this run (a keyed create fixes them when it
+   * claims its Idempotency-Key, so that a re-run writes the very same session); drawn now otherwise.
+   */
+  identity?: SessionIdentity;
+}
+
+/** What makes a session this one: its id and its token. */
+export interface SessionIdentity {
+  id: string;
+  token: string;
+}
+
+/** A new session identity, to fix before the session is written. */
+export function newSessionIdentity(random: RandomSource): SessionIdentity {
+  return { id: random.uuid(), token: newSessionToken(random) };
+}
+
+/** An identity as text, to keep with an Idempotency-Key's claim (sealed there: it holds the token). */
+export function encodeSessionIdentity(identity: SessionIdentity): string {
+  return JSON.stringify({ id: identity.id, token: identity.token });
+}
+
+/** The identity `encodeSessionIdentity` wrote; undefined for anything else. */
+export function decodeSessionIdentity(text: string | undefined): SessionIdentity | undefined {
+  if (text === undefined) return undefined;
+  try {
+    const { id, token } = JSON.parse(text) as Partial<SessionIdentity>;
+    if (typeof id !== 'string' || id === '' || typeof token !== 'string' || !isSessionTokenFormat(token)) {
+      return undefined;
+    }
+    return { id, token };
+  } catch {
+    return undefined;
+  }
 }
 
 export interface CreatedSession {
@@ -53,7 +88,9 @@ export interface CreatedSession {
 /**
  * Creates an embed session: checks the board exists and is accessible to the key owner, then stores the
  * session with only the hash of its new token. At most three DynamoDB calls: board, membership (private
- * boards only), one conditional put.
+ * boards only), one conditional put. A put that meets this very session (same id and token: an earlier
+ * run of the same keyed create, or the SDK's retry of a put whose answer was lost) is the success it was,
+ * and the answer describes the session as stored.
  */
 export async function createSession(
   deps: CreateSessionDeps,
@@ -73,9 +110,9 @@ export async function createSession(
     throw new BoardAccessDeniedError();
   }
 
-  const token = newSessionToken(deps.random);
-  const stored: StoredSession = {
-    id: deps.random.uuid(),
+  const { id, token } = command.identity ?? newSessionIdentity(deps.random);
+  const session: StoredSession = {
+    id,
     boardId: request.boardId,
     orgId: board.orgId,
     tokenHash: hashCredential(token),
@@ -97,7 +134,7 @@ export async function createSession(
     bindingHash: null,
     boundAt: null,
   };
-  await deps.sessions.create(stored);
+  const stored = await deps.sessions.create(session);
 
   return {
     session: toCreatedSessionView(stored, token, new Date(createdAtMs)),

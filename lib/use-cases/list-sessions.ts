@@ -8,8 +8,14 @@ import type {
   SessionPosition,
   SessionRepository,
 } from '#lib/domain/ports';
-import { type SessionStatus, type SessionView, sessionStatus, toSessionView } from '#lib/domain/session';
-import { ScopeMerge, type SessionSelector, scopesFor, TenantFilter } from './session-access';
+import {
+  type OtherTenantSessionView,
+  type SessionStatus,
+  type SessionView,
+  type StoredSession,
+  sessionStatus,
+} from '#lib/domain/session';
+import { ScopeMerge, type SessionSelector, scopesFor, TenantFilter, viewFor } from './session-access';
 
 export const DEFAULT_LIST_LIMIT = 20;
 export const MAX_LIST_LIMIT = 100;
@@ -43,7 +49,8 @@ export interface ListSessionsQuery extends SessionSelector {
 export type ListCaller = KeyOwner & { apiKey: string };
 
 export interface SessionPage {
-  data: SessionView[];
+  /** Whole sessions, and the outline of those another tenant created on the caller's public boards. */
+  data: Array<SessionView | OtherTenantSessionView>;
   nextCursor: string | null;
 }
 
@@ -72,7 +79,7 @@ export async function listSessions(
   const merge = new ScopeMerge(deps.sessions, scopes, below, filtered ? FILTERED_BATCH : query.limit + 1);
   const tenant = new TenantFilter(deps.memberships, caller);
 
-  const data: SessionView[] = [];
+  const data: SessionPage['data'] = [];
   let bytes = 0;
   let examined = 0;
   let last: SessionPosition | undefined;
@@ -90,14 +97,18 @@ export async function listSessions(
       filtered = true;
       merge.readAhead(FILTERED_BATCH);
     }
+    // Revoked by a cut-off counts as revoked, for the status filter as for the view.
     const byId = new Map(
-      (wanted.length > 0 ? await deps.sessions.getMany(wanted) : []).map((s) => [s.id, s]),
+      (wanted.length > 0 ? await deps.sessions.applyCutoffs(await deps.sessions.getMany(wanted)) : []).map(
+        (s) => [s.id, s],
+      ),
     );
+    const ownTenant = await ownTenantOf(tenant, byId);
     for (const [index, ref] of refs.entries()) {
       unread = refs.length - index;
       const session = byId.get(ref.id);
       if (session && (query.status === undefined || sessionStatus(session, now) === query.status)) {
-        const view = toSessionView(session, now);
+        const view = viewFor(session, now, ownTenant.get(session.id) !== false);
         const size = viewBytesAtMost(view);
         if (data.length > 0 && bytes + size > MAX_PAGE_BYTES) {
           full = true;
@@ -120,6 +131,25 @@ export async function listSessions(
   return { data, nextCursor: more && last !== undefined ? encodeCursor(last, caller, query) : null };
 }
 
+/**
+ * Which of these sessions the caller's own tenant created (`TenantFilter.ownTenant`): most are decided at
+ * once (the caller's own), others by one membership lookup per creator and listing.
+ */
+async function ownTenantOf(
+  tenant: TenantFilter,
+  sessions: ReadonlyMap<string, StoredSession>,
+): Promise<Map<string, boolean>> {
+  const verdicts = new Map<string, boolean>();
+  const lookups: Promise<void>[] = [];
+  for (const session of sessions.values()) {
+    const own = tenant.ownTenant(session);
+    if (typeof own === 'boolean') verdicts.set(session.id, own);
+    else lookups.push(own.then((value) => void verdicts.set(session.id, value)));
+  }
+  if (lookups.length > 0) await Promise.all(lookups);
+  return verdicts;
+}
+
 /** A view's JSON without its values: keys, quotes, colons, commas, braces, and the literals a value may be. */
 const VIEW_FRAME_BYTES = 512;
 /** The most bytes one UTF-16 unit of a string takes in JSON: a `\u001f`-style escape. */
@@ -130,7 +160,8 @@ const MAX_BYTES_PER_UNIT = 6;
  * field of unbounded size) exactly, every other string at the longest escape. Stringifying each view
  * only to measure it was a sixth of what a page allocates.
  */
-export function viewBytesAtMost(view: SessionView): number {
+export function viewBytesAtMost(view: SessionView | OtherTenantSessionView): number {
+  if ('createdByAnotherTenant' in view) return VIEW_FRAME_BYTES;
   const units =
     unitsOf(view.id) +
     unitsOf(view.boardId) +
@@ -187,7 +218,9 @@ export function encodeCursor(
 
 /**
  * The position a cursor continues below. A cursor that is malformed, altered, or issued to another API
- * key or for another query is a 400: its signature does not match.
+ * key or for another query is a 400: its signature does not match. So is one that is not exactly the
+ * cursor the service issues for what it decodes to (the same bytes spelled otherwise, say): a cursor has
+ * one spelling.
  */
 export function decodeCursor(cursor: string, caller: ListCaller, query: ListSessionsQuery): SessionPosition {
   const [payload, mac, ...rest] = cursor.split('.');
@@ -208,5 +241,6 @@ export function decodeCursor(cursor: string, caller: ListCaller, query: ListSess
   if (v !== CURSOR_VERSION || typeof p !== 'string' || !POSITION.test(p) || Object.keys(extra).length > 0) {
     throw new ValidationError(INVALID_CURSOR);
   }
+  if (encodeCursor(p, caller, query) !== cursor) throw new ValidationError(INVALID_CURSOR);
   return p;
 }

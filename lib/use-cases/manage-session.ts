@@ -1,8 +1,13 @@
 import type { KeyOwner } from '#lib/domain/api-key';
 import { SessionNotFoundError } from '#lib/domain/errors';
 import type { Clock, MembershipRepository, SessionRepository } from '#lib/domain/ports';
-import { isSessionId, type SessionView, type StoredSession, toSessionView } from '#lib/domain/session';
-import { canAccess } from './session-access';
+import {
+  isSessionId,
+  type OtherTenantSessionView,
+  type SessionView,
+  type StoredSession,
+} from '#lib/domain/session';
+import { canAccess, TenantFilter, viewFor } from './session-access';
 
 export interface ManageSessionDeps {
   sessions: SessionRepository;
@@ -10,27 +15,35 @@ export interface ManageSessionDeps {
   clock: Clock;
 }
 
-/** The session with this id, if the caller may access it; otherwise (or when there is none) a 404. */
+/**
+ * The session with this id, if the caller may access it; otherwise (or when there is none) a 404. A
+ * session another tenant created on the caller's organization's public board shows only its outline.
+ */
 export async function getSession(
   deps: ManageSessionDeps,
   caller: KeyOwner,
   id: string,
-): Promise<SessionView> {
+): Promise<SessionView | OtherTenantSessionView> {
   const session = await accessibleSession(deps, caller, id);
-  return toSessionView(session, deps.clock.now());
+  const own = await new TenantFilter(deps.memberships, caller).ownTenant(session);
+  return viewFor(session, deps.clock.now(), own);
 }
 
 /**
  * Revokes a session the caller may access. Idempotent: revoking again returns the session with its first
- * revocation time. The embed page reads the session consistently, so its link stops working at once.
+ * revocation time, and a session a cut-off covers already is revoked since that cut-off (nothing is
+ * written). The embed page reads the session consistently, so its link stops working at once.
+ * The organization owning the board may revoke a session another tenant created on it, and sees its outline.
  */
 export async function revokeSession(
   deps: ManageSessionDeps,
   caller: KeyOwner,
   id: string,
-): Promise<SessionView> {
-  await accessibleSession(deps, caller, id);
+): Promise<SessionView | OtherTenantSessionView> {
+  const session = await accessibleSession(deps, caller, id);
+  const own = await new TenantFilter(deps.memberships, caller).ownTenant(session);
   const now = deps.clock.now();
+  if (session.revokedAt !== null) return viewFor(session, now, own);
   const revoked = await deps.sessions.revoke(id, {
     revokedAt: now.toISOString(),
     byUserId: caller.userId,
@@ -38,7 +51,7 @@ export async function revokeSession(
   });
   // Gone in between (its TTL deleted it): as if it had never been there.
   if (!revoked) throw new SessionNotFoundError();
-  return toSessionView(revoked, now);
+  return viewFor(revoked, now, own);
 }
 
 async function accessibleSession(
@@ -49,6 +62,12 @@ async function accessibleSession(
   // Not an id this service issues: no read, and the same answer as for someone else's session.
   if (!isSessionId(id)) throw new SessionNotFoundError();
   const session = await deps.sessions.get(id);
-  if (!session || !(await canAccess(deps.memberships, caller, session))) throw new SessionNotFoundError();
-  return session;
+  if (!session) throw new SessionNotFoundError();
+  // The cut-offs that could cover it are read alongside the access check, in the same round trip.
+  const [allowed, [covered]] = await Promise.all([
+    canAccess(deps.memberships, caller, session),
+    deps.sessions.applyCutoffs([session]),
+  ]);
+  if (!allowed) throw new SessionNotFoundError();
+  return covered ?? session;
 }

@@ -14,6 +14,8 @@ import {
   SessionBoundElsewhereError,
   SessionExpiredError,
   SessionRevokedError,
+  StorageUnavailableError,
+  UnconfirmedBindingError,
 } from '#lib/domain/errors';
 import type {
   BoardRepository,
@@ -23,7 +25,7 @@ import type {
   Sleep,
   TokenMatch,
 } from '#lib/domain/ports';
-import { type StoredSession, sessionStatus } from '#lib/domain/session';
+import { type SessionBinding, type StoredSession, sessionStatus } from '#lib/domain/session';
 
 /** What the embed page may show: the session without its token hash or binding hash, and its board. */
 export interface EmbedView {
@@ -56,17 +58,22 @@ export const DEFAULT_MISS_RETRY_DELAYS_MS = [100, 200, 400] as const;
 /**
  * Resolves an embed token to a usable session. A malformed token is refused without touching DynamoDB.
  * A valid one costs three reads: the token index (which only says where the session is), then, at once,
- * the session itself read consistently (so a revocation applies from the very next load) and its board.
+ * the session itself with the revocation cut-offs that could cover it, in one consistent BatchGetItem (so
+ * a revocation or a revoke-all applies from the very next load), and its board.
  * Expiry is checked here because DynamoDB TTL deletes expired items only eventually.
  *
  * A `bindToBrowser` session is then checked against `browserSecrets` (the binding cookies the browser
  * sent): its first load binds it with one conditional write, later loads need the secret it was bound to.
  * Revocation and expiry are decided before the binding, so a bound link that was revoked says "revoked".
+ *
+ * `peek` (HEAD): the same answer without side effects. A link not bound yet stays unbound and no secret is
+ * handed out; a bound one still needs the browser's secret.
  */
 export async function openEmbedSession(
   deps: OpenEmbedSessionDeps,
   token: string | undefined,
   browserSecrets: readonly string[] = [],
+  options: { peek?: boolean } = {},
 ): Promise<EmbedView> {
   if (token === undefined || token === '') throw new MissingTokenError();
   if (!isSessionTokenFormat(token)) throw new InvalidTokenError();
@@ -75,7 +82,11 @@ export async function openEmbedSession(
   const match = await lookupWithRetries(deps, tokenHash);
   if (!match) throw new InvalidTokenError();
 
-  const [stored, board] = await Promise.all([deps.sessions.get(match.id), deps.boards.get(match.boardId)]);
+  // The session and the cut-off records that could cover it come in one consistent read.
+  const [stored, board] = await Promise.all([
+    deps.sessions.getCovered(match),
+    deps.boards.get(match.boardId),
+  ]);
   // Deleted by its TTL since the index was read, or an index entry that is not this token's after all.
   if (!stored || stored.tokenHash !== tokenHash) throw new InvalidTokenError();
 
@@ -87,6 +98,10 @@ export async function openEmbedSession(
 
   const { tokenHash: _hash, bindingHash: _binding, ...session } = stored;
   if (!stored.bindToBrowser) return { session, board };
+  if (options.peek) {
+    if (stored.bindingHash !== null) checkBinding(stored, board, browserSecrets);
+    return { session, board };
+  }
   const { secret, boundAt } = await bindToBrowser(deps, stored, board, browserSecrets, now);
   return { session: { ...session, boundAt }, board, bindingSecret: secret };
 }
@@ -95,6 +110,9 @@ export async function openEmbedSession(
  * The secret that ties `session` to this browser. Bound already: one of the browser's secrets must be the
  * one it was bound to. Not yet: this load binds it, reusing the browser's secret when it brings one (one
  * cookie then serves every session it binds), and only the winner of concurrent first loads is bound.
+ * A bind whose answer was lost is recognised on the re-read (the stored binding is the one this load
+ * made); a bind that cannot be confirmed is undone, and should even that fail the browser still gets the
+ * secret with the 503, so a binding left behind is this browser's, never one that no browser can open.
  */
 async function bindToBrowser(
   deps: OpenEmbedSessionDeps,
@@ -104,27 +122,58 @@ async function bindToBrowser(
   now: Date,
 ): Promise<{ secret: string; boundAt: string | null }> {
   const secrets = browserSecrets.filter(isBindingSecretFormat);
-  const boundTo = (stored: StoredSession) =>
-    secrets.find((secret) => sameHash(bindingHash(stored.id, secret), stored.bindingHash));
-
   if (session.bindingHash === null) {
     const secret = secrets[0] ?? newBindingSecret(deps.random);
     const boundAt = now.toISOString();
-    if (await deps.sessions.bind(session.id, { bindingHash: bindingHash(session.id, secret), boundAt })) {
-      return { secret, boundAt };
-    }
-    // Another load bound it first, or it was revoked meanwhile: decide on the session as it is now.
+    const binding = { bindingHash: bindingHash(session.id, secret), boundAt };
+    if (await bindOrUndo(deps, session.id, binding, secret)) return { secret, boundAt };
+    // Another load bound it first, our own bind landed unanswered, or it was revoked meanwhile: decide
+    // on the session as it is now.
     const current = await deps.sessions.get(session.id);
     if (!current) throw new InvalidTokenError();
     if (sessionStatus(current, now) === 'revoked') throw new SessionRevokedError(board);
+    if (current.bindingHash !== null && sameHash(current.bindingHash, binding.bindingHash)) {
+      return { secret, boundAt: current.boundAt };
+    }
     return checkBound(current);
   }
   return checkBound(session);
 
   function checkBound(stored: StoredSession) {
-    const secret = boundTo(stored);
-    if (secret === undefined) throw new SessionBoundElsewhereError(board);
-    return { secret, boundAt: stored.boundAt };
+    return { secret: checkBinding(stored, board, secrets), boundAt: stored.boundAt };
+  }
+}
+
+/** The browser's secret that a bound session was bound to; refused when the browser holds none of it. */
+function checkBinding(stored: StoredSession, board: Board, browserSecrets: readonly string[]): string {
+  const secret = browserSecrets
+    .filter(isBindingSecretFormat)
+    .find((candidate) => sameHash(bindingHash(stored.id, candidate), stored.bindingHash));
+  if (secret === undefined) throw new SessionBoundElsewhereError(board);
+  return secret;
+}
+
+/**
+ * Binds, or when storage fails (the write may have landed unanswered) removes this very binding again
+ * and answers 503; when the removal fails too, the 503 carries the secret (`UnconfirmedBindingError`).
+ */
+async function bindOrUndo(
+  deps: OpenEmbedSessionDeps,
+  sessionId: string,
+  binding: SessionBinding,
+  secret: string,
+): Promise<boolean> {
+  try {
+    return await deps.sessions.bind(sessionId, binding);
+  } catch (error) {
+    if (!(error instanceof StorageUnavailableError)) throw error;
+    try {
+      await deps.sessions.unbind(sessionId, binding.bindingHash);
+    } catch (undoError) {
+      if (!(undoError instanceof StorageUnavailableError)) throw undoError;
+      throw new UnconfirmedBindingError(secret, { cause: error });
+    }
+    throw error;
   }
 }
 

@@ -1,5 +1,6 @@
+import type { CutoffTarget } from '#lib/domain/cutoffs';
 import { ValidationError } from '#lib/domain/errors';
-import type { Clock, SessionRepository } from '#lib/domain/ports';
+import type { Clock, RandomSource, SessionRepository } from '#lib/domain/ports';
 import {
   isSessionId,
   type SessionStatus,
@@ -19,6 +20,8 @@ export type OperatorSessionView = SessionView &
 export interface OperateSessionsDeps {
   sessions: SessionRepository;
   clock: Clock;
+  /** Draws each stage cut-off's id. */
+  random: RandomSource;
 }
 
 export interface OperatorSessionQuery {
@@ -32,7 +35,8 @@ export interface OperatorSessionQuery {
 export async function inspectSession(deps: OperateSessionsDeps, id: string): Promise<OperatorSessionView> {
   const session = isSessionId(id) ? await deps.sessions.get(id) : undefined;
   if (!session) throw new ValidationError(`No session has id "${id}"`);
-  return operatorView(session, deps.clock.now());
+  const [covered] = await deps.sessions.applyCutoffs([session]);
+  return operatorView(covered ?? session, deps.clock.now());
 }
 
 /**
@@ -44,7 +48,7 @@ export async function findSessions(
   query: OperatorSessionQuery,
 ): Promise<OperatorSessionView[]> {
   const now = deps.clock.now();
-  return (await selected(deps, query))
+  return (await deps.sessions.applyCutoffs(await selected(deps, query)))
     .filter((session) => query.status === undefined || sessionStatus(session, now) === query.status)
     .sort((a, b) => b.createdAt.localeCompare(a.createdAt) || b.id.localeCompare(a.id))
     .slice(0, query.limit ?? Number.POSITIVE_INFINITY)
@@ -61,20 +65,53 @@ export async function revokeSessionAsOperator(
     ? await deps.sessions.revoke(id, { revokedAt: now.toISOString(), byUserId: OPERATOR, byKeyId: null })
     : undefined;
   if (!revoked) throw new ValidationError(`No session has id "${id}"`);
-  return operatorView(revoked, now);
+  const [covered] = await deps.sessions.applyCutoffs([revoked]);
+  return operatorView(covered ?? revoked, now);
 }
 
-/** Revokes every session of a user (on one board, when given) that is not revoked yet; counts them. */
-export async function revokeSessionsAsOperator(
+/**
+ * Revokes, with one cut-off, every session of the stage created at or before `before` (not in the
+ * future), or only those on one board, or only those of one external user id (every tenant's). Counts
+ * the sessions of that selection that were active at the cut-off and not covered by an earlier one.
+ */
+export async function revokeAllAsOperator(
   deps: OperateSessionsDeps,
-  query: { userId: string; boardId?: string },
-): Promise<{ revoked: number }> {
-  const revocation = { revokedAt: deps.clock.now().toISOString(), byUserId: OPERATOR, byKeyId: null };
-  let revoked = 0;
-  for (const session of await selected(deps, query)) {
-    if (await deps.sessions.markRevoked(session.id, revocation)) revoked += 1;
+  command: { before: string; boardId?: string; userId?: string },
+): Promise<{ revoked: number; cutoff: string; scope: string }> {
+  const { boardId, userId } = command;
+  if (boardId !== undefined && userId !== undefined) {
+    throw new ValidationError('--board and --user cannot be combined: give one of them, or neither');
   }
-  return { revoked };
+  const before = new Date(command.before);
+  if (!/^\d{4}-\d{2}-\d{2}T/.test(command.before) || Number.isNaN(before.getTime())) {
+    throw new ValidationError('--before must be an ISO 8601 time, such as 2026-01-01T00:00:00Z');
+  }
+  const now = deps.clock.now();
+  if (before.getTime() > now.getTime()) throw new ValidationError('--before must not be in the future');
+  const at = before.toISOString();
+
+  const target: CutoffTarget =
+    boardId !== undefined
+      ? { scope: { kind: 'board', boardId } }
+      : userId !== undefined
+        ? { scope: { kind: 'user', userId } }
+        : { scope: { kind: 'stage' } };
+  const sessions =
+    boardId !== undefined || userId !== undefined
+      ? await selected(deps, command)
+      : await deps.sessions.listAll();
+  const earlier = await deps.sessions.applyCutoffs(sessions);
+  let revoked = 0;
+  for (const session of earlier) {
+    if (session.createdAt <= at && sessionStatus(session, before) === 'active') revoked += 1;
+  }
+  await deps.sessions.writeCutoff([target], {
+    id: deps.random.uuid(),
+    at,
+    byUserId: OPERATOR,
+    byKeyId: null,
+  });
+  return { revoked, cutoff: at, scope: target.scope.kind };
 }
 
 async function selected(deps: OperateSessionsDeps, query: OperatorSessionQuery): Promise<StoredSession[]> {

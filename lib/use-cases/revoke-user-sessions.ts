@@ -1,5 +1,23 @@
 import type { KeyOwner } from '#lib/domain/api-key';
-import type { BoardRepository, Clock, MembershipRepository, SessionRepository } from '#lib/domain/ports';
+import {
+  type CutoffEntry,
+  type CutoffRecord,
+  type CutoffScope,
+  type CutoffTarget,
+  coveringCutoff,
+  cutoffScopeKey,
+  cutoffScopesOf,
+} from '#lib/domain/cutoffs';
+import { BoardAccessDeniedError, BoardNotFoundError } from '#lib/domain/errors';
+import type {
+  BoardRepository,
+  Clock,
+  MembershipRepository,
+  RandomSource,
+  SessionRepository,
+  SessionScope,
+  SessionState,
+} from '#lib/domain/ports';
 import { ScopeMerge, scopesFor, TenantFilter } from './session-access';
 
 export interface RevokeUserSessionsDeps {
@@ -7,31 +25,100 @@ export interface RevokeUserSessionsDeps {
   boards: BoardRepository;
   memberships: MembershipRepository;
   clock: Clock;
+  /** Draws each call's cut-off id. */
+  random: RandomSource;
 }
 
-export interface RevokeUserSessionsCommand {
-  userId: string;
-  boardId?: string;
-}
+/** An external user's sessions (on one board, when given), or a board's whole population (board alone). */
+export type RevokeUserSessionsCommand =
+  | { userId: string; boardId?: string }
+  | { userId?: undefined; boardId: string };
 
-/** Revocations in flight at once: enough to revoke 10,000 sessions in seconds, few enough not to throttle. */
-export const REVOKE_CONCURRENCY = 25;
-/** Index page size while collecting the sessions to revoke (keys only, so a page is small). */
+/** Index page size while collecting the sessions to count (keys only, so a page is small). */
 const COLLECT_PAGE_SIZE = 1_000;
 
+export const BOARD_REVOKE_DENIED = "Only members of the board's organization may revoke all of its sessions";
+
 /**
- * Revokes every session of an external user (on one board, when given) that the caller may access and
- * that is not revoked yet, within the caller's tenant (see TenantFilter); returns how many this call
- * revoked. The sessions are found through the scope indexes, which lag writes by a moment: a session
- * created in that moment may be left out, so revoke after the last create (or repeat the call). Each revocation is one conditional update,
- * so a retry after a failure revokes the rest and never counts a session twice.
+ * Revokes, with cut-offs, every session of the selection the caller may revoke that was created up to the
+ * moment the call ends: an external user's sessions within the caller's tenant (on one board, when
+ * given), or every session on a board of the caller's organization. The writes do not depend on the
+ * sessions: one per scope (the caller's own sessions of the user, and one per organization of the
+ * caller), twice. The first cut-off, written before anything is counted, covers every session created
+ * before the call began even if the count then runs out of time; the second, written once the count is
+ * done, covers those created while it ran. The answer counts the sessions of the selection that were
+ * active when the call began, read from the scope indexes (which lag writes by a moment: a session
+ * created in that moment is covered all the same, only perhaps not counted).
  */
 export async function revokeUserSessions(
   deps: RevokeUserSessionsDeps,
   caller: KeyOwner,
   command: RevokeUserSessionsCommand,
 ): Promise<{ revoked: number }> {
-  const scopes = await scopesFor(deps, caller, command);
+  const { targets, countScopes } = await planCutoffs(deps, caller, command);
+  const cutoff = (): CutoffEntry => ({
+    id: deps.random.uuid(),
+    at: deps.clock.now().toISOString(),
+    byUserId: caller.userId,
+    byKeyId: caller.keyId,
+  });
+  const first = cutoff();
+  await deps.sessions.writeCutoff(targets, first);
+
+  const candidates = await collect(deps, caller, countScopes, command.userId !== undefined);
+  const states = candidates.length > 0 ? await deps.sessions.getStates(candidates) : [];
+  // This call's own cut-off is left out: the count is of what the call changed.
+  const earlier = await deps.sessions.readCutoffs(uniqueScopes(states));
+  const own = new Set([first.id]);
+
+  // Taken only now, right before the write: every session created before the call returns, counted or
+  // not, was created at or before it.
+  await deps.sessions.writeCutoff(targets, cutoff());
+  return { revoked: countActive(states, earlier, first.at, own) };
+}
+
+/** What a call writes, and the index scopes holding the sessions it counts. */
+async function planCutoffs(
+  deps: RevokeUserSessionsDeps,
+  caller: KeyOwner,
+  command: RevokeUserSessionsCommand,
+): Promise<{ targets: CutoffTarget[]; countScopes: SessionScope[] }> {
+  const { userId, boardId } = command;
+  if (userId === undefined) {
+    const board = await deps.boards.get(boardId);
+    if (!board) throw new BoardNotFoundError(boardId);
+    if (!(await deps.memberships.isMember(board.orgId, caller.userId))) {
+      throw new BoardAccessDeniedError(BOARD_REVOKE_DENIED);
+    }
+    return { targets: [{ scope: { kind: 'board', boardId } }], countScopes: [{ by: 'board', boardId }] };
+  }
+  const countScopes = await scopesFor(deps, caller, command);
+  if (boardId !== undefined) {
+    // One board: its organization's members' sessions when the caller is one of them, else its own.
+    const member = countScopes[0]?.by === 'orgUser' ? countScopes[0].orgId : undefined;
+    const creators = member !== undefined ? await deps.memberships.membersOf(member) : [caller.userId];
+    return { targets: [{ scope: { kind: 'boardUser', boardId, userId }, creators }], countScopes };
+  }
+  const orgs = countScopes.flatMap((scope) => (scope.by === 'orgUser' ? [scope.orgId] : []));
+  const members = await Promise.all(orgs.map((orgId) => deps.memberships.membersOf(orgId)));
+  return {
+    targets: [
+      { scope: { kind: 'creatorUser', creatorUserId: caller.userId, userId } },
+      ...orgs.map(
+        (orgId, i): CutoffTarget => ({ scope: { kind: 'orgUser', orgId, userId }, creators: members[i] }),
+      ),
+    ],
+    countScopes,
+  };
+}
+
+/** The ids of the sessions the scopes hold, within the caller's tenant for a selection by user. */
+async function collect(
+  deps: RevokeUserSessionsDeps,
+  caller: KeyOwner,
+  scopes: readonly SessionScope[],
+  byUser: boolean,
+): Promise<string[]> {
   const merge = new ScopeMerge(deps.sessions, scopes, undefined, COLLECT_PAGE_SIZE);
   const tenant = new TenantFilter(deps.memberships, caller);
   const ids: string[] = [];
@@ -40,30 +127,49 @@ export async function revokeUserSessions(
     refs.length > 0;
     refs = await merge.take(COLLECT_PAGE_SIZE)
   ) {
-    const admitted = await tenant.admitted(refs);
-    for (const [i, ref] of refs.entries()) if (admitted[i]) ids.push(ref.id);
+    const admitted = byUser ? await tenant.admitted(refs) : undefined;
+    for (const [i, ref] of refs.entries()) if (admitted?.[i] !== false) ids.push(ref.id);
   }
+  return ids;
+}
 
-  const revocation = {
-    revokedAt: deps.clock.now().toISOString(),
-    byUserId: caller.userId,
-    byKeyId: caller.keyId,
-  };
-  let revoked = 0;
-  let next = 0;
-  let failed = false;
-  const worker = async () => {
-    // After a failure the others stop taking new sessions: the call answers 503, a retry does the rest.
-    while (next < ids.length && !failed) {
-      const id = ids[next++] as string;
-      try {
-        if (await deps.sessions.markRevoked(id, revocation)) revoked += 1;
-      } catch (error) {
-        failed = true;
-        throw error;
-      }
+/**
+ * Every scope whose record could cover one of these sessions, once each. Sessions are grouped by the
+ * attributes the scopes are keyed by first: a user's 100,000 sessions have a handful of distinct ones.
+ */
+export function uniqueScopes(states: readonly SessionState[]): CutoffScope[] {
+  const subjects = new Map<string, SessionState>();
+  for (const state of states) {
+    const key = `${state.orgId}\u0000${state.createdByUserId}\u0000${state.boardId}\u0000${state.userId}`;
+    if (!subjects.has(key)) subjects.set(key, state);
+  }
+  const scopes = new Map<string, CutoffScope>();
+  for (const subject of subjects.values()) {
+    for (const scope of cutoffScopesOf(subject)) {
+      const key = cutoffScopeKey(scope);
+      if (!scopes.has(key)) scopes.set(key, scope);
     }
-  };
-  await Promise.all(Array.from({ length: Math.min(REVOKE_CONCURRENCY, ids.length) }, worker));
-  return { revoked };
+  }
+  return [...scopes.values()];
+}
+
+/**
+ * The sessions active at `at`: created at or before it, not expired, revoked neither on their own nor
+ * by an earlier cut-off (the entries `except` names are not earlier: they are this call's).
+ */
+export function countActive(
+  states: readonly SessionState[],
+  earlier: CutoffRecord[],
+  at: string,
+  except?: ReadonlySet<string>,
+): number {
+  const time = Date.parse(at);
+  let active = 0;
+  for (const state of states) {
+    if (state.createdAt > at || state.revokedAt !== null) continue;
+    if (time >= Date.parse(state.expiresAt)) continue;
+    if (coveringCutoff(state, earlier, except) !== undefined) continue;
+    active += 1;
+  }
+  return active;
 }

@@ -7,7 +7,13 @@ import type {
   SessionRepository,
   SessionScope,
 } from '#lib/domain/ports';
-import type { StoredSession } from '#lib/domain/session';
+import {
+  type OtherTenantSessionView,
+  type SessionView,
+  type StoredSession,
+  toOtherTenantSessionView,
+  toSessionView,
+} from '#lib/domain/session';
 
 /**
  * Who may see and revoke a session: a member of the organization that owns its board, or the key owner
@@ -20,6 +26,15 @@ export async function canAccess(
 ): Promise<boolean> {
   if (session.createdByUserId !== '' && session.createdByUserId === caller.userId) return true;
   return session.orgId !== '' && (await memberships.isMember(session.orgId, caller.userId));
+}
+
+/** A session as the caller sees it: whole when its own tenant created it, else only its outline. */
+export function viewFor(
+  session: StoredSession,
+  now: Date,
+  ownTenant: boolean,
+): SessionView | OtherTenantSessionView {
+  return ownTenant ? toSessionView(session, now) : toOtherTenantSessionView(session, now);
 }
 
 /** Which sessions a query names: those of an external user, those on a board, or both at once. */
@@ -102,19 +117,33 @@ export class TenantFilter {
     return verdicts;
   }
 
+  /**
+   * Whether a session the caller may access was created by its own tenant: by the caller, or by a current
+   * member of the organization that owns the session's board. Otherwise another tenant created it on one
+   * of that organization's public boards: the caller sees only its outline (`OtherTenantSessionView`).
+   */
+  ownTenant(session: Pick<StoredSession, 'orgId' | 'createdByUserId'>): boolean | Promise<boolean> {
+    return this.createdWithin(session.orgId, session.createdByUserId);
+  }
+
   private verdict(ref: ScopedRef): boolean | Promise<boolean> {
     if (ref.scope.by !== 'orgUser') return true;
-    const creator = ref.createdByUserId ?? '';
+    return this.createdWithin(ref.scope.orgId, ref.createdByUserId ?? '');
+  }
+
+  /** True when `creator` is the caller or a current member of `orgId` (looked up once per pair). */
+  private createdWithin(orgId: string, creator: string): boolean | Promise<boolean> {
     if (creator === '') return false;
     if (creator === this.caller.userId) return true;
-    let ofOrg = this.members.get(ref.scope.orgId);
+    if (orgId === '') return false;
+    let ofOrg = this.members.get(orgId);
     if (!ofOrg) {
       ofOrg = new Map();
-      this.members.set(ref.scope.orgId, ofOrg);
+      this.members.set(orgId, ofOrg);
     }
     let member = ofOrg.get(creator);
     if (!member) {
-      member = this.memberships.isMember(ref.scope.orgId, creator);
+      member = this.memberships.isMember(orgId, creator);
       ofOrg.set(creator, member);
     }
     return member;

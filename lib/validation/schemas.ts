@@ -59,12 +59,14 @@ export const listSessionsQuerySchema = {
   },
 } as const;
 
-/** POST /api/embed/sessions/revoke */
+/**
+ * POST /api/embed/sessions/revoke: `userId` (on `boardId`, when given), or `boardId` alone; the parser
+ * refuses a body with neither, with a message naming both.
+ */
 export const revokeUserSessionsSchema = {
   $id: 'revoke-user-sessions-request',
   type: 'object',
   additionalProperties: false,
-  required: ['userId'],
   properties: {
     userId: idSchema,
     boardId: idSchema,

@@ -157,9 +157,10 @@ export function renderMarkdown(r: Results): string {
   out.push(
     `\n**Revoke-all** (\`POST /api/embed/sessions/revoke\` for one user whose sessions are each in two ` +
       `scopes, the caller's organization and its own): the CDK bundle freshly loaded, through the SDK, ` +
-      `every DynamoDB call answered after ${revokeAll.latencyMs} ms, ${revokeAll.concurrency} revocations ` +
-      `in flight (REVOKE_CONCURRENCY), deadline ${revokeAll.timeoutMs / 1000} s (the function timeout); ` +
-      `median of ${revokeAll.results[0]?.runs.length ?? 0} run(s). "CPU at ${memoryMb} MB" ` +
+      `every DynamoDB call answered after ${revokeAll.latencyMs} ms, ${revokeAll.concurrency} state reads ` +
+      `in flight (STATE_READS_IN_FLIGHT), Lambda time ${revokeAll.timeoutMs / 1000} s (the function timeout) ` +
+      `and the 5 s request budget; median of ${revokeAll.results[0]?.runs.length ?? 0} run(s). "Writes": ` +
+      `the cut-off writes (UpdateItem, one write unit each). "CPU at ${memoryMb} MB" ` +
       `scales this machine's CPU time by Lambda's share of a vCPU at that memory ` +
       `(${vcpu.toFixed(2)} vCPU): a rough lower bound of the same work there, if a Lambda vCPU were as ` +
       `fast as this one.\n\n`,
@@ -168,15 +169,17 @@ export function renderMarkdown(r: Results): string {
     table(
       [
         'Sessions',
+        'Writes',
         'DynamoDB calls',
         'Wall time',
         'CPU time',
         `CPU at ${memoryMb} MB (estimate)`,
         'Per session',
       ],
-      ['r', 'l', 'r', 'r', 'r', 'r'],
+      ['r', 'r', 'l', 'r', 'r', 'r', 'r'],
       revokeAll.results.map((result) => [
         result.sessions.toLocaleString('en-US'),
+        String(result.byOperation.UpdateItem ?? 0),
         `${result.calls.toLocaleString('en-US')} (${operations(result.byOperation)})`,
         ms(result.ms, 0),
         ms(result.cpuMs, 0),

@@ -12,8 +12,8 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { LAMBDA_SDK_ENVIRONMENT } from '#infra/bundling';
 import { FUNCTIONS, runtimeOf } from '#lib/definitions/routes';
-import { LAMBDA_RESERVE_MS } from '#lib/http/middlewares/request-budget';
-import { REVOKE_CONCURRENCY } from '#lib/use-cases/revoke-user-sessions';
+import { STATE_READS_IN_FLIGHT } from '#lib/dynamodb/sessions';
+import { REQUEST_BUDGET_MS } from '#lib/http/middlewares/request-budget';
 import { node24 } from '#test/support/node24';
 import { type Bundle, buildBundles, bytesAboveFloor } from './build';
 import {
@@ -46,19 +46,19 @@ const { path: NODE24, missing: NODE24_SKIP_REASON = '' } = node24();
 const ROOT = join(import.meta.dirname, '..', '..');
 const OUT = join(ROOT, '.bench');
 
-/** Revoke-all's own memory and timeout (lib/definitions/routes.ts). */
+/** Revoke-all's memory and timeout (lib/definitions/routes.ts): the house defaults. */
 export const REVOKE_ALL_RUNTIME = runtimeOf(FUNCTIONS.revokeUserSessions);
 
 /**
- * The targets: the bundle and cold-init ratios to the SDK floor (on every Node
- * measured), the warm cost, and the revoke-all deadline: the function's own timeout, less
- * the reserve in which it answers 503 rather than time out.
+ * The targets: the bundle and cold-init ratios to the SDK floor (on every Node measured), the warm cost,
+ * and revoke-all's: under 2 s for 100,000 sessions (wall time here), and its CPU at the house 512 MB.
  */
 export const TARGETS = {
   bundleRatio: 0.7,
   coldRatio: 0.8,
   warmP99Ms: 0.3,
-  revokeAllMs: REVOKE_ALL_RUNTIME.timeoutSeconds * 1000 - LAMBDA_RESERVE_MS,
+  revokeAllMs: 2_000,
+  revokeAllBudgetMs: REQUEST_BUDGET_MS,
 } as const;
 
 /** The functions whose CommonJS floor and --enable-source-maps cost the full run also measures. */
@@ -67,8 +67,8 @@ const REFERENCE_FUNCTIONS: readonly BenchFunction[] = ['createSession', 'authori
 const QUICK_SDK_WARM = { warmup: 200, iterations: 1_000 } as const;
 
 /**
- * Lambda gives a function CPU in proportion to its memory, one full vCPU at 1,769 MB (revoke-all's; the
- * house default of 512 MB is about 0.29 vCPU). Used to extrapolate the revoke-all's CPU time.
+ * Lambda gives a function CPU in proportion to its memory, one full vCPU at 1,769 MB (the house
+ * default of 512 MB, revoke-all's too, is about 0.29 vCPU). Used to extrapolate the revoke-all's CPU time.
  */
 export const LAMBDA_MB_PER_VCPU = 1_769;
 
@@ -201,8 +201,8 @@ function options() {
     runs: count(values.runs, values.quick ? 20 : 30, 20),
     iterations: count(values.iterations, 10_000, 10_000),
     warmup: count(values.warmup, 2_000, 0),
-    // A DynamoDB write from Lambda in the same region takes a few milliseconds; the stub answers in
-    // microseconds, which would hide what REVOKE_CONCURRENCY is for.
+    // A DynamoDB call from Lambda in the same region takes a few milliseconds; the stub answers in
+    // microseconds, which would hide what the count's reads in flight (STATE_READS_IN_FLIGHT) are for.
     revokeLatencyMs: count(values['revoke-latency'], 5, 0),
     revokeRuns: count(values['revoke-runs'], values.quick ? 1 : 3, 1),
   };
@@ -459,7 +459,7 @@ async function main(): Promise<void> {
       );
       // Past its budget the function answers 503 (past Lambda's time, middy's timeout error): a missed
       // target, not a broken bench.
-      const timedOut = sample.status !== 200 && sample.ms >= TARGETS.revokeAllMs - 50;
+      const timedOut = sample.status !== 200 && sample.ms >= TARGETS.revokeAllBudgetMs - 50;
       const revoked = sample.body === undefined ? undefined : JSON.parse(sample.body).revoked;
       if (!timedOut && (sample.status !== 200 || revoked !== sessions)) {
         throw new BenchBroken(
@@ -535,7 +535,7 @@ async function main(): Promise<void> {
     floorWarm,
     revokeAll: {
       latencyMs: opts.revokeLatencyMs,
-      concurrency: REVOKE_CONCURRENCY,
+      concurrency: STATE_READS_IN_FLIGHT,
       timeoutMs: REVOKE_ALL_RUNTIME.timeoutSeconds * 1000,
       results: revokeAll,
     },
@@ -607,20 +607,26 @@ function targetsOf(
     });
   }
   const vcpu = REVOKE_ALL_RUNTIME.memoryMb / LAMBDA_MB_PER_VCPU;
-  const goal = `< ${TARGETS.revokeAllMs / 1000} s (function timeout less its reserve)`;
+  const flat = revokeAll[0]?.byOperation.UpdateItem ?? 0;
   for (const result of revokeAll) {
     const sessions = result.sessions.toLocaleString('en-US');
     targets.push({
       name: `revoke-all of ${sessions} sessions: wall time`,
-      goal,
+      goal: `< ${TARGETS.revokeAllMs / 1000} s`,
       value: `${(result.ms / 1000).toFixed(2)} s`,
       pass: result.ms < TARGETS.revokeAllMs,
     });
     targets.push({
       name: `revoke-all of ${sessions} sessions: CPU time at ${REVOKE_ALL_RUNTIME.memoryMb} MB (estimate)`,
-      goal,
+      goal: `< ${TARGETS.revokeAllBudgetMs / 1000} s (the request budget)`,
       value: `${(result.cpuMs / vcpu / 1000).toFixed(2)} s`,
-      pass: result.cpuMs / vcpu < TARGETS.revokeAllMs,
+      pass: result.cpuMs / vcpu < TARGETS.revokeAllBudgetMs,
+    });
+    targets.push({
+      name: `revoke-all of ${sessions} sessions: writes`,
+      goal: `= ${flat} (flat: one per scope)`,
+      value: String(result.byOperation.UpdateItem ?? 0),
+      pass: (result.byOperation.UpdateItem ?? 0) === flat && flat > 0,
     });
   }
   return targets;

@@ -370,7 +370,8 @@ export const REQUEST_PATHS: readonly RequestPath[] = [
     function: 'getSession',
     event: getSessionEvent(SESSION_IDS.own),
     expect: 200,
-    calls: 1,
+    // The session, then the cut-off records that could cover it.
+    calls: 2,
     callsRule: 'exactly',
   },
   {
@@ -379,7 +380,8 @@ export const REQUEST_PATHS: readonly RequestPath[] = [
     function: 'getSession',
     event: getSessionEvent(SESSION_IDS.colleagues),
     expect: 200,
-    calls: 2,
+    // The session, then at once its membership and its cut-off records.
+    calls: 3,
     callsRule: 'exactly',
   },
   {
@@ -391,8 +393,8 @@ export const REQUEST_PATHS: readonly RequestPath[] = [
     // A full page with more after it.
     expectBody: '"nextCursor":"',
     // The caller's organizations (2), a page of each scope (2), whether the sessions' other creator is
-    // still in the organization (1: the tenant filter), the sessions themselves (1).
-    calls: 6,
+    // still in the organization (1: the tenant filter), the sessions themselves (1), their cut-offs (1).
+    calls: 7,
     callsRule: 'exactly',
   },
   {
@@ -402,7 +404,7 @@ export const REQUEST_PATHS: readonly RequestPath[] = [
     event: listSessionsEvent({ boardId: FIXTURE.privateBoardId }),
     expect: 200,
     expectBody: '"nextCursor":"',
-    calls: 4,
+    calls: 5,
     callsRule: 'exactly',
   },
   {
@@ -411,7 +413,8 @@ export const REQUEST_PATHS: readonly RequestPath[] = [
     function: 'revokeSession',
     event: revokeSessionEvent(SESSION_IDS.own),
     expect: 200,
-    calls: 2,
+    // The session, its cut-off records, the conditional update.
+    calls: 3,
     callsRule: 'exactly',
   },
   {
@@ -420,7 +423,7 @@ export const REQUEST_PATHS: readonly RequestPath[] = [
     function: 'revokeSession',
     event: revokeSessionEvent(SESSION_IDS.colleagues),
     expect: 200,
-    calls: 3,
+    calls: 4,
     callsRule: 'exactly',
   },
   {
@@ -431,8 +434,10 @@ export const REQUEST_PATHS: readonly RequestPath[] = [
     expect: 200,
     // Every invocation revokes them all: the warm loop undoes each invocation's writes.
     expectBody: `{"revoked":${REVOKE_ALL_SESSIONS}}`,
-    // Memberships by user and their confirmation, one index page per scope, one update per session.
-    calls: 4 + REVOKE_ALL_SESSIONS,
+    // Memberships by user and their confirmation, the organization's members, one cut-off write per scope
+    // (2), one index page per scope, the sessions' states, the cut-off records that could cover them, and
+    // the second cut-off write per scope (2): the same writes for 5 sessions as for 100,000.
+    calls: 11,
     callsRule: 'exactly',
   },
 ];
@@ -448,9 +453,12 @@ export const COLD_PATH: Record<BenchFunction, string> = {
   revokeUserSessions: 'revoke-all',
 };
 
-/** The revoke-all timing: sessions of one user, each reachable through both of its scopes. */
+/**
+ * The revoke-all timing: sessions of one user, each reachable through both of its scopes; the writes
+ * must stay flat (one cut-off per scope) while the count's reads grow with the sessions.
+ */
 export const REVOKE_ALL_TIMING = {
-  sizes: [10, 1_000, 10_000],
+  sizes: [10, 1_000, 10_000, 100_000],
   event: revokeUserSessionsEvent(FIXTURE.bulkUser),
 } as const;
 
@@ -481,6 +489,24 @@ const revocation = {
     ':key': FIXTURE.keyId,
   },
 };
+/** One consistent BatchGetItem of these sessions and six cut-off records (none stored in the bench). */
+function cutoffBatch(ids: readonly string[]): FloorCall {
+  return {
+    command: 'BatchGetCommand',
+    input: {
+      RequestItems: {
+        [TABLE_NAMES.sessions]: {
+          Keys: [
+            ...ids.map((id) => ({ id })),
+            ...Array.from({ length: 6 }, (_, n) => ({ id: `cutoff#floor-${n}` })),
+          ],
+          ConsistentRead: true,
+        },
+      },
+    },
+  };
+}
+
 /** The key owner's organizations: the membership index, then the consistent confirmation. */
 const orgsOfKeyOwner: FloorCall[] = [
   {
@@ -565,17 +591,21 @@ export const FLOOR_CALLS: Record<BenchFunction, FloorCall[]> = {
         IndexName: SESSION_TOKEN_INDEX,
         KeyConditionExpression: 'tokenHash = :h',
         ExpressionAttributeValues: { ':h': hashCredential(FIXTURE.sessionToken) },
-        ProjectionExpression: 'id, boardId',
+        ProjectionExpression: 'id, boardId, orgId, userId, createdByUserId',
         Limit: 1,
       },
     },
-    { command: 'GetCommand', input: { ...sessionKey(SESSION_IDS.embed), ConsistentRead: true } },
+    // The session and the six cut-off records that could cover it, in one consistent read.
+    cutoffBatch([SESSION_IDS.embed]),
     {
       command: 'GetCommand',
       input: { TableName: TABLE_NAMES.boards, Key: { boardId: FIXTURE.publicBoardId } },
     },
   ],
-  getSession: [{ command: 'GetCommand', input: { ...sessionKey(SESSION_IDS.own), ConsistentRead: true } }],
+  getSession: [
+    { command: 'GetCommand', input: { ...sessionKey(SESSION_IDS.own), ConsistentRead: true } },
+    cutoffBatch([]),
+  ],
   listSessions: [
     ...orgsOfKeyOwner,
     // A page of 20 asks each scope for 21: one more tells whether another page follows.
@@ -601,9 +631,11 @@ export const FLOOR_CALLS: Record<BenchFunction, FloorCall[]> = {
         },
       },
     },
+    cutoffBatch([]),
   ],
   revokeSession: [
     { command: 'GetCommand', input: { ...sessionKey(SESSION_IDS.own), ConsistentRead: true } },
+    cutoffBatch([]),
     {
       command: 'UpdateCommand',
       input: { ...sessionKey(SESSION_IDS.own), ...revocation, ReturnValues: 'ALL_NEW' },
@@ -611,10 +643,44 @@ export const FLOOR_CALLS: Record<BenchFunction, FloorCall[]> = {
   ],
   revokeUserSessions: [
     ...orgsOfKeyOwner,
+    {
+      command: 'QueryCommand',
+      input: {
+        TableName: TABLE_NAMES.memberships,
+        KeyConditionExpression: 'orgId = :o',
+        ExpressionAttributeValues: { ':o': FIXTURE.orgId },
+        ProjectionExpression: 'userId',
+        ConsistentRead: true,
+      },
+    },
     ...userScopePages(FIXTURE.revokeUser, 1_000),
-    ...Array.from({ length: REVOKE_ALL_SESSIONS }, (_, n) => ({
+    {
+      command: 'BatchGetCommand',
+      input: {
+        RequestItems: {
+          [TABLE_NAMES.sessions]: {
+            Keys: Array.from({ length: REVOKE_ALL_SESSIONS }, (_, n) => ({ id: sessionId(7, n) })),
+            ConsistentRead: true,
+            ProjectionExpression:
+              'id, orgId, userId, boardId, createdByUserId, createdAt, expiresAt, revokedAt',
+          },
+        },
+      },
+    },
+    cutoffBatch([]),
+    // Two cut-offs per scope (before and after the count); the floor sends all four at the end.
+    ...[1, 2, 3, 4].map((n) => ({
       command: 'UpdateCommand' as const,
-      input: { ...sessionKey(sessionId(7, n)), ...revocation },
+      input: {
+        TableName: TABLE_NAMES.sessions,
+        Key: { id: `cutoff#floor-${n % 2}` },
+        UpdateExpression: 'SET cutoffScope = :scope, #entry = :entry',
+        ExpressionAttributeNames: { '#entry': `entry:floor-${n}` },
+        ExpressionAttributeValues: {
+          ':scope': `["floor",${n}]`,
+          ':entry': { at: '2026-06-01T00:00:00.000Z', byUserId: FIXTURE.keyOwner, byKeyId: FIXTURE.keyId },
+        },
+      },
     })),
   ],
 };

@@ -38,7 +38,7 @@ describe.skipIf(browserSkipReason !== undefined)(
       for (const summary of [
         'Retrieve a session',
         'List sessions of a user or a board',
-        "Revoke a user's sessions",
+        "Revoke all of a user's or a board's sessions",
       ]) {
         await expect(page.getByText(summary).first().isVisible()).resolves.toBe(true);
       }

@@ -98,12 +98,15 @@ describe('API key authorizer', () => {
     expect(methods[route].Properties.AuthorizerId).toBeUndefined();
   });
 
-  it('serves GET /embed from the embed page function without the API key authorizer', () => {
-    const method = methods['GET /embed'].Properties;
-    expect(method.AuthorizationType).toBe('NONE');
-    expect(method.AuthorizerId).toBeUndefined();
-    expect(JSON.stringify(method.Integration.Uri)).toContain(functionId('embedPage'));
-  });
+  it.each(['GET /embed', 'HEAD /embed'])(
+    'serves %s from the embed page function without the API key authorizer',
+    (route) => {
+      const method = methods[route].Properties;
+      expect(method.AuthorizationType).toBe('NONE');
+      expect(method.AuthorizerId).toBeUndefined();
+      expect(JSON.stringify(method.Integration.Uri)).toContain(functionId('embedPage'));
+    },
+  );
 
   it('serves GET /embed.js from the embed script function without the API key authorizer', () => {
     const method = methods['GET /embed.js'].Properties;

@@ -24,12 +24,41 @@ describe('CDK context defaults', () => {
       frameAncestors: 'https: http://localhost:* http://127.0.0.1:*',
       alarmEmail: undefined,
       metadataMaxBytes: undefined,
+      boardAppUrl: undefined,
+      idTokenSigningKeys: ['1'],
     });
   });
 
   it('lists in cdk.json the same defaults as the code', () => {
     expect(readInfraConfig((key) => CDK_JSON_CONTEXT[key])).toEqual(read({}));
     for (const [key, value] of Object.entries(CONTEXT_DEFAULTS)) expect(CDK_JSON_CONTEXT[key]).toEqual(value);
+  });
+});
+
+describe('CDK context: boardAppUrl', () => {
+  it('takes an https board application as the stage’s default', () => {
+    expect(read({ boardAppUrl: 'https://board.example.com/app' }).boardAppUrl).toBe(
+      'https://board.example.com/app',
+    );
+  });
+
+  it.each(['http://board.example.com', 'http://127.0.0.1:3001/', 'not a url'])('refuses %j', (value) => {
+    expect(() => read({ boardAppUrl: value })).toThrow('boardAppUrl');
+  });
+});
+
+describe('CDK context: idTokenSigningKeys', () => {
+  it('takes the signing keys’ names as a list, from cdk.json or -c', () => {
+    expect(read({ idTokenSigningKeys: ['1', '2'] }).idTokenSigningKeys).toEqual(['1', '2']);
+    expect(read({ idTokenSigningKeys: '2,1' }).idTokenSigningKeys).toEqual(['2', '1']);
+  });
+
+  it.each([
+    [['1', '1'], 'twice'],
+    [['a-b'], 'letters and digits'],
+    ['[]', 'at least one'],
+  ])('refuses %j', (value, message) => {
+    expect(() => read({ idTokenSigningKeys: value })).toThrow(message);
   });
 });
 

@@ -87,9 +87,9 @@ describe('cdk-nag AwsSolutions', () => {
 
   it('acknowledges the missing authorizer method by method, not for the whole API', () => {
     const apig4 = acknowledgments(synth.app).filter(([, rule]) => rule === 'AwsSolutions-APIG4');
-    for (const [path] of apig4) expect(path).toMatch(/\/(GET|ANY)$/);
-    for (const [path, , reason] of apig4.filter(([p]) => p.endsWith('/GET'))) {
-      expect(reason).toContain(path.split('/Default')[1]?.replace(/\/GET$/, ''));
+    for (const [path] of apig4) expect(path).toMatch(/\/(GET|HEAD|ANY)$/);
+    for (const [path, , reason] of apig4.filter(([p]) => /\/(GET|HEAD)$/.test(p))) {
+      expect(reason).toContain(path.split('/Default')[1]?.replace(/\/(GET|HEAD)$/, ''));
     }
   });
 });

@@ -80,6 +80,7 @@ describe('stack outputs', () => {
       'Region',
       'AlarmTopicArn',
       'UsagePlanId',
+      'IdTokenSigningKeyAlias',
       ...TABLE_KEYS.map((k) => `${constructId(k)}TableName`),
     ];
     expect(Object.keys(outputs).sort()).toEqual(expected.sort());
@@ -101,7 +102,7 @@ describe('docs/operations.md', () => {
 });
 
 describe('public base URL', () => {
-  it('points embed links at publicBaseUrl: the output, and PUBLIC_BASE_URL of create-session only', () => {
+  it('points embed links at publicBaseUrl: the output, and PUBLIC_BASE_URL of the functions that read it (links, token issuer)', () => {
     const override = synthesize({ context: { publicBaseUrl: 'https://boards.example.com/' } });
     try {
       expect(override.template.toJSON().Outputs.EmbedBaseUrl.Value).toBe('https://boards.example.com/embed');
@@ -157,6 +158,24 @@ describe('embed origins', () => {
       );
       expect(functionVariables(override.template).embedPage.EMBED_FRAME_ANCESTORS).toBe(
         'https://app.example.com https://admin.example.com',
+      );
+    } finally {
+      override.dispose();
+    }
+  });
+});
+
+describe('board application', () => {
+  it('sets no BOARD_APP_URL by default, so boards without their own keep the built-in page', () => {
+    for (const v of Object.values(functionVariables(synth.template))) expect(v.BOARD_APP_URL).toBeUndefined();
+  });
+
+  it('passes boardAppUrl to the embed page, and only to it, as BOARD_APP_URL', () => {
+    const override = synthesize({ context: { boardAppUrl: 'https://board.example.com/app' } });
+    try {
+      expectSetting(override.template, 'BOARD_APP_URL', 'https://board.example.com/app');
+      expect(functionVariables(override.template).embedPage.BOARD_APP_URL).toBe(
+        'https://board.example.com/app',
       );
     } finally {
       override.dispose();

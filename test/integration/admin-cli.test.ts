@@ -272,6 +272,30 @@ describe('admin CLI: a board’s embed origins', () => {
   });
 });
 
+describe('admin CLI: a board’s own application', () => {
+  const board = ['create-board', '--board', 'cli-app', '--org', 'org-cli', '--visibility', 'PUBLIC'];
+
+  it('sets, keeps and clears the app URL; loopback http is accepted against the local runtime', async () => {
+    const set = await admin(...board, '--app-url', 'http://127.0.0.1:3001/');
+    expect(set.code).toBe(0);
+    expect(JSON.parse(set.stdout).appUrl).toBe('http://127.0.0.1:3001/');
+
+    const renamed = await admin(...board, '--name', 'Renamed');
+    expect(JSON.parse(renamed.stdout)).toMatchObject({ name: 'Renamed', appUrl: 'http://127.0.0.1:3001/' });
+
+    const cleared = await admin(...board, '--app-url', '');
+    expect(cleared.code).toBe(0);
+    expect(JSON.parse(cleared.stdout)).not.toHaveProperty('appUrl');
+  });
+
+  it('refuses an app URL on plain http off loopback, and changes nothing', async () => {
+    const result = await admin(...board, '--app-url', 'http://board.acme.com/');
+    expect(result.code).toBe(1);
+    expect(result.stdout).toBe('');
+    expect(result.stderr).toContain('https');
+  });
+});
+
 describe('admin CLI: sessions', () => {
   async function created(userId: string, boardId = runtime.demo?.publicBoardId) {
     const result = await createSessionCall(runtime, { boardId, userId, email: 'ops@example.com' });
@@ -326,11 +350,17 @@ describe('admin CLI: sessions', () => {
       revokedByUserId: 'admin-cli',
       revokedByKeyId: null,
     });
-    expect(JSON.parse((await admin('revoke-sessions', '--user', 'cli-revoke')).stdout)).toEqual({
-      revoked: 1,
-    });
-    expect(JSON.parse((await admin('revoke-sessions', '--user', 'cli-revoke')).stdout)).toEqual({
-      revoked: 0,
+    const before = new Date().toISOString();
+    expect(
+      JSON.parse((await admin('revoke-all-sessions', '--user', 'cli-revoke', '--before', before)).stdout),
+    ).toEqual({ revoked: 1, cutoff: before, scope: 'user' });
+    expect(
+      JSON.parse((await admin('revoke-all-sessions', '--user', 'cli-revoke', '--before', before)).stdout),
+    ).toMatchObject({ revoked: 0 });
+    expect(JSON.parse((await admin('get-session', '--id', two.id)).stdout)).toMatchObject({
+      status: 'revoked',
+      revokedAt: before,
+      revokedByUserId: 'admin-cli',
     });
     for (const { token } of [one, two]) {
       const page = await fetch(`${runtime.baseUrl}/embed?token=${token}`);
@@ -338,7 +368,7 @@ describe('admin CLI: sessions', () => {
     }
   });
 
-  it('filters a listing by status, and revokes a user’s sessions on the named board only', async () => {
+  it('filters a listing by status, and revokes the sessions on the named board only', async () => {
     const privateBoard = String(runtime.demo?.privateBoardId);
     const onPublic = await created('cli-scoped');
     const onPrivate = await created('cli-scoped', privateBoard);
@@ -352,12 +382,15 @@ describe('admin CLI: sessions', () => {
     );
     expect(revoked.sessions.map((s: { id: string }) => s.id)).toEqual([onPublic.id]);
     const other = await created('cli-someone-else', privateBoard);
+    const before = new Date().toISOString();
     const result = JSON.parse(
-      (await admin('revoke-sessions', '--user', 'cli-scoped', '--board', privateBoard)).stdout,
+      (await admin('revoke-all-sessions', '--board', privateBoard, '--before', before)).stdout,
     );
-    expect(result).toEqual({ revoked: 1 });
-    const left = JSON.parse((await admin('get-session', '--id', other.id)).stdout);
-    expect(left.status).toBe('active');
+    expect(result.revoked).toBeGreaterThanOrEqual(2);
+    expect(JSON.parse((await admin('get-session', '--id', other.id)).stdout).status).toBe('revoked');
+    expect(JSON.parse((await admin('get-session', '--id', onPrivate.id)).stdout).status).toBe('revoked');
+    const publicOne = await created('cli-scoped');
+    expect(JSON.parse((await admin('get-session', '--id', publicOne.id)).stdout).status).toBe('active');
   });
 
   it.each([
@@ -369,7 +402,8 @@ describe('admin CLI: sessions', () => {
       '--status must be one of active, expired, revoked',
     ],
     [['list-sessions', '--user', 'u', '--limit', '0'], 2, '--limit must be a positive integer'],
-    [['revoke-sessions', '--board', 'b'], 2, 'revoke-sessions needs --user'],
+    [['revoke-all-sessions', '--board', 'b'], 2, 'revoke-all-sessions needs --before'],
+    [['revoke-all-sessions', '--before', 'soon'], 1, '--before must be an ISO 8601 time'],
   ])('refuses %j with exit code %i', async (args, code, message) => {
     const result = await admin(...args);
     expect(result.code).toBe(code);

@@ -106,7 +106,12 @@ async function demoSession(userId = 'bundle-user'): Promise<string> {
 }
 
 /** One realistic invocation per function; every function in the route table must have one. */
-type Sample = { event: unknown; check: (outcome: { ok: boolean; result?: unknown }) => void };
+type Sample = {
+  event: unknown;
+  check: (outcome: { ok: boolean; result?: unknown }) => void;
+  /** Settings the function needs beyond the tables (the local key file, say). */
+  env?: Record<string, string>;
+};
 const SAMPLES: Record<FunctionName, () => Sample | Promise<Sample>> = {
   authorizer: () => ({
     event: {
@@ -264,6 +269,22 @@ const SAMPLES: Record<FunctionName, () => Sample | Promise<Sample>> = {
       expect(result.body.length).toBeGreaterThan(100_000);
     },
   }),
+  discovery: () => ({
+    event: proxyEvent({
+      method: 'GET',
+      path: '/.well-known/jwks.json',
+      authorizer: null,
+      domainName: DOMAIN,
+    }),
+    env: { ID_TOKEN_KEY_FILE: process.env.ID_TOKEN_KEY_FILE ?? '' },
+    check: (outcome) => {
+      const result = outcome.result as { statusCode: number; body: string };
+      expect(result.statusCode).toBe(200);
+      expect(JSON.parse(result.body).keys).toEqual([
+        expect.objectContaining({ kty: 'EC', crv: 'P-256', alg: 'ES256', use: 'sig' }),
+      ]);
+    },
+  }),
   health: () => ({
     event: proxyEvent({ method: 'GET', path: '/health', authorizer: null }),
     check: (outcome) => expect(outcome.result).toMatchObject({ statusCode: 200 }),
@@ -271,6 +292,14 @@ const SAMPLES: Record<FunctionName, () => Sample | Promise<Sample>> = {
 };
 
 describe('Lambda bundles (built exactly as the CDK stack builds them)', () => {
+  it('bundles into the embed page only the KMS commands it sends, not the client’s other 50', () => {
+    const code = readFileSync(bundles.get('embedPage') as string, 'utf8');
+    for (const sent of ['"GenerateMac"', '"Sign"', '"GetPublicKey"']) expect(code).toContain(sent);
+    for (const unused of ['"CreateCustomKeyStore"', '"ScheduleKeyDeletion"', '"ReEncrypt"']) {
+      expect(code).not.toContain(unused);
+    }
+  });
+
   it.each(Object.keys(FUNCTIONS) as FunctionName[])(
     'bundles %s as ESM with no dynamic require of a package',
     (name) => {
@@ -332,7 +361,7 @@ for (const { label, node, missing } of RUNTIMES) {
       'loads and handles a real event in a fresh Node process: %s',
       async (name) => {
         const sample = await SAMPLES[name]();
-        sample.check(await invoke(node, name, sample.event));
+        sample.check(await invoke(node, name, sample.event, sample.env));
       },
     );
 
@@ -368,10 +397,34 @@ for (const { label, node, missing } of RUNTIMES) {
       expect(outcome).toEqual({ ok: false, message: AUTHORIZER_FAILED });
     });
 
-    it('refuses an unknown key from the bundled authorizer with exactly "Unauthorized"', async () => {
+    it('denies an unknown key from the bundled authorizer with a Deny policy for the stage', async () => {
       const outcome = await invoke(node, 'authorizer', {
         type: 'TOKEN',
         authorizationToken: `Bearer esk_${'B'.repeat(43)}`,
+        methodArn: 'arn:aws:execute-api:eu-west-1:123456789012:abc/prod/POST/api/embed/sessions',
+      });
+      expect(outcome).toEqual({
+        ok: true,
+        result: {
+          principalId: 'invalid-api-key',
+          policyDocument: {
+            Version: '2012-10-17',
+            Statement: [
+              {
+                Action: 'execute-api:Invoke',
+                Effect: 'Deny',
+                Resource: 'arn:aws:execute-api:eu-west-1:123456789012:abc/prod/*',
+              },
+            ],
+          },
+        },
+      });
+    });
+
+    it('refuses a request without a Bearer key from the bundled authorizer with exactly "Unauthorized"', async () => {
+      const outcome = await invoke(node, 'authorizer', {
+        type: 'TOKEN',
+        authorizationToken: 'Basic dXNlcjpwYXNz',
         methodArn: 'arn:aws:execute-api:eu-west-1:123456789012:abc/prod/POST/api/embed/sessions',
       });
       expect(outcome).toEqual({ ok: false, message: 'Unauthorized' });

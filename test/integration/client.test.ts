@@ -1,7 +1,10 @@
+import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { createClient, EmbedSessionError } from '@embed-session/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { idempotencyRecordId, requestFingerprint } from '#lib/domain/idempotency';
+import { createDocumentClient } from '#lib/dynamodb/client';
 import type { LocalRuntime } from '#local/runtime';
-import { startTestRuntime } from '#test/support/local-runtime';
+import { publicBaseUrl, startTestRuntime } from '#test/support/local-runtime';
 
 /** The typed client package, as built by the root pipeline, against the running service. */
 let runtime: LocalRuntime;
@@ -19,7 +22,7 @@ describe('the typed client against the local runtime', () => {
   it('creates, retrieves, lists, revokes one and revokes a user’s sessions', async () => {
     const created = await api.createSession({ boardId, userId: 'client-user', email: 'ada@example.com' });
     expect(created.sessionToken).toBe(created.session.token);
-    expect(created.embedUrl).toBe(`${runtime.baseUrl}/embed?token=${created.sessionToken}`);
+    expect(created.embedUrl).toBe(`${publicBaseUrl(runtime)}/embed?token=${created.sessionToken}`);
     await expect(api.getSession(created.session.id)).resolves.toMatchObject({
       id: created.session.id,
       status: 'active',
@@ -44,6 +47,35 @@ describe('the typed client against the local runtime', () => {
     const listed = [];
     for await (const session of api.listAllSessions({ userId: 'client-idem' })) listed.push(session);
     expect(listed).toHaveLength(1);
+  });
+
+  it('waits out a key an earlier attempt still holds (409, Retry-After), then gets its one session', async () => {
+    const body = { boardId, userId: 'client-held', email: 'ada@example.com' };
+    const key = 'client-order-held';
+    // An earlier attempt whose lease on the key ends in a second, and which wrote nothing else.
+    const db = createDocumentClient({ endpoint: runtime.dynamoEndpoint, region: 'local' });
+    try {
+      await db.send(
+        new PutCommand({
+          TableName: runtime.tables.idempotency,
+          Item: {
+            recordId: idempotencyRecordId(String(runtime.demo?.userId), key),
+            state: 'IN_PROGRESS',
+            fingerprint: requestFingerprint(JSON.stringify(body)),
+            attemptId: 'an-earlier-attempt',
+            lockedUntilMs: Date.now() + 1_000,
+            ttl: Math.floor(Date.now() / 1000) + 86_400,
+          },
+        }),
+      );
+    } finally {
+      db.destroy();
+    }
+    const created = await api.createSession(body, { idempotencyKey: key });
+    expect(created.session.userId).toBe('client-held');
+    const listed = [];
+    for await (const session of api.listAllSessions({ userId: 'client-held' })) listed.push(session);
+    expect(listed.map((session) => session.id)).toEqual([created.session.id]);
   });
 
   it('throws one typed error with the status, the error, the message and the headers', async () => {

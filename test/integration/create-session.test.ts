@@ -8,7 +8,14 @@ import { cryptoRandom, systemClock } from '#lib/platform/system';
 import { createApiKey, RECORD_ONLY_THROTTLING } from '#lib/use-cases/admin';
 import type { LocalRuntime } from '#local/runtime';
 import { keysOf, OMITTED_OPTIONALS, SESSION_FIELDS, sorted, validBody } from '#test/support/fixtures';
-import { call, createSessionCall, startTestRuntime } from '#test/support/local-runtime';
+import {
+  adminEnv,
+  call,
+  createSessionCall,
+  publicBaseUrl,
+  startTestRuntime,
+  testTarget,
+} from '#test/support/local-runtime';
 
 let runtime: LocalRuntime;
 let demo: NonNullable<LocalRuntime['demo']>;
@@ -55,7 +62,7 @@ describe('POST /api/embed/sessions: success', () => {
     expect(Object.keys(result.body).sort()).toEqual(['embedUrl', 'session', 'sessionToken']);
     expect(session.token).toMatch(/^[A-Za-z0-9_-]{32}$/);
     expect(result.body.sessionToken).toBe(session.token);
-    expect(result.body.embedUrl).toBe(`${runtime.baseUrl}/embed?token=${session.token}`);
+    expect(result.body.embedUrl).toBe(`${publicBaseUrl(runtime)}/embed?token=${session.token}`);
     expect(new URL(result.body.embedUrl as string).searchParams.get('token')).toBe(session.token);
   });
 
@@ -215,21 +222,27 @@ describe('POST /api/embed/sessions: authentication (401)', () => {
     expect(result.status).toBe(201);
   });
 
-  it('refuses a revoked key at once (the local gateway does not cache authorizer results)', async () => {
-    const { runAdmin } = await import('#admin/cli');
-    const env = { DYNAMODB_ENDPOINT: runtime.dynamoEndpoint, AWS_REGION: 'local' };
-    const created = (await runAdmin(['create-api-key', '--user', demo.userId], env)) as {
-      apiKey: string;
-      keyId: string;
-    };
-    expect(
-      (await createSessionCall(runtime, valid(), { Authorization: `Bearer ${created.apiKey}` })).status,
-    ).toBe(201);
-    await runAdmin(['revoke-api-key', '--key-id', created.keyId], env);
-    const refused = await createSessionCall(runtime, valid(), { Authorization: `Bearer ${created.apiKey}` });
-    expectJsonError(refused, 401, 'Unauthorized');
-    expect(refused.body.message).toBe('The API key is invalid');
-  });
+  // Deployed, the authorizer's result is cached for its TTL: the assembly's own tests check that delay.
+  it.skipIf(testTarget() === 'assembly')(
+    'refuses a revoked key at once (the local gateway does not cache authorizer results)',
+    async () => {
+      const { runAdmin } = await import('#admin/cli');
+      const env = adminEnv(runtime);
+      const created = (await runAdmin(['create-api-key', '--user', demo.userId], env)) as {
+        apiKey: string;
+        keyId: string;
+      };
+      expect(
+        (await createSessionCall(runtime, valid(), { Authorization: `Bearer ${created.apiKey}` })).status,
+      ).toBe(201);
+      await runAdmin(['revoke-api-key', '--key-id', created.keyId], env);
+      const refused = await createSessionCall(runtime, valid(), {
+        Authorization: `Bearer ${created.apiKey}`,
+      });
+      expectJsonError(refused, 401, 'Unauthorized');
+      expect(refused.body.message).toBe('The API key is invalid');
+    },
+  );
 });
 
 describe('POST /api/embed/sessions: body handling', () => {

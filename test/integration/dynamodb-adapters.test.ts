@@ -5,6 +5,7 @@ import { hashCredential } from '#lib/domain/credentials';
 import type { StoredSession } from '#lib/domain/session';
 import { DynamoBoardRepository } from '#lib/dynamodb/boards';
 import { createDocumentClient } from '#lib/dynamodb/client';
+import { DynamoIdempotencyRepository } from '#lib/dynamodb/idempotency';
 import { DynamoMembershipRepository } from '#lib/dynamodb/memberships';
 import { DynamoSessionRepository } from '#lib/dynamodb/sessions';
 import { METADATA_MAX_BYTES_CEILING } from '#lib/platform/config';
@@ -50,7 +51,13 @@ describe('DynamoSessionRepository on the embedded DynamoDB', () => {
       metadata: JSON.parse('{"__proto__": {"polluted": true}, "constructor": {"prototype": 1}, "n": 1.5}'),
     });
     await sessions.create(stored);
-    expect(await sessions.lookupToken(stored.tokenHash)).toEqual({ id: stored.id, boardId: stored.boardId });
+    expect(await sessions.lookupToken(stored.tokenHash)).toEqual({
+      id: stored.id,
+      boardId: stored.boardId,
+      orgId: stored.orgId,
+      userId: stored.userId,
+      createdByUserId: stored.createdByUserId,
+    });
     const found = await sessions.get(stored.id);
     expect(found).toEqual(stored);
     expect(Object.keys(found?.metadata ?? {}).sort()).toEqual(['__proto__', 'constructor', 'n']);
@@ -95,7 +102,7 @@ describe('DynamoSessionRepository on the embedded DynamoDB', () => {
     });
     await sessions.create(largest);
     expect(await sessions.get(largest.id)).toEqual(largest);
-    expect(await sessions.lookupToken(largest.tokenHash)).toEqual({ id: largest.id, boardId: longest });
+    expect(await sessions.lookupToken(largest.tokenHash)).toMatchObject({ id: largest.id, boardId: longest });
   });
 
   it('returns undefined for a token hash no session has', async () => {
@@ -170,10 +177,8 @@ describe('DynamoSessionRepository on the embedded DynamoDB', () => {
       revokedByKeyId: 'key_1',
     });
     expect(await sessions.revoke(stored.id, later)).toMatchObject({ revokedAt: first.revokedAt });
-    expect(await sessions.markRevoked(stored.id, later)).toBe(false);
     const unknown = '00000000-0000-4000-8000-999999999999';
     expect(await sessions.revoke(unknown, first)).toBeUndefined();
-    expect(await sessions.markRevoked(unknown, first)).toBe(false);
     expect(await sessions.get(unknown)).toBeUndefined();
   });
 });
@@ -206,6 +211,58 @@ describe('DynamoMembershipRepository and DynamoBoardRepository on the embedded D
       orgId: 'org-1',
       visibility: 'PUBLIC',
       name: 'N',
+    });
+  });
+});
+
+describe('DynamoIdempotencyRepository on the embedded DynamoDB', () => {
+  const now = new Date('2026-03-01T00:00:00.000Z');
+  const at = (ms: number) => new Date(now.getTime() + ms);
+  const attempt = (attemptId: string, leaseUntilMs: number, reservation?: string) => ({
+    fingerprint: 'f'.repeat(64),
+    attemptId,
+    leaseUntilMs,
+    ...(reservation !== undefined ? { reservation } : {}),
+  });
+  const records = () => new DynamoIdempotencyRepository(db, LOCAL_TABLE_NAMES.idempotency);
+
+  it('claims a key once; a take-over after the lease keeps the first reservation; completion names the attempt', async () => {
+    const repo = records();
+    const id = 'record-converge';
+    expect(await repo.create(id, attempt('a1', now.getTime() + 5_000, 'sealed-1'), now)).toBe(true);
+    // The same write again (an SDK retry whose first answer was lost): refused, the record is a1's.
+    expect(await repo.create(id, attempt('a1', now.getTime() + 5_000, 'sealed-1'), now)).toBe(false);
+    expect(await repo.get(id, now)).toMatchObject({ attemptId: 'a1', reservation: 'sealed-1' });
+    // Within the lease nobody takes it over; after it, the next attempt does, with a1's reservation.
+    expect(
+      await repo.takeOver(id, attempt('a2', now.getTime() + 9_000, 'sealed-2'), at(1_000)),
+    ).toBeUndefined();
+    expect(await repo.takeOver(id, attempt('a2', now.getTime() + 11_000, 'sealed-2'), at(6_000))).toEqual({
+      reservation: 'sealed-1',
+    });
+    // a1 may no longer complete; a2 may, twice (a retried completion writes the same again).
+    expect(await repo.complete(id, 'a1', { status: 201, sealed: 'answer-1' })).toBe(false);
+    expect(await repo.complete(id, 'a2', { status: 201, sealed: 'answer-2' })).toBe(true);
+    expect(await repo.complete(id, 'a2', { status: 201, sealed: 'answer-2' })).toBe(true);
+    expect(await repo.get(id, at(7_000))).toEqual({
+      state: 'COMPLETE',
+      fingerprint: 'f'.repeat(64),
+      attemptId: 'a2',
+      status: 201,
+      sealed: 'answer-2',
+    });
+  });
+
+  it('ends only its own lease on release, keeping the reservation for the retry', async () => {
+    const repo = records();
+    const id = 'record-release';
+    await repo.create(id, attempt('b1', now.getTime() + 5_000, 'sealed-b'), now);
+    await repo.release(id, 'someone-else');
+    expect(await repo.get(id, now)).toMatchObject({ lockedUntilMs: now.getTime() + 5_000 });
+    await repo.release(id, 'b1');
+    expect(await repo.get(id, now)).toMatchObject({ lockedUntilMs: 0, reservation: 'sealed-b' });
+    expect(await repo.takeOver(id, attempt('b2', now.getTime() + 5_000, 'other'), at(1))).toEqual({
+      reservation: 'sealed-b',
     });
   });
 });

@@ -4,10 +4,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDocumentClient } from '#lib/dynamodb/client';
 import type { LocalRuntime } from '#local/runtime';
 import {
+  adminEnv,
   apiCall,
   type CallResult,
   call,
   createSessionCall,
+  reachableUrl,
   startTestRuntime,
   storeSession,
 } from '#test/support/local-runtime';
@@ -52,7 +54,7 @@ describe('GET /embed with a usable token', () => {
       plan: 'pro',
       avatarUrl: 'https://img.example.com/g.png',
     });
-    const response = await fetch(created.embedUrl);
+    const response = await fetch(reachableUrl(runtime, created.embedUrl));
     const html = await response.text();
     expect(response.status).toBe(200);
     expect(response.headers.get('content-type')).toBe('text/html; charset=utf-8');
@@ -161,7 +163,7 @@ describe('GET /embed with an unusable token', () => {
 
   it('returns 404 when the board is deleted after the session was created', async () => {
     const { runAdmin } = await import('#admin/cli');
-    const env = { DYNAMODB_ENDPOINT: runtime.dynamoEndpoint, AWS_REGION: 'local' };
+    const env = adminEnv(runtime);
     await runAdmin(['create-board', '--board', 'short-lived', '--org', 'o', '--visibility', 'PUBLIC'], env);
     const created = await newSession({ boardId: 'short-lived' });
     expect((await call(runtime, `/embed?token=${created.sessionToken}`)).status).toBe(200);
@@ -276,7 +278,7 @@ describe('GET /embed for a board with its own embed origins', () => {
 
   it('is framed by the board’s origins only, while other boards and unknown tokens keep the default', async () => {
     const { runAdmin } = await import('#admin/cli');
-    const env = { DYNAMODB_ENDPOINT: runtime.dynamoEndpoint, AWS_REGION: 'local' };
+    const env = adminEnv(runtime);
     const args = ['create-board', '--board', 'listed-board', '--org', 'o', '--visibility', 'PUBLIC'];
     await runAdmin([...args, '--embed-origins', 'https://app.acme.com, https://*.acme.com'], env);
     const listed = await newSession({ boardId: 'listed-board' });
@@ -317,5 +319,58 @@ describe('GET /embed with theme and locale', () => {
     const result = await call(runtime, `/embed?token=${token()}&locale=es`);
     expect(result.status).toBe(401);
     expect(result.text).toContain('Este enlace de inserción no es válido');
+  });
+});
+
+describe('HEAD /embed (link unfurlers)', () => {
+  const head = (path: string, headers: Record<string, string> = {}) =>
+    call(runtime, path, { method: 'HEAD', headers });
+
+  it('answers as GET would, without a body: 200 with the page headers for a usable link', async () => {
+    const created = await newSession();
+    const result = await head(`/embed?token=${created.sessionToken}`);
+    expect(result.status).toBe(200);
+    expect(result.text).toBe('');
+    expect(result.headers.get('content-type')).toBe('text/html; charset=utf-8');
+    expectEmbedHeaders(result);
+  });
+
+  it.each([
+    ['an unknown token', () => `/embed?token=${token()}`, 401],
+    ['no token', () => '/embed', 400],
+  ])('answers %s with the status GET gives, without a body', async (_label, path, status) => {
+    const result = await head(path());
+    expect(result.status).toBe(status);
+    expect(result.text).toBe('');
+  });
+
+  it('answers a revoked link 401, as GET does', async () => {
+    const created = await newSession();
+    await apiCall(
+      runtime,
+      String(runtime.demo?.apiKey),
+      'POST',
+      `/api/embed/sessions/${created.session.id}/revoke`,
+    );
+    expect((await head(`/embed?token=${created.sessionToken}`)).status).toBe(401);
+  });
+
+  it('never binds a bindToBrowser link nor sets a cookie: the first real load still binds it', async () => {
+    const created = await newSession({ bindToBrowser: true });
+    const peeked = await head(`/embed?token=${created.sessionToken}`);
+    expect(peeked.status).toBe(200);
+    expect(peeked.headers.get('set-cookie')).toBeNull();
+    const session = await apiCall(
+      runtime,
+      String(runtime.demo?.apiKey),
+      'GET',
+      `/api/embed/sessions/${created.session.id}`,
+    );
+    expect(session.body.session).toMatchObject({ bindToBrowser: true, boundAt: null });
+    const opened = await call(runtime, `/embed?token=${created.sessionToken}`);
+    expect(opened.status).toBe(200);
+    expect(opened.headers.get('set-cookie')).toMatch(/^__Host-embed_binding=/);
+    // A bound link, peeked at by another browser: 401, as GET would answer it.
+    expect((await head(`/embed?token=${created.sessionToken}`)).status).toBe(401);
   });
 });

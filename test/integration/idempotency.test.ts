@@ -81,6 +81,9 @@ describe('POST /api/embed/sessions with an Idempotency-Key', () => {
     const result = await create(body('idem-3'), key);
     expect(result.status).toBe(409);
     expect(result.body.error).toBe('Conflict');
+    // When to retry: when the earlier request's hold on the key ends (30 s here, written by hand).
+    expect(Number(result.headers.get('retry-after'))).toBeGreaterThanOrEqual(29);
+    expect(Number(result.headers.get('retry-after'))).toBeLessThanOrEqual(30);
   });
 
   it('takes over a key whose earlier request ran out of time, or whose 24 hours are over', async () => {

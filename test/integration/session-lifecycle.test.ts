@@ -342,8 +342,14 @@ describe('GET /api/embed/sessions', () => {
       JSON.stringify({ ...decoded, p: `2099${String(decoded.p).slice(4)}` }),
     ).toString('base64url');
     const tampered = `${moved}.${signature}`;
+    // The same bytes in another spelling: the signature's last character changed in its unused bits.
+    const respelled = `${payload}.${respell(String(signature))}`;
+    expect(Buffer.from(respell(String(signature)), 'base64url')).toEqual(
+      Buffer.from(String(signature), 'base64url'),
+    );
     for (const [who, query] of [
       [owner, { userId: 'cursor-user', cursor: tampered }],
+      [owner, { userId: 'cursor-user', cursor: respelled }],
       [owner, { userId: 'someone-else', cursor }],
       [owner, { userId: 'cursor-user', status: 'active', cursor }],
       [colleague, { userId: 'cursor-user', cursor }],
@@ -353,6 +359,112 @@ describe('GET /api/embed/sessions', () => {
       expect(result.status).toBe(400);
       expect(result.body.message).toBe('cursor is invalid or was issued for another query');
     }
+  });
+});
+
+/** base64url text spelled otherwise for the same bytes: the unused low bit of its last character flipped. */
+function respell(text: string): string {
+  const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
+  const last = alphabet.indexOf(text.slice(-1));
+  return `${text.slice(0, -1)}${alphabet[last ^ 1]}`;
+}
+
+describe('another tenant’s people on your public board', () => {
+  /** What the board's organization sees of a session another tenant created there. */
+  const OUTLINE_FIELDS = [
+    'boardId',
+    'boundAt',
+    'createdAt',
+    'createdByAnotherTenant',
+    'expiresAt',
+    'id',
+    'revokedAt',
+    'status',
+  ];
+  const PERSONAL = {
+    userId: 'their-customer-7',
+    email: 'grace@stranger.example',
+    firstName: 'Grace',
+    lastName: 'Hopper',
+    avatarUrl: 'https://cdn.stranger.example/grace.png',
+    plan: 'stranger-enterprise',
+    metadata: { crm: 'stranger-crm-id-9' },
+  };
+  /** No personal value of the other tenant's user anywhere in the answer. */
+  const expectNothingPersonal = (result: CallResult) => {
+    for (const value of [...Object.values(PERSONAL).slice(0, -1), 'stranger-crm-id-9']) {
+      expect(result.text).not.toContain(String(value));
+    }
+  };
+  let theirs: SessionBody;
+
+  beforeAll(async () => {
+    theirs = (await create(outsider, { ...PERSONAL, boardId: demo.publicBoardId })).session;
+  });
+
+  it.each([
+    ['the board’s organization (the demo key owner)', () => owner],
+    ['another member of that organization', () => colleague],
+  ])('%s reads only its outline by id, marked as another tenant’s', async (_label, who) => {
+    const result = await retrieve(who(), theirs.id);
+    expect(result.status).toBe(200);
+    expect(keysOf(result.body.session)).toEqual(OUTLINE_FIELDS);
+    expect(result.body.session).toEqual({
+      id: theirs.id,
+      boardId: demo.publicBoardId,
+      status: 'active',
+      createdAt: theirs.createdAt,
+      expiresAt: theirs.expiresAt,
+      revokedAt: null,
+      boundAt: null,
+      createdByAnotherTenant: true,
+    });
+    expectNothingPersonal(result);
+  });
+
+  it('shows it whole to the tenant that created it, with any of its keys', async () => {
+    for (const who of [outsider, outsiderSecondKey]) {
+      const result = await retrieve(who, theirs.id);
+      expect(keysOf(result.body.session)).toEqual(sorted(SESSION_VIEW_FIELDS));
+      expect(result.body.session).toMatchObject(PERSONAL);
+    }
+  });
+
+  it('lists it by board as an outline among the organization’s own, whole sessions', async () => {
+    const { session: ours } = await create(owner, { userId: 'our-own-7', boardId: demo.publicBoardId });
+    let cursor: string | null = null;
+    const seen = new Map<string, Record<string, unknown>>();
+    do {
+      const page: CallResult = await list(owner, {
+        boardId: demo.publicBoardId,
+        ...(cursor ? { cursor } : {}),
+      });
+      expect(page.status).toBe(200);
+      expectNothingPersonal(page);
+      for (const view of page.body.data as Array<Record<string, unknown>>) seen.set(String(view.id), view);
+      cursor = page.body.nextCursor as string | null;
+    } while (cursor);
+    expect(keysOf(seen.get(theirs.id))).toEqual(OUTLINE_FIELDS);
+    expect(keysOf(seen.get(ours.id))).toEqual(sorted(SESSION_VIEW_FIELDS));
+    expect(seen.get(ours.id)).not.toHaveProperty('createdByAnotherTenant');
+  });
+
+  it('lets the organization revoke it, answering the outline; its creator sees it revoked, whole', async () => {
+    const { session } = await create(outsider, { ...PERSONAL, boardId: demo.publicBoardId });
+    const revoked = await revoke(owner, session.id);
+    expect(revoked.status).toBe(200);
+    expect(keysOf(revoked.body.session)).toEqual(OUTLINE_FIELDS);
+    expect(revoked.body.session).toMatchObject({ status: 'revoked', createdByAnotherTenant: true });
+    expectNothingPersonal(revoked);
+    const seenByCreator = await retrieve(outsider, session.id);
+    expect(seenByCreator.body.session).toMatchObject({ ...PERSONAL, status: 'revoked' });
+  });
+
+  it('shows a colleague’s session whole: the same tenant', async () => {
+    const { session } = await create(colleague, { userId: 'colleague-7', boardId: demo.publicBoardId });
+    const result = await retrieve(owner, session.id);
+    expect(keysOf(result.body.session)).toEqual(sorted(SESSION_VIEW_FIELDS));
+    expect(result.body.session).toMatchObject({ userId: 'colleague-7' });
   });
 });
 
@@ -421,7 +533,7 @@ describe('POST /api/embed/sessions/revoke', () => {
   });
 
   it.each([
-    [{}, 'userId is required'],
+    [{}, 'userId or boardId is required (or both)'],
     [{ userId: 'u', extra: 1 }, 'extra is not an allowed field'],
     [{ userId: 42 }, 'userId must be a string'],
     [{ userId: 'u', boardId: '' }, 'boardId must not be empty'],

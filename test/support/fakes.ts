@@ -1,5 +1,14 @@
 import type { ApiKeyRecord, RateLimit } from '#lib/domain/api-key';
 import type { Board } from '#lib/domain/board';
+import {
+  type CutoffEntry,
+  type CutoffRecord,
+  type CutoffScope,
+  type CutoffTarget,
+  cutoffScopeKey,
+  cutoffScopesOf,
+  withCutoffs,
+} from '#lib/domain/cutoffs';
 import type * as Ports from '#lib/domain/ports';
 import type { SessionBinding, StoredSession } from '#lib/domain/session';
 
@@ -51,6 +60,14 @@ export class FakeMemberships implements Ports.MembershipRepository {
       .sort();
   }
 
+  async membersOf(orgId: string): Promise<string[]> {
+    return [...this.members]
+      .map((key) => key.split('\u0000'))
+      .filter(([org]) => org === orgId)
+      .map(([, userId]) => userId as string)
+      .sort();
+  }
+
   readonly added: Array<{ orgId: string; userId: string; addedAt: string }> = [];
 
   async add(orgId: string, userId: string, addedAt: string): Promise<void> {
@@ -85,17 +102,99 @@ export class FakeSessions implements Ports.SessionRepository {
     return [...this.byId.values()];
   }
 
-  async create(session: StoredSession): Promise<void> {
+  async create(session: StoredSession): Promise<StoredSession> {
     this.calls.push('create');
     if (this.failWith) throw this.failWith;
-    if (this.byId.has(session.id)) throw new Error(`session ${session.id} exists`);
+    const existing = this.byId.get(session.id);
+    // The same session written before (same token hash) is the success it was, as in the adapter.
+    if (existing?.tokenHash === session.tokenHash) return structuredClone(existing);
+    if (existing) throw new Error(`session ${session.id} exists`);
     this.byId.set(session.id, structuredClone(session));
+    return structuredClone(session);
   }
 
   async lookupToken(tokenHash: string): Promise<Ports.TokenMatch | undefined> {
     this.calls.push('lookupToken');
     const found = this.created.find((s) => s.tokenHash === tokenHash);
-    return found && { id: found.id, boardId: found.boardId };
+    return (
+      found && {
+        id: found.id,
+        boardId: found.boardId,
+        orgId: found.orgId,
+        userId: found.userId,
+        createdByUserId: found.createdByUserId,
+      }
+    );
+  }
+
+  /** Cut-off records by scope key, as the adapter keeps them (one entry per id). */
+  private readonly cutoffs = new Map<string, { scope: CutoffScope; entries: Map<string, CutoffEntry> }>();
+
+  /**
+   * The session through `get` (so it is recorded, and can be replaced, as the one consistent read of the
+   * session it is), with the records of its scopes applied as the adapter's single BatchGetItem does.
+   */
+  async getCovered(match: Ports.TokenMatch): Promise<StoredSession | undefined> {
+    const found = await this.get(match.id);
+    return found && withCutoffs(found, this.recordsOf(cutoffScopesOf(match)));
+  }
+
+  async readCutoffs(scopes: readonly CutoffScope[]): Promise<CutoffRecord[]> {
+    this.calls.push('readCutoffs');
+    return this.recordsOf(scopes);
+  }
+
+  async applyCutoffs(sessions: readonly StoredSession[]): Promise<StoredSession[]> {
+    this.calls.push('applyCutoffs');
+    return sessions.map((session) => withCutoffs(session, this.recordsOf(cutoffScopesOf(session))));
+  }
+
+  async writeCutoff(targets: readonly CutoffTarget[], entry: Omit<CutoffEntry, 'creators'>): Promise<void> {
+    this.calls.push('writeCutoff');
+    for (const { scope, creators } of targets) {
+      const key = cutoffScopeKey(scope);
+      const record = this.cutoffs.get(key) ?? { scope, entries: new Map<string, CutoffEntry>() };
+      record.entries.set(entry.id, {
+        ...entry,
+        ...(creators !== undefined ? { creators: [...creators] } : {}),
+      });
+      this.cutoffs.set(key, record);
+    }
+  }
+
+  async getStates(ids: readonly string[]): Promise<Ports.SessionState[]> {
+    this.calls.push('getStates');
+    return [...new Set(ids)].flatMap((id) => {
+      const found = this.byId.get(id);
+      return found
+        ? [
+            {
+              id: found.id,
+              orgId: found.orgId,
+              userId: found.userId,
+              boardId: found.boardId,
+              createdByUserId: found.createdByUserId,
+              createdAt: found.createdAt,
+              expiresAt: found.expiresAt,
+              revokedAt: found.revokedAt,
+            },
+          ]
+        : [];
+    });
+  }
+
+  async listAll(): Promise<StoredSession[]> {
+    this.calls.push('listAll');
+    return this.created;
+  }
+
+  private recordsOf(scopes: readonly CutoffScope[]): CutoffRecord[] {
+    const records: CutoffRecord[] = [];
+    for (const key of new Set(scopes.map(cutoffScopeKey))) {
+      const record = this.cutoffs.get(key);
+      if (record) records.push({ scope: record.scope, entries: [...record.entries.values()] });
+    }
+    return records;
   }
 
   async get(id: string): Promise<StoredSession | undefined> {
@@ -138,11 +237,6 @@ export class FakeSessions implements Ports.SessionRepository {
     return this.get(id);
   }
 
-  async markRevoked(id: string, revocation: StoredRevocation): Promise<boolean> {
-    this.calls.push('markRevoked');
-    return this.apply(id, revocation);
-  }
-
   /** Binds like the conditional update: only a binding, unbound, unrevoked session, once. */
   async bind(id: string, binding: SessionBinding): Promise<boolean> {
     this.calls.push('bind');
@@ -154,10 +248,22 @@ export class FakeSessions implements Ports.SessionRepository {
     session.boundAt = binding.boundAt;
     return true;
   }
+  async unbind(id: string, hash: string): Promise<void> {
+    this.calls.push('unbind');
+    const session = this.byId.get(id);
+    if (session?.bindingHash !== hash) return;
+    session.bindingHash = null;
+    session.boundAt = null;
+  }
 
   async listAllOfUser(userId: string): Promise<StoredSession[]> {
     this.calls.push('listAllOfUser');
     return this.created.filter((session) => session.userId === userId);
+  }
+
+  /** Revokes the session as a single revocation does (a test's shortcut); false when already revoked. */
+  async markRevoked(id: string, revocation: StoredRevocation): Promise<boolean> {
+    return this.apply(id, revocation);
   }
 
   private apply(id: string, revocation: StoredRevocation): boolean {

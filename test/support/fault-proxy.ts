@@ -13,6 +13,9 @@ import type { AddressInfo, Socket } from 'node:net';
  * - `slow`: forwards the request and holds the answer back for `delayMs`;
  * - `lose-answer`: forwards the request (the write lands), then loses DynamoDB's answer once: the
  *   connection is reset, or the client gets a 500 `InternalServerError` instead; then the fault clears.
+ * - `late-answer`: forwards the next `count` requests at once (their writes land) and holds each answer
+ *   back `delayMs`, past the client's deadline, so the client gives up on a write that happened; then the
+ *   fault clears.
  */
 export type Fault =
   | { kind: 'hang' }
@@ -21,7 +24,8 @@ export type Fault =
   | { kind: 'internal-error' }
   | { kind: 'throttle'; type?: 'ProvisionedThroughputExceededException' | 'ThrottlingException' }
   | { kind: 'slow'; delayMs: number }
-  | { kind: 'lose-answer'; then: 'reset' | 'internal-error' };
+  | { kind: 'lose-answer'; then: 'reset' | 'internal-error' }
+  | { kind: 'late-answer'; delayMs: number; count: number };
 
 /** Which requests a fault applies to; every request when empty. */
 export interface FaultScope {
@@ -60,6 +64,8 @@ export async function startFaultProxy(upstream: string): Promise<FaultProxy> {
   const target = new URL(upstream);
   let fault: Fault | undefined;
   let scope: FaultScope = {};
+  /** How many more requests a `late-answer` fault delays. */
+  let lateLeft = 0;
   const requests: ProxiedRequest[] = [];
   const sockets = new Set<Socket>();
   const hung = new Set<ServerResponse>();
@@ -115,6 +121,15 @@ export async function startFaultProxy(upstream: string): Promise<FaultProxy> {
           return;
         }
         return answerError(res, 500, 'InternalServerError', 'Internal server error');
+      }
+      case 'late-answer': {
+        lateLeft -= 1;
+        if (lateLeft <= 0) fault = undefined;
+        const answer = await fetchUpstream(req, body);
+        await new Promise((resolve) => setTimeout(resolve, active.delayMs));
+        // The client gave up long ago: the answer goes nowhere, as a late answer does.
+        if (!res.destroyed) send(res, answer);
+        return;
       }
     }
   }
@@ -180,6 +195,7 @@ export async function startFaultProxy(upstream: string): Promise<FaultProxy> {
       await clear();
       fault = next;
       scope = nextScope;
+      lateLeft = next.kind === 'late-answer' ? next.count : 0;
       if (next.kind === 'refuse') {
         const closed = new Promise((resolve) => server.close(resolve));
         dropConnections();

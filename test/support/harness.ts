@@ -34,8 +34,13 @@ export async function loadHandler<H = ProxyHandler>(
 /** Command and table of every DynamoDB call an `aws-sdk-client-mock` recorded, in order. */
 export function dynamoCalls(mock: { calls(): ReadonlyArray<{ args: readonly unknown[] }> }): string[] {
   return mock.calls().map((call) => {
-    const command = call.args[0] as { constructor: { name: string }; input: { TableName?: string } };
-    return `${command.constructor.name} ${command.input.TableName}`;
+    const command = call.args[0] as {
+      constructor: { name: string };
+      input: { TableName?: string; RequestItems?: Record<string, unknown> };
+    };
+    // A batch names its tables in RequestItems.
+    const table = command.input.TableName ?? Object.keys(command.input.RequestItems ?? {}).join(',');
+    return `${command.constructor.name} ${table}`;
   });
 }
 

@@ -1,4 +1,5 @@
 import { createHash, randomUUID } from 'node:crypto';
+import { TABLE_KEYS, TABLES } from '#lib/definitions/tables';
 import { RATE_LIMIT_BOUNDS, type RateLimit } from '#lib/domain/api-key';
 import type { Board } from '#lib/domain/board';
 import type { StoredSession } from '#lib/domain/session';
@@ -32,11 +33,51 @@ export interface TestRuntimeOptions {
 }
 
 /**
+ * What the HTTP integration tests run against: the local runtime (`npm test`), or the synthesized cloud
+ * assembly served as deployed (TEST_TARGET=assembly, set by `npm run test:assembly`).
+ */
+export function testTarget(): 'local' | 'assembly' {
+  const value = process.env.TEST_TARGET ?? 'local';
+  if (value !== 'local' && value !== 'assembly') {
+    throw new Error(`TEST_TARGET must be local or assembly, got "${value}"`);
+  }
+  return value;
+}
+
+/** What links the service builds start with: the base URL, or on the assembly `https://{domain}/{stage}`. */
+export function publicBaseUrl(runtime: LocalRuntime): string {
+  return 'publicBaseUrl' in runtime ? String(runtime.publicBaseUrl) : runtime.baseUrl;
+}
+
+/** A link the service built, as this test reaches it (the assembly is served over plain HTTP). */
+export function reachableUrl(runtime: LocalRuntime, link: string): string {
+  const base = publicBaseUrl(runtime);
+  return link.startsWith(base) ? `${runtime.baseUrl}${link.slice(base.length)}` : link;
+}
+
+/**
+ * The environment for the admin CLI (`runAdmin`) against the runtime's DynamoDB: its endpoint and its
+ * table names (the assembly's are the template's physical names, not the local defaults).
+ */
+export function adminEnv(runtime: LocalRuntime): Record<string, string> {
+  const env: Record<string, string> = { DYNAMODB_ENDPOINT: runtime.dynamoEndpoint, AWS_REGION: 'local' };
+  for (const key of TABLE_KEYS) env[TABLES[key].envVar] = runtime.tables[key];
+  return env;
+}
+
+/**
  * Starts the local runtime on free ports with demo data and silent logs, on the DynamoDB at
  * `dynamoEndpoint`, or else on one of this run's engine (the runtime's embedded dynalite, or a DynamoDB
- * Local of its own that closes with it).
+ * Local of its own that closes with it). Under `npm run test:assembly`, the assembly runner instead.
  */
 export async function startTestRuntime(options: TestRuntimeOptions = {}): Promise<LocalRuntime> {
+  if (testTarget() === 'assembly') {
+    if (Object.keys(options).length > 0) {
+      throw new Error('the assembly runner serves the template as synthesized; it takes no test options');
+    }
+    const { startAssemblyTestRuntime } = await import('#test/assembly/fixture');
+    return startAssemblyTestRuntime();
+  }
   // Through the environment, which the runtime reads at start as it does under `npm start`.
   const limits = options.apiKeyLimits ?? UNTHROTTLED;
   process.env.API_KEY_RATE_LIMIT = String(limits.rate);

@@ -10,6 +10,10 @@ import { sep } from 'node:path';
 import { promisify } from 'node:util';
 import { RUNNER_ONLY_VARIABLES } from './child-env';
 
+// Node 20 is supported on purpose (README); the SDK's notice about its future versions is noise in test
+// output. Only this process: children get childEnv, and npm start sets the same for itself.
+process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
+
 const TEST_DIR = `${sep}test${sep}`;
 const THIS_FILE = import.meta.filename;
 const GUARDED = ['spawn', 'spawnSync', 'execFile', 'execFileSync', 'exec', 'execSync', 'fork'] as const;

@@ -54,6 +54,11 @@ export function statusOf(error: unknown): number {
   return 500;
 }
 
+/** The seconds a 409 asks the client to wait before retrying. */
+function retryAfterOf(error: unknown): number {
+  return error instanceof IdempotencyConflictError ? error.retryAfterSeconds : 1;
+}
+
 export type ErrorRenderer = (
   status: number,
   message: string,
@@ -85,6 +90,8 @@ export function httpErrors(options: {
           headers['Retry-After'] = String(RETRY_AFTER_SECONDS);
           log.warn('storage unavailable', describeError((error as Error).cause ?? error));
         } else {
+          // Every 409 says when to retry: an earlier attempt holds what this one needs until then.
+          if (status === 409) headers['Retry-After'] = String(retryAfterOf(error));
           log.info('request rejected', { status, reason: (error as Error).name });
         }
       }

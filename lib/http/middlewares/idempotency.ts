@@ -4,24 +4,40 @@ import { ValidationError } from '#lib/domain/errors';
 import { isIdempotencyKey } from '#lib/domain/idempotency';
 import { apiKeyOf, keyOwnerOf } from '#lib/http/api-gateway';
 import { API_HEADERS, headerValue } from '#lib/http/response';
+import { remainingMs } from '#lib/platform/deadline';
 import {
   claimIdempotencyKey,
   finishIdempotentRequest,
   type IdempotencyClaim,
   type IdempotencyDeps,
 } from '#lib/use-cases/idempotent-request';
+import { REQUEST_BUDGET_MS } from './request-budget';
 
 /** The response header that marks a replayed answer. */
 export const REPLAYED_HEADER = 'Idempotent-Replayed';
+
+/** The reservation of the Idempotency-Key each event claimed, for its handler. */
+const reservations = new WeakMap<object, string>();
+
+/**
+ * What the route's `reserve` fixed when the request's Idempotency-Key was first claimed (the same for
+ * every attempt with that key), or undefined for a request without a key.
+ */
+export function idempotencyReservationOf(event: APIGatewayProxyEvent): string | undefined {
+  return reservations.get(event);
+}
 
 /**
  * `Idempotency-Key` on a route: the first request with a key runs and its answer is stored (encrypted);
  * a repeat with the same key and body gets that answer again, marked `Idempotent-Replayed: true`. Register
  * it before the error mapper, so that it sees the final answer of a failed request too: errors other than
- * 5xx are stored and replayed, a 5xx is forgotten so a retry runs again. Without the header, nothing happens.
+ * 5xx are stored and replayed, a 5xx is not (a retry runs again, at once). Without the header, nothing happens.
+ * A request holds its key for what is left of its request budget; `reserve` makes what the route fixes at
+ * the first claim (see `idempotencyReservationOf`).
  */
 export function idempotency(options: {
   deps: IdempotencyDeps;
+  reserve?: () => string;
 }): middy.MiddlewareObj<APIGatewayProxyEvent, APIGatewayProxyResult> {
   const claims = new WeakMap<object, IdempotencyClaim>();
   const finish = async (request: middy.Request<APIGatewayProxyEvent, APIGatewayProxyResult>) => {
@@ -48,6 +64,8 @@ export function idempotency(options: {
         apiKey: apiKeyOf(event),
         idempotencyKey,
         body: rawBody(event),
+        leaseMs: remainingMs() ?? REQUEST_BUDGET_MS,
+        ...(options.reserve ? { reserve: options.reserve } : {}),
       });
       if ('replay' in outcome) {
         return {
@@ -57,6 +75,7 @@ export function idempotency(options: {
         };
       }
       claims.set(request, outcome.claim);
+      if (outcome.claim.reservation !== undefined) reservations.set(event, outcome.claim.reservation);
       return undefined;
     },
     after: finish,

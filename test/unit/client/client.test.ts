@@ -81,6 +81,27 @@ describe('the typed client', () => {
     expect(sleeps[1]).toBeLessThanOrEqual(1000);
   });
 
+  it('retries a create whose Idempotency-Key is still in progress (409) after its Retry-After, with the same key', async () => {
+    const inProgress = {
+      error: 'Conflict',
+      message: 'A request with this Idempotency-Key is still in progress; retry shortly',
+    };
+    const { api, sent, sleeps } = client([
+      json(409, inProgress, { 'Retry-After': '3' }),
+      json(201, CREATED, { 'Idempotent-Replayed': 'true' }),
+    ]);
+    await expect(api.createSession(BODY, { idempotencyKey: 'order-43' })).resolves.toEqual(CREATED);
+    expect(sent.map((s) => s.headers['Idempotency-Key'])).toEqual(['order-43', 'order-43']);
+    expect(sleeps).toEqual([3000]);
+  });
+
+  it('throws a 409 once the retry budget is spent', async () => {
+    const conflict = () => json(409, { error: 'Conflict', message: 'in progress' }, { 'Retry-After': '1' });
+    const { api, sent } = client([conflict(), conflict()], 1);
+    await expect(api.createSession(BODY)).rejects.toMatchObject({ status: 409, error: 'Conflict' });
+    expect(sent).toHaveLength(2);
+  });
+
   it('honours Retry-After given as an HTTP date, and caps every wait at 30 s', async () => {
     const later = new Date(Date.now() + 3_000).toUTCString();
     const { api, sleeps } = client([

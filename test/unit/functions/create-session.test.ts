@@ -388,3 +388,27 @@ describe('create-session handler: configuration', () => {
     expect((error as Error).message).toContain('SESSIONS_TABLE');
   });
 });
+
+describe('create-session handler: an Idempotency-Key', () => {
+  const keyed = () => post(validBody(), { ...JSON_HEADERS, 'Idempotency-Key': 'order-1' });
+  const puts = () => ddb.commandCalls(PutCommand).map((call) => call.args[0].input);
+
+  it('holds the key no longer than the request budget, and fixes the session it writes with the claim', async () => {
+    const before = Date.now();
+    const result = await invoke(keyed());
+    const after = Date.now();
+    expect(result.statusCode).toBe(201);
+    const [claim, session] = puts();
+    // The lease ends with the request's budget (5 s from its start, somewhere between before and after).
+    const leaseEnd = Number(claim?.Item?.lockedUntilMs);
+    expect(leaseEnd).toBeGreaterThan(before);
+    expect(leaseEnd).toBeLessThanOrEqual(after + 5_000);
+    expect(claim?.Item?.attemptId).toEqual(expect.any(String));
+    // The reservation (session id and token) is sealed: neither is in the record in clear.
+    const body = parse(result) as { session: { id: string }; sessionToken: string };
+    expect(session?.Item?.id).toBe(body.session.id);
+    expect(JSON.stringify(claim)).not.toContain(body.sessionToken);
+    expect(JSON.stringify(claim)).not.toContain(body.session.id);
+    expect(String(claim?.Item?.reservation)).toMatch(/^[\w-]+\.[\w-]+\.[\w-]+$/);
+  });
+});

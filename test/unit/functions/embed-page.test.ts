@@ -1,5 +1,11 @@
 import { createHash } from 'node:crypto';
-import { DynamoDBDocumentClient, GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import {
+  BatchGetCommand,
+  DynamoDBDocumentClient,
+  GetCommand,
+  QueryCommand,
+  UpdateCommand,
+} from '@aws-sdk/lib-dynamodb';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterAll, afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
@@ -66,15 +72,33 @@ const queryFor = (token: string) => ({
   ExpressionAttributeValues: { ':h': sha256(token) },
 });
 
-/** Each stored session: the token index answers where it is, the table answers what it is. */
+/** The session items the table holds, by id: what a BatchGetItem of the sessions table answers. */
+const SESSION_ITEMS = new Map<string, Record<string, unknown>>();
+
+/**
+ * Each stored session: the token index answers where it is, the table answers what it is (to the page's
+ * BatchGetItem of the session and its cut-off records, none here, and to a GetItem).
+ */
 function seedSession(token: string, item: ReturnType<typeof storedItem>) {
   ddb.on(QueryCommand, queryFor(token)).resolves({ Items: [{ id: item.id, boardId: item.boardId }] });
   ddb.on(GetCommand, { TableName: SESSIONS_TABLE, Key: { id: item.id } }).resolves({ Item: item });
+  SESSION_ITEMS.set(item.id, item);
 }
 
 function seedTables() {
+  SESSION_ITEMS.clear();
   ddb.on(QueryCommand).resolves({ Items: [] });
   ddb.on(GetCommand).resolves({});
+  ddb
+    .on(BatchGetCommand)
+    .callsFake((input: { RequestItems: Record<string, { Keys: { id: string }[] }> }) => ({
+      Responses: {
+        [SESSIONS_TABLE]: (input.RequestItems[SESSIONS_TABLE]?.Keys ?? []).flatMap(({ id }) => {
+          const item = SESSION_ITEMS.get(id);
+          return item ? [item] : [];
+        }),
+      },
+    }));
   seedSession(VALID, storedItem(VALID));
   seedSession(
     EXPIRED,
@@ -160,11 +184,11 @@ describe('embed-page handler: a usable token', () => {
     expect(result.body).toContain('data-testid="plan" title="pro">pro<');
   });
 
-  it('costs three DynamoDB reads: the token index, then the session (consistently) and its board', async () => {
+  it('costs three DynamoDB reads: the token index, then the session with its cut-offs (consistently) and its board', async () => {
     await invoke(embedEvent({ token: VALID }));
     expect(dynamoCalls()).toEqual([
       `QueryCommand ${SESSIONS_TABLE}`,
-      `GetCommand ${SESSIONS_TABLE}`,
+      `BatchGetCommand ${SESSIONS_TABLE}`,
       `GetCommand ${BOARDS_TABLE}`,
     ]);
     const [query, session, board] = ddb.calls().map((call) => (call.args[0] as { input: unknown }).input);
@@ -174,11 +198,15 @@ describe('embed-page handler: a usable token', () => {
       ExpressionAttributeValues: { ':h': sha256(VALID) },
     });
     expect(JSON.stringify(query)).not.toContain(VALID);
-    expect(session).toEqual({
-      TableName: SESSIONS_TABLE,
-      Key: { id: 'session-valid_' },
-      ConsistentRead: true,
-    });
+    // One consistent batch: the session and the six cut-off records that could cover it.
+    const batch = (
+      session as { RequestItems: Record<string, { Keys: { id: string }[]; ConsistentRead: boolean }> }
+    ).RequestItems[SESSIONS_TABLE];
+    expect(batch?.ConsistentRead).toBe(true);
+    expect(batch?.Keys[0]).toEqual({ id: 'session-valid_' });
+    expect(batch?.Keys.slice(1).map((key) => key.id.replace(/[0-9a-f]{64}$/, '…'))).toEqual(
+      Array(6).fill('cutoff#…'),
+    );
     expect(board).toEqual({ TableName: BOARDS_TABLE, Key: { boardId: 'board-public' } });
   });
 
@@ -223,7 +251,7 @@ describe('embed-page handler: a usable token', () => {
     expect(dynamoCalls()).toEqual([
       `QueryCommand ${SESSIONS_TABLE}`,
       `QueryCommand ${SESSIONS_TABLE}`,
-      `GetCommand ${SESSIONS_TABLE}`,
+      `BatchGetCommand ${SESSIONS_TABLE}`,
       `GetCommand ${BOARDS_TABLE}`,
     ]);
   });
@@ -243,7 +271,7 @@ describe('embed-page handler: links bound to a browser', () => {
     const secret = cookie?.[1] ?? '';
     expect(dynamoCalls()).toEqual([
       `QueryCommand ${SESSIONS_TABLE}`,
-      `GetCommand ${SESSIONS_TABLE}`,
+      `BatchGetCommand ${SESSIONS_TABLE}`,
       `GetCommand ${BOARDS_TABLE}`,
       `UpdateCommand ${SESSIONS_TABLE}`,
     ]);
@@ -279,13 +307,14 @@ describe('embed-page handler: links bound to a browser', () => {
   });
 
   it('says "revoked" for a revoked bound session, even in the browser it is bound to', async () => {
-    ddb.on(GetCommand, { TableName: SESSIONS_TABLE, Key: { id: 'session-bound_' } }).resolves({
-      Item: storedItem(BOUND, {
+    seedSession(
+      BOUND,
+      storedItem(BOUND, {
         bindToBrowser: true,
         bindingHash: sha256(`session-bound_:${SECRET}`),
         revokedAt: iso(Date.now() - 1000),
       }),
-    });
+    );
     for (const headers of [{ ...COOKIE, Accept: 'text/html' }, { Accept: 'text/html' }]) {
       const result = await invoke(embedEvent({ token: BOUND }, headers));
       expectHtmlError(result, 401, 'This embed session has been revoked');
@@ -328,9 +357,7 @@ describe('embed-page handler: who may frame it', () => {
   });
 
   it('frames the refusal of a listed board’s expired session under the board’s origins', async () => {
-    ddb.on(GetCommand, { TableName: SESSIONS_TABLE, Key: { id: 'session-listed' } }).resolves({
-      Item: storedItem(LISTED, { boardId: 'board-acme', expiresAt: iso(Date.now() - 1000) }),
-    });
+    seedSession(LISTED, storedItem(LISTED, { boardId: 'board-acme', expiresAt: iso(Date.now() - 1000) }));
     const result = await invoke(embedEvent({ token: LISTED }));
     expect(result.statusCode).toBe(401);
     expect(frameAncestors(result)).toBe(BOARD_ORIGINS.join(' '));
@@ -544,5 +571,31 @@ describe('embed-page handler: configuration', () => {
     expect(error).toBeInstanceOf(Error);
     expect((error as Error).name).toBe(ConfigError.name);
     expect((error as Error).message).toContain(name);
+  });
+});
+
+describe('embed-page handler: HEAD', () => {
+  const head = (query: Record<string, string> | null) => ({ ...embedEvent(query), httpMethod: 'HEAD' });
+
+  it('answers as GET would, with the same headers and no body', async () => {
+    const got = await invoke(embedEvent({ token: VALID }));
+    const result = await invoke(head({ token: VALID }));
+    expect(result.statusCode).toBe(200);
+    expect(result.body).toBe('');
+    expect(result.headers).toEqual(got.headers);
+  });
+
+  it('drops the body of an error answer too', async () => {
+    const result = await invoke(head({ token: UNKNOWN }));
+    expect(result.statusCode).toBe(401);
+    expect(result.body).toBe('');
+    expectEmbedHeaders(result);
+  });
+
+  it('never binds a link nor sets a cookie', async () => {
+    const result = await invoke(head({ token: BINDS }));
+    expect(result.statusCode).toBe(200);
+    expect(result.headers?.['Set-Cookie']).toBeUndefined();
+    expect(ddb.commandCalls(UpdateCommand)).toHaveLength(0);
   });
 });

@@ -2,12 +2,17 @@ import { readFileSync } from 'node:fs';
 import Ajv2020 from 'ajv/dist/2020';
 import addFormats from 'ajv-formats';
 import { describe, expect, it } from 'vitest';
-import { createdSessionSchema, embedContextSchema, sessionSchema } from '#lib/definitions/api-schemas';
+import {
+  createdSessionSchema,
+  embedContextSchema,
+  otherTenantSessionSchema,
+  sessionSchema,
+} from '#lib/definitions/api-schemas';
 import { OPENAPI_PATH, openApiFileContent } from '#lib/definitions/build-openapi';
 import { buildOpenApiDocument, routeKey } from '#lib/definitions/openapi';
 import { OPERATIONS } from '#lib/definitions/operations';
 import { ROUTES } from '#lib/definitions/routes';
-import { toCreatedSessionView, toSessionView } from '#lib/domain/session';
+import { toCreatedSessionView, toOtherTenantSessionView, toSessionView } from '#lib/domain/session';
 import { embedContext } from '#lib/embed/page';
 import { listSessionsQuerySchema } from '#lib/validation/schemas';
 import { storedSession } from '#test/support/fixtures';
@@ -112,6 +117,15 @@ describe('the response schemas describe what the code answers', () => {
   it('the session view', () => {
     expect(ajv.validate(sessionSchema, toSessionView(stored, now)), ajv.errorsText()).toBe(true);
     expect(Object.keys(toSessionView(stored, now))).toEqual(sessionSchema.required);
+  });
+
+  it('the outline of a session another tenant created', () => {
+    const view = toOtherTenantSessionView(stored, now);
+    expect(ajv.validate(otherTenantSessionSchema, view), ajv.errorsText()).toBe(true);
+    expect(Object.keys(view)).toEqual(otherTenantSessionSchema.required);
+    // Either view matches exactly one branch of the envelope's oneOf.
+    expect(ajv.validate(sessionSchema, view)).toBe(false);
+    expect(ajv.validate(otherTenantSessionSchema, toSessionView(stored, now))).toBe(false);
   });
 
   it('the created session, token included', () => {

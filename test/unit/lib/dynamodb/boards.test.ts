@@ -61,6 +61,15 @@ describe('DynamoBoardRepository.get', () => {
     expect(await repository.get('b1')).not.toHaveProperty('embedOrigins');
   });
 
+  it('reads the board’s app URL, and a board without one (or with a non-string) as having none', async () => {
+    ddb
+      .on(GetCommand)
+      .resolvesOnce({ Item: { boardId: 'b1', orgId: 'o1', appUrl: 'https://board.acme.com/' } })
+      .resolvesOnce({ Item: { boardId: 'b1', orgId: 'o1', appUrl: 7 } });
+    expect((await repository.get('b1'))?.appUrl).toBe('https://board.acme.com/');
+    expect(await repository.get('b1')).not.toHaveProperty('appUrl');
+  });
+
   it('turns an outage into StorageUnavailableError', async () => {
     ddb.on(GetCommand).rejects(dynamoErrors.internal());
     await expect(repository.get('b1')).rejects.toBeInstanceOf(StorageUnavailableError);
@@ -90,6 +99,16 @@ describe('DynamoBoardRepository.put', () => {
     expect(listed).toEqual({ ...board, embedOrigins: ['https://app.acme.com'] });
     expect(cleared).toEqual(board);
     expect(cleared).not.toHaveProperty('embedOrigins');
+  });
+
+  it('stores the board’s app URL when it has one, and no attribute when it has none', async () => {
+    ddb.on(PutCommand).resolves({});
+    const board = { boardId: 'b1', orgId: 'o1', visibility: 'PUBLIC', name: null };
+    await repository.put({ ...board, appUrl: 'https://board.acme.com/' });
+    await repository.put(board);
+    const [withApp, without] = ddb.commandCalls(PutCommand).map((call) => call.args[0].input.Item);
+    expect(withApp).toEqual({ ...board, appUrl: 'https://board.acme.com/' });
+    expect(without).not.toHaveProperty('appUrl');
   });
 
   it('answers false, writing nothing, when the board belongs to another organization', async () => {

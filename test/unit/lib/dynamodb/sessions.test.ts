@@ -147,28 +147,32 @@ describe('DynamoSessionRepository.create when the put meets an existing session'
     );
   });
 
-  it('succeeds when the existing item is this very session (a retried put whose answer was lost)', async () => {
+  it('answers the session as stored when the existing item is this very session (an earlier write of its own)', async () => {
     ddb.on(PutCommand).rejects(refusedOver(SESSION.tokenHash));
-    await expect(repository.create(SESSION)).resolves.toBeUndefined();
-    expect(ddb.commandCalls(GetCommand)).toHaveLength(0);
+    const earlier = { ...STORED_ITEM, createdAt: '2025-12-31T23:59:58.000Z' };
+    ddb.on(GetCommand).resolves({ Item: earlier });
+    await expect(repository.create(SESSION)).resolves.toEqual({
+      ...SESSION,
+      createdAt: '2025-12-31T23:59:58.000Z',
+    });
   });
 
-  it('refuses with the original error when the existing item is another session', async () => {
+  it('refuses with the original error, without another read, when the existing item is another session', async () => {
     const refusal = refusedOver('b'.repeat(64));
     ddb.on(PutCommand).rejects(refusal);
     await expect(repository.create(SESSION)).rejects.toBe(refusal);
+    expect(ddb.commandCalls(GetCommand)).toHaveLength(0);
   });
 
   describe('on an engine that does not return the existing item (dynalite)', () => {
     it('reads the session by id, strongly consistent, and succeeds when it is this very session', async () => {
       ddb.on(PutCommand).rejects(dynamoErrors.conditionFailed());
-      ddb.on(GetCommand).resolves({ Item: { id: SESSION.id, tokenHash: SESSION.tokenHash } });
-      await expect(repository.create(SESSION)).resolves.toBeUndefined();
+      ddb.on(GetCommand).resolves({ Item: STORED_ITEM });
+      await expect(repository.create(SESSION)).resolves.toEqual(SESSION);
       expect(ddb.commandCalls(GetCommand)[0]?.args[0].input).toEqual({
         TableName: 'sessions-t',
         Key: { id: SESSION.id },
         ConsistentRead: true,
-        ProjectionExpression: 'tokenHash',
       });
     });
 
@@ -191,7 +195,7 @@ describe('DynamoSessionRepository.create when the put meets an existing session'
 });
 
 describe('DynamoSessionRepository.lookupToken', () => {
-  it('queries the token-hash index for one item, asking only for its id and board', async () => {
+  it('queries the token-hash index for one item, asking only for what locates it and its cut-offs', async () => {
     ddb.on(QueryCommand).resolves({ Items: [] });
     await repository.lookupToken('b'.repeat(64));
     expect(ddb.commandCalls(QueryCommand)[0]?.args[0].input).toEqual({
@@ -199,16 +203,29 @@ describe('DynamoSessionRepository.lookupToken', () => {
       IndexName: SESSION_TOKEN_INDEX,
       KeyConditionExpression: 'tokenHash = :h',
       ExpressionAttributeValues: { ':h': 'b'.repeat(64) },
-      ProjectionExpression: 'id, boardId',
+      ProjectionExpression: 'id, boardId, orgId, userId, createdByUserId',
       Limit: 1,
     });
   });
 
   it('returns where the session is', async () => {
-    ddb.on(QueryCommand).resolves({ Items: [{ id: SESSION.id, boardId: SESSION.boardId }] });
+    ddb.on(QueryCommand).resolves({
+      Items: [
+        {
+          id: SESSION.id,
+          boardId: SESSION.boardId,
+          orgId: SESSION.orgId,
+          userId: SESSION.userId,
+          createdByUserId: SESSION.createdByUserId,
+        },
+      ],
+    });
     await expect(repository.lookupToken(SESSION.tokenHash)).resolves.toEqual({
       id: SESSION.id,
       boardId: SESSION.boardId,
+      orgId: SESSION.orgId,
+      userId: SESSION.userId,
+      createdByUserId: SESSION.createdByUserId,
     });
   });
 
@@ -383,7 +400,7 @@ describe('DynamoSessionRepository.bind', () => {
   });
 });
 
-describe('DynamoSessionRepository.revoke and markRevoked', () => {
+describe('DynamoSessionRepository.revoke', () => {
   it('records the first revocation with one conditional update that never creates an item', async () => {
     ddb.on(UpdateCommand).resolves({ Attributes: { ...STORED_ITEM, revokedAt: REVOCATION.revokedAt } });
     await repository.revoke(SESSION.id, REVOCATION);
@@ -417,18 +434,87 @@ describe('DynamoSessionRepository.revoke and markRevoked', () => {
     await expect(repository.revoke(SESSION.id, REVOCATION)).resolves.toBeUndefined();
   });
 
-  it('says whether markRevoked revoked the session, without reading it back', async () => {
-    ddb.on(UpdateCommand).resolvesOnce({}).rejectsOnce(dynamoErrors.conditionFailed());
-    await expect(repository.markRevoked(SESSION.id, REVOCATION)).resolves.toBe(true);
-    await expect(repository.markRevoked(SESSION.id, REVOCATION)).resolves.toBe(false);
-    expect(ddb.commandCalls(UpdateCommand)[0]?.args[0].input.ReturnValues).toBeUndefined();
-    expect(ddb.commandCalls(GetCommand)).toHaveLength(0);
-  });
-
   it('turns throttling of a revocation into StorageUnavailableError', async () => {
     ddb.on(UpdateCommand).rejects(dynamoErrors.throttled());
-    await expect(repository.markRevoked(SESSION.id, REVOCATION)).rejects.toBeInstanceOf(
-      StorageUnavailableError,
+    await expect(repository.revoke(SESSION.id, REVOCATION)).rejects.toBeInstanceOf(StorageUnavailableError);
+  });
+});
+
+describe('DynamoSessionRepository cut-offs', () => {
+  const ENTRY = { id: 'cut-1', at: '2026-01-03T00:00:00.000Z', byUserId: 'owner-1', byKeyId: 'key_1' };
+  const cutoffId = (key: unknown[]) => `cutoff#${sha256(JSON.stringify(key))}`;
+
+  it('writes one unconditional update per scope, the entry named after its id, whatever the sessions', async () => {
+    ddb.on(UpdateCommand).resolves({});
+    await repository.writeCutoff(
+      [
+        { scope: { kind: 'creatorUser', creatorUserId: 'owner-1', userId: 'u' } },
+        { scope: { kind: 'orgUser', orgId: 'org-a', userId: 'u' }, creators: ['owner-1', 'owner-2'] },
+      ],
+      ENTRY,
     );
+    const inputs = ddb.commandCalls(UpdateCommand).map((call) => call.args[0].input);
+    expect(inputs).toEqual([
+      {
+        TableName: 'sessions-t',
+        Key: { id: cutoffId(['creatorUser', 'owner-1', 'u']) },
+        UpdateExpression: 'SET cutoffScope = :scope, #entry = :entry',
+        ExpressionAttributeNames: { '#entry': 'entry:cut-1' },
+        ExpressionAttributeValues: {
+          ':scope': JSON.stringify(['creatorUser', 'owner-1', 'u']),
+          ':entry': { at: ENTRY.at, byUserId: 'owner-1', byKeyId: 'key_1' },
+        },
+      },
+      {
+        TableName: 'sessions-t',
+        Key: { id: cutoffId(['orgUser', 'org-a', 'u']) },
+        UpdateExpression: 'SET cutoffScope = :scope, #entry = :entry',
+        ExpressionAttributeNames: { '#entry': 'entry:cut-1' },
+        ExpressionAttributeValues: {
+          ':scope': JSON.stringify(['orgUser', 'org-a', 'u']),
+          ':entry': { at: ENTRY.at, byUserId: 'owner-1', byKeyId: 'key_1', creators: ['owner-1', 'owner-2'] },
+        },
+      },
+    ]);
+    // No condition: the same write sent again (its answer lost) sets the same attribute to the same value.
+    expect(inputs.every((input) => input?.ConditionExpression === undefined)).toBe(true);
+  });
+
+  it('reads a session and its six possible records in one consistent BatchGetItem, the earliest cut-off applied', async () => {
+    const record = (key: unknown[], entries: Record<string, unknown>) => ({
+      id: cutoffId(key),
+      cutoffScope: JSON.stringify(key),
+      ...entries,
+    });
+    ddb.on(BatchGetCommand).resolves({
+      Responses: {
+        'sessions-t': [
+          STORED_ITEM,
+          record(['board', SESSION.boardId], {
+            'entry:late': { at: '2026-01-04T00:00:00.000Z', byUserId: 'm', byKeyId: 'k' },
+            'entry:early': { at: '2026-01-02T00:00:00.000Z', byUserId: 'first', byKeyId: null },
+          }),
+          // Another tenant's cut-off of the same user id: its creators do not include this session's.
+          record(['orgUser', SESSION.orgId, SESSION.userId], {
+            'entry:x': { at: '2026-01-01T12:00:00.000Z', byUserId: 'o', byKeyId: 'k', creators: ['else'] },
+          }),
+        ],
+      },
+    });
+    const covered = await repository.getCovered({
+      id: SESSION.id,
+      boardId: SESSION.boardId,
+      orgId: SESSION.orgId,
+      userId: SESSION.userId,
+      createdByUserId: SESSION.createdByUserId,
+    });
+    const request = ddb.commandCalls(BatchGetCommand)[0]?.args[0].input.RequestItems?.['sessions-t'];
+    expect(request?.ConsistentRead).toBe(true);
+    expect(request?.Keys).toHaveLength(7);
+    expect(covered).toMatchObject({
+      revokedAt: '2026-01-02T00:00:00.000Z',
+      revokedByUserId: 'first',
+      revokedByKeyId: null,
+    });
   });
 });

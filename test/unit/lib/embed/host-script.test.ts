@@ -135,7 +135,7 @@ describe('EmbedSession.mount: the iframe', () => {
       src: EMBED_URL,
       title: 'Acme board',
       referrerpolicy: 'no-referrer',
-      sandbox: 'allow-scripts allow-same-origin allow-popups allow-popups-to-escape-sandbox',
+      sandbox: 'allow-scripts allow-same-origin allow-forms allow-popups allow-popups-to-escape-sandbox',
       allow: '',
       loading: 'lazy',
     });
@@ -237,6 +237,73 @@ describe('EmbedSession.mount: messages', () => {
     });
     expect(calls).toEqual([]);
     expect(iframe.style.height).toBe('150px');
+  });
+
+  describe('after the embed page hands the frame to the board’s application', () => {
+    const APP = 'https://board.acme.test';
+    function handedOff(announcedBy: { origin?: string; source?: unknown } = {}) {
+      const frame = mounted();
+      frame.page.deliver({
+        source: 'source' in announcedBy ? announcedBy.source : frame.handle.iframe.contentWindow,
+        origin: announcedBy.origin ?? EMBED_ORIGIN,
+        data: { source: MESSAGE_SOURCE, type: 'handoff', origin: `${APP}/board?x=1` },
+      });
+      const fromApp = (data: Record<string, unknown>, origin = APP, source?: unknown) =>
+        frame.page.deliver({
+          source: source ?? frame.handle.iframe.contentWindow,
+          origin,
+          data: { source: MESSAGE_SOURCE, ...data },
+        });
+      return { ...frame, fromApp };
+    }
+
+    it('hears ready, resize, expired and revoked from the announced origin in its frame', () => {
+      const { calls, fromApp, iframe } = handedOff();
+      fromApp({ type: 'ready', height: 420, sessionId: 's-1', boardId: 'b-1' });
+      fromApp({ type: 'resize', height: 480 });
+      fromApp({ type: 'expired' });
+      fromApp({ type: 'revoked' });
+      expect(calls).toEqual([
+        ['ready', { sessionId: 's-1', boardId: 'b-1', height: 420 }],
+        ['resize', 480],
+        ['expired'],
+        ['revoked'],
+      ]);
+      expect(iframe.style.height).toBe('480px');
+    });
+
+    it('announces nothing to the host itself', () => {
+      const { calls } = handedOff();
+      expect(calls).toEqual([]);
+    });
+
+    it('ignores the announced origin’s messages from another frame', () => {
+      const { calls, fromApp } = handedOff();
+      fromApp({ type: 'ready', height: 420 }, APP, { other: true });
+      expect(calls).toEqual([]);
+    });
+
+    it('ignores any other origin in its own frame', () => {
+      const { calls, fromApp } = handedOff();
+      fromApp({ type: 'ready', height: 420 }, 'https://evil.example.com');
+      expect(calls).toEqual([]);
+    });
+
+    it.each([
+      ['another origin, in its frame', { origin: 'https://evil.example.com' }],
+      ['another frame, from the embed origin', { source: { other: true } }],
+    ])('takes no announcement from %s', (_label, announcedBy) => {
+      const { calls, fromApp } = handedOff(announcedBy);
+      fromApp({ type: 'ready', height: 420 });
+      expect(calls).toEqual([]);
+    });
+
+    it('ignores the app’s attempt to announce yet another origin', () => {
+      const { calls, fromApp } = handedOff();
+      fromApp({ type: 'handoff', origin: 'https://evil.example.com' });
+      fromApp({ type: 'ready', height: 1 }, 'https://evil.example.com');
+      expect(calls).toEqual([]);
+    });
   });
 
   it.each([

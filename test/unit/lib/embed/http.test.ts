@@ -9,6 +9,7 @@ import {
   SessionExpiredError,
   SessionRevokedError,
   StorageUnavailableError,
+  UnconfirmedBindingError,
 } from '#lib/domain/errors';
 import { FRAME_SCRIPT, FRAME_SCRIPT_HASH } from '#lib/embed/frame-script';
 import {
@@ -188,6 +189,18 @@ describe('embedErrorRenderer', () => {
     expect(result.body).toContain('<span class="code">401</span>');
     expect(result.body).toContain('This embed link is not valid');
     expect(headerNames(result.headers)).not.toContain('x-frame-options');
+  });
+
+  it('sets the binding cookie on the 503 of a binding that may have been written, and on no other error', () => {
+    const secret = 'S'.repeat(43);
+    const unconfirmed = embedErrorRenderer(htmlEvent, FRAME_ANCESTORS, new UnconfirmedBindingError(secret))(
+      503,
+      'm',
+      {},
+    );
+    expect(unconfirmed.headers?.['Set-Cookie']).toBe(bindingCookie(secret));
+    const plain = embedErrorRenderer(htmlEvent, FRAME_ANCESTORS, new StorageUnavailableError())(503, 'm', {});
+    expect(plain.headers).not.toHaveProperty('Set-Cookie');
   });
 
   it.each([

@@ -9,6 +9,7 @@ import {
   formatInstant,
   LOCALES,
   type Presentation,
+  REFUSAL_CODES,
   TEXTS,
 } from '#lib/embed/i18n';
 import { displayName, embedContext, renderEmbedError, renderEmbedPage as renderPage } from '#lib/embed/page';
@@ -379,6 +380,32 @@ describe('renderEmbedError', () => {
       expect(html).toContain(escapeHtml(TEXTS[locale].errorTitles[401]));
     }
   });
+
+  it.each(REFUSAL_CODES)(
+    'tells the end user what to do about %s, in the page’s language, and asks the site that sent them',
+    (code) => {
+      const asks = {
+        en: 'the site that sent you here',
+        de: 'die Website, über die Sie hierher gekommen sind',
+        fr: 'au site qui vous a envoyé ici',
+        es: 'al sitio que le envió aquí',
+      };
+      for (const locale of LOCALES) {
+        const html = renderEmbedError(401, code, { theme: 'auto', locale });
+        const hint = TEXTS[locale].refusalHints[code];
+        expect(byTestId(html, 'embed-hint')).toBe(escapeHtml(hint));
+        expect(hint).toContain(asks[locale]);
+        expect(hint).not.toMatch(/token|session|API|401/i);
+      }
+    },
+  );
+
+  it.each(['missing_token', 'board_gone', 'unavailable', 'internal'] as const)(
+    'gives no end-user hint for %s, which is not a refused link',
+    (code) => {
+      expect(renderEmbedError(400, code, DEFAULT_PRESENTATION)).not.toContain('embed-hint');
+    },
+  );
 
   it.each([
     [400, 400],

@@ -165,7 +165,70 @@ describe('readEmbedPageConfig', () => {
       tables: { sessions: 'sessions', boards: 'boards' },
       dynamo: { endpoint: undefined, region: 'eu-west-1' },
       frameAncestors: DEFAULT_FRAME_ANCESTORS,
+      publicBaseUrl: undefined,
+      boardAppUrl: undefined,
+      appUrlRule: { allowLoopbackHttp: false },
     });
+  });
+
+  it('reads the stage’s default board application from BOARD_APP_URL', () => {
+    const config = readEmbedPageConfig({ ...EMBED_ENV, BOARD_APP_URL: ' https://board.example.com/app ' });
+    expect(config.boardAppUrl).toBe('https://board.example.com/app');
+  });
+
+  it('allows a loopback http board application only where the service itself runs on loopback http', () => {
+    const local = {
+      ...EMBED_ENV,
+      PUBLIC_BASE_URL: 'http://127.0.0.1:3000',
+      BOARD_APP_URL: 'http://127.0.0.1:3001/',
+    };
+    expect(readEmbedPageConfig(local)).toMatchObject({
+      boardAppUrl: 'http://127.0.0.1:3001/',
+      appUrlRule: { allowLoopbackHttp: true },
+    });
+    const remote = { ...local, PUBLIC_BASE_URL: 'https://embed.example.com' };
+    expect(configError(() => readEmbedPageConfig(remote)).message).toContain('BOARD_APP_URL');
+    const { PUBLIC_BASE_URL: _, ...derived } = local;
+    expect(configError(() => readEmbedPageConfig(derived)).message).toContain('https');
+  });
+
+  it.each(['http://board.example.com', 'board.example.com', 'https://u:p@board.example.com'])(
+    'refuses BOARD_APP_URL %j',
+    (value) => {
+      const error = configError(() => readEmbedPageConfig({ ...EMBED_ENV, BOARD_APP_URL: value }));
+      expect(error.message).toContain('BOARD_APP_URL');
+    },
+  );
+
+  it('reads the KMS keys of ID tokens by ARN, in the function’s region', () => {
+    const signing = 'arn:aws:kms:eu-west-1:123456789012:key/11111111-2222-3333-4444-555555555555';
+    const subject = 'arn:aws:kms:eu-west-1:123456789012:key/66666666-2222-3333-4444-555555555555';
+    const config = readEmbedPageConfig({
+      ...EMBED_ENV,
+      ID_TOKEN_SIGNING_KEY: signing,
+      ID_TOKEN_SUBJECT_KEY: subject,
+    });
+    expect(config.idTokenKeys).toEqual({
+      kind: 'kms',
+      signingKeyArn: signing,
+      subjectKeyArn: subject,
+      region: 'eu-west-1',
+    });
+  });
+
+  it.each([
+    [{ ID_TOKEN_SIGNING_KEY: 'alias/id-token' }, 'ID_TOKEN_SIGNING_KEY'],
+    [{ ID_TOKEN_SIGNING_KEY: 'arn:aws:kms:eu-west-1:123456789012:key/abc' }, 'ID_TOKEN_SUBJECT_KEY'],
+  ])('refuses KMS keys that are not both key ARNs (%j)', (env, name) => {
+    expect(configError(() => readEmbedPageConfig({ ...EMBED_ENV, ...env })).message).toContain(name);
+  });
+
+  it('reads the local runtime’s key file, and no keys at all where none are configured', () => {
+    expect(readEmbedPageConfig({ ...EMBED_ENV, ID_TOKEN_KEY_FILE: '/tmp/k.json' }).idTokenKeys).toEqual({
+      kind: 'file',
+      path: '/tmp/k.json',
+    });
+    expect(readEmbedPageConfig(EMBED_ENV).idTokenKeys).toBeUndefined();
   });
 
   it('lets any https site and localhost frame the page by default', () => {

@@ -150,6 +150,69 @@ describe('createBoard: the board’s own embed origins', () => {
   });
 });
 
+describe('createBoard: the board’s own application', () => {
+  const APP = 'https://board.acme.com/embedded';
+
+  it('stores the app URL the board’s users are handed to', async () => {
+    const boards = new FakeBoards();
+    const created = await createBoard({ boards }, { ...board(), appUrl: APP });
+    expect(created.appUrl).toBe(APP);
+    expect((await boards.get('board-1'))?.appUrl).toBe(APP);
+  });
+
+  it('keeps the board’s app URL when a replacement leaves it out', async () => {
+    const boards = new FakeBoards([board({ appUrl: APP })]);
+    const replaced = await createBoard({ boards }, board({ name: 'Renamed' }));
+    expect(replaced).toEqual(board({ name: 'Renamed', appUrl: APP }));
+  });
+
+  it.each([
+    ['an empty string', ''],
+    ['null', null],
+  ])(
+    'removes the board’s app URL when given %s, so the built-in page (or the stage default) applies',
+    async (_label, value) => {
+      const boards = new FakeBoards([board({ appUrl: APP })]);
+      const cleared = await createBoard({ boards }, { ...board(), appUrl: value });
+      expect(cleared).not.toHaveProperty('appUrl');
+      expect(await boards.get('board-1')).toEqual(board());
+    },
+  );
+
+  it.each([
+    ['plain http on a public host', 'http://board.acme.com'],
+    ['http on loopback, off the local runtime', 'http://127.0.0.1:3001/'],
+    ['no URL at all', 'board.acme.com'],
+    ['credentials', 'https://user:pw@board.acme.com/'],
+    ['a fragment', 'https://board.acme.com/#x'],
+    ['another scheme', 'javascript:alert(1)'],
+  ])('refuses %s and stores nothing', async (_label, appUrl) => {
+    const boards = new FakeBoards();
+    await expect(createBoard({ boards }, { ...board(), appUrl })).rejects.toBeInstanceOf(ValidationError);
+    expect(await boards.list()).toEqual([]);
+  });
+
+  it.each(['http://127.0.0.1:3001/', 'http://localhost:3001/board'])(
+    'accepts %s where the rule allows loopback http (the local runtime)',
+    async (appUrl) => {
+      const boards = new FakeBoards();
+      const created = await createBoard(
+        { boards, appUrlRule: { allowLoopbackHttp: true } },
+        { ...board(), appUrl },
+      );
+      expect(created.appUrl).toBe(appUrl);
+    },
+  );
+
+  it('still refuses public http where loopback http is allowed', async () => {
+    const outcome = createBoard(
+      { boards: new FakeBoards(), appUrlRule: { allowLoopbackHttp: true } },
+      { ...board(), appUrl: 'http://board.acme.com/' },
+    );
+    await expect(outcome).rejects.toThrow('https');
+  });
+});
+
 describe('addMember and removeMember', () => {
   it('adds a member, idempotently, stamped with the injected clock', async () => {
     const memberships = new FakeMemberships();

@@ -9,7 +9,13 @@ import {
 } from '#lib/domain/errors';
 import { cryptoRandom } from '#lib/platform/system';
 import type { CreateSessionRequest } from '#lib/use-cases/create-session';
-import { type CreateSessionDeps, createSession, MAX_TIMESTAMP_MS } from '#lib/use-cases/create-session';
+import {
+  type CreateSessionDeps,
+  createSession,
+  decodeSessionIdentity,
+  encodeSessionIdentity,
+  MAX_TIMESTAMP_MS,
+} from '#lib/use-cases/create-session';
 import {
   FakeBoards,
   FakeMemberships,
@@ -352,5 +358,41 @@ describe('createSession: storage failures', () => {
     const deps = setup();
     deps.sessions.failWith = new StorageUnavailableError();
     await expect(run(deps)).rejects.toBeInstanceOf(StorageUnavailableError);
+  });
+});
+
+describe('createSession: an identity fixed before the run (a keyed create)', () => {
+  const command = () => ({
+    keyOwner: { userId: OWNER, keyId: 'key_test' },
+    request: request(),
+    baseUrl: BASE_URL,
+  });
+  const identity = { id: 'fixed-session-id', token: 'T'.repeat(32) };
+
+  it('stores the session under that id and token', async () => {
+    const deps = setup();
+    const created = await createSession(deps, { ...command(), identity });
+    expect(created.session.id).toBe(identity.id);
+    expect(created.sessionToken).toBe(identity.token);
+    expect(deps.sessions.created[0]?.tokenHash).toBe(sha256(identity.token));
+  });
+
+  it('meets its own earlier write when run again: one session, described as the first run stored it', async () => {
+    const deps = setup();
+    const first = await createSession(deps, { ...command(), identity });
+    const again = await createSession(
+      { ...deps, clock: fixedClock('2026-01-01T00:00:07.000Z') },
+      { ...command(), identity },
+    );
+    expect(deps.sessions.created).toHaveLength(1);
+    expect(again).toEqual(first);
+  });
+
+  it('round-trips through the text kept with the claim, and rejects anything else', () => {
+    expect(decodeSessionIdentity(encodeSessionIdentity(identity))).toEqual(identity);
+    expect(decodeSessionIdentity(undefined)).toBeUndefined();
+    expect(decodeSessionIdentity('not json')).toBeUndefined();
+    expect(decodeSessionIdentity(JSON.stringify({ id: 'x', token: 'short' }))).toBeUndefined();
+    expect(decodeSessionIdentity(JSON.stringify({ token: identity.token }))).toBeUndefined();
   });
 });

@@ -205,6 +205,20 @@ describe('list cursors', () => {
     );
   });
 
+  it('refuses a cursor that is not exactly the canonical spelling of what it decodes to', () => {
+    const cursor = encodeCursor(position, CALLER, q);
+    const [payload, mac] = cursor.split('.') as [string, string];
+    const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
+    // 32 bytes take 43 characters, whose last carries 2 unused bits: flipping one keeps the bytes.
+    const respelled = `${mac.slice(0, -1)}${alphabet[alphabet.indexOf(mac.slice(-1)) ^ 1]}`;
+    expect(Buffer.from(respelled, 'base64url')).toEqual(Buffer.from(mac, 'base64url'));
+    for (const variant of [`${payload}.${respelled}`, `${payload}.${mac}=`, `${payload}==.${mac}`]) {
+      expect(() => decodeCursor(variant, CALLER, q)).toThrow(
+        'cursor is invalid or was issued for another query',
+      );
+    }
+  });
+
   it.each([
     ['not base64url', 'a b.c'],
     ['without a signature', Buffer.from('{}').toString('base64url')],

@@ -8,6 +8,8 @@ import {
   SessionBoundElsewhereError,
   SessionExpiredError,
   SessionRevokedError,
+  StorageUnavailableError,
+  UnconfirmedBindingError,
 } from '#lib/domain/errors';
 import type { SessionRepository } from '#lib/domain/ports';
 import type { StoredSession } from '#lib/domain/session';
@@ -323,6 +325,91 @@ describe('openEmbedSession: a session created with bindToBrowser', () => {
     repository.get = async (id) => (++reads === 1 ? get(id) : undefined);
     repository.bind = async () => false;
     await expect(openEmbedSession(deps(repository).deps, TOKEN)).rejects.toBeInstanceOf(InvalidTokenError);
+  });
+});
+
+describe('openEmbedSession: a peek (HEAD)', () => {
+  it('answers an unbound bindToBrowser link without binding it or handing out a secret', async () => {
+    const { repository } = laggingSessions(stored({ bindToBrowser: true }));
+    const view = await openEmbedSession(deps(repository).deps, TOKEN, [], { peek: true });
+    expect(view.bindingSecret).toBeUndefined();
+    expect(repository.calls).not.toContain('bind');
+    expect((await repository.get('session-1'))?.bindingHash).toBeNull();
+  });
+
+  it('still refuses a bound link to a browser without its secret, and lets the right one in', async () => {
+    const bound = stored({
+      bindToBrowser: true,
+      bindingHash: bindingHash('session-1', SECRET_A),
+      boundAt: NOW,
+    });
+    const { repository } = laggingSessions(bound);
+    await expect(
+      openEmbedSession(deps(repository).deps, TOKEN, [SECRET_B], { peek: true }),
+    ).rejects.toBeInstanceOf(SessionBoundElsewhereError);
+    const view = await openEmbedSession(deps(repository).deps, TOKEN, [SECRET_A], { peek: true });
+    expect(view.bindingSecret).toBeUndefined();
+  });
+});
+
+describe('openEmbedSession: a bind whose answer is lost or late', () => {
+  const binding = () => stored({ bindToBrowser: true });
+
+  it('recognises its own binding, written though its answer was lost, and hands out its new secret', async () => {
+    const { repository } = laggingSessions(binding());
+    const bind = repository.bind.bind(repository);
+    // The write lands; the SDK's retry meets it and is refused by the condition.
+    repository.bind = async (id, value) => {
+      await bind(id, value);
+      return false;
+    };
+    const view = await openEmbedSession(deps(repository).deps, TOKEN);
+    expect(view.bindingSecret).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    expect((await repository.get('session-1'))?.bindingHash).toBe(
+      bindingHash('session-1', view.bindingSecret as string),
+    );
+  });
+
+  it('undoes a bind it could not confirm and answers 503, leaving the link to the next load', async () => {
+    const { repository } = laggingSessions(binding());
+    const bind = repository.bind.bind(repository);
+    repository.bind = async (id, value) => {
+      await bind(id, value);
+      throw new StorageUnavailableError();
+    };
+    const failure = openEmbedSession(deps(repository).deps, TOKEN);
+    await expect(failure).rejects.toBeInstanceOf(StorageUnavailableError);
+    await expect(failure).rejects.not.toBeInstanceOf(UnconfirmedBindingError);
+    expect(await repository.get('session-1')).toMatchObject({ bindingHash: null, boundAt: null });
+  });
+
+  it('undoes only its own binding, never one another load made', async () => {
+    const { repository } = laggingSessions(binding());
+    const bind = repository.bind.bind(repository);
+    repository.bind = async (id) => {
+      await bind(id, { bindingHash: bindingHash(id, SECRET_B), boundAt: NOW });
+      throw new StorageUnavailableError();
+    };
+    await expect(openEmbedSession(deps(repository).deps, TOKEN, [SECRET_A])).rejects.toBeInstanceOf(
+      StorageUnavailableError,
+    );
+    expect((await repository.get('session-1'))?.bindingHash).toBe(bindingHash('session-1', SECRET_B));
+  });
+
+  it('gives the browser the secret with the 503 when the binding can be neither confirmed nor undone', async () => {
+    const { repository } = laggingSessions(binding());
+    const bind = repository.bind.bind(repository);
+    repository.bind = async (id, value) => {
+      await bind(id, value);
+      throw new StorageUnavailableError();
+    };
+    repository.unbind = async () => {
+      throw new StorageUnavailableError();
+    };
+    const failure = openEmbedSession(deps(repository).deps, TOKEN);
+    await expect(failure).rejects.toBeInstanceOf(UnconfirmedBindingError);
+    const { bindingSecret } = (await failure.catch((error) => error)) as UnconfirmedBindingError;
+    expect((await repository.get('session-1'))?.bindingHash).toBe(bindingHash('session-1', bindingSecret));
   });
 });
 

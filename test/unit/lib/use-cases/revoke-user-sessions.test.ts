@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { REVOKE_CONCURRENCY, revokeUserSessions } from '#lib/use-cases/revoke-user-sessions';
-import { FakeBoards, FakeMemberships, FakeSessions, fixedClock } from '#test/support/fakes';
+import { withCutoffs } from '#lib/domain/cutoffs';
+import { BoardAccessDeniedError, BoardNotFoundError } from '#lib/domain/errors';
+import { BOARD_REVOKE_DENIED, revokeUserSessions } from '#lib/use-cases/revoke-user-sessions';
+import { FakeBoards, FakeMemberships, FakeSessions, fixedClock, sequenceRandom } from '#test/support/fakes';
 import { storedSession } from '#test/support/fixtures';
 
 const NOW = '2026-01-05T00:00:00.000Z';
@@ -10,6 +12,7 @@ function sessions(count: number, overrides: Parameters<typeof storedSession>[0] 
   return Array.from({ length: count }, (_, i) =>
     storedSession({
       id: `00000000-0000-4000-8000-${String(i + 1).padStart(12, '0')}`,
+      tokenHash: String(i + 1).padStart(64, '0'),
       createdAt: new Date(Date.UTC(2026, 0, 1, 0, 0, i)).toISOString(),
       orgId: 'org-a',
       boardId: 'board-a',
@@ -19,17 +22,30 @@ function sessions(count: number, overrides: Parameters<typeof storedSession>[0] 
   );
 }
 
-function setup(all: ReturnType<typeof sessions>) {
+function setup(all: ReturnType<typeof sessions>, now = NOW) {
   return {
     sessions: new FakeSessions(all),
-    boards: new FakeBoards([{ boardId: 'board-a', orgId: 'org-a', visibility: 'PRIVATE', name: null }]),
-    memberships: new FakeMemberships([{ orgId: 'org-a', userId: 'owner-1' }]),
-    clock: fixedClock(NOW),
+    boards: new FakeBoards([
+      { boardId: 'board-a', orgId: 'org-a', visibility: 'PUBLIC', name: null },
+      { boardId: 'board-z', orgId: 'org-z', visibility: 'PUBLIC', name: null },
+    ]),
+    memberships: new FakeMemberships([
+      { orgId: 'org-a', userId: 'owner-1' },
+      { orgId: 'org-a', userId: 'colleague' },
+      { orgId: 'org-z', userId: 'owner-z' },
+    ]),
+    clock: fixedClock(now),
+    random: sequenceRandom(),
   };
 }
 
-describe('revokeUserSessions', () => {
-  it('revokes every accessible session of the user not revoked yet, recording the caller, and counts them', async () => {
+/** The sessions as retrieve and the embed page see them: with the cut-offs applied. */
+async function seen(deps: ReturnType<typeof setup>) {
+  return deps.sessions.applyCutoffs(deps.sessions.created);
+}
+
+describe('revokeUserSessions: one cut-off per scope', () => {
+  it('revokes every session of the user at the cut-off and counts the active ones', async () => {
     const all = sessions(5);
     const deps = setup(all);
     await deps.sessions.markRevoked(all[0]?.id ?? '', {
@@ -38,122 +54,186 @@ describe('revokeUserSessions', () => {
       byKeyId: null,
     });
     expect(await revokeUserSessions(deps, CALLER, { userId: 'customer-1' })).toEqual({ revoked: 4 });
-    expect(
-      deps.sessions.created.filter((s) => s.revokedAt === NOW && s.revokedByKeyId === 'key_1'),
-    ).toHaveLength(4);
-    expect(deps.sessions.created[0]?.revokedAt).toBe('2026-01-02T00:00:00.000Z');
-    expect(await revokeUserSessions(deps, CALLER, { userId: 'customer-1' })).toEqual({ revoked: 0 });
+    const after = await seen(deps);
+    expect(after.map((s) => s.revokedAt)).toEqual(['2026-01-02T00:00:00.000Z', NOW, NOW, NOW, NOW]);
+    expect(after[1]).toMatchObject({ revokedByUserId: 'owner-1', revokedByKeyId: 'key_1' });
   });
 
-  it('leaves other users, other boards and other tenants alone', async () => {
-    const target = sessions(2);
-    const otherUser = storedSession({
-      id: '10000000-0000-4000-8000-000000000001',
-      orgId: 'org-a',
-      userId: 'customer-2',
-    });
-    const otherBoard = storedSession({
-      id: '10000000-0000-4000-8000-000000000002',
-      orgId: 'org-a',
-      boardId: 'board-z',
-      userId: 'customer-1',
-    });
-    const otherTenant = storedSession({
-      id: '10000000-0000-4000-8000-000000000003',
-      orgId: 'org-z',
-      userId: 'customer-1',
-    });
-    const deps = setup([...target, otherUser, otherBoard, otherTenant]);
-    expect(await revokeUserSessions(deps, CALLER, { userId: 'customer-1', boardId: 'board-a' })).toEqual({
-      revoked: 2,
-    });
-    const untouched = deps.sessions.created.filter((s) => s.revokedAt === null).map((s) => s.id);
-    expect(untouched.sort()).toEqual([otherUser.id, otherBoard.id, otherTenant.id].sort());
+  it('writes twice, whatever the number of sessions: before the count and after it, one target per scope', async () => {
+    for (const count of [1, 300]) {
+      const deps = setup(sessions(count));
+      const writes: number[] = [];
+      const write = deps.sessions.writeCutoff.bind(deps.sessions);
+      deps.sessions.writeCutoff = async (targets, entry) => {
+        writes.push(targets.length);
+        return write(targets, entry);
+      };
+      await revokeUserSessions(deps, CALLER, { userId: 'customer-1' });
+      expect(writes).toEqual([2, 2]);
+      expect(deps.sessions.calls).not.toContain('revoke');
+    }
   });
 
-  it(`revokes many sessions with at most ${REVOKE_CONCURRENCY} revocations in flight`, async () => {
-    const deps = setup(sessions(200));
-    let inFlight = 0;
-    let peak = 0;
-    const mark = deps.sessions.markRevoked.bind(deps.sessions);
-    deps.sessions.markRevoked = async (id, revocation) => {
-      inFlight += 1;
-      peak = Math.max(peak, inFlight);
-      await new Promise((resolve) => setTimeout(resolve, 1));
-      inFlight -= 1;
-      return mark(id, revocation);
-    };
-    expect(await revokeUserSessions(deps, CALLER, { userId: 'customer-1' })).toEqual({ revoked: 200 });
-    expect(peak).toBe(REVOKE_CONCURRENCY);
-  });
-
-  it('answers 0 when the user has no session the caller may reach', async () => {
+  it('has covered every session created before the call began when the count then fails', async () => {
     const deps = setup(sessions(3));
-    expect(
-      await revokeUserSessions(deps, { userId: 'stranger', keyId: 'k' }, { userId: 'customer-1' }),
-    ).toEqual({
-      revoked: 0,
-    });
-    expect(deps.sessions.created.every((s) => s.revokedAt === null)).toBe(true);
+    deps.sessions.getStates = async () => {
+      throw new Error('DynamoDB is unavailable');
+    };
+    await expect(revokeUserSessions(deps, CALLER, { userId: 'customer-1' })).rejects.toThrow('unavailable');
+    expect((await seen(deps)).map((s) => s.revokedAt)).toEqual([NOW, NOW, NOW]);
   });
-});
 
-describe('revokeUserSessions: tenants and failures', () => {
-  it('leaves alone another tenant’s session of the same external user on the caller’s own public board', async () => {
-    const stranger = storedSession({
+  it('counts nothing and moves no cut-off back when revoking twice: the first cut-off stays', async () => {
+    const deps = setup(sessions(3));
+    expect(await revokeUserSessions(deps, CALLER, { userId: 'customer-1' })).toEqual({ revoked: 3 });
+    deps.clock = fixedClock('2026-01-06T00:00:00.000Z');
+    expect(await revokeUserSessions(deps, CALLER, { userId: 'customer-1' })).toEqual({ revoked: 0 });
+    expect((await seen(deps)).map((s) => s.revokedAt)).toEqual([NOW, NOW, NOW]);
+  });
+
+  it('leaves a session created after the cut-off active, until a later cut-off covers it', async () => {
+    const deps = setup(sessions(1));
+    await revokeUserSessions(deps, CALLER, { userId: 'customer-1' });
+    const later = storedSession({
       id: '20000000-0000-4000-8000-000000000001',
       orgId: 'org-a',
       boardId: 'board-a',
       userId: 'customer-1',
-      createdByUserId: 'stranger',
+      createdAt: '2026-01-05T00:00:00.001Z',
     });
-    const deps = setup([...sessions(2, { createdByUserId: 'owner-1' }), stranger]);
-    expect(await revokeUserSessions(deps, CALLER, { userId: 'customer-1' })).toEqual({ revoked: 2 });
-    expect(deps.sessions.created.find((s) => s.id === stranger.id)?.revokedAt).toBeNull();
+    await deps.sessions.create(later);
+    const [covered] = await deps.sessions.applyCutoffs([later]);
+    expect(covered?.revokedAt).toBeNull();
+    deps.clock = fixedClock('2026-01-06T00:00:00.000Z');
+    expect(await revokeUserSessions(deps, CALLER, { userId: 'customer-1' })).toEqual({ revoked: 1 });
+    expect((await seen(deps)).map((s) => s.revokedAt)).toEqual([NOW, '2026-01-06T00:00:00.000Z']);
   });
 
-  it('narrows to the board for a creator outside the board’s organization', async () => {
-    const onA = storedSession({
+  it('covers a session created at the very instant of the cut-off (at or before)', async () => {
+    const deps = setup(sessions(1, { createdAt: NOW }));
+    expect(await revokeUserSessions(deps, CALLER, { userId: 'customer-1' })).toEqual({ revoked: 1 });
+    expect((await seen(deps))[0]?.revokedAt).toBe(NOW);
+  });
+
+  it('covers a colleague’s session the index has not shown yet, but never another tenant’s', async () => {
+    const deps = setup([]);
+    await revokeUserSessions(deps, CALLER, { userId: 'customer-1' });
+    // Created before the cut-off but absent from every scope read (the index lagged): still covered.
+    const colleagues = storedSession({
       id: '30000000-0000-4000-8000-000000000001',
-      orgId: 'org-x',
-      boardId: 'board-x1',
+      orgId: 'org-a',
+      boardId: 'board-a',
       userId: 'customer-1',
-      createdByUserId: 'owner-1',
+      createdByUserId: 'colleague',
+      createdAt: '2026-01-04T23:59:59.999Z',
     });
-    const onB = storedSession({
+    // Another tenant's own "customer-1", on org-a's public board.
+    const outsiders = {
+      ...colleagues,
       id: '30000000-0000-4000-8000-000000000002',
-      orgId: 'org-x',
-      boardId: 'board-x2',
-      userId: 'customer-1',
-      createdByUserId: 'owner-1',
-    });
-    const deps = setup([onA, onB]);
-    expect(await revokeUserSessions(deps, CALLER, { userId: 'customer-1', boardId: 'board-x1' })).toEqual({
-      revoked: 1,
-    });
-    expect(deps.sessions.created.find((s) => s.id === onB.id)?.revokedAt).toBeNull();
+      createdByUserId: 'owner-z',
+    };
+    const [a, b] = await deps.sessions.applyCutoffs([colleagues, outsiders]);
+    expect(a?.revokedAt).toBe(NOW);
+    expect(b?.revokedAt).toBeNull();
   });
 
-  it('stops taking new sessions once a revocation fails, and fails the call', async () => {
-    const deps = setup(sessions(100));
-    let calls = 0;
-    let callsWhenFailed = 0;
-    deps.sessions.markRevoked = async () => {
-      calls += 1;
-      const call = calls;
-      await new Promise((resolve) => setTimeout(resolve, 1));
-      if (call === 3) {
-        callsWhenFailed = calls;
-        throw new Error('DynamoDB unavailable');
-      }
-      return true;
-    };
-    await expect(revokeUserSessions(deps, CALLER, { userId: 'customer-1' })).rejects.toThrow(
-      'DynamoDB unavailable',
+  it('never touches another tenant’s sessions of the same external user id', async () => {
+    const mine = sessions(2);
+    const theirs = sessions(2, { createdByUserId: 'owner-z', orgId: 'org-z', boardId: 'board-z' }).map(
+      (s, i) => ({
+        ...s,
+        id: `40000000-0000-4000-8000-00000000000${i}`,
+        tokenHash: `${i}`.padStart(64, 'f'),
+      }),
     );
-    // Those in flight finish; nobody starts another after the failure.
-    await new Promise((resolve) => setTimeout(resolve, 20));
-    expect(calls).toBe(callsWhenFailed);
-    expect(calls).toBeLessThan(100);
+    const deps = setup([...mine, ...theirs]);
+    expect(
+      await revokeUserSessions(deps, { userId: 'owner-z', keyId: 'kz' }, { userId: 'customer-1' }),
+    ).toEqual({ revoked: 2 });
+    const after = await seen(deps);
+    expect(after.filter((s) => s.createdByUserId === 'owner-1').map((s) => s.revokedAt)).toEqual([
+      null,
+      null,
+    ]);
+    expect(after.filter((s) => s.createdByUserId === 'owner-z').map((s) => s.revokedAt)).toEqual([NOW, NOW]);
+  });
+
+  it('narrows to one board with boardId, for the organization’s members’ sessions there', async () => {
+    const onA = sessions(2);
+    const elsewhere = sessions(1, { boardId: 'board-b' }).map((s) => ({
+      ...s,
+      id: '50000000-0000-4000-8000-000000000001',
+      tokenHash: 'e'.repeat(64),
+    }));
+    const deps = setup([...onA, ...elsewhere]);
+    expect(await revokeUserSessions(deps, CALLER, { userId: 'customer-1', boardId: 'board-a' })).toEqual({
+      revoked: 2,
+    });
+    const after = await seen(deps);
+    expect(after.map((s) => [s.boardId, s.revokedAt])).toEqual([
+      ['board-a', NOW],
+      ['board-a', NOW],
+      ['board-b', null],
+    ]);
+  });
+
+  it('does not count expired sessions', async () => {
+    const deps = setup(sessions(2, { expiresAt: '2026-01-03T00:00:00.000Z' }));
+    expect(await revokeUserSessions(deps, CALLER, { userId: 'customer-1' })).toEqual({ revoked: 0 });
+  });
+});
+
+describe('revokeUserSessions: a board’s whole population', () => {
+  it('revokes every tenant’s sessions on the board for a member of its organization', async () => {
+    const mine = sessions(1);
+    const theirs = sessions(1, { createdByUserId: 'owner-z', userId: 'other' }).map((s) => ({
+      ...s,
+      id: '60000000-0000-4000-8000-000000000001',
+      tokenHash: 'c'.repeat(64),
+    }));
+    const deps = setup([...mine, ...theirs]);
+    expect(await revokeUserSessions(deps, CALLER, { boardId: 'board-a' })).toEqual({ revoked: 2 });
+    expect((await seen(deps)).map((s) => s.revokedAt)).toEqual([NOW, NOW]);
+  });
+
+  it('refuses a caller outside the board’s organization, and writes nothing', async () => {
+    const deps = setup(sessions(1));
+    await expect(
+      revokeUserSessions(deps, { userId: 'owner-z', keyId: 'kz' }, { boardId: 'board-a' }),
+    ).rejects.toThrow(new BoardAccessDeniedError(BOARD_REVOKE_DENIED));
+    expect(deps.sessions.calls).not.toContain('writeCutoff');
+  });
+
+  it('answers that an unknown board does not exist', async () => {
+    const deps = setup([]);
+    await expect(revokeUserSessions(deps, CALLER, { boardId: 'nope' })).rejects.toBeInstanceOf(
+      BoardNotFoundError,
+    );
+  });
+});
+
+describe('withCutoffs', () => {
+  it('keeps a session’s own revocation when it came before the cut-off', () => {
+    const session = storedSession({ revokedAt: '2026-01-01T00:00:01.000Z', revokedByUserId: 'me' });
+    const record = {
+      scope: { kind: 'stage' as const },
+      entries: [{ id: 'e', at: '2026-01-02T00:00:00.000Z', byUserId: 'admin-cli', byKeyId: null }],
+    };
+    expect(withCutoffs(session, [record])).toBe(session);
+    const later = { ...session, revokedAt: '2026-01-03T00:00:00.000Z' };
+    expect(withCutoffs(later, [record])).toMatchObject({
+      revokedAt: '2026-01-02T00:00:00.000Z',
+      revokedByUserId: 'admin-cli',
+    });
+  });
+
+  it('ignores a record whose scope does not hold the session', () => {
+    const session = storedSession({ boardId: 'board-1' });
+    const record = {
+      scope: { kind: 'board' as const, boardId: 'board-2' },
+      entries: [{ id: 'e', at: '2026-01-02T00:00:00.000Z', byUserId: 'u', byKeyId: null }],
+    };
+    expect(withCutoffs(session, [record]).revokedAt).toBeNull();
   });
 });

@@ -55,8 +55,9 @@ describe('parseListSessionsQuery', () => {
 });
 
 describe('parseRevokeUserSessionsRequest', () => {
-  it('reads a user and an optional board', () => {
+  it('reads a user, a user on a board, or a board alone', () => {
     expect(parseRevokeUserSessionsRequest({ userId: 'u' })).toEqual({ userId: 'u' });
+    expect(parseRevokeUserSessionsRequest({ boardId: 'b' })).toEqual({ boardId: 'b' });
     expect(parseRevokeUserSessionsRequest({ userId: 'u', boardId: 'b' })).toEqual({
       userId: 'u',
       boardId: 'b',
@@ -64,9 +65,9 @@ describe('parseRevokeUserSessionsRequest', () => {
   });
 
   it.each([
-    [{}, 'userId is required'],
-    [{ boardId: 'b' }, 'userId is required'],
+    [{}, 'userId or boardId is required (or both)'],
     [{ userId: 1 }, 'userId must be a string'],
+    [{ boardId: ' ' }, 'boardId must not be blank'],
     [{ userId: 'u', boardId: null }, 'boardId must be a string'],
     [{ userId: 'u', status: 'x' }, 'status is not an allowed field'],
     [{ userId: ' ' }, 'userId must not be blank'],

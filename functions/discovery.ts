@@ -1,0 +1,20 @@
+import middy from '@middy/core';
+import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
+import { discoveryResponse, JWKS_PATH, jwks, openIdConfiguration } from '#lib/embed/discovery';
+import { apiBaseUrl } from '#lib/http/api-gateway';
+import { httpErrors } from '#lib/http/middlewares/http-errors';
+import { readDiscoveryConfig } from '#lib/platform/config';
+import { createLogger } from '#lib/platform/logger';
+import { lazySigningKeySet } from '#lib/signing/id-token-keys';
+
+const config = readDiscoveryConfig(process.env);
+const keySet = lazySigningKeySet(config.keys);
+const logger = createLogger({ function: 'discovery' });
+
+/** GET /.well-known/openid-configuration and GET /.well-known/jwks.json: public, cacheable, any origin. */
+export const handler = middy<APIGatewayProxyEvent, APIGatewayProxyResult>()
+  .use(httpErrors({ logger }))
+  .handler(async (event) => {
+    if (event.resource === JWKS_PATH) return discoveryResponse(jwks(await (await keySet()).publicKeys()));
+    return discoveryResponse(openIdConfiguration(config.publicBaseUrl ?? apiBaseUrl(event)));
+  });

@@ -1,0 +1,149 @@
+/**
+ * Revocation cut-offs: "the sessions of this scope created at or before T are revoked", one record per
+ * scope however many sessions it holds. A revoke-all writes a cut-off instead of touching each session;
+ * the embed page, retrieve and list read the records that could cover a session with it, and a covered
+ * session is revoked, with `revokedAt` = the earliest cut-off covering it.
+ */
+import type { Revocation, StoredSession } from './session';
+
+/**
+ * What a cut-off applies to. Each kind is keyed by attributes every session carries from its creation on
+ * (they never change), so the records that could cover a session follow from the session alone:
+ * - `orgUser`: an external user's sessions on one organization's boards, created by `creators` (the
+ *   organization's members when the cut-off was written: the tenant's own, never another tenant's);
+ * - `creatorUser`: an external user's sessions created by one key owner, on any board;
+ * - `boardUser`: an external user's sessions on one board, created by `creators`;
+ * - `board`: every session on one board, whoever created it;
+ * - `user`: every session of an external user id, across tenants (operators only);
+ * - `stage`: every session (operators only).
+ */
+export type CutoffScope =
+  | { kind: 'orgUser'; orgId: string; userId: string }
+  | { kind: 'creatorUser'; creatorUserId: string; userId: string }
+  | { kind: 'boardUser'; boardId: string; userId: string }
+  | { kind: 'board'; boardId: string }
+  | { kind: 'user'; userId: string }
+  | { kind: 'stage' };
+
+/** One cut-off written into a scope's record. */
+export interface CutoffEntry {
+  /** Drawn once per revoke-all call: writing the same entry again (a retry) changes nothing. */
+  id: string;
+  /** The sessions created at or before this instant (ISO 8601 UTC) are revoked. */
+  at: string;
+  byUserId: string;
+  byKeyId: string | null;
+  /** Only sessions these key owners created (the kinds that carry it); every session otherwise. */
+  creators?: readonly string[];
+}
+
+/** A cut-off to write: the scope, and the key owners whose sessions it covers where it names them. */
+export interface CutoffTarget {
+  scope: CutoffScope;
+  creators?: readonly string[];
+}
+
+/** A scope's record: every cut-off written to it, in no particular order. */
+export interface CutoffRecord {
+  scope: CutoffScope;
+  entries: readonly CutoffEntry[];
+}
+
+/** The attributes of a session that decide which records may cover it; all fixed at creation. */
+export type CutoffSubject = Pick<StoredSession, 'orgId' | 'userId' | 'boardId' | 'createdByUserId'>;
+
+/** The scopes whose records could cover this session: always the same six. */
+export function cutoffScopesOf(session: CutoffSubject): CutoffScope[] {
+  return [
+    { kind: 'orgUser', orgId: session.orgId, userId: session.userId },
+    { kind: 'creatorUser', creatorUserId: session.createdByUserId, userId: session.userId },
+    { kind: 'boardUser', boardId: session.boardId, userId: session.userId },
+    { kind: 'board', boardId: session.boardId },
+    { kind: 'user', userId: session.userId },
+    { kind: 'stage' },
+  ];
+}
+
+/** A stable text key of a scope (the adapter hashes it into the record's key). */
+export function cutoffScopeKey(scope: CutoffScope): string {
+  switch (scope.kind) {
+    case 'orgUser':
+      return JSON.stringify([scope.kind, scope.orgId, scope.userId]);
+    case 'creatorUser':
+      return JSON.stringify([scope.kind, scope.creatorUserId, scope.userId]);
+    case 'boardUser':
+      return JSON.stringify([scope.kind, scope.boardId, scope.userId]);
+    case 'board':
+      return JSON.stringify([scope.kind, scope.boardId]);
+    case 'user':
+      return JSON.stringify([scope.kind, scope.userId]);
+    case 'stage':
+      return JSON.stringify([scope.kind]);
+  }
+}
+
+/** Whether the record's scope holds the session at all (its key could be shared only by a hash collision). */
+function inScope(scope: CutoffScope, session: CutoffSubject): boolean {
+  switch (scope.kind) {
+    case 'orgUser':
+      return scope.orgId === session.orgId && scope.userId === session.userId && session.orgId !== '';
+    case 'creatorUser':
+      return (
+        scope.creatorUserId === session.createdByUserId &&
+        scope.userId === session.userId &&
+        session.createdByUserId !== ''
+      );
+    case 'boardUser':
+      return scope.boardId === session.boardId && scope.userId === session.userId;
+    case 'board':
+      return scope.boardId === session.boardId;
+    case 'user':
+      return scope.userId === session.userId;
+    case 'stage':
+      return true;
+  }
+}
+
+/**
+ * The earliest cut-off among `records` that covers the session (created at or before it, in its scope,
+ * by one of its creators where the entry names them), skipping the entries `except` names; undefined
+ * when none does.
+ */
+export function coveringCutoff(
+  session: CutoffSubject & Pick<StoredSession, 'createdAt'>,
+  records: Iterable<CutoffRecord>,
+  except?: ReadonlySet<string>,
+): CutoffEntry | undefined {
+  let earliest: CutoffEntry | undefined;
+  for (const record of records) {
+    if (!inScope(record.scope, session)) continue;
+    for (const entry of record.entries) {
+      if (except?.has(entry.id)) continue;
+      if (entry.at < session.createdAt) continue;
+      if (entry.creators !== undefined && !entry.creators.includes(session.createdByUserId)) continue;
+      if (!earliest || entry.at < earliest.at) earliest = entry;
+    }
+  }
+  return earliest;
+}
+
+/**
+ * The session as the cut-offs leave it: revoked at the earliest of its own revocation and the earliest
+ * cut-off covering it (recorded as whoever wrote that one). Unchanged when none covers it or its own
+ * revocation came first.
+ */
+export function withCutoffs<T extends StoredSession>(
+  session: T,
+  records: Iterable<CutoffRecord>,
+  except?: ReadonlySet<string>,
+): T {
+  const cutoff = coveringCutoff(session, records, except);
+  if (!cutoff || (session.revokedAt !== null && session.revokedAt <= cutoff.at)) return session;
+  const revocation: Revocation = { revokedAt: cutoff.at, byUserId: cutoff.byUserId, byKeyId: cutoff.byKeyId };
+  return {
+    ...session,
+    revokedAt: revocation.revokedAt,
+    revokedByUserId: revocation.byUserId,
+    revokedByKeyId: revocation.byKeyId,
+  };
+}

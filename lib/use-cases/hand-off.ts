@@ -1,0 +1,68 @@
+import type { Board } from '#lib/domain/board';
+import { appOrigin, type BoardAppUrlRule, isBoardAppUrl } from '#lib/domain/board-app';
+import { ID_TOKEN_MAX_LIFETIME_SECONDS, type IdTokenClaims } from '#lib/domain/id-token';
+import type { Clock, IdTokenSigner, PairwiseSubjects, RandomSource } from '#lib/domain/ports';
+import type { EmbedView } from './open-embed-session';
+
+export interface HandOffDeps {
+  signer: IdTokenSigner;
+  subjects: PairwiseSubjects;
+  clock: Clock;
+  random: RandomSource;
+}
+
+/** Where the embed page sends the user, and the ID token it sends with them. */
+export interface HandOff {
+  url: string;
+  idToken: string;
+}
+
+/**
+ * The application a board's users are handed to: the board's own `appUrl`, else the stage's default,
+ * else none (the built-in page). An app URL that breaks the rule (written to the table by hand, say) is
+ * ignored as if the board had none, so no token is ever sent where the rule forbids.
+ */
+export function boardAppUrlOf(
+  board: Board,
+  stageDefault: string | undefined,
+  rule: BoardAppUrlRule,
+): string | undefined {
+  if (board.appUrl && isBoardAppUrl(board.appUrl, rule)) return board.appUrl;
+  return stageDefault && isBoardAppUrl(stageDefault, rule) ? stageDefault : undefined;
+}
+
+/**
+ * Vouches for the user of a usable embed session to the board's application: an ID token for the app's
+ * origin, issued by `issuer`, good for five minutes at most and never past the session's expiry, with a
+ * pairwise subject (stable for the tenant's user, unrelated across tenants) and a fresh `jti` the app
+ * uses to refuse a replay. Only what the session's creator vouched for goes in: never the session token
+ * nor anything derived from it.
+ */
+export async function handOff(
+  deps: HandOffDeps,
+  view: EmbedView,
+  target: { issuer: string; appUrl: string },
+): Promise<HandOff> {
+  const { session, board } = view;
+  const iat = Math.floor(deps.clock.now().getTime() / 1000);
+  const sessionEnd = Math.floor(Date.parse(session.expiresAt) / 1000);
+  const claims: IdTokenClaims = {
+    iss: target.issuer,
+    aud: appOrigin(target.appUrl),
+    sub: await deps.subjects.subjectOf(session.orgId, session.userId),
+    user_id: session.userId,
+    email: session.email,
+    given_name: session.firstName,
+    family_name: session.lastName,
+    picture: session.avatarUrl,
+    plan: session.plan,
+    metadata: session.metadata,
+    board_id: board.boardId,
+    board_name: board.name,
+    sid: session.id,
+    iat,
+    exp: Math.min(iat + ID_TOKEN_MAX_LIFETIME_SECONDS, sessionEnd),
+    jti: deps.random.uuid(),
+  };
+  return { url: target.appUrl, idToken: await deps.signer.sign(claims) };
+}

@@ -1,0 +1,45 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { LocalRuntime } from '#local/runtime';
+import { call, createSessionCall, putBoard, startTestRuntime } from '#test/support/local-runtime';
+
+const STAGE_APP = 'http://127.0.0.1:9/stage-board';
+const OWN_APP = 'https://own-board.example.test/';
+
+let runtime: LocalRuntime;
+let previous: string | undefined;
+beforeAll(async () => {
+  // The stage default, read by the embed page at start as under `npm start` (BOARD_APP_URL).
+  previous = process.env.BOARD_APP_URL;
+  process.env.BOARD_APP_URL = STAGE_APP;
+  runtime = await startTestRuntime();
+  await putBoard(runtime, {
+    boardId: 'board_own_app',
+    orgId: 'org_demo',
+    visibility: 'PUBLIC',
+    name: 'Own',
+    appUrl: OWN_APP,
+  });
+});
+afterAll(async () => {
+  await runtime?.close();
+  if (previous === undefined) delete process.env.BOARD_APP_URL;
+  else process.env.BOARD_APP_URL = previous;
+});
+
+async function handoffOf(boardId: string | undefined) {
+  const created = await createSessionCall(runtime, { boardId, userId: 'u-1', email: 'u@example.com' });
+  const token = (created.body as { sessionToken: string }).sessionToken;
+  const result = await call(runtime, `/embed?token=${token}`, { headers: { Accept: 'application/json' } });
+  expect(result.status).toBe(200);
+  return result.body.handoff as { url: string } | undefined;
+}
+
+describe('the stage’s default board application (BOARD_APP_URL)', () => {
+  it('hands the users of a board without an app URL of its own to the stage default', async () => {
+    expect((await handoffOf(runtime.demo?.publicBoardId))?.url).toBe(STAGE_APP);
+  });
+
+  it('lets a board’s own app URL win over the stage default', async () => {
+    expect((await handoffOf('board_own_app'))?.url).toBe(OWN_APP);
+  });
+});

@@ -1,0 +1,312 @@
+import { randomBytes } from 'node:crypto';
+import { createLocalJWKSet, decodeJwt, decodeProtectedHeader, type JWTPayload, jwtVerify } from 'jose';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ID_TOKEN_CLAIMS } from '#lib/domain/id-token';
+import { HANDOFF_SCRIPT_HASH } from '#lib/embed/handoff';
+import { LocalIdTokenKeys } from '#lib/signing/local-keys';
+import type { LocalRuntime } from '#local/runtime';
+import {
+  apiCall,
+  type CallResult,
+  call,
+  createSessionCall,
+  keyOwner,
+  putBoard,
+  startTestRuntime,
+  storeSession,
+} from '#test/support/local-runtime';
+
+const APP_URL = 'https://board.acme.test/embedded?from=embed';
+const APP_ORIGIN = 'https://board.acme.test';
+const OTHER_APP_URL = 'https://other-board.example.test/';
+
+let runtime: LocalRuntime;
+let keys: LocalIdTokenKeys;
+beforeAll(async () => {
+  runtime = await startTestRuntime();
+  keys = new LocalIdTokenKeys(process.env.ID_TOKEN_KEY_FILE as string);
+  await putBoard(runtime, {
+    boardId: 'board_with_app',
+    orgId: 'org_demo',
+    visibility: 'PUBLIC',
+    name: 'Roadmap app',
+    appUrl: APP_URL,
+  });
+  await putBoard(runtime, {
+    boardId: 'board_other_tenant_app',
+    orgId: 'org_tenant_b',
+    visibility: 'PUBLIC',
+    name: 'Tenant B',
+    appUrl: OTHER_APP_URL,
+  });
+});
+afterAll(() => runtime?.close());
+
+async function newSession(extra: Record<string, unknown> = {}, headers: Record<string, string> = {}) {
+  const result = await createSessionCall(
+    runtime,
+    { boardId: 'board_with_app', userId: 'customer-42', email: 'ada@example.com', ...extra },
+    headers,
+  );
+  expect(result.status).toBe(201);
+  return result.body as {
+    sessionToken: string;
+    embedUrl: string;
+    session: { id: string; expiresAt: string };
+  };
+}
+
+/** The hidden fields of the hand-off form, and its action and method. */
+function formOf(html: string) {
+  const form = /<form id="embed-handoff" method="(\w+)" action="([^"]*)"/.exec(html);
+  const fields = Object.fromEntries(
+    [...html.matchAll(/<input type="hidden" name="([^"]+)" value="([^"]*)">/g)].map((m) => [m[1], m[2]]),
+  );
+  return { method: form?.[1], action: form?.[2]?.replace(/&amp;/g, '&'), fields };
+}
+
+async function verify(idToken: string, audience = APP_ORIGIN): Promise<JWTPayload> {
+  const { payload } = await jwtVerify(idToken, createLocalJWKSet({ keys: await keys.publicKeys() }), {
+    issuer: runtime.baseUrl,
+    audience,
+    algorithms: ['ES256'],
+  });
+  return payload;
+}
+
+async function handoffJson(token: string): Promise<{ url: string; idToken: string }> {
+  const result = await call(runtime, `/embed?token=${token}`, { headers: { Accept: 'application/json' } });
+  expect(result.status).toBe(200);
+  return (result.body as { handoff: { url: string; idToken: string } }).handoff;
+}
+
+describe('GET /embed for a board with an application', () => {
+  it('answers a page that POSTs id_token to the app URL by an auto-submitting form', async () => {
+    const created = await newSession();
+    const result = await call(runtime, `/embed?token=${created.sessionToken}`);
+    expect(result.status).toBe(200);
+    expect(result.headers.get('content-type')).toBe('text/html; charset=utf-8');
+    const form = formOf(result.text);
+    expect(form.method).toBe('post');
+    expect(form.action).toBe(APP_URL);
+    expect(Object.keys(form.fields)).toEqual(['id_token']);
+    expect(await verify(form.fields.id_token as string)).toMatchObject({ sid: created.session.id });
+    expect(result.text).toContain(`<script>`);
+    expect(result.text).not.toContain(created.sessionToken);
+  });
+
+  it('passes theme and locale to the app when the embed URL gives them', async () => {
+    const created = await newSession();
+    const result = await call(runtime, `/embed?token=${created.sessionToken}&theme=dark&locale=de-AT`);
+    expect(formOf(result.text).fields).toMatchObject({ theme: 'dark', locale: 'de' });
+    expect(result.text).toContain('<html lang="de" data-theme="dark">');
+  });
+
+  it('sends the embed page’s headers, with a CSP whose form-action names only the app’s origin', async () => {
+    const created = await newSession();
+    const result = await call(runtime, `/embed?token=${created.sessionToken}`);
+    expect(result.headers.get('cache-control')).toBe('no-store');
+    expect(result.headers.get('referrer-policy')).toBe('no-referrer');
+    expect(result.headers.get('x-content-type-options')).toBe('nosniff');
+    const csp = (result.headers.get('content-security-policy') ?? '').split('; ');
+    expect(csp).toContain(`form-action ${APP_ORIGIN}`);
+    expect(csp).toContain(`script-src ${HANDOFF_SCRIPT_HASH}`);
+    expect(csp).toContain("default-src 'none'");
+    expect(csp).toContain('frame-ancestors https: http://localhost:* http://127.0.0.1:*');
+    expect(csp.join('; ')).not.toContain('unsafe-inline');
+  });
+
+  it('frames the hand-off page under the board’s own origins when it has them', async () => {
+    await putBoard(runtime, {
+      boardId: 'board_framed_app',
+      orgId: 'org_demo',
+      visibility: 'PUBLIC',
+      name: 'Framed',
+      appUrl: APP_URL,
+      embedOrigins: ['https://host.acme.test'],
+    });
+    const created = await newSession({ boardId: 'board_framed_app' });
+    const result = await call(runtime, `/embed?token=${created.sessionToken}`);
+    expect(result.headers.get('content-security-policy')).toContain('frame-ancestors https://host.acme.test');
+  });
+
+  it('answers {"handoff": {"url", "idToken"}} for Accept: application/json', async () => {
+    const created = await newSession();
+    const result = await call(runtime, `/embed?token=${created.sessionToken}`, {
+      headers: { Accept: 'application/json' },
+    });
+    expect(Object.keys(result.body)).toEqual(['handoff']);
+    const handoff = result.body.handoff as { url: string; idToken: string };
+    expect(Object.keys(handoff).sort()).toEqual(['idToken', 'url']);
+    expect(handoff.url).toBe(APP_URL);
+    await expect(verify(handoff.idToken)).resolves.toBeDefined();
+    expect(result.headers.get('content-security-policy')).toContain(`form-action ${APP_ORIGIN}`);
+  });
+});
+
+describe('the ID token', () => {
+  it('is an ES256 JWT with a published kid, carrying exactly the documented claims', async () => {
+    const created = await newSession({
+      firstName: 'Ada',
+      lastName: 'Lovelace',
+      avatarUrl: 'https://img.example.com/ada.png',
+      plan: 'pro',
+      metadata: { team: 'core', seats: 3 },
+    });
+    const { idToken } = await handoffJson(created.sessionToken);
+    const [published] = await keys.publicKeys();
+    expect(decodeProtectedHeader(idToken)).toEqual({ alg: 'ES256', typ: 'JWT', kid: published?.kid });
+    const claims = await verify(idToken);
+    expect(Object.keys(claims)).toEqual(ID_TOKEN_CLAIMS);
+    expect(claims).toMatchObject({
+      iss: runtime.baseUrl,
+      aud: APP_ORIGIN,
+      user_id: 'customer-42',
+      email: 'ada@example.com',
+      given_name: 'Ada',
+      family_name: 'Lovelace',
+      picture: 'https://img.example.com/ada.png',
+      plan: 'pro',
+      metadata: { team: 'core', seats: 3 },
+      board_id: 'board_with_app',
+      board_name: 'Roadmap app',
+      sid: created.session.id,
+    });
+  });
+
+  it('lives five minutes at most', async () => {
+    const created = await newSession();
+    const claims = decodeJwt((await handoffJson(created.sessionToken)).idToken);
+    const now = Math.floor(Date.now() / 1000);
+    expect(Math.abs((claims.iat as number) - now)).toBeLessThanOrEqual(5);
+    expect((claims.exp as number) - (claims.iat as number)).toBe(300);
+  });
+
+  it('never outlives its session', async () => {
+    const created = await newSession({ expiresInSeconds: 60 });
+    const claims = decodeJwt((await handoffJson(created.sessionToken)).idToken);
+    expect(claims.exp).toBeLessThanOrEqual(Math.floor(Date.parse(created.session.expiresAt) / 1000));
+    expect((claims.exp as number) - (claims.iat as number)).toBeLessThanOrEqual(60);
+  });
+
+  it('has a new jti on every load', async () => {
+    const created = await newSession();
+    const ids = new Set<unknown>();
+    for (let i = 0; i < 3; i++) ids.add(decodeJwt((await handoffJson(created.sessionToken)).idToken).jti);
+    expect(ids.size).toBe(3);
+  });
+
+  it('gives one tenant’s user the same sub in every session, revealing neither user nor tenant', async () => {
+    const first = decodeJwt((await handoffJson((await newSession()).sessionToken)).idToken);
+    const second = decodeJwt((await handoffJson((await newSession({ plan: 'free' })).sessionToken)).idToken);
+    expect(second.sub).toBe(first.sub);
+    expect(first.sid).not.toBe(second.sid);
+    expect(first.sub).not.toContain('customer-42');
+    expect(first.sub).not.toContain('org_demo');
+    const other = decodeJwt(
+      (await handoffJson((await newSession({ userId: 'customer-43' })).sessionToken)).idToken,
+    );
+    expect(other.sub).not.toBe(first.sub);
+  });
+
+  it('gives the same userId of another tenant another sub', async () => {
+    const ownerB = await keyOwner(runtime, 'owner-tenant-b', ['org_tenant_b']);
+    const created = await createSessionCall(
+      runtime,
+      { boardId: 'board_other_tenant_app', userId: 'customer-42', email: 'ada@example.com' },
+      { Authorization: `Bearer ${ownerB.apiKey}` },
+    );
+    const tokenB = (created.body as { sessionToken: string }).sessionToken;
+    const { idToken } = await handoffJson(tokenB);
+    const claimsB = await verify(idToken, 'https://other-board.example.test');
+    const claimsA = decodeJwt((await handoffJson((await newSession()).sessionToken)).idToken);
+    expect(claimsB.user_id).toBe(claimsA.user_id);
+    expect(claimsB.sub).not.toBe(claimsA.sub);
+  });
+
+  it('holds neither the session token nor its hash', async () => {
+    const created = await newSession();
+    const { idToken } = await handoffJson(created.sessionToken);
+    const decoded = JSON.stringify(decodeJwt(idToken)) + JSON.stringify(decodeProtectedHeader(idToken));
+    const { createHash } = await import('node:crypto');
+    expect(decoded).not.toContain(created.sessionToken);
+    expect(decoded).not.toContain(createHash('sha256').update(created.sessionToken).digest('hex'));
+    expect(idToken).not.toContain(created.sessionToken);
+  });
+});
+
+describe('refused links of a board with an application', () => {
+  const JWT = /eyJ[A-Za-z0-9_-]+\.eyJ[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+/;
+
+  function expectRefusedWithoutToken(result: CallResult, status: number, text: string) {
+    expect(result.status).toBe(status);
+    expect(result.text).toContain(text);
+    expect(result.text).not.toMatch(JWT);
+    expect(result.text).not.toContain('id_token');
+    expect(result.headers.get('content-security-policy')).toContain("form-action 'none'");
+  }
+
+  it('refuses an expired session as before, minting no token', async () => {
+    const token = randomBytes(24).toString('base64url');
+    await storeSession(runtime, token, {
+      boardId: 'board_with_app',
+      orgId: 'org_demo',
+      expiresAt: new Date(Date.now() - 1000).toISOString(),
+    });
+    expectRefusedWithoutToken(
+      await call(runtime, `/embed?token=${token}`),
+      401,
+      'This embed session has expired',
+    );
+    const json = await call(runtime, `/embed?token=${token}`, { headers: { Accept: 'application/json' } });
+    expect(json.status).toBe(401);
+    expect(json.body).not.toHaveProperty('handoff');
+  });
+
+  it('refuses a revoked session as before, minting no token', async () => {
+    const created = await newSession();
+    await apiCall(
+      runtime,
+      runtime.demo?.apiKey as string,
+      'POST',
+      `/api/embed/sessions/${created.session.id}/revoke`,
+    );
+    expectRefusedWithoutToken(
+      await call(runtime, `/embed?token=${created.sessionToken}`),
+      401,
+      'This embed session has been revoked',
+    );
+  });
+
+  it('refuses an unknown token as before, minting no token', async () => {
+    const result = await call(runtime, `/embed?token=${randomBytes(24).toString('base64url')}`);
+    expect(result.status).toBe(401);
+    expect(result.text).not.toMatch(JWT);
+  });
+
+  it('refuses a link bound to another browser as before, minting no token', async () => {
+    const created = await newSession({ bindToBrowser: true });
+    const first = await call(runtime, `/embed?token=${created.sessionToken}`);
+    expect(first.status).toBe(200);
+    expect(first.headers.get('set-cookie')).toContain('__Host-embed_binding=');
+    const elsewhere = await call(runtime, `/embed?token=${created.sessionToken}`);
+    expect(elsewhere.status).toBe(401);
+    expect(elsewhere.text).not.toMatch(JWT);
+  });
+});
+
+describe('GET /embed for a board without an application', () => {
+  it('keeps the built-in page: no form, no token, form-action none', async () => {
+    const created = await newSession({ boardId: runtime.demo?.publicBoardId });
+    const result = await call(runtime, `/embed?token=${created.sessionToken}`);
+    expect(result.status).toBe(200);
+    expect(result.text).toContain('id="embed-root"');
+    expect(result.text).not.toContain('embed-handoff');
+    expect(result.text).not.toMatch(/eyJ[A-Za-z0-9_-]+\./);
+    expect(result.headers.get('content-security-policy')).toContain("form-action 'none'");
+    const json = await call(runtime, `/embed?token=${created.sessionToken}`, {
+      headers: { Accept: 'application/json' },
+    });
+    expect(Object.keys(json.body).sort()).toEqual(['board', 'session']);
+  });
+});

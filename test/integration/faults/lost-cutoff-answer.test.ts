@@ -1,0 +1,77 @@
+import { ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { describe, expect, it } from 'vitest';
+import { LOCAL_TABLE_NAMES } from '#lib/definitions/tables';
+import { createDocumentClient } from '#lib/dynamodb/client';
+import { ANSWER_WITHIN_MS, timed, useRuntimeBehindProxy } from '#test/support/fault-suite';
+import { validBody } from '#test/support/fixtures';
+import { apiCall, call } from '#test/support/local-runtime';
+
+/**
+ * A revoke-all's cut-off write lands, but its answer is lost: the SDK sends the same write again, which
+ * must meet its own entry (named after the call's cut-off id) and leave exactly one cut-off behind.
+ */
+const env = useRuntimeBehindProxy();
+
+async function cutoffEntries(): Promise<string[]> {
+  const db = createDocumentClient({ endpoint: env().upstream, region: 'local' });
+  try {
+    const { Items = [] } = await db.send(
+      new ScanCommand({
+        TableName: LOCAL_TABLE_NAMES.sessions,
+        FilterExpression: 'attribute_exists(cutoffScope)',
+        ConsistentRead: true,
+      }),
+    );
+    return Items.flatMap((item) => Object.keys(item).filter((name) => name.startsWith('entry:')));
+  } finally {
+    db.destroy();
+  }
+}
+
+describe('when DynamoDB loses the answer to a revoke-all’s cut-off write after it landed', () => {
+  it.each([
+    ['the connection is reset', 'reset'],
+    ['DynamoDB answers InternalServerError', 'internal-error'],
+  ] as const)('answers 200 with the count and one cut-off when %s', async (_name, then) => {
+    const { proxy, runtime } = env();
+    const demo = runtime.demo as NonNullable<typeof runtime.demo>;
+    const userId = `lost-${then}`;
+    const tokens: string[] = [];
+    for (let i = 0; i < 2; i++) {
+      const created = await apiCall(
+        runtime,
+        demo.apiKey,
+        'POST',
+        '/api/embed/sessions',
+        validBody({ boardId: demo.publicBoardId, userId }),
+      );
+      expect(created.status).toBe(201);
+      tokens.push(String(created.body.sessionToken));
+    }
+    const entriesBefore = (await cutoffEntries()).length;
+    await proxy.inject(
+      { kind: 'lose-answer', then },
+      { operation: 'UpdateItem', table: LOCAL_TABLE_NAMES.sessions },
+    );
+    const seen = proxy.requests.length;
+    const revoked = await timed(() =>
+      apiCall(runtime, demo.apiKey, 'POST', '/api/embed/sessions/revoke', { userId }),
+    );
+    expect(revoked.status, revoked.text).toBe(200);
+    expect(revoked.body).toEqual({ revoked: 2 });
+    expect(revoked.ms).toBeLessThan(ANSWER_WITHIN_MS);
+    const writes = proxy.requests.slice(seen).filter((r) => r.operation === 'UpdateItem');
+    // One write per scope (the caller's own sessions of the user, its one organization's), before the
+    // count and after it: those whose answer was lost (one or both) were sent again and answered.
+    const lost = writes.filter((r) => r.fault === 'lose-answer').length;
+    expect(lost).toBeGreaterThanOrEqual(1);
+    expect(writes.map((r) => r.fault).filter((f) => f === 'none')).toEqual(['none', 'none', 'none', 'none']);
+    expect(writes).toHaveLength(4 + lost);
+    // Two scopes, two cut-offs each: the retried write met its own entry and added none.
+    expect((await cutoffEntries()).length - entriesBefore).toBe(4);
+    for (const token of tokens) {
+      const page = await call(runtime, `/embed?token=${token}`, { headers: { Accept: 'application/json' } });
+      expect(page.status).toBe(401);
+    }
+  });
+});

@@ -1,0 +1,275 @@
+import { ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runAdmin } from '#admin/cli';
+import { createDocumentClient } from '#lib/dynamodb/client';
+import type { LocalRuntime } from '#local/runtime';
+import { validBody } from '#test/support/fixtures';
+import {
+  apiCall,
+  call,
+  type KeyOwnerFixture,
+  keyOwner,
+  putBoard,
+  startTestRuntime,
+} from '#test/support/local-runtime';
+
+/**
+ * Revoke-all as revocation cut-offs, over HTTP on the local runtime (dynalite, or DynamoDB Local with
+ * TEST_DYNAMODB=dynamodb-local): one record per scope, read by the embed page with the session, so no
+ * session created before the call returned escapes it, whatever the index shows.
+ */
+let runtime: LocalRuntime;
+let demo: NonNullable<LocalRuntime['demo']>;
+let owner: KeyOwnerFixture;
+let colleague: KeyOwnerFixture;
+let outsider: KeyOwnerFixture;
+let otherTenant: KeyOwnerFixture;
+
+beforeAll(async () => {
+  runtime = await startTestRuntime();
+  demo = runtime.demo as NonNullable<LocalRuntime['demo']>;
+  owner = { userId: demo.userId, keyId: demo.keyId, apiKey: demo.apiKey };
+  colleague = await keyOwner(runtime, 'cut-colleague', ['org_demo']);
+  outsider = await keyOwner(runtime, 'cut-outsider');
+  otherTenant = await keyOwner(runtime, 'cut-other-tenant', ['org_other']);
+});
+afterAll(() => runtime?.close());
+
+interface SessionBody {
+  id: string;
+  status: string;
+  revokedAt: string | null;
+  createdAt: string;
+}
+
+async function create(who: KeyOwnerFixture, body: Record<string, unknown>) {
+  const result = await apiCall(
+    runtime,
+    who.apiKey,
+    'POST',
+    '/api/embed/sessions',
+    validBody({ boardId: demo.publicBoardId, ...body }),
+  );
+  expect(result.status, result.text).toBe(201);
+  return { session: result.body.session as SessionBody, token: String(result.body.sessionToken) };
+}
+
+const revokeAll = (who: KeyOwnerFixture, body: unknown) =>
+  apiCall(runtime, who.apiKey, 'POST', '/api/embed/sessions/revoke', body);
+const retrieve = async (who: KeyOwnerFixture, id: string) =>
+  (await apiCall(runtime, who.apiKey, 'GET', `/api/embed/sessions/${id}`)).body.session as SessionBody;
+const list = async (who: KeyOwnerFixture, query: Record<string, string>) =>
+  (await apiCall(runtime, who.apiKey, 'GET', `/api/embed/sessions?${new URLSearchParams(query)}`)).body
+    .data as SessionBody[];
+const embed = (token: string) =>
+  call(runtime, `/embed?token=${token}`, { headers: { Accept: 'application/json' } });
+const admin = (...args: string[]) =>
+  runAdmin(args, { DYNAMODB_ENDPOINT: runtime.dynamoEndpoint, AWS_REGION: 'local' }) as Promise<{
+    revoked: number;
+    cutoff: string;
+    scope: string;
+  }>;
+
+const REVOKED = { error: 'Unauthorized', message: 'This embed session has been revoked' };
+
+/** The cut-off records in the sessions table (they have no token hash). */
+async function cutoffRecords(): Promise<Record<string, unknown>[]> {
+  const db = createDocumentClient({ endpoint: runtime.dynamoEndpoint, region: 'local' });
+  try {
+    const { Items = [] } = await db.send(
+      new ScanCommand({
+        TableName: runtime.tables.sessions,
+        FilterExpression: 'attribute_exists(cutoffScope)',
+        ConsistentRead: true,
+      }),
+    );
+    return Items;
+  } finally {
+    db.destroy();
+  }
+}
+
+describe('POST /api/embed/sessions/revoke by userId', () => {
+  it('refuses a link created a moment before the call: create, revoke-all at once, then load', async () => {
+    for (let round = 0; round < 5; round++) {
+      const { token } = await create(owner, { userId: `race-${round}` });
+      const revoked = await revokeAll(owner, { userId: `race-${round}` });
+      expect(revoked.status).toBe(200);
+      const page = await embed(token);
+      expect(page.status).toBe(401);
+      expect(page.body).toEqual(REVOKED);
+    }
+  });
+
+  it('shows a covered session as revoked at the cut-off in retrieve and list, and counts it', async () => {
+    const a = await create(owner, { userId: 'shown' });
+    const b = await create(colleague, { userId: 'shown' });
+    const result = await revokeAll(owner, { userId: 'shown' });
+    expect(result.body).toEqual({ revoked: 2 });
+    const viewA = await retrieve(owner, a.session.id);
+    const viewB = await retrieve(colleague, b.session.id);
+    expect(viewA.status).toBe('revoked');
+    expect(viewA.revokedAt).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/);
+    expect(viewB.revokedAt).toBe(viewA.revokedAt);
+    expect(String(viewA.revokedAt) >= b.session.createdAt).toBe(true);
+    const listed = await list(owner, { userId: 'shown' });
+    expect(listed.map((s) => [s.id, s.status, s.revokedAt])).toEqual([
+      [b.session.id, 'revoked', viewA.revokedAt],
+      [a.session.id, 'revoked', viewA.revokedAt],
+    ]);
+    expect((await list(owner, { userId: 'shown', status: 'active' })).length).toBe(0);
+    expect((await list(owner, { userId: 'shown', status: 'revoked' })).length).toBe(2);
+  });
+
+  it('keeps the first cut-off for covered sessions and covers only later ones with a second call', async () => {
+    const first = await create(owner, { userId: 'twice' });
+    expect((await revokeAll(owner, { userId: 'twice' })).body).toEqual({ revoked: 1 });
+    const cutoff = (await retrieve(owner, first.session.id)).revokedAt;
+    // A session created after the cut-off is unaffected by it.
+    const later = await create(owner, { userId: 'twice' });
+    expect((await embed(later.token)).status).toBe(200);
+    expect((await retrieve(owner, later.session.id)).status).toBe('active');
+
+    expect((await revokeAll(owner, { userId: 'twice' })).body).toEqual({ revoked: 1 });
+    expect((await retrieve(owner, first.session.id)).revokedAt).toBe(cutoff);
+    const second = (await retrieve(owner, later.session.id)).revokedAt;
+    expect(second !== null && cutoff !== null && second > cutoff).toBe(true);
+    expect((await revokeAll(owner, { userId: 'twice' })).body).toEqual({ revoked: 0 });
+    expect((await embed(later.token)).status).toBe(401);
+  });
+
+  it('never touches another tenant’s sessions of the same userId, in either direction', async () => {
+    const ours = await create(owner, { userId: 'shared-42' });
+    const theirsOnOurBoard = await create(otherTenant, { userId: 'shared-42' });
+    const theirsOnTheirBoard = await create(otherTenant, {
+      userId: 'shared-42',
+      boardId: demo.otherOrgBoardId,
+    });
+    expect((await revokeAll(otherTenant, { userId: 'shared-42' })).body).toEqual({ revoked: 2 });
+    expect((await embed(ours.token)).status).toBe(200);
+    expect((await embed(theirsOnOurBoard.token)).status).toBe(401);
+    expect((await embed(theirsOnTheirBoard.token)).status).toBe(401);
+
+    const oursAgain = await create(owner, { userId: 'shared-42b' });
+    const theirs = await create(otherTenant, { userId: 'shared-42b' });
+    expect((await revokeAll(owner, { userId: 'shared-42b' })).body).toEqual({ revoked: 1 });
+    expect((await embed(oursAgain.token)).status).toBe(401);
+    expect((await embed(theirs.token)).status).toBe(200);
+  });
+
+  it('narrows to one board with boardId, for a creator outside the board’s organization too', async () => {
+    await putBoard(runtime, {
+      boardId: 'cut-board-two',
+      orgId: 'org_demo',
+      visibility: 'PUBLIC',
+      name: null,
+    });
+    const one = await create(outsider, { userId: 'narrow' });
+    const two = await create(outsider, { userId: 'narrow', boardId: 'cut-board-two' });
+    const member = await create(colleague, { userId: 'narrow' });
+    expect((await revokeAll(outsider, { userId: 'narrow', boardId: demo.publicBoardId })).body).toEqual({
+      revoked: 1,
+    });
+    expect((await embed(one.token)).status).toBe(401);
+    expect((await embed(two.token)).status).toBe(200);
+    // The outsider's cut-off covers its own sessions only, not the organization's members'.
+    expect((await embed(member.token)).status).toBe(200);
+  });
+
+  it('writes one record per scope, whatever the number of sessions, and never touches a session', async () => {
+    for (let i = 0; i < 12; i++) await create(owner, { userId: 'many' });
+    const before = (await cutoffRecords()).length;
+    expect((await revokeAll(owner, { userId: 'many' })).body).toEqual({ revoked: 12 });
+    // The owner's own sessions of "many", and those of its one organization.
+    expect((await cutoffRecords()).length - before).toBe(2);
+    const sessions = await list(owner, { userId: 'many' });
+    expect(sessions.every((s) => s.status === 'revoked')).toBe(true);
+  });
+});
+
+describe('POST /api/embed/sessions/revoke by boardId alone', () => {
+  it('revokes every tenant’s sessions on the board for a member of its organization', async () => {
+    await putBoard(runtime, { boardId: 'cut-leaked', orgId: 'org_demo', visibility: 'PUBLIC', name: null });
+    const mine = await create(owner, { userId: 'leak-1', boardId: 'cut-leaked' });
+    const theirs = await create(otherTenant, { userId: 'leak-2', boardId: 'cut-leaked' });
+    const elsewhere = await create(otherTenant, { userId: 'leak-2' });
+    const result = await revokeAll(colleague, { boardId: 'cut-leaked' });
+    expect(result.status).toBe(200);
+    expect(result.body).toEqual({ revoked: 2 });
+    expect((await embed(mine.token)).body).toEqual(REVOKED);
+    expect((await embed(theirs.token)).body).toEqual(REVOKED);
+    expect((await embed(elsewhere.token)).status).toBe(200);
+    expect((await retrieve(colleague, theirs.session.id)).status).toBe('revoked');
+    const after = await create(otherTenant, { userId: 'leak-2', boardId: 'cut-leaked' });
+    expect((await embed(after.token)).status).toBe(200);
+  });
+
+  it('refuses a caller outside the board’s organization with 403, and revokes nothing', async () => {
+    const session = await create(owner, { userId: 'guarded' });
+    const result = await revokeAll(outsider, { boardId: demo.publicBoardId });
+    expect(result.status).toBe(403);
+    expect(result.body).toEqual({
+      error: 'Forbidden',
+      message: "Only members of the board's organization may revoke all of its sessions",
+    });
+    expect((await embed(session.token)).status).toBe(200);
+  });
+
+  it('answers 404 for a board that does not exist', async () => {
+    const result = await revokeAll(owner, { boardId: 'no-such-board' });
+    expect(result.status).toBe(404);
+  });
+
+  it.each([
+    [{}, 'userId or boardId is required (or both)'],
+    [{ boardId: 7 }, 'boardId must be a string'],
+  ])('answers 400 for %j: %s', async (body, message) => {
+    const result = await revokeAll(owner, body);
+    expect(result.status).toBe(400);
+    expect(result.body).toEqual({ error: 'Bad Request', message });
+  });
+});
+
+describe('admin CLI revoke-all-sessions (the stage, for operators)', () => {
+  it('revokes a board’s or a user id’s sessions in every tenant up to --before', async () => {
+    await putBoard(runtime, { boardId: 'cut-ops', orgId: 'org_ops', visibility: 'PUBLIC', name: null });
+    const onBoard = await create(owner, { userId: 'ops-a', boardId: 'cut-ops' });
+    const user = await create(otherTenant, { userId: 'ops-user' });
+    const userElsewhere = await create(owner, { userId: 'ops-user', boardId: demo.privateBoardId });
+    const now = new Date().toISOString();
+
+    expect(await admin('revoke-all-sessions', '--board', 'cut-ops', '--before', now)).toEqual({
+      revoked: 1,
+      cutoff: now,
+      scope: 'board',
+    });
+    expect((await embed(onBoard.token)).body).toEqual(REVOKED);
+    expect(await admin('revoke-all-sessions', '--user', 'ops-user', '--before', now)).toMatchObject({
+      revoked: 2,
+    });
+    expect((await embed(user.token)).status).toBe(401);
+    expect((await embed(userElsewhere.token)).status).toBe(401);
+    await expect(admin('revoke-all-sessions', '--before', '2999-01-01T00:00:00Z')).rejects.toThrow(
+      '--before must not be in the future',
+    );
+    await expect(admin('revoke-all-sessions', '--before', 'yesterday')).rejects.toThrow(
+      '--before must be an ISO 8601 time',
+    );
+  });
+
+  it('revokes every session of the stage created up to --before, and none created after it', async () => {
+    const old = await create(owner, { userId: 'stage-old' });
+    const foreign = await create(otherTenant, { userId: 'stage-old', boardId: demo.otherOrgBoardId });
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    const before = new Date().toISOString();
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    const fresh = await create(owner, { userId: 'stage-new' });
+    const result = await admin('revoke-all-sessions', '--before', before);
+    expect(result.scope).toBe('stage');
+    expect(result.revoked).toBeGreaterThanOrEqual(2);
+    expect((await embed(old.token)).status).toBe(401);
+    expect((await embed(foreign.token)).status).toBe(401);
+    expect((await embed(fresh.token)).status).toBe(200);
+    expect((await retrieve(owner, old.session.id)).revokedAt).toBe(before);
+  });
+});

@@ -1,0 +1,91 @@
+import { once } from 'node:events';
+import { createServer, type IncomingMessage, request } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+/**
+ * A proxy in front of a DynamoDB endpoint whose indexes lag as DynamoDB's global secondary indexes may:
+ * a Query of one of `indexes` does not see the items created in the last `lagMs` (by their `createdKey`,
+ * `createdAt#id`). Everything else is forwarded untouched, so the table itself stays strongly consistent.
+ */
+export async function startLaggingIndexProxy(
+  upstream: string,
+  options: { indexes: readonly string[]; lagMs: number },
+): Promise<{ endpoint: string; hidden: () => number; close(): Promise<void> }> {
+  const target = new URL(upstream);
+  const lagging = new Set(options.indexes);
+  let hidden = 0;
+  const server = createServer((req, res) => {
+    handle(req).then(
+      ({ status, headers, body }) => {
+        const out = { ...headers, 'content-length': String(body.length) };
+        delete out['transfer-encoding'];
+        res.writeHead(status, out);
+        res.end(body);
+      },
+      () => res.destroy(),
+    );
+  });
+
+  async function handle(req: IncomingMessage) {
+    const body = await readAll(req);
+    const operation = String(req.headers['x-amz-target'] ?? '').split('.')[1] ?? '';
+    const answer = await forward(req, body);
+    if (operation !== 'Query' || answer.status !== 200) return answer;
+    const input = JSON.parse(body.toString('utf8')) as { IndexName?: string };
+    if (input.IndexName === undefined || !lagging.has(input.IndexName)) return answer;
+    const output = JSON.parse(answer.body.toString('utf8')) as {
+      Items?: Array<{ createdKey?: { S?: string } }>;
+      Count?: number;
+    };
+    const now = Date.now();
+    const visible = (output.Items ?? []).filter((item) => {
+      const createdAt = Date.parse(String(item.createdKey?.S ?? '').split('#')[0] ?? '');
+      return Number.isNaN(createdAt) || now - createdAt >= options.lagMs;
+    });
+    hidden += (output.Items?.length ?? 0) - visible.length;
+    const rewritten = Buffer.from(JSON.stringify({ ...output, Items: visible, Count: visible.length }));
+    return { ...answer, body: rewritten };
+  }
+
+  function forward(req: IncomingMessage, body: Buffer) {
+    return new Promise<{ status: number; headers: IncomingMessage['headers']; body: Buffer }>(
+      (resolve, reject) => {
+        const forwarded = request(
+          {
+            host: target.hostname,
+            port: target.port,
+            method: req.method,
+            path: req.url,
+            headers: { ...req.headers, host: target.host },
+          },
+          (res) => {
+            readAll(res).then(
+              (payload) => resolve({ status: res.statusCode ?? 502, headers: res.headers, body: payload }),
+              reject,
+            );
+          },
+        );
+        forwarded.on('error', reject);
+        forwarded.end(body);
+      },
+    );
+  }
+
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  const { port } = server.address() as AddressInfo;
+  return {
+    endpoint: `http://127.0.0.1:${port}`,
+    hidden: () => hidden,
+    close: async () => {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    },
+  };
+}
+
+async function readAll(stream: NodeJS.ReadableStream): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of stream) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks);
+}

@@ -1,0 +1,82 @@
+import { createHash, generateKeyPairSync, sign, verify } from 'node:crypto';
+import { KMSClient, SignCommand } from '@aws-sdk/client-kms';
+import { mockClient } from 'aws-sdk-client-mock';
+import { createLocalJWKSet, jwtVerify } from 'jose';
+import { describe, expect, it } from 'vitest';
+import { type IdTokenClaims, jwtSigningInput } from '#lib/domain/id-token';
+import { derToJoseSignature, KmsIdTokenSigner, kmsKeyId } from '#lib/signing/kms';
+
+const ARN = 'arn:aws:kms:eu-west-1:123456789012:key/11111111-2222-3333-4444-555555555555';
+
+describe('derToJoseSignature', () => {
+  it('turns every DER signature Node makes into the raw r‖s Node makes for the same signature', () => {
+    const { privateKey, publicKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
+    for (let i = 0; i < 300; i++) {
+      const message = Buffer.from(`message ${i}`);
+      const der = sign('sha256', message, { key: privateKey, dsaEncoding: 'der' });
+      const raw = derToJoseSignature(der);
+      expect(raw).toHaveLength(64);
+      // Same (r, s): the raw form verifies as an IEEE P1363 signature.
+      expect(verify('sha256', message, { key: publicKey, dsaEncoding: 'ieee-p1363' }, raw)).toBe(true);
+    }
+  });
+
+  it.each([
+    ['not a sequence', Buffer.from([0x31, 0x00])],
+    ['trailing bytes', Buffer.from([0x30, 0x06, 0x02, 0x01, 0x01, 0x02, 0x01, 0x01, 0x00])],
+    [
+      'an integer too long',
+      Buffer.concat([
+        Buffer.from([0x30, 0x26, 0x02, 0x21, 0x01]),
+        Buffer.alloc(32, 1),
+        Buffer.from([0x02, 0x01, 0x01]),
+      ]),
+    ],
+  ])('refuses %s', (_label, der) => {
+    expect(() => derToJoseSignature(der)).toThrow();
+  });
+});
+
+describe('KmsIdTokenSigner', () => {
+  const now = Math.floor(Date.now() / 1000);
+  const claims = (metadata: Record<string, unknown>): IdTokenClaims => ({
+    iss: 'https://e.example.com',
+    aud: 'https://b.example.com',
+    sub: 's',
+    user_id: 'u',
+    email: 'u@example.com',
+    given_name: null,
+    family_name: null,
+    picture: null,
+    plan: null,
+    metadata,
+    board_id: 'b',
+    board_name: null,
+    sid: 'ses',
+    iat: now,
+    exp: now + 60,
+    jti: 'j',
+  });
+
+  it('names the key’s id as kid, and signs a token over 4 KB by its SHA-256 digest (MessageType DIGEST)', async () => {
+    // A stand-in for KMS holding a real key: it signs the digest it is sent, as KMS does for DIGEST.
+    const { privateKey, publicKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
+    const big = { notes: 'x'.repeat(5000) };
+    const expectedInput = jwtSigningInput(kmsKeyId(ARN), claims(big));
+    const kms = mockClient(KMSClient);
+    kms.on(SignCommand).callsFake((input: { Message: Uint8Array; MessageType: string }) => {
+      expect(input.MessageType).toBe('DIGEST');
+      expect(Buffer.from(input.Message)).toEqual(createHash('sha256').update(expectedInput).digest());
+      // Node cannot sign a digest it is handed; signing the input it is the digest of is the same signature.
+      return {
+        Signature: sign('sha256', Buffer.from(expectedInput), { key: privateKey, dsaEncoding: 'der' }),
+      };
+    });
+    const token = await new KmsIdTokenSigner(new KMSClient({}), ARN, ARN).sign(claims(big));
+    expect(kms.commandCalls(SignCommand)).toHaveLength(1);
+    const jwk = { ...publicKey.export({ format: 'jwk' }), kid: kmsKeyId(ARN), alg: 'ES256' };
+    const { payload } = await jwtVerify(token, createLocalJWKSet({ keys: [jwk as never] }));
+    expect(payload.metadata).toEqual(big);
+    kms.restore();
+  });
+});
