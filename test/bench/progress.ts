@@ -1,7 +1,7 @@
 /**
  * What `npm run bench` prints while it runs: the expected total at the start, then a line per scenario
  * as it finishes, with the time it took and about how long is left. The expected times are a rough model
- * of a quiet 2-core machine (a full run about 8–9 min, --quick about 3–4), not a measurement.
+ * of a quiet 2-core machine, set from a --quick run (3 min 36 s, 2 cores under load), not a measurement.
  */
 
 /** Rough cost of each unit of work on a quiet 2-core machine. */
@@ -10,11 +10,11 @@ export const UNIT_COST_MS = {
   /** One fresh process: spawn, load a bundle, answer one invocation. */
   coldProcess: 250,
   /** One warm-cost process: its start, plus each invocation. */
-  warmProcess: 800,
-  warmInvocation: 0.15,
+  warmProcess: 2_000,
+  warmInvocation: 0.3,
   /** One revoke-all run: the process and its seed, plus each session. */
-  revokeRun: 1_500,
-  revokeSession: 0.6,
+  revokeRun: 500,
+  revokeSession: 0.15,
 } as const;
 
 export interface Scenario {
