@@ -103,6 +103,8 @@ export class Resolver {
         return `arn:${partition}:iam::${accountId}:role/${name}`;
       case 'AWS::Logs::LogGroup.Arn':
         return `arn:${partition}:logs:${region}:${accountId}:log-group:${name}:*`;
+      case 'AWS::KMS::Key.Arn':
+        return `arn:${partition}:kms:${region}:${accountId}:key/${name}`;
       case 'AWS::SNS::Topic.TopicArn':
         return `arn:${partition}:sns:${region}:${accountId}:${name}`;
       case 'AWS::ApiGateway::RestApi.RootResourceId':
