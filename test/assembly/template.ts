@@ -298,7 +298,10 @@ const DEFAULT_STATUS: Record<GatewayResponseType, number> = {
   WAF_FILTERED: 403,
 };
 
-/** Header values of API Gateway mappings are quoted literals (`'no-store'`); anything else is refused. */
+/**
+ * Header values of API Gateway mappings are quoted literals (`'no-store'`), or the request id the
+ * emulator sets itself; anything else is refused.
+ */
 function literalHeaders(
   parameters: Record<string, string> | undefined,
   prefix: string,
@@ -306,6 +309,8 @@ function literalHeaders(
   const headers: Record<string, string> = {};
   for (const [key, value] of Object.entries(parameters ?? {})) {
     if (!key.startsWith(prefix)) continue;
+    // The request id: the shared gateway emulator sets X-Request-Id on every answer itself.
+    if (value === 'context.requestId') continue;
     const literal = /^'(.*)'$/s.exec(value);
     if (!literal) throw new Error(`${key} maps ${value}, not a literal; not supported locally`);
     headers[key.slice(prefix.length)] = literal[1] as string;
