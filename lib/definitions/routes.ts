@@ -128,7 +128,7 @@ export const FUNCTIONS = {
   },
   embedPage: {
     entry: 'functions/embed-page.ts',
-    description: 'GET and HEAD /embed: the embedded board page',
+    description: 'GET /embed and HEAD /embed: the embedded board page',
     // UpdateItem only to bind a bindToBrowser session on its first load (its two binding attributes), or
     // undo that; BatchGetItem reads the session with the cut-off records that could cover it.
     access: { sessions: ['Query', 'GetItem', 'BatchGetItem', 'UpdateItem'], boards: ['GetItem'] },
@@ -146,13 +146,13 @@ export const FUNCTIONS = {
   },
   embedScript: {
     entry: 'functions/embed-script.ts',
-    description: 'GET /embed.js and /embed-board.js: the host and board application scripts',
+    description: 'GET /embed.js and GET /embed-board.js: the host and board application scripts',
     access: {},
     settings: [],
   },
   discovery: {
     entry: 'functions/discovery.ts',
-    description: 'GET /.well-known/openid-configuration and jwks.json: how to verify ID tokens',
+    description: 'GET /.well-known/openid-configuration and GET /.well-known/jwks.json: how to verify ID tokens',
     access: {},
     // PUBLIC_BASE_URL: the issuer, which must be the one the embed page signs as.
     settings: ['PUBLIC_BASE_URL', 'ID_TOKEN_PUBLISHED_KEYS'],

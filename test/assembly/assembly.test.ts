@@ -65,7 +65,7 @@ describe.runIf(onAssembly)('the synthesized assembly, served as deployed', () =>
     for (const [route, logicalId] of methods) {
       const description = String(readTemplate().Resources[logicalId].Properties.Description);
       // The routes a description names (`GET /openapi.json and GET /docs: …`); `/docs/{asset}` is under `/docs`.
-      const named = [...description.matchAll(/\b(GET|POST|PUT|DELETE|HEAD) (\/[^\s:]*)/g)].map(
+      const named = [...description.matchAll(/\b(GET|POST|PUT|DELETE|HEAD) (\/[^\s:,]*)/g)].map(
         (m) => `${m[1]} ${m[2]}`,
       );
       expect(
