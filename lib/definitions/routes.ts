@@ -152,7 +152,8 @@ export const FUNCTIONS = {
   },
   discovery: {
     entry: 'functions/discovery.ts',
-    description: 'GET /.well-known/openid-configuration and GET /.well-known/jwks.json: how to verify ID tokens',
+    description:
+      'GET /.well-known/openid-configuration and GET /.well-known/jwks.json: how to verify ID tokens',
     access: {},
     // PUBLIC_BASE_URL: the issuer, which must be the one the embed page signs as.
     settings: ['PUBLIC_BASE_URL', 'ID_TOKEN_PUBLISHED_KEYS'],
