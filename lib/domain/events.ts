@@ -1,0 +1,63 @@
+/**
+ * Session events: what happened to a session, told to the tenant that created it (webhooks, the events
+ * API, the stage's event bus). Events are derived from the changes of the session items themselves (a
+ * DynamoDB stream on AWS, the same records produced locally), so no request path writes them.
+ *
+ * Each type happens at most once per session, so an event's identity and its place in the session's
+ * order follow from the session and the type alone: a stream record delivered twice, or a consumer run
+ * again, yields the same event (same id, same sequence), never a second one.
+ */
+import type { SessionView } from './session';
+
+export const SESSION_EVENT_TYPES = [
+  'session.created',
+  'session.bound',
+  'session.opened',
+  'session.revoked',
+  'session.expired',
+] as const;
+
+export type SessionEventType = (typeof SESSION_EVENT_TYPES)[number];
+
+/**
+ * A session's events in the order they can happen: created, then bound (the first load of a
+ * browser-bound link binds it before the page is shown), then opened, then revoked or expired (a session
+ * ends once). `sequence` is the type's rank here: increasing in the order a session's events occur.
+ */
+export function eventSequence(type: SessionEventType): number {
+  return SESSION_EVENT_TYPES.indexOf(type) + 1;
+}
+
+/** Who caused the event. Creation and opening are the key owner's and the end user's: `api_key`. */
+export interface EventActor {
+  type: 'api_key' | 'operator' | 'board_organization';
+  keyId?: string;
+}
+
+/** An event as the events API and webhook deliveries show it. Never a token, a hash or a binding secret. */
+export interface SessionEvent {
+  /** `evt_` and a value fixed by the session id and the type. */
+  id: string;
+  type: SessionEventType;
+  occurredAt: string;
+  sequence: number;
+  data: { session: SessionView; actor: EventActor };
+}
+
+/** An event with what routes it: the tenant (key owner) that created the session, and the session. */
+export interface RoutedEvent {
+  event: SessionEvent;
+  /** The key owner whose key created the session: only its webhook endpoints and events API see it. */
+  ownerUserId: string;
+  sessionId: string;
+  boardId: string;
+}
+
+/**
+ * Where derived events go once recorded: webhook delivery (fan-out to the owner's endpoints), the event
+ * bus, back-channel logout to the board's application. Called at least once per event; implementations
+ * must tolerate the same event twice (deliveries are keyed by event id and endpoint).
+ */
+export interface EventSink {
+  publish(events: readonly RoutedEvent[]): Promise<void>;
+}
