@@ -31,6 +31,8 @@ export interface LocalRuntimeOptions {
   dataDir?: string;
   /** Seed the demo boards, membership and a fresh demo API key. */
   seed?: boolean;
+  /** The demo boards' `appUrl` (the reference board application `npm start` runs beside the service). */
+  demoAppUrl?: string;
   logger?: Logger;
   /** The per-key rate limiter's clock (milliseconds, monotonic); tests pass one they move by hand. */
   rateLimitClock?: MonotonicClock;
@@ -103,6 +105,7 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
       ? await seedDemoData(
           createDocumentClient({ endpoint: dynamo.endpoint, region: 'local' }),
           LOCAL_TABLE_NAMES,
+          { appUrl: options.demoAppUrl },
         )
       : undefined;
 

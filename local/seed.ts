@@ -30,6 +30,9 @@ export interface DemoData {
   otherOrgBoardId: string;
 }
 
+/** The demo boards' application runs on this machine, over loopback http. */
+const LOCAL_APP_URL_RULE = { allowLoopbackHttp: true } as const;
+
 /** The name of the key `npm start` issues; earlier keys of this name are revoked at the next start. */
 export const DEMO_KEY_NAME = 'demo key (npm start)';
 
@@ -42,25 +45,34 @@ export const DEMO_KEY_NAME = 'demo key (npm start)';
 export async function seedDemoData(
   db: DynamoDBDocumentClient,
   tables: Record<TableKey, string>,
+  options: { appUrl?: string } = {},
 ): Promise<DemoData> {
   const boards = new DynamoBoardRepository(db, tables.boards);
-  await createBoard(
-    { boards },
-    { boardId: DEMO.publicBoardId, orgId: DEMO.orgId, visibility: 'PUBLIC', name: 'Product roadmap' },
-  );
-  await createBoard(
-    { boards },
-    { boardId: DEMO.privateBoardId, orgId: DEMO.orgId, visibility: 'PRIVATE', name: 'Team retro' },
-  );
-  await createBoard(
-    { boards },
-    {
-      boardId: DEMO.otherOrgBoardId,
-      orgId: 'org_other',
-      visibility: 'PRIVATE',
-      name: 'Someone else’s plans',
-    },
-  );
+  // With an app URL (the reference board application `npm start` runs), the demo boards hand their users
+  // to it; without one, a board keeps the application it had (none on a fresh start: the built-in page).
+  const deps = { boards, appUrlRule: LOCAL_APP_URL_RULE };
+  const appUrl = options.appUrl;
+  await createBoard(deps, {
+    boardId: DEMO.publicBoardId,
+    orgId: DEMO.orgId,
+    visibility: 'PUBLIC',
+    name: 'Product roadmap',
+    appUrl,
+  });
+  await createBoard(deps, {
+    boardId: DEMO.privateBoardId,
+    orgId: DEMO.orgId,
+    visibility: 'PRIVATE',
+    name: 'Team retro',
+    appUrl,
+  });
+  await createBoard(deps, {
+    boardId: DEMO.otherOrgBoardId,
+    orgId: 'org_other',
+    visibility: 'PRIVATE',
+    name: 'Someone else’s plans',
+    appUrl,
+  });
   await addMember(
     { memberships: new DynamoMembershipRepository(db, tables.memberships), clock: systemClock },
     DEMO.orgId,

@@ -1,7 +1,8 @@
 /** `npm start`: the whole service on this machine, on an embedded DynamoDB or the one at DYNAMODB_ENDPOINT. */
 import { readDynamoEndpoint, readInteger } from '#lib/platform/config';
+import { startBoardApp } from '../examples/board-app/server';
 import { consoleLogger, logFormatOf } from './console-log';
-import { DataDirError, DynamoUnreachableError } from './dynamodb';
+import { DataDirError, DynamoUnreachableError, reachableHost } from './dynamodb';
 import { startLocalRuntime } from './runtime';
 
 // Node 20 is supported here on purpose (see README); the SDK's notice about future versions is noise.
@@ -12,6 +13,7 @@ const STOP_TIMEOUT_MS = 5_000;
 const problems: string[] = [];
 const port = readInteger(process.env, 'PORT', 3000, 0, 65535, problems);
 const dynamoPort = readInteger(process.env, 'DYNAMODB_PORT', 8000, 0, 65535, problems);
+const boardAppPort = readInteger(process.env, 'BOARD_APP_PORT', 3001, 0, 65535, problems);
 // Only the endpoint: the local runtime needs no AWS region, credentials or profile (it sets its own).
 const dynamoEndpoint = readDynamoEndpoint(process.env, problems);
 if (problems.length > 0) {
@@ -25,23 +27,54 @@ const logFormat = logFormatOf(process.env, process.stdout.isTTY === true);
 if (logFormat === 'human') process.env.LOG_LEVEL ??= 'warn';
 const gatewayLog = consoleLogger(logFormat);
 
-const starting = startLocalRuntime({
-  logger: gatewayLog.logger,
-  port,
-  dynamoPort,
-  host: process.env.HOST || '127.0.0.1',
-  dataDir: process.env.DATA_DIR || undefined,
-  dynamoEndpoint,
-  seed: true,
-}).catch((error: NodeJS.ErrnoException) => {
-  console.error(`Cannot start: ${startFailure(error)}`);
-  process.exit(1);
+const host = process.env.HOST || '127.0.0.1';
+/**
+ * The reference board application (examples/board-app), beside the service: it listens first, so the demo
+ * boards are seeded with its URL as their `appUrl`, and the demo link shows a real board in the iframe.
+ */
+// Its URL must be loopback http (or https), so on another HOST it still listens on loopback only.
+const boardAppHost = reachableHost(host) === 'localhost' ? 'localhost' : '127.0.0.1';
+const startingBoardApp = startBoardApp({
+  port: boardAppPort,
+  host: reachableHost(host) === '127.0.0.1' ? host : boardAppHost,
+  publicHost: boardAppHost,
 });
+const starting = startingBoardApp
+  .then(async (boardApp) => {
+    try {
+      const runtime = await startLocalRuntime({
+        logger: gatewayLog.logger,
+        port,
+        dynamoPort,
+        host,
+        dataDir: process.env.DATA_DIR || undefined,
+        dynamoEndpoint,
+        seed: true,
+        demoAppUrl: boardApp.appUrl,
+      });
+      boardApp.serve({ issuer: runtime.baseUrl });
+      return {
+        runtime,
+        boardApp,
+        close: async () => {
+          await boardApp.close();
+          await runtime.close();
+        },
+      };
+    } catch (error) {
+      await boardApp.close();
+      throw error;
+    }
+  })
+  .catch((error: NodeJS.ErrnoException) => {
+    console.error(`Cannot start: ${startFailure(error)}`);
+    process.exit(1);
+  });
 
 /** One line for what stopped the start, naming the variable to change; never a stack trace. */
 function startFailure(error: NodeJS.ErrnoException): string {
   if (error.code === 'EADDRINUSE')
-    return `${error.message.replace(/^listen EADDRINUSE: address already in use /, '')} is already in use. Set PORT / DYNAMODB_PORT to free ports.`;
+    return `${error.message.replace(/^listen EADDRINUSE: address already in use /, '')} is already in use. Set PORT / DYNAMODB_PORT / BOARD_APP_PORT to free ports.`;
   if (error instanceof DataDirError)
     return `${error.message}. Set DATA_DIR to a folder you can write, or unset it to keep data in memory.`;
   if (error instanceof DynamoUnreachableError && dynamoEndpoint)
@@ -69,7 +102,7 @@ const stop = async () => {
 process.on('SIGINT', stop);
 process.on('SIGTERM', stop);
 
-const runtime = await starting;
+const { runtime, boardApp } = await starting;
 const demo = runtime.demo;
 /** The request the banner suggests; the demo session below is the same one, so the two never differ. */
 const demoRequest = {
@@ -93,6 +126,7 @@ if (demoSession.status !== 201 || !created.embedUrl) {
   console.error(
     `Cannot start: the demo session was refused (${demoSession.status} ${created.message ?? ''})`,
   );
+  await boardApp.close();
   await runtime.close();
   process.exit(1);
 }
@@ -108,6 +142,7 @@ Embed session service running locally
   ${dynamoLine}
   Demo API key       ${demo?.apiKey}   (user ${demo?.userId}; shown once)
   Demo boards        ${demo?.publicBoardId} (PUBLIC), ${demo?.privateBoardId} (PRIVATE, your org), ${demo?.otherOrgBoardId} (PRIVATE, other org)
+  Board application  ${boardApp.origin}   (examples/board-app, the demo boards' appUrl; BOARD_APP_PORT)
   Rate limit per key ${runtime.apiKeyLimits.rate} requests/s, bursts of ${runtime.apiKeyLimits.burst} (API_KEY_RATE_LIMIT, API_KEY_BURST_LIMIT)
 
 Open the demo board as an embedded user (valid for 30 days):
