@@ -21,7 +21,11 @@ function failedStart(
     execFile(
       'npm',
       ['start', '--silent'],
-      { cwd: ROOT, env: childEnv({ PORT: '0', DYNAMODB_PORT: '0', ...env }), timeout: 60_000 },
+      {
+        cwd: ROOT,
+        env: childEnv({ PORT: '0', DYNAMODB_PORT: '0', BOARD_APP_PORT: '0', ...env }),
+        timeout: 60_000,
+      },
       (error, _stdout, stderr) => {
         const failure = error as (Error & { code?: number; killed?: boolean }) | null;
         resolve({ code: failure?.code ?? 0, killed: failure?.killed ?? false, stderr });
@@ -86,5 +90,29 @@ describe('npm start: a DYNAMODB_ENDPOINT nothing answers on', () => {
     const lines = reasonLine(result.stderr);
     expect(lines).toHaveLength(1);
     expect(lines[0]).toContain(`DYNAMODB_ENDPOINT ${endpoint} cannot be reached (connection refused)`);
+  });
+});
+
+describe('npm start: a BOARD_APP_PORT it cannot use', () => {
+  it('says in one line that the port is in use, naming BOARD_APP_PORT, and exits 1', async () => {
+    const taken = createServer().listen(0, '127.0.0.1');
+    await new Promise((resolve) => taken.once('listening', resolve));
+    try {
+      const { port } = taken.address() as { port: number };
+      const result = await failedStart({ BOARD_APP_PORT: String(port) });
+      expect(result.code).toBe(1);
+      const lines = reasonLine(result.stderr);
+      expect(lines).toHaveLength(1);
+      expect(lines[0]).toContain(`127.0.0.1:${port} is already in use`);
+      expect(lines[0]).toContain('BOARD_APP_PORT');
+    } finally {
+      taken.close();
+    }
+  });
+
+  it('refuses a BOARD_APP_PORT that is not a port, naming it', async () => {
+    const result = await failedStart({ BOARD_APP_PORT: 'seventy' });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(/Invalid configuration: .*BOARD_APP_PORT/);
   });
 });

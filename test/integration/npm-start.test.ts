@@ -51,6 +51,34 @@ describe("npm start: a newcomer's shell", () => {
   );
 });
 
+describe('npm start: the reference board application', () => {
+  it("hands the banner's demo user to the board application, which shows the board as that user", async () => {
+    const service = await startNpmStart();
+    // The demo link's page posts the ID token to the demo board's appUrl: the app `npm start` runs.
+    const embed = await fetch(service.embedUrl);
+    const html = await embed.text();
+    expect(embed.status).toBe(200);
+    const action = /<form id="embed-handoff" method="post" action="([^"]+)"/.exec(html)?.[1];
+    expect(action).toBe(`${service.boardAppOrigin}/handoff`);
+    const idToken = /name="id_token" value="([^"]+)"/.exec(html)?.[1] as string;
+    const handoff = await fetch(action as string, {
+      method: 'POST',
+      redirect: 'manual',
+      headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ id_token: idToken }).toString(),
+    });
+    expect(handoff.status).toBe(303);
+    const cookie = (handoff.headers.get('set-cookie') as string).split(';')[0] as string;
+    const board = await fetch(`${service.boardAppOrigin}/board`, { headers: { Cookie: cookie } });
+    expect(board.status).toBe(200);
+    const page = await board.text();
+    expect(page).toContain('<strong id="user-name">Ada Lovelace</strong>');
+    expect(page).toContain('<h1>Product roadmap</h1>');
+    process.kill(service.npm.pid as number, 'SIGTERM');
+    await expectStopped(service);
+  });
+});
+
 describe('npm start: requests that are not URLs', () => {
   let service: NpmStart;
 
@@ -72,6 +100,7 @@ async function expectStopped(service: NpmStart) {
   expect(gone, `processes still alive: ${service.pids.filter(isAlive).join(', ')}`).toBe(true);
   expect(await portClosed(service.baseUrl)).toBe(true);
   expect(await portClosed(service.dynamoEndpoint)).toBe(true);
+  expect(await portClosed(service.boardAppOrigin)).toBe(true);
 }
 
 describe('npm start: stopping', () => {

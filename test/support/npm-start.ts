@@ -17,6 +17,8 @@ export interface NpmStart {
   dynamoEndpoint: string;
   apiKey: string;
   embedUrl: string;
+  /** The reference board application's origin (the demo boards' appUrl is `{origin}/handoff`). */
+  boardAppOrigin: string;
   /** Every process of the service when it had started: npm and its descendants. */
   pids: number[];
   /** The process listening on the API port (the server itself). */
@@ -27,14 +29,14 @@ export interface NpmStart {
 
 /**
  * Runs `npm start` from the repository as a newcomer does, in a shell holding only PATH and HOME, plus
- * `env` (PORT and DYNAMODB_PORT default to 0, so it picks free ports), and waits for its banner. Call
+ * `env` (PORT, DYNAMODB_PORT and BOARD_APP_PORT default to 0, so it picks free ports), and waits for its banner. Call
  * `killNpmStarts` when done, whatever happened, so no process outlives the test.
  */
 export async function startNpmStart(env: Record<string, string> = {}, timeoutMs = 60_000): Promise<NpmStart> {
   // Its own process group: a signal to the group is what a terminal's Ctrl-C sends.
   const npm = spawn('npm', ['start'], {
     cwd: ROOT,
-    env: childEnv({ PORT: '0', DYNAMODB_PORT: '0', ...env }),
+    env: childEnv({ PORT: '0', DYNAMODB_PORT: '0', BOARD_APP_PORT: '0', ...env }),
     detached: true,
     stdio: 'pipe',
   });
@@ -74,6 +76,7 @@ export async function startNpmStart(env: Record<string, string> = {}, timeoutMs 
     dynamoEndpoint: field(/DynamoDB\s+(http\S+)/),
     apiKey: field(/Demo API key\s+(esk_\S+)/),
     embedUrl: field(/^\s+(http\S+\/embed\?token=\S+)$/m),
+    boardAppOrigin: field(/Board application\s+(\S+)/),
     pids,
     serverPid,
     exited,
