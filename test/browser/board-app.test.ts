@@ -1,0 +1,224 @@
+import { randomBytes } from 'node:crypto';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { HOST_SCRIPT_VERSION } from '#lib/embed/host-script';
+import type { LocalRuntime } from '#local/runtime';
+import { browserSkipReason, launchChromium } from '#test/support/browser';
+import { createSessionCall, putBoard, startTestRuntime } from '#test/support/local-runtime';
+import { type RunningBoardApp, startBoardApp } from '../../examples/board-app/server';
+
+/**
+ * The reference board application in Chromium, through the real hand-off: a customer's page (on
+ * `localhost`, another site than the service and the app on 127.0.0.1) mounts an embedUrl with the host
+ * script; the embed page posts the ID token to the app, which sets its partitioned cookie in the frame and
+ * shows the board as the user, telling the host page through `/embed-board.js`.
+ */
+if (browserSkipReason) console.warn(`[browser tests skipped] ${browserSkipReason}`);
+
+let runtime: LocalRuntime;
+let app: RunningBoardApp;
+let browser: Browser;
+let host: Server;
+let hostOrigin: string;
+const pages = new Map<string, string>();
+const opened: Page[] = [];
+
+beforeAll(async () => {
+  if (browserSkipReason) return;
+  runtime = await startTestRuntime();
+  app = await startBoardApp({ port: 0 });
+  app.serve({ issuer: runtime.baseUrl });
+  await putBoard(runtime, {
+    boardId: 'board_reference_app',
+    orgId: 'org_demo',
+    visibility: 'PUBLIC',
+    name: 'Feature requests',
+    appUrl: app.appUrl,
+  });
+  host = createServer((req, res) => {
+    const body = pages.get(req.url?.slice(1) ?? '');
+    if (!body) return void res.writeHead(404).end();
+    res
+      .writeHead(200, { 'Content-Type': 'text/html; charset=utf-8' })
+      .end(`<!doctype html><body>${body}</body>`);
+  });
+  host.listen(0, 'localhost');
+  await new Promise((resolve) => host.once('listening', resolve));
+  hostOrigin = `http://localhost:${(host.address() as AddressInfo).port}`;
+  browser = await launchChromium();
+}, 120_000);
+
+afterAll(async () => {
+  for (const page of opened) await page.close().catch(() => undefined);
+  await browser?.close();
+  host?.close();
+  await app?.close();
+  await runtime?.close();
+});
+
+function hostPage(body: string): string {
+  const id = randomBytes(6).toString('hex');
+  pages.set(id, body);
+  return `${hostOrigin}/${id}`;
+}
+
+async function embedUrlFor(userId: string): Promise<{ embedUrl: string; sessionId: string }> {
+  const created = await createSessionCall(runtime, {
+    boardId: 'board_reference_app',
+    userId,
+    email: 'ada@example.com',
+    firstName: 'Ada',
+    lastName: 'Lovelace',
+  });
+  expect(created.status).toBe(201);
+  return {
+    embedUrl: created.body.embedUrl as string,
+    sessionId: (created.body.session as { id: string }).id,
+  };
+}
+
+type HostEvent = { type: string; detail?: { sessionId?: string; boardId?: string }; height?: number };
+type HostWindow = { embedEvents: HostEvent[]; readyMessages: string[] };
+
+/** A customer's page mounting `embedUrl` with the host script, recording every callback. */
+function mountedPage(embedUrl: string, extra = ''): string {
+  return `<script src="${runtime.baseUrl}/embed.js?v=${HOST_SCRIPT_VERSION}"></script>
+<div id="board"></div>
+${extra}
+<script>
+window.embedEvents = [];
+window.readyMessages = [];
+addEventListener('message', (event) => {
+  if (event.data && event.data.type === 'ready') readyMessages.push(event.origin);
+});
+EmbedSession.mount('#board', {
+  url: ${JSON.stringify(embedUrl)},
+  onReady: (detail) => embedEvents.push({ type: 'ready', detail }),
+  onResize: (height) => embedEvents.push({ type: 'resize', height }),
+  onExpired: () => embedEvents.push({ type: 'expired' }),
+  onRevoked: () => embedEvents.push({ type: 'revoked' }),
+  onError: (detail) => embedEvents.push({ type: 'error', detail }),
+});
+</script>`;
+}
+
+async function open(url: string): Promise<Page> {
+  const page = await browser.newPage({ viewport: { width: 900, height: 900 } });
+  opened.push(page);
+  await page.goto(url);
+  return page;
+}
+
+const hostEvents = (page: Page) => page.evaluate(() => (globalThis as unknown as HostWindow).embedEvents);
+
+/** The frame of `page` showing the board application, once it does. */
+async function appFrame(page: Page) {
+  await expect
+    .poll(() => page.frames().some((f) => f.url() === `${app.origin}/board`), { timeout: 15_000 })
+    .toBe(true);
+  return page.frames().find((f) => f.url() === `${app.origin}/board`) as NonNullable<
+    ReturnType<Page['frames']>[number]
+  >;
+}
+
+describe.skipIf(browserSkipReason !== undefined)('the reference board application in the iframe', () => {
+  it('shows the board as the user after the hand-off, and the host page hears ready and resize from it', async () => {
+    const { embedUrl, sessionId } = await embedUrlFor('customer-browser-1');
+    // Another frame of the customer's page forging the board's messages.
+    const forger = `<iframe title="forger" srcdoc="<script>setInterval(() => parent.postMessage({ source: 'embed-session', type: 'ready', sessionId: 'forged', height: 999 }, '*'), 50)</script>"></iframe>`;
+    const page = await open(hostPage(mountedPage(embedUrl, forger)));
+    const frame = await appFrame(page);
+    expect(await frame.locator('#user-name').textContent()).toBe('Ada Lovelace');
+    expect(await frame.locator('h1').textContent()).toBe('Feature requests');
+    // No token in the URL the frame ends on.
+    expect(frame.url()).toBe(`${app.origin}/board`);
+
+    await expect
+      .poll(() => hostEvents(page))
+      .toContainEqual({
+        type: 'ready',
+        detail: { sessionId, boardId: 'board_reference_app', height: expect.any(Number) },
+      });
+    // The board grows: its script reports the new height, and the host page's frame follows it.
+    // (The page's CSP allows no inline style attribute; the CSSOM is script, which it allows.)
+    await frame.evaluate(() => {
+      type Element = { style: { height: string }; textContent: string };
+      const doc = (
+        globalThis as unknown as {
+          document: { createElement(tag: string): Element; body: { append(e: Element): void } };
+        }
+      ).document;
+      const more = doc.createElement('div');
+      more.style.height = '600px';
+      more.textContent = 'more posts';
+      doc.body.append(more);
+    });
+    await expect
+      .poll(async () => (await hostEvents(page)).some((e) => e.type === 'resize' && (e.height ?? 0) > 600))
+      .toBe(true);
+    // A second frame of the app's own origin (the board again, with the same partitioned cookie) says
+    // `ready` too; the host script hears the mounted frame only.
+    await page.evaluate((src) => {
+      const doc = (
+        globalThis as unknown as { document: { body: { insertAdjacentHTML(p: string, h: string): void } } }
+      ).document;
+      doc.body.insertAdjacentHTML('beforeend', `<iframe id="second" title="second" src="${src}"></iframe>`);
+    }, `${app.origin}/board`);
+    await page.frameLocator('#second').locator('#user-name').waitFor();
+    // Both strangers' messages reached the page: the mounted frame's, the second frame's, the forger's.
+    const readyFrom = () => page.evaluate(() => (globalThis as unknown as HostWindow).readyMessages);
+    await expect.poll(async () => (await readyFrom()).filter((o) => o === app.origin).length).toBe(2);
+    await expect.poll(async () => (await readyFrom()).includes(hostOrigin)).toBe(true);
+    const events = await hostEvents(page);
+    expect(events.filter((e) => e.type === 'ready')).toHaveLength(1);
+    expect(events.some((e) => e.detail?.sessionId === 'forged' || e.height === 999)).toBe(false);
+
+    // Its own session works in the frame: a vote counts, through the partitioned cookie.
+    await frame.locator('li[data-post="sso"] button').click();
+    const after = await appFrame(page);
+    await expect.poll(() => after.locator('li[data-post="sso"] .count').textContent()).toBe('1 vote');
+  });
+
+  it('refuses a replayed and a tampered token with a clear page', async () => {
+    const { embedUrl } = await embedUrlFor('customer-browser-2');
+    const page = await browser.newPage();
+    opened.push(page);
+    const posted = new Promise<string>((resolve) =>
+      page.on('request', (request) => {
+        if (request.url() === app.appUrl && request.method() === 'POST') resolve(request.postData() ?? '');
+      }),
+    );
+    await page.goto(hostPage(mountedPage(embedUrl)));
+    await appFrame(page);
+    const idToken = new URLSearchParams(await posted).get('id_token') as string;
+    expect(idToken).toMatch(/^ey/);
+
+    /** A page of the customer's site that posts `token` to the app as the embed page does. */
+    const resubmit = async (token: string) => {
+      const attacker = await browser.newPage();
+      opened.push(attacker);
+      const answer = attacker.waitForResponse((r) => r.url() === app.appUrl);
+      await attacker.goto(
+        hostPage(`<form method="post" action="${app.appUrl}"><input type="hidden" name="id_token" value="${token}"></form>
+<script>document.forms[0].submit()</script>`),
+      );
+      const status = (await answer).status();
+      await attacker.waitForURL(app.appUrl);
+      return { status, text: await attacker.locator('main').textContent() };
+    };
+
+    const replay = await resubmit(idToken);
+    expect(replay.status).toBe(401);
+    expect(replay.text).toContain('The sign-in link was used already.');
+
+    const [header, payload, signature] = idToken.split('.') as [string, string, string];
+    const claims = JSON.parse(Buffer.from(payload, 'base64url').toString());
+    claims.given_name = 'Mallory';
+    const tampered = `${header}.${Buffer.from(JSON.stringify(claims)).toString('base64url')}.${signature}`;
+    const refused = await resubmit(tampered);
+    expect(refused.status).toBe(401);
+    expect(refused.text).toContain('The sign-in link is not valid.');
+  });
+});
