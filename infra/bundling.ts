@@ -45,15 +45,12 @@ export const BUNDLING = {
    * - The event-stream codec, which only operations with an event-stream member load (DynamoDB has none),
    *   goes, and `node:zlib` with it.
    * - `node:process` becomes the global `process`: Node's module facade for it reads every lazy property.
-   * - `@aws-sdk/client-kms` becomes its client and the three commands the service sends, by their own
-   *   modules: imported lazily (only a hand-off needs it), the package's index would keep every command.
    */
   alias: {
     '@aws-sdk/credential-provider-node': platformModule('lambda-credentials.ts'),
     '@aws-sdk/middleware-endpoint-discovery': platformModule('lambda-endpoint-discovery.ts'),
     '@smithy/core/event-streams': platformModule('lambda-event-streams.ts'),
     'node:process': platformModule('lambda-process.ts'),
-    '@aws-sdk/client-kms': platformModule('lambda-kms-client.mjs'),
   } as Record<string, string>,
 } as const;
 

@@ -1,5 +1,4 @@
 import { createHash, createPublicKey } from 'node:crypto';
-import { GenerateMacCommand, GetPublicKeyCommand, type KMSClient, SignCommand } from '@aws-sdk/client-kms';
 import {
   compactJwt,
   ID_TOKEN_ALG,
@@ -8,6 +7,7 @@ import {
   type PublicSigningJwk,
 } from '#lib/domain/id-token';
 import type { IdTokenSigner, PairwiseSubjects, SigningKeySet } from '#lib/domain/ports';
+import type { KmsApi } from './kms-json';
 import { subjectMessage } from './subject';
 
 /** KMS signs a message of up to 4,096 bytes as is; a longer one is signed by its SHA-256 digest. */
@@ -24,7 +24,7 @@ export function kmsKeyId(keyArn: string): string {
  */
 export class KmsIdTokenSigner implements IdTokenSigner, PairwiseSubjects {
   constructor(
-    private readonly kms: KMSClient,
+    private readonly kms: KmsApi,
     private readonly signingKeyArn: string,
     private readonly subjectKeyArn: string,
   ) {}
@@ -33,26 +33,22 @@ export class KmsIdTokenSigner implements IdTokenSigner, PairwiseSubjects {
     const input = jwtSigningInput(kmsKeyId(this.signingKeyArn), claims);
     const bytes = Buffer.from(input, 'utf8');
     const raw = bytes.length <= KMS_RAW_MESSAGE_MAX_BYTES;
-    const { Signature } = await this.kms.send(
-      new SignCommand({
-        KeyId: this.signingKeyArn,
-        SigningAlgorithm: 'ECDSA_SHA_256',
-        MessageType: raw ? 'RAW' : 'DIGEST',
-        Message: raw ? bytes : createHash('sha256').update(bytes).digest(),
-      }),
-    );
+    const { Signature } = await this.kms.sign({
+      KeyId: this.signingKeyArn,
+      SigningAlgorithm: 'ECDSA_SHA_256',
+      MessageType: raw ? 'RAW' : 'DIGEST',
+      Message: raw ? bytes : createHash('sha256').update(bytes).digest(),
+    });
     if (!Signature) throw new Error('KMS answered Sign without a signature');
     return compactJwt(input, derToJoseSignature(Signature));
   }
 
   async subjectOf(tenantId: string, userId: string): Promise<string> {
-    const { Mac } = await this.kms.send(
-      new GenerateMacCommand({
-        KeyId: this.subjectKeyArn,
-        MacAlgorithm: 'HMAC_SHA_256',
-        Message: subjectMessage(tenantId, userId),
-      }),
-    );
+    const { Mac } = await this.kms.generateMac({
+      KeyId: this.subjectKeyArn,
+      MacAlgorithm: 'HMAC_SHA_256',
+      Message: subjectMessage(tenantId, userId),
+    });
     if (!Mac) throw new Error('KMS answered GenerateMac without a MAC');
     return Buffer.from(Mac).toString('base64url');
   }
@@ -66,7 +62,7 @@ export class KmsSigningKeySet implements SigningKeySet {
   readonly #cache = new Map<string, Promise<PublicSigningJwk>>();
 
   constructor(
-    private readonly kms: KMSClient,
+    private readonly kms: KmsApi,
     private readonly keyArns: readonly string[],
   ) {}
 
@@ -85,7 +81,7 @@ export class KmsSigningKeySet implements SigningKeySet {
   }
 
   async #fetch(keyArn: string): Promise<PublicSigningJwk> {
-    const { PublicKey } = await this.kms.send(new GetPublicKeyCommand({ KeyId: keyArn }));
+    const { PublicKey } = await this.kms.getPublicKey({ KeyId: keyArn });
     if (!PublicKey) throw new Error('KMS answered GetPublicKey without a key');
     const { crv, x, y } = createPublicKey({
       key: Buffer.from(PublicKey),

@@ -1,8 +1,8 @@
-import { CreateKeyCommand, type KMSClient } from '@aws-sdk/client-kms';
+import { CreateKeyCommand, KMSClient } from '@aws-sdk/client-kms';
 import { createLocalJWKSet, decodeProtectedHeader, jwtVerify } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { IdTokenClaims } from '#lib/domain/id-token';
-import { KmsIdTokenSigner, KmsSigningKeySet, kmsClient } from '#lib/signing/kms-client';
+import { KmsIdTokenSigner, type KmsJsonClient, KmsSigningKeySet, kmsClient } from '#lib/signing/kms-client';
 import { type MotoServer, motoMissing, startMoto } from '#test/support/moto';
 
 const missing = motoMissing();
@@ -31,7 +31,10 @@ const claims = (overrides: Partial<IdTokenClaims> = {}): IdTokenClaims => ({
 
 describe.skipIf(missing !== undefined)('KMS signing adapter, against moto_server', () => {
   let moto: MotoServer;
-  let kms: KMSClient;
+  /** The service's own KMS client (KMS's JSON API, SigV4-signed), as the embed page sends. */
+  let kms: KmsJsonClient;
+  /** The SDK's client, only to create the test's keys. */
+  let admin: KMSClient;
   const arns: { signing: string; next: string; subject: string; otherSubject: string } = {
     signing: '',
     next: '',
@@ -40,7 +43,7 @@ describe.skipIf(missing !== undefined)('KMS signing adapter, against moto_server
   };
 
   async function createKey(spec: 'ECC_NIST_P256' | 'HMAC_256'): Promise<string> {
-    const { KeyMetadata } = await kms.send(
+    const { KeyMetadata } = await admin.send(
       new CreateKeyCommand({
         KeySpec: spec,
         KeyUsage: spec === 'HMAC_256' ? 'GENERATE_VERIFY_MAC' : 'SIGN_VERIFY',
@@ -52,13 +55,18 @@ describe.skipIf(missing !== undefined)('KMS signing adapter, against moto_server
   beforeAll(async () => {
     moto = await startMoto();
     kms = kmsClient('eu-west-1', moto.endpoint);
+    admin = new KMSClient({
+      region: 'eu-west-1',
+      endpoint: moto.endpoint,
+      credentials: { accessKeyId: 'test', secretAccessKey: 'test' },
+    });
     arns.signing = await createKey('ECC_NIST_P256');
     arns.next = await createKey('ECC_NIST_P256');
     arns.subject = await createKey('HMAC_256');
     arns.otherSubject = await createKey('HMAC_256');
   }, 30_000);
   afterAll(async () => {
-    kms?.destroy();
+    admin?.destroy();
     await moto?.close();
   });
 
@@ -109,5 +117,17 @@ describe.skipIf(missing !== undefined)('KMS signing adapter, against moto_server
     expect(subject).toMatch(/^[A-Za-z0-9_-]{43}$/);
     const otherStage = new KmsIdTokenSigner(kms, arns.signing, arns.otherSubject);
     expect(await otherStage.subjectOf('org_a', 'customer-42')).not.toBe(subject);
+  });
+
+  it('reports what KMS refused by its error code, at once, without trying again', async () => {
+    const missingKey = arns.signing.replace(/[^/]+$/, '00000000-0000-0000-0000-000000000000');
+    const started = Date.now();
+    await expect(new KmsIdTokenSigner(kms, missingKey, arns.subject).sign(claims())).rejects.toMatchObject({
+      name: 'KmsError',
+      code: 'NotFoundException',
+      status: 400,
+    });
+    // Three attempts would wait between them; a refusal is final.
+    expect(Date.now() - started).toBeLessThan(1_000);
   });
 });

@@ -1,10 +1,9 @@
 import { createHash, generateKeyPairSync, sign, verify } from 'node:crypto';
-import { KMSClient, SignCommand } from '@aws-sdk/client-kms';
-import { mockClient } from 'aws-sdk-client-mock';
 import { createLocalJWKSet, jwtVerify } from 'jose';
 import { describe, expect, it } from 'vitest';
 import { type IdTokenClaims, jwtSigningInput } from '#lib/domain/id-token';
 import { derToJoseSignature, KmsIdTokenSigner, kmsKeyId } from '#lib/signing/kms';
+import type { KmsApi } from '#lib/signing/kms-json';
 
 const ARN = 'arn:aws:kms:eu-west-1:123456789012:key/11111111-2222-3333-4444-555555555555';
 
@@ -63,20 +62,24 @@ describe('KmsIdTokenSigner', () => {
     const { privateKey, publicKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
     const big = { notes: 'x'.repeat(5000) };
     const expectedInput = jwtSigningInput(kmsKeyId(ARN), claims(big));
-    const kms = mockClient(KMSClient);
-    kms.on(SignCommand).callsFake((input: { Message: Uint8Array; MessageType: string }) => {
-      expect(input.MessageType).toBe('DIGEST');
-      expect(Buffer.from(input.Message)).toEqual(createHash('sha256').update(expectedInput).digest());
-      // Node cannot sign a digest it is handed; signing the input it is the digest of is the same signature.
-      return {
-        Signature: sign('sha256', Buffer.from(expectedInput), { key: privateKey, dsaEncoding: 'der' }),
-      };
-    });
-    const token = await new KmsIdTokenSigner(new KMSClient({}), ARN, ARN).sign(claims(big));
-    expect(kms.commandCalls(SignCommand)).toHaveLength(1);
+    const calls: Array<{ Message: Uint8Array; MessageType: string }> = [];
+    const kms: KmsApi = {
+      sign: async (input) => {
+        calls.push(input);
+        // Node cannot sign a digest it is handed; signing the input it is the digest of is the same signature.
+        return {
+          Signature: sign('sha256', Buffer.from(expectedInput), { key: privateKey, dsaEncoding: 'der' }),
+        };
+      },
+      generateMac: () => Promise.reject(new Error('not sent')),
+      getPublicKey: () => Promise.reject(new Error('not sent')),
+    };
+    const token = await new KmsIdTokenSigner(kms, ARN, ARN).sign(claims(big));
+    expect(calls).toHaveLength(1);
+    expect(calls[0]?.MessageType).toBe('DIGEST');
+    expect(Buffer.from(calls[0]?.Message ?? [])).toEqual(createHash('sha256').update(expectedInput).digest());
     const jwk = { ...publicKey.export({ format: 'jwk' }), kid: kmsKeyId(ARN), alg: 'ES256' };
     const { payload } = await jwtVerify(token, createLocalJWKSet({ keys: [jwk as never] }));
     expect(payload.metadata).toEqual(big);
-    kms.restore();
   });
 });
