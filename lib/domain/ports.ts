@@ -129,8 +129,12 @@ export interface SessionRepository {
   bind(id: string, binding: SessionBinding): Promise<boolean>;
   /** Removes a binding, only if it is this one (`bindingHash`): undoes a bind that may have landed unanswered. */
   unbind(id: string, bindingHash: string): Promise<void>;
-  /** Just enough of each session to tell whether it is active, in parallel batches; missing ids left out. */
-  getStates(ids: readonly string[]): Promise<SessionState[]>;
+  /**
+   * Every session of a scope created at or before `at`, with just enough to tell whether it was active
+   * then, as the scope's index holds it (eventually consistent: a session created or revoked on its own
+   * a moment ago may not show yet). The index's write shards are read in parallel.
+   */
+  scopeStates(scope: SessionScope, at: string): Promise<SessionState[]>;
   /** Every session of every tenant, for operators only (a table scan). */
   listAll(): Promise<StoredSession[]>;
   /** Every session of an external user across all tenants, for operators only (a table scan). */

@@ -18,7 +18,7 @@ import type {
   SessionScope,
   SessionState,
 } from '#lib/domain/ports';
-import { ScopeMerge, scopesFor, TenantFilter } from './session-access';
+import { scopesFor, TenantFilter } from './session-access';
 
 export interface RevokeUserSessionsDeps {
   sessions: SessionRepository;
@@ -34,9 +34,6 @@ export type RevokeUserSessionsCommand =
   | { userId: string; boardId?: string }
   | { userId?: undefined; boardId: string };
 
-/** Index page size while collecting the sessions to count (keys only, so a page is small). */
-const COLLECT_PAGE_SIZE = 1_000;
-
 export const BOARD_REVOKE_DENIED = "Only members of the board's organization may revoke all of its sessions";
 
 /**
@@ -47,8 +44,9 @@ export const BOARD_REVOKE_DENIED = "Only members of the board's organization may
  * caller), twice. The first cut-off, written before anything is counted, covers every session created
  * before the call began even if the count then runs out of time; the second, written once the count is
  * done, covers those created while it ran. The answer counts the sessions of the selection that were
- * active when the call began, read from the scope indexes (which lag writes by a moment: a session
- * created in that moment is covered all the same, only perhaps not counted).
+ * active when the call began, from the states the scope indexes project, every scope and every write
+ * shard read at once (the indexes lag writes by a moment: a session created in that moment is covered
+ * all the same, only perhaps not counted).
  */
 export async function revokeUserSessions(
   deps: RevokeUserSessionsDeps,
@@ -65,8 +63,7 @@ export async function revokeUserSessions(
   const first = cutoff();
   await deps.sessions.writeCutoff(targets, first);
 
-  const candidates = await collect(deps, caller, countScopes, command.userId !== undefined);
-  const states = candidates.length > 0 ? await deps.sessions.getStates(candidates) : [];
+  const states = await collect(deps, caller, countScopes, first.at, command.userId !== undefined);
   // This call's own cut-off is left out: the count is of what the call changed.
   const earlier = await deps.sessions.readCutoffs(uniqueScopes(states));
   const own = new Set([first.id]);
@@ -112,25 +109,36 @@ async function planCutoffs(
   };
 }
 
-/** The ids of the sessions the scopes hold, within the caller's tenant for a selection by user. */
+/**
+ * The states of the sessions the scopes hold that were created at or before `at`, each once (a session
+ * can be in two of them), within the caller's tenant for a selection by user.
+ */
 async function collect(
   deps: RevokeUserSessionsDeps,
   caller: KeyOwner,
   scopes: readonly SessionScope[],
+  at: string,
   byUser: boolean,
-): Promise<string[]> {
-  const merge = new ScopeMerge(deps.sessions, scopes, undefined, COLLECT_PAGE_SIZE);
+): Promise<SessionState[]> {
   const tenant = new TenantFilter(deps.memberships, caller);
-  const ids: string[] = [];
-  for (
-    let refs = await merge.take(COLLECT_PAGE_SIZE);
-    refs.length > 0;
-    refs = await merge.take(COLLECT_PAGE_SIZE)
-  ) {
-    const admitted = byUser ? await tenant.admitted(refs) : undefined;
-    for (const [i, ref] of refs.entries()) if (admitted?.[i] !== false) ids.push(ref.id);
-  }
-  return ids;
+  const found = await Promise.all(
+    scopes.map(async (scope) => {
+      const states = await deps.sessions.scopeStates(scope, at);
+      if (!byUser) return states;
+      const admitted = await tenant.admitted(
+        states.map((state) => ({
+          id: state.id,
+          position: `${state.createdAt}#${state.id}`,
+          createdByUserId: state.createdByUserId,
+          scope,
+        })),
+      );
+      return states.filter((_, i) => admitted[i]);
+    }),
+  );
+  const byId = new Map<string, SessionState>();
+  for (const states of found) for (const state of states) byId.set(state.id, state);
+  return [...byId.values()];
 }
 
 /**

@@ -162,25 +162,21 @@ export class FakeSessions implements Ports.SessionRepository {
     }
   }
 
-  async getStates(ids: readonly string[]): Promise<Ports.SessionState[]> {
-    this.calls.push('getStates');
-    return [...new Set(ids)].flatMap((id) => {
-      const found = this.byId.get(id);
-      return found
-        ? [
-            {
-              id: found.id,
-              orgId: found.orgId,
-              userId: found.userId,
-              boardId: found.boardId,
-              createdByUserId: found.createdByUserId,
-              createdAt: found.createdAt,
-              expiresAt: found.expiresAt,
-              revokedAt: found.revokedAt,
-            },
-          ]
-        : [];
-    });
+  /** Every session of the scope created at or before `at`, as the adapter reads it from the index. */
+  async scopeStates(scope: Ports.SessionScope, at: string): Promise<Ports.SessionState[]> {
+    this.calls.push(`scopeStates:${scope.by}`);
+    return this.created
+      .filter((found) => inScope(found, scope) && found.createdAt <= at)
+      .map((found) => ({
+        id: found.id,
+        orgId: found.orgId,
+        userId: found.userId,
+        boardId: found.boardId,
+        createdByUserId: found.createdByUserId,
+        createdAt: found.createdAt,
+        expiresAt: found.expiresAt,
+        revokedAt: found.revokedAt,
+      }));
   }
 
   async listAll(): Promise<StoredSession[]> {
