@@ -1,11 +1,6 @@
 import { createHash } from 'node:crypto';
 import { GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import {
-  SESSION_SCOPE_INDEXES,
-  SESSION_STATE_ATTRIBUTES,
-  SESSION_TOKEN_INDEX,
-  TABLES,
-} from '#lib/definitions/tables';
+import { SESSION_SCOPE_INDEXES, SESSION_TOKEN_INDEX, TABLES } from '#lib/definitions/tables';
 import {
   type CutoffEntry,
   type CutoffRecord,
@@ -16,11 +11,11 @@ import {
   withCutoffs,
 } from '#lib/domain/cutoffs';
 import type {
+  CountCandidate,
   ScopePage,
   SessionPosition,
   SessionRepository,
   SessionScope,
-  SessionState,
   TokenMatch,
 } from '#lib/domain/ports';
 import type { Revocation, SessionBinding, StoredSession } from '#lib/domain/session';
@@ -33,11 +28,10 @@ const NOT_REVOKED = 'attribute_exists(id) AND attribute_not_exists(revokedAt)';
 const CUTOFF_ID_PREFIX = 'cutoff#';
 /** Each cut-off of a record is one attribute, named after its entry id. */
 const ENTRY_PREFIX = 'entry:';
-/**
- * What revoke-all's count reads of each index entry: the id, the position (its creation time) and the
- * state attributes the scope indexes project, nothing more.
- */
-const STATE_PROJECTION = ['id', 'createdKey', ...SESSION_STATE_ATTRIBUTES].join(', ');
+/** What tells which cut-off records could cover a session, besides its position (`createdKey`). */
+const SUBJECT_ATTRIBUTES = ['orgId', 'userId', 'boardId', 'createdByUserId'] as const;
+/** Operands DynamoDB allows in one `IN` list. */
+const IN_OPERANDS_MAX = 100;
 /**
  * Index entries per page of the count, per shard. A projected entry is about 0.3 KB, so a page stays
  * well under the 1 MB DynamoDB returns at most, and a shard of 6,250 entries (100,000 sessions) is four pages.
@@ -167,15 +161,35 @@ export class DynamoSessionRepository extends DynamoTable implements SessionRepos
     );
   }
 
-  async scopeStates(scope: SessionScope, at: string): Promise<SessionState[]> {
+  async scopeCandidates(
+    scope: SessionScope,
+    at: string,
+    options: { exceptOrgs?: readonly string[] } = {},
+  ): Promise<CountCandidate[]> {
     const { partitionKey, value } = scopeKey(scope);
-    const boardFilter = boardFilterOf(scope);
+    const known = subjectOf(scope);
+    // Only what the scope does not fix comes back: the fewer attributes, the less every page costs.
+    const wanted = SUBJECT_ATTRIBUTES.filter((name) => known[name] === undefined);
     // `createdKey` is `createdAt#id`, and `$` follows `#`: every session created at or before `at` sorts
     // below `at$`, every later one above it.
-    const below = `${at}$`;
+    const values: Record<string, unknown> = { ':below': `${at}$`, ':at': at };
+    // Active at `at`: not expired then (ISO times of one format compare as text), not revoked on its own.
+    const filters = ['expiresAt > :at', 'attribute_not_exists(revokedAt)'];
+    const boardFilter = boardFilterOf(scope);
+    if (boardFilter !== undefined) {
+      filters.push('boardId = :board');
+      values[':board'] = boardFilter;
+    }
+    const exceptOrgs = options.exceptOrgs ?? [];
+    if (exceptOrgs.length > 0 && exceptOrgs.length <= IN_OPERANDS_MAX) {
+      exceptOrgs.forEach((orgId, i) => {
+        values[`:o${i}`] = orgId;
+      });
+      filters.push(`NOT orgId IN (${exceptOrgs.map((_, i) => `:o${i}`).join(', ')})`);
+    }
     const shards = await Promise.all(
       Array.from({ length: SCOPE_WRITE_SHARDS }, async (_, shard) => {
-        const states: SessionState[] = [];
+        const found: CountCandidate[] = [];
         let start: Item | undefined;
         do {
           const page = await dynamoCall(() =>
@@ -184,22 +198,18 @@ export class DynamoSessionRepository extends DynamoTable implements SessionRepos
                 TableName: this.tableName,
                 IndexName: SESSION_SCOPE_INDEXES[scope.by],
                 KeyConditionExpression: `${partitionKey} = :pk AND createdKey < :below`,
-                ExpressionAttributeValues: {
-                  ':pk': shardedScopeKey(value, shard),
-                  ':below': below,
-                  ...(boardFilter !== undefined ? { ':board': boardFilter } : {}),
-                },
-                ...(boardFilter !== undefined ? { FilterExpression: 'boardId = :board' } : {}),
-                ProjectionExpression: STATE_PROJECTION,
+                FilterExpression: filters.join(' AND '),
+                ExpressionAttributeValues: { ...values, ':pk': shardedScopeKey(value, shard) },
+                ProjectionExpression: ['createdKey', ...wanted].join(', '),
                 Limit: STATE_PAGE_SIZE,
                 ...(start !== undefined ? { ExclusiveStartKey: start } : {}),
               }),
             ),
           );
-          for (const item of page.Items ?? []) states.push(toState(item));
+          for (const item of page.Items ?? []) found.push(toCandidate(item, known));
           start = page.LastEvaluatedKey;
         } while (start !== undefined);
-        return states;
+        return found;
       }),
     );
     return shards.flat();
@@ -389,17 +399,34 @@ function entriesOf(item: Item): CutoffEntry[] {
   return entries;
 }
 
-function toState(item: Item): SessionState {
+/** What a scope fixes of every session it holds. */
+function subjectOf(scope: SessionScope): Partial<Record<(typeof SUBJECT_ATTRIBUTES)[number], string>> {
+  switch (scope.by) {
+    case 'orgUser':
+      return { orgId: scope.orgId, userId: scope.userId, boardId: scope.boardId };
+    case 'creatorUser':
+      return { createdByUserId: scope.creatorUserId, userId: scope.userId, boardId: scope.boardId };
+    case 'board':
+      return { boardId: scope.boardId };
+    case 'creatorBoard':
+      return { createdByUserId: scope.creatorUserId, boardId: scope.boardId };
+  }
+}
+
+/** A count candidate from an index entry and what its scope fixes. */
+function toCandidate(item: Item, known: ReturnType<typeof subjectOf>): CountCandidate {
+  // `createdAt#id`: ISO times hold no `#`.
+  const position = String(item.createdKey);
+  const split = position.indexOf('#');
+  const attribute = (name: (typeof SUBJECT_ATTRIBUTES)[number]) =>
+    known[name] ?? optionalStringOf(item, name) ?? '';
   return {
-    id: String(item.id),
-    orgId: optionalStringOf(item, 'orgId') ?? '',
-    userId: String(item.userId),
-    boardId: String(item.boardId),
-    createdByUserId: optionalStringOf(item, 'createdByUserId') ?? '',
-    // `createdAt#id`: ISO times hold no `#`.
-    createdAt: String(item.createdKey).split('#', 1)[0] as string,
-    expiresAt: String(item.expiresAt),
-    revokedAt: optionalStringOf(item, 'revokedAt'),
+    id: position.slice(split + 1),
+    createdAt: position.slice(0, split),
+    orgId: attribute('orgId'),
+    userId: attribute('userId'),
+    boardId: attribute('boardId'),
+    createdByUserId: attribute('createdByUserId'),
   };
 }
 

@@ -443,7 +443,7 @@ export const REQUEST_PATHS: readonly RequestPath[] = [
     // Every invocation revokes them all: the warm loop undoes each invocation's writes.
     expectBody: `{"revoked":${REVOKE_ALL_SESSIONS}}`,
     // Memberships by user and their confirmation, the organization's members, one cut-off write per scope
-    // (2), one page of states per write shard of each scope (2 × 16), the cut-off records that could
+    // (2), one page of candidates per write shard of each scope (2 × 16), the cut-off records that could
     // cover them, and the second cut-off write per scope (2): the same writes for 5 sessions as for 100,000.
     calls: 8 + 2 * SCOPE_WRITE_SHARDS,
     callsRule: 'exactly',
@@ -563,23 +563,34 @@ function userScopePages(userId: string, limit: number): FloorCall[] {
   );
 }
 
-/** Revoke-all's count: the states each write shard of each scope projects, up to the cut-off. */
-function userScopeStates(userId: string): FloorCall[] {
+/**
+ * Revoke-all's count: the active sessions of each write shard of each scope up to the cut-off (the
+ * caller's own scope leaving out its organization's, counted there), only what the scope does not fix.
+ */
+function userScopeCandidates(userId: string): FloorCall[] {
   return userScopes(userId).flatMap(([attribute, index, value]) =>
-    Array.from({ length: SCOPE_WRITE_SHARDS }, (_, shard) => ({
-      command: 'QueryCommand' as const,
-      input: {
-        TableName: TABLE_NAMES.sessions,
-        IndexName: index,
-        KeyConditionExpression: `${attribute} = :pk AND createdKey < :below`,
-        ExpressionAttributeValues: {
-          ':pk': shardedScopeKey(value, shard),
-          ':below': '2026-06-01T00:00:00.000Z$',
+    Array.from({ length: SCOPE_WRITE_SHARDS }, (_, shard) => {
+      const orgScope = attribute === 'orgUserShardKey';
+      return {
+        command: 'QueryCommand' as const,
+        input: {
+          TableName: TABLE_NAMES.sessions,
+          IndexName: index,
+          KeyConditionExpression: `${attribute} = :pk AND createdKey < :below`,
+          FilterExpression: `expiresAt > :at AND attribute_not_exists(revokedAt)${orgScope ? '' : ' AND NOT orgId IN (:o0)'}`,
+          ExpressionAttributeValues: {
+            ':pk': shardedScopeKey(value, shard),
+            ':below': '2026-06-01T00:00:00.000Z$',
+            ':at': '2026-06-01T00:00:00.000Z',
+            ...(orgScope ? {} : { ':o0': FIXTURE.orgId }),
+          },
+          ProjectionExpression: orgScope
+            ? 'createdKey, boardId, createdByUserId'
+            : 'createdKey, orgId, boardId',
+          Limit: STATE_PAGE_SIZE,
         },
-        ProjectionExpression: 'id, createdKey, orgId, userId, boardId, createdByUserId, expiresAt, revokedAt',
-        Limit: STATE_PAGE_SIZE,
-      },
-    })),
+      };
+    }),
   );
 }
 
@@ -688,7 +699,7 @@ export const FLOOR_CALLS: Record<BenchFunction, FloorCall[]> = {
         ConsistentRead: true,
       },
     },
-    ...userScopeStates(FIXTURE.revokeUser),
+    ...userScopeCandidates(FIXTURE.revokeUser),
     cutoffBatch([]),
     // Two cut-offs per scope (before and after the count); the floor sends all four at the end.
     ...[1, 2, 3, 4].map((n) => ({

@@ -204,36 +204,47 @@ describe('DynamoSessionRepository on the embedded DynamoDB', () => {
     expect(seen).toEqual(expected);
   });
 
-  it('reads a scope’s states for the count from every shard, up to the cut-off, revocations included', async () => {
+  it('finds the count’s candidates in every shard: active at the cut-off, each with its cut-off subject', async () => {
     const at = '2026-01-03T00:00:00.000Z';
+    const scoped = { orgId: 'org-c', userId: 'user-c', createdByUserId: 'owner-c' };
     const before = Array.from({ length: 20 }, (_, i) =>
       session({
-        orgId: 'org-c',
-        userId: 'user-c',
+        ...scoped,
+        boardId: 'board-c',
         createdAt: new Date(Date.UTC(2026, 0, 2, 0, i)).toISOString(),
       }),
     );
-    const atCutoff = session({ orgId: 'org-c', userId: 'user-c', createdAt: at });
-    const after = session({ orgId: 'org-c', userId: 'user-c', createdAt: '2026-01-03T00:00:00.001Z' });
-    for (const s of [...before, atCutoff, after]) await sessions.create(s);
+    const atCutoff = session({ ...scoped, createdAt: at });
+    const after = session({ ...scoped, createdAt: '2026-01-03T00:00:00.001Z' });
+    const expired = session({ ...scoped, createdAt: '2026-01-01T00:00:00.000Z', expiresAt: at });
+    const elsewhere = session({ ...scoped, orgId: 'org-d', createdAt: '2026-01-01T00:00:00.000Z' });
+    for (const s of [...before, atCutoff, after, expired, elsewhere]) await sessions.create(s);
     const revoked = before[0] as StoredSession;
     await sessions.revoke(revoked.id, {
       revokedAt: '2026-01-02T12:00:00.000Z',
       byUserId: 'o',
       byKeyId: null,
     });
-    const states = await sessions.scopeStates({ by: 'orgUser', orgId: 'org-c', userId: 'user-c' }, at);
-    expect(states.map((state) => state.id).sort()).toEqual([...before, atCutoff].map((s) => s.id).sort());
-    expect(states.find((state) => state.id === revoked.id)).toEqual({
-      id: revoked.id,
+    const active = [...before.slice(1), atCutoff];
+
+    const byOrg = await sessions.scopeCandidates({ by: 'orgUser', orgId: 'org-c', userId: 'user-c' }, at);
+    expect(byOrg.map((c) => c.id).sort()).toEqual(active.map((s) => s.id).sort());
+    expect(byOrg.find((c) => c.id === before[1]?.id)).toEqual({
+      id: before[1]?.id,
+      createdAt: before[1]?.createdAt,
       orgId: 'org-c',
       userId: 'user-c',
-      boardId: revoked.boardId,
-      createdByUserId: revoked.createdByUserId,
-      createdAt: revoked.createdAt,
-      expiresAt: revoked.expiresAt,
-      revokedAt: '2026-01-02T12:00:00.000Z',
+      boardId: 'board-c',
+      createdByUserId: 'owner-c',
     });
+    const own = { by: 'creatorUser', creatorUserId: 'owner-c', userId: 'user-c' } as const;
+    expect((await sessions.scopeCandidates(own, at)).map((c) => c.id).sort()).toEqual(
+      [...active, elsewhere].map((s) => s.id).sort(),
+    );
+    // Leaving out the sessions counted through org-c's own scope.
+    expect((await sessions.scopeCandidates(own, at, { exceptOrgs: ['org-c'] })).map((c) => c.id)).toEqual([
+      elsewhere.id,
+    ]);
   });
 
   it('reads many sessions at once and leaves out ids that name none', async () => {

@@ -162,11 +162,22 @@ export class FakeSessions implements Ports.SessionRepository {
     }
   }
 
-  /** Every session of the scope created at or before `at`, as the adapter reads it from the index. */
-  async scopeStates(scope: Ports.SessionScope, at: string): Promise<Ports.SessionState[]> {
-    this.calls.push(`scopeStates:${scope.by}`);
+  /** The sessions of the scope active at `at`, as the adapter reads them from the index. */
+  async scopeCandidates(
+    scope: Ports.SessionScope,
+    at: string,
+    options: { exceptOrgs?: readonly string[] } = {},
+  ): Promise<Ports.CountCandidate[]> {
+    this.calls.push(`scopeCandidates:${scope.by}`);
     return this.created
-      .filter((found) => inScope(found, scope) && found.createdAt <= at)
+      .filter(
+        (found) =>
+          inScope(found, scope) &&
+          found.createdAt <= at &&
+          found.expiresAt > at &&
+          found.revokedAt === null &&
+          !(options.exceptOrgs ?? []).includes(found.orgId),
+      )
       .map((found) => ({
         id: found.id,
         orgId: found.orgId,
@@ -174,8 +185,6 @@ export class FakeSessions implements Ports.SessionRepository {
         boardId: found.boardId,
         createdByUserId: found.createdByUserId,
         createdAt: found.createdAt,
-        expiresAt: found.expiresAt,
-        revokedAt: found.revokedAt,
       }));
   }
 

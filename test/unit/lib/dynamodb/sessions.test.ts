@@ -424,19 +424,10 @@ describe('DynamoSessionRepository.scanScope', () => {
   );
 });
 
-describe('DynamoSessionRepository.scopeStates (revoke-all’s count)', () => {
+describe('DynamoSessionRepository.scopeCandidates (revoke-all’s count)', () => {
   const AT = '2026-01-05T00:00:00.000Z';
-  const entry = (id: string, createdAt: string) => ({
-    id,
-    createdKey: `${createdAt}#${id}`,
-    orgId: 'org-1',
-    userId: 'customer-42',
-    boardId: 'board-1',
-    createdByUserId: 'owner-1',
-    expiresAt: '2026-02-01T00:00:00.000Z',
-  });
 
-  it('queries every write shard at once, for only the state attributes, up to the cut-off', async () => {
+  it('queries every write shard at once, for the active sessions up to the cut-off and only what the scope does not fix', async () => {
     let inFlight = 0;
     let most = 0;
     ddb.on(QueryCommand).callsFake(async () => {
@@ -446,7 +437,7 @@ describe('DynamoSessionRepository.scopeStates (revoke-all’s count)', () => {
       inFlight -= 1;
       return { Items: [] };
     });
-    await repository.scopeStates({ by: 'board', boardId: 'board-1' }, AT);
+    await repository.scopeCandidates({ by: 'board', boardId: 'board-1' }, AT);
     // Every shard's first page was in flight at the same time: the count waits for one round trip per page.
     expect(most).toBe(SCOPE_WRITE_SHARDS);
     const inputs = ddb.commandCalls(QueryCommand).map((call) => call.args[0].input);
@@ -455,52 +446,79 @@ describe('DynamoSessionRepository.scopeStates (revoke-all’s count)', () => {
         TableName: 'sessions-t',
         IndexName: 'board-index',
         KeyConditionExpression: 'boardShardKey = :pk AND createdKey < :below',
-        ExpressionAttributeValues: { ':pk': `board-1#${shard}`, ':below': `${AT}$` },
-        ProjectionExpression: 'id, createdKey, orgId, userId, boardId, createdByUserId, expiresAt, revokedAt',
+        FilterExpression: 'expiresAt > :at AND attribute_not_exists(revokedAt)',
+        ExpressionAttributeValues: { ':pk': `board-1#${shard}`, ':below': `${AT}$`, ':at': AT },
+        ProjectionExpression: 'createdKey, orgId, userId, createdByUserId',
         Limit: STATE_PAGE_SIZE,
       })),
     );
     expect(ddb.commandCalls(BatchGetCommand)).toHaveLength(0);
   });
 
-  it('follows each shard page by page and answers every state, its creation time from createdKey', async () => {
+  it('follows each shard page by page, and fills in what the scope fixes', async () => {
     ddb.on(QueryCommand).resolves({ Items: [] });
     ddb
       .on(QueryCommand, { ExpressionAttributeValues: { ':pk': `${ORG_USER}#2` } })
-      .resolvesOnce({ Items: [entry('a', '2026-01-01T00:00:00.000Z')], LastEvaluatedKey: { id: 'a' } })
-      .resolvesOnce({ Items: [{ ...entry('b', '2026-01-02T00:00:00.000Z'), revokedAt: AT }] });
+      .resolvesOnce({
+        Items: [{ createdKey: '2026-01-01T00:00:00.000Z#a', createdByUserId: 'owner-1' }],
+        LastEvaluatedKey: { id: 'a' },
+      })
+      .resolvesOnce({ Items: [{ createdKey: '2026-01-02T00:00:00.000Z#b', createdByUserId: 'colleague' }] });
     ddb
       .on(QueryCommand, { ExpressionAttributeValues: { ':pk': `${ORG_USER}#9` } })
-      .resolves({ Items: [entry('c', AT)] });
-    const states = await repository.scopeStates(
+      .resolves({ Items: [{ createdKey: `${AT}#c`, createdByUserId: 'owner-1' }] });
+    const candidates = await repository.scopeCandidates(
       { by: 'orgUser', orgId: SESSION.orgId, userId: SESSION.userId, boardId: 'board-1' },
       AT,
     );
-    expect(states.map((state) => [state.id, state.createdAt, state.revokedAt])).toEqual([
-      ['a', '2026-01-01T00:00:00.000Z', null],
-      ['b', '2026-01-02T00:00:00.000Z', AT],
-      ['c', AT, null],
+    expect(candidates).toEqual([
+      {
+        id: 'a',
+        createdAt: '2026-01-01T00:00:00.000Z',
+        orgId: SESSION.orgId,
+        userId: SESSION.userId,
+        boardId: 'board-1',
+        createdByUserId: 'owner-1',
+      },
+      {
+        id: 'b',
+        createdAt: '2026-01-02T00:00:00.000Z',
+        orgId: SESSION.orgId,
+        userId: SESSION.userId,
+        boardId: 'board-1',
+        createdByUserId: 'colleague',
+      },
+      {
+        id: 'c',
+        createdAt: AT,
+        orgId: SESSION.orgId,
+        userId: SESSION.userId,
+        boardId: 'board-1',
+        createdByUserId: 'owner-1',
+      },
     ]);
-    expect(states[0]).toEqual({
-      id: 'a',
-      orgId: 'org-1',
-      userId: 'customer-42',
-      boardId: 'board-1',
-      createdByUserId: 'owner-1',
-      createdAt: '2026-01-01T00:00:00.000Z',
-      expiresAt: '2026-02-01T00:00:00.000Z',
-      revokedAt: null,
-    });
     const second = ddb
       .commandCalls(QueryCommand)
       .map((call) => call.args[0].input)
       .find((input) => input.ExclusiveStartKey !== undefined);
     expect(second).toMatchObject({
       ExclusiveStartKey: { id: 'a' },
-      FilterExpression: 'boardId = :board',
+      FilterExpression: 'expiresAt > :at AND attribute_not_exists(revokedAt) AND boardId = :board',
       ExpressionAttributeValues: { ':pk': `${ORG_USER}#2`, ':board': 'board-1' },
+      ProjectionExpression: 'createdKey, createdByUserId',
     });
     expect(ddb.commandCalls(QueryCommand)).toHaveLength(SCOPE_WRITE_SHARDS + 1);
+  });
+
+  it('leaves out, at the index, the sessions of the organizations counted through their own scopes', async () => {
+    ddb.on(QueryCommand).resolves({ Items: [] });
+    const scope = { by: 'creatorUser', creatorUserId: 'owner-1', userId: SESSION.userId } as const;
+    await repository.scopeCandidates(scope, AT, { exceptOrgs: ['org-a', 'org-b'] });
+    expect(ddb.commandCalls(QueryCommand)[0]?.args[0].input).toMatchObject({
+      FilterExpression: 'expiresAt > :at AND attribute_not_exists(revokedAt) AND NOT orgId IN (:o0, :o1)',
+      ExpressionAttributeValues: { ':o0': 'org-a', ':o1': 'org-b' },
+      ProjectionExpression: 'createdKey, orgId, boardId',
+    });
   });
 });
 

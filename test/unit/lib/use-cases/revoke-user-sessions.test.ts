@@ -76,7 +76,7 @@ describe('revokeUserSessions: one cut-off per scope', () => {
 
   it('has covered every session created before the call began when the count then fails', async () => {
     const deps = setup(sessions(3));
-    deps.sessions.scopeStates = async () => {
+    deps.sessions.scopeCandidates = async () => {
       throw new Error('DynamoDB is unavailable');
     };
     await expect(revokeUserSessions(deps, CALLER, { userId: 'customer-1' })).rejects.toThrow('unavailable');
