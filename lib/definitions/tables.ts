@@ -41,8 +41,11 @@ export const MEMBERSHIP_USER_INDEX = 'userId-index';
 /**
  * The session indexes behind listing and revoke-all, one per way a caller can reach a session (see
  * SessionScope in lib/domain/ports.ts). Each sorts by `createdKey` (`createdAt#id`), newest first when
- * read backwards. Composite partition keys are SHA-256 hashes of their parts: fixed length, so two ids of
- * 256 characters each never exceed DynamoDB's key size, and no separator can be forged inside an id.
+ * read backwards. Their partition keys are write-sharded: `<scope key>#<shard>`, the shard fixed per
+ * session (lib/dynamodb/sessions.ts, `sessionShard`), so one scope's writes spread over several
+ * partitions and a read of the scope queries every shard. Composite scope keys are SHA-256 hashes of
+ * their parts: fixed length, so two ids of 256 characters each never exceed DynamoDB's key size, and no
+ * separator can be forged inside an id.
  */
 export const SESSION_SCOPE_INDEXES = {
   orgUser: 'orgUser-index',
@@ -50,6 +53,21 @@ export const SESSION_SCOPE_INDEXES = {
   board: 'board-index',
   creatorBoard: 'creatorBoard-index',
 } as const;
+
+/**
+ * What revoke-all's count reads of a session from the scope index it counts (the key, `id` and
+ * `createdKey` come with every entry): enough to tell whether the session was active at a cut-off and
+ * which cut-off records could cover it, so the count is index queries alone. Projecting `revokedAt` means
+ * a single revocation writes these indexes too.
+ */
+export const SESSION_STATE_ATTRIBUTES = [
+  'orgId',
+  'userId',
+  'boardId',
+  'createdByUserId',
+  'expiresAt',
+  'revokedAt',
+] as const;
 
 const CREATED_KEY: KeyDefinition = { name: 'createdKey', type: 'S' };
 
@@ -81,26 +99,26 @@ export const TABLES = {
       { indexName: SESSION_TOKEN_INDEX, partitionKey: { name: 'tokenHash', type: 'S' }, projection: 'ALL' },
       {
         indexName: SESSION_SCOPE_INDEXES.orgUser,
-        partitionKey: { name: 'orgUserKey', type: 'S' },
+        partitionKey: { name: 'orgUserShardKey', type: 'S' },
         sortKey: CREATED_KEY,
-        // The creator tells an organization's own sessions of a user from another tenant's on its boards.
-        projection: { include: ['boardId', 'createdByUserId'] },
+        projection: { include: SESSION_STATE_ATTRIBUTES },
       },
       {
         indexName: SESSION_SCOPE_INDEXES.creatorUser,
-        partitionKey: { name: 'creatorUserKey', type: 'S' },
+        partitionKey: { name: 'creatorUserShardKey', type: 'S' },
         sortKey: CREATED_KEY,
-        projection: { include: ['boardId'] },
+        projection: { include: SESSION_STATE_ATTRIBUTES },
       },
       {
         indexName: SESSION_SCOPE_INDEXES.board,
-        partitionKey: { name: 'boardId', type: 'S' },
+        partitionKey: { name: 'boardShardKey', type: 'S' },
         sortKey: CREATED_KEY,
-        projection: 'KEYS_ONLY',
+        projection: { include: SESSION_STATE_ATTRIBUTES },
       },
       {
+        // Listing only (revoke-all never counts through it): keys alone, so a revocation does not write it.
         indexName: SESSION_SCOPE_INDEXES.creatorBoard,
-        partitionKey: { name: 'creatorBoardKey', type: 'S' },
+        partitionKey: { name: 'creatorBoardShardKey', type: 'S' },
         sortKey: CREATED_KEY,
         projection: 'KEYS_ONLY',
       },

@@ -85,10 +85,14 @@ export interface ScopePage {
   next: SessionPosition | undefined;
 }
 
-/** What revoke-all reads of each session to count it: its scopes, creation, expiry and own revocation. */
-export type SessionState = Pick<
+/**
+ * A session revoke-all's count may count: active at the cut-off as its scope index holds it (created at
+ * or before it, not expired then, not revoked on its own), with what tells which cut-off records could
+ * cover it.
+ */
+export type CountCandidate = Pick<
   StoredSession,
-  'id' | 'orgId' | 'userId' | 'boardId' | 'createdByUserId' | 'createdAt' | 'expiresAt' | 'revokedAt'
+  'id' | 'orgId' | 'userId' | 'boardId' | 'createdByUserId' | 'createdAt'
 >;
 
 export interface SessionRepository {
@@ -129,8 +133,18 @@ export interface SessionRepository {
   bind(id: string, binding: SessionBinding): Promise<boolean>;
   /** Removes a binding, only if it is this one (`bindingHash`): undoes a bind that may have landed unanswered. */
   unbind(id: string, bindingHash: string): Promise<void>;
-  /** Just enough of each session to tell whether it is active, in parallel batches; missing ids left out. */
-  getStates(ids: readonly string[]): Promise<SessionState[]>;
+  /**
+   * Every session of a scope that was active at `at` (created at or before it, not expired then, not
+   * revoked on its own), as the scope's index holds it: eventually consistent, so a session created or
+   * revoked a moment ago may not show yet. The index's write shards are read in parallel, and only
+   * what `CountCandidate` needs comes back. `exceptOrgs` may leave out the sessions on those
+   * organizations' boards (counted through their own scopes); the caller still removes duplicates.
+   */
+  scopeCandidates(
+    scope: SessionScope,
+    at: string,
+    options?: { exceptOrgs?: readonly string[] },
+  ): Promise<CountCandidate[]>;
   /** Every session of every tenant, for operators only (a table scan). */
   listAll(): Promise<StoredSession[]>;
   /** Every session of an external user across all tenants, for operators only (a table scan). */

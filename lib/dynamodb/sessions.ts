@@ -11,11 +11,11 @@ import {
   withCutoffs,
 } from '#lib/domain/cutoffs';
 import type {
+  CountCandidate,
   ScopePage,
   SessionPosition,
   SessionRepository,
   SessionScope,
-  SessionState,
   TokenMatch,
 } from '#lib/domain/ports';
 import type { Revocation, SessionBinding, StoredSession } from '#lib/domain/session';
@@ -28,10 +28,15 @@ const NOT_REVOKED = 'attribute_exists(id) AND attribute_not_exists(revokedAt)';
 const CUTOFF_ID_PREFIX = 'cutoff#';
 /** Each cut-off of a record is one attribute, named after its entry id. */
 const ENTRY_PREFIX = 'entry:';
-/** BatchGetItem calls in flight at once while reading many sessions' states (revoke-all's count). */
-export const STATE_READS_IN_FLIGHT = 16;
-/** What revoke-all's count reads of each session: enough to tell whether it was active, nothing more. */
-const STATE_PROJECTION = 'id, orgId, userId, boardId, createdByUserId, createdAt, expiresAt, revokedAt';
+/** What tells which cut-off records could cover a session, besides its position (`createdKey`). */
+const SUBJECT_ATTRIBUTES = ['orgId', 'userId', 'boardId', 'createdByUserId'] as const;
+/** Operands DynamoDB allows in one `IN` list. */
+const IN_OPERANDS_MAX = 100;
+/**
+ * Index entries per page of the count, per shard. A projected entry is about 0.3 KB, so a page stays
+ * well under the 1 MB DynamoDB returns at most, and a shard of 6,250 entries (100,000 sessions) is four pages.
+ */
+export const STATE_PAGE_SIZE = 2_000;
 
 /** Only a session created to bind, not bound and not revoked yet: the first binding wins, once. */
 const BINDABLE = `${NOT_REVOKED} AND bindToBrowser = :yes AND attribute_not_exists(bindingHash)`;
@@ -156,20 +161,58 @@ export class DynamoSessionRepository extends DynamoTable implements SessionRepos
     );
   }
 
-  async getStates(ids: readonly string[]): Promise<SessionState[]> {
-    const keys = [...new Set(ids)].map((id) => ({ id }));
-    const chunks: Item[][] = [];
-    for (let start = 0; start < keys.length; start += 100) chunks.push(keys.slice(start, start + 100));
-    const states: SessionState[] = [];
-    let next = 0;
-    const worker = async () => {
-      while (next < chunks.length) {
-        const chunk = chunks[next++] as Item[];
-        for (const item of await this.batchGetAll(chunk, STATE_PROJECTION)) states.push(toState(item));
-      }
-    };
-    await Promise.all(Array.from({ length: Math.min(STATE_READS_IN_FLIGHT, chunks.length) }, worker));
-    return states;
+  async scopeCandidates(
+    scope: SessionScope,
+    at: string,
+    options: { exceptOrgs?: readonly string[] } = {},
+  ): Promise<CountCandidate[]> {
+    const { partitionKey, value } = scopeKey(scope);
+    const known = subjectOf(scope);
+    // Only what the scope does not fix comes back: the fewer attributes, the less every page costs.
+    const wanted = SUBJECT_ATTRIBUTES.filter((name) => known[name] === undefined);
+    // `createdKey` is `createdAt#id`, and `$` follows `#`: every session created at or before `at` sorts
+    // below `at$`, every later one above it.
+    const values: Record<string, unknown> = { ':below': `${at}$`, ':at': at };
+    // Active at `at`: not expired then (ISO times of one format compare as text), not revoked on its own.
+    const filters = ['expiresAt > :at', 'attribute_not_exists(revokedAt)'];
+    const boardFilter = boardFilterOf(scope);
+    if (boardFilter !== undefined) {
+      filters.push('boardId = :board');
+      values[':board'] = boardFilter;
+    }
+    const exceptOrgs = options.exceptOrgs ?? [];
+    if (exceptOrgs.length > 0 && exceptOrgs.length <= IN_OPERANDS_MAX) {
+      exceptOrgs.forEach((orgId, i) => {
+        values[`:o${i}`] = orgId;
+      });
+      filters.push(`NOT orgId IN (${exceptOrgs.map((_, i) => `:o${i}`).join(', ')})`);
+    }
+    const shards = await Promise.all(
+      Array.from({ length: SCOPE_WRITE_SHARDS }, async (_, shard) => {
+        const found: CountCandidate[] = [];
+        let start: Item | undefined;
+        do {
+          const page = await dynamoCall(() =>
+            this.db.send(
+              new QueryCommand({
+                TableName: this.tableName,
+                IndexName: SESSION_SCOPE_INDEXES[scope.by],
+                KeyConditionExpression: `${partitionKey} = :pk AND createdKey < :below`,
+                FilterExpression: filters.join(' AND '),
+                ExpressionAttributeValues: { ...values, ':pk': shardedScopeKey(value, shard) },
+                ProjectionExpression: ['createdKey', ...wanted].join(', '),
+                Limit: STATE_PAGE_SIZE,
+                ...(start !== undefined ? { ExclusiveStartKey: start } : {}),
+              }),
+            ),
+          );
+          for (const item of page.Items ?? []) found.push(toCandidate(item, known));
+          start = page.LastEvaluatedKey;
+        } while (start !== undefined);
+        return found;
+      }),
+    );
+    return shards.flat();
   }
 
   async get(id: string): Promise<StoredSession | undefined> {
@@ -189,36 +232,42 @@ export class DynamoSessionRepository extends DynamoTable implements SessionRepos
     options: { below?: SessionPosition; limit: number },
   ): Promise<ScopePage> {
     const { partitionKey, value } = scopeKey(scope);
-    const values: Record<string, unknown> = { ':pk': value };
-    let condition = `${partitionKey} = :pk`;
-    if (options.below !== undefined) {
-      condition += ' AND createdKey < :below';
-      values[':below'] = options.below;
-    }
-    // A user's sessions narrowed to one board: the index holds boardId, so the filter costs no extra read.
-    const boardFilter = scope.by === 'orgUser' || scope.by === 'creatorUser' ? scope.boardId : undefined;
-    if (boardFilter !== undefined) values[':board'] = boardFilter;
-    const { Items, LastEvaluatedKey } = await dynamoCall(() =>
-      this.db.send(
-        new QueryCommand({
-          TableName: this.tableName,
-          IndexName: SESSION_SCOPE_INDEXES[scope.by],
-          KeyConditionExpression: condition,
-          ExpressionAttributeValues: values,
-          ...(boardFilter !== undefined ? { FilterExpression: 'boardId = :board' } : {}),
-          ScanIndexForward: false,
-          Limit: options.limit,
-        }),
-      ),
+    const boardFilter = boardFilterOf(scope);
+    // Each shard's newest `limit` below the cursor, all shards at once; their merge is the scope's page.
+    const pages = await Promise.all(
+      Array.from({ length: SCOPE_WRITE_SHARDS }, async (_, shard): Promise<ScopePage> => {
+        const values: Record<string, unknown> = { ':pk': shardedScopeKey(value, shard) };
+        let condition = `${partitionKey} = :pk`;
+        if (options.below !== undefined) {
+          condition += ' AND createdKey < :below';
+          values[':below'] = options.below;
+        }
+        // A user's sessions narrowed to one board: the index holds boardId, so the filter costs no extra read.
+        if (boardFilter !== undefined) values[':board'] = boardFilter;
+        const { Items, LastEvaluatedKey } = await dynamoCall(() =>
+          this.db.send(
+            new QueryCommand({
+              TableName: this.tableName,
+              IndexName: SESSION_SCOPE_INDEXES[scope.by],
+              KeyConditionExpression: condition,
+              ExpressionAttributeValues: values,
+              ...(boardFilter !== undefined ? { FilterExpression: 'boardId = :board' } : {}),
+              ScanIndexForward: false,
+              Limit: options.limit,
+            }),
+          ),
+        );
+        return {
+          refs: (Items ?? []).map((item) => ({
+            id: String(item.id),
+            position: String(item.createdKey),
+            createdByUserId: typeof item.createdByUserId === 'string' ? item.createdByUserId : undefined,
+          })),
+          next: LastEvaluatedKey ? String(LastEvaluatedKey.createdKey) : undefined,
+        };
+      }),
     );
-    return {
-      refs: (Items ?? []).map((item) => ({
-        id: String(item.id),
-        position: String(item.createdKey),
-        createdByUserId: typeof item.createdByUserId === 'string' ? item.createdByUserId : undefined,
-      })),
-      next: LastEvaluatedKey ? String(LastEvaluatedKey.createdKey) : undefined,
-    };
+    return mergeShardPages(pages, options.limit);
   }
 
   async revoke(id: string, revocation: Revocation): Promise<StoredSession | undefined> {
@@ -350,34 +399,57 @@ function entriesOf(item: Item): CutoffEntry[] {
   return entries;
 }
 
-function toState(item: Item): SessionState {
+/** What a scope fixes of every session it holds. */
+function subjectOf(scope: SessionScope): Partial<Record<(typeof SUBJECT_ATTRIBUTES)[number], string>> {
+  switch (scope.by) {
+    case 'orgUser':
+      return { orgId: scope.orgId, userId: scope.userId, boardId: scope.boardId };
+    case 'creatorUser':
+      return { createdByUserId: scope.creatorUserId, userId: scope.userId, boardId: scope.boardId };
+    case 'board':
+      return { boardId: scope.boardId };
+    case 'creatorBoard':
+      return { createdByUserId: scope.creatorUserId, boardId: scope.boardId };
+  }
+}
+
+/** A count candidate from an index entry and what its scope fixes. */
+function toCandidate(item: Item, known: ReturnType<typeof subjectOf>): CountCandidate {
+  // `createdAt#id`: ISO times hold no `#`.
+  const position = String(item.createdKey);
+  const split = position.indexOf('#');
+  const attribute = (name: (typeof SUBJECT_ATTRIBUTES)[number]) =>
+    known[name] ?? optionalStringOf(item, name) ?? '';
   return {
-    id: String(item.id),
-    orgId: optionalStringOf(item, 'orgId') ?? '',
-    userId: String(item.userId),
-    boardId: String(item.boardId),
-    createdByUserId: optionalStringOf(item, 'createdByUserId') ?? '',
-    createdAt: String(item.createdAt),
-    expiresAt: String(item.expiresAt),
-    revokedAt: optionalStringOf(item, 'revokedAt'),
+    id: position.slice(split + 1),
+    createdAt: position.slice(0, split),
+    orgId: attribute('orgId'),
+    userId: attribute('userId'),
+    boardId: attribute('boardId'),
+    createdByUserId: attribute('createdByUserId'),
   };
 }
 
-/** The index and partition key value that hold a scope. */
+/** The board a user's scope is narrowed to, filtered on the index (which holds `boardId`). */
+function boardFilterOf(scope: SessionScope): string | undefined {
+  return scope.by === 'orgUser' || scope.by === 'creatorUser' ? scope.boardId : undefined;
+}
+
+/** The index and the scope's key, before sharding, that hold a scope. */
 function scopeKey(scope: SessionScope): { partitionKey: string; value: string } {
   switch (scope.by) {
     case 'orgUser':
-      return { partitionKey: 'orgUserKey', value: compositeKey('org-user', scope.orgId, scope.userId) };
+      return { partitionKey: 'orgUserShardKey', value: compositeKey('org-user', scope.orgId, scope.userId) };
     case 'creatorUser':
       return {
-        partitionKey: 'creatorUserKey',
+        partitionKey: 'creatorUserShardKey',
         value: compositeKey('creator-user', scope.creatorUserId, scope.userId),
       };
     case 'board':
-      return { partitionKey: 'boardId', value: scope.boardId };
+      return { partitionKey: 'boardShardKey', value: scope.boardId };
     case 'creatorBoard':
       return {
-        partitionKey: 'creatorBoardKey',
+        partitionKey: 'creatorBoardShardKey',
         value: compositeKey('creator-board', scope.creatorUserId, scope.boardId),
       };
   }
@@ -406,9 +478,24 @@ function toItem(session: StoredSession): Item {
     metadata: JSON.stringify(session.metadata),
     [TTL_ATTRIBUTE]: Math.ceil(Date.parse(session.expiresAt) / 1000),
     createdKey: `${session.createdAt}#${session.id}`,
-    orgUserKey: compositeKey('org-user', session.orgId, session.userId),
-    creatorUserKey: compositeKey('creator-user', session.createdByUserId, session.userId),
-    creatorBoardKey: compositeKey('creator-board', session.createdByUserId, session.boardId),
+    ...scopeShardKeys(session),
+  };
+}
+
+/** The scope index keys of a session, each in the session's write shard. */
+function scopeShardKeys(session: StoredSession): Item {
+  const shard = sessionShard(session.id);
+  return {
+    orgUserShardKey: shardedScopeKey(compositeKey('org-user', session.orgId, session.userId), shard),
+    creatorUserShardKey: shardedScopeKey(
+      compositeKey('creator-user', session.createdByUserId, session.userId),
+      shard,
+    ),
+    boardShardKey: shardedScopeKey(session.boardId, shard),
+    creatorBoardShardKey: shardedScopeKey(
+      compositeKey('creator-board', session.createdByUserId, session.boardId),
+      shard,
+    ),
   };
 }
 
@@ -464,16 +551,27 @@ export function shardedScopeKey(scopeKey: string, shard: number): string {
 
 /**
  * Merges the pages of a scope's shards into the scope's page, in the order and with the cursor an
- * unsharded index gives. Each shard page must hold that shard's newest `limit` refs below the cursor,
- * newest first (a Query with `Limit: limit`, `ScanIndexForward: false`, `createdKey < below`). Their
- * union's newest `limit` are then the scope's newest `limit`: no shard holds one that beats its own first
- * `limit`. `next` is the last returned position (positions are unique and globally ordered, so it resumes
- * every shard exactly below it) when any shard has more, and undefined when every shard is exhausted.
+ * unsharded index gives. Each shard page holds that shard's newest entries below the cursor, newest first
+ * (a Query with `Limit: limit`, `ScanIndexForward: false`, `createdKey < below`), and `next` is the last
+ * position it evaluated when it stopped at its limit. A filtered page can stop short of `limit` refs, so
+ * a shard with more may still hold, below its `next`, a session newer than another shard's last ref: only
+ * the refs at or above the highest `next` of the shards with more are certain to be the scope's newest,
+ * and the page returns the newest `limit` of those. Without a filter that bound never cuts: a shard with
+ * more returned `limit` refs, all at or above its `next`. `next` is the last returned position (positions
+ * are unique and globally ordered, so it resumes every shard exactly below it), or the bound itself when
+ * no ref is certain yet, and undefined when every shard is exhausted.
  */
 export function mergeShardPages(pages: readonly ScopePage[], limit: number): ScopePage {
-  const all = pages.flatMap((page) => page.refs);
+  let bound: SessionPosition | undefined;
+  for (const page of pages) {
+    if (page.next !== undefined && (bound === undefined || page.next > bound)) bound = page.next;
+  }
+  const all = pages.flatMap((page) =>
+    bound === undefined ? page.refs : page.refs.filter((ref) => ref.position >= (bound as string)),
+  );
   all.sort((a, b) => (a.position < b.position ? 1 : a.position > b.position ? -1 : 0));
   const refs = all.slice(0, limit);
-  const more = all.length > refs.length || pages.some((page) => page.next !== undefined);
-  return { refs, next: more && refs.length > 0 ? refs[refs.length - 1]?.position : undefined };
+  const more = bound !== undefined || all.length > refs.length;
+  if (!more) return { refs, next: undefined };
+  return { refs, next: refs.length > 0 ? refs[refs.length - 1]?.position : bound };
 }

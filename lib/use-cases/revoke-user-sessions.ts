@@ -12,13 +12,13 @@ import { BoardAccessDeniedError, BoardNotFoundError } from '#lib/domain/errors';
 import type {
   BoardRepository,
   Clock,
+  CountCandidate,
   MembershipRepository,
   RandomSource,
   SessionRepository,
   SessionScope,
-  SessionState,
 } from '#lib/domain/ports';
-import { ScopeMerge, scopesFor, TenantFilter } from './session-access';
+import { scopesFor, TenantFilter } from './session-access';
 
 export interface RevokeUserSessionsDeps {
   sessions: SessionRepository;
@@ -34,9 +34,6 @@ export type RevokeUserSessionsCommand =
   | { userId: string; boardId?: string }
   | { userId?: undefined; boardId: string };
 
-/** Index page size while collecting the sessions to count (keys only, so a page is small). */
-const COLLECT_PAGE_SIZE = 1_000;
-
 export const BOARD_REVOKE_DENIED = "Only members of the board's organization may revoke all of its sessions";
 
 /**
@@ -47,8 +44,9 @@ export const BOARD_REVOKE_DENIED = "Only members of the board's organization may
  * caller), twice. The first cut-off, written before anything is counted, covers every session created
  * before the call began even if the count then runs out of time; the second, written once the count is
  * done, covers those created while it ran. The answer counts the sessions of the selection that were
- * active when the call began, read from the scope indexes (which lag writes by a moment: a session
- * created in that moment is covered all the same, only perhaps not counted).
+ * active when the call began, from the states the scope indexes project, every scope and every write
+ * shard read at once (the indexes lag writes by a moment: a session created in that moment is covered
+ * all the same, only perhaps not counted).
  */
 export async function revokeUserSessions(
   deps: RevokeUserSessionsDeps,
@@ -65,16 +63,15 @@ export async function revokeUserSessions(
   const first = cutoff();
   await deps.sessions.writeCutoff(targets, first);
 
-  const candidates = await collect(deps, caller, countScopes, command.userId !== undefined);
-  const states = candidates.length > 0 ? await deps.sessions.getStates(candidates) : [];
+  const candidates = await collect(deps, caller, countScopes, first.at, command.userId !== undefined);
   // This call's own cut-off is left out: the count is of what the call changed.
-  const earlier = await deps.sessions.readCutoffs(uniqueScopes(states));
+  const earlier = await deps.sessions.readCutoffs(uniqueScopes(candidates));
   const own = new Set([first.id]);
 
   // Taken only now, right before the write: every session created before the call returns, counted or
   // not, was created at or before it.
   await deps.sessions.writeCutoff(targets, cutoff());
-  return { revoked: countActive(states, earlier, first.at, own) };
+  return { revoked: countActive(candidates, earlier, first.at, own) };
 }
 
 /** What a call writes, and the index scopes holding the sessions it counts. */
@@ -112,33 +109,48 @@ async function planCutoffs(
   };
 }
 
-/** The ids of the sessions the scopes hold, within the caller's tenant for a selection by user. */
+/**
+ * The sessions the scopes hold that were active at `at`, each once, within the caller's tenant for a
+ * selection by user. Every scope is read at once. A session the caller created on a board of one of its
+ * organizations is in two scopes, the organization's and the caller's own: the caller's scope leaves it
+ * out at the index (it is counted through the organization's), and what still comes twice is merged by id.
+ */
 async function collect(
   deps: RevokeUserSessionsDeps,
   caller: KeyOwner,
   scopes: readonly SessionScope[],
+  at: string,
   byUser: boolean,
-): Promise<string[]> {
-  const merge = new ScopeMerge(deps.sessions, scopes, undefined, COLLECT_PAGE_SIZE);
+): Promise<CountCandidate[]> {
   const tenant = new TenantFilter(deps.memberships, caller);
-  const ids: string[] = [];
-  for (
-    let refs = await merge.take(COLLECT_PAGE_SIZE);
-    refs.length > 0;
-    refs = await merge.take(COLLECT_PAGE_SIZE)
-  ) {
-    const admitted = byUser ? await tenant.admitted(refs) : undefined;
-    for (const [i, ref] of refs.entries()) if (admitted?.[i] !== false) ids.push(ref.id);
-  }
-  return ids;
+  const orgs = scopes.flatMap((scope) => (scope.by === 'orgUser' ? [scope.orgId] : []));
+  const found = await Promise.all(
+    scopes.map(async (scope) => {
+      const options = scope.by === 'creatorUser' && orgs.length > 0 ? { exceptOrgs: orgs } : {};
+      const candidates = await deps.sessions.scopeCandidates(scope, at, options);
+      if (!byUser) return candidates;
+      const admitted = await tenant.admitted(
+        candidates.map((candidate) => ({
+          id: candidate.id,
+          position: `${candidate.createdAt}#${candidate.id}`,
+          createdByUserId: candidate.createdByUserId,
+          scope,
+        })),
+      );
+      return candidates.filter((_, i) => admitted[i]);
+    }),
+  );
+  const byId = new Map<string, CountCandidate>();
+  for (const candidates of found) for (const candidate of candidates) byId.set(candidate.id, candidate);
+  return [...byId.values()];
 }
 
 /**
  * Every scope whose record could cover one of these sessions, once each. Sessions are grouped by the
  * attributes the scopes are keyed by first: a user's 100,000 sessions have a handful of distinct ones.
  */
-export function uniqueScopes(states: readonly SessionState[]): CutoffScope[] {
-  const subjects = new Map<string, SessionState>();
+export function uniqueScopes(states: readonly CountCandidate[]): CutoffScope[] {
+  const subjects = new Map<string, CountCandidate>();
   for (const state of states) {
     const key = `${state.orgId}\u0000${state.createdByUserId}\u0000${state.boardId}\u0000${state.userId}`;
     if (!subjects.has(key)) subjects.set(key, state);
@@ -154,21 +166,19 @@ export function uniqueScopes(states: readonly SessionState[]): CutoffScope[] {
 }
 
 /**
- * The sessions active at `at`: created at or before it, not expired, revoked neither on their own nor
- * by an earlier cut-off (the entries `except` names are not earlier: they are this call's).
+ * The candidates (active at `at` as their index holds them) that no earlier cut-off covers (the entries
+ * `except` names are not earlier: they are this call's).
  */
 export function countActive(
-  states: readonly SessionState[],
+  candidates: readonly CountCandidate[],
   earlier: CutoffRecord[],
   at: string,
   except?: ReadonlySet<string>,
 ): number {
-  const time = Date.parse(at);
   let active = 0;
-  for (const state of states) {
-    if (state.createdAt > at || state.revokedAt !== null) continue;
-    if (time >= Date.parse(state.expiresAt)) continue;
-    if (coveringCutoff(state, earlier, except) !== undefined) continue;
+  for (const candidate of candidates) {
+    if (candidate.createdAt > at) continue;
+    if (coveringCutoff(candidate, earlier, except) !== undefined) continue;
     active += 1;
   }
   return active;

@@ -292,12 +292,8 @@ const OPERATIONS = {
     const partition = placeholderValue(values, match[2]);
     const below = match[4] === undefined ? undefined : placeholderValue(values, match[4]);
 
-    let filter;
-    if (input.FilterExpression !== undefined) {
-      const f = /^\s*(\w+)\s*=\s*(:\w+)\s*$/.exec(input.FilterExpression);
-      if (!f) throw new Unsupported(`bench stub: unsupported FilterExpression ${input.FilterExpression}`);
-      filter = { attribute: f[1], value: placeholderValue(values, f[2]) };
-    }
+    const filter =
+      input.FilterExpression === undefined ? undefined : filterOf(input.FilterExpression, values);
 
     // The partition in ascending sort-key order; `below` bounds it by binary search, and a page walks it
     // by position, so paging through 100,000 sessions costs the stub time linear in what it returns.
@@ -323,7 +319,7 @@ const OPERATIONS = {
       if (input.Limit !== undefined && evaluated === input.Limit) break;
       evaluated++;
       last = item;
-      if (filter && item[filter.attribute] !== filter.value) continue;
+      if (filter && !filter(item)) continue;
       items.push(projected ? pick(item, projected) : { ...item });
     }
     const output = { Items: items, Count: items.length, ScannedCount: evaluated };
@@ -336,6 +332,35 @@ const OPERATIONS = {
     return output;
   },
 };
+
+/**
+ * A FilterExpression as a predicate: `AND` of the terms the service sends, `a = :v`, `a > :v`,
+ * `attribute_not_exists(a)` and `NOT a IN (:v, …)`. A comparison with a missing attribute is false, as in
+ * DynamoDB.
+ */
+function filterOf(expression, values) {
+  const terms = expression.split(/\s+AND\s+/).map((term) => {
+    let m = /^\s*(\w+)\s*(=|>)\s*(:\w+)\s*$/.exec(term);
+    if (m) {
+      const [, name, op, placeholder] = m;
+      const value = placeholderValue(values, placeholder);
+      return (item) => item[name] !== undefined && (op === '=' ? item[name] === value : item[name] > value);
+    }
+    m = /^\s*attribute_not_exists\((\w+)\)\s*$/.exec(term);
+    if (m) {
+      const name = m[1];
+      return (item) => item[name] === undefined;
+    }
+    m = /^\s*NOT\s+(\w+)\s+IN\s*\(([^)]*)\)\s*$/.exec(term);
+    if (m) {
+      const name = m[1];
+      const list = m[2].split(',').map((p) => placeholderValue(values, p.trim()));
+      return (item) => item[name] === undefined || !list.includes(item[name]);
+    }
+    throw new Unsupported(`bench stub: unsupported FilterExpression ${expression}`);
+  });
+  return (item) => terms.every((term) => term(item));
+}
 
 /** The first position in `keys` (ascending by `sortKey`) whose item's sort key is not below `value`. */
 function lowerBound(table, keys, sortKey, value) {

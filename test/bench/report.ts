@@ -157,8 +157,8 @@ export function renderMarkdown(r: Results): string {
   out.push(
     `\n**Revoke-all** (\`POST /api/embed/sessions/revoke\` for one user whose sessions are each in two ` +
       `scopes, the caller's organization and its own): the CDK bundle freshly loaded, through the SDK, ` +
-      `every DynamoDB call answered after ${revokeAll.latencyMs} ms, ${revokeAll.concurrency} state reads ` +
-      `in flight (STATE_READS_IN_FLIGHT), Lambda time ${revokeAll.timeoutMs / 1000} s (the function timeout) ` +
+      `every DynamoDB call answered after ${revokeAll.latencyMs} ms, the ${revokeAll.concurrency} write shards ` +
+      `of each scope index read in parallel (SCOPE_WRITE_SHARDS), Lambda time ${revokeAll.timeoutMs / 1000} s (the function timeout) ` +
       `and the 5 s request budget; median of ${revokeAll.results[0]?.runs.length ?? 0} run(s). "Writes": ` +
       `the cut-off writes (UpdateItem, one write unit each). "CPU at ${memoryMb} MB" ` +
       `scales this machine's CPU time by Lambda's share of a vCPU at that memory ` +

@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { LAMBDA_SDK_ENVIRONMENT } from '#infra/bundling';
 import { FUNCTIONS, runtimeOf } from '#lib/definitions/routes';
-import { STATE_READS_IN_FLIGHT } from '#lib/dynamodb/sessions';
+import { SCOPE_WRITE_SHARDS } from '#lib/dynamodb/sessions';
 import { REQUEST_BUDGET_MS } from '#lib/http/middlewares/request-budget';
 import { node24 } from '#test/support/node24';
 import { type Bundle, buildBundles, bytesAboveFloor } from './build';
@@ -202,7 +202,7 @@ function options() {
     iterations: count(values.iterations, 10_000, 10_000),
     warmup: count(values.warmup, 2_000, 0),
     // A DynamoDB call from Lambda in the same region takes a few milliseconds; the stub answers in
-    // microseconds, which would hide what the count's reads in flight (STATE_READS_IN_FLIGHT) are for.
+    // microseconds, which would hide what reading the count's write shards in parallel (SCOPE_WRITE_SHARDS) is for.
     revokeLatencyMs: count(values['revoke-latency'], 5, 0),
     revokeRuns: count(values['revoke-runs'], values.quick ? 1 : 3, 1),
   };
@@ -535,7 +535,7 @@ async function main(): Promise<void> {
     floorWarm,
     revokeAll: {
       latencyMs: opts.revokeLatencyMs,
-      concurrency: STATE_READS_IN_FLIGHT,
+      concurrency: SCOPE_WRITE_SHARDS,
       timeoutMs: REVOKE_ALL_RUNTIME.timeoutSeconds * 1000,
       results: revokeAll,
     },

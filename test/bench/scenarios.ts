@@ -12,7 +12,13 @@ import {
 } from '#lib/definitions/tables';
 import { hashCredential } from '#lib/domain/credentials';
 import type { StoredSession } from '#lib/domain/session';
-import { compositeKey, DynamoSessionRepository } from '#lib/dynamodb/sessions';
+import {
+  compositeKey,
+  DynamoSessionRepository,
+  SCOPE_WRITE_SHARDS,
+  STATE_PAGE_SIZE,
+  shardedScopeKey,
+} from '#lib/dynamodb/sessions';
 import type { Item } from '#lib/dynamodb/table';
 import { embedEvent, jsonEvent, proxyEvent } from '#test/support/events';
 import { fullBody, storedSession } from '#test/support/fixtures';
@@ -392,9 +398,10 @@ export const REQUEST_PATHS: readonly RequestPath[] = [
     expect: 200,
     // A full page with more after it.
     expectBody: '"nextCursor":"',
-    // The caller's organizations (2), a page of each scope (2), whether the sessions' other creator is
-    // still in the organization (1: the tenant filter), the sessions themselves (1), their cut-offs (1).
-    calls: 7,
+    // The caller's organizations (2), a page of each write shard of each scope (2 × 16), whether the
+    // sessions' other creator is still in the organization (1: the tenant filter), the sessions
+    // themselves (1), their cut-offs (1).
+    calls: 5 + 2 * SCOPE_WRITE_SHARDS,
     callsRule: 'exactly',
   },
   {
@@ -404,7 +411,8 @@ export const REQUEST_PATHS: readonly RequestPath[] = [
     event: listSessionsEvent({ boardId: FIXTURE.privateBoardId }),
     expect: 200,
     expectBody: '"nextCursor":"',
-    calls: 5,
+    // The board, the membership, a page of each write shard of the board's scope (16), the sessions, their cut-offs.
+    calls: 4 + SCOPE_WRITE_SHARDS,
     callsRule: 'exactly',
   },
   {
@@ -435,9 +443,9 @@ export const REQUEST_PATHS: readonly RequestPath[] = [
     // Every invocation revokes them all: the warm loop undoes each invocation's writes.
     expectBody: `{"revoked":${REVOKE_ALL_SESSIONS}}`,
     // Memberships by user and their confirmation, the organization's members, one cut-off write per scope
-    // (2), one index page per scope, the sessions' states, the cut-off records that could cover them, and
-    // the second cut-off write per scope (2): the same writes for 5 sessions as for 100,000.
-    calls: 11,
+    // (2), one page of candidates per write shard of each scope (2 × 16), the cut-off records that could
+    // cover them, and the second cut-off write per scope (2): the same writes for 5 sessions as for 100,000.
+    calls: 8 + 2 * SCOPE_WRITE_SHARDS,
     callsRule: 'exactly',
   },
 ];
@@ -530,22 +538,60 @@ const orgsOfKeyOwner: FloorCall[] = [
     },
   },
 ];
-/** One newest-first page of each scope of an external user (the key owner's organization, its own). */
-function userScopePages(userId: string, limit: number): FloorCall[] {
+/** The scope indexes of an external user (the key owner's organization, its own), with their keys. */
+function userScopes(userId: string): [string, string, string][] {
   return [
-    ['orgUserKey', SESSION_SCOPE_INDEXES.orgUser, orgUserKey(userId)],
-    ['creatorUserKey', SESSION_SCOPE_INDEXES.creatorUser, creatorUserKey(userId)],
-  ].map(([attribute, index, value]) => ({
-    command: 'QueryCommand',
-    input: {
-      TableName: TABLE_NAMES.sessions,
-      IndexName: index,
-      KeyConditionExpression: `${attribute} = :pk`,
-      ExpressionAttributeValues: { ':pk': value },
-      ScanIndexForward: false,
-      Limit: limit,
-    },
-  }));
+    ['orgUserShardKey', SESSION_SCOPE_INDEXES.orgUser, orgUserKey(userId)],
+    ['creatorUserShardKey', SESSION_SCOPE_INDEXES.creatorUser, creatorUserKey(userId)],
+  ];
+}
+
+/** One newest-first page of each write shard of each scope of an external user. */
+function userScopePages(userId: string, limit: number): FloorCall[] {
+  return userScopes(userId).flatMap(([attribute, index, value]) =>
+    Array.from({ length: SCOPE_WRITE_SHARDS }, (_, shard) => ({
+      command: 'QueryCommand' as const,
+      input: {
+        TableName: TABLE_NAMES.sessions,
+        IndexName: index,
+        KeyConditionExpression: `${attribute} = :pk`,
+        ExpressionAttributeValues: { ':pk': shardedScopeKey(value, shard) },
+        ScanIndexForward: false,
+        Limit: limit,
+      },
+    })),
+  );
+}
+
+/**
+ * Revoke-all's count: the active sessions of each write shard of each scope up to the cut-off (the
+ * caller's own scope leaving out its organization's, counted there), only what the scope does not fix.
+ */
+function userScopeCandidates(userId: string): FloorCall[] {
+  return userScopes(userId).flatMap(([attribute, index, value]) =>
+    Array.from({ length: SCOPE_WRITE_SHARDS }, (_, shard) => {
+      const orgScope = attribute === 'orgUserShardKey';
+      return {
+        command: 'QueryCommand' as const,
+        input: {
+          TableName: TABLE_NAMES.sessions,
+          IndexName: index,
+          KeyConditionExpression: `${attribute} = :pk AND createdKey < :below`,
+          FilterExpression: `expiresAt > :at AND attribute_not_exists(revokedAt)${orgScope ? '' : ' AND NOT orgId IN (:o0)'}`,
+          ExpressionAttributeValues: {
+            ':pk': shardedScopeKey(value, shard),
+            ':below': '2026-06-01T00:00:00.000Z$',
+            ':at': '2026-06-01T00:00:00.000Z',
+            ...(orgScope ? {} : { ':o0': FIXTURE.orgId }),
+          },
+          ProjectionExpression: orgScope
+            ? 'createdKey, boardId, createdByUserId'
+            : 'createdKey, orgId, boardId',
+          Limit: STATE_PAGE_SIZE,
+        },
+      };
+    }),
+  );
 }
 
 /** The ids of the list page: the user's sessions newest first (groups 6, 5, 4), the first 20. */
@@ -653,20 +699,7 @@ export const FLOOR_CALLS: Record<BenchFunction, FloorCall[]> = {
         ConsistentRead: true,
       },
     },
-    ...userScopePages(FIXTURE.revokeUser, 1_000),
-    {
-      command: 'BatchGetCommand',
-      input: {
-        RequestItems: {
-          [TABLE_NAMES.sessions]: {
-            Keys: Array.from({ length: REVOKE_ALL_SESSIONS }, (_, n) => ({ id: sessionId(7, n) })),
-            ConsistentRead: true,
-            ProjectionExpression:
-              'id, orgId, userId, boardId, createdByUserId, createdAt, expiresAt, revokedAt',
-          },
-        },
-      },
-    },
+    ...userScopeCandidates(FIXTURE.revokeUser),
     cutoffBatch([]),
     // Two cut-offs per scope (before and after the count); the floor sends all four at the end.
     ...[1, 2, 3, 4].map((n) => ({

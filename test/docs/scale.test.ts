@@ -63,7 +63,7 @@ describe('docs/scale.md: cost per million sessions', () => {
     for (const value of rounded) expect(PAGE).toContain(usd(value));
     const total = rounded.reduce((sum, value) => sum + value, 0);
     expect(PAGE).toContain(`**${usd(total)}**`);
-    expect(PAGE).toContain(usd(2.4 * PRICE.storageGbMonth));
+    expect(PAGE).toContain(usd(3 * PRICE.storageGbMonth));
   });
 });
 

@@ -39,7 +39,11 @@ describe('DynamoDB tables', () => {
     }
   });
 
-  it('gives the sessions table its token index (every attribute) and four scope indexes copying only what never changes', () => {
+  it('gives the sessions table its token index (every attribute) and four write-sharded scope indexes, three projecting the state the count reads', () => {
+    const state = {
+      ProjectionType: 'INCLUDE',
+      NonKeyAttributes: ['orgId', 'userId', 'boardId', 'createdByUserId', 'expiresAt', 'revokedAt'],
+    };
     const byCreated = (partitionKey: string) => [
       { AttributeName: partitionKey, KeyType: 'HASH' },
       { AttributeName: 'createdKey', KeyType: 'RANGE' },
@@ -52,22 +56,22 @@ describe('DynamoDB tables', () => {
       },
       {
         IndexName: 'orgUser-index',
-        KeySchema: byCreated('orgUserKey'),
-        Projection: { ProjectionType: 'INCLUDE', NonKeyAttributes: ['boardId', 'createdByUserId'] },
+        KeySchema: byCreated('orgUserShardKey'),
+        Projection: state,
       },
       {
         IndexName: 'creatorUser-index',
-        KeySchema: byCreated('creatorUserKey'),
-        Projection: { ProjectionType: 'INCLUDE', NonKeyAttributes: ['boardId'] },
+        KeySchema: byCreated('creatorUserShardKey'),
+        Projection: state,
       },
       {
         IndexName: 'board-index',
-        KeySchema: byCreated('boardId'),
-        Projection: { ProjectionType: 'KEYS_ONLY' },
+        KeySchema: byCreated('boardShardKey'),
+        Projection: state,
       },
       {
         IndexName: 'creatorBoard-index',
-        KeySchema: byCreated('creatorBoardKey'),
+        KeySchema: byCreated('creatorBoardShardKey'),
         Projection: { ProjectionType: 'KEYS_ONLY' },
       },
     ]);

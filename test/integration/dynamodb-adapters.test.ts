@@ -1,13 +1,13 @@
-import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { LOCAL_TABLE_NAMES } from '#lib/definitions/tables';
+import { LOCAL_TABLE_NAMES, SESSION_SCOPE_INDEXES } from '#lib/definitions/tables';
 import { hashCredential } from '#lib/domain/credentials';
 import type { StoredSession } from '#lib/domain/session';
 import { DynamoBoardRepository } from '#lib/dynamodb/boards';
 import { createDocumentClient } from '#lib/dynamodb/client';
 import { DynamoIdempotencyRepository } from '#lib/dynamodb/idempotency';
 import { DynamoMembershipRepository } from '#lib/dynamodb/memberships';
-import { DynamoSessionRepository } from '#lib/dynamodb/sessions';
+import { DynamoSessionRepository, SCOPE_WRITE_SHARDS, sessionShard } from '#lib/dynamodb/sessions';
 import { METADATA_MAX_BYTES_CEILING } from '#lib/platform/config';
 import { ensureTables } from '#local/dynamodb';
 import { storedSession } from '#test/support/fixtures';
@@ -155,6 +155,96 @@ describe('DynamoSessionRepository on the embedded DynamoDB', () => {
     ]);
     expect(await ids({ by: 'creatorUser', creatorUserId: 'someone-else', userId: 'user-s' })).toEqual([]);
     expect(await ids({ by: 'orgUser', orgId: 'other-org', userId: 'user-s' })).toEqual([]);
+  });
+
+  it('puts a session in the board index partition of the shard sessionShard gives it, and no other', async () => {
+    const stored = session({ boardId: 'board-sharded' });
+    await sessions.create(stored);
+    const holders: number[] = [];
+    for (let shard = 0; shard < SCOPE_WRITE_SHARDS; shard++) {
+      const { Items } = await db.send(
+        new QueryCommand({
+          TableName: LOCAL_TABLE_NAMES.sessions,
+          IndexName: SESSION_SCOPE_INDEXES.board,
+          KeyConditionExpression: 'boardShardKey = :pk',
+          ExpressionAttributeValues: { ':pk': `board-sharded#${shard}` },
+        }),
+      );
+      if (Items?.some((item) => item.id === stored.id)) holders.push(shard);
+    }
+    expect(holders).toEqual([sessionShard(stored.id)]);
+  });
+
+  it('pages a user’s scope narrowed to a board across shards, nothing skipped or repeated', async () => {
+    const created: StoredSession[] = [];
+    for (let i = 0; i < 30; i++) {
+      const createdAt = new Date(Date.UTC(2026, 0, 2, 0, 0, Math.floor(i / 3))).toISOString();
+      created.push(
+        session({
+          orgId: 'org-f',
+          userId: 'user-f',
+          boardId: i % 4 === 0 ? 'board-f' : 'board-g',
+          createdAt,
+        }),
+      );
+    }
+    for (const s of created) await sessions.create(s);
+    const scope = { by: 'orgUser', orgId: 'org-f', userId: 'user-f', boardId: 'board-f' } as const;
+    const seen: string[] = [];
+    let below: string | undefined;
+    do {
+      const page = await sessions.scanScope(scope, { ...(below ? { below } : {}), limit: 2 });
+      seen.push(...page.refs.map((ref) => ref.id));
+      below = page.next;
+    } while (below);
+    const expected = created
+      .filter((s) => s.boardId === 'board-f')
+      .sort((a, b) => `${b.createdAt}#${b.id}`.localeCompare(`${a.createdAt}#${a.id}`))
+      .map((s) => s.id);
+    expect(seen).toEqual(expected);
+  });
+
+  it('finds the count’s candidates in every shard: active at the cut-off, each with its cut-off subject', async () => {
+    const at = '2026-01-03T00:00:00.000Z';
+    const scoped = { orgId: 'org-c', userId: 'user-c', createdByUserId: 'owner-c' };
+    const before = Array.from({ length: 20 }, (_, i) =>
+      session({
+        ...scoped,
+        boardId: 'board-c',
+        createdAt: new Date(Date.UTC(2026, 0, 2, 0, i)).toISOString(),
+      }),
+    );
+    const atCutoff = session({ ...scoped, createdAt: at });
+    const after = session({ ...scoped, createdAt: '2026-01-03T00:00:00.001Z' });
+    const expired = session({ ...scoped, createdAt: '2026-01-01T00:00:00.000Z', expiresAt: at });
+    const elsewhere = session({ ...scoped, orgId: 'org-d', createdAt: '2026-01-01T00:00:00.000Z' });
+    for (const s of [...before, atCutoff, after, expired, elsewhere]) await sessions.create(s);
+    const revoked = before[0] as StoredSession;
+    await sessions.revoke(revoked.id, {
+      revokedAt: '2026-01-02T12:00:00.000Z',
+      byUserId: 'o',
+      byKeyId: null,
+    });
+    const active = [...before.slice(1), atCutoff];
+
+    const byOrg = await sessions.scopeCandidates({ by: 'orgUser', orgId: 'org-c', userId: 'user-c' }, at);
+    expect(byOrg.map((c) => c.id).sort()).toEqual(active.map((s) => s.id).sort());
+    expect(byOrg.find((c) => c.id === before[1]?.id)).toEqual({
+      id: before[1]?.id,
+      createdAt: before[1]?.createdAt,
+      orgId: 'org-c',
+      userId: 'user-c',
+      boardId: 'board-c',
+      createdByUserId: 'owner-c',
+    });
+    const own = { by: 'creatorUser', creatorUserId: 'owner-c', userId: 'user-c' } as const;
+    expect((await sessions.scopeCandidates(own, at)).map((c) => c.id).sort()).toEqual(
+      [...active, elsewhere].map((s) => s.id).sort(),
+    );
+    // Leaving out the sessions counted through org-c's own scope.
+    expect((await sessions.scopeCandidates(own, at, { exceptOrgs: ['org-c'] })).map((c) => c.id)).toEqual([
+      elsewhere.id,
+    ]);
   });
 
   it('reads many sessions at once and leaves out ids that name none', async () => {

@@ -162,25 +162,30 @@ export class FakeSessions implements Ports.SessionRepository {
     }
   }
 
-  async getStates(ids: readonly string[]): Promise<Ports.SessionState[]> {
-    this.calls.push('getStates');
-    return [...new Set(ids)].flatMap((id) => {
-      const found = this.byId.get(id);
-      return found
-        ? [
-            {
-              id: found.id,
-              orgId: found.orgId,
-              userId: found.userId,
-              boardId: found.boardId,
-              createdByUserId: found.createdByUserId,
-              createdAt: found.createdAt,
-              expiresAt: found.expiresAt,
-              revokedAt: found.revokedAt,
-            },
-          ]
-        : [];
-    });
+  /** The sessions of the scope active at `at`, as the adapter reads them from the index. */
+  async scopeCandidates(
+    scope: Ports.SessionScope,
+    at: string,
+    options: { exceptOrgs?: readonly string[] } = {},
+  ): Promise<Ports.CountCandidate[]> {
+    this.calls.push(`scopeCandidates:${scope.by}`);
+    return this.created
+      .filter(
+        (found) =>
+          inScope(found, scope) &&
+          found.createdAt <= at &&
+          found.expiresAt > at &&
+          found.revokedAt === null &&
+          !(options.exceptOrgs ?? []).includes(found.orgId),
+      )
+      .map((found) => ({
+        id: found.id,
+        orgId: found.orgId,
+        userId: found.userId,
+        boardId: found.boardId,
+        createdByUserId: found.createdByUserId,
+        createdAt: found.createdAt,
+      }));
   }
 
   async listAll(): Promise<StoredSession[]> {

@@ -121,4 +121,65 @@ describe('listing a sharded scope (mergeShardPages)', () => {
     expect(page.next).toBeUndefined();
     expect(page.refs).toHaveLength(3);
   });
+
+  it('cuts a page inside a shard that holds more than a page, and resumes inside it', () => {
+    // Every session of shard 0 of 16, plus one elsewhere: page boundaries fall inside shard 0.
+    const all = boardSessions(400, 5);
+    const inZero = all.filter((ref) => sessionShard(ref.id) === 0).slice(0, 12);
+    const other = all.find((ref) => sessionShard(ref.id) !== 0) as SessionRef;
+    const refs = [...inZero, other];
+    const pages = listAll(refs, SCOPE_WRITE_SHARDS, 5);
+    expect(pages.map((page) => page.refs.length)).toEqual([5, 5, 3]);
+    const listed = pages.flatMap((page) => page.refs.map((ref) => ref.id));
+    expect(listed).toEqual([...refs].sort((a, b) => (a.position < b.position ? 1 : -1)).map((ref) => ref.id));
+  });
+
+  it('orders sessions created in the same millisecond in different shards by id, each once', () => {
+    const createdAt = '2026-01-01T00:00:00.000Z';
+    const refs = Array.from({ length: 40 }, (_, i) => {
+      const id = `same-${String(i).padStart(2, '0')}`;
+      return { id, position: `${createdAt}#${id}` };
+    });
+    expect(new Set(refs.map((ref) => sessionShard(ref.id))).size).toBeGreaterThan(4);
+    const listed = listAll(refs, SCOPE_WRITE_SHARDS, 3).flatMap((page) => page.refs.map((ref) => ref.id));
+    expect(listed).toEqual(refs.map((ref) => ref.id).reverse());
+  });
+
+  it('neither skips nor repeats a session when filtered shard pages stop short of the limit', () => {
+    // A user's scope narrowed to one board: DynamoDB applies Limit before the filter, so a shard page can
+    // hold fewer matches than the limit (even none) and still have more below its last evaluated key.
+    const refs = boardSessions(2_000, 11);
+    const onBoard = (ref: SessionRef) => Number.parseInt(ref.id.split('-')[1] ?? '0', 36) % 20 === 0;
+    const byShard = Array.from({ length: SCOPE_WRITE_SHARDS }, () => [] as SessionRef[]);
+    for (const ref of refs) byShard[sessionShard(ref.id)]?.push(ref);
+    for (const shard of byShard) shard.sort((a, b) => (a.position < b.position ? 1 : -1));
+    const query = (shard: number, below: string | undefined, limit: number): ScopePage => {
+      const evaluated = (byShard[shard] ?? [])
+        .filter((ref) => below === undefined || ref.position < below)
+        .slice(0, limit);
+      return {
+        refs: evaluated.filter(onBoard),
+        next: evaluated.length === limit ? evaluated[evaluated.length - 1]?.position : undefined,
+      };
+    };
+    const listed: string[] = [];
+    let below: string | undefined;
+    let pages = 0;
+    do {
+      const page = mergeShardPages(
+        Array.from({ length: SCOPE_WRITE_SHARDS }, (_, shard) => query(shard, below, 10)),
+        10,
+      );
+      listed.push(...page.refs.map((ref) => ref.position));
+      below = page.next;
+      if (++pages > 10_000) throw new Error('listing does not end');
+    } while (below !== undefined);
+    const expected = refs
+      .filter(onBoard)
+      .map((ref) => ref.position)
+      .sort()
+      .reverse();
+    expect(expected.length).toBeGreaterThan(50);
+    expect(listed).toEqual(expected);
+  });
 });

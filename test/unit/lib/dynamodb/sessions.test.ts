@@ -4,7 +4,13 @@ import { describe, expect, it } from 'vitest';
 import { SESSION_TOKEN_INDEX } from '#lib/definitions/tables';
 import { StorageUnavailableError } from '#lib/domain/errors';
 import type { StoredSession } from '#lib/domain/session';
-import { DynamoSessionRepository } from '#lib/dynamodb/sessions';
+import {
+  DynamoSessionRepository,
+  SCOPE_WRITE_SHARDS,
+  STATE_PAGE_SIZE,
+  sessionShard,
+  shardedScopeKey,
+} from '#lib/dynamodb/sessions';
 import { dynamoErrors } from '#test/support/dynamo-errors';
 import { mockedDocumentClient } from '#test/support/dynamo-mock';
 import { storedSession } from '#test/support/fixtures';
@@ -19,6 +25,11 @@ const SESSION: StoredSession = storedSession({
 });
 const REVOCATION = { revokedAt: '2026-01-02T00:00:00.000Z', byUserId: 'owner-1', byKeyId: 'key_1' };
 const sha256 = (value: string) => createHash('sha256').update(value).digest('hex');
+/** SESSION's write shard: the first byte of SHA-256 of its id, modulo the shard count. */
+const SHARD = (createHash('sha256').update(SESSION.id).digest()[0] as number) % SCOPE_WRITE_SHARDS;
+const ORG_USER = sha256(JSON.stringify(['org-user', SESSION.orgId, SESSION.userId]));
+const CREATOR_USER = sha256(JSON.stringify(['creator-user', SESSION.createdByUserId, SESSION.userId]));
+const CREATOR_BOARD = sha256(JSON.stringify(['creator-board', SESSION.createdByUserId, SESSION.boardId]));
 /** The item the adapter writes for SESSION: the stored session plus TTL, sort key and scope keys. */
 const SESSION_ITEM = {
   ...SESSION,
@@ -28,9 +39,10 @@ const SESSION_ITEM = {
   metadata: JSON.stringify(SESSION.metadata),
   ttl: Date.parse('2026-01-31T00:00:00.000Z') / 1000,
   createdKey: `${SESSION.createdAt}#${SESSION.id}`,
-  orgUserKey: sha256(JSON.stringify(['org-user', SESSION.orgId, SESSION.userId])),
-  creatorUserKey: sha256(JSON.stringify(['creator-user', SESSION.createdByUserId, SESSION.userId])),
-  creatorBoardKey: sha256(JSON.stringify(['creator-board', SESSION.createdByUserId, SESSION.boardId])),
+  orgUserShardKey: `${ORG_USER}#${SHARD}`,
+  creatorUserShardKey: `${CREATOR_USER}#${SHARD}`,
+  boardShardKey: `${SESSION.boardId}#${SHARD}`,
+  creatorBoardShardKey: `${CREATOR_BOARD}#${SHARD}`,
 };
 /** As SESSION_ITEM, without the attributes that are written only when set (revocation and binding). */
 const {
@@ -66,8 +78,10 @@ describe('DynamoSessionRepository.create', () => {
     ddb.on(PutCommand).resolves({});
     await repository.create({ ...SESSION, orgId: 'a#b', userId: 'c' });
     await repository.create({ ...SESSION, orgId: 'a', userId: 'b#c' });
-    const [first, second] = ddb.commandCalls(PutCommand).map((call) => call.args[0].input.Item?.orgUserKey);
-    expect(first).toMatch(/^[0-9a-f]{64}$/);
+    const [first, second] = ddb
+      .commandCalls(PutCommand)
+      .map((call) => call.args[0].input.Item?.orgUserShardKey);
+    expect(first).toMatch(/^[0-9a-f]{64}#\d+$/);
     expect(first).not.toBe(second);
   });
 
@@ -317,21 +331,58 @@ describe('DynamoSessionRepository.getMany', () => {
   });
 });
 
-describe('DynamoSessionRepository.scanScope', () => {
-  it('reads a scope newest first below the cursor position, from its own index', async () => {
-    ddb
-      .on(QueryCommand)
-      .resolves({ Items: [{ id: 'a', createdKey: 'k2' }], LastEvaluatedKey: { createdKey: 'k2' } });
-    const page = await repository.scanScope({ by: 'board', boardId: 'board-1' }, { below: 'k9', limit: 5 });
-    expect(page).toEqual({ refs: [{ id: 'a', position: 'k2' }], next: 'k2' });
-    expect(ddb.commandCalls(QueryCommand)[0]?.args[0].input).toEqual({
-      TableName: 'sessions-t',
-      IndexName: 'board-index',
-      KeyConditionExpression: 'boardId = :pk AND createdKey < :below',
-      ExpressionAttributeValues: { ':pk': 'board-1', ':below': 'k9' },
-      ScanIndexForward: false,
-      Limit: 5,
+describe('DynamoSessionRepository: write-sharded scope keys', () => {
+  it('stores a session under the shard sessionShard gives it, in every scope index key', async () => {
+    ddb.on(PutCommand).resolves({});
+    await repository.create(SESSION);
+    const item = ddb.commandCalls(PutCommand)[0]?.args[0].input.Item ?? {};
+    const shard = sessionShard(SESSION.id);
+    expect(shard).toBe(SHARD);
+    expect(item).toMatchObject({
+      orgUserShardKey: shardedScopeKey(ORG_USER, shard),
+      creatorUserShardKey: shardedScopeKey(CREATOR_USER, shard),
+      boardShardKey: shardedScopeKey(SESSION.boardId, shard),
+      creatorBoardShardKey: shardedScopeKey(CREATOR_BOARD, shard),
     });
+  });
+
+  it('spreads one board’s sessions over the shards, each in the partition its id says', async () => {
+    ddb.on(PutCommand).resolves({});
+    const ids = Array.from(
+      { length: 64 },
+      (_, i) => `3f2c1e0a-0000-4000-8000-${String(i).padStart(12, '0')}`,
+    );
+    for (const id of ids) await repository.create({ ...SESSION, id });
+    const keys = ddb.commandCalls(PutCommand).map((call) => call.args[0].input.Item?.boardShardKey);
+    expect(keys).toEqual(ids.map((id) => `board-1#${sessionShard(id)}`));
+    expect(new Set(keys).size).toBeGreaterThan(8);
+  });
+});
+
+describe('DynamoSessionRepository.scanScope', () => {
+  it('reads every write shard newest first below the cursor, and merges them into one page', async () => {
+    ddb.on(QueryCommand).resolves({ Items: [] });
+    ddb
+      .on(QueryCommand, { ExpressionAttributeValues: { ':pk': 'board-1#3', ':below': 'k9' } })
+      .resolves({ Items: [{ id: 'a', createdKey: 'k5' }] });
+    ddb
+      .on(QueryCommand, { ExpressionAttributeValues: { ':pk': 'board-1#7', ':below': 'k9' } })
+      .resolves({ Items: [{ id: 'b', createdKey: 'k7' }], LastEvaluatedKey: { createdKey: 'k7' } });
+    const page = await repository.scanScope({ by: 'board', boardId: 'board-1' }, { below: 'k9', limit: 1 });
+    // Shard 7 may hold more below k7, but nothing above it is unread: b is the board's newest, then below k7.
+    expect(page).toEqual({ refs: [{ id: 'b', position: 'k7' }], next: 'k7' });
+    const inputs = ddb.commandCalls(QueryCommand).map((call) => call.args[0].input);
+    expect(inputs).toHaveLength(SCOPE_WRITE_SHARDS);
+    expect(inputs).toEqual(
+      Array.from({ length: SCOPE_WRITE_SHARDS }, (_, shard) => ({
+        TableName: 'sessions-t',
+        IndexName: 'board-index',
+        KeyConditionExpression: 'boardShardKey = :pk AND createdKey < :below',
+        ExpressionAttributeValues: { ':pk': `board-1#${shard}`, ':below': 'k9' },
+        ScanIndexForward: false,
+        Limit: 1,
+      })),
+    );
   });
 
   it("narrows a user's scope to a board with a filter on the index's boardId", async () => {
@@ -343,9 +394,9 @@ describe('DynamoSessionRepository.scanScope', () => {
     expect(page).toEqual({ refs: [], next: undefined });
     expect(ddb.commandCalls(QueryCommand)[0]?.args[0].input).toMatchObject({
       IndexName: 'orgUser-index',
-      KeyConditionExpression: 'orgUserKey = :pk',
+      KeyConditionExpression: 'orgUserShardKey = :pk',
       FilterExpression: 'boardId = :board',
-      ExpressionAttributeValues: { ':pk': STORED_ITEM.orgUserKey, ':board': 'board-1' },
+      ExpressionAttributeValues: { ':pk': `${ORG_USER}#0`, ':board': 'board-1' },
     });
   });
 
@@ -353,24 +404,122 @@ describe('DynamoSessionRepository.scanScope', () => {
     [
       { by: 'creatorUser', creatorUserId: SESSION.createdByUserId, userId: SESSION.userId },
       'creatorUser-index',
-      STORED_ITEM.creatorUserKey,
+      STORED_ITEM.creatorUserShardKey,
     ],
     [
       { by: 'creatorBoard', creatorUserId: SESSION.createdByUserId, boardId: SESSION.boardId },
       'creatorBoard-index',
-      STORED_ITEM.creatorBoardKey,
+      STORED_ITEM.creatorBoardShardKey,
     ],
   ] as const)(
     'finds a creator scope under the key the session was stored with (%j)',
     async (scope, index, key) => {
       ddb.on(QueryCommand).resolves({ Items: [] });
       await repository.scanScope(scope, { limit: 1 });
-      expect(ddb.commandCalls(QueryCommand)[0]?.args[0].input).toMatchObject({
+      const inputs = ddb.commandCalls(QueryCommand).map((call) => call.args[0].input);
+      expect(inputs.find((input) => input.ExpressionAttributeValues?.[':pk'] === key)).toMatchObject({
         IndexName: index,
-        ExpressionAttributeValues: { ':pk': key },
       });
     },
   );
+});
+
+describe('DynamoSessionRepository.scopeCandidates (revoke-all’s count)', () => {
+  const AT = '2026-01-05T00:00:00.000Z';
+
+  it('queries every write shard at once, for the active sessions up to the cut-off and only what the scope does not fix', async () => {
+    let inFlight = 0;
+    let most = 0;
+    ddb.on(QueryCommand).callsFake(async () => {
+      inFlight += 1;
+      most = Math.max(most, inFlight);
+      await new Promise((resolve) => setTimeout(resolve, 5));
+      inFlight -= 1;
+      return { Items: [] };
+    });
+    await repository.scopeCandidates({ by: 'board', boardId: 'board-1' }, AT);
+    // Every shard's first page was in flight at the same time: the count waits for one round trip per page.
+    expect(most).toBe(SCOPE_WRITE_SHARDS);
+    const inputs = ddb.commandCalls(QueryCommand).map((call) => call.args[0].input);
+    expect(inputs).toEqual(
+      Array.from({ length: SCOPE_WRITE_SHARDS }, (_, shard) => ({
+        TableName: 'sessions-t',
+        IndexName: 'board-index',
+        KeyConditionExpression: 'boardShardKey = :pk AND createdKey < :below',
+        FilterExpression: 'expiresAt > :at AND attribute_not_exists(revokedAt)',
+        ExpressionAttributeValues: { ':pk': `board-1#${shard}`, ':below': `${AT}$`, ':at': AT },
+        ProjectionExpression: 'createdKey, orgId, userId, createdByUserId',
+        Limit: STATE_PAGE_SIZE,
+      })),
+    );
+    expect(ddb.commandCalls(BatchGetCommand)).toHaveLength(0);
+  });
+
+  it('follows each shard page by page, and fills in what the scope fixes', async () => {
+    ddb.on(QueryCommand).resolves({ Items: [] });
+    ddb
+      .on(QueryCommand, { ExpressionAttributeValues: { ':pk': `${ORG_USER}#2` } })
+      .resolvesOnce({
+        Items: [{ createdKey: '2026-01-01T00:00:00.000Z#a', createdByUserId: 'owner-1' }],
+        LastEvaluatedKey: { id: 'a' },
+      })
+      .resolvesOnce({ Items: [{ createdKey: '2026-01-02T00:00:00.000Z#b', createdByUserId: 'colleague' }] });
+    ddb
+      .on(QueryCommand, { ExpressionAttributeValues: { ':pk': `${ORG_USER}#9` } })
+      .resolves({ Items: [{ createdKey: `${AT}#c`, createdByUserId: 'owner-1' }] });
+    const candidates = await repository.scopeCandidates(
+      { by: 'orgUser', orgId: SESSION.orgId, userId: SESSION.userId, boardId: 'board-1' },
+      AT,
+    );
+    expect(candidates).toEqual([
+      {
+        id: 'a',
+        createdAt: '2026-01-01T00:00:00.000Z',
+        orgId: SESSION.orgId,
+        userId: SESSION.userId,
+        boardId: 'board-1',
+        createdByUserId: 'owner-1',
+      },
+      {
+        id: 'b',
+        createdAt: '2026-01-02T00:00:00.000Z',
+        orgId: SESSION.orgId,
+        userId: SESSION.userId,
+        boardId: 'board-1',
+        createdByUserId: 'colleague',
+      },
+      {
+        id: 'c',
+        createdAt: AT,
+        orgId: SESSION.orgId,
+        userId: SESSION.userId,
+        boardId: 'board-1',
+        createdByUserId: 'owner-1',
+      },
+    ]);
+    const second = ddb
+      .commandCalls(QueryCommand)
+      .map((call) => call.args[0].input)
+      .find((input) => input.ExclusiveStartKey !== undefined);
+    expect(second).toMatchObject({
+      ExclusiveStartKey: { id: 'a' },
+      FilterExpression: 'expiresAt > :at AND attribute_not_exists(revokedAt) AND boardId = :board',
+      ExpressionAttributeValues: { ':pk': `${ORG_USER}#2`, ':board': 'board-1' },
+      ProjectionExpression: 'createdKey, createdByUserId',
+    });
+    expect(ddb.commandCalls(QueryCommand)).toHaveLength(SCOPE_WRITE_SHARDS + 1);
+  });
+
+  it('leaves out, at the index, the sessions of the organizations counted through their own scopes', async () => {
+    ddb.on(QueryCommand).resolves({ Items: [] });
+    const scope = { by: 'creatorUser', creatorUserId: 'owner-1', userId: SESSION.userId } as const;
+    await repository.scopeCandidates(scope, AT, { exceptOrgs: ['org-a', 'org-b'] });
+    expect(ddb.commandCalls(QueryCommand)[0]?.args[0].input).toMatchObject({
+      FilterExpression: 'expiresAt > :at AND attribute_not_exists(revokedAt) AND NOT orgId IN (:o0, :o1)',
+      ExpressionAttributeValues: { ':o0': 'org-a', ':o1': 'org-b' },
+      ProjectionExpression: 'createdKey, orgId, boardId',
+    });
+  });
 });
 
 describe('DynamoSessionRepository.bind', () => {

@@ -76,7 +76,7 @@ describe('revokeUserSessions: one cut-off per scope', () => {
 
   it('has covered every session created before the call began when the count then fails', async () => {
     const deps = setup(sessions(3));
-    deps.sessions.getStates = async () => {
+    deps.sessions.scopeCandidates = async () => {
       throw new Error('DynamoDB is unavailable');
     };
     await expect(revokeUserSessions(deps, CALLER, { userId: 'customer-1' })).rejects.toThrow('unavailable');
@@ -176,6 +176,37 @@ describe('revokeUserSessions: one cut-off per scope', () => {
       ['board-a', NOW],
       ['board-b', null],
     ]);
+  });
+
+  it('reads every scope at once from the index alone, the caller’s own scope leaving out its organization’s', async () => {
+    const deps = setup(sessions(3));
+    const asked: [string, readonly string[] | undefined][] = [];
+    const read = deps.sessions.scopeCandidates.bind(deps.sessions);
+    let inFlight = 0;
+    let most = 0;
+    deps.sessions.scopeCandidates = async (scope, at, options) => {
+      asked.push([scope.by, options?.exceptOrgs]);
+      inFlight += 1;
+      most = Math.max(most, inFlight);
+      await new Promise((resolve) => setTimeout(resolve, 1));
+      inFlight -= 1;
+      return read(scope, at, options);
+    };
+    expect(await revokeUserSessions(deps, CALLER, { userId: 'customer-1' })).toEqual({ revoked: 3 });
+    expect(asked).toEqual([
+      ['orgUser', undefined],
+      ['creatorUser', ['org-a']],
+    ]);
+    expect(most).toBe(2);
+    expect(deps.sessions.calls.filter((call) => call === 'get' || call === 'getMany')).toEqual([]);
+  });
+
+  it('counts a session found through two scopes once', async () => {
+    const deps = setup(sessions(2));
+    // As an index that could not apply the organization filter: the caller's scope returns them too.
+    const read = deps.sessions.scopeCandidates.bind(deps.sessions);
+    deps.sessions.scopeCandidates = (scope, at) => read(scope, at);
+    expect(await revokeUserSessions(deps, CALLER, { userId: 'customer-1' })).toEqual({ revoked: 2 });
   });
 
   it('does not count expired sessions', async () => {
