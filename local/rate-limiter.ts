@@ -1,5 +1,6 @@
 import { RATE_LIMIT_HEADERS } from '#lib/definitions/rate-limits';
 import type { RateLimit } from '#lib/domain/api-key';
+import { retryAfterSeconds } from '#lib/domain/retry-after';
 
 /** Milliseconds from a monotonic source; injected so tests move time by hand instead of sleeping. */
 export type MonotonicClock = () => number;
@@ -59,7 +60,8 @@ export class KeyRateLimiter {
       [RATE_LIMIT_HEADERS.remaining.name]: String(Math.floor(bucket.tokens + EPSILON)),
       [RATE_LIMIT_HEADERS.reset.name]: String(wholeSeconds((limits.burst - bucket.tokens) / limits.rate)),
     };
-    if (!allowed) headers['Retry-After'] = String(wholeSeconds((1 - bucket.tokens) / limits.rate));
+    if (!allowed)
+      headers['Retry-After'] = String(retryAfterSeconds(((1 - bucket.tokens) / limits.rate) * 1000));
     return { allowed, headers };
   }
 }

@@ -43,6 +43,15 @@ describe('KeyRateLimiter: a token bucket per usage identifier', () => {
     expect(numbers(refused.headers)).toEqual({ limit: 3, remaining: 0, reset: 2 });
   });
 
+  it('asks for at least one second even when the next token is a fraction of a millisecond away', () => {
+    const { clock, limiter } = setup({ rate: 10_000, burst: 1 });
+    limiter.take('usage_a', null);
+    clock.advance(0.0999);
+    const refused = limiter.take('usage_a', null);
+    expect(refused.allowed).toBe(false);
+    expect(refused.headers['Retry-After']).toBe('1');
+  });
+
   it('refills at the rate per second, never beyond the burst', () => {
     const { clock, limiter } = setup();
     for (let i = 0; i < 3; i++) limiter.take('usage_a', null);
