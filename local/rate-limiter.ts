@@ -1,6 +1,26 @@
-import { RATE_LIMIT_HEADERS } from '#lib/definitions/rate-limits';
-import type { RateLimit } from '#lib/domain/api-key';
+import { DEFAULT_API_KEY_LIMITS, RATE_LIMIT_HEADERS } from '#lib/definitions/rate-limits';
+import { RATE_LIMIT_BOUNDS, type RateLimit } from '#lib/domain/api-key';
 import { retryAfterSeconds } from '#lib/domain/retry-after';
+import { type Env, readInteger } from '#lib/platform/config';
+
+/**
+ * The local gateway's limit for keys without their own: `API_KEY_RATE_LIMIT` (requests per second) and
+ * `API_KEY_BURST_LIMIT`, each defaulting to the stack's default.
+ */
+export function readApiKeyLimits(env: Env, problems: string[]): RateLimit {
+  const { rate, burst } = RATE_LIMIT_BOUNDS;
+  return {
+    rate: readInteger(env, 'API_KEY_RATE_LIMIT', DEFAULT_API_KEY_LIMITS.rate, rate.min, rate.max, problems),
+    burst: readInteger(
+      env,
+      'API_KEY_BURST_LIMIT',
+      DEFAULT_API_KEY_LIMITS.burst,
+      burst.min,
+      burst.max,
+      problems,
+    ),
+  };
+}
 
 /** Milliseconds from a monotonic source; injected so tests move time by hand instead of sleeping. */
 export type MonotonicClock = () => number;
