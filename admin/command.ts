@@ -9,7 +9,7 @@ import type { KeyThrottling } from '#lib/domain/ports';
 import type { DynamoApiKeyRepository } from '#lib/dynamodb/api-keys';
 import type { DynamoBoardRepository } from '#lib/dynamodb/boards';
 import type { DynamoMembershipRepository } from '#lib/dynamodb/memberships';
-import type { OperateSessionsDeps } from '#lib/use-cases/operate-sessions';
+import type { OperateSessionsDeps } from '#lib/use-cases/admin';
 
 /** A usage mistake: the CLI prints it with the usage text and exits 2. */
 export class UsageError extends Error {}

@@ -9,19 +9,17 @@ import {
   addMember,
   createApiKey,
   createBoard,
+  findSessions,
+  inspectSession,
   listApiKeys,
   listBoards,
   removeMember,
+  revokeAllAsOperator,
   revokeApiKey,
+  revokeSessionAsOperator,
   setRateLimit,
   syncRateLimits,
 } from '#lib/use-cases/admin';
-import {
-  findSessions,
-  inspectSession,
-  revokeAllAsOperator,
-  revokeSessionAsOperator,
-} from '#lib/use-cases/operate-sessions';
 import { type AdminCommand, type AdminContext, UsageError } from './command';
 
 function statusOption(value: string): SessionStatus {
