@@ -1,5 +1,26 @@
-import { RATE_LIMIT_HEADERS } from '#lib/definitions/rate-limits';
-import type { RateLimit } from '#lib/domain/api-key';
+import { DEFAULT_API_KEY_LIMITS, RATE_LIMIT_HEADERS } from '#lib/definitions/rate-limits';
+import { RATE_LIMIT_BOUNDS, type RateLimit } from '#lib/domain/api-key';
+import { retryAfterSeconds } from '#lib/domain/retry-after';
+import { type Env, readInteger } from '#lib/platform/config';
+
+/**
+ * The local gateway's limit for keys without their own: `API_KEY_RATE_LIMIT` (requests per second) and
+ * `API_KEY_BURST_LIMIT`, each defaulting to the stack's default.
+ */
+export function readApiKeyLimits(env: Env, problems: string[]): RateLimit {
+  const { rate, burst } = RATE_LIMIT_BOUNDS;
+  return {
+    rate: readInteger(env, 'API_KEY_RATE_LIMIT', DEFAULT_API_KEY_LIMITS.rate, rate.min, rate.max, problems),
+    burst: readInteger(
+      env,
+      'API_KEY_BURST_LIMIT',
+      DEFAULT_API_KEY_LIMITS.burst,
+      burst.min,
+      burst.max,
+      problems,
+    ),
+  };
+}
 
 /** Milliseconds from a monotonic source; injected so tests move time by hand instead of sleeping. */
 export type MonotonicClock = () => number;
@@ -59,7 +80,8 @@ export class KeyRateLimiter {
       [RATE_LIMIT_HEADERS.remaining.name]: String(Math.floor(bucket.tokens + EPSILON)),
       [RATE_LIMIT_HEADERS.reset.name]: String(wholeSeconds((limits.burst - bucket.tokens) / limits.rate)),
     };
-    if (!allowed) headers['Retry-After'] = String(wholeSeconds((1 - bucket.tokens) / limits.rate));
+    if (!allowed)
+      headers['Retry-After'] = String(retryAfterSeconds(((1 - bucket.tokens) / limits.rate) * 1000));
     return { allowed, headers };
   }
 }

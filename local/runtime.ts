@@ -7,13 +7,13 @@ import { FUNCTIONS, type FunctionName } from '#lib/definitions/routes';
 import { LOCAL_TABLE_NAMES, TABLE_KEYS, TABLES } from '#lib/definitions/tables';
 import type { RateLimit } from '#lib/domain/api-key';
 import { createDocumentClient } from '#lib/dynamodb/client';
-import { fail, readApiKeyLimits, readFrameAncestors } from '#lib/platform/config';
+import { fail, readFrameAncestors } from '#lib/platform/config';
 import { createLogger, type Logger } from '#lib/platform/logger';
 import { clientErrorResponder } from './client-errors';
 import { ensureTables, reachableHost, startEmbeddedDynamo } from './dynamodb';
 import { createGateway, type LambdaHandler } from './gateway';
 import { localIdTokenKeyFile } from './id-token-keys';
-import type { MonotonicClock } from './rate-limiter';
+import { type MonotonicClock, readApiKeyLimits } from './rate-limiter';
 import { type DemoData, seedDemoData } from './seed';
 
 export interface LocalRuntimeOptions {

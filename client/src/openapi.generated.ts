@@ -571,7 +571,7 @@ export interface components {
     parameters: never;
     requestBodies: never;
     headers: {
-        /** @description Seconds to wait before retrying */
+        /** @description Whole seconds to wait before retrying (rounded up, at least 1) */
         "Retry-After": number;
         /** @description `true` when this is the stored answer to an earlier request with the same Idempotency-Key */
         "Idempotent-Replayed": "true";

@@ -3,7 +3,8 @@ import { headerValue } from '#lib/http/response';
 
 /** The guides that come with the service, by their path in its repository. */
 export const GUIDES: ReadonlyArray<{ title: string; path: string }> = [
-  { title: 'Overview and quick start', path: 'README.md' },
+  { title: 'Overview', path: 'README.md' },
+  { title: 'Quickstart: a board in your product in five minutes', path: 'docs/quickstart.md' },
   { title: 'API reference and decisions', path: 'docs/api.md' },
   { title: 'Embedding the board', path: 'docs/embedding.md' },
   { title: 'Operations', path: 'docs/operations.md' },

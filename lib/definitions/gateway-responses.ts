@@ -4,8 +4,9 @@
  * responses and the local gateway answers with them, so the two cannot differ.
  */
 
+import { THROTTLED_RETRY_AFTER_SECONDS, UNAVAILABLE_RETRY_AFTER_SECONDS } from '#lib/domain/retry-after';
 import { API_HEADERS } from '#lib/http/response';
-import { errorBody, RETRY_AFTER_SECONDS } from '#lib/http/status';
+import { errorBody } from '#lib/http/status';
 
 /** Every gateway response type API Gateway REST APIs have (AWS's list, complete at the time of writing). */
 export type GatewayResponseType =
@@ -47,7 +48,7 @@ const UNEXPECTED = 'An unexpected error occurred';
 const AUTHORIZATION_UNAVAILABLE: GatewayResponse = {
   status: 503,
   message: 'Authorization is temporarily unavailable; retry shortly',
-  headers: { 'Retry-After': String(RETRY_AFTER_SECONDS) },
+  headers: { 'Retry-After': String(UNAVAILABLE_RETRY_AFTER_SECONDS) },
 };
 
 /**
@@ -77,7 +78,7 @@ export const GATEWAY_RESPONSES: Readonly<Record<GatewayResponseType, GatewayResp
   THROTTLED: {
     status: 429,
     message: 'Too many requests; slow down and retry',
-    headers: { 'Retry-After': '1' },
+    headers: { 'Retry-After': String(THROTTLED_RETRY_AFTER_SECONDS) },
   },
   QUOTA_EXCEEDED: { status: 429, message: 'Request quota exceeded' },
   // The authorizer function itself crashed, timed out or could not be invoked (a refused key is

@@ -5,6 +5,7 @@
  * in it is written by hand beside them; `npm run build:openapi` writes it to docs/openapi.json, and a test
  * fails when that file is stale.
  */
+import { MIN_RETRY_AFTER_SECONDS } from '#lib/domain/retry-after';
 import {
   createSessionSchema,
   listSessionsQuerySchema,
@@ -38,8 +39,8 @@ const REQUEST_SCHEMAS = {
 /** Headers the document names, shared by every operation that sends or reads them. */
 const HEADERS = {
   'Retry-After': {
-    description: 'Seconds to wait before retrying',
-    schema: { type: 'integer', minimum: 0 },
+    description: 'Whole seconds to wait before retrying (rounded up, at least 1)',
+    schema: { type: 'integer', minimum: MIN_RETRY_AFTER_SECONDS },
   },
   'Idempotent-Replayed': {
     description: '`true` when this is the stored answer to an earlier request with the same Idempotency-Key',

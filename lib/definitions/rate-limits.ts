@@ -44,11 +44,3 @@ export const RATE_LIMIT_HEADERS = {
     schema: { type: 'integer', minimum: 0 },
   },
 } as const satisfies Record<string, ResponseHeaderDefinition>;
-
-/** `Retry-After` on a 429 (THROTTLED): seconds before the key has a request again. */
-export const THROTTLED_RETRY_AFTER_HEADER: ResponseHeaderDefinition = {
-  name: 'Retry-After',
-  description:
-    'Seconds to wait before retrying: always 1, since every key refills at least one request per second.',
-  schema: { type: 'integer', minimum: 1 },
-};

@@ -1,4 +1,5 @@
 import type { Board } from './board';
+import { MIN_RETRY_AFTER_SECONDS } from './retry-after';
 
 /**
  * Domain errors. They carry no HTTP knowledge: `lib/http/middlewares/http-errors.ts` maps each class to a status,
@@ -107,7 +108,7 @@ export class EmbeddedBoardGoneError extends DomainError {
  * `retryAfterSeconds`, when that request's lease on the key has ended.
  */
 export class IdempotencyConflictError extends DomainError {
-  constructor(readonly retryAfterSeconds = 1) {
+  constructor(readonly retryAfterSeconds = MIN_RETRY_AFTER_SECONDS) {
     super('A request with this Idempotency-Key is still in progress; retry shortly');
   }
 }

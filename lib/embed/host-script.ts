@@ -8,7 +8,7 @@ import { MESSAGE_SOURCE } from './frame-script';
  * `window.EmbedSession.mount(target, options)`, which creates the iframe with the documented attributes,
  * sizes it to the height the embed page reports (`height: "auto"`, the default), and calls the host's
  * callbacks for the page's messages, accepting only those posted by its own frame from the embed URL's
- * origin. Dependency-free ES2020, served exactly as written here: the bytes are what the README's
+ * origin. Dependency-free ES2020, served exactly as written here: the bytes are what the quickstart's
  * Subresource Integrity hash pins, so they never go through a bundler.
  */
 export const HOST_SCRIPT = `/*! embed-session host script: EmbedSession.mount(target, options). See docs/embedding.md. */
@@ -108,10 +108,10 @@ export const HOST_SCRIPT = `/*! embed-session host script: EmbedSession.mount(ta
 /** The script's content address: the first 16 hex digits of its SHA-256, its `?v=` and its ETag. */
 export const HOST_SCRIPT_VERSION = createHash('sha256').update(HOST_SCRIPT).digest('hex').slice(0, 16);
 
-/** The script's Subresource Integrity value, as the README's `integrity` attribute carries it. */
+/** The script's Subresource Integrity value, as the quickstart's `integrity` attribute carries it. */
 export const HOST_SCRIPT_INTEGRITY = `sha384-${createHash('sha384').update(HOST_SCRIPT).digest('base64')}`;
 
-/** The path the script is served at, with its version: the URL the README tells hosts to use. */
+/** The path the script is served at, with its version: the URL the quickstart tells hosts to use. */
 export const HOST_SCRIPT_PATH = `/embed.js?v=${HOST_SCRIPT_VERSION}`;
 
 /**

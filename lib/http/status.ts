@@ -1,6 +1,3 @@
-/** Seconds a client should wait after a 503 before retrying. */
-export const RETRY_AFTER_SECONDS = 2;
-
 const STATUS_NAMES: Record<number, string> = {
   400: 'Bad Request',
   401: 'Unauthorized',

@@ -1,6 +1,4 @@
-import { DEFAULT_API_KEY_LIMITS } from '#lib/definitions/rate-limits';
 import { TABLES, type TableKey } from '#lib/definitions/tables';
-import { RATE_LIMIT_BOUNDS, type RateLimit } from '#lib/domain/api-key';
 import { type BoardAppUrlRule, boardAppUrlProblem, isLoopbackHttpUrl } from '#lib/domain/board-app';
 import { integerRangeProblem, isFrameAncestorSource, isHttpUrl, parseBaseUrl } from './values';
 
@@ -9,7 +7,7 @@ export class ConfigError extends Error {
   override readonly name = 'ConfigError';
 }
 
-type Env = Record<string, string | undefined>;
+export type Env = Record<string, string | undefined>;
 
 export const DEFAULT_METADATA_MAX_BYTES = 32 * 1024;
 /** DynamoDB items are at most 400 KB; metadata must leave room for the rest of the session. */
@@ -81,25 +79,6 @@ export function readFrameAncestors(env: Env, problems: string[]): string {
     );
   }
   return sources.join(' ');
-}
-
-/**
- * The local gateway's limit for keys without their own: `API_KEY_RATE_LIMIT` (requests per second) and
- * `API_KEY_BURST_LIMIT`, each defaulting to the stack's default.
- */
-export function readApiKeyLimits(env: Env, problems: string[]): RateLimit {
-  const { rate, burst } = RATE_LIMIT_BOUNDS;
-  return {
-    rate: readInteger(env, 'API_KEY_RATE_LIMIT', DEFAULT_API_KEY_LIMITS.rate, rate.min, rate.max, problems),
-    burst: readInteger(
-      env,
-      'API_KEY_BURST_LIMIT',
-      DEFAULT_API_KEY_LIMITS.burst,
-      burst.min,
-      burst.max,
-      problems,
-    ),
-  };
 }
 
 /** Reads and validates the configuration of the embed page; throws `ConfigError`. */

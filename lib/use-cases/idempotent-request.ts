@@ -10,6 +10,7 @@ import {
   sealResponse,
 } from '#lib/domain/idempotency';
 import type { Clock, IdempotencyRepository, RandomSource } from '#lib/domain/ports';
+import { MIN_RETRY_AFTER_SECONDS, retryAfterSeconds } from '#lib/domain/retry-after';
 
 export interface IdempotencyDeps {
   idempotency: IdempotencyRepository;
@@ -92,7 +93,7 @@ export async function claimIdempotencyKey(
     // Our own claim or take-over, written though its answer was lost.
     if (record.attemptId === attempt.attemptId) return claimed(record.reservation);
     if (record.lockedUntilMs > now.getTime()) {
-      throw new IdempotencyConflictError(secondsUntil(record.lockedUntilMs, now));
+      throw new IdempotencyConflictError(retryAfterSeconds(record.lockedUntilMs - now.getTime()));
     }
     // Another API key of the owner cannot open what the key fixed: refuse before taking anything over.
     if (
@@ -105,7 +106,7 @@ export async function claimIdempotencyKey(
     if (taken) return claimed(taken.reservation);
     // Someone else took it over first, or our take-over landed unanswered: read again.
   }
-  throw new IdempotencyConflictError(1);
+  throw new IdempotencyConflictError(MIN_RETRY_AFTER_SECONDS);
 }
 
 /**
@@ -129,9 +130,4 @@ export async function finishIdempotentRequest(
 
 function anotherApiKey(): IdempotencyKeyReusedError {
   return new IdempotencyKeyReusedError('This Idempotency-Key was already used with another of your API keys');
-}
-
-/** Whole seconds until `untilMs`, at least 1. */
-function secondsUntil(untilMs: number, now: Date): number {
-  return Math.max(1, Math.ceil((untilMs - now.getTime()) / 1000));
 }

@@ -179,7 +179,7 @@ const SAMPLES: Record<FunctionName, () => Sample | Promise<Sample>> = {
     check: (outcome) => {
       const result = outcome.result as { statusCode: number; headers: Record<string, string>; body: string };
       expect(result.statusCode).toBe(200);
-      // Minified or not, the bundle serves exactly the bytes the README's integrity hash pins.
+      // Minified or not, the bundle serves exactly the bytes the quickstart's integrity hash pins.
       expect(result.body).toBe(HOST_SCRIPT);
       expect(result.headers['Cache-Control']).toBe('public, max-age=31536000, immutable');
     },

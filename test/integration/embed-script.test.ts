@@ -55,7 +55,7 @@ describe('GET /embed.js on the local runtime', () => {
   });
 });
 
-describe.each(['README.md', 'docs/embedding.md'])('the script tag in %s', (page) => {
+describe.each(['docs/quickstart.md', 'docs/embedding.md'])('the script tag in %s', (page) => {
   it('pins exactly the bytes the service serves: its integrity hash and its version match them', async () => {
     const tags = scriptTags(page);
     expect(tags, `${page} must show exactly one embed.js script tag`).toHaveLength(1);

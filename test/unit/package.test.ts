@@ -79,3 +79,17 @@ describe('the project install', () => {
     );
   });
 });
+
+describe('npm run build:generated', () => {
+  it('regenerates the validators, then the OpenAPI document, then the client types, each by its own script', () => {
+    const { scripts } = readJson('package.json') as { scripts: Record<string, string> };
+    const steps = scripts['build:generated']?.split('&&').map((step) => step.trim());
+    expect(steps).toEqual([
+      'npm run -s build:validators',
+      'npm run -s build:openapi',
+      'npm run -s build:client-types',
+    ]);
+    for (const name of ['build:validators', 'build:openapi', 'build:client-types'])
+      expect(scripts[name], `${name} stays a script of its own`).toMatch(/^tsx /);
+  });
+});

@@ -19,9 +19,9 @@ import {
   UnsupportedMediaTypeError,
   ValidationError,
 } from '#lib/domain/errors';
+import { UNAVAILABLE_RETRY_AFTER_SECONDS } from '#lib/domain/retry-after';
 import { requestIdOf } from '#lib/http/request-id';
 import { jsonError } from '#lib/http/response';
-import { RETRY_AFTER_SECONDS } from '#lib/http/status';
 import { describeError, type Logger } from '#lib/platform/logger';
 
 type ErrorClass = abstract new (...args: never[]) => DomainError;
@@ -87,7 +87,7 @@ export function httpErrors(options: {
       } else {
         message = (error as Error).message;
         if (status === 503) {
-          headers['Retry-After'] = String(RETRY_AFTER_SECONDS);
+          headers['Retry-After'] = String(UNAVAILABLE_RETRY_AFTER_SECONDS);
           log.warn('storage unavailable', describeError((error as Error).cause ?? error));
         } else {
           // Every 409 says when to retry: an earlier attempt holds what this one needs until then.

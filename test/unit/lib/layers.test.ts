@@ -26,6 +26,13 @@ const LIB_FORBIDDEN = [
   /^constructs$/,
 ];
 
+/**
+ * The platform layer (configuration, logger, clock) sits below the descriptors in lib/definitions, which
+ * infra/ and local/ read: it may not import them, except the table descriptors, whose environment
+ * variable names the configuration reads (plain data, importing nothing).
+ */
+const PLATFORM_ALLOWED_DEFINITIONS = ['#lib/definitions/tables'];
+
 /** Every module specifier a TypeScript source imports or re-exports, static or dynamic. */
 function importsOf(source: string): string[] {
   const specifiers: string[] = [];
@@ -59,6 +66,17 @@ describe('layer boundaries', () => {
       expect(outward).toEqual([]);
     });
   }
+
+  it('lib/platform imports no definitions but the table descriptors (what only local/ needs lives there)', () => {
+    const upward = sourcesUnder('lib/platform').flatMap((file) =>
+      importsOf(readFileSync(join(ROOT, file), 'utf8'))
+        .filter(
+          (spec) => spec.startsWith('#lib/definitions/') && !PLATFORM_ALLOWED_DEFINITIONS.includes(spec),
+        )
+        .map((spec) => `${file} imports ${spec}`),
+    );
+    expect(upward).toEqual([]);
+  });
 
   it('lib/ never imports the stack, the local runtime, the handlers or the CLI', () => {
     const offending = sourcesUnder('lib').flatMap((file) =>

@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { KeyRateLimiter } from '#local/rate-limiter';
+import { DEFAULT_API_KEY_LIMITS } from '#lib/definitions/rate-limits';
+import { KeyRateLimiter, readApiKeyLimits } from '#local/rate-limiter';
 import { manualMonotonicClock } from '#test/support/fakes';
 
 const DEFAULTS = { rate: 2, burst: 3 };
@@ -41,6 +42,15 @@ describe('KeyRateLimiter: a token bucket per usage identifier', () => {
     expect(refused.allowed).toBe(false);
     expect(refused.headers['Retry-After']).toBe('1');
     expect(numbers(refused.headers)).toEqual({ limit: 3, remaining: 0, reset: 2 });
+  });
+
+  it('asks for at least one second even when the next token is a fraction of a millisecond away', () => {
+    const { clock, limiter } = setup({ rate: 10_000, burst: 1 });
+    limiter.take('usage_a', null);
+    clock.advance(0.0999);
+    const refused = limiter.take('usage_a', null);
+    expect(refused.allowed).toBe(false);
+    expect(refused.headers['Retry-After']).toBe('1');
   });
 
   it('refills at the rate per second, never beyond the burst', () => {
@@ -115,5 +125,39 @@ describe('KeyRateLimiter: the default clock', () => {
     expect(limiter.take('usage_a', null).allowed).toBe(false);
     vi.advanceTimersByTime(1000);
     expect(limiter.take('usage_a', null).allowed).toBe(true);
+  });
+});
+
+describe('readApiKeyLimits (the local gateway)', () => {
+  const read = (env: Record<string, string>) => {
+    const problems: string[] = [];
+    return { limits: readApiKeyLimits(env, problems), problems };
+  };
+
+  it('defaults to the stack’s default usage plan: 50 requests per second, bursts of 100', () => {
+    expect(read({})).toEqual({ limits: { rate: 50, burst: 100 }, problems: [] });
+    expect(DEFAULT_API_KEY_LIMITS).toEqual({ rate: 50, burst: 100 });
+  });
+
+  it('reads API_KEY_RATE_LIMIT and API_KEY_BURST_LIMIT, per second', () => {
+    expect(read({ API_KEY_RATE_LIMIT: '2', API_KEY_BURST_LIMIT: ' 7 ' })).toEqual({
+      limits: { rate: 2, burst: 7 },
+      problems: [],
+    });
+    expect(read({ API_KEY_RATE_LIMIT: '10000', API_KEY_BURST_LIMIT: '5000' }).limits).toEqual({
+      rate: 10_000,
+      burst: 5_000,
+    });
+  });
+
+  it.each([
+    ['API_KEY_RATE_LIMIT', '0', 'API_KEY_RATE_LIMIT must be an integer from 1 to 10000, got "0"'],
+    ['API_KEY_RATE_LIMIT', '0.5', 'API_KEY_RATE_LIMIT must be an integer from 1 to 10000, got "0.5"'],
+    ['API_KEY_RATE_LIMIT', '10001', 'API_KEY_RATE_LIMIT must be an integer from 1 to 10000, got "10001"'],
+    ['API_KEY_BURST_LIMIT', '-1', 'API_KEY_BURST_LIMIT must be an integer from 1 to 5000, got "-1"'],
+    ['API_KEY_BURST_LIMIT', 'lots', 'API_KEY_BURST_LIMIT must be an integer from 1 to 5000, got "lots"'],
+    ['API_KEY_BURST_LIMIT', '5001', 'API_KEY_BURST_LIMIT must be an integer from 1 to 5000, got "5001"'],
+  ])('refuses %s=%j, naming it', (name, value, message) => {
+    expect(read({ [name]: value }).problems).toEqual([message]);
   });
 });

@@ -1,10 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_API_KEY_LIMITS } from '#lib/definitions/rate-limits';
 import {
   ConfigError,
   DEFAULT_FRAME_ANCESTORS,
   DEFAULT_METADATA_MAX_BYTES,
-  readApiKeyLimits,
   readAuthorizerConfig,
   readCreateSessionConfig,
   readEmbedPageConfig,
@@ -280,39 +278,5 @@ describe('readEmbedPageConfig', () => {
     for (const name of ['SESSIONS_TABLE', 'BOARDS_TABLE', 'AWS_REGION', 'EMBED_FRAME_ANCESTORS']) {
       expect(error.message).toContain(name);
     }
-  });
-});
-
-describe('readApiKeyLimits (the local gateway)', () => {
-  const read = (env: Record<string, string>) => {
-    const problems: string[] = [];
-    return { limits: readApiKeyLimits(env, problems), problems };
-  };
-
-  it('defaults to the stack’s default usage plan: 50 requests per second, bursts of 100', () => {
-    expect(read({})).toEqual({ limits: { rate: 50, burst: 100 }, problems: [] });
-    expect(DEFAULT_API_KEY_LIMITS).toEqual({ rate: 50, burst: 100 });
-  });
-
-  it('reads API_KEY_RATE_LIMIT and API_KEY_BURST_LIMIT, per second', () => {
-    expect(read({ API_KEY_RATE_LIMIT: '2', API_KEY_BURST_LIMIT: ' 7 ' })).toEqual({
-      limits: { rate: 2, burst: 7 },
-      problems: [],
-    });
-    expect(read({ API_KEY_RATE_LIMIT: '10000', API_KEY_BURST_LIMIT: '5000' }).limits).toEqual({
-      rate: 10_000,
-      burst: 5_000,
-    });
-  });
-
-  it.each([
-    ['API_KEY_RATE_LIMIT', '0', 'API_KEY_RATE_LIMIT must be an integer from 1 to 10000, got "0"'],
-    ['API_KEY_RATE_LIMIT', '0.5', 'API_KEY_RATE_LIMIT must be an integer from 1 to 10000, got "0.5"'],
-    ['API_KEY_RATE_LIMIT', '10001', 'API_KEY_RATE_LIMIT must be an integer from 1 to 10000, got "10001"'],
-    ['API_KEY_BURST_LIMIT', '-1', 'API_KEY_BURST_LIMIT must be an integer from 1 to 5000, got "-1"'],
-    ['API_KEY_BURST_LIMIT', 'lots', 'API_KEY_BURST_LIMIT must be an integer from 1 to 5000, got "lots"'],
-    ['API_KEY_BURST_LIMIT', '5001', 'API_KEY_BURST_LIMIT must be an integer from 1 to 5000, got "5001"'],
-  ])('refuses %s=%j, naming it', (name, value, message) => {
-    expect(read({ [name]: value }).problems).toEqual([message]);
   });
 });

@@ -10,19 +10,19 @@ import { browserSkipReason, launchChromium } from '#test/support/browser';
 import { startTestRuntime, storeSession } from '#test/support/local-runtime';
 
 /**
- * The README's embedding snippet, run as written on a customer's page: when the session expires it asks
+ * The quickstart's embedding snippet, run as written on a customer's page: when the session expires it asks
  * the customer's backend once for a new embedUrl, and stops when that one is no better. The snippet it
  * replaced (`onExpired: () => location.reload()` with a fixed embedUrl) reloaded the page without end.
  */
 if (browserSkipReason) console.warn(`[browser tests skipped] ${browserSkipReason}`);
 
-const README = readFileSync(join(import.meta.dirname, '../../README.md'), 'utf8');
+const QUICKSTART = readFileSync(join(import.meta.dirname, '../../docs/quickstart.md'), 'utf8');
 
-/** The README's one html block holding the host script tag, with the script pointed at `baseUrl`. */
-function readmeSnippet(baseUrl: string): string {
-  const blocks = [...README.matchAll(/^```html\n([\s\S]*?\/embed\.js\?v=[\s\S]*?)^```$/gm)];
+/** The quickstart's one html block holding the host script tag, with the script pointed at `baseUrl`. */
+function quickstartSnippet(baseUrl: string): string {
+  const blocks = [...QUICKSTART.matchAll(/^```html\n([\s\S]*?\/embed\.js\?v=[\s\S]*?)^```$/gm)];
   if (blocks.length !== 1)
-    throw new Error(`README.md must hold one html block with embed.js, found ${blocks.length}`);
+    throw new Error(`docs/quickstart.md must hold one html block with embed.js, found ${blocks.length}`);
   return ((blocks[0] as RegExpMatchArray)[1] as string).replace(
     /https?:\/\/[^/"]+(\/embed\.js\?v=)/,
     `${baseUrl}$1`,
@@ -32,7 +32,7 @@ function readmeSnippet(baseUrl: string): string {
 /** The path the snippet asks for a new embedUrl: the customer's backend route. */
 function renewalPath(snippet: string): string {
   const path = /fetch\('([^']+)'/.exec(snippet)?.[1];
-  if (!path) throw new Error('the README snippet asks no backend route for a new embedUrl');
+  if (!path) throw new Error('the quickstart snippet asks no backend route for a new embedUrl');
   return path;
 }
 
@@ -57,7 +57,7 @@ async function expiredEmbedUrl(): Promise<string> {
 beforeAll(async () => {
   if (browserSkipReason) return;
   runtime = await startTestRuntime();
-  const snippet = readmeSnippet(runtime.baseUrl);
+  const snippet = quickstartSnippet(runtime.baseUrl);
   const path = renewalPath(snippet);
   host = createServer((req, res) => {
     if (req.method === 'POST' && req.url === path) {
@@ -85,7 +85,7 @@ afterAll(async () => {
 });
 
 /**
- * The customer's page: the server renders `embedUrl` into it, then the README's snippet. The page counts
+ * The customer's page: the server renders `embedUrl` into it, then the quickstart's snippet. The page counts
  * its own calls to fetch and, after the snippet's listener, every `expired` message a frame posts.
  */
 async function openCustomerPage(embedUrl: string) {
@@ -98,7 +98,7 @@ async function openCustomerPage(embedUrl: string) {
   const realFetch = window.fetch.bind(window);
   window.fetch = (...args) => { window.fetches++; return realFetch(...args); };
 </script>
-${readmeSnippet(runtime.baseUrl)}
+${quickstartSnippet(runtime.baseUrl)}
 <script>
   window.expiredMessages = 0;
   addEventListener('message', (event) => {
@@ -122,7 +122,7 @@ const counters = (page: import('playwright-core').Page) =>
     return { fetches: w.fetches, expiredMessages: w.expiredMessages };
   });
 
-describe.skipIf(browserSkipReason !== undefined)("the README's embedding snippet", () => {
+describe.skipIf(browserSkipReason !== undefined)("the quickstart's embedding snippet", () => {
   it('asks the backend once for a new link when the session expires, and stops when that one is expired too', async () => {
     renewal = { status: 200, embedUrl: await expiredEmbedUrl(), asked: 0 };
     const { page, navigations } = await openCustomerPage(await expiredEmbedUrl());

@@ -1,0 +1,199 @@
+/**
+ * Every admin command, in the order the usage text lists them. A command of its own module is one more
+ * entry here (`...WEBHOOK_COMMANDS`, say).
+ */
+import { splitOriginList } from '#lib/domain/embed-origins';
+import { SESSION_STATUSES, type SessionStatus } from '#lib/domain/session';
+import { cryptoRandom, systemClock } from '#lib/platform/system';
+import {
+  addMember,
+  createApiKey,
+  createBoard,
+  findSessions,
+  inspectSession,
+  listApiKeys,
+  listBoards,
+  removeMember,
+  revokeAllAsOperator,
+  revokeApiKey,
+  revokeSessionAsOperator,
+  setRateLimit,
+  syncRateLimits,
+} from '#lib/use-cases/admin';
+import { type AdminCommand, type AdminContext, UsageError } from './command';
+
+function statusOption(value: string): SessionStatus {
+  if (!(SESSION_STATUSES as readonly string[]).includes(value)) {
+    throw new UsageError(`--status must be one of ${SESSION_STATUSES.join(', ')}`);
+  }
+  return value as SessionStatus;
+}
+
+function limitOption(value: string): number {
+  if (!/^[1-9]\d{0,5}$/.test(value)) throw new UsageError('--limit must be a positive integer');
+  return Number(value);
+}
+
+/** A whole number as typed; anything else becomes NaN, which the use case refuses with its range. */
+function countOption(value: string): number {
+  return /^\d{1,9}$/.test(value) ? Number(value) : Number.NaN;
+}
+
+/** `--user` and `--board`, as given. */
+function selector({ values }: AdminContext) {
+  return {
+    ...(values.user !== undefined ? { userId: values.user } : {}),
+    ...(values.board !== undefined ? { boardId: values.board } : {}),
+  };
+}
+
+const BOARD_COMMANDS: AdminCommand[] = [
+  {
+    name: 'create-board',
+    options: ['board', 'org', 'visibility', 'name', 'embed-origins', 'app-url'],
+    usage: [
+      'create-board --board <id> --org <orgId> --visibility <PUBLIC|PRIVATE> [--name <text>]',
+      '             [--embed-origins <origin,origin,…>]   who may frame the board ("" clears)',
+      '             [--app-url <url>]   the board\'s own application, handed the user ("" clears)',
+      '             on an existing board every option left out keeps its value (--name "" clears the name)',
+    ],
+    run: ({ values, need, boards, local }) =>
+      createBoard(
+        // http://127.0.0.1 and http://localhost apps only on the local runtime (a DynamoDB endpoint).
+        { boards: boards(), appUrlRule: { allowLoopbackHttp: local } },
+        {
+          boardId: need('board'),
+          // Left out, each keeps the existing board's value (org and visibility are needed for a new one).
+          ...(values.org !== undefined ? { orgId: values.org } : {}),
+          ...(values.visibility !== undefined ? { visibility: values.visibility } : {}),
+          ...(values.name !== undefined ? { name: values.name === '' ? null : values.name } : {}),
+          ...(values['embed-origins'] !== undefined
+            ? { embedOrigins: splitOriginList(values['embed-origins']) }
+            : {}),
+          ...(values['app-url'] !== undefined ? { appUrl: values['app-url'].trim() } : {}),
+        },
+      ),
+  },
+  {
+    name: 'add-member',
+    options: ['org', 'user'],
+    usage: ['add-member --org <orgId> --user <userId>'],
+    run: ({ need, memberships }) =>
+      addMember({ memberships: memberships(), clock: systemClock }, need('org'), need('user')),
+  },
+  {
+    name: 'remove-member',
+    options: ['org', 'user'],
+    usage: ['remove-member --org <orgId> --user <userId>'],
+    run: ({ need, memberships }) => removeMember({ memberships: memberships() }, need('org'), need('user')),
+  },
+];
+
+const API_KEY_COMMANDS: AdminCommand[] = [
+  {
+    name: 'create-api-key',
+    options: ['user', 'name'],
+    usage: ['create-api-key --user <userId> [--name <label>]    prints the key once'],
+    run: ({ values, need, apiKeys, throttling }) =>
+      createApiKey(
+        { apiKeys: apiKeys(), throttling: throttling(), clock: systemClock, random: cryptoRandom },
+        need('user'),
+        values.name ?? null,
+      ),
+  },
+  {
+    name: 'revoke-api-key',
+    options: ['key-id'],
+    usage: ['revoke-api-key --key-id <keyId>'],
+    run: ({ need, apiKeys, throttling }) =>
+      revokeApiKey({ apiKeys: apiKeys(), throttling: throttling(), clock: systemClock }, need('key-id')),
+  },
+  {
+    name: 'set-rate-limit',
+    options: ['key-id', 'rate', 'burst'],
+    usage: [
+      "set-rate-limit --key-id <keyId> --rate <n> --burst <n>   the key's own limit (requests/s, burst)",
+    ],
+    run: ({ need, apiKeys, throttling }) =>
+      setRateLimit({ apiKeys: apiKeys(), throttling: throttling() }, need('key-id'), {
+        rate: countOption(need('rate')),
+        burst: countOption(need('burst')),
+      }),
+  },
+  {
+    name: 'clear-rate-limit',
+    options: ['key-id'],
+    usage: ['clear-rate-limit --key-id <keyId>                  back to the default limit'],
+    run: ({ need, apiKeys, throttling }) =>
+      setRateLimit({ apiKeys: apiKeys(), throttling: throttling() }, need('key-id'), null),
+  },
+  {
+    name: 'sync-rate-limits',
+    options: [],
+    usage: ['sync-rate-limits                                   API Gateway in step with every key (AWS)'],
+    run: ({ apiKeys, throttling }) => syncRateLimits({ apiKeys: apiKeys(), throttling: throttling() }),
+  },
+  {
+    name: 'list-boards',
+    options: [],
+    usage: ['list-boards'],
+    run: async ({ boards }) => ({ boards: await listBoards({ boards: boards() }) }),
+  },
+  {
+    name: 'list-api-keys',
+    options: ['user'],
+    usage: ['list-api-keys [--user <userId>]                    never prints keys'],
+    run: async ({ values, apiKeys }) => ({ apiKeys: await listApiKeys({ apiKeys: apiKeys() }, values.user) }),
+  },
+];
+
+const SESSION_COMMANDS: AdminCommand[] = [
+  {
+    name: 'get-session',
+    options: ['id'],
+    usage: ['get-session --id <sessionId>                        never prints tokens or hashes'],
+    run: ({ need, sessions }) => inspectSession(sessions(), need('id')),
+  },
+  {
+    name: 'list-sessions',
+    options: ['user', 'board', 'status', 'limit'],
+    usage: [
+      'list-sessions (--user <userId> | --board <id>) [--status <active|expired|revoked>] [--limit <n>]',
+    ],
+    run: async (context) => {
+      const { values, sessions } = context;
+      if (!values.user && !values.board) throw new UsageError('list-sessions needs --user or --board');
+      return {
+        sessions: await findSessions(sessions(), {
+          ...selector(context),
+          ...(values.status !== undefined ? { status: statusOption(values.status) } : {}),
+          ...(values.limit !== undefined ? { limit: limitOption(values.limit) } : {}),
+        }),
+      };
+    },
+  },
+  {
+    name: 'revoke-session',
+    options: ['id'],
+    usage: ['revoke-session --id <sessionId>'],
+    run: ({ need, sessions }) => revokeSessionAsOperator(sessions(), need('id')),
+  },
+  {
+    name: 'revoke-all-sessions',
+    options: ['before', 'board', 'user'],
+    usage: [
+      'revoke-all-sessions --before <ISO time> [--board <id> | --user <userId>]',
+      "                                                   one cut-off: the stage's (or a board's, or an",
+      "                                                   external user id's in every tenant) sessions",
+      '                                                   created at or before that time are revoked',
+    ],
+    run: (context) =>
+      revokeAllAsOperator(context.sessions(), { ...selector(context), before: context.need('before') }),
+  },
+];
+
+export const ADMIN_COMMANDS: readonly AdminCommand[] = [
+  ...BOARD_COMMANDS,
+  ...API_KEY_COMMANDS,
+  ...SESSION_COMMANDS,
+];
