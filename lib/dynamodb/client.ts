@@ -23,23 +23,30 @@ export class DeadlineExceededError extends Error {
 }
 
 /**
- * Node's HTTP handler with every attempt bounded twice: by the per-call timeout, which now really fails the
- * attempt (`throwOnRequestTimeout`; without it @smithy/node-http-handler 4 only logs a warning and waits on),
- * and by the deadline of the request being handled (lib/http/middlewares/request-budget.ts).
+ * Bounds every attempt by the deadline of the request being handled (lib/http/middlewares/request-budget.ts),
+ * through the client's public middleware stack: added to the `finalizeRequest` step after the retry
+ * middleware, it runs once per attempt. An attempt is not started once the budget is spent, and one still
+ * waiting when it runs out is given up with `DeadlineExceededError`, which the SDK does not retry; its
+ * socket is closed by the handler's own request timeout, at most `requestTimeoutMs` later.
  */
-class DeadlineHttpHandler extends NodeHttpHandler {
-  override async handle(...[request, options = {}]: Parameters<NodeHttpHandler['handle']>) {
+function requestDeadline<Args, Output>(next: (args: Args) => Promise<Output>) {
+  return async (args: Args): Promise<Output> => {
     const remaining = remainingMs();
     if (remaining === 0) throw new DeadlineExceededError();
-    const requestTimeout = Math.min(DYNAMODB_LIMITS.requestTimeoutMs, remaining ?? Number.POSITIVE_INFINITY);
+    const attempt = next(args);
+    if (remaining === undefined || remaining >= DYNAMODB_LIMITS.requestTimeoutMs) return attempt;
+    // The attempt settles later on its own (its request timeout fires); nothing is left unhandled.
+    attempt.catch(() => {});
+    let timer: NodeJS.Timeout | undefined;
+    const deadline = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new DeadlineExceededError()), remaining);
+    });
     try {
-      return await super.handle(request, { ...options, requestTimeout });
-    } catch (error) {
-      // Cut short by the deadline: say so, so that the SDK stops retrying.
-      if (remainingMs() === 0) throw new DeadlineExceededError();
-      throw error;
+      return await Promise.race([attempt, deadline]);
+    } finally {
+      clearTimeout(timer);
     }
-  }
+  };
 }
 
 /**
@@ -50,7 +57,9 @@ export function createDocumentClient(config: DynamoConfig): DynamoDBDocumentClie
   const client = new DynamoDBClient({
     region: config.region,
     maxAttempts: DYNAMODB_LIMITS.maxAttempts,
-    requestHandler: new DeadlineHttpHandler({
+    // Documented options of Node's handler; `throwOnRequestTimeout` makes the per-attempt timeout fail the
+    // attempt (without it @smithy/node-http-handler 4 only logs a warning and waits on).
+    requestHandler: new NodeHttpHandler({
       connectionTimeout: DYNAMODB_LIMITS.connectionTimeoutMs,
       requestTimeout: DYNAMODB_LIMITS.requestTimeoutMs,
       // Also bounds a response whose body stalls after its headers arrived.
@@ -64,6 +73,11 @@ export function createDocumentClient(config: DynamoConfig): DynamoDBDocumentClie
           credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
         }
       : {}),
+  });
+  client.middlewareStack.add(requestDeadline, {
+    step: 'finalizeRequest',
+    priority: 'low',
+    name: 'requestDeadline',
   });
   return DynamoDBDocumentClient.from(client, {
     marshallOptions: { removeUndefinedValues: true },

@@ -1,16 +1,17 @@
 import { execFile, execFileSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { once } from 'node:events';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { builtinModules } from 'node:module';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, relative, sep } from 'node:path';
 import { promisify } from 'node:util';
-import { build } from 'esbuild';
+import { build, type Metafile } from 'esbuild';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { esbuildOptions, shipFiles } from '#infra/bundling';
+import { BUNDLE_BUDGET_BYTES } from '#infra/bundle-budgets';
+import { BUNDLING, esbuildOptions, shipFiles } from '#infra/bundling';
 import { FUNCTIONS, type FunctionDefinition, type FunctionName } from '#lib/definitions/routes';
 import { TABLE_KEYS, TABLES } from '#lib/definitions/tables';
 import { HOST_SCRIPT, HOST_SCRIPT_VERSION } from '#lib/embed/host-script';
@@ -28,13 +29,16 @@ const INVOKER = join(import.meta.dirname, '../support/invoke-bundle.mjs');
 let runtime: LocalRuntime;
 let outDir: string;
 const bundles = new Map<FunctionName, string>();
+/** What esbuild put into each bundle (asking for it changes no byte of the output). */
+const metafiles = new Map<FunctionName, Metafile>();
 
 beforeAll(async () => {
   runtime = await startTestRuntime();
   outDir = mkdtempSync(join(tmpdir(), 'bundles-'));
   for (const name of Object.keys(FUNCTIONS) as FunctionName[]) {
     const outfile = join(outDir, name, 'index.mjs');
-    await build(esbuildOptions(FUNCTIONS[name].entry, outfile));
+    const { metafile } = await build({ ...esbuildOptions(FUNCTIONS[name].entry, outfile), metafile: true });
+    metafiles.set(name, metafile);
     shipFiles(FUNCTIONS[name] as FunctionDefinition, join(outDir, name));
     bundles.set(name, outfile);
   }
@@ -83,6 +87,44 @@ async function invokeWithLogs(
     .filter((line) => line.startsWith('{'))
     .map((line) => JSON.parse(line) as Record<string, unknown>);
   return { outcome: JSON.parse(stdout.slice(marker + '@@OUTCOME@@'.length)), logs };
+}
+
+const FUNCTION_NAMES = Object.keys(FUNCTIONS) as FunctionName[];
+
+/** The stand-in infra/bundling.ts aliases `specifier` to, as the metafile names it (relative to the root). */
+const standIn = (specifier: string): string =>
+  relative(process.cwd(), BUNDLING.alias[specifier] as string)
+    .split(sep)
+    .join('/');
+
+let replaced: Promise<string[]> | undefined;
+/**
+ * The module files the SDK's own resolution gives each swapped package specifier (esbuild, with the
+ * functions' settings and no alias, resolving an import of each): what the aliases keep out.
+ */
+function replacedModules(): Promise<string[]> {
+  replaced ??= Promise.all(
+    Object.keys(BUNDLING.alias)
+      .filter((specifier) => !specifier.startsWith('node:'))
+      .map(async (specifier) => {
+        const { metafile } = await build({
+          stdin: { contents: `export * from '${specifier}';`, resolveDir: process.cwd() },
+          bundle: true,
+          write: false,
+          platform: 'node',
+          format: 'esm',
+          mainFields: [...BUNDLING.mainFields],
+          metafile: true,
+          logLevel: 'silent',
+        });
+        const edge = Object.values(metafile.inputs)
+          .flatMap((input) => input.imports)
+          .find((candidate) => candidate.original === specifier);
+        if (!edge) throw new Error(`esbuild resolved no module for ${specifier}`);
+        return edge.path;
+      }),
+  );
+  return replaced;
 }
 
 const DOMAIN = 'abc.execute-api.eu-west-1.amazonaws.com';
@@ -318,17 +360,56 @@ describe('Lambda bundles (built exactly as the CDK stack builds them)', () => {
     },
   );
 
-  it.each(Object.keys(FUNCTIONS) as FunctionName[])(
-    'leaves the event-stream codec, node:zlib and the node:process module facade out of %s',
-    (name) => {
-      const file = bundles.get(name) as string;
-      const code = readFileSync(file, 'utf8');
-      const builtins = [...code.matchAll(/\bfrom\s*"(node:[^"]+)"/g)].map((m) => m[1]);
-      expect(builtins.filter((id) => id === 'node:process' || id === 'node:zlib')).toEqual([]);
-      const { sources } = JSON.parse(readFileSync(`${file}.map`, 'utf8')) as { sources: string[] };
-      expect(sources.filter((source) => source.includes('/event-streams/'))).toEqual([]);
+  it.each(FUNCTION_NAMES)(
+    'takes every module infra/bundling.ts swaps from lib/platform in %s, never the SDK’s own',
+    async (name) => {
+      const inputs = metafiles.get(name)?.inputs ?? {};
+      // Every import of a swapped specifier resolved to its stand-in of lib/platform/.
+      const resolved = Object.values(inputs).flatMap((input) =>
+        input.imports
+          .filter((edge) => edge.original !== undefined && edge.original in BUNDLING.alias)
+          .map((edge) => ({ specifier: edge.original as string, path: edge.path })),
+      );
+      expect(resolved.filter(({ specifier, path }) => path !== standIn(specifier))).toEqual([]);
+      // The modules the SDK's own resolution would have bundled are not inputs.
+      const replaced = await replacedModules();
+      expect(Object.keys(inputs).filter((path) => replaced.includes(path))).toEqual([]);
+      // A function with an SDK client gets the environment credential provider in place of the chain.
+      const usesSdk = Object.keys(inputs).some((path) => path.includes('node_modules/@aws-sdk/client-'));
+      expect(resolved.some(({ specifier }) => specifier === '@aws-sdk/credential-provider-node')).toBe(
+        usesSdk,
+      );
+      // And no Node module facade of `process`, nor the zlib the event-stream codec needs.
+      const external = Object.values(metafiles.get(name)?.outputs ?? {}).flatMap((output) =>
+        output.imports.filter((edge) => edge.external).map((edge) => edge.path),
+      );
+      expect(external.filter((id) => id === 'node:process' || id === 'node:zlib')).toEqual([]);
     },
   );
+
+  it.each(FUNCTION_NAMES)(
+    'leaves every other link of the default credential chain, its STS/SSO clients and the endpoint cache out of %s',
+    (name) => {
+      const inputs = Object.keys(metafiles.get(name)?.inputs ?? {});
+      const chain =
+        /node_modules\/(@aws-sdk\/(credential-provider-(?!env\/)|nested-clients\/|token-providers\/|endpoint-cache\/)|@smithy\/credential-provider-imds\/|mnemonist\/)/;
+      expect(inputs.filter((path) => chain.test(path))).toEqual([]);
+    },
+  );
+
+  it('gives every function a size budget', () => {
+    expect(Object.keys(BUNDLE_BUDGET_BYTES).sort()).toEqual([...FUNCTION_NAMES].sort());
+  });
+
+  it.each(FUNCTION_NAMES)('keeps %s within its size budget (infra/bundle-budgets.ts)', (name) => {
+    const bytes = statSync(bundles.get(name) as string).size;
+    const budget = BUNDLE_BUDGET_BYTES[name];
+    expect(
+      bytes,
+      `${name} is ${bytes} bytes, over its budget of ${budget}: find what grew (npm run bench -- --quick ` +
+        'lists bytes by package) and fix it, or raise the budget in infra/bundle-budgets.ts saying why',
+    ).toBeLessThanOrEqual(budget);
+  });
 
   it.each(Object.keys(FUNCTIONS) as FunctionName[])(
     'leaves the admin CLI and its API Gateway SDK out of %s, so keeping usage plans costs no bundle size',

@@ -1,4 +1,5 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { NodeHttpHandler } from '@smithy/node-http-handler';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDocumentClient, DYNAMODB_LIMITS } from '#lib/dynamodb/client';
 import { isTransientDynamoError } from '#lib/dynamodb/errors';
@@ -53,6 +54,14 @@ describe('document client: limits of every DynamoDB call', () => {
     expect(silent.requests() - before).toBe(1);
     // The attempt ended at the deadline, not after its own full second.
     expect(ms).toBeLessThan(DYNAMODB_LIMITS.requestTimeoutMs);
+  });
+
+  it('keeps the SDK’s own HTTP handler and bounds attempts through the public middleware stack', async () => {
+    // No subclass of a class whose internals can change with an SDK upgrade.
+    expect(Object.getPrototypeOf(await db.config.requestHandler)).toBe(NodeHttpHandler.prototype);
+    expect(db.middlewareStack.identify()).toContainEqual(
+      expect.stringMatching(/^requestDeadline - finalizeRequest/),
+    );
   });
 
   it('does not even call DynamoDB once the deadline has passed', async () => {
