@@ -111,8 +111,9 @@ describe('the stream processor', () => {
 
   it('a lost answer to the event write converges on one stored event', async () => {
     const created = session();
+    const then = 'internal-error';
     await proxy.inject(
-      { kind: 'lose-answer', then: 'internal-error' },
+      { kind: 'lose-answer', then },
       { operation: 'PutItem', table: LOCAL_TABLE_NAMES.events },
     );
     const seen = proxy.requests.length;
