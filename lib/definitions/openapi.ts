@@ -8,6 +8,7 @@
 import { MIN_RETRY_AFTER_SECONDS } from '#lib/domain/retry-after';
 import {
   createSessionSchema,
+  listEventsQuerySchema,
   listSessionsQuerySchema,
   revokeUserSessionsSchema,
 } from '#lib/validation/schemas';
@@ -110,6 +111,7 @@ export function buildOpenApiDocument(
     servers: [{ url: '/', description: 'This service' }],
     tags: [
       { name: 'Sessions', description: 'Create and manage embed sessions (API key)' },
+      { name: 'Events', description: 'What happened to your sessions, to catch up from (API key)' },
       { name: 'Embed page', description: 'The page behind embedUrl (session token)' },
       { name: 'Service', description: 'Health and this documentation' },
     ],
@@ -215,8 +217,9 @@ function pathParameters(path: string): Json[] {
 
 function queryParameters(doc: OperationDoc): Json[] {
   if (doc.query === undefined) return [];
-  if (doc.query === 'ListSessionsQuery') {
-    return Object.entries(listSessionsQuerySchema.properties).map(([name, schema]) => ({
+  if (doc.query === 'ListSessionsQuery' || doc.query === 'ListEventsQuery') {
+    const schema = doc.query === 'ListSessionsQuery' ? listSessionsQuerySchema : listEventsQuerySchema;
+    return Object.entries(schema.properties).map(([name, schema]) => ({
       name,
       in: 'query',
       required: false,

@@ -37,6 +37,8 @@ export interface TableDefinition {
 export const SESSION_TOKEN_INDEX = 'tokenHash-index';
 export const API_KEY_ID_INDEX = 'keyId-index';
 export const MEMBERSHIP_USER_INDEX = 'userId-index';
+export const EVENT_OWNER_INDEX = 'owner-index';
+export const EVENT_SESSION_INDEX = 'session-index';
 
 /**
  * The session indexes behind listing and revoke-all, one per way a caller can reach a session (see
@@ -125,6 +127,30 @@ export const TABLES = {
     ],
     timeToLiveAttribute: 'ttl',
   },
+  events: {
+    envVar: 'EVENTS_TABLE',
+    // `pk`: an event's id (`sk` = `event`), or an expiry bucket (`due#<minute>`, `sk` = a session id).
+    partitionKey: { name: 'pk', type: 'S' },
+    sortKey: { name: 'sk', type: 'S' },
+    indexes: [
+      // A key owner's events, newest first (`occurredAt#id`): the events API.
+      {
+        indexName: EVENT_OWNER_INDEX,
+        partitionKey: { name: 'ownerUserId', type: 'S' },
+        sortKey: { name: 'position', type: 'S' },
+        projection: 'ALL',
+      },
+      // One session's events (at most five): the events API asked for one session.
+      {
+        indexName: EVENT_SESSION_INDEX,
+        partitionKey: { name: 'sessionId', type: 'S' },
+        sortKey: { name: 'position', type: 'S' },
+        projection: 'ALL',
+      },
+    ],
+    // Events are kept 30 days; DynamoDB deletes them some time after.
+    timeToLiveAttribute: 'ttl',
+  },
   idempotency: {
     envVar: 'IDEMPOTENCY_TABLE',
     partitionKey: { name: 'recordId', type: 'S' },
@@ -143,5 +169,6 @@ export const LOCAL_TABLE_NAMES: Record<TableKey, string> = {
   memberships: 'embed-memberships',
   apiKeys: 'embed-api-keys',
   sessions: 'embed-sessions',
+  events: 'embed-events',
   idempotency: 'embed-idempotency',
 };

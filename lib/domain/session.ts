@@ -31,6 +31,8 @@ export interface StoredSession {
   bindingHash: string | null;
   /** When the first load bound the session to a browser. */
   boundAt: string | null;
+  /** When the embed page first loaded successfully (recorded once; absent on sessions read before). */
+  openedAt?: string | null;
 }
 
 export type SessionStatus = 'active' | 'expired' | 'revoked';

@@ -466,15 +466,24 @@ export function compositeKey(kind: string, ...parts: string[]): string {
  * The item for a session: metadata as JSON text, the TTL in epoch seconds, the scope index keys; the
  * binding attributes only when set.
  */
-function toItem(session: StoredSession): Item {
-  const { revokedAt, revokedByUserId, revokedByKeyId, bindToBrowser, bindingHash, boundAt, ...rest } =
-    session;
+export function toItem(session: StoredSession): Item {
+  const {
+    revokedAt,
+    revokedByUserId,
+    revokedByKeyId,
+    bindToBrowser,
+    bindingHash,
+    boundAt,
+    openedAt,
+    ...rest
+  } = session;
   return {
     ...rest,
     ...(revokedAt !== null ? { revokedAt, revokedByUserId, revokedByKeyId } : {}),
     // Written only for sessions that bind, so the items of every other session stay as they were.
     ...(bindToBrowser ? { bindToBrowser } : {}),
     ...(bindingHash !== null ? { bindingHash, boundAt } : {}),
+    ...(typeof openedAt === 'string' ? { openedAt } : {}),
     metadata: JSON.stringify(session.metadata),
     [TTL_ATTRIBUTE]: Math.ceil(Date.parse(session.expiresAt) / 1000),
     createdKey: `${session.createdAt}#${session.id}`,
@@ -504,7 +513,7 @@ function scopeShardKeys(session: StoredSession): Item {
  * Sessions stored before ownership was recorded read with an empty organization and creator, so no
  * caller reaches them through either rule.
  */
-function toStoredSession(item: Item): StoredSession {
+export function toStoredSession(item: Item): StoredSession {
   return {
     id: String(item.id),
     boardId: String(item.boardId),
@@ -527,7 +536,16 @@ function toStoredSession(item: Item): StoredSession {
     bindToBrowser: item.bindToBrowser === true,
     bindingHash: optionalStringOf(item, 'bindingHash'),
     boundAt: optionalStringOf(item, 'boundAt'),
+    // Only on sessions the embed page has opened, so every other session reads as it always did.
+    ...(typeof item.openedAt === 'string' ? { openedAt: item.openedAt } : {}),
   };
+}
+
+/** Whether an item of the sessions table is a session (cut-off records share the table). */
+export function isSessionItem(item: Item): boolean {
+  return (
+    typeof item.id === 'string' && !item.id.startsWith(CUTOFF_ID_PREFIX) && typeof item.tokenHash === 'string'
+  );
 }
 
 /**

@@ -209,6 +209,7 @@ export async function seedTables(options: SeedOptions = {}, now = Date.now()): P
       },
     ],
     sessions: await Promise.all(sessions.map(sessionItem)),
+    events: [],
     idempotency: [],
   };
   return TABLE_KEYS.map((key) => {

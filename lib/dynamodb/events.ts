@@ -1,0 +1,234 @@
+import { DeleteCommand, GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { EVENT_OWNER_INDEX, EVENT_SESSION_INDEX, TABLES } from '#lib/definitions/tables';
+import type { RoutedEvent, SessionEvent, SessionEventType } from '#lib/domain/events';
+import { dynamoCall } from './errors';
+import { DynamoTable, type Item } from './table';
+
+const TTL_ATTRIBUTE = TABLES.events.timeToLiveAttribute;
+/** How long the events API keeps an event. */
+export const EVENT_RETENTION_SECONDS = 30 * 24 * 60 * 60;
+const EVENT_SORT_KEY = 'event';
+const DUE_PREFIX = 'due#';
+
+/** An event's place in its owner's and its session's order: `occurredAt#id`, newest first when read backwards. */
+export type EventPosition = string;
+
+/** One page of stored events, newest first, and the position to continue below when more may follow. */
+export interface EventPage {
+  events: SessionEvent[];
+  next: EventPosition | undefined;
+}
+
+/** The position of an event: its time, then its id (ids are unique, so positions are too). */
+export function eventPosition(event: SessionEvent): EventPosition {
+  return `${event.occurredAt}#${event.id}`;
+}
+
+/** The one-minute bucket an instant falls in: `YYYY-MM-DDTHH:MM`. */
+export function minuteBucket(at: Date): string {
+  return at.toISOString().slice(0, 16);
+}
+
+/**
+ * The events table (lib/definitions/tables.ts): one item per event under its id, found by owner (the
+ * events API) or by session; and the expiry sweep's due items, one per session under the minute of its
+ * expiry.
+ */
+export class DynamoEventStore extends DynamoTable {
+  /**
+   * Records an event once. The put is conditioned on no item under the event's id: when it fails, an
+   * event with this id is stored already (this write, its answer lost and the SDK retrying; or an
+   * earlier delivery of the same record), and the event is recorded: ids are fixed by session and type,
+   * so the stored one is this event. Answers whether this call was the one that stored it.
+   */
+  async record(routed: RoutedEvent): Promise<boolean> {
+    const { event } = routed;
+    try {
+      await dynamoCall(() =>
+        this.db.send(
+          new PutCommand({
+            TableName: this.tableName,
+            Item: {
+              pk: event.id,
+              sk: EVENT_SORT_KEY,
+              ownerUserId: routed.ownerUserId,
+              sessionId: routed.sessionId,
+              boardId: routed.boardId,
+              type: event.type,
+              position: eventPosition(event),
+              // JSON text, so the session's metadata comes back exactly as it was (see sessions.ts).
+              event: JSON.stringify(event),
+              [TTL_ATTRIBUTE]: Math.ceil(Date.parse(event.occurredAt) / 1000) + EVENT_RETENTION_SECONDS,
+            },
+            ConditionExpression: 'attribute_not_exists(pk)',
+          }),
+        ),
+      );
+      return true;
+    } catch (error) {
+      if ((error as Error).name !== 'ConditionalCheckFailedException') throw error;
+      const stored = await this.get(event.id);
+      // Refused, yet nothing there: not a write of ours being recognised, so never report success.
+      if (!stored) throw error;
+      return false;
+    }
+  }
+
+  /** The stored event with this id, read consistently. */
+  async get(id: string): Promise<SessionEvent | undefined> {
+    const { Item } = await dynamoCall(() =>
+      this.db.send(
+        new GetCommand({
+          TableName: this.tableName,
+          Key: { pk: id, sk: EVENT_SORT_KEY },
+          ConsistentRead: true,
+        }),
+      ),
+    );
+    return Item ? toEvent(Item) : undefined;
+  }
+
+  /**
+   * A page of one owner's events (or one session's, when `sessionId` is given: the owner's only), newest
+   * first, below `below`, of `type` when given. Up to `limit` index entries are read per call; a type
+   * filter can leave a page short, with a position to go on from.
+   */
+  async page(query: {
+    ownerUserId: string;
+    sessionId?: string;
+    type?: SessionEventType;
+    below?: EventPosition;
+    limit: number;
+  }): Promise<EventPage> {
+    const bySession = query.sessionId !== undefined;
+    const values: Item = { ':pk': bySession ? query.sessionId : query.ownerUserId };
+    let condition = `${bySession ? 'sessionId' : 'ownerUserId'} = :pk`;
+    if (query.below !== undefined) {
+      condition += ' AND #position < :below';
+      values[':below'] = query.below;
+    }
+    const filters: string[] = [];
+    if (bySession) {
+      filters.push('ownerUserId = :owner');
+      values[':owner'] = query.ownerUserId;
+    }
+    if (query.type !== undefined) {
+      filters.push('#type = :type');
+      values[':type'] = query.type;
+    }
+    const { Items, LastEvaluatedKey } = await dynamoCall(() =>
+      this.db.send(
+        new QueryCommand({
+          TableName: this.tableName,
+          IndexName: bySession ? EVENT_SESSION_INDEX : EVENT_OWNER_INDEX,
+          KeyConditionExpression: condition,
+          ...(query.below !== undefined || query.type !== undefined
+            ? {
+                ExpressionAttributeNames: {
+                  ...(query.below !== undefined ? { '#position': 'position' } : {}),
+                  ...(query.type !== undefined ? { '#type': 'type' } : {}),
+                },
+              }
+            : {}),
+          ExpressionAttributeValues: values,
+          ...(filters.length > 0 ? { FilterExpression: filters.join(' AND ') } : {}),
+          ScanIndexForward: false,
+          Limit: query.limit,
+        }),
+      ),
+    );
+    return {
+      events: (Items ?? []).map(toEvent),
+      next: LastEvaluatedKey ? String(LastEvaluatedKey.position) : undefined,
+    };
+  }
+
+  /** Notes that a session expires at `expiresAt`, under that minute's bucket, for the expiry sweep. */
+  async scheduleExpiry(sessionId: string, expiresAt: string): Promise<void> {
+    // Unconditional: writing the same note again (a redelivered record) sets the same values.
+    await dynamoCall(() =>
+      this.db.send(
+        new PutCommand({
+          TableName: this.tableName,
+          Item: {
+            pk: `${DUE_PREFIX}${minuteBucket(new Date(expiresAt))}`,
+            sk: sessionId,
+            expiresAt,
+            [TTL_ATTRIBUTE]: Math.ceil(Date.parse(expiresAt) / 1000) + EVENT_RETENTION_SECONDS,
+          },
+        }),
+      ),
+    );
+  }
+
+  /** The sessions noted as expiring in the minute `bucket` (`minuteBucket`), with their expiry. */
+  async dueIn(bucket: string): Promise<Array<{ sessionId: string; expiresAt: string }>> {
+    const due: Array<{ sessionId: string; expiresAt: string }> = [];
+    let start: Item | undefined;
+    do {
+      const page = await dynamoCall(() =>
+        this.db.send(
+          new QueryCommand({
+            TableName: this.tableName,
+            KeyConditionExpression: 'pk = :pk',
+            ExpressionAttributeValues: { ':pk': `${DUE_PREFIX}${bucket}` },
+            ConsistentRead: true,
+            ExclusiveStartKey: start,
+          }),
+        ),
+      );
+      for (const item of page.Items ?? []) {
+        due.push({ sessionId: String(item.sk), expiresAt: String(item.expiresAt) });
+      }
+      start = page.LastEvaluatedKey;
+    } while (start);
+    return due;
+  }
+
+  /** Forgets a due note once its session's expiry is recorded and published. */
+  async clearDue(sessionId: string, expiresAt: string): Promise<void> {
+    await dynamoCall(() =>
+      this.db.send(
+        new DeleteCommand({
+          TableName: this.tableName,
+          Key: { pk: `${DUE_PREFIX}${minuteBucket(new Date(expiresAt))}`, sk: sessionId },
+        }),
+      ),
+    );
+  }
+
+  /** The last minute bucket the expiry sweep went through completely, if it ever did. */
+  async sweptThrough(): Promise<string | undefined> {
+    const { Item } = await dynamoCall(() =>
+      this.db.send(new GetCommand({ TableName: this.tableName, Key: SWEEP_KEY, ConsistentRead: true })),
+    );
+    return typeof Item?.bucket === 'string' ? Item.bucket : undefined;
+  }
+
+  /** Records that the sweep went through `bucket`; never moves the mark back (two sweeps at once). */
+  async markSwept(bucket: string): Promise<void> {
+    try {
+      await dynamoCall(() =>
+        this.db.send(
+          new UpdateCommand({
+            TableName: this.tableName,
+            Key: SWEEP_KEY,
+            UpdateExpression: 'SET #bucket = :bucket',
+            ConditionExpression: 'attribute_not_exists(#bucket) OR #bucket < :bucket',
+            ExpressionAttributeNames: { '#bucket': 'bucket' },
+            ExpressionAttributeValues: { ':bucket': bucket },
+          }),
+        ),
+      );
+    } catch (error) {
+      // Another sweep (or this one's lost answer) marked this bucket or a later one: as good.
+      if ((error as Error).name !== 'ConditionalCheckFailedException') throw error;
+    }
+  }
+}
+
+const SWEEP_KEY = { pk: 'sweep', sk: 'expiry' };
+
+function toEvent(item: Item): SessionEvent {
+  return JSON.parse(String(item.event)) as SessionEvent;
+}

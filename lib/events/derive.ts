@@ -1,0 +1,124 @@
+import { createHash } from 'node:crypto';
+import { type EventActor, eventSequence, type RoutedEvent, type SessionEventType } from '#lib/domain/events';
+import { type StoredSession, toSessionView } from '#lib/domain/session';
+import { isSessionItem, toStoredSession } from '#lib/dynamodb/sessions';
+import type { Item } from '#lib/dynamodb/table';
+
+/** How the admin CLI records its revocations (it has no API key). */
+export const OPERATOR_USER_ID = 'admin-cli';
+
+/** What changed on one item of the sessions table, as a stream record tells it (images unmarshalled). */
+export interface ItemChange {
+  eventName: 'INSERT' | 'MODIFY' | 'REMOVE';
+  oldImage?: Item;
+  newImage?: Item;
+}
+
+/**
+ * The event id: `evt_` and the first 128 bits of SHA-256 over the session id and the type, hex. Each type
+ * happens once per session, so a record delivered twice, or derived by a poller and by a sweep alike,
+ * names the same event.
+ */
+export function eventId(sessionId: string, type: SessionEventType): string {
+  return `evt_${createHash('sha256')
+    .update(JSON.stringify([sessionId, type]))
+    .digest('hex')
+    .slice(0, 32)}`;
+}
+
+/**
+ * Who caused a revocation: the admin CLI is an operator; the key owner who created the session revoking
+ * it is `api_key` (with the key it used); anyone else allowed to revoke it is a member of the
+ * organization owning its board, revoking another tenant's session: `board_organization`, without that
+ * tenant's key id.
+ */
+export function revocationActor(session: StoredSession): EventActor {
+  if (session.revokedByUserId === OPERATOR_USER_ID) return { type: 'operator' };
+  if (session.revokedByUserId !== null && session.revokedByUserId === session.createdByUserId) {
+    return session.revokedByKeyId !== null
+      ? { type: 'api_key', keyId: session.revokedByKeyId }
+      : { type: 'api_key' };
+  }
+  return { type: 'board_organization' };
+}
+
+/**
+ * One event of a session. `occurredAt` is the time the session's item recorded for it, and
+ * `data.session` the session as its creator sees it at that instant, so deriving the same event again
+ * (a redelivered record, a rerun sweep) yields exactly the same event.
+ */
+export function sessionEvent(
+  session: StoredSession,
+  type: SessionEventType,
+  occurredAt: string,
+  actor: EventActor,
+): RoutedEvent {
+  return {
+    event: {
+      id: eventId(session.id, type),
+      type,
+      occurredAt,
+      sequence: eventSequence(type),
+      data: { session: toSessionView(session, new Date(occurredAt)), actor },
+    },
+    ownerUserId: session.createdByUserId,
+    sessionId: session.id,
+    boardId: session.boardId,
+  };
+}
+
+/** The creator's key: creation and opening are the key owner's and its end user's doing. */
+function creatorActor(session: StoredSession): EventActor {
+  return session.createdByKeyId !== ''
+    ? { type: 'api_key', keyId: session.createdByKeyId }
+    : { type: 'api_key' };
+}
+
+/** `session.expired`, at `expiresAt`, for a session that was not revoked before it expired. */
+export function expiredEvent(session: StoredSession): RoutedEvent | undefined {
+  if (session.revokedAt !== null && session.revokedAt <= session.expiresAt) return undefined;
+  // Revoked after expiry changes nothing: the session had ended already, as expired.
+  const asItWas: StoredSession = { ...session, revokedAt: null, revokedByUserId: null, revokedByKeyId: null };
+  return sessionEvent(asItWas, 'session.expired', session.expiresAt, creatorActor(session));
+}
+
+const present = (image: Item | undefined, name: string): boolean => typeof image?.[name] === 'string';
+
+/**
+ * The events one change of a sessions-table item stands for. Every attribute that appeared (absent in
+ * the old image, present in the new) is one event, so a change feed that folds several writes into one
+ * record (the local poller) derives the same events as a stream carrying each write:
+ * - an item inserted: `session.created` (and any of the below already present);
+ * - `boundAt` appeared: `session.bound`; `openedAt`: `session.opened`; `revokedAt`: `session.revoked`;
+ * - an item removed (DynamoDB's TTL deletes sessions some time after `expiresAt`) that was never
+ *   revoked: `session.expired`, the same event the expiry sweep emits.
+ * Cut-off records and anything else that is not a session derive nothing here.
+ */
+export function deriveEvents(change: ItemChange, now: Date): RoutedEvent[] {
+  const { oldImage, newImage } = change;
+  if (change.eventName === 'REMOVE') {
+    if (!oldImage || !isSessionItem(oldImage)) return [];
+    const removed = toStoredSession(oldImage);
+    // Deleted before its expiry (by hand, not by TTL): no event says why, so none is made up.
+    if (Date.parse(removed.expiresAt) > now.getTime()) return [];
+    const expired = expiredEvent(removed);
+    return expired ? [expired] : [];
+  }
+  if (!newImage || !isSessionItem(newImage)) return [];
+  const session = toStoredSession(newImage);
+  const before =
+    change.eventName === 'INSERT' || !oldImage || !isSessionItem(oldImage) ? undefined : oldImage;
+  const events: RoutedEvent[] = [];
+  if (!before)
+    events.push(sessionEvent(session, 'session.created', session.createdAt, creatorActor(session)));
+  if (session.boundAt !== null && !present(before, 'boundAt')) {
+    events.push(sessionEvent(session, 'session.bound', session.boundAt, creatorActor(session)));
+  }
+  if (typeof session.openedAt === 'string' && !present(before, 'openedAt')) {
+    events.push(sessionEvent(session, 'session.opened', session.openedAt, creatorActor(session)));
+  }
+  if (session.revokedAt !== null && !present(before, 'revokedAt')) {
+    events.push(sessionEvent(session, 'session.revoked', session.revokedAt, revocationActor(session)));
+  }
+  return events;
+}

@@ -1,0 +1,129 @@
+import type { EventSink, RoutedEvent } from '#lib/domain/events';
+import type { DynamoEventStore } from '#lib/dynamodb/events';
+import { minuteBucket } from '#lib/dynamodb/events';
+import type { DynamoSessionRepository } from '#lib/dynamodb/sessions';
+import { deriveEvents, expiredEvent } from './derive';
+import { type BatchResponse, fromAttributeMap, type StreamRecord } from './stream';
+
+export interface ProcessorDeps {
+  store: DynamoEventStore;
+  sinks: readonly EventSink[];
+  now: () => Date;
+}
+
+/** What failed while handling one record or due note; logged by the caller, never swallowed. */
+export type FailureReport = (error: unknown, context: Record<string, unknown>) => void;
+
+/**
+ * Records and publishes the events of one change: each event stored once (by its fixed id), the expiry of
+ * a created session noted for the sweep, then every event handed to every sink. Every step is idempotent,
+ * so running it again after a failure anywhere (a lost answer, a sink that threw) ends in the same stored
+ * events, and the sinks see each event at least once.
+ */
+export async function recordAndPublish(deps: ProcessorDeps, events: readonly RoutedEvent[]): Promise<void> {
+  if (events.length === 0) return;
+  for (const routed of events) {
+    await deps.store.record(routed);
+    if (routed.event.type === 'session.created') {
+      await deps.store.scheduleExpiry(routed.sessionId, routed.event.data.session.expiresAt);
+    }
+  }
+  for (const sink of deps.sinks) await sink.publish(events);
+}
+
+/**
+ * Handles a batch of stream records (Lambda's DynamoDB stream event, or the local change feed's), in
+ * order. The first record that fails, and every record after it, are reported in `batchItemFailures`:
+ * Lambda retries the batch from that record (and bisects it), so a record is never dropped silently and
+ * the records of one session are never handled out of order.
+ */
+export async function processStreamRecords(
+  deps: ProcessorDeps,
+  records: readonly StreamRecord[],
+  onFailure: FailureReport = () => undefined,
+): Promise<BatchResponse> {
+  for (const [index, record] of records.entries()) {
+    try {
+      await recordAndPublish(deps, eventsOf(record, deps.now()));
+    } catch (error) {
+      onFailure(error, { eventID: record.eventID, eventName: record.eventName });
+      return {
+        batchItemFailures: records
+          .slice(index)
+          .map((failed, at) => ({ itemIdentifier: failed.eventID ?? String(index + at) })),
+      };
+    }
+  }
+  return { batchItemFailures: [] };
+}
+
+/** The events a stream record stands for. */
+export function eventsOf(record: StreamRecord, now: Date): RoutedEvent[] {
+  const name = record.eventName;
+  if (name !== 'INSERT' && name !== 'MODIFY' && name !== 'REMOVE') return [];
+  const { OldImage, NewImage } = record.dynamodb ?? {};
+  return deriveEvents(
+    {
+      eventName: name,
+      oldImage: OldImage ? fromAttributeMap(OldImage) : undefined,
+      newImage: NewImage ? fromAttributeMap(NewImage) : undefined,
+    },
+    now,
+  );
+}
+
+export interface SweepDeps extends ProcessorDeps {
+  sessions: DynamoSessionRepository;
+}
+
+/** How far back a sweep that has never run (or whose mark was lost) looks for due sessions. */
+export const FIRST_SWEEP_LOOKBACK_MINUTES = 60;
+/** Most minute buckets one sweep goes through; the next run continues from its mark. */
+export const MAX_BUCKETS_PER_SWEEP = 24 * 60;
+
+/**
+ * The expiry sweep: goes through the minute buckets from the last one swept up to now, re-reads each
+ * noted session strongly consistently, and records and publishes `session.expired` for those that
+ * expired unrevoked (with their cut-offs applied: a session a revoke-all covered before its expiry was
+ * revoked, not expired). A note is removed only after its event is published, and the mark moves only
+ * past buckets gone through completely, so a sweep that fails half-way is simply run again. Convergent:
+ * the event's id is fixed, so a rerun stores nothing twice. Answers how many events it published.
+ */
+export async function sweepExpired(deps: SweepDeps, onFailure: FailureReport = () => undefined) {
+  const now = deps.now();
+  const current = minuteBucket(now);
+  const mark = await deps.store.sweptThrough();
+  let bucketTime =
+    mark !== undefined
+      ? Date.parse(`${mark}:00.000Z`) + 60_000
+      : now.getTime() - FIRST_SWEEP_LOOKBACK_MINUTES * 60_000;
+  let published = 0;
+  for (let round = 0; round < MAX_BUCKETS_PER_SWEEP; round++, bucketTime += 60_000) {
+    const bucket = minuteBucket(new Date(bucketTime));
+    if (bucket > current) break;
+    let complete = true;
+    for (const due of await deps.store.dueIn(bucket)) {
+      if (Date.parse(due.expiresAt) > now.getTime()) {
+        complete = false;
+        continue;
+      }
+      try {
+        const stored = await deps.sessions.get(due.sessionId);
+        const session = stored ? (await deps.sessions.applyCutoffs([stored]))[0] : undefined;
+        const event = session ? expiredEvent(session) : undefined;
+        if (event) {
+          await recordAndPublish(deps, [event]);
+          published += 1;
+        }
+        await deps.store.clearDue(due.sessionId, due.expiresAt);
+      } catch (error) {
+        complete = false;
+        onFailure(error, { sessionId: due.sessionId, bucket });
+      }
+    }
+    // The current minute can still gain due sessions; a bucket with a failure is gone through again.
+    if (!complete || bucket === current) break;
+    await deps.store.markSwept(bucket);
+  }
+  return published;
+}
