@@ -18,7 +18,7 @@ export const SDK_PINNED_PACKAGES = {
   /** The HTTP handler lib/dynamodb/client.ts configures (timeouts that fire). */
   '@smithy/node-http-handler': 'dependencies',
   /** The signer test/integration/lambda-credentials.test.ts compares the bundles' signatures with. */
-  '@smithy/signature-v4': 'devDependencies',
+  '@smithy/signature-v4': 'dependencies',
   /** Swapped for lib/platform/lambda-credentials.ts. */
   '@aws-sdk/credential-provider-node': 'overrides',
   /** Swapped for lib/platform/lambda-endpoint-discovery.ts. */

@@ -112,7 +112,9 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
     server.on('clientError', clientErrorResponder(securityHeaders));
 
     const client = createDocumentClient({ endpoint: dynamo.endpoint, region: 'local' });
-    const demo = options.seed ? await seedDemoData(client, LOCAL_TABLE_NAMES, { appUrl: options.demoAppUrl }) : undefined;
+    const demo = options.seed
+      ? await seedDemoData(client, LOCAL_TABLE_NAMES, { appUrl: options.demoAppUrl })
+      : undefined;
 
     // Where the session events go once recorded. Every consumer the local runtime runs is appended to
     // this list (webhook delivery among them); tests add theirs through `eventSinks`.
