@@ -17,7 +17,7 @@ export const SDK_PINNED_PACKAGES = {
   '@aws-sdk/credential-provider-env': 'dependencies',
   /** The HTTP handler lib/dynamodb/client.ts configures (timeouts that fire). */
   '@smithy/node-http-handler': 'dependencies',
-  /** The signer test/integration/lambda-credentials.test.ts compares the bundles' signatures with. */
+  /** The SigV4 signer of the KMS JSON client (lib/signing/kms-client.ts), and the signer the bundles' signatures are compared with. */
   '@smithy/signature-v4': 'dependencies',
   /** Swapped for lib/platform/lambda-credentials.ts. */
   '@aws-sdk/credential-provider-node': 'overrides',
