@@ -388,11 +388,12 @@ describe('Lambda bundles (built exactly as the CDK stack builds them)', () => {
       // The modules the SDK's own resolution would have bundled are not inputs.
       const replaced = await replacedModules();
       expect(Object.keys(inputs).filter((path) => replaced.includes(path))).toEqual([]);
-      // A function with an SDK client gets the environment credential provider in place of the chain.
-      const usesSdk = Object.keys(inputs).some((path) => path.includes('node_modules/@aws-sdk/client-'));
-      expect(resolved.some(({ specifier }) => specifier === '@aws-sdk/credential-provider-node')).toBe(
-        usesSdk,
+      // A function that signs AWS requests (an SDK client, or KMS's JSON API) gets the environment
+      // credential provider in place of the chain.
+      const signs = Object.keys(inputs).some(
+        (path) => path.includes('node_modules/@aws-sdk/client-') || path.endsWith('lib/signing/kms-json.ts'),
       );
+      expect(resolved.some(({ specifier }) => specifier === '@aws-sdk/credential-provider-node')).toBe(signs);
       // And no Node module facade of `process`, nor the zlib the event-stream codec needs.
       const external = Object.values(metafiles.get(name)?.outputs ?? {}).flatMap((output) =>
         output.imports.filter((edge) => edge.external).map((edge) => edge.path),
