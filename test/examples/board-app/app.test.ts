@@ -1,4 +1,7 @@
 import { randomUUID } from 'node:crypto';
+import { once } from 'node:events';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { IdTokenClaims } from '#lib/domain/id-token';
 import { LocalIdTokenKeys } from '#lib/signing/local-keys';
@@ -97,6 +100,47 @@ function board(cookie: string | undefined) {
 }
 
 describe('the reference board application: the hand-off', () => {
+  it('answers 503 with a clear page while the issuer cannot be reached, or names another issuer in its discovery', async () => {
+    // An "issuer" whose discovery document names another issuer (OIDC Discovery 1.0, section 4.3).
+    const impostor = createServer((_req, res) =>
+      res
+        .writeHead(200, { 'Content-Type': 'application/json' })
+        .end(
+          JSON.stringify({ issuer: runtime.baseUrl, jwks_uri: `${runtime.baseUrl}/.well-known/jwks.json` }),
+        ),
+    ).listen(0, '127.0.0.1');
+    await once(impostor, 'listening');
+    const closed = createServer().listen(0, '127.0.0.1');
+    await once(closed, 'listening');
+    const closedPort = (closed.address() as AddressInfo).port;
+    closed.close();
+    try {
+      for (const issuer of [
+        `http://127.0.0.1:${(impostor.address() as AddressInfo).port}`,
+        `http://127.0.0.1:${closedPort}`,
+      ]) {
+        const other = await startBoardApp({ port: 0 });
+        other.serve({ issuer });
+        try {
+          const response = await fetch(`${other.appUrl}`, {
+            method: 'POST',
+            headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+            body: new URLSearchParams({
+              id_token: await signed({ iss: issuer, aud: other.origin }),
+            }).toString(),
+          });
+          expect(response.status).toBe(503);
+          expect(response.headers.get('set-cookie')).toBeNull();
+          expect(await response.text()).toContain('data-reason="unavailable"');
+        } finally {
+          await other.close();
+        }
+      }
+    } finally {
+      impostor.close();
+    }
+  });
+
   it('verifies the embed page’s token, keeps its own session in a partitioned host cookie and redirects to the board', async () => {
     const { response, setCookie, cookie } = await handOff(await handedOffToken(), {
       theme: 'dark',
