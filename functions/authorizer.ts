@@ -1,16 +1,15 @@
 import middy from '@middy/core';
 import type { APIGatewayAuthorizerResult, APIGatewayTokenAuthorizerEvent } from 'aws-lambda';
-import { DynamoApiKeyRepository } from '#lib/dynamodb/api-keys';
-import { createDocumentClient } from '#lib/dynamodb/client';
 import { allowPolicy } from '#lib/http/api-gateway';
 import { authorizerErrors } from '#lib/http/middlewares/authorizer-errors';
 import { withRequestBudget } from '#lib/http/middlewares/request-budget';
 import { readAuthorizerConfig } from '#lib/platform/config';
 import { createLogger } from '#lib/platform/logger';
 import { authorizeApiKey } from '#lib/use-cases/authorize-api-key';
+import { authorizerDeps } from './wiring';
 
 const config = readAuthorizerConfig(process.env);
-const apiKeys = new DynamoApiKeyRepository(createDocumentClient(config.dynamo), config.tables.apiKeys);
+const { apiKeys } = authorizerDeps(config);
 const logger = createLogger({ function: 'authorizer' });
 
 /** TOKEN authorizer for API-key routes. */

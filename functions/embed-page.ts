@@ -1,8 +1,5 @@
 import middy from '@middy/core';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
-import { DynamoBoardRepository } from '#lib/dynamodb/boards';
-import { createDocumentClient } from '#lib/dynamodb/client';
-import { DynamoSessionRepository } from '#lib/dynamodb/sessions';
 import { handOffResponse } from '#lib/embed/handoff';
 import { bindingCookieValues, embedErrorRenderer, embedPageResponse } from '#lib/embed/http';
 import { apiBaseUrl } from '#lib/http/api-gateway';
@@ -12,25 +9,14 @@ import { withRequestBudget } from '#lib/http/middlewares/request-budget';
 import { withRequestId } from '#lib/http/request-id';
 import { readEmbedPageConfig } from '#lib/platform/config';
 import { createLogger } from '#lib/platform/logger';
-import { cryptoRandom, systemClock, timerSleep } from '#lib/platform/system';
+import { cryptoRandom, systemClock } from '#lib/platform/system';
 import { lazyIdTokenPorts } from '#lib/signing/id-token-keys';
 import { boardAppUrlOf, handOff } from '#lib/use-cases/hand-off';
-import {
-  DEFAULT_MISS_RETRY_DELAYS_MS,
-  type OpenEmbedSessionDeps,
-  openEmbedSession,
-} from '#lib/use-cases/open-embed-session';
+import { openEmbedSession } from '#lib/use-cases/open-embed-session';
+import { openEmbedSessionDeps } from './wiring';
 
 const config = readEmbedPageConfig(process.env);
-const db = createDocumentClient(config.dynamo);
-const deps: OpenEmbedSessionDeps = {
-  sessions: new DynamoSessionRepository(db, config.tables.sessions),
-  boards: new DynamoBoardRepository(db, config.tables.boards),
-  clock: systemClock,
-  sleep: timerSleep,
-  random: cryptoRandom,
-  missRetryDelaysMs: DEFAULT_MISS_RETRY_DELAYS_MS,
-};
+const deps = openEmbedSessionDeps(config);
 const logger = createLogger({ function: 'embed-page' });
 const idTokenPorts = lazyIdTokenPorts(config.idTokenKeys);
 
