@@ -6,6 +6,10 @@
  * Retries are safe by construction: every create carries an `Idempotency-Key` (one is made when the
  * caller gives none), reads are reads, and revocations are idempotent. A create whose key an earlier
  * attempt still holds (`409`) is retried too, after its `Retry-After`: it then gets that attempt's answer.
+ *
+ * Errors come in two kinds: `EmbedSessionError` when the API answered (its status and `{error, message}`),
+ * `EmbedSessionConnectionError` (or its `EmbedSessionTimeoutError`) when no answer came, with the
+ * underlying failure as `cause`. A call cancelled through its `signal` rejects with the signal's reason.
  */
 import type { components, operations } from './openapi.generated.js';
 
@@ -38,6 +42,25 @@ export interface ClientOptions {
   maxRetries?: number;
   /** Waits between retries; injectable so tests need not wait. */
   sleep?: (ms: number) => Promise<void>;
+  /**
+   * Milliseconds each attempt may take, from sending the request to reading the whole answer; an attempt
+   * that takes longer is abandoned (and retried like a network failure). Default 30 000.
+   */
+  timeout?: number;
+}
+
+/** Options every method takes as its last argument. */
+export interface CallOptions {
+  /** This call's per-attempt timeout, in place of the client's. */
+  timeout?: number;
+  /** Cancels the call: it rejects with the signal's reason, and is not retried. */
+  signal?: AbortSignal;
+}
+
+/** Options of `createSession`. */
+export interface CreateSessionOptions extends CallOptions {
+  /** Your own Idempotency-Key (your request id, say); one is made when you give none. */
+  idempotencyKey?: string;
 }
 
 /** The API answered an error: its status, the `{error, message}` body and the response headers. */
@@ -54,6 +77,26 @@ export class EmbedSessionError extends Error {
   }
 }
 
+/** No answer came: the connection failed or was reset. `cause` is the underlying failure. */
+export class EmbedSessionConnectionError extends Error {
+  override readonly name: string = 'EmbedSessionConnectionError';
+
+  /** What failed underneath: the fetch error, or the abort of a timed-out attempt. */
+  readonly cause: unknown;
+
+  constructor(message: string, options: { cause: unknown }) {
+    super(message);
+    this.cause = options.cause;
+  }
+}
+
+/** No whole answer came within the timeout (`timeout` of the client or of the call). */
+export class EmbedSessionTimeoutError extends EmbedSessionConnectionError {
+  override readonly name: string = 'EmbedSessionTimeoutError';
+}
+
+const DEFAULT_TIMEOUT_MS = 30_000;
+
 /** Longest wait between two attempts, whatever Retry-After says. */
 const MAX_DELAY_MS = 30_000;
 const BASE_DELAY_MS = 500;
@@ -65,12 +108,14 @@ export function createClient(options: ClientOptions) {
   const fetchImpl = options.fetch ?? globalThis.fetch;
   const maxRetries = options.maxRetries ?? 2;
   const sleep = options.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
+  const clientTimeout = options.timeout ?? DEFAULT_TIMEOUT_MS;
 
   async function request<T>(
     method: string,
     path: string,
-    init: { body?: unknown; headers?: Record<string, string> } = {},
+    init: { body?: unknown; headers?: Record<string, string> } & CallOptions = {},
   ): Promise<T> {
+    const timeout = init.timeout ?? clientTimeout;
     const headers: Record<string, string> = {
       Authorization: `Bearer ${options.apiKey}`,
       Accept: 'application/json',
@@ -78,81 +123,116 @@ export function createClient(options: ClientOptions) {
     };
     if (init.body !== undefined) headers['Content-Type'] = 'application/json';
     for (let attempt = 0; ; attempt++) {
-      let response: Response;
+      init.signal?.throwIfAborted();
+      // One controller per attempt: it ends the attempt at its timeout or when the caller cancels.
+      const controller = new AbortController();
+      let timedOut = false;
+      const timer = setTimeout(() => {
+        timedOut = true;
+        controller.abort();
+      }, timeout);
+      const cancel = () => controller.abort(init.signal?.reason);
+      init.signal?.addEventListener('abort', cancel, { once: true });
+      let failure: EmbedSessionConnectionError;
       try {
-        response = await fetchImpl(`${baseUrl}${path}`, {
+        const response = await fetchImpl(`${baseUrl}${path}`, {
           method,
           headers,
+          signal: controller.signal,
           ...(init.body !== undefined ? { body: JSON.stringify(init.body) } : {}),
         });
-      } catch (failure) {
-        // No answer at all (connection refused or reset): the same request, same key, is safe to repeat.
-        if (attempt >= maxRetries) throw failure;
-        await sleep(backoff(attempt, null));
-        continue;
-      }
-      if (response.ok) return (await response.json()) as T;
-      if (retryable(response.status, headers) && attempt < maxRetries) {
+        if (response.ok) return (await response.json()) as T;
+        if (!(retryable(response.status, headers) && attempt < maxRetries)) throw await toError(response);
         await response.body?.cancel();
         await sleep(backoff(attempt, response.headers.get('retry-after')));
         continue;
+      } catch (error) {
+        if (error instanceof EmbedSessionError) throw error;
+        if (init.signal?.aborted) throw init.signal.reason;
+        if (error instanceof SyntaxError && !timedOut) throw error;
+        // No (whole) answer: the same request, same key, is safe to repeat.
+        failure = timedOut
+          ? new EmbedSessionTimeoutError(`No answer to ${method} ${path} within ${timeout} ms`, {
+              cause: error,
+            })
+          : new EmbedSessionConnectionError(`Could not reach the API for ${method} ${path}`, {
+              cause: error,
+            });
+      } finally {
+        clearTimeout(timer);
+        init.signal?.removeEventListener('abort', cancel);
       }
-      throw await toError(response);
+      if (attempt >= maxRetries) throw failure;
+      await sleep(backoff(attempt, null));
     }
   }
 
+  // Plain functions, not methods: each works when destructured off the client (`const { getSession } = api`).
+
+  /** POST /api/embed/sessions, with an Idempotency-Key so a retry never creates a second session. */
+  function createSession(
+    body: CreateSessionRequest,
+    opts: CreateSessionOptions = {},
+  ): Promise<CreateSessionResponse> {
+    const { idempotencyKey = globalThis.crypto.randomUUID(), ...call } = opts;
+    return request<CreateSessionResponse>('POST', '/api/embed/sessions', {
+      ...call,
+      body,
+      headers: { 'Idempotency-Key': idempotencyKey },
+    });
+  }
+
+  /** GET /api/embed/sessions/{id} */
+  async function getSession(id: string, opts: CallOptions = {}): Promise<Session | OtherTenantSession> {
+    const path = `/api/embed/sessions/${encodeURIComponent(id)}`;
+    return (await request<{ session: Session | OtherTenantSession }>('GET', path, opts)).session;
+  }
+
+  /** GET /api/embed/sessions: one page. */
+  function listSessions(query: ListSessionsQuery, opts: CallOptions = {}): Promise<SessionPage> {
+    return request<SessionPage>('GET', `/api/embed/sessions?${queryString(query)}`, opts);
+  }
+
+  /** Every session of the query, page after page, following nextCursor to its end. */
+  async function* listAllSessions(
+    query: Omit<ListSessionsQuery, 'cursor'>,
+    opts: CallOptions = {},
+  ): AsyncGenerator<Session | OtherTenantSession, void, undefined> {
+    let cursor: string | null = null;
+    do {
+      const page: SessionPage = await listSessions({ ...query, ...(cursor ? { cursor } : {}) }, opts);
+      yield* page.data;
+      cursor = page.nextCursor;
+    } while (cursor);
+  }
+
+  /** GET /api/embed/events: one page of your sessions' events, newest first. */
+  function listEvents(query: ListEventsQuery = {}, opts: CallOptions = {}): Promise<EventPage> {
+    return request<EventPage>('GET', `/api/embed/events?${queryString(query)}`, opts);
+  }
+
+  /** POST /api/embed/sessions/{id}/revoke (idempotent: the first revokedAt stays). */
+  async function revokeSession(id: string, opts: CallOptions = {}): Promise<Session | OtherTenantSession> {
+    const path = `/api/embed/sessions/${encodeURIComponent(id)}/revoke`;
+    return (await request<{ session: Session | OtherTenantSession }>('POST', path, opts)).session;
+  }
+
+  /** POST /api/embed/sessions/revoke: every session of a user (on one board); counts them. */
+  function revokeUserSessions(
+    body: RevokeUserSessionsRequest,
+    opts: CallOptions = {},
+  ): Promise<RevokedCount> {
+    return request<RevokedCount>('POST', '/api/embed/sessions/revoke', { ...opts, body });
+  }
+
   return {
-    /** POST /api/embed/sessions, with an Idempotency-Key so a retry never creates a second session. */
-    createSession(body: CreateSessionRequest, opts: { idempotencyKey?: string } = {}) {
-      const idempotencyKey = opts.idempotencyKey ?? globalThis.crypto.randomUUID();
-      return request<CreateSessionResponse>('POST', '/api/embed/sessions', {
-        body,
-        headers: { 'Idempotency-Key': idempotencyKey },
-      });
-    },
-
-    /** GET /api/embed/sessions/{id} */
-    async getSession(id: string): Promise<Session | OtherTenantSession> {
-      return (
-        await request<{ session: Session | OtherTenantSession }>(
-          'GET',
-          `/api/embed/sessions/${encodeURIComponent(id)}`,
-        )
-      ).session;
-    },
-
-    /** GET /api/embed/sessions: one page. */
-    listSessions(query: ListSessionsQuery): Promise<SessionPage> {
-      return request<SessionPage>('GET', `/api/embed/sessions?${queryString(query)}`);
-    },
-
-    /** Every session of the query, page after page, following nextCursor to its end. */
-    async *listAllSessions(
-      query: Omit<ListSessionsQuery, 'cursor'>,
-    ): AsyncGenerator<Session | OtherTenantSession, void, undefined> {
-      let cursor: string | null = null;
-      do {
-        const page: SessionPage = await this.listSessions({ ...query, ...(cursor ? { cursor } : {}) });
-        yield* page.data;
-        cursor = page.nextCursor;
-      } while (cursor);
-    },
-
-    /** GET /api/embed/events: one page of your sessions' events, newest first. */
-    listEvents(query: ListEventsQuery = {}): Promise<EventPage> {
-      return request<EventPage>('GET', `/api/embed/events?${queryString(query)}`);
-    },
-
-    /** POST /api/embed/sessions/{id}/revoke (idempotent: the first revokedAt stays). */
-    async revokeSession(id: string): Promise<Session | OtherTenantSession> {
-      const path = `/api/embed/sessions/${encodeURIComponent(id)}/revoke`;
-      return (await request<{ session: Session | OtherTenantSession }>('POST', path)).session;
-    },
-
-    /** POST /api/embed/sessions/revoke: every session of a user (on one board); counts them. */
-    revokeUserSessions(body: RevokeUserSessionsRequest): Promise<RevokedCount> {
-      return request<RevokedCount>('POST', '/api/embed/sessions/revoke', { body });
-    },
+    createSession,
+    getSession,
+    listSessions,
+    listAllSessions,
+    listEvents,
+    revokeSession,
+    revokeUserSessions,
   };
 }
 

@@ -1,6 +1,14 @@
+import { once } from 'node:events';
 import { readFileSync } from 'node:fs';
-import { createClient, EmbedSessionError } from '@embed-session/client';
-import { describe, expect, it } from 'vitest';
+import { createServer, type IncomingMessage, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import {
+  createClient,
+  EmbedSessionConnectionError,
+  EmbedSessionError,
+  EmbedSessionTimeoutError,
+} from '@embed-session/client';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateClientTypes, TYPES_PATH } from '../../../client/generate-types';
 
 interface Sent {
@@ -138,9 +146,33 @@ describe('the typed client', () => {
     expect(sent).toHaveLength(1);
   });
 
-  it('rethrows a network failure once the retries are spent', async () => {
+  it('throws a network failure, once the retries are spent, as a connection error carrying its cause', async () => {
     const { api } = client(['network', 'network', 'network']);
-    await expect(api.getSession('x')).rejects.toThrow('fetch failed');
+    const error = await api.getSession('x').catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(EmbedSessionConnectionError);
+    expect(error).not.toBeInstanceOf(EmbedSessionError);
+    expect(error).not.toBeInstanceOf(EmbedSessionTimeoutError);
+    expect((error as Error).message).toBe('Could not reach the API for GET /api/embed/sessions/x');
+    expect((error as EmbedSessionConnectionError).cause).toEqual(new TypeError('fetch failed'));
+  });
+
+  it('works with methods destructured off the client', async () => {
+    const page = { data: [{ id: 's1' }], nextCursor: null };
+    const { api, sent } = client([json(201, CREATED), json(200, page), json(200, page)]);
+    const { createSession, listSessions, listAllSessions } = api;
+    await expect(createSession(BODY)).resolves.toEqual(CREATED);
+    await expect(listSessions({ userId: 'u' })).resolves.toEqual(page);
+    const all = [];
+    for await (const session of listAllSessions({ userId: 'u' })) all.push(session);
+    expect(all).toEqual([{ id: 's1' }]);
+    expect(sent.map((request) => request.method)).toEqual(['POST', 'GET', 'GET']);
+  });
+
+  it('sends nothing for a call whose signal is already aborted, and rejects with its reason', async () => {
+    const { api, sent } = client([json(200, { session: { id: 'x' } })]);
+    const reason = new Error('the page was closed');
+    await expect(api.getSession('x', { signal: AbortSignal.abort(reason) })).rejects.toBe(reason);
+    expect(sent).toEqual([]);
   });
 
   it('keeps the status and the text of an answer that is not the API’s JSON', async () => {
@@ -174,5 +206,57 @@ describe('the typed client', () => {
     await expect(api.revokeUserSessions({ userId: 'u' })).resolves.toEqual({ revoked: 3 });
     expect(sent[0]?.url).toBe('https://api.example.com/prod/api/embed/sessions/a%2Fb/revoke');
     expect(sent[1]?.body).toBe('{"userId":"u"}');
+  });
+});
+
+describe('the typed client against a server that never answers', () => {
+  /** Accepts every request and holds its socket open without a byte of answer. */
+  let silent: Server;
+  let baseUrl: string;
+  const received: IncomingMessage[] = [];
+  beforeAll(async () => {
+    silent = createServer((request) => {
+      received.push(request);
+    });
+    silent.listen(0, '127.0.0.1');
+    await once(silent, 'listening');
+    baseUrl = `http://127.0.0.1:${(silent.address() as AddressInfo).port}`;
+  });
+  afterAll(async () => {
+    silent?.closeAllConnections();
+    silent?.close();
+  });
+
+  const noWait = async () => {};
+
+  it('gives up each attempt at the client’s timeout and throws a timeout error, a connection error', async () => {
+    const before = received.length;
+    const api = createClient({ baseUrl, apiKey: 'esk_test', timeout: 100, maxRetries: 1, sleep: noWait });
+    const error = await api.getSession('x').catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(EmbedSessionTimeoutError);
+    expect(error).toBeInstanceOf(EmbedSessionConnectionError);
+    expect((error as Error).message).toBe('No answer to GET /api/embed/sessions/x within 100 ms');
+    expect((error as EmbedSessionTimeoutError).cause).toBeDefined();
+    // Two attempts, each abandoned at its timeout.
+    expect(received.length - before).toBe(2);
+  });
+
+  it('takes a call’s own timeout over the client’s', async () => {
+    const api = createClient({ baseUrl, apiKey: 'esk_test', timeout: 60_000, maxRetries: 0, sleep: noWait });
+    await expect(api.listSessions({ userId: 'u' }, { timeout: 50 })).rejects.toThrow(
+      'No answer to GET /api/embed/sessions?userId=u within 50 ms',
+    );
+  });
+
+  it('stops a call cancelled through its signal at once, with the signal’s reason and no retry', async () => {
+    const before = received.length;
+    const api = createClient({ baseUrl, apiKey: 'esk_test', timeout: 60_000, sleep: noWait });
+    const controller = new AbortController();
+    const reason = new Error('the user went away');
+    const call = api.revokeSession('x', { signal: controller.signal });
+    while (received.length === before) await new Promise((resolve) => setImmediate(resolve));
+    controller.abort(reason);
+    await expect(call).rejects.toBe(reason);
+    expect(received.length - before).toBe(1);
   });
 });
