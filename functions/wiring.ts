@@ -4,6 +4,7 @@
  */
 import { DynamoBoardRepository } from '#lib/dynamodb/boards';
 import { createDocumentClient } from '#lib/dynamodb/client';
+import { DynamoEventStore } from '#lib/dynamodb/events';
 import { DynamoMembershipRepository } from '#lib/dynamodb/memberships';
 import { DynamoSessionRepository } from '#lib/dynamodb/sessions';
 import { readStorageConfig } from '#lib/platform/config';
@@ -36,4 +37,10 @@ export function sessionScopeDeps(env: Env): ListSessionsDeps & RevokeUserSession
     clock: systemClock,
     random: cryptoRandom,
   };
+}
+
+/** Ports of the events API. */
+export function eventsDeps(env: Env): { events: DynamoEventStore } {
+  const { tables, dynamo } = readStorageConfig(env, ['events']);
+  return { events: new DynamoEventStore(createDocumentClient(dynamo), tables.events) };
 }

@@ -6,11 +6,13 @@ import { gatewaySecurityHeaders } from '#lib/definitions/gateway-responses';
 import { FUNCTIONS, type FunctionName } from '#lib/definitions/routes';
 import { LOCAL_TABLE_NAMES, TABLE_KEYS, TABLES } from '#lib/definitions/tables';
 import type { RateLimit } from '#lib/domain/api-key';
+import type { EventSink } from '#lib/domain/events';
 import { createDocumentClient } from '#lib/dynamodb/client';
 import { fail, readApiKeyLimits, readFrameAncestors } from '#lib/platform/config';
 import { createLogger, type Logger } from '#lib/platform/logger';
 import { clientErrorResponder } from './client-errors';
 import { ensureTables, reachableHost, startEmbeddedDynamo } from './dynamodb';
+import { type LocalEvents, startLocalEvents } from './events';
 import { createGateway, type LambdaHandler } from './gateway';
 import { localIdTokenKeyFile } from './id-token-keys';
 import type { MonotonicClock } from './rate-limiter';
@@ -34,6 +36,8 @@ export interface LocalRuntimeOptions {
   logger?: Logger;
   /** The per-key rate limiter's clock (milliseconds, monotonic); tests pass one they move by hand. */
   rateLimitClock?: MonotonicClock;
+  /** More consumers of the session events (tests record them); they come after the runtime's own. */
+  eventSinks?: EventSink[];
 }
 
 export interface LocalRuntime {
@@ -45,6 +49,11 @@ export interface LocalRuntime {
   demo: DemoData | undefined;
   /** The limit of keys without their own, from API_KEY_RATE_LIMIT and API_KEY_BURST_LIMIT. */
   apiKeyLimits: RateLimit;
+  /**
+   * The change feed turning session changes into events (as the stream consumer does on AWS); absent
+   * where something else serves the routes (the assembly runner).
+   */
+  events?: LocalEvents;
   close(): Promise<void>;
 }
 
@@ -63,6 +72,7 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
     ? { endpoint: options.dynamoEndpoint, close: async () => undefined }
     : await startEmbeddedDynamo({ port: options.dynamoPort, host, dataDir: options.dataDir });
   let server: Server | undefined;
+  let events: LocalEvents | undefined;
   try {
     await ensureTables(dynamo.endpoint, LOCAL_TABLE_NAMES);
 
@@ -99,12 +109,15 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
     });
     server.on('clientError', clientErrorResponder(securityHeaders));
 
-    const demo = options.seed
-      ? await seedDemoData(
-          createDocumentClient({ endpoint: dynamo.endpoint, region: 'local' }),
-          LOCAL_TABLE_NAMES,
-        )
-      : undefined;
+    const client = createDocumentClient({ endpoint: dynamo.endpoint, region: 'local' });
+    const demo = options.seed ? await seedDemoData(client, LOCAL_TABLE_NAMES) : undefined;
+
+    // Where the session events go once recorded. Every consumer the local runtime runs is appended to
+    // this list (webhook delivery among them); tests add theirs through `eventSinks`.
+    const sinks: EventSink[] = [];
+    sinks.push(...(options.eventSinks ?? []));
+    events = await startLocalEvents({ client, tables: LOCAL_TABLE_NAMES, sinks, logger });
+    const feed = events;
 
     const listening = server;
     return {
@@ -114,13 +127,17 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
       tables: LOCAL_TABLE_NAMES,
       demo,
       apiKeyLimits,
+      events: feed,
       close: async () => {
+        await feed.stop();
+        client.destroy();
         listening.closeAllConnections();
         await new Promise<void>((resolve) => listening.close(() => resolve()));
         await dynamo.close();
       },
     };
   } catch (error) {
+    await events?.stop();
     server?.close();
     await dynamo.close();
     throw error;

@@ -20,6 +20,9 @@ export type RevokeUserSessionsRequest = components['schemas']['RevokeUserSession
 export type RevokedCount = components['schemas']['RevokedCount'];
 export type ErrorBody = components['schemas']['Error'];
 export type ListSessionsQuery = NonNullable<operations['listSessions']['parameters']['query']>;
+export type SessionEvent = components['schemas']['SessionEvent'];
+export type EventPage = components['schemas']['EventPage'];
+export type ListEventsQuery = NonNullable<operations['listEvents']['parameters']['query']>;
 
 export interface ClientOptions {
   /** The API's base URL: the stage URL in AWS (the ApiUrl output), http://127.0.0.1:3000 locally. */
@@ -133,6 +136,11 @@ export function createClient(options: ClientOptions) {
         yield* page.data;
         cursor = page.nextCursor;
       } while (cursor);
+    },
+
+    /** GET /api/embed/events: one page of your sessions' events, newest first. */
+    listEvents(query: ListEventsQuery = {}): Promise<EventPage> {
+      return request<EventPage>('GET', `/api/embed/events?${queryString(query)}`);
     },
 
     /** POST /api/embed/sessions/{id}/revoke (idempotent: the first revokedAt stays). */

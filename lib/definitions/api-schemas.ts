@@ -4,6 +4,7 @@
  * the tests that check every response against it (a unit test also checks the session view the code
  * builds against `sessionSchema`, so the two cannot drift).
  */
+import { SESSION_EVENT_TYPES } from '#lib/domain/events';
 import { SESSION_STATUSES } from '#lib/domain/session';
 
 const timestamp = {
@@ -139,6 +140,57 @@ export const sessionPageSchema = {
   required: ['data', 'nextCursor'],
   properties: {
     data: { type: 'array', items: anySession },
+    nextCursor: {
+      type: ['string', 'null'],
+      description: 'Opaque; pass it as `cursor` for the next page. `null` on the last page.',
+    },
+  },
+} as const;
+
+/** A session event (docs/events.md): what happened to one of the caller's sessions. */
+export const sessionEventSchema = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['id', 'type', 'occurredAt', 'sequence', 'data'],
+  properties: {
+    id: {
+      type: 'string',
+      pattern: '^evt_[0-9a-f]{32}$',
+      description: 'Fixed by the session and the type: the same on every delivery of the event',
+    },
+    type: { type: 'string', enum: [...SESSION_EVENT_TYPES] },
+    occurredAt: timestamp,
+    sequence: {
+      type: 'integer',
+      minimum: 1,
+      description: "The event's place among its session's events: increasing in the order they occur",
+    },
+    data: {
+      type: 'object',
+      additionalProperties: false,
+      required: ['session', 'actor'],
+      properties: {
+        session: { $ref: '#/components/schemas/Session' },
+        actor: {
+          type: 'object',
+          additionalProperties: false,
+          required: ['type'],
+          properties: {
+            type: { type: 'string', enum: ['api_key', 'operator', 'board_organization'] },
+            keyId: { type: 'string', description: 'The API key, when one of the caller’s keys did it' },
+          },
+        },
+      },
+    },
+  },
+} as const;
+
+export const eventPageSchema = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['data', 'nextCursor'],
+  properties: {
+    data: { type: 'array', items: { $ref: '#/components/schemas/SessionEvent' } },
     nextCursor: {
       type: ['string', 'null'],
       description: 'Opaque; pass it as `cursor` for the next page. `null` on the last page.',
@@ -292,6 +344,8 @@ export const RESPONSE_SCHEMAS = {
   SessionEnvelope: sessionEnvelopeSchema,
   SessionPage: sessionPageSchema,
   RevokedCount: revokedCountSchema,
+  SessionEvent: sessionEventSchema,
+  EventPage: eventPageSchema,
   Error: errorSchema,
   Health: healthSchema,
   EmbedContext: embedContextSchema,

@@ -7,6 +7,7 @@
  */
 import {
   createSessionSchema,
+  listEventsQuerySchema,
   listSessionsQuerySchema,
   revokeUserSessionsSchema,
 } from '#lib/validation/schemas';
@@ -109,6 +110,7 @@ export function buildOpenApiDocument(
     servers: [{ url: '/', description: 'This service' }],
     tags: [
       { name: 'Sessions', description: 'Create and manage embed sessions (API key)' },
+      { name: 'Events', description: 'What happened to your sessions, to catch up from (API key)' },
       { name: 'Embed page', description: 'The page behind embedUrl (session token)' },
       { name: 'Service', description: 'Health and this documentation' },
     ],
@@ -214,8 +216,9 @@ function pathParameters(path: string): Json[] {
 
 function queryParameters(doc: OperationDoc): Json[] {
   if (doc.query === undefined) return [];
-  if (doc.query === 'ListSessionsQuery') {
-    return Object.entries(listSessionsQuerySchema.properties).map(([name, schema]) => ({
+  if (doc.query === 'ListSessionsQuery' || doc.query === 'ListEventsQuery') {
+    const schema = doc.query === 'ListSessionsQuery' ? listSessionsQuerySchema : listEventsQuerySchema;
+    return Object.entries(schema.properties).map(([name, schema]) => ({
       name,
       in: 'query',
       required: false,

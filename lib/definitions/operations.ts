@@ -14,6 +14,7 @@ export type SchemaName =
   | 'SessionEnvelope'
   | 'SessionPage'
   | 'RevokedCount'
+  | 'EventPage'
   | 'Error'
   | 'Health'
   | 'EmbedContext'
@@ -41,13 +42,13 @@ export interface OperationDoc {
   operationId: string;
   summary: string;
   description: string;
-  tag: 'Sessions' | 'Embed page' | 'Service';
+  tag: 'Sessions' | 'Events' | 'Embed page' | 'Service';
   body?: { schema: SchemaName; example: unknown };
   /**
    * The query parameters: the properties of a request schema the handler validates with
    * (lib/validation/schemas.ts), or, for a parameter read without one, its description.
    */
-  query?: 'ListSessionsQuery' | readonly QueryParameterDoc[];
+  query?: 'ListSessionsQuery' | 'ListEventsQuery' | readonly QueryParameterDoc[];
   /** Create takes an Idempotency-Key (see docs/api.md). */
   idempotent?: boolean;
   responses: Readonly<Record<number, ResponseDoc>>;
@@ -172,6 +173,21 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
       404: ERROR('`boardId` alone names no board'),
       413: ERROR('The body is larger than the service accepts'),
       415: ERROR('Content-Type is not application/json'),
+    },
+  },
+  'GET /api/embed/events': {
+    operationId: 'listEvents',
+    summary: 'List the events of your sessions',
+    description:
+      'One page of the events of the sessions the caller’s tenant created (with any of its keys), newest ' +
+      'first, kept 30 days: what a receiver that missed deliveries catches up from. Narrow it to one ' +
+      '`sessionId` or one `type`. Follow `nextCursor` until it is `null`; a cursor is bound to the caller ' +
+      'and the query. A page narrowed to a type can hold fewer than `limit` events and still have a cursor.',
+    tag: 'Events',
+    query: 'ListEventsQuery',
+    responses: {
+      200: { description: 'A page of events', schema: 'EventPage' },
+      400: ERROR('A query parameter is invalid, or the cursor was issued for another query'),
     },
   },
   'GET /embed': {

@@ -1,4 +1,11 @@
-import { MEMBERSHIP_USER_INDEX, SESSION_SCOPE_INDEXES, SESSION_TOKEN_INDEX, type TableKey } from './tables';
+import {
+  EVENT_OWNER_INDEX,
+  EVENT_SESSION_INDEX,
+  MEMBERSHIP_USER_INDEX,
+  SESSION_SCOPE_INDEXES,
+  SESSION_TOKEN_INDEX,
+  type TableKey,
+} from './tables';
 
 const SCOPE_INDEXES = Object.values(SESSION_SCOPE_INDEXES);
 
@@ -120,6 +127,13 @@ export const FUNCTIONS = {
     },
     settings: [],
   },
+  listEvents: {
+    entry: 'functions/list-events.ts',
+    description: 'GET /api/embed/events: lists the events of the caller’s sessions',
+    access: { events: ['Query'] },
+    queries: { events: [EVENT_OWNER_INDEX, EVENT_SESSION_INDEX] },
+    settings: [],
+  },
   authorizer: {
     entry: 'functions/authorizer.ts',
     description: 'TOKEN authorizer: resolves API keys',
@@ -201,6 +215,7 @@ export const ROUTES: readonly RouteDefinition[] = [
   { method: 'POST', path: '/api/embed/sessions/{id}/revoke', function: 'revokeSession', auth: 'apiKey' },
   // A static segment wins over {id} (in API Gateway and the local gateway alike), so no id can shadow it.
   { method: 'POST', path: '/api/embed/sessions/revoke', function: 'revokeUserSessions', auth: 'apiKey' },
+  { method: 'GET', path: '/api/embed/events', function: 'listEvents', auth: 'apiKey' },
   { method: 'GET', path: '/embed', function: 'embedPage', auth: 'none' },
   // As GET, without a body and without side effects (no binding): what link unfurlers send.
   { method: 'HEAD', path: '/embed', function: 'embedPage', auth: 'none' },

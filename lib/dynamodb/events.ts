@@ -122,10 +122,14 @@ export class DynamoEventStore extends DynamoTable {
           TableName: this.tableName,
           IndexName: bySession ? EVENT_SESSION_INDEX : EVENT_OWNER_INDEX,
           KeyConditionExpression: condition,
-          ExpressionAttributeNames: {
-            '#position': 'position',
-            ...(query.type !== undefined ? { '#type': 'type' } : {}),
-          },
+          ...(query.below !== undefined || query.type !== undefined
+            ? {
+                ExpressionAttributeNames: {
+                  ...(query.below !== undefined ? { '#position': 'position' } : {}),
+                  ...(query.type !== undefined ? { '#type': 'type' } : {}),
+                },
+              }
+            : {}),
           ExpressionAttributeValues: values,
           ...(filters.length > 0 ? { FilterExpression: filters.join(' AND ') } : {}),
           ScanIndexForward: false,

@@ -4,6 +4,7 @@
  * a unit test fails when the generated file is stale.
  */
 
+import { SESSION_EVENT_TYPES } from '#lib/domain/events';
 import { MAX_ID_LENGTH } from '#lib/domain/ids';
 import { SESSION_STATUSES } from '#lib/domain/session';
 
@@ -73,9 +74,23 @@ export const revokeUserSessionsSchema = {
   },
 } as const;
 
+/** GET /api/embed/events: as the session listing's query, text digits of `limit` made a number first. */
+export const listEventsQuerySchema = {
+  $id: 'list-events-query',
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    sessionId: idSchema,
+    type: { type: 'string', enum: [...SESSION_EVENT_TYPES] },
+    limit: { type: 'integer', minimum: 1, maximum: 100, default: 20 },
+    cursor: { type: 'string', minLength: 1, maxLength: 1024 },
+  },
+} as const;
+
 /** The export name of each schema's validator in the generated module. */
 export const VALIDATORS = {
   validateCreateSession: createSessionSchema,
   validateListSessionsQuery: listSessionsQuerySchema,
   validateRevokeUserSessions: revokeUserSessionsSchema,
+  validateListEventsQuery: listEventsQuerySchema,
 } as const;

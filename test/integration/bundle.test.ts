@@ -205,6 +205,20 @@ const SAMPLES: Record<FunctionName, () => Sample | Promise<Sample>> = {
       },
     };
   },
+  listEvents: () => ({
+    event: proxyEvent({
+      method: 'GET',
+      path: '/api/embed/events',
+      query: { type: 'session.created', limit: '5' },
+      headers: { Authorization: `Bearer ${runtime.demo?.apiKey}` },
+      authorizer: demoCaller(),
+    }),
+    check: (outcome) => {
+      const result = outcome.result as { statusCode: number; body: string };
+      expect(result.statusCode).toBe(200);
+      expect(JSON.parse(result.body)).toHaveProperty('data');
+    },
+  }),
   getSession: async () => {
     const id = await demoSession();
     return {

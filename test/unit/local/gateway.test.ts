@@ -129,6 +129,7 @@ const handlers = {
   getSession: vi.fn<ProxyHandler>(),
   revokeSession: vi.fn<ProxyHandler>(),
   revokeUserSessions: vi.fn<ProxyHandler>(),
+  listEvents: vi.fn<ProxyHandler>(),
   authorizer: vi.fn<AuthorizerHandler>(),
   embedPage: vi.fn<ProxyHandler>(),
   embedScript: vi.fn<ProxyHandler>(),

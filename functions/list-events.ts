@@ -1,0 +1,14 @@
+import { apiKeyOf, keyOwnerOf } from '#lib/http/api-gateway';
+import { jsonApiHandler } from '#lib/http/handler';
+import { jsonResponse } from '#lib/http/response';
+import { listEvents } from '#lib/use-cases/list-events';
+import { parseListEventsQuery } from '#lib/validation/list-events';
+import { eventsDeps } from './wiring';
+
+const deps = eventsDeps(process.env);
+
+/** GET /api/embed/events?sessionId=…&type=…&limit=…&cursor=… */
+export const handler = jsonApiHandler('list-events', {}, async (event) => {
+  const query = parseListEventsQuery(event.queryStringParameters, event.multiValueQueryStringParameters);
+  return jsonResponse(200, await listEvents(deps, { ...keyOwnerOf(event), apiKey: apiKeyOf(event) }, query));
+});

@@ -1,0 +1,151 @@
+import { type DynamoDBDocumentClient, ScanCommand } from '@aws-sdk/lib-dynamodb';
+import type { TableKey } from '#lib/definitions/tables';
+import type { EventSink } from '#lib/domain/events';
+import { DynamoEventStore } from '#lib/dynamodb/events';
+import { DynamoSessionRepository } from '#lib/dynamodb/sessions';
+import type { Item } from '#lib/dynamodb/table';
+import { processStreamRecords, sweepExpired } from '#lib/events/process';
+import { type StreamRecord, toAttributeMap } from '#lib/events/stream';
+import { createLogger, type Logger } from '#lib/platform/logger';
+
+/** How often the change feed reads the sessions table. */
+export const LOCAL_POLL_MS = 500;
+/** How often the expiry sweep runs locally (AWS: every five minutes). */
+export const LOCAL_SWEEP_MS = 2_000;
+
+export interface LocalEventsOptions {
+  client: DynamoDBDocumentClient;
+  tables: Record<TableKey, string>;
+  /** Where recorded events go: webhook delivery and any other consumer append theirs here. */
+  sinks: EventSink[];
+  logger?: Logger;
+  pollMs?: number;
+  sweepMs?: number;
+  now?: () => Date;
+}
+
+export interface LocalEvents {
+  /** Reads the table once more and processes what changed (tests wait on it instead of a timer). */
+  poll(): Promise<void>;
+  /** Runs the expiry sweep once. */
+  sweep(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+/**
+ * The local runtime's DynamoDB stream: dynalite has none, so this reads the sessions table every
+ * `pollMs` (a consistent scan), compares each item with the image it saw last, and hands the processor
+ * the records a stream with NEW_AND_OLD_IMAGES would carry (INSERT, MODIFY, REMOVE) — the same code path
+ * as the stream consumer on AWS. Several writes to one item between two reads arrive as one MODIFY;
+ * derivation takes every attribute that appeared, so the events are the same. A record that fails keeps
+ * its old image, so the next read offers it again. Items present at start are taken as seen: their events
+ * were recorded by the run that wrote them. A timer runs the expiry sweep every `sweepMs`.
+ *
+ * For development and tests only: a scan per half second is fine for a laptop's handful of sessions.
+ */
+export async function startLocalEvents(options: LocalEventsOptions): Promise<LocalEvents> {
+  const logger = options.logger ?? createLogger({ component: 'local-events' });
+  const now = options.now ?? (() => new Date());
+  const store = new DynamoEventStore(options.client, options.tables.events);
+  const sessions = new DynamoSessionRepository(options.client, options.tables.sessions);
+  const deps = { store, sinks: options.sinks, now, sessions };
+  const onFailure = (error: unknown, context: Record<string, unknown>) =>
+    logger.error('event processing failed; will retry', { ...context, error: String(error) });
+
+  let seen = await scanSessions(options.client, options.tables.sessions);
+  let stopped = false;
+
+  const poll = async () => {
+    const current = await scanSessions(options.client, options.tables.sessions);
+    const records: StreamRecord[] = [];
+    for (const [id, image] of current) {
+      const old = seen.get(id);
+      if (!old) records.push(streamRecord('INSERT', id, undefined, image));
+      else if (JSON.stringify(old) !== JSON.stringify(image))
+        records.push(streamRecord('MODIFY', id, old, image));
+    }
+    for (const [id, old] of seen)
+      if (!current.has(id)) records.push(streamRecord('REMOVE', id, old, undefined));
+    if (records.length === 0) return;
+    const { batchItemFailures } = await processStreamRecords(deps, records, onFailure);
+    const failed = new Set(batchItemFailures.map((failure) => failure.itemIdentifier));
+    // A failed item keeps the image seen before it, so its change is offered again on the next read.
+    const next = new Map(current);
+    for (const id of failed) {
+      const old = seen.get(id);
+      if (old) next.set(id, old);
+      else next.delete(id);
+    }
+    seen = next;
+  };
+  const sweep = async () => {
+    await sweepExpired(deps, onFailure);
+  };
+
+  // One chain per timer, never overlapping itself: each run is scheduled when the previous one ended.
+  let running: Promise<void> = Promise.resolve();
+  const timers = new Set<NodeJS.Timeout>();
+  const every = (ms: number, task: () => Promise<void>, name: string) => {
+    const schedule = () => {
+      if (stopped) return;
+      const timer = setTimeout(() => {
+        timers.delete(timer);
+        running = running
+          .then(task)
+          .catch((error) => logger.error(`local ${name} failed; will retry`, { error: String(error) }))
+          .finally(schedule);
+      }, ms);
+      timer.unref();
+      timers.add(timer);
+    };
+    schedule();
+  };
+  every(options.pollMs ?? LOCAL_POLL_MS, poll, 'change feed');
+  every(options.sweepMs ?? LOCAL_SWEEP_MS, sweep, 'expiry sweep');
+
+  const serialized = (task: () => Promise<void>) => {
+    const result = running.then(task);
+    running = result.catch(() => undefined);
+    return result;
+  };
+  return {
+    poll: () => serialized(poll),
+    sweep: () => serialized(sweep),
+    stop: async () => {
+      stopped = true;
+      for (const timer of timers) clearTimeout(timer);
+      await running.catch(() => undefined);
+    },
+  };
+}
+
+function streamRecord(
+  eventName: 'INSERT' | 'MODIFY' | 'REMOVE',
+  id: string,
+  oldImage: Item | undefined,
+  newImage: Item | undefined,
+): StreamRecord {
+  return {
+    eventID: id,
+    eventName,
+    dynamodb: {
+      Keys: { id: { S: id } },
+      ...(oldImage ? { OldImage: toAttributeMap(oldImage) } : {}),
+      ...(newImage ? { NewImage: toAttributeMap(newImage) } : {}),
+    },
+  };
+}
+
+/** Every item of the sessions table (sessions and cut-off records), read consistently, by id. */
+async function scanSessions(client: DynamoDBDocumentClient, table: string): Promise<Map<string, Item>> {
+  const items = new Map<string, Item>();
+  let start: Item | undefined;
+  do {
+    const page = await client.send(
+      new ScanCommand({ TableName: table, ConsistentRead: true, ExclusiveStartKey: start }),
+    );
+    for (const item of page.Items ?? []) items.set(String(item.id), item);
+    start = page.LastEvaluatedKey;
+  } while (start);
+  return items;
+}
