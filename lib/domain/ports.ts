@@ -131,6 +131,11 @@ export interface SessionRepository {
    * when this call bound it, false when another call did first (or it was revoked meanwhile).
    */
   bind(id: string, binding: SessionBinding): Promise<boolean>;
+  /**
+   * Records the first successful load of the embed page, once: one write conditioned on no `openedAt`
+   * yet, its refusal (recorded before, by another load or by this write's retry) being success.
+   */
+  markOpened(id: string, openedAt: string): Promise<void>;
   /** Removes a binding, only if it is this one (`bindingHash`): undoes a bind that may have landed unanswered. */
   unbind(id: string, bindingHash: string): Promise<void>;
   /**

@@ -306,6 +306,27 @@ export class DynamoSessionRepository extends DynamoTable implements SessionRepos
     }
   }
 
+  async markOpened(id: string, openedAt: string): Promise<void> {
+    try {
+      await dynamoCall(() =>
+        this.db.send(
+          new UpdateCommand({
+            TableName: this.tableName,
+            Key: { id },
+            // One attribute, set once: the stream carries it as session.opened.
+            UpdateExpression: 'SET openedAt = :at',
+            ConditionExpression: 'attribute_exists(id) AND attribute_not_exists(openedAt)',
+            ExpressionAttributeValues: { ':at': openedAt },
+          }),
+        ),
+      );
+    } catch (error) {
+      // Opened already: by another load at the same moment, or by this very write, its answer lost and the
+      // SDK retrying it. Either way the first opening is recorded; a session deleted meanwhile needs none.
+      if ((error as Error).name !== 'ConditionalCheckFailedException') throw error;
+    }
+  }
+
   async unbind(id: string, bindingHash: string): Promise<void> {
     try {
       await dynamoCall(() =>

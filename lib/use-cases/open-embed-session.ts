@@ -97,13 +97,26 @@ export async function openEmbedSession(
   if (!board) throw new EmbeddedBoardGoneError();
 
   const { tokenHash: _hash, bindingHash: _binding, ...session } = stored;
-  if (!stored.bindToBrowser) return { session, board };
   if (options.peek) {
-    if (stored.bindingHash !== null) checkBinding(stored, board, browserSecrets);
+    if (stored.bindToBrowser && stored.bindingHash !== null) checkBinding(stored, board, browserSecrets);
+    return { session, board };
+  }
+  if (!stored.bindToBrowser) {
+    await recordOpening(deps, stored, now);
     return { session, board };
   }
   const { secret, boundAt } = await bindToBrowser(deps, stored, board, browserSecrets, now);
+  await recordOpening(deps, stored, now);
   return { session: { ...session, boundAt }, board, bindingSecret: secret };
+}
+
+/**
+ * The first successful load records `openedAt` (the session.opened event); a session that holds it
+ * already, as the consistent read just showed, costs no write.
+ */
+async function recordOpening(deps: OpenEmbedSessionDeps, stored: StoredSession, now: Date): Promise<void> {
+  if (typeof stored.openedAt === 'string') return;
+  await deps.sessions.markOpened(stored.id, now.toISOString());
 }
 
 /**

@@ -153,6 +153,8 @@ export async function seedTables(options: SeedOptions = {}, now = Date.now()): P
       metadata: { team: 'core', seats: 12 },
       expiresAt,
       createdByUserId: 'user-other',
+      // Opened before, as every load but a session's first: that one adds a conditional UpdateItem.
+      openedAt: '2026-01-01T00:00:00.000Z',
     }),
     ...sessionsOf(2, 1, { ...onPublicBoard, ...byKeyOwner, userId: 'customer-own' }, expiresAt),
     ...sessionsOf(3, 1, { ...onPrivateBoard, createdByUserId: FIXTURE.colleague }, expiresAt),

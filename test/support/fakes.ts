@@ -253,6 +253,11 @@ export class FakeSessions implements Ports.SessionRepository {
     session.boundAt = binding.boundAt;
     return true;
   }
+  async markOpened(id: string, openedAt: string): Promise<void> {
+    this.calls.push('markOpened');
+    const session = this.byId.get(id);
+    if (session && typeof session.openedAt !== 'string') session.openedAt = openedAt;
+  }
   async unbind(id: string, hash: string): Promise<void> {
     this.calls.push('unbind');
     const session = this.byId.get(id);

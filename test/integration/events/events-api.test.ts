@@ -6,6 +6,7 @@ import { validBody } from '#test/support/fixtures';
 import {
   apiCall,
   type CallResult,
+  call,
   type KeyOwnerFixture,
   keyOwner,
   startTestRuntime,
@@ -99,6 +100,22 @@ describe('GET /api/embed/events', () => {
     expect(theirEvents.find((e) => e.type === 'session.revoked')?.data.actor).toEqual({
       type: 'board_organization',
     });
+  });
+
+  it('shows exactly one session.opened however many times, and however concurrently, the page loads', async () => {
+    const created = await apiCall(runtime, demo.apiKey, 'POST', '/api/embed/sessions', {
+      ...validBody({ boardId: runtime.demo?.publicBoardId, userId: `user-${randomUUID()}` }),
+    });
+    const id = String((created.body.session as { id: string }).id);
+    const token = String(created.body.sessionToken);
+    const load = () => call(runtime, `/embed?token=${token}`, { headers: { Accept: 'application/json' } });
+    const first = await Promise.all(Array.from({ length: 5 }, load));
+    expect(first.map((answer) => answer.status)).toEqual([200, 200, 200, 200, 200]);
+    await runtime.events?.poll();
+    for (let i = 0; i < 3; i++) expect((await load()).status).toBe(200);
+    const found = await eventsOnceThere(demo, id, ['session.created', 'session.opened']);
+    expect(found.map((e) => e.type)).toEqual(['session.opened', 'session.created']);
+    expect(found[0]).toMatchObject({ sequence: 3, data: { session: { id, status: 'active' } } });
   });
 
   it('never shows a tenant another tenant’s events, even by session id', async () => {

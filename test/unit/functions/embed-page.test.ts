@@ -28,6 +28,7 @@ const sha256 = (value: string) => createHash('sha256').update(value).digest('hex
 
 /** Tokens of the right shape (32 URL-safe characters), one per stored situation. */
 const VALID = 'Valid_Token-0123456789abcdefghij';
+const FIRST = 'First_Token-0123456789abcdefghij';
 const EXPIRED = 'Expired_Token-0123456789abcdefgh';
 const ORPHAN = 'Orphan_Token-0123456789abcdefghi';
 const UNKNOWN = 'Unknown_Token-0123456789abcdefgh';
@@ -99,7 +100,9 @@ function seedTables() {
         }),
       },
     }));
-  seedSession(VALID, storedItem(VALID));
+  // Opened before: a later load, which writes nothing (FIRST is one never opened).
+  seedSession(VALID, storedItem(VALID, { openedAt: iso(Date.now() - 60_000) }));
+  seedSession(FIRST, storedItem(FIRST));
   seedSession(
     EXPIRED,
     storedItem(EXPIRED, { expiresAt: iso(Date.now() - 1000), ttl: Math.ceil(Date.now() / 1000) }),
@@ -116,6 +119,7 @@ function seedTables() {
       bindToBrowser: true,
       bindingHash: sha256(`session-bound_:${SECRET}`),
       boundAt: iso(Date.now() - 60_000),
+      openedAt: iso(Date.now() - 60_000),
     }),
   );
   seedSession(LISTED, storedItem(LISTED, { boardId: 'board-acme' }));
@@ -238,6 +242,24 @@ describe('embed-page handler: a usable token', () => {
     expect(result.body).not.toContain(sha256(VALID));
   });
 
+  it('records the first successful load with one conditional update of openedAt alone', async () => {
+    const result = await invoke(embedEvent({ token: FIRST }));
+    expect(result.statusCode).toBe(200);
+    expect(dynamoCalls()).toEqual([
+      `QueryCommand ${SESSIONS_TABLE}`,
+      `BatchGetCommand ${SESSIONS_TABLE}`,
+      `GetCommand ${BOARDS_TABLE}`,
+      `UpdateCommand ${SESSIONS_TABLE}`,
+    ]);
+    const update = ddb.commandCalls(UpdateCommand)[0]?.args[0].input;
+    expect(update).toMatchObject({
+      TableName: SESSIONS_TABLE,
+      Key: { id: 'session-first_' },
+      UpdateExpression: 'SET openedAt = :at',
+      ConditionExpression: 'attribute_exists(id) AND attribute_not_exists(openedAt)',
+    });
+  });
+
   it('opens a session that the token index shows only on a later read', async () => {
     vi.useFakeTimers({ toFake: ['setTimeout'] });
     ddb
@@ -269,10 +291,12 @@ describe('embed-page handler: links bound to a browser', () => {
       );
     expect(cookie).not.toBeNull();
     const secret = cookie?.[1] ?? '';
+    // The binding's update, then the first opening's.
     expect(dynamoCalls()).toEqual([
       `QueryCommand ${SESSIONS_TABLE}`,
       `BatchGetCommand ${SESSIONS_TABLE}`,
       `GetCommand ${BOARDS_TABLE}`,
+      `UpdateCommand ${SESSIONS_TABLE}`,
       `UpdateCommand ${SESSIONS_TABLE}`,
     ]);
     const update = ddb.commandCalls(UpdateCommand)[0]?.args[0].input;

@@ -82,8 +82,9 @@ describe('openEmbedSession', () => {
     expect(view.session.id).toBe('session-1');
     expect(view.session).not.toHaveProperty('tokenHash');
     expect(lookups).toEqual([createHash('sha256').update(TOKEN).digest('hex')]);
-    // The index only says where the session is; its state comes from a consistent read of the item.
-    expect(repository.calls).toEqual(['lookupToken', 'get']);
+    // The index only says where the session is; its state comes from a consistent read of the item. The
+    // first load records the opening.
+    expect(repository.calls).toEqual(['lookupToken', 'get', 'markOpened']);
     expect(boards.gets).toEqual([PUBLIC_BOARD.boardId]);
   });
 
@@ -170,9 +171,29 @@ describe('openEmbedSession', () => {
 const SECRET_A = 'A'.repeat(43);
 const SECRET_B = 'B'.repeat(43);
 
-describe('openEmbedSession: a session created without bindToBrowser', () => {
-  it('ignores binding cookies, writes nothing and hands out no secret, as before the option existed', async () => {
+describe('openEmbedSession: recording the first opening', () => {
+  it('records openedAt on the first successful load, once: a session holding it costs no write', async () => {
     const { repository } = laggingSessions(stored());
+    await openEmbedSession(deps(repository).deps, TOKEN);
+    expect((await repository.get('session-1'))?.openedAt).toBe(NOW);
+    repository.calls.length = 0;
+    for (let load = 0; load < 3; load++) await openEmbedSession(deps(repository).deps, TOKEN);
+    expect(repository.calls.filter((call) => call === 'markOpened')).toEqual([]);
+  });
+
+  it('records nothing for a refused load or a HEAD', async () => {
+    const { repository } = laggingSessions(stored());
+    await repository.markRevoked('session-1', { revokedAt: NOW, byUserId: 'owner-1', byKeyId: 'k' });
+    await expect(openEmbedSession(deps(repository).deps, TOKEN)).rejects.toBeInstanceOf(SessionRevokedError);
+    const fresh = laggingSessions(stored()).repository;
+    await openEmbedSession(deps(fresh).deps, TOKEN, [], { peek: true });
+    expect([...repository.calls, ...fresh.calls]).not.toContain('markOpened');
+  });
+});
+
+describe('openEmbedSession: a session created without bindToBrowser', () => {
+  it('ignores binding cookies, writes nothing once opened and hands out no secret, as before the option existed', async () => {
+    const { repository } = laggingSessions(stored({ openedAt: '2026-06-01T11:10:00.000Z' }));
     const view = await openEmbedSession(deps(repository).deps, TOKEN, [SECRET_A]);
     expect(view.bindingSecret).toBeUndefined();
     expect(view.session).not.toHaveProperty('bindingHash');
@@ -186,6 +207,7 @@ describe('openEmbedSession: a session created with bindToBrowser', () => {
     binding({
       bindingHash: bindingHash('session-1', secret),
       boundAt: '2026-06-01T11:30:00.000Z',
+      openedAt: '2026-06-01T11:30:00.000Z',
       ...overrides,
     });
 
@@ -202,7 +224,7 @@ describe('openEmbedSession: a session created with bindToBrowser', () => {
     expect(saved?.bindingHash).toBe(bindingHash('session-1', secret));
     expect(saved?.boundAt).toBe(NOW);
     expect(JSON.stringify(saved)).not.toContain(secret);
-    expect(repository.calls).toEqual(['lookupToken', 'get', 'bind', 'get']);
+    expect(repository.calls).toEqual(['lookupToken', 'get', 'bind', 'markOpened', 'get']);
   });
 
   it('binds to the secret the browser already holds, so one cookie serves all its sessions', async () => {
