@@ -5,10 +5,10 @@ import type { FunctionName } from '#lib/definitions/routes';
  * budget was set, plus about 2 %. esbuild's output is deterministic, so `npm test` checks these
  * (test/integration/bundle.test.ts) and the benchmark keeps the timings.
  *
- * When a bundle outgrows its budget, find what grew before raising the figure: the test names the
- * inputs, and `npm run bench -- --quick` lists a bundle's bytes by package. A new dependency of the
+ * When a bundle outgrows its budget, find what grew before raising the figure: `npm run bench -- --quick`
+ * lists a bundle's bytes by package, and esbuild's metafile (`metafile: true`) each input's. A new dependency of the
  * handler may be worth it; an SDK upgrade that brings back a module infra/bundling.ts swaps out (a
- * credential provider, the endpoint cache) is not, and is fixed in the swap. Lower a budget when a
+ * credential provider, the event-stream codec) is not, and is fixed in the swap. Lower a budget when a
  * bundle shrinks for good, so the margin stays small.
  */
 export const BUNDLE_BUDGET_BYTES: Record<FunctionName, number> = {
