@@ -3,19 +3,15 @@ import { once } from 'node:events';
 import { type AddressInfo, createServer } from 'node:net';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { LocalRuntime } from '#local/runtime';
+import { describe, expect, it } from 'vitest';
 import { childEnv } from '#test/support/child-env';
-import { createSessionCall, startTestRuntime } from '#test/support/local-runtime';
+import { createSessionCall } from '#test/support/local-runtime';
+import { useTestRuntime } from '#test/support/runtime-fixture';
 
 const run = promisify(execFile);
 const ROOT = join(import.meta.dirname, '../..');
 
-let runtime: LocalRuntime;
-beforeAll(async () => {
-  runtime = await startTestRuntime();
-});
-afterAll(() => runtime?.close());
+const runtime = useTestRuntime();
 
 interface CliResult {
   code: number | null;

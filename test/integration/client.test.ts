@@ -1,22 +1,20 @@
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { createClient, EmbedSessionError } from '@embed-session/client';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { idempotencyRecordId, requestFingerprint } from '#lib/domain/idempotency';
 import { createDocumentClient } from '#lib/dynamodb/client';
-import type { LocalRuntime } from '#local/runtime';
-import { publicBaseUrl, startTestRuntime } from '#test/support/local-runtime';
+import { publicBaseUrl } from '#test/support/local-runtime';
+import { useTestRuntime } from '#test/support/runtime-fixture';
 
 /** The typed client package, as built by the root pipeline, against the running service. */
-let runtime: LocalRuntime;
+const runtime = useTestRuntime();
 let api: ReturnType<typeof createClient>;
 let boardId: string;
 
-beforeAll(async () => {
-  runtime = await startTestRuntime();
+beforeAll(() => {
   boardId = String(runtime.demo?.publicBoardId);
   api = createClient({ baseUrl: runtime.baseUrl, apiKey: String(runtime.demo?.apiKey) });
 });
-afterAll(() => runtime?.close());
 
 describe('the typed client against the local runtime', () => {
   it('creates, retrieves, lists, revokes one and revokes a user’s sessions', async () => {

@@ -1,30 +1,21 @@
 import { createHash } from 'node:crypto';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, ScanCommand } from '@aws-sdk/lib-dynamodb';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { DynamoApiKeyRepository } from '#lib/dynamodb/api-keys';
 import { createDocumentClient } from '#lib/dynamodb/client';
 import { cryptoRandom, systemClock } from '#lib/platform/system';
 import { createApiKey, RECORD_ONLY_THROTTLING } from '#lib/use-cases/admin';
 import type { LocalRuntime } from '#local/runtime';
 import { keysOf, OMITTED_OPTIONALS, SESSION_FIELDS, sorted, validBody } from '#test/support/fixtures';
-import {
-  adminEnv,
-  call,
-  createSessionCall,
-  publicBaseUrl,
-  startTestRuntime,
-  testTarget,
-} from '#test/support/local-runtime';
+import { adminEnv, call, createSessionCall, publicBaseUrl, testTarget } from '#test/support/local-runtime';
+import { useTestRuntime } from '#test/support/runtime-fixture';
 
-let runtime: LocalRuntime;
+const runtime = useTestRuntime();
 let demo: NonNullable<LocalRuntime['demo']>;
-
-beforeAll(async () => {
-  runtime = await startTestRuntime();
+beforeAll(() => {
   demo = runtime.demo as NonNullable<LocalRuntime['demo']>;
 });
-afterAll(() => runtime?.close());
 
 const valid = () => validBody({ boardId: demo.publicBoardId });
 

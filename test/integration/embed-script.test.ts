@@ -1,18 +1,14 @@
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { HOST_SCRIPT_INTEGRITY, HOST_SCRIPT_PATH } from '#lib/embed/host-script';
-import type { LocalRuntime } from '#local/runtime';
-import { call, startTestRuntime } from '#test/support/local-runtime';
+import { call } from '#test/support/local-runtime';
+import { useTestRuntime } from '#test/support/runtime-fixture';
 
 const ROOT = join(import.meta.dirname, '../..');
 
-let runtime: LocalRuntime;
-beforeAll(async () => {
-  runtime = await startTestRuntime();
-});
-afterAll(() => runtime?.close());
+const runtime = useTestRuntime();
 
 /** The `<script src="…/embed.js?v=…" integrity="…">` tags a Markdown page tells hosts to paste. */
 function scriptTags(page: string): Array<{ path: string; integrity: string }> {

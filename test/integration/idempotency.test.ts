@@ -1,19 +1,17 @@
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { idempotencyRecordId, requestFingerprint } from '#lib/domain/idempotency';
 import { createDocumentClient } from '#lib/dynamodb/client';
 import type { LocalRuntime } from '#local/runtime';
 import { validBody } from '#test/support/fixtures';
-import { call, keyOwner, startTestRuntime } from '#test/support/local-runtime';
+import { call, keyOwner } from '#test/support/local-runtime';
+import { useTestRuntime } from '#test/support/runtime-fixture';
 
-let runtime: LocalRuntime;
+const runtime = useTestRuntime();
 let demo: NonNullable<LocalRuntime['demo']>;
-
-beforeAll(async () => {
-  runtime = await startTestRuntime();
+beforeAll(() => {
   demo = runtime.demo as NonNullable<LocalRuntime['demo']>;
 });
-afterAll(() => runtime?.close());
 
 const body = (userId: string) => JSON.stringify(validBody({ boardId: demo.publicBoardId, userId }));
 const create = (payload: string, idempotencyKey: string | undefined, apiKey = demo.apiKey) =>

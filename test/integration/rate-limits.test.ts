@@ -2,11 +2,11 @@ import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { LocalRuntime } from '#local/runtime';
+import { describe, expect, it } from 'vitest';
 import { childEnv } from '#test/support/child-env';
 import { manualMonotonicClock } from '#test/support/fakes';
-import { apiCall, type CallResult, call, keyOwner, startTestRuntime } from '#test/support/local-runtime';
+import { apiCall, type CallResult, call, keyOwner } from '#test/support/local-runtime';
+import { useTestRuntime } from '#test/support/runtime-fixture';
 
 const run = promisify(execFile);
 const ROOT = join(import.meta.dirname, '../..');
@@ -16,11 +16,7 @@ const LIMITS = { rate: 1, burst: 3 };
 /** The rate limiter's clock stands still unless a test moves it: no refill happens behind a test's back. */
 const clock = manualMonotonicClock();
 
-let runtime: LocalRuntime;
-beforeAll(async () => {
-  runtime = await startTestRuntime({ apiKeyLimits: LIMITS, rateLimitClock: clock });
-});
-afterAll(() => runtime?.close());
+const runtime = useTestRuntime({ apiKeyLimits: LIMITS, rateLimitClock: clock });
 
 /** A cheap authenticated request: a session that does not exist, answered 404 by the function. */
 const lookup = (apiKey: string) => apiCall(runtime, apiKey, 'GET', `/api/embed/sessions/${randomUUID()}`);

@@ -1,12 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { LocalRuntime } from '#local/runtime';
-import { call, startTestRuntime } from '#test/support/local-runtime';
+import { describe, expect, it } from 'vitest';
+import { call } from '#test/support/local-runtime';
+import { useTestRuntime } from '#test/support/runtime-fixture';
 
-let runtime: LocalRuntime;
-beforeAll(async () => {
-  runtime = await startTestRuntime();
-});
-afterAll(() => runtime?.close());
+const runtime = useTestRuntime();
 
 describe('GET /', () => {
   it('answers JSON linking the reference page, the OpenAPI document, the health check and the guides', async () => {
