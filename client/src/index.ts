@@ -19,6 +19,10 @@ export type SessionPage = components['schemas']['SessionPage'];
 export type RevokeUserSessionsRequest = components['schemas']['RevokeUserSessionsRequest'];
 export type RevokedCount = components['schemas']['RevokedCount'];
 export type ErrorBody = components['schemas']['Error'];
+export type CreateWebhookRequest = components['schemas']['CreateWebhookRequest'];
+export type Webhook = components['schemas']['Webhook'];
+/** A new endpoint and its signing secret, which no other call shows. */
+export type CreatedWebhook = components['schemas']['CreatedWebhook'];
 export type ListSessionsQuery = NonNullable<operations['listSessions']['parameters']['query']>;
 
 export interface ClientOptions {
@@ -88,6 +92,7 @@ export function createClient(options: ClientOptions) {
         await sleep(backoff(attempt, null));
         continue;
       }
+      if (response.status === 204) return undefined as T;
       if (response.ok) return (await response.json()) as T;
       if (retryable(response.status, headers) && attempt < maxRetries) {
         await response.body?.cancel();
@@ -144,6 +149,31 @@ export function createClient(options: ClientOptions) {
     /** POST /api/embed/sessions/revoke: every session of a user (on one board); counts them. */
     revokeUserSessions(body: RevokeUserSessionsRequest): Promise<RevokedCount> {
       return request<RevokedCount>('POST', '/api/embed/sessions/revoke', { body });
+    },
+
+    /**
+     * POST /api/embed/webhooks, with an Idempotency-Key so a retry never creates a second endpoint. Keep
+     * the answer's `secret`: no other call shows it.
+     */
+    createWebhook(
+      body: CreateWebhookRequest,
+      opts: { idempotencyKey?: string } = {},
+    ): Promise<CreatedWebhook> {
+      const idempotencyKey = opts.idempotencyKey ?? globalThis.crypto.randomUUID();
+      return request<CreatedWebhook>('POST', '/api/embed/webhooks', {
+        body,
+        headers: { 'Idempotency-Key': idempotencyKey },
+      });
+    },
+
+    /** GET /api/embed/webhooks: your endpoints, without secrets. */
+    async listWebhooks(): Promise<Webhook[]> {
+      return (await request<{ data: Webhook[] }>('GET', '/api/embed/webhooks')).data;
+    },
+
+    /** DELETE /api/embed/webhooks/{id}: it receives nothing more. */
+    async deleteWebhook(id: string): Promise<void> {
+      await request<void>('DELETE', `/api/embed/webhooks/${encodeURIComponent(id)}`);
     },
   };
 }

@@ -7,6 +7,7 @@
  */
 import {
   createSessionSchema,
+  createWebhookSchema,
   listSessionsQuerySchema,
   revokeUserSessionsSchema,
 } from '#lib/validation/schemas';
@@ -33,6 +34,7 @@ function component(schema: { $id: string } & Record<string, unknown>): Record<st
 const REQUEST_SCHEMAS = {
   CreateSessionRequest: component(createSessionSchema),
   RevokeUserSessionsRequest: component(revokeUserSessionsSchema),
+  CreateWebhookRequest: component(createWebhookSchema),
 };
 
 /** Headers the document names, shared by every operation that sends or reads them. */
@@ -109,6 +111,7 @@ export function buildOpenApiDocument(
     servers: [{ url: '/', description: 'This service' }],
     tags: [
       { name: 'Sessions', description: 'Create and manage embed sessions (API key)' },
+      { name: 'Webhooks', description: 'Endpoints that receive session events (API key)' },
       { name: 'Embed page', description: 'The page behind embedUrl (session token)' },
       { name: 'Service', description: 'Health and this documentation' },
     ],
@@ -207,7 +210,12 @@ function pathParameters(path: string): Json[] {
     name,
     in: 'path',
     required: true,
-    description: name === 'id' ? 'The session id (a UUID)' : 'The asset’s file name',
+    description:
+      name !== 'id'
+        ? 'The asset’s file name'
+        : path.startsWith('/api/embed/webhooks')
+          ? 'The webhook endpoint id (`whe_…`)'
+          : 'The session id (a UUID)',
     schema: { type: 'string' },
   }));
 }

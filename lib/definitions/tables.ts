@@ -107,6 +107,13 @@ export const TABLES = {
     ],
     timeToLiveAttribute: 'ttl',
   },
+  // Webhook endpoints, partitioned by their owner (the API key owner): a tenant only ever reads its own.
+  webhooks: {
+    envVar: 'WEBHOOKS_TABLE',
+    partitionKey: { name: 'ownerUserId', type: 'S' },
+    sortKey: { name: 'webhookId', type: 'S' },
+    indexes: [],
+  },
   idempotency: {
     envVar: 'IDEMPOTENCY_TABLE',
     partitionKey: { name: 'recordId', type: 'S' },
@@ -126,4 +133,5 @@ export const LOCAL_TABLE_NAMES: Record<TableKey, string> = {
   apiKeys: 'embed-api-keys',
   sessions: 'embed-sessions',
   idempotency: 'embed-idempotency',
+  webhooks: 'embed-webhooks',
 };

@@ -8,3 +8,4 @@ export interface StandaloneValidator {
 export declare const validateCreateSession: StandaloneValidator;
 export declare const validateListSessionsQuery: StandaloneValidator;
 export declare const validateRevokeUserSessions: StandaloneValidator;
+export declare const validateCreateWebhook: StandaloneValidator;
