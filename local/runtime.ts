@@ -6,15 +6,26 @@ import { gatewaySecurityHeaders } from '#lib/definitions/gateway-responses';
 import { FUNCTIONS, type FunctionName } from '#lib/definitions/routes';
 import { LOCAL_TABLE_NAMES, TABLE_KEYS, TABLES } from '#lib/definitions/tables';
 import type { RateLimit } from '#lib/domain/api-key';
+import type { EventSink } from '#lib/domain/events';
 import { createDocumentClient } from '#lib/dynamodb/client';
-import { fail, readApiKeyLimits, readFrameAncestors } from '#lib/platform/config';
+import { DynamoWebhookRepository } from '#lib/dynamodb/webhooks';
+import {
+  fail,
+  readApiKeyLimits,
+  readFrameAncestors,
+  readWebhookRetrySeconds,
+  readWebhookSecrets,
+} from '#lib/platform/config';
 import { createLogger, type Logger } from '#lib/platform/logger';
+import { lazyWebhookSecrets } from '#lib/signing/webhook-keys';
+import { localWebhookDelivery } from '#lib/webhooks/local';
 import { clientErrorResponder } from './client-errors';
 import { ensureTables, reachableHost, startEmbeddedDynamo } from './dynamodb';
 import { createGateway, type LambdaHandler } from './gateway';
 import { localIdTokenKeyFile } from './id-token-keys';
 import type { MonotonicClock } from './rate-limiter';
 import { type DemoData, seedDemoData } from './seed';
+import { localWebhookMasterKeyFile } from './webhook-keys';
 
 export interface LocalRuntimeOptions {
   /** API port; 0 picks a free one. */
@@ -45,6 +56,11 @@ export interface LocalRuntime {
   demo: DemoData | undefined;
   /** The limit of keys without their own, from API_KEY_RATE_LIMIT and API_KEY_BURST_LIMIT. */
   apiKeyLimits: RateLimit;
+  /**
+   * Where this runtime's session events go: webhook delivery (signed, retried on the schedule of
+   * WEBHOOK_RETRY_SECONDS). The local change feed publishes to each of them.
+   */
+  eventSinks: readonly EventSink[];
   close(): Promise<void>;
 }
 
@@ -83,10 +99,14 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
     for (const key of TABLE_KEYS) process.env[TABLES[key].envVar] = LOCAL_TABLE_NAMES[key];
     // The keys that sign the ID tokens handed to board applications (KMS's stand-in).
     process.env.ID_TOKEN_KEY_FILE ||= await localIdTokenKeyFile(options.dataDir);
+    // The master key that webhook signing secrets are derived from (KMS's stand-in).
+    process.env.WEBHOOK_MASTER_KEY_FILE ||= await localWebhookMasterKeyFile(options.dataDir);
 
     const problems: string[] = [];
     const frameAncestors = readFrameAncestors(process.env, problems);
     const apiKeyLimits = readApiKeyLimits(process.env, problems);
+    const retrySeconds = readWebhookRetrySeconds(process.env, problems);
+    const webhookSecrets = readWebhookSecrets(process.env, problems);
     fail(problems);
     const securityHeaders = gatewaySecurityHeaders(frameAncestors);
     gateway = createGateway({
@@ -106,6 +126,16 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
         )
       : undefined;
 
+    const webhooks = localWebhookDelivery({
+      webhooks: new DynamoWebhookRepository(
+        createDocumentClient({ endpoint: dynamo.endpoint, region: 'local' }),
+        LOCAL_TABLE_NAMES.webhooks,
+      ),
+      secrets: lazyWebhookSecrets(webhookSecrets),
+      retrySeconds,
+      logger: logger.child({ component: 'webhook-delivery' }),
+    });
+
     const listening = server;
     return {
       baseUrl: process.env.PUBLIC_BASE_URL,
@@ -114,7 +144,9 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
       tables: LOCAL_TABLE_NAMES,
       demo,
       apiKeyLimits,
+      eventSinks: [webhooks.sink],
       close: async () => {
+        await webhooks.close();
         listening.closeAllConnections();
         await new Promise<void>((resolve) => listening.close(() => resolve()));
         await dynamo.close();

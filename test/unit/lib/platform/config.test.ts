@@ -8,6 +8,7 @@ import {
   readAuthorizerConfig,
   readCreateSessionConfig,
   readEmbedPageConfig,
+  readWebhookRetrySeconds,
 } from '#lib/platform/config';
 
 const TABLES = {
@@ -314,5 +315,26 @@ describe('readApiKeyLimits (the local gateway)', () => {
     ['API_KEY_BURST_LIMIT', '5001', 'API_KEY_BURST_LIMIT must be an integer from 1 to 5000, got "5001"'],
   ])('refuses %s=%j, naming it', (name, value, message) => {
     expect(read({ [name]: value }).problems).toEqual([message]);
+  });
+});
+
+describe('WEBHOOK_RETRY_SECONDS', () => {
+  it('reads comma-separated whole seconds, defaulting to 1,2,4, and 0 as no retry', () => {
+    const read = (value?: string) => {
+      const problems: string[] = [];
+      const schedule = readWebhookRetrySeconds(
+        value === undefined ? {} : { WEBHOOK_RETRY_SECONDS: value },
+        problems,
+      );
+      return { schedule, problems };
+    };
+    expect(read()).toEqual({ schedule: [1, 2, 4], problems: [] });
+    expect(read(' 5, 10 ,60')).toEqual({ schedule: [5, 10, 60], problems: [] });
+    expect(read('0')).toEqual({ schedule: [], problems: [] });
+    for (const bad of ['1,,2', 'abc', '-1', '1.5', '0,1', '100000']) {
+      const { problems } = read(bad);
+      expect(problems, bad).toHaveLength(1);
+      expect(problems[0]).toContain('WEBHOOK_RETRY_SECONDS');
+    }
   });
 });
