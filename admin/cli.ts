@@ -15,6 +15,7 @@ import { createDocumentClient } from '#lib/dynamodb/client';
 import { unreachableReason } from '#lib/dynamodb/errors';
 import { DynamoMembershipRepository } from '#lib/dynamodb/memberships';
 import { DynamoSessionRepository } from '#lib/dynamodb/sessions';
+import { DynamoWebhookRepository } from '#lib/dynamodb/webhooks';
 import { readDynamo } from '#lib/platform/config';
 import { cryptoRandom, systemClock } from '#lib/platform/system';
 import {
@@ -36,6 +37,7 @@ import {
   revokeSessionAsOperator,
 } from '#lib/use-cases/operate-sessions';
 import { ApiGatewayKeyThrottling } from './usage-plans';
+import { deleteWebhookAsOperator, listen, listWebhooksAsOperator } from './webhooks';
 
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 
@@ -61,6 +63,11 @@ const USAGE = `Usage: npm run --silent admin -- <command> [options]
                                                      one cut-off: the stage's (or a board's, or an
                                                      external user id's in every tenant) sessions
                                                      created at or before that time are revoked
+  list-webhooks [--user <userId>]                    never prints secrets (none is stored)
+  delete-webhook --user <userId> --id <webhookId>
+  listen --forward-to <url> --api-key <key> [--base-url <url>] [--events <type,type,…>]
+                                                     forwards the key owner's session events (signed,
+                                                     secret printed once) until Ctrl-C
 
 Operators are not scoped to a tenant: session commands see every organization's sessions.
 list-sessions --user scans the sessions table (fine for an operator, never on a request path).
@@ -109,6 +116,10 @@ function parseOptions(args: string[]) {
         'embed-origins': { type: 'string' },
         'app-url': { type: 'string' },
         before: { type: 'string' },
+        'forward-to': { type: 'string' },
+        'api-key': { type: 'string' },
+        'base-url': { type: 'string' },
+        events: { type: 'string' },
       },
       strict: true,
     });
@@ -172,6 +183,7 @@ export async function runAdmin(argv: string[], env: Record<string, string | unde
     clock: systemClock,
     random: cryptoRandom,
   });
+  const webhooks = () => new DynamoWebhookRepository(db, table('webhooks'));
   const selector = () => ({
     ...(values.user !== undefined ? { userId: values.user } : {}),
     ...(values.board !== undefined ? { boardId: values.board } : {}),
@@ -238,6 +250,20 @@ export async function runAdmin(argv: string[], env: Record<string, string | unde
         return await revokeSessionAsOperator(sessions(), need('id'));
       case 'revoke-all-sessions':
         return await revokeAllAsOperator(sessions(), { ...selector(), before: need('before') });
+      case 'list-webhooks':
+        return { webhooks: await listWebhooksAsOperator(webhooks(), values.user) };
+      case 'delete-webhook':
+        return await deleteWebhookAsOperator(webhooks(), need('user'), need('id'));
+      case 'listen':
+        return await listen(
+          {
+            baseUrl: values['base-url'] ?? 'http://127.0.0.1:3000',
+            apiKey: need('api-key'),
+            forwardTo: need('forward-to'),
+            ...(values.events ? { events: values.events.split(',').map((type) => type.trim()) } : {}),
+          },
+          { print: (line) => process.stderr.write(`${line}\n`), until: interrupted() },
+        );
       default:
         throw new UsageError(command ? `Unknown command "${command}"` : 'No command given');
     }
@@ -245,6 +271,15 @@ export async function runAdmin(argv: string[], env: Record<string, string | unde
     db.destroy();
     apiGateway?.destroy();
   }
+}
+
+/** Aborts on the first Ctrl-C (SIGINT) or SIGTERM. */
+function interrupted(): AbortSignal {
+  const controller = new AbortController();
+  const stop = () => controller.abort();
+  process.once('SIGINT', stop);
+  process.once('SIGTERM', stop);
+  return controller.signal;
 }
 
 /**
