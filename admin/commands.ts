@@ -21,6 +21,7 @@ import {
   syncRateLimits,
 } from '#lib/use-cases/admin';
 import { type AdminCommand, type AdminContext, UsageError } from './command';
+import { WEBHOOK_COMMANDS } from './webhooks';
 
 function statusOption(value: string): SessionStatus {
   if (!(SESSION_STATUSES as readonly string[]).includes(value)) {
@@ -196,4 +197,5 @@ export const ADMIN_COMMANDS: readonly AdminCommand[] = [
   ...BOARD_COMMANDS,
   ...API_KEY_COMMANDS,
   ...SESSION_COMMANDS,
+  ...WEBHOOK_COMMANDS,
 ];

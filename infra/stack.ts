@@ -6,6 +6,7 @@ import { ServiceFunctions } from '#infra/constructs/functions';
 import { IdTokenKeys } from '#infra/constructs/id-token-keys';
 import { Monitoring } from '#infra/constructs/monitoring';
 import type { ServiceFunctionProps } from '#infra/constructs/service-function';
+import { Webhooks } from '#infra/constructs/webhooks';
 import { TABLES, type TableKey } from '#lib/definitions/tables';
 import type { InfraConfig } from './config';
 import { SERVICE_DEFINITIONS, type ServiceDefinitions } from './definitions';
@@ -23,6 +24,7 @@ export class EmbedSessionStack extends Stack {
   readonly functions: ServiceFunctions;
   readonly api: EmbedApi;
   readonly monitoring: Monitoring;
+  readonly webhooks: Webhooks;
 
   constructor(scope: Construct, id: string, props: EmbedSessionStackProps) {
     super(scope, id, props);
@@ -34,10 +36,12 @@ export class EmbedSessionStack extends Stack {
       signingKeyNames: config.idTokenSigningKeys,
       aliasPrefix: this.stackName,
     });
+    this.webhooks = new Webhooks(this, 'Webhooks', { aliasPrefix: this.stackName });
     const keys = {
       signing: this.idTokenKeys.signingKey,
       subject: this.idTokenKeys.subjectKey,
       published: this.idTokenKeys.signingKeys,
+      webhookSecret: this.webhooks.secretKey,
     };
     this.functions = new ServiceFunctions(this, 'Functions', {
       definitions,
@@ -51,6 +55,7 @@ export class EmbedSessionStack extends Stack {
           ',',
           keys.published.map((key) => key.keyArn),
         ),
+        WEBHOOK_SECRET_KEY: keys.webhookSecret.keyArn,
       },
       logRetention: config.logRetentionDays,
       keys,

@@ -8,8 +8,11 @@ import { LOCAL_TABLE_NAMES, TABLE_KEYS, TABLES } from '#lib/definitions/tables';
 import type { RateLimit } from '#lib/domain/api-key';
 import type { EventSink } from '#lib/domain/events';
 import { createDocumentClient } from '#lib/dynamodb/client';
-import { fail, readFrameAncestors } from '#lib/platform/config';
+import { DynamoWebhookRepository } from '#lib/dynamodb/webhooks';
+import { fail, readFrameAncestors, readWebhookRetrySeconds, readWebhookSecrets } from '#lib/platform/config';
 import { createLogger, type Logger } from '#lib/platform/logger';
+import { lazyWebhookSecrets } from '#lib/signing/webhook-keys';
+import { localWebhookDelivery } from '#lib/webhooks/local';
 import { clientErrorResponder } from './client-errors';
 import { ensureTables, reachableHost, startEmbeddedDynamo } from './dynamodb';
 import { type LocalEvents, startLocalEvents } from './events';
@@ -17,6 +20,7 @@ import { createGateway, type LambdaHandler } from './gateway';
 import { localIdTokenKeyFile } from './id-token-keys';
 import { type MonotonicClock, readApiKeyLimits } from './rate-limiter';
 import { type DemoData, seedDemoData } from './seed';
+import { localWebhookMasterKeyFile } from './webhook-keys';
 
 export interface LocalRuntimeOptions {
   /** API port; 0 picks a free one. */
@@ -56,6 +60,11 @@ export interface LocalRuntime {
    * where something else serves the routes (the assembly runner).
    */
   events?: LocalEvents;
+  /**
+   * Where this runtime's session events go: webhook delivery (signed, retried on the schedule of
+   * WEBHOOK_RETRY_SECONDS). The local change feed publishes to each of them.
+   */
+  eventSinks: readonly EventSink[];
   close(): Promise<void>;
 }
 
@@ -95,10 +104,14 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
     for (const key of TABLE_KEYS) process.env[TABLES[key].envVar] = LOCAL_TABLE_NAMES[key];
     // The keys that sign the ID tokens handed to board applications (KMS's stand-in).
     process.env.ID_TOKEN_KEY_FILE ||= await localIdTokenKeyFile(options.dataDir);
+    // The master key that webhook signing secrets are derived from (KMS's stand-in).
+    process.env.WEBHOOK_MASTER_KEY_FILE ||= await localWebhookMasterKeyFile(options.dataDir);
 
     const problems: string[] = [];
     const frameAncestors = readFrameAncestors(process.env, problems);
     const apiKeyLimits = readApiKeyLimits(process.env, problems);
+    const retrySeconds = readWebhookRetrySeconds(process.env, problems);
+    const webhookSecrets = readWebhookSecrets(process.env, problems);
     fail(problems);
     const securityHeaders = gatewaySecurityHeaders(frameAncestors);
     gateway = createGateway({
@@ -116,10 +129,16 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
       ? await seedDemoData(client, LOCAL_TABLE_NAMES, { appUrl: options.demoAppUrl })
       : undefined;
 
-    // Where the session events go once recorded. Every consumer the local runtime runs is appended to
-    // this list (webhook delivery among them); tests add theirs through `eventSinks`.
-    const sinks: EventSink[] = [];
-    sinks.push(...(options.eventSinks ?? []));
+    const webhooks = localWebhookDelivery({
+      webhooks: new DynamoWebhookRepository(client, LOCAL_TABLE_NAMES.webhooks),
+      secrets: lazyWebhookSecrets(webhookSecrets),
+      retrySeconds,
+      logger: logger.child({ component: 'webhook-delivery' }),
+    });
+
+    // Where the session events go once recorded: webhook delivery, then what tests add through
+    // `eventSinks`.
+    const sinks: EventSink[] = [webhooks.sink, ...(options.eventSinks ?? [])];
     events = await startLocalEvents({ client, tables: LOCAL_TABLE_NAMES, sinks, logger });
     const feed = events;
 
@@ -132,8 +151,10 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
       demo,
       apiKeyLimits,
       events: feed,
+      eventSinks: [webhooks.sink],
       close: async () => {
         await feed.stop();
+        await webhooks.close();
         client.destroy();
         listening.closeAllConnections();
         await new Promise<void>((resolve) => listening.close(() => resolve()));

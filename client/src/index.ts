@@ -23,6 +23,10 @@ export type SessionPage = components['schemas']['SessionPage'];
 export type RevokeUserSessionsRequest = components['schemas']['RevokeUserSessionsRequest'];
 export type RevokedCount = components['schemas']['RevokedCount'];
 export type ErrorBody = components['schemas']['Error'];
+export type CreateWebhookRequest = components['schemas']['CreateWebhookRequest'];
+export type Webhook = components['schemas']['Webhook'];
+/** A new endpoint and its signing secret, which no other call shows. */
+export type CreatedWebhook = components['schemas']['CreatedWebhook'];
 export type ListSessionsQuery = NonNullable<operations['listSessions']['parameters']['query']>;
 export type SessionEvent = components['schemas']['SessionEvent'];
 export type EventPage = components['schemas']['EventPage'];
@@ -141,6 +145,7 @@ export function createClient(options: ClientOptions) {
           signal: controller.signal,
           ...(init.body !== undefined ? { body: JSON.stringify(init.body) } : {}),
         });
+        if (response.status === 204) return undefined as T;
         if (response.ok) return (await response.json()) as T;
         if (!(retryable(response.status, headers) && attempt < maxRetries)) throw await toError(response);
         await response.body?.cancel();
@@ -225,6 +230,32 @@ export function createClient(options: ClientOptions) {
     return request<RevokedCount>('POST', '/api/embed/sessions/revoke', { ...opts, body });
   }
 
+  /**
+   * POST /api/embed/webhooks, with an Idempotency-Key so a retry never creates a second endpoint. Keep
+   * the answer's `secret`: no other call shows it.
+   */
+  function createWebhook(
+    body: CreateWebhookRequest,
+    opts: CreateSessionOptions = {},
+  ): Promise<CreatedWebhook> {
+    const { idempotencyKey = globalThis.crypto.randomUUID(), ...call } = opts;
+    return request<CreatedWebhook>('POST', '/api/embed/webhooks', {
+      ...call,
+      body,
+      headers: { 'Idempotency-Key': idempotencyKey },
+    });
+  }
+
+  /** GET /api/embed/webhooks: your endpoints, without secrets. */
+  async function listWebhooks(opts: CallOptions = {}): Promise<Webhook[]> {
+    return (await request<{ data: Webhook[] }>('GET', '/api/embed/webhooks', opts)).data;
+  }
+
+  /** DELETE /api/embed/webhooks/{id}: it receives nothing more. */
+  async function deleteWebhook(id: string, opts: CallOptions = {}): Promise<void> {
+    await request<void>('DELETE', `/api/embed/webhooks/${encodeURIComponent(id)}`, opts);
+  }
+
   return {
     createSession,
     getSession,
@@ -233,6 +264,9 @@ export function createClient(options: ClientOptions) {
     listEvents,
     revokeSession,
     revokeUserSessions,
+    createWebhook,
+    listWebhooks,
+    deleteWebhook,
   };
 }
 

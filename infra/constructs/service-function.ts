@@ -30,7 +30,7 @@ export interface ServiceFunctionProps {
   environment: { LOG_LEVEL: string } & Partial<Record<FunctionSetting, string>>;
   logRetention: RetentionDays;
   /** The ID token keys, for a function whose definition lists KMS actions. */
-  keys?: { signing: IKey; subject: IKey; published: readonly IKey[] };
+  keys?: { signing: IKey; subject: IKey; published: readonly IKey[]; webhookSecret?: IKey };
 }
 
 /**
@@ -113,6 +113,14 @@ export class ServiceFunction extends Construct {
     });
 
     grantKmsActions(this.role, definition, props.keys);
+    if (definition.webhookSecrets) {
+      const key = props.keys?.webhookSecret;
+      if (!key) throw new Error(`${definition.entry} derives webhook secrets, but the stack passed no key`);
+      // GenerateMac on the webhook secret key only: the function can derive secrets, never read a key.
+      this.role.addToPrincipalPolicy(
+        new PolicyStatement({ actions: ['kms:GenerateMac'], resources: [key.keyArn] }),
+      );
+    }
 
     for (const key of accessedTables) {
       const actions = definition.access[key] ?? [];

@@ -335,6 +335,47 @@ export const jwksSchema = {
   },
 } as const;
 
+/** A webhook endpoint as its owner sees it: never its secret. */
+export const webhookSchema = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['id', 'url', 'events', 'description', 'createdAt'],
+  properties: {
+    id: { type: 'string', pattern: '^whe_[0-9a-f]{32}$', description: 'The endpoint id' },
+    url: { type: 'string', format: 'uri', description: 'Where events are POSTed' },
+    events: {
+      type: 'array',
+      items: { type: 'string', enum: [...SESSION_EVENT_TYPES] },
+      description: 'The event types it receives',
+    },
+    description: nullableText,
+    createdAt: timestamp,
+  },
+} as const;
+
+export const createdWebhookSchema = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['webhook', 'secret'],
+  properties: {
+    webhook: { $ref: '#/components/schemas/Webhook' },
+    secret: {
+      type: 'string',
+      pattern: '^whsec_[A-Za-z0-9+/]{43}=$',
+      description:
+        'The signing secret (Standard Webhooks): shown only here. Verify `webhook-signature` with the ' +
+        'base64-decoded part after `whsec_`',
+    },
+  },
+} as const;
+
+export const webhookListSchema = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['data'],
+  properties: { data: { type: 'array', items: { $ref: '#/components/schemas/Webhook' } } },
+} as const;
+
 /** Every response schema, under its name in the OpenAPI document's components. */
 export const RESPONSE_SCHEMAS = {
   Session: sessionSchema,
@@ -353,4 +394,7 @@ export const RESPONSE_SCHEMAS = {
   EmbedPageJson: embedPageJsonSchema,
   OpenIdConfiguration: openIdConfigurationSchema,
   Jwks: jwksSchema,
+  Webhook: webhookSchema,
+  CreatedWebhook: createdWebhookSchema,
+  WebhookList: webhookListSchema,
 } as const;

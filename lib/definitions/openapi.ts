@@ -8,6 +8,7 @@
 import { MIN_RETRY_AFTER_SECONDS } from '#lib/domain/retry-after';
 import {
   createSessionSchema,
+  createWebhookSchema,
   listEventsQuerySchema,
   listSessionsQuerySchema,
   revokeUserSessionsSchema,
@@ -35,6 +36,7 @@ function component(schema: { $id: string } & Record<string, unknown>): Record<st
 const REQUEST_SCHEMAS = {
   CreateSessionRequest: component(createSessionSchema),
   RevokeUserSessionsRequest: component(revokeUserSessionsSchema),
+  CreateWebhookRequest: component(createWebhookSchema),
 };
 
 /** Headers the document names, shared by every operation that sends or reads them. */
@@ -112,6 +114,7 @@ export function buildOpenApiDocument(
     tags: [
       { name: 'Sessions', description: 'Create and manage embed sessions (API key)' },
       { name: 'Events', description: 'What happened to your sessions, to catch up from (API key)' },
+      { name: 'Webhooks', description: 'Endpoints that receive session events (API key)' },
       { name: 'Embed page', description: 'The page behind embedUrl (session token)' },
       { name: 'Service', description: 'Health and this documentation' },
     ],
@@ -210,7 +213,12 @@ function pathParameters(path: string): Json[] {
     name,
     in: 'path',
     required: true,
-    description: name === 'id' ? 'The session id (a UUID)' : 'The asset’s file name',
+    description:
+      name !== 'id'
+        ? 'The asset’s file name'
+        : path.startsWith('/api/embed/webhooks')
+          ? 'The webhook endpoint id (`whe_…`)'
+          : 'The session id (a UUID)',
     schema: { type: 'string' },
   }));
 }

@@ -20,7 +20,11 @@ export type SchemaName =
   | 'EmbedContext'
   | 'EmbedPageJson'
   | 'OpenIdConfiguration'
-  | 'Jwks';
+  | 'Jwks'
+  | 'CreateWebhookRequest'
+  | 'Webhook'
+  | 'CreatedWebhook'
+  | 'WebhookList';
 
 export interface ResponseDoc {
   description: string;
@@ -42,7 +46,7 @@ export interface OperationDoc {
   operationId: string;
   summary: string;
   description: string;
-  tag: 'Sessions' | 'Events' | 'Embed page' | 'Service';
+  tag: 'Sessions' | 'Events' | 'Webhooks' | 'Embed page' | 'Service';
   body?: { schema: SchemaName; example: unknown };
   /**
    * The query parameters: the properties of a request schema the handler validates with
@@ -188,6 +192,57 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
     responses: {
       200: { description: 'A page of events', schema: 'EventPage' },
       400: ERROR('A query parameter is invalid, or the cursor was issued for another query'),
+    },
+  },
+  'POST /api/embed/webhooks': {
+    operationId: 'createWebhook',
+    summary: 'Create a webhook endpoint',
+    description:
+      'Registers an https URL to receive the events of the sessions you create (every type unless ' +
+      '`events` narrows them), signed as Standard Webhooks describes (docs/events.md). The answer shows ' +
+      'the signing secret (`whsec_…`) once: keep it; no other call shows it. Send an `Idempotency-Key` ' +
+      'to retry safely: a repeat answers the same endpoint and secret.',
+    tag: 'Webhooks',
+    body: {
+      schema: 'CreateWebhookRequest',
+      example: {
+        url: 'https://example.com/webhooks/embed',
+        events: ['session.revoked', 'session.expired'],
+        description: 'Revocations',
+      },
+    },
+    idempotent: true,
+    responses: {
+      201: {
+        description: 'The endpoint, and its signing secret (shown this once)',
+        schema: 'CreatedWebhook',
+        headers: ['Idempotent-Replayed'],
+      },
+      400: ERROR('The body or a header is invalid (a URL that is not https, …); the message names it'),
+      409: ERROR(
+        'A request with this Idempotency-Key is still in progress; retry after `Retry-After` seconds',
+        ['Retry-After'],
+      ),
+      413: ERROR('The body is larger than the service accepts'),
+      415: ERROR('Content-Type is not application/json'),
+      422: ERROR('This Idempotency-Key was already used with another body (or another API key)'),
+    },
+  },
+  'GET /api/embed/webhooks': {
+    operationId: 'listWebhooks',
+    summary: 'List webhook endpoints',
+    description: 'Your webhook endpoints, oldest first, without their secrets.',
+    tag: 'Webhooks',
+    responses: { 200: { description: 'Your endpoints', schema: 'WebhookList' } },
+  },
+  'DELETE /api/embed/webhooks/{id}': {
+    operationId: 'deleteWebhook',
+    summary: 'Delete a webhook endpoint',
+    description: 'Deletes the endpoint: it receives nothing more, not even retries of earlier events.',
+    tag: 'Webhooks',
+    responses: {
+      204: { description: 'Deleted' },
+      404: ERROR('No webhook endpoint with this id that the caller owns (the same answer when none exists)'),
     },
   },
   'GET /embed': {

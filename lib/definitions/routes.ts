@@ -27,7 +27,8 @@ export type FunctionSetting =
   | 'BOARD_APP_URL'
   | 'ID_TOKEN_SIGNING_KEY'
   | 'ID_TOKEN_SUBJECT_KEY'
-  | 'ID_TOKEN_PUBLISHED_KEYS';
+  | 'ID_TOKEN_PUBLISHED_KEYS'
+  | 'WEBHOOK_SECRET_KEY';
 
 /**
  * What a function may do with the ID token keys: `Sign` with the signing key, `GenerateMac` with the
@@ -58,6 +59,8 @@ export interface FunctionDefinition {
   settings: readonly FunctionSetting[];
   /** Its actions on the ID token keys in KMS, if any. */
   kms?: readonly KmsAction[];
+  /** It derives webhook signing secrets: `GenerateMac` on the webhook secret key, and nothing else. */
+  webhookSecrets?: boolean;
   /**
    * Package files it reads at run time (`package/path`), shipped next to its bundle by the same step
    * everywhere it is bundled (infra/bundling.ts); locally they are read from node_modules.
@@ -134,6 +137,31 @@ export const FUNCTIONS = {
     queries: { events: [EVENT_OWNER_INDEX, EVENT_SESSION_INDEX] },
     settings: [],
   },
+  createWebhook: {
+    entry: 'functions/create-webhook.ts',
+    description: 'POST /api/embed/webhooks: creates a webhook endpoint and shows its secret once',
+    access: {
+      // GetItem: only to tell a put that met its own earlier attempt from a conflict.
+      webhooks: ['PutItem', 'GetItem'],
+      idempotency: ['PutItem', 'GetItem', 'UpdateItem'],
+    },
+    // PUBLIC_BASE_URL: loopback http endpoint URLs are for the local runtime only.
+    settings: ['PUBLIC_BASE_URL', 'WEBHOOK_SECRET_KEY'],
+    webhookSecrets: true,
+  },
+  listWebhooks: {
+    entry: 'functions/list-webhooks.ts',
+    description: "GET /api/embed/webhooks: lists the caller's webhook endpoints, without secrets",
+    access: { webhooks: ['Query'] },
+    queries: { webhooks: [TABLE_ITSELF] },
+    settings: [],
+  },
+  deleteWebhook: {
+    entry: 'functions/delete-webhook.ts',
+    description: 'DELETE /api/embed/webhooks/{id}: deletes a webhook endpoint',
+    access: { webhooks: ['DeleteItem'] },
+    settings: [],
+  },
   authorizer: {
     entry: 'functions/authorizer.ts',
     description: 'TOKEN authorizer: resolves API keys',
@@ -200,7 +228,7 @@ export function runtimeOf(definition: FunctionDefinition): { memoryMb: number; t
 }
 
 export interface RouteDefinition {
-  method: 'GET' | 'HEAD' | 'POST';
+  method: 'GET' | 'HEAD' | 'POST' | 'DELETE';
   /** The resource path; a `{name}` segment is a path parameter. */
   path: string;
   function: FunctionName;
@@ -216,6 +244,9 @@ export const ROUTES: readonly RouteDefinition[] = [
   // A static segment wins over {id} (in API Gateway and the local gateway alike), so no id can shadow it.
   { method: 'POST', path: '/api/embed/sessions/revoke', function: 'revokeUserSessions', auth: 'apiKey' },
   { method: 'GET', path: '/api/embed/events', function: 'listEvents', auth: 'apiKey' },
+  { method: 'POST', path: '/api/embed/webhooks', function: 'createWebhook', auth: 'apiKey' },
+  { method: 'GET', path: '/api/embed/webhooks', function: 'listWebhooks', auth: 'apiKey' },
+  { method: 'DELETE', path: '/api/embed/webhooks/{id}', function: 'deleteWebhook', auth: 'apiKey' },
   { method: 'GET', path: '/embed', function: 'embedPage', auth: 'none' },
   // As GET, without a body and without side effects (no binding): what link unfurlers send.
   { method: 'HEAD', path: '/embed', function: 'embedPage', auth: 'none' },

@@ -151,6 +151,13 @@ export const TABLES = {
     // Events are kept 30 days; DynamoDB deletes them some time after.
     timeToLiveAttribute: 'ttl',
   },
+  // Webhook endpoints, partitioned by their owner (the API key owner): a tenant only ever reads its own.
+  webhooks: {
+    envVar: 'WEBHOOKS_TABLE',
+    partitionKey: { name: 'ownerUserId', type: 'S' },
+    sortKey: { name: 'webhookId', type: 'S' },
+    indexes: [],
+  },
   idempotency: {
     envVar: 'IDEMPOTENCY_TABLE',
     partitionKey: { name: 'recordId', type: 'S' },
@@ -171,4 +178,5 @@ export const LOCAL_TABLE_NAMES: Record<TableKey, string> = {
   sessions: 'embed-sessions',
   events: 'embed-events',
   idempotency: 'embed-idempotency',
+  webhooks: 'embed-webhooks',
 };

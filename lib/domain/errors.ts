@@ -96,6 +96,13 @@ export class SessionNotFoundError extends DomainError {
   }
 }
 
+/** No webhook endpoint with this id that the caller owns: one answer whether it exists or not. */
+export class WebhookNotFoundError extends DomainError {
+  constructor() {
+    super('No webhook endpoint with this id was found');
+  }
+}
+
 /** The session's board was deleted after the session was created. */
 export class EmbeddedBoardGoneError extends DomainError {
   constructor() {

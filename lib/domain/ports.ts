@@ -8,6 +8,7 @@ import type { CutoffEntry, CutoffRecord, CutoffScope, CutoffTarget } from './cut
 import type { IdTokenClaims, PublicSigningJwk } from './id-token';
 import type { IdempotencyAttempt, IdempotencyRecord } from './idempotency';
 import type { Revocation, SessionBinding, StoredSession } from './session';
+import type { WebhookEndpoint } from './webhook';
 
 /** Source of the current time; injected so tests can freeze it. */
 export interface Clock {
@@ -228,4 +229,27 @@ export interface PairwiseSubjects {
 /** The public keys that verify ID tokens, as published at `/.well-known/jwks.json`. */
 export interface SigningKeySet {
   publicKeys(): Promise<PublicSigningJwk[]>;
+}
+
+/** Webhook endpoints, partitioned by their owner: no read crosses tenants. */
+export interface WebhookRepository {
+  /**
+   * Stores a new endpoint; when one with its id exists already (a retry of this very create, whose answer
+   * was lost), answers that one if it is the same endpoint, and throws otherwise.
+   */
+  create(endpoint: WebhookEndpoint): Promise<WebhookEndpoint>;
+  get(ownerUserId: string, id: string): Promise<WebhookEndpoint | undefined>;
+  /** The owner's endpoints, oldest first. */
+  list(ownerUserId: string): Promise<WebhookEndpoint[]>;
+  /** True when it deleted the endpoint, false when the owner had none with this id. */
+  delete(ownerUserId: string, id: string): Promise<boolean>;
+}
+
+/**
+ * The signing secret of an endpoint, derived from a master key and the endpoint's id: usable for signing
+ * and showable once, never stored. KMS (GenerateMac) on AWS, a local key file on the local runtime.
+ */
+export interface WebhookSecrets {
+  /** `whsec_` and the base64 of 32 bytes; the same for the same endpoint id, always. */
+  secretOf(endpointId: string): Promise<string>;
 }

@@ -20,6 +20,12 @@ export function jsonResponse(
   return { statusCode, headers: { ...API_HEADERS, ...headers }, body: JSON.stringify(body) };
 }
 
+/** A result without a body (a 204), with the house headers but no Content-Type. */
+export function emptyResponse(statusCode: number): APIGatewayProxyResult {
+  const { 'Content-Type': _type, ...headers } = API_HEADERS;
+  return { statusCode, headers, body: '' };
+}
+
 /** A JSON error result in the `{error, message}` shape. */
 export function jsonError(
   statusCode: number,

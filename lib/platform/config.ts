@@ -275,3 +275,68 @@ export function readDiscoveryConfig(env: Env): DiscoveryConfig {
   fail(problems);
   return { publicBaseUrl, keys };
 }
+
+/** Where webhook signing secrets come from: a KMS HMAC key by ARN (AWS), or the local master key file. */
+export type WebhookSecretsConfig =
+  | { kind: 'kms'; keyArn: string; region: string }
+  | { kind: 'file'; path: string };
+
+/** WEBHOOK_SECRET_KEY (a KMS key ARN) or WEBHOOK_MASTER_KEY_FILE (local runtime); undefined when neither. */
+export function readWebhookSecrets(env: Env, problems: string[]): WebhookSecretsConfig | undefined {
+  const keyArn = env.WEBHOOK_SECRET_KEY?.trim();
+  if (keyArn) {
+    if (!isKmsKeyArn(keyArn)) problems.push(`WEBHOOK_SECRET_KEY must be a KMS key ARN, got "${keyArn}"`);
+    const region = env.AWS_REGION?.trim() || env.AWS_DEFAULT_REGION?.trim() || '';
+    if (!region) problems.push('AWS_REGION is required with WEBHOOK_SECRET_KEY');
+    return { kind: 'kms', keyArn, region };
+  }
+  const path = env.WEBHOOK_MASTER_KEY_FILE?.trim();
+  return path ? { kind: 'file', path } : undefined;
+}
+
+/** The webhook routes' configuration: the endpoint table, the secrets, and the URL rule of the stage. */
+export interface WebhooksConfig {
+  tables: Record<'webhooks' | 'idempotency', string>;
+  dynamo: DynamoConfig;
+  secrets: WebhookSecretsConfig | undefined;
+  /** Loopback http endpoint URLs are accepted on the local runtime only (as for board app URLs). */
+  urlRule: BoardAppUrlRule;
+}
+
+/** Reads and validates the configuration of the webhook functions; throws `ConfigError`. */
+export function readWebhooksConfig(env: Env): WebhooksConfig {
+  const problems: string[] = [];
+  const tables = readTables(env, ['webhooks', 'idempotency'], problems);
+  const dynamo = readDynamo(env, problems);
+  const publicBaseUrl = readBaseUrl(env, 'PUBLIC_BASE_URL', problems);
+  const secrets = readWebhookSecrets(env, problems);
+  fail(problems);
+  return { tables, dynamo, secrets, urlRule: appUrlRuleFor(publicBaseUrl) };
+}
+
+/** The local runtime's default retry schedule of webhook deliveries, in seconds after each failure. */
+export const DEFAULT_LOCAL_WEBHOOK_RETRY_SECONDS: readonly number[] = [1, 2, 4];
+const MAX_RETRY_STEPS = 20;
+const MAX_RETRY_SECONDS = 86_400;
+
+/**
+ * WEBHOOK_RETRY_SECONDS: the local runtime's retry schedule, comma-separated whole seconds (`1,2,4`: a
+ * retry 1 s after the first failure, 2 s after the second, 4 s after the third, then none). `0` or an
+ * empty list means no retry.
+ */
+export function readWebhookRetrySeconds(env: Env, problems: string[]): readonly number[] {
+  const raw = env.WEBHOOK_RETRY_SECONDS?.trim();
+  if (raw === undefined || raw === '') return DEFAULT_LOCAL_WEBHOOK_RETRY_SECONDS;
+  if (raw === '0') return [];
+  const parts = raw.split(',').map((part) => part.trim());
+  const valid =
+    parts.length <= MAX_RETRY_STEPS &&
+    parts.every((part) => /^\d{1,6}$/.test(part) && Number(part) >= 1 && Number(part) <= MAX_RETRY_SECONDS);
+  if (!valid) {
+    problems.push(
+      `WEBHOOK_RETRY_SECONDS must be up to ${MAX_RETRY_STEPS} comma-separated whole seconds from 1 to ${MAX_RETRY_SECONDS} (such as 1,2,4), or 0 for no retry; got "${raw}"`,
+    );
+    return DEFAULT_LOCAL_WEBHOOK_RETRY_SECONDS;
+  }
+  return parts.map(Number);
+}

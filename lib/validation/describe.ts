@@ -6,6 +6,7 @@ const PATTERN_MESSAGES: Record<string, string> = {
   userId: 'userId must not be blank',
   email: 'email must be a valid e-mail address',
   avatarUrl: 'avatarUrl must be an absolute http or https URL',
+  url: 'url must be an absolute https URL',
   limit: 'limit must be an integer from 1 to 100',
 };
 
@@ -53,6 +54,10 @@ export function describeSchemaError(
       return `${field} must be at most ${String(params.limit)}`;
     case 'enum':
       return `${field} must be one of ${(params.allowedValues as unknown[]).join(', ')}`;
+    case 'minItems':
+      return `${field} must not be empty`;
+    case 'uniqueItems':
+      return `${field} must not list an item twice`;
     case 'pattern':
       return PATTERN_MESSAGES[field] ?? `${field} has an invalid format`;
     default:

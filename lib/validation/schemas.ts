@@ -87,10 +87,29 @@ export const listEventsQuerySchema = {
   },
 } as const;
 
+/** POST /api/embed/webhooks: where to deliver, which event types (every type when absent), a note. */
+export const createWebhookSchema = {
+  $id: 'create-webhook-request',
+  type: 'object',
+  additionalProperties: false,
+  required: ['url'],
+  properties: {
+    url: { type: 'string', maxLength: 2048, pattern: HTTP_URL_PATTERN },
+    events: {
+      type: 'array',
+      minItems: 1,
+      uniqueItems: true,
+      items: { type: 'string', enum: [...SESSION_EVENT_TYPES] },
+    },
+    description: { type: ['string', 'null'], maxLength: 256 },
+  },
+} as const;
+
 /** The export name of each schema's validator in the generated module. */
 export const VALIDATORS = {
   validateCreateSession: createSessionSchema,
   validateListSessionsQuery: listSessionsQuerySchema,
   validateRevokeUserSessions: revokeUserSessionsSchema,
   validateListEventsQuery: listEventsQuerySchema,
+  validateCreateWebhook: createWebhookSchema,
 } as const;

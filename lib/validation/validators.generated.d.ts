@@ -9,3 +9,4 @@ export declare const validateCreateSession: StandaloneValidator;
 export declare const validateListSessionsQuery: StandaloneValidator;
 export declare const validateRevokeUserSessions: StandaloneValidator;
 export declare const validateListEventsQuery: StandaloneValidator;
+export declare const validateCreateWebhook: StandaloneValidator;

@@ -235,6 +235,8 @@ export async function startAssemblyRuntime(options: AssemblyRuntimeOptions): Pro
       tables: names,
       demo,
       apiKeyLimits,
+      // As deployed, events reach delivery through the stack's stream consumer and queue, not in process.
+      eventSinks: [],
       functions: Object.fromEntries(functions.map((fn) => [fn.logicalId, fn])),
       methods,
       invocationErrors,

@@ -213,6 +213,7 @@ export async function seedTables(options: SeedOptions = {}, now = Date.now()): P
     sessions: await Promise.all(sessions.map(sessionItem)),
     events: [],
     idempotency: [],
+    webhooks: [],
   };
   return TABLE_KEYS.map((key) => {
     const { partitionKey, sortKey, indexes }: TableDefinition = TABLES[key];

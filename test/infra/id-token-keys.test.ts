@@ -37,15 +37,24 @@ function kmsGrants(template: Synthesized['template'], name: FunctionName): strin
 function keyIds(template: Synthesized['template']) {
   const keys = keysOf(template);
   const find = (spec: string) => Object.keys(keys).filter((id) => keys[id].Properties.KeySpec === spec);
-  return { signing: find('ECC_NIST_P256'), subject: find('HMAC_256') };
+  // The other HMAC key is webhook delivery's (infra/constructs/webhooks.ts).
+  const hmac = find('HMAC_256');
+  return {
+    signing: find('ECC_NIST_P256'),
+    subject: hmac.filter((id) => id.startsWith('IdTokenKeys')),
+    webhook: hmac.filter((id) => id.startsWith('Webhooks')),
+  };
 }
 
 describe('ID token keys in KMS', () => {
-  it('creates one asymmetric P-256 signing key and one HMAC key, retained with the stack', () => {
+  it('creates one asymmetric P-256 signing key and one HMAC key (and webhook secrets one), retained with the stack', () => {
     const keys = keysOf(synth.template);
+    const { webhook } = keyIds(synth.template);
+    expect(webhook).toHaveLength(1);
     expect(
-      Object.values(keys)
-        .map((key) => [key.Properties.KeySpec, key.Properties.KeyUsage])
+      Object.entries(keys)
+        .filter(([id]) => !webhook.includes(id))
+        .map(([, key]) => [key.Properties.KeySpec, key.Properties.KeyUsage])
         .sort(),
     ).toEqual([
       ['ECC_NIST_P256', 'SIGN_VERIFY'],
@@ -78,10 +87,13 @@ describe('ID token keys in KMS', () => {
     expect(kmsGrants(synth.template, 'discovery')).toEqual([`kms:GetPublicKey on ${signing[0]}`]);
   });
 
-  it('grants no other function any KMS action', () => {
+  it('grants no other function any KMS action but create-webhook GenerateMac on the webhook secret key', () => {
+    const { webhook } = keyIds(synth.template);
     for (const name of Object.keys(FUNCTIONS) as FunctionName[]) {
       if (name === 'embedPage' || name === 'discovery') continue;
-      expect(kmsGrants(synth.template, name), name).toEqual([]);
+      expect(kmsGrants(synth.template, name), name).toEqual(
+        name === 'createWebhook' ? [`kms:GenerateMac on ${webhook[0]}`] : [],
+      );
     }
   });
 

@@ -309,6 +309,39 @@ const SAMPLES: Record<FunctionName, () => Sample | Promise<Sample>> = {
       },
     };
   },
+  createWebhook: () => ({
+    event: jsonEvent(
+      { url: 'https://example.com/hooks', events: ['session.revoked'] },
+      { path: '/api/embed/webhooks', authorizer: demoCaller() },
+    ),
+    env: { WEBHOOK_MASTER_KEY_FILE: process.env.WEBHOOK_MASTER_KEY_FILE ?? '' },
+    check: (outcome) => {
+      const result = outcome.result as { statusCode: number; body: string };
+      expect(result.statusCode).toBe(201);
+      expect(JSON.parse(result.body)).toMatchObject({
+        webhook: { url: 'https://example.com/hooks', events: ['session.revoked'] },
+        secret: expect.stringMatching(/^whsec_/),
+      });
+    },
+  }),
+  listWebhooks: () => ({
+    event: proxyEvent({ method: 'GET', path: '/api/embed/webhooks', authorizer: demoCaller() }),
+    check: (outcome) => {
+      const result = outcome.result as { statusCode: number; body: string };
+      expect(result.statusCode).toBe(200);
+      expect(result.body).not.toContain('whsec_');
+    },
+  }),
+  deleteWebhook: () => ({
+    event: proxyEvent({
+      method: 'DELETE',
+      path: '/api/embed/webhooks/whe_00000000000000000000000000000000',
+      resource: '/api/embed/webhooks/{id}',
+      pathParameters: { id: 'whe_00000000000000000000000000000000' },
+      authorizer: demoCaller(),
+    }),
+    check: (outcome) => expect(outcome.result).toMatchObject({ statusCode: 404 }),
+  }),
   docs: () => ({
     event: proxyEvent({
       method: 'GET',

@@ -37,6 +37,27 @@ describe('the typed client against the local runtime', () => {
     await expect(api.revokeUserSessions({ userId: 'client-user' })).resolves.toEqual({ revoked: 1 });
   });
 
+  it('creates, lists and deletes a webhook endpoint; a deleted one is a typed 404', async () => {
+    const created = await api.createWebhook(
+      { url: 'http://127.0.0.1:9/client-hook', events: ['session.revoked'] },
+      { idempotencyKey: 'client-hook-1' },
+    );
+    expect(created.secret).toMatch(/^whsec_/);
+    expect(
+      await api.createWebhook(
+        { url: 'http://127.0.0.1:9/client-hook', events: ['session.revoked'] },
+        { idempotencyKey: 'client-hook-1' },
+      ),
+    ).toEqual(created);
+    expect((await api.listWebhooks()).map((w) => w.id)).toContain(created.webhook.id);
+    await expect(api.deleteWebhook(created.webhook.id)).resolves.toBeUndefined();
+    expect((await api.listWebhooks()).map((w) => w.id)).not.toContain(created.webhook.id);
+    await expect(api.deleteWebhook(created.webhook.id)).rejects.toMatchObject({
+      status: 404,
+      error: 'Not Found',
+    });
+  });
+
   it('replays a create with the same Idempotency-Key instead of creating a second session', async () => {
     const body = { boardId, userId: 'client-idem', email: 'ada@example.com' };
     const first = await api.createSession(body, { idempotencyKey: 'client-order-1' });

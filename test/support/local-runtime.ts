@@ -232,12 +232,14 @@ export function apiCall(
   method: string,
   path: string,
   body?: unknown,
+  headers: Record<string, string> = {},
 ): Promise<CallResult> {
   return call(runtime, path, {
     method,
     headers: {
       Authorization: `Bearer ${apiKey}`,
       ...(body === undefined ? {} : { 'Content-Type': 'application/json' }),
+      ...headers,
     },
     ...(body === undefined ? {} : { body: JSON.stringify(body) }),
   });

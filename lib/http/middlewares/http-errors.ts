@@ -18,6 +18,7 @@ import {
   StorageUnavailableError,
   UnsupportedMediaTypeError,
   ValidationError,
+  WebhookNotFoundError,
 } from '#lib/domain/errors';
 import { UNAVAILABLE_RETRY_AFTER_SECONDS } from '#lib/domain/retry-after';
 import { requestIdOf } from '#lib/http/request-id';
@@ -39,6 +40,7 @@ const STATUS_BY_ERROR: ReadonlyArray<readonly [ErrorClass, number]> = [
   [BoardNotFoundError, 404],
   [EmbeddedBoardGoneError, 404],
   [SessionNotFoundError, 404],
+  [WebhookNotFoundError, 404],
   [IdempotencyConflictError, 409],
   [PayloadTooLargeError, 413],
   [UnsupportedMediaTypeError, 415],

@@ -6,6 +6,7 @@ import {
   readAuthorizerConfig,
   readCreateSessionConfig,
   readEmbedPageConfig,
+  readWebhookRetrySeconds,
 } from '#lib/platform/config';
 
 const TABLES = {
@@ -277,6 +278,27 @@ describe('readEmbedPageConfig', () => {
     expect(error.message).not.toContain('API_KEYS_TABLE');
     for (const name of ['SESSIONS_TABLE', 'BOARDS_TABLE', 'AWS_REGION', 'EMBED_FRAME_ANCESTORS']) {
       expect(error.message).toContain(name);
+    }
+  });
+});
+
+describe('WEBHOOK_RETRY_SECONDS', () => {
+  it('reads comma-separated whole seconds, defaulting to 1,2,4, and 0 as no retry', () => {
+    const read = (value?: string) => {
+      const problems: string[] = [];
+      const schedule = readWebhookRetrySeconds(
+        value === undefined ? {} : { WEBHOOK_RETRY_SECONDS: value },
+        problems,
+      );
+      return { schedule, problems };
+    };
+    expect(read()).toEqual({ schedule: [1, 2, 4], problems: [] });
+    expect(read(' 5, 10 ,60')).toEqual({ schedule: [5, 10, 60], problems: [] });
+    expect(read('0')).toEqual({ schedule: [], problems: [] });
+    for (const bad of ['1,,2', 'abc', '-1', '1.5', '0,1', '100000']) {
+      const { problems } = read(bad);
+      expect(problems, bad).toHaveLength(1);
+      expect(problems[0]).toContain('WEBHOOK_RETRY_SECONDS');
     }
   });
 });

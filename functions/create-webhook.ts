@@ -1,0 +1,40 @@
+import { isWebhookId, newWebhookId } from '#lib/domain/webhook';
+import { DynamoIdempotencyRepository } from '#lib/dynamodb/idempotency';
+import { keyOwnerOf } from '#lib/http/api-gateway';
+import { jsonApiHandler } from '#lib/http/handler';
+import { idempotency, idempotencyReservationOf } from '#lib/http/middlewares/idempotency';
+import { jsonBody } from '#lib/http/middlewares/json-body';
+import { jsonResponse } from '#lib/http/response';
+import { cryptoRandom, systemClock } from '#lib/platform/system';
+import { createWebhook } from '#lib/use-cases/webhooks';
+import { parseCreateWebhookRequest } from '#lib/validation/create-webhook';
+import { webhookDeps } from './webhook-wiring';
+
+const { deps, config, db } = webhookDeps(process.env);
+const idempotencyDeps = {
+  idempotency: new DynamoIdempotencyRepository(db, config.tables.idempotency),
+  clock: systemClock,
+  random: cryptoRandom,
+};
+
+/** A body far above any valid one (a 2,048-character URL, five types, a 256-character description). */
+const MAX_BODY_BYTES = 16 * 1024;
+
+/** POST /api/embed/webhooks, idempotent with an Idempotency-Key: a keyed create fixes its endpoint id. */
+export const handler = jsonApiHandler(
+  'create-webhook',
+  {
+    outer: [idempotency({ deps: idempotencyDeps, reserve: () => newWebhookId(cryptoRandom.uuid()) })],
+    inner: [jsonBody({ maxBytes: MAX_BODY_BYTES })],
+  },
+  async (event) => {
+    const reserved = idempotencyReservationOf(event);
+    const created = await createWebhook(deps, {
+      keyOwner: keyOwnerOf(event),
+      request: parseCreateWebhookRequest(event.body as unknown),
+      urlRule: config.urlRule,
+      ...(reserved !== undefined && isWebhookId(reserved) ? { id: reserved } : {}),
+    });
+    return jsonResponse(201, created);
+  },
+);

@@ -1,0 +1,13 @@
+import { keyOwnerOf, pathParameter } from '#lib/http/api-gateway';
+import { jsonApiHandler } from '#lib/http/handler';
+import { emptyResponse } from '#lib/http/response';
+import { deleteWebhook } from '#lib/use-cases/webhooks';
+import { webhookDeps } from './webhook-wiring';
+
+const { deps } = webhookDeps(process.env);
+
+/** DELETE /api/embed/webhooks/{id}: 204; another owner's id, or none, is a 404. */
+export const handler = jsonApiHandler('delete-webhook', {}, async (event) => {
+  await deleteWebhook(deps, keyOwnerOf(event), pathParameter(event, 'id'));
+  return emptyResponse(204);
+});

@@ -1,0 +1,98 @@
+/**
+ * Webhook endpoints: where a tenant (an API key owner) receives the events of the sessions it created.
+ * Pure and in the domain: the use cases, the admin CLI and the delivery apply the same rules.
+ */
+import type { BoardAppUrlRule } from './board-app';
+import { SESSION_EVENT_TYPES, type SessionEventType } from './events';
+
+/** A stored webhook endpoint. Its signing secret is never stored: it is derived (see WebhookSecrets). */
+export interface WebhookEndpoint {
+  id: string;
+  /** The key owner whose sessions' events it receives; the table's partition. */
+  ownerUserId: string;
+  url: string;
+  /** The event types it receives. */
+  events: SessionEventType[];
+  description: string | null;
+  createdAt: string;
+  /** The key that created it (for operators; never shown to another tenant). */
+  createdByKeyId: string;
+}
+
+/** An endpoint as the API shows it to its owner: never a secret. */
+export interface WebhookView {
+  id: string;
+  url: string;
+  events: SessionEventType[];
+  description: string | null;
+  createdAt: string;
+}
+
+export function toWebhookView(endpoint: WebhookEndpoint): WebhookView {
+  const { id, url, events, description, createdAt } = endpoint;
+  return { id, url, events: [...events], description, createdAt };
+}
+
+/** `whe_` and 32 hex digits. */
+export const WEBHOOK_ID_PATTERN = /^whe_[0-9a-f]{32}$/;
+
+/** A new endpoint id from a UUID's 122 random bits. */
+export function newWebhookId(uuid: string): string {
+  return `whe_${uuid.replaceAll('-', '')}`;
+}
+
+export function isWebhookId(value: string): boolean {
+  return WEBHOOK_ID_PATTERN.test(value);
+}
+
+/** The prefix of every endpoint signing secret (Standard Webhooks). */
+export const WEBHOOK_SECRET_PREFIX = 'whsec_';
+
+/** The bytes an endpoint's secret is the keyed hash of: a JSON array, so no id can be mistaken for another. */
+export function webhookSecretMessage(endpointId: string): Buffer {
+  return Buffer.from(JSON.stringify(['webhook-secret', endpointId]), 'utf8');
+}
+
+/** The secret as shown to the owner: `whsec_` and the base64 of the 32 key bytes. */
+export function formatWebhookSecret(key: Uint8Array): string {
+  return `${WEBHOOK_SECRET_PREFIX}${Buffer.from(key).toString('base64')}`;
+}
+
+/** The key bytes of a `whsec_…` secret (what a receiver HMACs with). */
+export function webhookSecretKey(secret: string): Buffer {
+  if (!secret.startsWith(WEBHOOK_SECRET_PREFIX)) throw new Error('a webhook secret starts with whsec_');
+  return Buffer.from(secret.slice(WEBHOOK_SECRET_PREFIX.length), 'base64');
+}
+
+/** Every event type, for an endpoint created without `events`. */
+export const ALL_EVENT_TYPES: readonly SessionEventType[] = SESSION_EVENT_TYPES;
+
+/**
+ * The problem with `value` as an endpoint URL, or undefined when it is one: the rule of board application
+ * URLs (https, or loopback http on the local runtime only; a host; no credentials, no fragment; at most
+ * 2,048 characters).
+ */
+export function webhookUrlProblem(value: string, rule: BoardAppUrlRule): string | undefined {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    return `url "${value}" is not an absolute URL`;
+  }
+  if (url.hostname === '' || value !== value.trim()) return `url "${value}" is not an absolute URL`;
+  if (value.length > 2048) return 'url is at most 2048 characters';
+  const loopback = url.protocol === 'http:' && (url.hostname === '127.0.0.1' || url.hostname === 'localhost');
+  if (url.protocol !== 'https:' && !(loopback && rule.allowLoopbackHttp)) {
+    return rule.allowLoopbackHttp
+      ? `url must use https (or http on 127.0.0.1 or localhost), got "${value}"`
+      : `url must use https, got "${value}"`;
+  }
+  if (url.username || url.password) return 'url must not contain a user name or password';
+  if (value.includes('#')) return 'url must not have a fragment';
+  return undefined;
+}
+
+/** Whether an endpoint receives events of this type. */
+export function subscribesTo(endpoint: Pick<WebhookEndpoint, 'events'>, type: SessionEventType): boolean {
+  return endpoint.events.includes(type);
+}

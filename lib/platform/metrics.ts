@@ -1,0 +1,43 @@
+/**
+ * Metrics as CloudWatch Embedded Metric Format log lines (what Powertools' Metrics writes): CloudWatch
+ * Logs turns each line into a metric point, so counting costs no API call.
+ */
+export const METRICS_NAMESPACE = 'EmbedSessionService';
+
+export type MetricsSink = (line: string) => void;
+
+const stdoutSink: MetricsSink = (line) => {
+  process.stdout.write(`${line}\n`);
+};
+
+export interface Metrics {
+  /** Adds `value` to the count `name`, with these dimensions (service-level when none). */
+  count(name: string, value?: number, dimensions?: Record<string, string>): void;
+}
+
+/** One EMF line per count, written to `sink` (stdout by default). */
+export function createMetrics(options: { service: string; sink?: MetricsSink; now?: () => number }): Metrics {
+  const sink = options.sink ?? stdoutSink;
+  const now = options.now ?? Date.now;
+  return {
+    count(name, value = 1, dimensions = {}) {
+      const all = { service: options.service, ...dimensions };
+      sink(
+        JSON.stringify({
+          _aws: {
+            Timestamp: now(),
+            CloudWatchMetrics: [
+              {
+                Namespace: METRICS_NAMESPACE,
+                Dimensions: [Object.keys(all)],
+                Metrics: [{ Name: name, Unit: 'Count' }],
+              },
+            ],
+          },
+          ...all,
+          [name]: value,
+        }),
+      );
+    },
+  };
+}

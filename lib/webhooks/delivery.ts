@@ -1,0 +1,167 @@
+/**
+ * Webhook delivery: the EventSink that fans each event out to its owner's endpoints subscribed to its
+ * type, and the attempt of one delivery. Where a delivery waits between attempts is a port: a timer on
+ * the local runtime, an SQS queue with message delays on AWS.
+ */
+import type { EventSink, RoutedEvent } from '#lib/domain/events';
+import type { Clock, WebhookRepository, WebhookSecrets } from '#lib/domain/ports';
+import { subscribesTo } from '#lib/domain/webhook';
+import type { Logger } from '#lib/platform/logger';
+import type { Metrics } from '#lib/platform/metrics';
+import { signWebhook } from './signature';
+
+/** A 2xx within this long is delivered; anything slower is a failed attempt. */
+export const DELIVERY_TIMEOUT_MS = 10_000;
+
+/**
+ * The AWS retry schedule, in seconds after each failed attempt (Standard Webhooks' reference schedule):
+ * 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h, 10 h: the last attempt comes about 37 hours after the first,
+ * so a receiver down for a day still receives everything.
+ */
+export const AWS_RETRY_SECONDS: readonly number[] = [5, 300, 1_800, 7_200, 18_000, 36_000, 36_000, 36_000];
+
+/** The metric counting deliveries given up after their last attempt. */
+export const EXHAUSTED_METRIC = 'WebhookDeliveriesExhausted';
+
+/** One event for one endpoint: what waits between attempts. Holds no secret and no signature. */
+export interface WebhookDelivery {
+  eventId: string;
+  ownerUserId: string;
+  endpointId: string;
+  /** The event's JSON: the very same bytes on every attempt. */
+  body: string;
+  /** How many attempts failed before this one. */
+  attempt: number;
+}
+
+/** Runs `delivery` after `delaySeconds` (0: as soon as possible). */
+export interface DeliveryScheduler {
+  schedule(delivery: WebhookDelivery, delaySeconds: number): Promise<void>;
+}
+
+/** POSTs a body; answers the status, or undefined when no answer came (timeout, refused, reset). */
+export type HttpPost = (
+  url: string,
+  headers: Record<string, string>,
+  body: string,
+  timeoutMs: number,
+) => Promise<number | undefined>;
+
+export interface DeliveryDeps {
+  webhooks: WebhookRepository;
+  secrets: WebhookSecrets;
+  scheduler: DeliveryScheduler;
+  post: HttpPost;
+  clock: Clock;
+  logger: Logger;
+  metrics: Metrics;
+  /** Seconds to wait after each failed attempt; after the last, the delivery is given up. */
+  retrySeconds: readonly number[];
+}
+
+/** The sink: each event, once per endpoint of its owner that subscribes to its type. */
+export class WebhookSink implements EventSink {
+  constructor(private readonly deps: Pick<DeliveryDeps, 'webhooks' | 'scheduler'>) {}
+
+  async publish(events: readonly RoutedEvent[]): Promise<void> {
+    const endpointsOf = new Map<string, ReturnType<WebhookRepository['list']>>();
+    for (const routed of events) {
+      let endpoints = endpointsOf.get(routed.ownerUserId);
+      if (!endpoints) {
+        endpoints = this.deps.webhooks.list(routed.ownerUserId);
+        endpointsOf.set(routed.ownerUserId, endpoints);
+      }
+      const body = JSON.stringify(routed.event);
+      for (const endpoint of await endpoints) {
+        if (!subscribesTo(endpoint, routed.event.type)) continue;
+        await this.deps.scheduler.schedule(
+          {
+            eventId: routed.event.id,
+            ownerUserId: routed.ownerUserId,
+            endpointId: endpoint.id,
+            body,
+            attempt: 0,
+          },
+          0,
+        );
+      }
+    }
+  }
+}
+
+export type AttemptOutcome = 'delivered' | 'retrying' | 'exhausted' | 'endpoint-deleted';
+
+/**
+ * One attempt: the endpoint is read again (a deleted one receives nothing more), the body is signed with
+ * this attempt's timestamp, and a failure is scheduled again after its backoff, or counted once the
+ * schedule is spent. Never logs the secret or the signature.
+ */
+export async function attemptDelivery(
+  deps: DeliveryDeps,
+  delivery: WebhookDelivery,
+): Promise<AttemptOutcome> {
+  const endpoint = await deps.webhooks.get(delivery.ownerUserId, delivery.endpointId);
+  const context = {
+    eventId: delivery.eventId,
+    endpointId: delivery.endpointId,
+    attempt: delivery.attempt + 1,
+  };
+  if (!endpoint) {
+    deps.logger.info('webhook endpoint deleted; delivery dropped', context);
+    return 'endpoint-deleted';
+  }
+  const timestamp = Math.floor(deps.clock.now().getTime() / 1000);
+  const secret = await deps.secrets.secretOf(endpoint.id);
+  const status = await deps.post(
+    endpoint.url,
+    {
+      'content-type': 'application/json',
+      'user-agent': 'embed-session-webhooks/1',
+      'webhook-id': delivery.eventId,
+      'webhook-timestamp': String(timestamp),
+      'webhook-signature': signWebhook(secret, delivery.eventId, timestamp, delivery.body),
+    },
+    delivery.body,
+    DELIVERY_TIMEOUT_MS,
+  );
+  if (status !== undefined && status >= 200 && status < 300) {
+    deps.logger.info('webhook delivered', { ...context, status });
+    return 'delivered';
+  }
+  const delay = deps.retrySeconds[delivery.attempt];
+  if (delay === undefined) {
+    deps.logger.warn('webhook delivery given up after its last attempt', {
+      ...context,
+      status: status ?? null,
+    });
+    deps.metrics.count(EXHAUSTED_METRIC);
+    return 'exhausted';
+  }
+  deps.logger.info('webhook delivery failed; retrying', {
+    ...context,
+    status: status ?? null,
+    retryInSeconds: delay,
+  });
+  await deps.scheduler.schedule({ ...delivery, attempt: delivery.attempt + 1 }, delay);
+  return 'retrying';
+}
+
+/**
+ * POST with the platform's fetch: redirects are never followed (a 3xx is a failed attempt), the answer's
+ * body is discarded, and an attempt that has not answered within `timeoutMs` is abandoned.
+ */
+export const fetchPost: HttpPost = async (url, headers, body, timeoutMs) => {
+  try {
+    const response = await fetch(url, {
+      method: 'POST',
+      headers,
+      body,
+      redirect: 'manual',
+      signal: AbortSignal.timeout(timeoutMs),
+    });
+    await response.body?.cancel().catch(() => undefined);
+    return response.status;
+  } catch {
+    return undefined;
+  }
+};

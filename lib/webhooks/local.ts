@@ -1,0 +1,36 @@
+/** The webhook sink of the local runtime: deliveries on timers, the schedule from WEBHOOK_RETRY_SECONDS. */
+import type { EventSink } from '#lib/domain/events';
+import type { WebhookRepository, WebhookSecrets } from '#lib/domain/ports';
+import type { Logger } from '#lib/platform/logger';
+import { createMetrics, type Metrics } from '#lib/platform/metrics';
+import { systemClock } from '#lib/platform/system';
+import { attemptDelivery, type DeliveryDeps, fetchPost, type HttpPost, WebhookSink } from './delivery';
+import { TimerDeliveryScheduler } from './local-scheduler';
+
+export interface LocalWebhookDelivery {
+  sink: EventSink;
+  close(): Promise<void>;
+}
+
+export function localWebhookDelivery(options: {
+  webhooks: WebhookRepository;
+  secrets: WebhookSecrets;
+  retrySeconds: readonly number[];
+  logger: Logger;
+  metrics?: Metrics;
+  post?: HttpPost;
+}): LocalWebhookDelivery {
+  const deps: DeliveryDeps = {
+    webhooks: options.webhooks,
+    secrets: options.secrets,
+    retrySeconds: options.retrySeconds,
+    logger: options.logger,
+    metrics: options.metrics ?? createMetrics({ service: 'webhook-delivery' }),
+    post: options.post ?? fetchPost,
+    clock: systemClock,
+    scheduler: { schedule: async () => undefined },
+  };
+  const scheduler = new TimerDeliveryScheduler((delivery) => attemptDelivery(deps, delivery));
+  deps.scheduler = scheduler;
+  return { sink: new WebhookSink(deps), close: () => scheduler.close() };
+}

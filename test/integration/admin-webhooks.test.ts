@@ -1,0 +1,94 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runAdmin } from '#admin/cli';
+import { listen } from '#admin/webhooks';
+import type { SessionView } from '#lib/domain/session';
+import type { LocalRuntime } from '#local/runtime';
+import { validBody } from '#test/support/fixtures';
+import { adminEnv, apiCall, startTestRuntime, testTarget } from '#test/support/local-runtime';
+import {
+  routedEvent,
+  startWebhookReceiver,
+  verifiedByReceiver,
+  type WebhookReceiver,
+} from '#test/support/webhook-receiver';
+
+/** The admin CLI's webhook commands against the local runtime: operators' list and delete, and listen. */
+let runtime: LocalRuntime;
+let demo: NonNullable<LocalRuntime['demo']>;
+let receiver: WebhookReceiver;
+
+beforeAll(async () => {
+  runtime = await startTestRuntime();
+  demo = runtime.demo as NonNullable<LocalRuntime['demo']>;
+  receiver = await startWebhookReceiver();
+});
+afterAll(async () => {
+  await runtime?.close();
+  await receiver?.close();
+});
+
+const admin = (...args: string[]) => runAdmin(args, adminEnv(runtime)) as Promise<Record<string, unknown>>;
+
+async function demoSession(): Promise<SessionView> {
+  const created = await apiCall(
+    runtime,
+    demo.apiKey,
+    'POST',
+    '/api/embed/sessions',
+    validBody({ boardId: demo.publicBoardId }),
+  );
+  const id = (created.body.session as { id: string }).id;
+  return (await apiCall(runtime, demo.apiKey, 'GET', `/api/embed/sessions/${id}`)).body
+    .session as SessionView;
+}
+
+describe.skipIf(testTarget() === 'assembly')('admin webhook commands', () => {
+  it('lists every tenant’s endpoints with their owner and no secret, and deletes one', async () => {
+    const created = await apiCall(runtime, demo.apiKey, 'POST', '/api/embed/webhooks', {
+      url: `${receiver.url}/op`,
+    });
+    const id = (created.body.webhook as { id: string }).id;
+    const listed = await admin('list-webhooks');
+    expect(listed.webhooks).toContainEqual(
+      expect.objectContaining({ id, ownerUserId: demo.userId, url: `${receiver.url}/op` }),
+    );
+    expect(JSON.stringify(listed)).not.toContain('whsec_');
+    expect(await admin('delete-webhook', '--user', demo.userId, '--id', id)).toEqual({ deleted: true, id });
+    expect((await admin('list-webhooks', '--user', demo.userId)).webhooks).not.toContainEqual(
+      expect.objectContaining({ id }),
+    );
+  });
+
+  it('listen forwards the key owner’s events to a URL, signed with the secret it prints, and removes its endpoint on stop', async () => {
+    const printed: string[] = [];
+    const stop = new AbortController();
+    let finished: ReturnType<typeof listen> | undefined;
+    const secretPrinted = new Promise<string>((resolve) => {
+      const running = listen(
+        { baseUrl: runtime.baseUrl, apiKey: demo.apiKey, forwardTo: `${receiver.url}/listen` },
+        {
+          print: (line) => {
+            printed.push(line);
+            const match = /Signing secret: (whsec_\S+)/.exec(line);
+            if (match?.[1]) resolve(match[1]);
+          },
+          until: stop.signal,
+        },
+      );
+      finished = running;
+    });
+    const secret = await secretPrinted;
+    await runtime.eventSinks[0]?.publish([
+      routedEvent(await demoSession(), 'session.created', { userId: demo.userId }),
+    ]);
+    const [delivery] = await receiver.waitFor(1, '/listen');
+    expect(verifiedByReceiver(secret, delivery as NonNullable<typeof delivery>)).toBe(true);
+    stop.abort();
+    const result = await finished;
+    expect(result).toMatchObject({ forwardedTo: `${receiver.url}/listen`, deleted: true });
+    const remaining = (await apiCall(runtime, demo.apiKey, 'GET', '/api/embed/webhooks')).body.data as Array<{
+      url: string;
+    }>;
+    expect(remaining.map((w) => w.url)).not.toContain(`${receiver.url}/listen`);
+  });
+});

@@ -1,0 +1,225 @@
+import { once } from 'node:events';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { WebhookRepository, WebhookSecrets } from '#lib/domain/ports';
+import type { SessionView } from '#lib/domain/session';
+import { formatWebhookSecret, type WebhookEndpoint } from '#lib/domain/webhook';
+import { createMetrics, METRICS_NAMESPACE } from '#lib/platform/metrics';
+import {
+  attemptDelivery,
+  type DeliveryDeps,
+  EXHAUSTED_METRIC,
+  fetchPost,
+  type HttpPost,
+  type WebhookDelivery,
+  WebhookSink,
+} from '#lib/webhooks/delivery';
+import { signWebhook, verifyWebhookSignature } from '#lib/webhooks/signature';
+import { fixedClock } from '#test/support/fakes';
+import { memoryLogger } from '#test/support/logs';
+import { routedEvent } from '#test/support/webhook-receiver';
+
+const SECRET = formatWebhookSecret(Buffer.alloc(32, 7));
+
+function endpoint(overrides: Partial<WebhookEndpoint> = {}): WebhookEndpoint {
+  return {
+    id: 'whe_00000000000000000000000000000001',
+    ownerUserId: 'owner-a',
+    url: 'https://hooks.example.com/in',
+    events: ['session.created', 'session.revoked'],
+    description: null,
+    createdAt: '2026-01-01T00:00:00.000Z',
+    createdByKeyId: 'key-1',
+    ...overrides,
+  };
+}
+
+class MemoryWebhooks implements WebhookRepository {
+  constructor(public items: WebhookEndpoint[]) {}
+  async create(e: WebhookEndpoint) {
+    this.items.push(e);
+    return e;
+  }
+  async get(owner: string, id: string) {
+    return this.items.find((e) => e.ownerUserId === owner && e.id === id);
+  }
+  async list(owner: string) {
+    return this.items.filter((e) => e.ownerUserId === owner);
+  }
+  async delete(owner: string, id: string) {
+    const before = this.items.length;
+    this.items = this.items.filter((e) => !(e.ownerUserId === owner && e.id === id));
+    return this.items.length < before;
+  }
+}
+
+const secrets: WebhookSecrets = { secretOf: async () => SECRET };
+
+function harness(options: { post: HttpPost; retrySeconds?: number[]; endpoints?: WebhookEndpoint[] }) {
+  const scheduled: Array<{ delivery: WebhookDelivery; delaySeconds: number }> = [];
+  const metricLines: string[] = [];
+  const { logger, lines } = memoryLogger();
+  const deps: DeliveryDeps = {
+    webhooks: new MemoryWebhooks(options.endpoints ?? [endpoint()]),
+    secrets,
+    scheduler: {
+      schedule: async (delivery, delaySeconds) => void scheduled.push({ delivery, delaySeconds }),
+    },
+    post: options.post,
+    clock: fixedClock('2026-03-01T12:00:00.000Z'),
+    logger,
+    metrics: createMetrics({
+      service: 'webhook-delivery',
+      sink: (line) => metricLines.push(line),
+      now: () => 1,
+    }),
+    retrySeconds: options.retrySeconds ?? [1, 2, 4],
+  };
+  return { deps, scheduled, metricLines, lines };
+}
+
+const SESSION = { id: '6f1c2b4e-0000-4000-8000-000000000001', boardId: 'board-1' } as SessionView;
+const delivery = (attempt = 0): WebhookDelivery => ({
+  eventId: 'evt_1',
+  ownerUserId: 'owner-a',
+  endpointId: 'whe_00000000000000000000000000000001',
+  body: '{"id":"evt_1"}',
+  attempt,
+});
+
+describe('webhook fan-out', () => {
+  it('schedules an event once for each of its owner’s endpoints subscribed to its type, and for no one else', async () => {
+    const { deps, scheduled } = harness({
+      post: async () => 200,
+      endpoints: [
+        endpoint({ id: 'whe_a1' }),
+        endpoint({ id: 'whe_a2', events: ['session.opened'] }),
+        endpoint({ id: 'whe_b1', ownerUserId: 'owner-b' }),
+      ],
+    });
+    const routed = routedEvent(SESSION, 'session.created', { userId: 'owner-a' });
+    await new WebhookSink(deps).publish([routed]);
+    expect(scheduled).toEqual([
+      {
+        delivery: {
+          eventId: routed.event.id,
+          ownerUserId: 'owner-a',
+          endpointId: 'whe_a1',
+          body: JSON.stringify(routed.event),
+          attempt: 0,
+        },
+        delaySeconds: 0,
+      },
+    ]);
+  });
+});
+
+describe('one delivery attempt', () => {
+  it('signs with the Standard Webhooks headers, and the signature verifies', async () => {
+    let sent: Record<string, string> = {};
+    const { deps } = harness({
+      post: async (_url, headers) => {
+        sent = headers;
+        return 204;
+      },
+    });
+    expect(await attemptDelivery(deps, delivery())).toBe('delivered');
+    const timestamp = Date.parse('2026-03-01T12:00:00.000Z') / 1000;
+    expect(sent['webhook-id']).toBe('evt_1');
+    expect(sent['webhook-timestamp']).toBe(String(timestamp));
+    expect(sent['webhook-signature']).toBe(signWebhook(SECRET, 'evt_1', timestamp, '{"id":"evt_1"}'));
+    expect(
+      verifyWebhookSignature(
+        SECRET,
+        'evt_1',
+        timestamp,
+        '{"id":"evt_1"}',
+        `v1,bogus ${sent['webhook-signature']}`,
+      ),
+    ).toBe(true);
+    expect(
+      verifyWebhookSignature(SECRET, 'evt_1', timestamp, '{"id":"evt_2"}', sent['webhook-signature'] ?? ''),
+    ).toBe(false);
+  });
+
+  it('schedules a failed attempt again after the schedule’s delay for that attempt, with the same event', async () => {
+    const { deps, scheduled } = harness({ post: async () => 500, retrySeconds: [1, 2, 4] });
+    expect(await attemptDelivery(deps, delivery(1))).toBe('retrying');
+    expect(scheduled).toEqual([{ delivery: delivery(2), delaySeconds: 2 }]);
+  });
+
+  it('treats no answer (a timeout, a refused connection) as a failed attempt', async () => {
+    const { deps, scheduled } = harness({ post: async () => undefined });
+    expect(await attemptDelivery(deps, delivery())).toBe('retrying');
+    expect(scheduled).toHaveLength(1);
+  });
+
+  it('gives up after the last attempt and counts it in an EMF metric line, logging no secret or signature', async () => {
+    const { deps, scheduled, metricLines, lines } = harness({ post: async () => 503, retrySeconds: [1] });
+    expect(await attemptDelivery(deps, delivery(1))).toBe('exhausted');
+    expect(scheduled).toEqual([]);
+    expect(metricLines.map((line) => JSON.parse(line))).toEqual([
+      {
+        _aws: {
+          Timestamp: 1,
+          CloudWatchMetrics: [
+            {
+              Namespace: METRICS_NAMESPACE,
+              Dimensions: [['service']],
+              Metrics: [{ Name: EXHAUSTED_METRIC, Unit: 'Count' }],
+            },
+          ],
+        },
+        service: 'webhook-delivery',
+        [EXHAUSTED_METRIC]: 1,
+      },
+    ]);
+    const logged = JSON.stringify(lines());
+    expect(logged).not.toContain(SECRET.slice('whsec_'.length));
+    expect(logged).not.toContain('v1,');
+  });
+
+  it('sends nothing to an endpoint deleted since the event was scheduled', async () => {
+    let posts = 0;
+    const { deps } = harness({
+      post: async () => {
+        posts++;
+        return 200;
+      },
+      endpoints: [],
+    });
+    expect(await attemptDelivery(deps, delivery())).toBe('endpoint-deleted');
+    expect(posts).toBe(0);
+  });
+});
+
+describe('the HTTP POST of a delivery', () => {
+  let server: Server;
+  let base: string;
+  const hits: string[] = [];
+  beforeAll(async () => {
+    server = createServer((req, res) => {
+      hits.push(req.url ?? '');
+      if (req.url === '/moved') res.writeHead(307, { Location: '/target' }).end();
+      else if (req.url === '/slow') setTimeout(() => res.writeHead(200).end(), 2_000);
+      else res.writeHead(200).end();
+    });
+    server.listen(0, '127.0.0.1');
+    await once(server, 'listening');
+    base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  });
+  afterAll(async () => {
+    server.closeAllConnections();
+    await new Promise((resolve) => server.close(resolve));
+  });
+
+  it('never follows a redirect: the 3xx is the attempt’s answer', async () => {
+    expect(await fetchPost(`${base}/moved`, {}, '{}', 5_000)).toBe(307);
+    expect(hits).not.toContain('/target');
+  });
+
+  it('abandons an attempt that does not answer within its timeout', async () => {
+    expect(await fetchPost(`${base}/slow`, {}, '{}', 100)).toBeUndefined();
+  });
+});
