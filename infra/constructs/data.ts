@@ -4,6 +4,7 @@ import {
   AttributeType,
   BillingMode,
   ProjectionType,
+  StreamViewType,
   Table,
   TableEncryption,
 } from 'aws-cdk-lib/aws-dynamodb';
@@ -38,6 +39,7 @@ export class DataTables extends Construct {
         removalPolicy: RemovalPolicy.RETAIN,
         encryption: TableEncryption.AWS_MANAGED,
         timeToLiveAttribute: definition.timeToLiveAttribute,
+        ...(definition.stream === 'NEW_AND_OLD_IMAGES' ? { stream: StreamViewType.NEW_AND_OLD_IMAGES } : {}),
       });
       for (const index of definition.indexes) {
         table.addGlobalSecondaryIndex({

@@ -132,7 +132,7 @@ export const FUNCTIONS = {
   },
   listEvents: {
     entry: 'functions/list-events.ts',
-    description: 'GET /api/embed/events: lists the events of the caller’s sessions',
+    description: 'GET /api/embed/events: lists the events of the sessions the caller created',
     access: { events: ['Query'] },
     queries: { events: [EVENT_OWNER_INDEX, EVENT_SESSION_INDEX] },
     settings: [],

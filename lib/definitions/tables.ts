@@ -32,6 +32,8 @@ export interface TableDefinition {
   indexes: readonly IndexDefinition[];
   /** Attribute holding the expiry in epoch seconds, for DynamoDB TTL. */
   timeToLiveAttribute?: string;
+  /** A DynamoDB stream of the table's changes, with both images: what the session events derive from. */
+  stream?: 'NEW_AND_OLD_IMAGES';
 }
 
 export const SESSION_TOKEN_INDEX = 'tokenHash-index';
@@ -126,6 +128,8 @@ export const TABLES = {
       },
     ],
     timeToLiveAttribute: 'ttl',
+    // The session events (docs/events.md) derive from each change of an item, old and new image.
+    stream: 'NEW_AND_OLD_IMAGES',
   },
   events: {
     envVar: 'EVENTS_TABLE',

@@ -16,6 +16,36 @@ afterAll(() => synth?.dispose());
 const tableOf = (key: (typeof TABLE_KEYS)[number]): Json => tables[ids[key]];
 
 describe('DynamoDB tables', () => {
+  it('streams the sessions table’s changes with old and new images (the session events), and no other table', () => {
+    expect(tableOf('sessions').Properties.StreamSpecification).toEqual({
+      StreamViewType: 'NEW_AND_OLD_IMAGES',
+    });
+    for (const key of TABLE_KEYS.filter((k) => k !== 'sessions')) {
+      expect(tableOf(key).Properties.StreamSpecification, key).toBeUndefined();
+    }
+  });
+
+  it('keeps events 30 days by TTL, found by owner and by session, newest first', () => {
+    const props = tableOf('events').Properties;
+    expect(props.TimeToLiveSpecification).toEqual({ AttributeName: 'ttl', Enabled: true });
+    expect(props.GlobalSecondaryIndexes.map((i: Json) => [i.IndexName, i.KeySchema])).toEqual([
+      [
+        'owner-index',
+        [
+          { AttributeName: 'ownerUserId', KeyType: 'HASH' },
+          { AttributeName: 'position', KeyType: 'RANGE' },
+        ],
+      ],
+      [
+        'session-index',
+        [
+          { AttributeName: 'sessionId', KeyType: 'HASH' },
+          { AttributeName: 'position', KeyType: 'RANGE' },
+        ],
+      ],
+    ]);
+  });
+
   it('creates exactly one table per shared table definition', () => {
     expect(Object.keys(tables)).toHaveLength(TABLE_KEYS.length);
   });
