@@ -18,7 +18,8 @@ import type {
   SessionScope,
   SessionState,
 } from '#lib/domain/ports';
-import { ScopeMerge, scopesFor, TenantFilter } from './session-access';
+import { scopesFor } from './session-access';
+import { ScopeMerge, TenantFilter } from './session-streams';
 
 export interface RevokeUserSessionsDeps {
   sessions: SessionRepository;
