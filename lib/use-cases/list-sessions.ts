@@ -15,7 +15,8 @@ import {
   type StoredSession,
   sessionStatus,
 } from '#lib/domain/session';
-import { ScopeMerge, type SessionSelector, scopesFor, TenantFilter, viewFor } from './session-access';
+import { type SessionSelector, scopesFor, viewFor } from './session-access';
+import { ScopeMerge, TenantFilter } from './session-streams';
 
 export const DEFAULT_LIST_LIMIT = 20;
 export const MAX_LIST_LIMIT = 100;

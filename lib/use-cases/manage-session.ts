@@ -7,7 +7,8 @@ import {
   type SessionView,
   type StoredSession,
 } from '#lib/domain/session';
-import { canAccess, TenantFilter, viewFor } from './session-access';
+import { canAccess, viewFor } from './session-access';
+import { TenantFilter } from './session-streams';
 
 export interface ManageSessionDeps {
   sessions: SessionRepository;

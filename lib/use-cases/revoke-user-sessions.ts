@@ -18,7 +18,8 @@ import type {
   SessionRepository,
   SessionScope,
 } from '#lib/domain/ports';
-import { scopesFor, TenantFilter } from './session-access';
+import { scopesFor } from './session-access';
+import { TenantFilter } from './session-streams';
 
 export interface RevokeUserSessionsDeps {
   sessions: SessionRepository;

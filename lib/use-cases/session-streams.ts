@@ -1,0 +1,183 @@
+/**
+ * Reading a selection of sessions across several index scopes: ScopeMerge merges the scopes' streams
+ * newest first, each session once, and TenantFilter keeps, of a selection by external user id, the
+ * sessions of the caller's tenant. The listing and the revocation by user or board use both.
+ */
+import type { KeyOwner } from '#lib/domain/api-key';
+import type {
+  MembershipRepository,
+  SessionPosition,
+  SessionRef,
+  SessionRepository,
+  SessionScope,
+} from '#lib/domain/ports';
+import type { StoredSession } from '#lib/domain/session';
+
+/** A session of a merged stream, and the scope it was read from. */
+export type ScopedRef = SessionRef & { scope: SessionScope };
+
+/**
+ * Decides, for a listing or a revocation by external user id, whether a session belongs to the caller's
+ * tenant. External user ids are the tenants' own, so two tenants may both have a "42". An organization's
+ * scope holds every session on its boards, including those another tenant created on one of its public
+ * boards for its own "42": those stay reachable by id and by board, but a selection by user id takes
+ * only the sessions the caller created or a current member of that organization created.
+ */
+export class TenantFilter {
+  /** Organization id -> creator -> whether the creator is a member: one lookup per pair and listing. */
+  private readonly members = new Map<string, Map<string, Promise<boolean>>>();
+
+  constructor(
+    private readonly memberships: MembershipRepository,
+    private readonly caller: KeyOwner,
+  ) {}
+
+  /**
+   * Which of these sessions are the caller's tenant's, in order. Most are decided on the spot (the
+   * caller's own, or reached through its own scope); a creator's membership is looked up once per listing.
+   */
+  async admitted(refs: readonly ScopedRef[]): Promise<boolean[]> {
+    const verdicts: boolean[] = new Array(refs.length);
+    const lookups: Promise<void>[] = [];
+    for (let i = 0; i < refs.length; i++) {
+      const verdict = this.verdict(refs[i] as ScopedRef);
+      if (typeof verdict === 'boolean') {
+        verdicts[i] = verdict;
+      } else {
+        lookups.push(
+          verdict.then((member) => {
+            verdicts[i] = member;
+          }),
+        );
+      }
+    }
+    if (lookups.length > 0) await Promise.all(lookups);
+    return verdicts;
+  }
+
+  /**
+   * Whether a session the caller may access was created by its own tenant: by the caller, or by a current
+   * member of the organization that owns the session's board. Otherwise another tenant created it on one
+   * of that organization's public boards: the caller sees only its outline (`OtherTenantSessionView`).
+   */
+  ownTenant(session: Pick<StoredSession, 'orgId' | 'createdByUserId'>): boolean | Promise<boolean> {
+    return this.createdWithin(session.orgId, session.createdByUserId);
+  }
+
+  private verdict(ref: ScopedRef): boolean | Promise<boolean> {
+    if (ref.scope.by !== 'orgUser') return true;
+    return this.createdWithin(ref.scope.orgId, ref.createdByUserId ?? '');
+  }
+
+  /** True when `creator` is the caller or a current member of `orgId` (looked up once per pair). */
+  private createdWithin(orgId: string, creator: string): boolean | Promise<boolean> {
+    if (creator === '') return false;
+    if (creator === this.caller.userId) return true;
+    if (orgId === '') return false;
+    let ofOrg = this.members.get(orgId);
+    if (!ofOrg) {
+      ofOrg = new Map();
+      this.members.set(orgId, ofOrg);
+    }
+    let member = ofOrg.get(creator);
+    if (!member) {
+      member = this.memberships.isMember(orgId, creator);
+      ofOrg.set(creator, member);
+    }
+    return member;
+  }
+}
+
+interface ScopeState {
+  scope: SessionScope;
+  buffer: SessionRef[];
+  /** Where the next page of this scope starts (exclusive); undefined before the first read. */
+  below: SessionPosition | undefined;
+  done: boolean;
+}
+
+/**
+ * The sessions of several scopes as one newest-first stream, read page by page only as far as it is
+ * consumed. A session present in two scopes (its creator is also a member) comes out once: positions are
+ * unique per session, so equal heads are the same session.
+ */
+export class ScopeMerge {
+  private readonly states: ScopeState[];
+  private last: SessionPosition | undefined;
+
+  constructor(
+    private readonly sessions: SessionRepository,
+    scopes: readonly SessionScope[],
+    below: SessionPosition | undefined,
+    private pageSize: number,
+  ) {
+    this.states = scopes.map((scope) => ({ scope, buffer: [], below, done: false }));
+  }
+
+  /** Reads `pageSize` index entries per scope from now on. */
+  readAhead(pageSize: number): void {
+    this.pageSize = pageSize;
+  }
+
+  /**
+   * The next `count` sessions, each with the scope it came from; fewer only once every scope is
+   * exhausted. One promise per call, not per session: scopes are read only when a buffer runs dry.
+   */
+  async take(count: number): Promise<ScopedRef[]> {
+    const taken: ScopedRef[] = [];
+    while (taken.length < count) {
+      if (this.anyToFill()) await Promise.all(this.states.map((state) => this.fill(state)));
+      const head = this.head();
+      if (!head) break;
+      const ref = head.buffer.shift() as SessionRef;
+      if (ref.position === this.last) continue;
+      this.last = ref.position;
+      taken.push({
+        id: ref.id,
+        position: ref.position,
+        createdByUserId: ref.createdByUserId,
+        scope: head.scope,
+      });
+    }
+    return taken;
+  }
+
+  /** True while at least one more session may follow. */
+  async hasMore(): Promise<boolean> {
+    for (;;) {
+      if (this.anyToFill()) await Promise.all(this.states.map((state) => this.fill(state)));
+      const head = this.head();
+      if (!head) return false;
+      if (head.buffer[0]?.position !== this.last) return true;
+      head.buffer.shift();
+    }
+  }
+
+  private anyToFill(): boolean {
+    for (const state of this.states) if (state.buffer.length === 0 && !state.done) return true;
+    return false;
+  }
+
+  /** The scope whose next session is the newest (every buffer that can be filled is). */
+  private head(): ScopeState | undefined {
+    let best: ScopeState | undefined;
+    for (const state of this.states) {
+      const candidate = state.buffer[0];
+      if (candidate && (!best || candidate.position > (best.buffer[0] as SessionRef).position)) best = state;
+    }
+    return best;
+  }
+
+  private async fill(state: ScopeState): Promise<void> {
+    // A filtered page can be empty and still have more after it.
+    while (state.buffer.length === 0 && !state.done) {
+      const page = await this.sessions.scanScope(state.scope, {
+        ...(state.below !== undefined ? { below: state.below } : {}),
+        limit: this.pageSize,
+      });
+      state.buffer = page.refs;
+      state.below = page.next;
+      state.done = page.next === undefined;
+    }
+  }
+}
