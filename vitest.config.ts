@@ -13,6 +13,8 @@ export default defineConfig({
       API_KEYS_TABLE: 'test-api-keys',
       SESSIONS_TABLE: 'test-sessions',
       IDEMPOTENCY_TABLE: 'test-idempotency',
+      EVENTS_TABLE: 'test-events',
+      WEBHOOKS_TABLE: 'test-webhooks',
       LOG_LEVEL: 'error',
     },
     setupFiles: ['test/support/setup-child-env.ts'],

@@ -13,8 +13,6 @@ import { captureStdout } from '#test/support/logs';
  * its DynamoDB calls share one deadline, within Lambda's remaining time. Here Lambda has 1.5 s left.
  */
 const LAMBDA_LEFT_MS = 1_500;
-// The events table is newer than the test configuration's table names (vitest.config.ts, not edited here).
-process.env.EVENTS_TABLE ||= 'test-events';
 
 let silent: Awaited<ReturnType<typeof startUnansweringServer>>;
 let stdout: ReturnType<typeof captureStdout>;
