@@ -39,13 +39,13 @@ describe('the typed client against the local runtime', () => {
 
   it('creates, lists and deletes a webhook endpoint; a deleted one is a typed 404', async () => {
     const created = await api.createWebhook(
-      { url: 'http://127.0.0.1:9/client-hook', events: ['session.revoked'] },
+      { url: 'https://127.0.0.1:9/client-hook', events: ['session.revoked'] },
       { idempotencyKey: 'client-hook-1' },
     );
     expect(created.secret).toMatch(/^whsec_/);
     expect(
       await api.createWebhook(
-        { url: 'http://127.0.0.1:9/client-hook', events: ['session.revoked'] },
+        { url: 'https://127.0.0.1:9/client-hook', events: ['session.revoked'] },
         { idempotencyKey: 'client-hook-1' },
       ),
     ).toEqual(created);
