@@ -50,6 +50,8 @@ export interface LocalRuntimeOptions {
   seed?: boolean;
   /** The demo boards' `appUrl` (the reference board application `npm start` runs beside the service). */
   demoAppUrl?: string;
+  /** The demo boards' `logoutUrl` (that application's back-channel logout endpoint). */
+  demoLogoutUrl?: string;
   logger?: Logger;
   /** The per-key rate limiter's clock (milliseconds, monotonic); tests pass one they move by hand. */
   rateLimitClock?: MonotonicClock;
@@ -141,7 +143,10 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
 
     const client = createDocumentClient({ endpoint: dynamo.endpoint, region: 'local' });
     const demo = options.seed
-      ? await seedDemoData(client, LOCAL_TABLE_NAMES, { appUrl: options.demoAppUrl })
+      ? await seedDemoData(client, LOCAL_TABLE_NAMES, {
+          appUrl: options.demoAppUrl,
+          logoutUrl: options.demoLogoutUrl,
+        })
       : undefined;
 
     const webhooks = localWebhookDelivery({
