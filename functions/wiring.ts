@@ -12,11 +12,14 @@ import { DynamoEventStore } from '#lib/dynamodb/events';
 import { DynamoIdempotencyRepository } from '#lib/dynamodb/idempotency';
 import { DynamoMembershipRepository } from '#lib/dynamodb/memberships';
 import { DynamoSessionRepository } from '#lib/dynamodb/sessions';
+import { DynamoWebhookRepository } from '#lib/dynamodb/webhooks';
 import {
   type AuthorizerConfig,
   type CreateSessionConfig,
   type EmbedPageConfig,
   readStorageConfig,
+  readWebhooksConfig,
+  type WebhooksConfig,
 } from '#lib/platform/config';
 import { cryptoRandom, systemClock, timerSleep } from '#lib/platform/system';
 import type { CreateSessionDeps } from '#lib/use-cases/create-session';
@@ -24,6 +27,7 @@ import type { ListSessionsDeps } from '#lib/use-cases/list-sessions';
 import type { ManageSessionDeps } from '#lib/use-cases/manage-session';
 import { DEFAULT_MISS_RETRY_DELAYS_MS, type OpenEmbedSessionDeps } from '#lib/use-cases/open-embed-session';
 import type { RevokeUserSessionsDeps } from '#lib/use-cases/revoke-user-sessions';
+import type { WebhookDeps } from '#lib/use-cases/webhooks';
 
 type Env = Record<string, string | undefined>;
 
@@ -99,4 +103,35 @@ export function authorizerDeps(config: Pick<AuthorizerConfig, 'tables' | 'dynamo
   apiKeys: ApiKeyRepository;
 } {
   return { apiKeys: new DynamoApiKeyRepository(createDocumentClient(config.dynamo), config.tables.apiKeys) };
+}
+
+/**
+ * Ports of the webhook endpoint routes, their configuration, and, for creating one, the Idempotency-Key
+ * middleware's ports, on one document client. The handler passes how secrets are made
+ * (`lazyWebhookSecrets`): imported here, its KMS client would land in every bundle.
+ */
+export function webhookDeps(
+  env: Env,
+  secretsOf: (config: WebhooksConfig['secrets']) => WebhookDeps['secrets'],
+): {
+  deps: WebhookDeps;
+  config: WebhooksConfig;
+  idempotencyDeps: { idempotency: IdempotencyRepository; clock: Clock; random: RandomSource };
+} {
+  const config = readWebhooksConfig(env);
+  const db = createDocumentClient(config.dynamo);
+  return {
+    config,
+    deps: {
+      webhooks: new DynamoWebhookRepository(db, config.tables.webhooks),
+      secrets: secretsOf(config.secrets),
+      clock: systemClock,
+      random: cryptoRandom,
+    },
+    idempotencyDeps: {
+      idempotency: new DynamoIdempotencyRepository(db, config.tables.idempotency),
+      clock: systemClock,
+      random: cryptoRandom,
+    },
+  };
 }
