@@ -51,11 +51,12 @@ function selector({ values }: AdminContext) {
 const BOARD_COMMANDS: AdminCommand[] = [
   {
     name: 'create-board',
-    options: ['board', 'org', 'visibility', 'name', 'embed-origins', 'app-url'],
+    options: ['board', 'org', 'visibility', 'name', 'embed-origins', 'app-url', 'logout-url'],
     usage: [
       'create-board --board <id> --org <orgId> --visibility <PUBLIC|PRIVATE> [--name <text>]',
       '             [--embed-origins <origin,origin,…>]   who may frame the board ("" clears)',
       '             [--app-url <url>]   the board\'s own application, handed the user ("" clears)',
+      '             [--logout-url <url>]   where its application receives back-channel logouts ("" clears)',
       '             on an existing board every option left out keeps its value (--name "" clears the name)',
     ],
     run: ({ values, need, boards, local }) =>
@@ -72,6 +73,7 @@ const BOARD_COMMANDS: AdminCommand[] = [
             ? { embedOrigins: splitOriginList(values['embed-origins']) }
             : {}),
           ...(values['app-url'] !== undefined ? { appUrl: values['app-url'].trim() } : {}),
+          ...(values['logout-url'] !== undefined ? { logoutUrl: values['logout-url'].trim() } : {}),
         },
       ),
   },

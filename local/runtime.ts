@@ -7,10 +7,21 @@ import { FUNCTIONS, type FunctionName } from '#lib/definitions/routes';
 import { LOCAL_TABLE_NAMES, TABLE_KEYS, TABLES } from '#lib/definitions/tables';
 import type { RateLimit } from '#lib/domain/api-key';
 import type { EventSink } from '#lib/domain/events';
+import { DynamoBoardRepository } from '#lib/dynamodb/boards';
 import { createDocumentClient } from '#lib/dynamodb/client';
 import { DynamoWebhookRepository } from '#lib/dynamodb/webhooks';
-import { fail, readFrameAncestors, readWebhookRetrySeconds, readWebhookSecrets } from '#lib/platform/config';
+import { localBackChannelLogout } from '#lib/logout/local';
+import {
+  appUrlRuleFor,
+  fail,
+  readBoardAppUrl,
+  readFrameAncestors,
+  readIdTokenKeys,
+  readWebhookRetrySeconds,
+  readWebhookSecrets,
+} from '#lib/platform/config';
 import { createLogger, type Logger } from '#lib/platform/logger';
+import { lazyIdTokenPorts } from '#lib/signing/id-token-keys';
 import { lazyWebhookSecrets } from '#lib/signing/webhook-keys';
 import { localWebhookDelivery } from '#lib/webhooks/local';
 import { clientErrorResponder } from './client-errors';
@@ -39,6 +50,8 @@ export interface LocalRuntimeOptions {
   seed?: boolean;
   /** The demo boards' `appUrl` (the reference board application `npm start` runs beside the service). */
   demoAppUrl?: string;
+  /** The demo boards' `logoutUrl` (that application's back-channel logout endpoint). */
+  demoLogoutUrl?: string;
   logger?: Logger;
   /** The per-key rate limiter's clock (milliseconds, monotonic); tests pass one they move by hand. */
   rateLimitClock?: MonotonicClock;
@@ -62,7 +75,8 @@ export interface LocalRuntime {
   events?: LocalEvents;
   /**
    * Where this runtime's session events go: webhook delivery (signed, retried on the schedule of
-   * WEBHOOK_RETRY_SECONDS). The local change feed publishes to each of them.
+   * WEBHOOK_RETRY_SECONDS), then back-channel logout (on the same schedule). The local change feed
+   * publishes to each of them.
    */
   eventSinks: readonly EventSink[];
   close(): Promise<void>;
@@ -112,6 +126,9 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
     const apiKeyLimits = readApiKeyLimits(process.env, problems);
     const retrySeconds = readWebhookRetrySeconds(process.env, problems);
     const webhookSecrets = readWebhookSecrets(process.env, problems);
+    const appUrlRule = appUrlRuleFor(process.env.PUBLIC_BASE_URL);
+    const stageAppUrl = readBoardAppUrl(process.env, appUrlRule, problems);
+    const idTokenKeys = readIdTokenKeys(process.env, 'local', problems);
     fail(problems);
     const securityHeaders = gatewaySecurityHeaders(frameAncestors);
     gateway = createGateway({
@@ -126,7 +143,10 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
 
     const client = createDocumentClient({ endpoint: dynamo.endpoint, region: 'local' });
     const demo = options.seed
-      ? await seedDemoData(client, LOCAL_TABLE_NAMES, { appUrl: options.demoAppUrl })
+      ? await seedDemoData(client, LOCAL_TABLE_NAMES, {
+          appUrl: options.demoAppUrl,
+          logoutUrl: options.demoLogoutUrl,
+        })
       : undefined;
 
     const webhooks = localWebhookDelivery({
@@ -136,9 +156,20 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
       logger: logger.child({ component: 'webhook-delivery' }),
     });
 
-    // Where the session events go once recorded: webhook delivery, then what tests add through
-    // `eventSinks`.
-    const sinks: EventSink[] = [webhooks.sink, ...(options.eventSinks ?? [])];
+    // Back-channel logout to the application of a board with a `logoutUrl`, signed by the ID token keys.
+    const logouts = localBackChannelLogout({
+      boards: new DynamoBoardRepository(client, LOCAL_TABLE_NAMES.boards),
+      tokens: lazyIdTokenPorts(idTokenKeys),
+      issuer: process.env.PUBLIC_BASE_URL,
+      stageAppUrl,
+      appUrlRule,
+      retrySeconds,
+      logger: logger.child({ component: 'backchannel-logout' }),
+    });
+
+    // Where the session events go once recorded: webhook delivery, back-channel logout, then what tests
+    // add through `eventSinks`.
+    const sinks: EventSink[] = [webhooks.sink, logouts.sink, ...(options.eventSinks ?? [])];
     events = await startLocalEvents({ client, tables: LOCAL_TABLE_NAMES, sinks, logger });
     const feed = events;
 
@@ -151,10 +182,11 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
       demo,
       apiKeyLimits,
       events: feed,
-      eventSinks: [webhooks.sink],
+      eventSinks: [webhooks.sink, logouts.sink],
       close: async () => {
         await feed.stop();
         await webhooks.close();
+        await logouts.close();
         client.destroy();
         listening.closeAllConnections();
         await new Promise<void>((resolve) => listening.close(() => resolve()));

@@ -45,19 +45,21 @@ export const DEMO_KEY_NAME = 'demo key (npm start)';
 export async function seedDemoData(
   db: DynamoDBDocumentClient,
   tables: Record<TableKey, string>,
-  options: { appUrl?: string } = {},
+  options: { appUrl?: string; logoutUrl?: string } = {},
 ): Promise<DemoData> {
   const boards = new DynamoBoardRepository(db, tables.boards);
   // With an app URL (the reference board application `npm start` runs), the demo boards hand their users
-  // to it; without one, a board keeps the application it had (none on a fresh start: the built-in page).
+  // to it (and it receives their back-channel logouts); without one, a board keeps the application it had
+  // (none on a fresh start: the built-in page).
   const deps = { boards, appUrlRule: LOCAL_APP_URL_RULE };
-  const appUrl = options.appUrl;
+  const { appUrl, logoutUrl } = options;
   await createBoard(deps, {
     boardId: DEMO.publicBoardId,
     orgId: DEMO.orgId,
     visibility: 'PUBLIC',
     name: 'Product roadmap',
     appUrl,
+    logoutUrl,
   });
   await createBoard(deps, {
     boardId: DEMO.privateBoardId,
@@ -65,6 +67,7 @@ export async function seedDemoData(
     visibility: 'PRIVATE',
     name: 'Team retro',
     appUrl,
+    logoutUrl,
   });
   await createBoard(deps, {
     boardId: DEMO.otherOrgBoardId,
@@ -72,6 +75,7 @@ export async function seedDemoData(
     visibility: 'PRIVATE',
     name: 'Someone else’s plans',
     appUrl,
+    logoutUrl,
   });
   await addMember(
     { memberships: new DynamoMembershipRepository(db, tables.memberships), clock: systemClock },

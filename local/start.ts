@@ -51,6 +51,7 @@ const starting = startingBoardApp
         dynamoEndpoint,
         seed: true,
         demoAppUrl: boardApp.appUrl,
+        demoLogoutUrl: `${boardApp.origin}/backchannel-logout`,
       });
       boardApp.serve({ issuer: runtime.baseUrl });
       return {

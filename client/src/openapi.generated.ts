@@ -646,6 +646,16 @@ export interface components {
             subject_types_supported: "pairwise"[];
             id_token_signing_alg_values_supported: "ES256"[];
             claims_supported: string[];
+            /**
+             * @description A board with a `logoutUrl` is sent OpenID Connect Back-Channel Logout requests
+             * @constant
+             */
+            backchannel_logout_supported: true;
+            /**
+             * @description Every logout token names the session that ended (`sid`, as in the ID token)
+             * @constant
+             */
+            backchannel_logout_session_supported: true;
         };
         Jwks: {
             keys: {

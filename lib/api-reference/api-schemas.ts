@@ -294,6 +294,8 @@ export const openIdConfigurationSchema = {
     'subject_types_supported',
     'id_token_signing_alg_values_supported',
     'claims_supported',
+    'backchannel_logout_supported',
+    'backchannel_logout_session_supported',
   ],
   properties: {
     issuer: {
@@ -306,6 +308,14 @@ export const openIdConfigurationSchema = {
     subject_types_supported: { type: 'array', items: { const: 'pairwise' } },
     id_token_signing_alg_values_supported: { type: 'array', items: { const: 'ES256' } },
     claims_supported: { type: 'array', items: { type: 'string' } },
+    backchannel_logout_supported: {
+      const: true,
+      description: 'A board with a `logoutUrl` is sent OpenID Connect Back-Channel Logout requests',
+    },
+    backchannel_logout_session_supported: {
+      const: true,
+      description: 'Every logout token names the session that ended (`sid`, as in the ID token)',
+    },
   },
 } as const;
 

@@ -17,6 +17,11 @@ export interface Board {
    * absent (never empty) when the board has none, and the stage's default (if any) applies.
    */
   appUrl?: string;
+  /**
+   * Where the board's application receives OpenID Connect Back-Channel Logout requests when one of its
+   * sessions is revoked or expires; absent (never empty) when it receives none.
+   */
+  logoutUrl?: string;
 }
 
 /** True only for a board whose visibility is exactly `PUBLIC`. */

@@ -49,6 +49,32 @@ export const ID_TOKEN_CLAIMS: readonly (keyof IdTokenClaims)[] = [
   'jti',
 ];
 
+/** The event a logout token carries (OpenID Connect Back-Channel Logout 1.0, section 2.4). */
+export const BACKCHANNEL_LOGOUT_EVENT = 'http://schemas.openid.net/event/backchannel-logout';
+/** The `typ` header of a logout token, which Back-Channel Logout 1.0 recommends so it is never taken for an ID token. */
+export const LOGOUT_TOKEN_TYPE = 'logout+jwt';
+/** A logout token is sent at once (and signed again on each retry): good for two minutes. */
+export const LOGOUT_TOKEN_LIFETIME_SECONDS = 2 * 60;
+
+/**
+ * The claims of a logout token, exactly: who issued it, for which application, the session that ended
+ * (`sid`, the ID token's) and its user (`sub`, the same pairwise subject), the back-channel logout
+ * event, and never a `nonce`.
+ */
+export interface LogoutTokenClaims {
+  iss: string;
+  aud: string;
+  sub: string;
+  sid: string;
+  iat: number;
+  exp: number;
+  jti: string;
+  events: { [BACKCHANNEL_LOGOUT_EVENT]: Record<string, never> };
+}
+
+/** What the ID token signer signs: an ID token, or a logout token (told apart by its `events`). */
+export type SignedTokenClaims = IdTokenClaims | LogoutTokenClaims;
+
 /** A public signing key as the JWKS publishes it. */
 export interface PublicSigningJwk {
   kty: 'EC';
@@ -65,9 +91,12 @@ export function base64url(data: Uint8Array | string): string {
   return Buffer.from(data).toString('base64url');
 }
 
-/** `base64url(header).base64url(claims)`: the bytes an ES256 signature covers. */
-export function jwtSigningInput(kid: string, claims: IdTokenClaims): string {
-  const header = { alg: ID_TOKEN_ALG, typ: 'JWT', kid };
+/**
+ * `base64url(header).base64url(claims)`: the bytes an ES256 signature covers. A logout token's header
+ * says `typ: logout+jwt`, an ID token's `JWT`.
+ */
+export function jwtSigningInput(kid: string, claims: SignedTokenClaims): string {
+  const header = { alg: ID_TOKEN_ALG, typ: 'events' in claims ? LOGOUT_TOKEN_TYPE : 'JWT', kid };
   return `${base64url(JSON.stringify(header))}.${base64url(JSON.stringify(claims))}`;
 }
 

@@ -5,7 +5,7 @@
 import type { ApiKeyRecord, RateLimit } from './api-key';
 import type { Board } from './board';
 import type { CutoffEntry, CutoffRecord, CutoffScope, CutoffTarget } from './cutoffs';
-import type { IdTokenClaims, PublicSigningJwk } from './id-token';
+import type { PublicSigningJwk, SignedTokenClaims } from './id-token';
 import type { IdempotencyAttempt, IdempotencyRecord } from './idempotency';
 import type { Revocation, SessionBinding, StoredSession } from './session';
 import type { WebhookEndpoint } from './webhook';
@@ -213,8 +213,11 @@ export interface IdempotencyRepository {
  * KMS in AWS, a key pair on this machine locally.
  */
 export interface IdTokenSigner {
-  /** The compact JWT of `claims`, its header naming `alg` ES256 and the signing key's `kid`. */
-  sign(claims: IdTokenClaims): Promise<string>;
+  /**
+   * The compact JWT of `claims` (an ID token, or a logout token), its header naming `alg` ES256 and the
+   * signing key's `kid`.
+   */
+  sign(claims: SignedTokenClaims): Promise<string>;
 }
 
 /**

@@ -40,11 +40,12 @@ export class DynamoBoardRepository extends DynamoTable implements BoardRepositor
 
 /** The item of a board: its embed origins only when it has a list of its own, its app URL only when set. */
 function toItem(board: Board): Item {
-  const { embedOrigins, appUrl, ...rest } = board;
+  const { embedOrigins, appUrl, logoutUrl, ...rest } = board;
   return {
     ...rest,
     ...(embedOrigins?.length ? { embedOrigins: [...embedOrigins] } : {}),
     ...(appUrl ? { appUrl } : {}),
+    ...(logoutUrl ? { logoutUrl } : {}),
   };
 }
 
@@ -59,6 +60,7 @@ function toBoard(item: Item): Board {
       ? (origins as string[])
       : undefined;
   const appUrl = optionalStringOf(item, 'appUrl');
+  const logoutUrl = optionalStringOf(item, 'logoutUrl');
   return {
     boardId: String(item.boardId),
     orgId: String(item.orgId ?? ''),
@@ -66,5 +68,6 @@ function toBoard(item: Item): Board {
     name: optionalStringOf(item, 'name'),
     ...(embedOrigins ? { embedOrigins } : {}),
     ...(appUrl ? { appUrl } : {}),
+    ...(logoutUrl ? { logoutUrl } : {}),
   };
 }

@@ -14,7 +14,8 @@ export const DISCOVERY_MAX_AGE_SECONDS = 300;
 /**
  * The OpenID Connect discovery document: enough for any OIDC library to verify the ID tokens the embed
  * page hands board applications, given only the issuer. The service issues ID tokens and nothing else,
- * so there is no authorization endpoint; `response_types_supported` says what it hands out.
+ * so there is no authorization endpoint; `response_types_supported` says what it hands out. Logout tokens
+ * are signed by the same keys.
  */
 export function openIdConfiguration(issuer: string) {
   return {
@@ -24,6 +25,10 @@ export function openIdConfiguration(issuer: string) {
     subject_types_supported: ['pairwise'],
     id_token_signing_alg_values_supported: [ID_TOKEN_ALG],
     claims_supported: [...ID_TOKEN_CLAIMS],
+    // Back-Channel Logout 1.0: a board with a `logoutUrl` is sent a logout token, naming the `sid`, when
+    // one of its sessions is revoked or expires.
+    backchannel_logout_supported: true,
+    backchannel_logout_session_supported: true,
   };
 }
 

@@ -2,9 +2,9 @@ import { createHash, createPublicKey } from 'node:crypto';
 import {
   compactJwt,
   ID_TOKEN_ALG,
-  type IdTokenClaims,
   jwtSigningInput,
   type PublicSigningJwk,
+  type SignedTokenClaims,
 } from '#lib/domain/id-token';
 import type { IdTokenSigner, PairwiseSubjects, SigningKeySet } from '#lib/domain/ports';
 import type { KmsApi } from './kms-json';
@@ -29,7 +29,7 @@ export class KmsIdTokenSigner implements IdTokenSigner, PairwiseSubjects {
     private readonly subjectKeyArn: string,
   ) {}
 
-  async sign(claims: IdTokenClaims): Promise<string> {
+  async sign(claims: SignedTokenClaims): Promise<string> {
     const input = jwtSigningInput(kmsKeyId(this.signingKeyArn), claims);
     const bytes = Buffer.from(input, 'utf8');
     const raw = bytes.length <= KMS_RAW_MESSAGE_MAX_BYTES;

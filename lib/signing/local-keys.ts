@@ -14,9 +14,9 @@ import { dirname } from 'node:path';
 import {
   compactJwt,
   ID_TOKEN_ALG,
-  type IdTokenClaims,
   jwtSigningInput,
   type PublicSigningJwk,
+  type SignedTokenClaims,
 } from '#lib/domain/id-token';
 import type { IdTokenSigner, PairwiseSubjects, SigningKeySet } from '#lib/domain/ports';
 import { subjectMessage } from './subject';
@@ -70,7 +70,7 @@ export class LocalIdTokenKeys implements IdTokenSigner, PairwiseSubjects, Signin
 
   constructor(private readonly path: string) {}
 
-  async sign(claims: IdTokenClaims): Promise<string> {
+  async sign(claims: SignedTokenClaims): Promise<string> {
     const { privateKey, publicJwk } = await this.#keys();
     const input = jwtSigningInput(publicJwk.kid, claims);
     // IEEE P1363 is the raw r‖s a JWS carries; Node's default (DER) is what KMS returns.

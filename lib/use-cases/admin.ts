@@ -35,12 +35,14 @@ export type ApiKeySummary = Omit<ApiKeyRecord, 'keyHash'>;
  * A board as operators give it. On an existing board every field left out keeps its value: `orgId` and
  * `visibility` (required for a new board), `name` (null clears it), `embedOrigins` (a list replaces the
  * board's own; an empty list or null removes it so the stage default applies) and `appUrl` (a URL
- * replaces the board's own; `""` or null removes it).
+ * replaces the board's own; `""` or null removes it) and `logoutUrl` (the same rule as `appUrl`: where the
+ * application receives back-channel logouts).
  */
 export type BoardInput = Pick<Board, 'boardId'> &
   Partial<Pick<Board, 'orgId' | 'visibility' | 'name'>> & {
     embedOrigins?: readonly string[] | null;
     appUrl?: string | null;
+    logoutUrl?: string | null;
   };
 
 /** Off the local runtime an app URL must be https; `createBoard` applies this rule unless told otherwise. */
@@ -55,14 +57,14 @@ export async function createBoard(
   deps: { boards: BoardRepository; appUrlRule?: BoardAppUrlRule },
   input: BoardInput,
 ): Promise<Board> {
-  const { embedOrigins: given, appUrl: givenAppUrl } = input;
+  const { embedOrigins: given, appUrl: givenAppUrl, logoutUrl: givenLogoutUrl } = input;
   requireText('board', input.boardId);
   const existing = await deps.boards.get(input.boardId);
   if (!existing && (input.orgId === undefined || input.visibility === undefined))
     throw new ValidationError(
       `board "${input.boardId}" does not exist yet: a new board needs --org and --visibility`,
     );
-  const fields: Omit<Board, 'embedOrigins' | 'appUrl'> = {
+  const fields: Omit<Board, 'embedOrigins' | 'appUrl' | 'logoutUrl'> = {
     boardId: input.boardId,
     orgId: input.orgId ?? existing?.orgId ?? '',
     visibility: input.visibility ?? existing?.visibility ?? '',
@@ -84,14 +86,21 @@ export async function createBoard(
     ? boardAppUrlProblem(givenAppUrl, deps.appUrlRule ?? REMOTE_APP_URL_RULE)
     : undefined;
   if (appUrlProblem !== undefined) throw new ValidationError(appUrlProblem);
+  const logoutUrlProblem = givenLogoutUrl
+    ? boardAppUrlProblem(givenLogoutUrl, deps.appUrlRule ?? REMOTE_APP_URL_RULE)
+    : undefined;
+  if (logoutUrlProblem !== undefined)
+    throw new ValidationError(logoutUrlProblem.replace(/\ban app URL\b/, 'a logout URL'));
   // Replacing a board without naming its origins must not quietly widen who may frame it, nor without
   // naming its application quietly send its users back to the built-in page.
   const embedOrigins = given === undefined ? existing?.embedOrigins : [...new Set(given ?? [])];
   const appUrl = givenAppUrl === undefined ? existing?.appUrl : givenAppUrl || undefined;
+  const logoutUrl = givenLogoutUrl === undefined ? existing?.logoutUrl : givenLogoutUrl || undefined;
   const board: Board = {
     ...fields,
     ...(embedOrigins?.length ? { embedOrigins } : {}),
     ...(appUrl ? { appUrl } : {}),
+    ...(logoutUrl ? { logoutUrl } : {}),
   };
   if (!(await deps.boards.put(board))) {
     throw new ValidationError(

@@ -34,9 +34,9 @@ export interface WebhookDelivery {
   attempt: number;
 }
 
-/** Runs `delivery` after `delaySeconds` (0: as soon as possible). */
-export interface DeliveryScheduler {
-  schedule(delivery: WebhookDelivery, delaySeconds: number): Promise<void>;
+/** Runs `delivery` after `delaySeconds` (0: as soon as possible). Back-channel logout reuses it. */
+export interface DeliveryScheduler<D = WebhookDelivery> {
+  schedule(delivery: D, delaySeconds: number): Promise<void>;
 }
 
 /** POSTs a body; answers the status, or undefined when no answer came (timeout, refused, reset). */

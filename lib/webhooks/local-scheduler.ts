@@ -1,17 +1,18 @@
 /**
  * The local runtime's delivery scheduler: each delivery runs on a timer in this process. Nothing survives
- * a restart (the local runtime is for development); `close` drops what still waits.
+ * a restart (the local runtime is for development); `close` drops what still waits. Webhook deliveries
+ * and back-channel logouts each have one.
  */
 import type { DeliveryScheduler, WebhookDelivery } from './delivery';
 
-export class TimerDeliveryScheduler implements DeliveryScheduler {
+export class TimerDeliveryScheduler<D = WebhookDelivery> implements DeliveryScheduler<D> {
   readonly #timers = new Set<NodeJS.Timeout>();
   readonly #running = new Set<Promise<unknown>>();
   #closed = false;
 
-  constructor(private readonly run: (delivery: WebhookDelivery) => Promise<unknown>) {}
+  constructor(private readonly run: (delivery: D) => Promise<unknown>) {}
 
-  async schedule(delivery: WebhookDelivery, delaySeconds: number): Promise<void> {
+  async schedule(delivery: D, delaySeconds: number): Promise<void> {
     if (this.#closed) return;
     const timer = setTimeout(() => {
       this.#timers.delete(timer);

@@ -290,6 +290,24 @@ describe('admin CLI: a board’s own application', () => {
     expect(result.stdout).toBe('');
     expect(result.stderr).toContain('https');
   });
+
+  it('sets, keeps and clears the logout URL, with the app URL’s rule', async () => {
+    const url = 'http://127.0.0.1:3001/backchannel-logout';
+    const set = await admin(...board, '--logout-url', url);
+    expect(set.code, set.stderr).toBe(0);
+    expect(JSON.parse(set.stdout).logoutUrl).toBe(url);
+
+    const kept = await admin(...board, '--name', 'Kept');
+    expect(JSON.parse(kept.stdout)).toMatchObject({ name: 'Kept', logoutUrl: url });
+
+    const refused = await admin(...board, '--logout-url', 'http://board.acme.com/logout');
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain('a logout URL must use https');
+
+    const cleared = await admin(...board, '--logout-url', '');
+    expect(cleared.code).toBe(0);
+    expect(JSON.parse(cleared.stdout)).not.toHaveProperty('logoutUrl');
+  });
 });
 
 describe('admin CLI: sessions', () => {

@@ -24,7 +24,7 @@ function expectPublicAndCacheable(headers: Headers) {
 }
 
 describe('GET /.well-known/openid-configuration', () => {
-  it('names the issuer, the JWKS, ES256, pairwise subjects and the claims, publicly and cacheably', async () => {
+  it('names the issuer, the JWKS, ES256, pairwise subjects, the claims and back-channel logout, publicly and cacheably', async () => {
     const result = await call(runtime, '/.well-known/openid-configuration');
     expect(result.status).toBe(200);
     expectPublicAndCacheable(result.headers);
@@ -35,6 +35,8 @@ describe('GET /.well-known/openid-configuration', () => {
       subject_types_supported: ['pairwise'],
       id_token_signing_alg_values_supported: ['ES256'],
       claims_supported: ID_TOKEN_CLAIMS,
+      backchannel_logout_supported: true,
+      backchannel_logout_session_supported: true,
     });
   });
 });

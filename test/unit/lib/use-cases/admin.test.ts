@@ -213,6 +213,48 @@ describe('createBoard: the board’s own application', () => {
   });
 });
 
+describe('createBoard: where the board’s application receives back-channel logouts', () => {
+  const LOGOUT = 'https://board.acme.com/backchannel-logout';
+
+  it('stores the logout URL, and keeps it when a replacement leaves it out', async () => {
+    const boards = new FakeBoards();
+    expect((await createBoard({ boards }, { ...board(), logoutUrl: LOGOUT })).logoutUrl).toBe(LOGOUT);
+    const replaced = await createBoard({ boards }, board({ name: 'Renamed' }));
+    expect(replaced).toEqual(board({ name: 'Renamed', logoutUrl: LOGOUT }));
+    expect((await boards.get('board-1'))?.logoutUrl).toBe(LOGOUT);
+  });
+
+  it.each([
+    ['an empty string', ''],
+    ['null', null],
+  ])('removes the logout URL when given %s', async (_label, value) => {
+    const boards = new FakeBoards([board({ logoutUrl: LOGOUT })]);
+    const cleared = await createBoard({ boards }, { ...board(), logoutUrl: value });
+    expect(cleared).not.toHaveProperty('logoutUrl');
+    expect(await boards.get('board-1')).toEqual(board());
+  });
+
+  it.each([
+    ['plain http on a public host', 'http://board.acme.com/logout'],
+    ['http on loopback, off the local runtime', 'http://127.0.0.1:3001/backchannel-logout'],
+    ['credentials', 'https://user:pw@board.acme.com/logout'],
+    ['no URL at all', 'board.acme.com'],
+  ])('refuses %s as a logout URL, naming it, and stores nothing', async (_label, logoutUrl) => {
+    const boards = new FakeBoards();
+    const outcome = createBoard({ boards }, { ...board(), logoutUrl });
+    await expect(outcome).rejects.toBeInstanceOf(ValidationError);
+    expect(await boards.list()).toEqual([]);
+  });
+
+  it('accepts a loopback http logout URL where the rule allows it (the local runtime)', async () => {
+    const created = await createBoard(
+      { boards: new FakeBoards(), appUrlRule: { allowLoopbackHttp: true } },
+      { ...board(), logoutUrl: 'http://127.0.0.1:3001/backchannel-logout' },
+    );
+    expect(created.logoutUrl).toBe('http://127.0.0.1:3001/backchannel-logout');
+  });
+});
+
 describe('addMember and removeMember', () => {
   it('adds a member, idempotently, stamped with the injected clock', async () => {
     const memberships = new FakeMemberships();

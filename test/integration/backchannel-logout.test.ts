@@ -1,0 +1,238 @@
+import { randomBytes, randomUUID } from 'node:crypto';
+import { createRemoteJWKSet, decodeJwt, decodeProtectedHeader, type JWTPayload, jwtVerify } from 'jose';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Board } from '#lib/domain/board';
+import type { LocalRuntime } from '#local/runtime';
+import { validBody } from '#test/support/fixtures';
+import {
+  apiCall,
+  call,
+  type KeyOwnerFixture,
+  putBoard,
+  startTestRuntime,
+  storeSession,
+  testTarget,
+} from '#test/support/local-runtime';
+import {
+  type ReceivedWebhook,
+  startWebhookReceiver,
+  type WebhookReceiver,
+} from '#test/support/webhook-receiver';
+import { type RunningBoardApp, startBoardApp } from '../../examples/board-app/server';
+
+/**
+ * OpenID Connect Back-Channel Logout over HTTP on the local runtime: the reference board application runs
+ * beside it (port 0), receives the hand-off, and ends its own session when the service POSTs it a logout
+ * token after the embed session is revoked or expires. A plain receiver stands in for an application
+ * that fails, and for the boards that must be sent nothing. Retries follow WEBHOOK_RETRY_SECONDS (1,2,4).
+ */
+let runtime: LocalRuntime;
+let app: RunningBoardApp;
+let receiver: WebhookReceiver;
+let demo: KeyOwnerFixture;
+
+const APP_BOARD = `board_bcl_app_${randomUUID().slice(0, 8)}`;
+const FLAKY_BOARD = `board_bcl_flaky_${randomUUID().slice(0, 8)}`;
+const NO_LOGOUT_BOARD = `board_bcl_none_${randomUUID().slice(0, 8)}`;
+const NO_APP_BOARD = `board_bcl_noapp_${randomUUID().slice(0, 8)}`;
+
+beforeAll(async () => {
+  runtime = await startTestRuntime();
+  demo = {
+    userId: String(runtime.demo?.userId),
+    keyId: String(runtime.demo?.keyId),
+    apiKey: String(runtime.demo?.apiKey),
+  };
+  app = await startBoardApp({ port: 0 });
+  app.serve({ issuer: runtime.baseUrl });
+  // Fails the first logout to /flaky, answers 200 to everything else.
+  receiver = await startWebhookReceiver((request, nth) =>
+    request.path === '/flaky' && nth === 1 ? 500 : 200,
+  );
+  const board = (boardId: string, extra: Partial<Board>): Board => ({
+    boardId,
+    orgId: 'org_demo',
+    visibility: 'PUBLIC',
+    name: boardId,
+    ...extra,
+  });
+  await putBoard(
+    runtime,
+    board(APP_BOARD, { appUrl: app.appUrl, logoutUrl: `${app.origin}/backchannel-logout` }),
+  );
+  await putBoard(
+    runtime,
+    board(FLAKY_BOARD, { appUrl: `${receiver.url}/handoff`, logoutUrl: `${receiver.url}/flaky` }),
+  );
+  await putBoard(runtime, board(NO_LOGOUT_BOARD, { appUrl: `${receiver.url}/handoff` }));
+  await putBoard(runtime, board(NO_APP_BOARD, { logoutUrl: `${receiver.url}/no-app` }));
+});
+afterAll(async () => {
+  await runtime?.close();
+  await app?.close();
+  await receiver?.close();
+});
+
+async function createSession(boardId: string): Promise<{ id: string; token: string }> {
+  const created = await apiCall(runtime, demo.apiKey, 'POST', '/api/embed/sessions', {
+    ...validBody({ boardId, userId: `user-${randomUUID()}` }),
+  });
+  expect(created.status, created.text).toBe(201);
+  return { id: (created.body.session as { id: string }).id, token: String(created.body.sessionToken) };
+}
+
+async function handOff(token: string): Promise<{ url: string; idToken: string }> {
+  const result = await call(runtime, `/embed?token=${token}`, { headers: { Accept: 'application/json' } });
+  expect(result.status, result.text).toBe(200);
+  return (result.body as { handoff: { url: string; idToken: string } }).handoff;
+}
+
+/** Signs in to the reference application with the session's hand-off; answers its session cookie. */
+async function signInToApp(token: string): Promise<string> {
+  const { url, idToken } = await handOff(token);
+  const answer = await fetch(url, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({ id_token: idToken }).toString(),
+    redirect: 'manual',
+  });
+  expect(answer.status).toBe(303);
+  const cookie = (answer.headers.get('set-cookie') ?? '').split(';')[0] ?? '';
+  expect(cookie).toMatch(/^__Host-board-session=/);
+  return cookie;
+}
+
+const boardPage = (cookie: string) => fetch(`${app.origin}/board`, { headers: { Cookie: cookie } });
+
+/** Runs the change feed and the expiry sweep until the app refuses the cookie; fails after `within`. */
+async function untilAppRefuses(cookie: string, within = 15_000): Promise<Response> {
+  const until = Date.now() + within;
+  for (;;) {
+    await runtime.events?.poll();
+    await runtime.events?.sweep();
+    const page = await boardPage(cookie);
+    if (page.status !== 200 || Date.now() > until) return page;
+    await page.body?.cancel();
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+}
+
+async function revoke(sessionId: string) {
+  const result = await apiCall(runtime, demo.apiKey, 'POST', `/api/embed/sessions/${sessionId}/revoke`);
+  expect(result.status, result.text).toBeLessThan(300);
+}
+
+/** Polls the change feed until the receiver has `count` requests at `path`. */
+async function received(path: string, count: number, within = 15_000): Promise<ReceivedWebhook[]> {
+  const until = Date.now() + within;
+  for (;;) {
+    await runtime.events?.poll();
+    const found = receiver.received.filter((r) => r.path === path);
+    if (found.length >= count) return found;
+    if (Date.now() > until) throw new Error(`expected ${count} requests at ${path}, got ${found.length}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+const logoutTokenOf = (request: ReceivedWebhook) =>
+  String(new URLSearchParams(request.body).get('logout_token'));
+
+/** Verifies a logout token as an application would: the keys found from the discovery document alone. */
+async function verifyFromDiscovery(token: string, audience: string): Promise<JWTPayload> {
+  const discovery = await call(runtime, '/.well-known/openid-configuration');
+  expect(discovery.body).toMatchObject({
+    backchannel_logout_supported: true,
+    backchannel_logout_session_supported: true,
+  });
+  const jwks = createRemoteJWKSet(new URL(String(discovery.body.jwks_uri)));
+  const { payload, protectedHeader } = await jwtVerify(token, jwks, {
+    issuer: String(discovery.body.issuer),
+    audience,
+    algorithms: ['ES256'],
+    typ: 'logout+jwt',
+  });
+  expect(protectedHeader.kid).toBeTruthy();
+  return payload;
+}
+
+describe.skipIf(testTarget() === 'assembly')('back-channel logout to board applications', () => {
+  it('ends the application’s session when the embed session is revoked through the API', async () => {
+    const session = await createSession(APP_BOARD);
+    const cookie = await signInToApp(session.token);
+    const before = await boardPage(cookie);
+    expect(before.status).toBe(200);
+    await before.body?.cancel();
+
+    await revoke(session.id);
+    const after = await untilAppRefuses(cookie);
+    expect(after.status).toBe(401);
+  });
+
+  it('ends the application’s session when the embed session expires', async () => {
+    const token = randomBytes(24).toString('base64url');
+    await storeSession(runtime, token, {
+      boardId: APP_BOARD,
+      orgId: 'org_demo',
+      expiresAt: new Date(Date.now() + 3_000).toISOString(),
+      createdByUserId: demo.userId,
+      createdByKeyId: demo.keyId,
+    });
+    // The change feed records the creation (and notes the expiry for the sweep).
+    await runtime.events?.poll();
+    const cookie = await signInToApp(token);
+    const before = await boardPage(cookie);
+    expect(before.status).toBe(200);
+    await before.body?.cancel();
+
+    const after = await untilAppRefuses(cookie);
+    expect(after.status).toBe(401);
+  });
+
+  it('sends a logout token that verifies with jose from the discovery document, as the ID token’s sid, sub and aud', async () => {
+    const session = await createSession(FLAKY_BOARD);
+    const idToken = decodeJwt((await handOff(session.token)).idToken);
+    await revoke(session.id);
+    const [request] = await received('/flaky', 1);
+    expect(request?.headers['content-type']).toBe('application/x-www-form-urlencoded');
+    const token = logoutTokenOf(request as ReceivedWebhook);
+    expect(decodeProtectedHeader(token)).toMatchObject({ alg: 'ES256', typ: 'logout+jwt' });
+    const claims = await verifyFromDiscovery(token, receiver.url);
+    expect(Object.keys(claims).sort()).toEqual(['aud', 'events', 'exp', 'iat', 'iss', 'jti', 'sid', 'sub']);
+    expect(claims).toMatchObject({
+      iss: idToken.iss,
+      aud: idToken.aud,
+      sub: idToken.sub,
+      sid: session.id,
+      events: { 'http://schemas.openid.net/event/backchannel-logout': {} },
+    });
+    expect(Number(claims.exp) - Number(claims.iat)).toBeLessThanOrEqual(120);
+  });
+
+  it('retries a logout the application failed, with a fresh token, until it answers 2xx', async () => {
+    // The previous test's logout failed its first attempt (500): the retry comes a second later.
+    const attempts = await received('/flaky', 2);
+    const [first, second] = attempts.map(logoutTokenOf).map((token) => decodeJwt(token));
+    expect(second?.sid).toBe(first?.sid);
+    expect(second?.jti).not.toBe(first?.jti);
+    // Answered 200 on the second attempt: no third.
+    await new Promise((resolve) => setTimeout(resolve, 2_500));
+    expect(receiver.received.filter((r) => r.path === '/flaky')).toHaveLength(2);
+  });
+
+  it('sends nothing for a board without a logoutUrl, nor for one without an application', async () => {
+    const silent = await createSession(NO_LOGOUT_BOARD);
+    const noApp = await createSession(NO_APP_BOARD);
+    await revoke(silent.id);
+    await revoke(noApp.id);
+    // A control revocation that is sent: once it arrives, the two above were processed before it.
+    const control = await createSession(FLAKY_BOARD);
+    await revoke(control.id);
+    const sids = async () => (await received('/flaky', 3)).map((r) => decodeJwt(logoutTokenOf(r)).sid);
+    expect(await sids()).toContain(control.id);
+    const all = receiver.received.map((r) => new URLSearchParams(r.body).get('logout_token'));
+    const named = all.filter((t): t is string => t !== null).map((t) => decodeJwt(t).sid);
+    expect(named).not.toContain(silent.id);
+    expect(named).not.toContain(noApp.id);
+    expect(receiver.received.filter((r) => r.path === '/no-app' || r.path === '/handoff')).toEqual([]);
+  });
+});
