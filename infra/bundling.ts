@@ -41,12 +41,14 @@ export const BUNDLING = {
    * - The default credential provider chain (SSO, INI files, credential processes, web identity,
    *   container and instance metadata, and the STS and SSO clients they need) becomes a provider that
    *   reads the environment, where Lambda puts a function's credentials: a third of each bundle.
+   * - The endpoint-discovery settings, which no DynamoDB command reads, lose their unused LRU cache.
    * - The event-stream codec, which only operations with an event-stream member load (DynamoDB has none),
    *   goes, and `node:zlib` with it.
    * - `node:process` becomes the global `process`: Node's module facade for it reads every lazy property.
    */
   alias: {
     '@aws-sdk/credential-provider-node': platformModule('lambda-credentials.ts'),
+    '@aws-sdk/middleware-endpoint-discovery': platformModule('lambda-endpoint-discovery.ts'),
     '@smithy/core/event-streams': platformModule('lambda-event-streams.ts'),
     'node:process': platformModule('lambda-process.ts'),
   } as Record<string, string>,

@@ -21,6 +21,8 @@ export const SDK_PINNED_PACKAGES = {
   '@smithy/signature-v4': 'dependencies',
   /** Swapped for lib/platform/lambda-credentials.ts. */
   '@aws-sdk/credential-provider-node': 'overrides',
+  /** Swapped for lib/platform/lambda-endpoint-discovery.ts. */
+  '@aws-sdk/middleware-endpoint-discovery': 'overrides',
   /** Its `event-streams` entry is swapped for lib/platform/lambda-event-streams.ts. */
   '@smithy/core': 'overrides',
 } as const satisfies Record<string, 'dependencies' | 'devDependencies' | 'overrides'>;

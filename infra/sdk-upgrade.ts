@@ -52,6 +52,10 @@ const versions: Record<PinnedPackage, string> = {
     '@aws-sdk/credential-provider-env',
     dependencyRange('@aws-sdk/credential-provider-node', credentialChain, '@aws-sdk/credential-provider-env'),
   ),
+  '@aws-sdk/middleware-endpoint-discovery': newest(
+    '@aws-sdk/middleware-endpoint-discovery',
+    dependencyRange('@aws-sdk/client-dynamodb', release, '@aws-sdk/middleware-endpoint-discovery'),
+  ),
   '@smithy/core': newest(
     '@smithy/core',
     dependencyRange('@aws-sdk/client-dynamodb', release, '@smithy/core'),

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
-import { buildOpenApiDocument } from '#lib/definitions/openapi';
+import { buildOpenApiDocument } from '#lib/api-reference/openapi';
 import { headerValue, jsonError } from '#lib/http/response';
 import { referenceAsset } from './assets';
 import { serviceIndexResponse } from './index-page';

@@ -436,11 +436,11 @@ describe('Lambda bundles (built exactly as the CDK stack builds them)', () => {
   );
 
   it.each(FUNCTION_NAMES)(
-    'leaves every other link of the default credential chain and its STS/SSO clients out of %s',
+    'leaves every other link of the default credential chain, its STS/SSO clients and the endpoint cache out of %s',
     (name) => {
       const inputs = Object.keys(metafiles.get(name)?.inputs ?? {});
       const chain =
-        /node_modules\/(@aws-sdk\/(credential-provider-(?!env\/)|nested-clients\/|token-providers\/)|@smithy\/credential-provider-imds\/)/;
+        /node_modules\/(@aws-sdk\/(credential-provider-(?!env\/)|nested-clients\/|token-providers\/|endpoint-cache\/)|@smithy\/credential-provider-imds\/|mnemonist\/)/;
       expect(inputs.filter((path) => chain.test(path))).toEqual([]);
     },
   );

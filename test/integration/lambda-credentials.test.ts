@@ -21,7 +21,7 @@ const { path: NODE24, missing: NODE24_SKIP_REASON = '' } = node24();
  * environment (infra/bundling.ts). Proof that nothing changes for a request: a bundled function signs
  * the same DynamoDB request, at the same time, with the same credentials, exactly as the full SDK does
  * (the same bundle with the SDK's own modules, and the SDK's own signer run from source); and without
- * credentials it fails at once, saying why. The bundle's other replacements (event streams, node:process) are
+ * credentials it fails at once, saying why. The bundle's other replacement (endpoint discovery) is
  * covered too: the requests must be identical.
  */
 const run = promisify(execFile);

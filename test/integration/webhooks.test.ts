@@ -13,15 +13,14 @@ import {
   testTarget,
 } from '#test/support/local-runtime';
 import {
-  routedEvent,
   startWebhookReceiver,
   verifiedByReceiver,
   type WebhookReceiver,
 } from '#test/support/webhook-receiver';
 
 /**
- * Webhook endpoints over HTTP on the local runtime, and delivery to a real receiver: the runtime's sink is
- * given events as the change feed would give them (routedEvent), and the receiver verifies each request
+ * Webhook endpoints over HTTP on the local runtime, and delivery to a real receiver of the events the
+ * change feed derives from the sessions the tests create and revoke; the receiver verifies each request
  * as a customer's server would. Retries follow WEBHOOK_RETRY_SECONDS (the local default, 1,2,4).
  */
 let runtime: LocalRuntime;
@@ -71,12 +70,6 @@ async function sessionOf(who: KeyOwnerFixture): Promise<SessionView> {
   const id = (created.body.session as { id: string }).id;
   return (await apiCall(runtime, who.apiKey, 'GET', `/api/embed/sessions/${id}`)).body.session as SessionView;
 }
-
-const sink = () => {
-  const [first] = runtime.eventSinks;
-  if (!first) throw new Error('the runtime has no event sink');
-  return first;
-};
 
 describe.skipIf(testTarget() === 'assembly')('webhook endpoints over HTTP', () => {
   it('creates an endpoint, showing its whsec_ secret once, and lists it without the secret', async () => {
@@ -188,90 +181,100 @@ describe.skipIf(testTarget() === 'assembly')('webhook endpoints over HTTP', () =
 });
 
 describe.skipIf(testTarget() === 'assembly')('webhook delivery to a real receiver', () => {
+  // Each test has a key owner of its own, so its endpoints receive the events of its own sessions only:
+  // real events, from the change feed, as a customer's endpoint receives them.
+  let n = 0;
+  const freshOwner = () => keyOwner(runtime, `hook-owner-${Date.now()}-${++n}`);
+  const bodyOf = (request: { body: string } | undefined) =>
+    JSON.parse(request?.body ?? '{}') as { id: string; type: string; data: { session: { id: string } } };
+
   it('POSTs the event with Standard Webhooks headers that the receiver verifies with its secret', async () => {
+    const who = await freshOwner();
     const path = `/verify-${Date.now()}`;
-    const { secret } = await createEndpoint(owner, {
+    const { secret } = await createEndpoint(who, {
       url: `${receiver.url}${path}`,
       events: ['session.created'],
     });
-    const session = await sessionOf(owner);
-    const routed = routedEvent(session, 'session.created', owner);
-    await sink().publish([routed]);
+    const session = await sessionOf(who);
     const [request] = await receiver.waitFor(1, path);
-    expect(request?.headers['webhook-id']).toBe(routed.event.id);
+    const body = bodyOf(request);
+    expect(body).toMatchObject({ type: 'session.created', data: { session: { id: session.id } } });
+    expect(request?.headers['webhook-id']).toBe(body.id);
+    expect(body.id).toMatch(/^evt_/);
     expect(request?.headers['content-type']).toBe('application/json');
-    expect(JSON.parse(request?.body ?? '')).toEqual(routed.event);
     expect(verifiedByReceiver(secret, request as NonNullable<typeof request>)).toBe(true);
     // Another endpoint's secret does not verify it.
-    const other = await createEndpoint(owner, {
-      url: `${receiver.url}/unrelated`,
-      events: ['session.bound'],
-    });
+    const other = await createEndpoint(who, { url: `${receiver.url}/unrelated`, events: ['session.bound'] });
     expect(verifiedByReceiver(other.secret, request as NonNullable<typeof request>)).toBe(false);
   });
 
   it('delivers only the types an endpoint subscribes to', async () => {
+    const who = await freshOwner();
     const path = `/only-revoked-${Date.now()}`;
-    await createEndpoint(owner, { url: `${receiver.url}${path}`, events: ['session.revoked'] });
-    const session = await sessionOf(owner);
-    await sink().publish([
-      routedEvent(session, 'session.opened', owner),
-      routedEvent(session, 'session.revoked', owner),
-    ]);
-    await receiver.waitFor(1, path);
-    await new Promise((resolve) => setTimeout(resolve, 200));
-    const types = receiver.received.filter((r) => r.path === path).map((r) => JSON.parse(r.body).type);
-    expect(types).toEqual(['session.revoked']);
+    await createEndpoint(who, { url: `${receiver.url}${path}`, events: ['session.revoked'] });
+    const session = await sessionOf(who);
+    const revoked = await apiCall(runtime, who.apiKey, 'POST', `/api/embed/sessions/${session.id}/revoke`);
+    expect(revoked.status).toBe(200);
+    // The creation came first and was not sent: the one delivery is the revocation, with its actor.
+    const [request] = await receiver.waitFor(1, path);
+    expect(bodyOf(request)).toMatchObject({
+      type: 'session.revoked',
+      data: { session: { id: session.id, status: 'revoked' }, actor: { type: 'api_key', keyId: who.keyId } },
+    });
   });
 
   it('retries a failed delivery with the same webhook-id and body, newly signed', async () => {
+    const who = await freshOwner();
     const path = `/${Date.now()}/flaky`;
-    const { secret } = await createEndpoint(owner, { url: `${receiver.url}${path}` });
-    const routed = routedEvent(await sessionOf(owner), 'session.revoked', owner, { type: 'operator' });
-    await sink().publish([routed]);
+    const { secret } = await createEndpoint(who, {
+      url: `${receiver.url}${path}`,
+      events: ['session.created'],
+    });
+    await sessionOf(who);
     const [first, second] = await receiver.waitFor(2, path);
-    expect(first?.headers['webhook-id']).toBe(routed.event.id);
-    expect(second?.headers['webhook-id']).toBe(routed.event.id);
+    expect(first?.headers['webhook-id']).toBe(bodyOf(first).id);
+    expect(second?.headers['webhook-id']).toBe(first?.headers['webhook-id']);
     expect(second?.body).toBe(first?.body);
     expect(verifiedByReceiver(secret, second as NonNullable<typeof second>)).toBe(true);
   });
 
   it('delivers nothing of one tenant’s events to another tenant’s endpoint', async () => {
+    const [tenantA, tenantB] = [await freshOwner(), await freshOwner()];
     const stamp = Date.now();
-    await createEndpoint(otherTenant, { url: `${receiver.url}/tenant-b-${stamp}` });
-    await createEndpoint(owner, { url: `${receiver.url}/tenant-a-${stamp}` });
-    const ownersSession = await sessionOf(owner);
-    const othersSession = await sessionOf(otherTenant);
-    await sink().publish([routedEvent(ownersSession, 'session.created', owner)]);
+    await createEndpoint(tenantB, { url: `${receiver.url}/tenant-b-${stamp}`, events: ['session.created'] });
+    await createEndpoint(tenantA, { url: `${receiver.url}/tenant-a-${stamp}`, events: ['session.created'] });
+    const aSession = await sessionOf(tenantA);
     await receiver.waitFor(1, `/tenant-a-${stamp}`);
-    // The other tenant's own event arrives after the first one was handed out: nothing else came before it.
-    await sink().publish([routedEvent(othersSession, 'session.created', otherTenant)]);
-    const atOther = await receiver.waitFor(1, `/tenant-b-${stamp}`);
-    await new Promise((resolve) => setTimeout(resolve, 200));
-    expect(
-      receiver.received
-        .filter((r) => r.path === `/tenant-b-${stamp}`)
-        .map((r) => JSON.parse(r.body).data.session.id),
-    ).toEqual([othersSession.id]);
-    expect(atOther).toHaveLength(1);
+    // B's own event comes after A's was delivered: had A's gone to B too, it would be there first.
+    const bSession = await sessionOf(tenantB);
+    await receiver.waitFor(1, `/tenant-b-${stamp}`);
+    const atB = receiver.received
+      .filter((r) => r.path === `/tenant-b-${stamp}`)
+      .map((r) => bodyOf(r).data.session.id);
+    expect(atB).toEqual([bSession.id]);
+    expect(atB).not.toContain(aSession.id);
   });
 
   it('sends a deleted endpoint nothing more, not even the retries it was owed', async () => {
+    const who = await freshOwner();
     const stamp = Date.now();
     // Both fail their first attempt; the sentinel's retry shows when the deleted one's would have come.
-    const doomed = await createEndpoint(owner, { url: `${receiver.url}/${stamp}-doomed/flaky` });
-    await createEndpoint(owner, { url: `${receiver.url}/${stamp}-sentinel/flaky` });
-    await sink().publish([routedEvent(await sessionOf(owner), 'session.revoked', owner)]);
+    const doomed = await createEndpoint(who, {
+      url: `${receiver.url}/${stamp}-doomed/flaky`,
+      events: ['session.created'],
+    });
+    const sentinel = `/${stamp}-sentinel/flaky`;
+    await createEndpoint(who, { url: `${receiver.url}${sentinel}`, events: ['session.created'] });
+    await sessionOf(who);
     await receiver.waitFor(1, `/${stamp}-doomed/flaky`);
-    await receiver.waitFor(1, `/${stamp}-sentinel/flaky`);
+    await receiver.waitFor(1, sentinel);
     expect(
-      (await apiCall(runtime, owner.apiKey, 'DELETE', `/api/embed/webhooks/${doomed.webhook.id}`)).status,
+      (await apiCall(runtime, who.apiKey, 'DELETE', `/api/embed/webhooks/${doomed.webhook.id}`)).status,
     ).toBe(204);
-    await receiver.waitFor(2, `/${stamp}-sentinel/flaky`);
-    await new Promise((resolve) => setTimeout(resolve, 300));
-    expect(receiver.received.filter((r) => r.path === `/${stamp}-doomed/flaky`)).toHaveLength(1);
-    await sink().publish([routedEvent(await sessionOf(owner), 'session.created', owner)]);
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    await receiver.waitFor(2, sentinel);
+    // A new event reaches the sentinel, and still nothing reaches the deleted endpoint.
+    await sessionOf(who);
+    await receiver.waitFor(3, sentinel);
     expect(receiver.received.filter((r) => r.path === `/${stamp}-doomed/flaky`)).toHaveLength(1);
   });
 });

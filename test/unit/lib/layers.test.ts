@@ -16,6 +16,18 @@ const LAYERS = [
   },
 ] as const;
 
+/**
+ * The descriptors (tables, routes, rate limits, gateway responses) are plain data read by the stack, the
+ * local runtime and the OpenAPI builders (lib/api-reference): they import each other and the domain only.
+ * The gateway responses take the headers and error body the handlers send from lib/http, so API Gateway's
+ * own answers are the handlers' byte for byte.
+ */
+const DEFINITIONS_ALLOWED = [/^\.\/[^/]+$/, /^#lib\/domain\//];
+const DEFINITIONS_EXCEPTIONS = [
+  'lib/definitions/gateway-responses.ts imports #lib/http/response',
+  'lib/definitions/gateway-responses.ts imports #lib/http/status',
+];
+
 /** Nothing in lib/ may depend on the deployment or the local runtime. */
 const LIB_FORBIDDEN = [
   /^#infra\//,
@@ -66,6 +78,15 @@ describe('layer boundaries', () => {
       expect(outward).toEqual([]);
     });
   }
+
+  it('lib/definitions holds descriptors that import nothing above the domain (the OpenAPI builders live in lib/api-reference)', () => {
+    const upward = sourcesUnder('lib/definitions').flatMap((file) =>
+      importsOf(readFileSync(join(ROOT, file), 'utf8'))
+        .filter((spec) => !DEFINITIONS_ALLOWED.some((rule) => rule.test(spec)))
+        .map((spec) => `${file} imports ${spec}`),
+    );
+    expect(upward.filter((line) => !DEFINITIONS_EXCEPTIONS.includes(line))).toEqual([]);
+  });
 
   it('lib/platform imports no definitions but the table descriptors (what only local/ needs lives there)', () => {
     const upward = sourcesUnder('lib/platform').flatMap((file) =>

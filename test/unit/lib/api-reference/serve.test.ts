@@ -3,10 +3,10 @@ import { createRequire } from 'node:module';
 import { runInNewContext } from 'node:vm';
 import { describe, expect, it } from 'vitest';
 import { REFERENCE_SCRIPT } from '#lib/api-reference/assets';
+import { OPENAPI_PATH } from '#lib/api-reference/build-openapi';
 import { GUIDES } from '#lib/api-reference/index-page';
 import { REFERENCE_CSP } from '#lib/api-reference/page';
 import { openApiAsset, serveReference } from '#lib/api-reference/serve';
-import { OPENAPI_PATH } from '#lib/definitions/build-openapi';
 
 const get = (resource: string, asset?: string, headers: Record<string, string> = {}) =>
   serveReference({ resource, headers, pathParameters: asset === undefined ? null : { asset } });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import { buildOpenApiDocument } from '#lib/api-reference/openapi';
 import { GATEWAY_RESPONSES } from '#lib/definitions/gateway-responses';
-import { buildOpenApiDocument } from '#lib/definitions/openapi';
 import {
   MIN_RETRY_AFTER_SECONDS,
   retryAfterSeconds,

@@ -1,6 +1,6 @@
 /**
  * What each route of lib/definitions/routes.ts means to a developer: its summary, the schemas of what it
- * reads and answers, its statuses. The OpenAPI document (lib/definitions/openapi.ts) joins these with the
+ * reads and answers, its statuses. The OpenAPI document (lib/api-reference/openapi.ts) joins these with the
  * route table and the JSON Schemas the handlers validate with; it refuses a route without an entry here,
  * and an entry without a route.
  */

@@ -4,8 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
-import { OPENAPI_PATH } from '#lib/definitions/build-openapi';
-import { lintOpenApi } from '#lib/definitions/lint-openapi';
+import { OPENAPI_PATH } from '#lib/api-reference/build-openapi';
+import { lintOpenApi } from '#lib/api-reference/lint-openapi';
 import { childEnv } from '#test/support/child-env';
 
 const run = promisify(execFile);
@@ -41,7 +41,7 @@ describe('npm run lint:openapi', () => {
   it('exits 1 and names the broken rules for a broken document, with no Node end-of-life banner', async () => {
     const failure = await run(
       process.execPath,
-      ['--import', 'tsx', 'lib/definitions/lint-openapi.ts', brokenDocument()],
+      ['--import', 'tsx', 'lib/api-reference/lint-openapi.ts', brokenDocument()],
       {
         cwd: ROOT,
         env: childEnv(),
@@ -60,7 +60,7 @@ describe('npm run lint:openapi', () => {
   it('exits 0 for the checked-in document, saying so and nothing else', async () => {
     const { stdout, stderr } = await run(
       process.execPath,
-      ['--import', 'tsx', 'lib/definitions/lint-openapi.ts'],
+      ['--import', 'tsx', 'lib/api-reference/lint-openapi.ts'],
       {
         cwd: ROOT,
         env: childEnv(),

@@ -7,10 +7,10 @@ import {
   embedContextSchema,
   otherTenantSessionSchema,
   sessionSchema,
-} from '#lib/definitions/api-schemas';
-import { OPENAPI_PATH, openApiFileContent } from '#lib/definitions/build-openapi';
-import { buildOpenApiDocument, routeKey } from '#lib/definitions/openapi';
-import { OPERATIONS } from '#lib/definitions/operations';
+} from '#lib/api-reference/api-schemas';
+import { OPENAPI_PATH, openApiFileContent } from '#lib/api-reference/build-openapi';
+import { buildOpenApiDocument, routeKey } from '#lib/api-reference/openapi';
+import { OPERATIONS } from '#lib/api-reference/operations';
 import { ROUTES } from '#lib/definitions/routes';
 import { toCreatedSessionView, toOtherTenantSessionView, toSessionView } from '#lib/domain/session';
 import { embedContext } from '#lib/embed/page';

@@ -1,6 +1,6 @@
 /**
  * Writes the OpenAPI document to docs/openapi.json (`npm run build:openapi`), where it can be read and
- * diffed; a unit test fails when the file differs from what lib/definitions/openapi.ts builds.
+ * diffed; a unit test fails when the file differs from what lib/api-reference/openapi.ts builds.
  */
 import { writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';

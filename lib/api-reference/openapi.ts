@@ -1,10 +1,13 @@
 /**
  * The OpenAPI 3.1 document of the API, built from the route table (lib/definitions/routes.ts), the
  * JSON Schemas the handlers validate with (lib/validation/schemas.ts), the response schemas
- * (lib/definitions/api-schemas.ts) and each route's description (lib/definitions/operations.ts). Nothing
+ * (lib/api-reference/api-schemas.ts) and each route's description (lib/api-reference/operations.ts). Nothing
  * in it is written by hand beside them; `npm run build:openapi` writes it to docs/openapi.json, and a test
  * fails when that file is stale.
  */
+
+import { RATE_LIMIT_HEADERS } from '#lib/definitions/rate-limits';
+import { ROUTES, type RouteDefinition } from '#lib/definitions/routes';
 import { MIN_RETRY_AFTER_SECONDS } from '#lib/domain/retry-after';
 import {
   createSessionSchema,
@@ -15,8 +18,6 @@ import {
 } from '#lib/validation/schemas';
 import { RESPONSE_SCHEMAS } from './api-schemas';
 import { API_KEY_ROUTE_ERRORS, OPERATIONS, type OperationDoc, type ResponseDoc } from './operations';
-import { RATE_LIMIT_HEADERS } from './rate-limits';
-import { ROUTES, type RouteDefinition } from './routes';
 
 export const OPENAPI_VERSION = '3.1.0';
 /** The API's version; the path carries none (spec), so it is the document's only version marker. */
@@ -88,7 +89,7 @@ export function buildOpenApiDocument(
   const orphans = Object.keys(operations).filter((key) => !keys.has(key));
   if (undocumented.length > 0 || orphans.length > 0) {
     throw new Error(
-      `lib/definitions/operations.ts must describe exactly the routes: missing ${undocumented.join(', ') || 'none'}; ` +
+      `lib/api-reference/operations.ts must describe exactly the routes: missing ${undocumented.join(', ') || 'none'}; ` +
         `without a route ${orphans.join(', ') || 'none'}`,
     );
   }
