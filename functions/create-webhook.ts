@@ -1,21 +1,16 @@
 import { isWebhookId, newWebhookId } from '#lib/domain/webhook';
-import { DynamoIdempotencyRepository } from '#lib/dynamodb/idempotency';
 import { keyOwnerOf } from '#lib/http/api-gateway';
 import { jsonApiHandler } from '#lib/http/handler';
 import { idempotency, idempotencyReservationOf } from '#lib/http/middlewares/idempotency';
 import { jsonBody } from '#lib/http/middlewares/json-body';
 import { jsonResponse } from '#lib/http/response';
-import { cryptoRandom, systemClock } from '#lib/platform/system';
+import { cryptoRandom } from '#lib/platform/system';
+import { lazyWebhookSecrets } from '#lib/signing/webhook-keys';
 import { createWebhook } from '#lib/use-cases/webhooks';
 import { parseCreateWebhookRequest } from '#lib/validation/create-webhook';
-import { webhookDeps } from './webhook-wiring';
+import { webhookDeps } from './wiring';
 
-const { deps, config, db } = webhookDeps(process.env);
-const idempotencyDeps = {
-  idempotency: new DynamoIdempotencyRepository(db, config.tables.idempotency),
-  clock: systemClock,
-  random: cryptoRandom,
-};
+const { deps, config, idempotencyDeps } = webhookDeps(process.env, lazyWebhookSecrets);
 
 /** A body far above any valid one (a 2,048-character URL, five types, a 256-character description). */
 const MAX_BODY_BYTES = 16 * 1024;

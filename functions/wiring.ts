@@ -24,16 +24,18 @@ import {
   type EventPipelineConfig,
   readEventPipelineConfig,
   readStorageConfig,
+  readWebhooksConfig,
+  type WebhooksConfig,
 } from '#lib/platform/config';
 import { createLogger } from '#lib/platform/logger';
 import { createMetrics } from '#lib/platform/metrics';
 import { cryptoRandom, systemClock, timerSleep } from '#lib/platform/system';
-import { lazyWebhookSecrets } from '#lib/signing/webhook-keys';
 import type { CreateSessionDeps } from '#lib/use-cases/create-session';
 import type { ListSessionsDeps } from '#lib/use-cases/list-sessions';
 import type { ManageSessionDeps } from '#lib/use-cases/manage-session';
 import { DEFAULT_MISS_RETRY_DELAYS_MS, type OpenEmbedSessionDeps } from '#lib/use-cases/open-embed-session';
 import type { RevokeUserSessionsDeps } from '#lib/use-cases/revoke-user-sessions';
+import type { WebhookDeps } from '#lib/use-cases/webhooks';
 import { AWS_RETRY_SECONDS, type DeliveryDeps, fetchPost, WebhookSink } from '#lib/webhooks/delivery';
 import { SqsDeliveryScheduler } from '#lib/webhooks/sqs';
 
@@ -151,19 +153,57 @@ export function expirySweepDeps(env: Env): SweepDeps {
   };
 }
 
-/** Ports of webhook delivery from the delivery queue, on the AWS retry schedule. */
-export function webhookDeliveryDeps(env: Env): DeliveryDeps & { scheduler: SqsDeliveryScheduler } {
+/**
+ * Ports of webhook delivery from the delivery queue, on the AWS retry schedule. The handler passes how
+ * secrets are made (`lazyWebhookSecrets`), as for the webhook routes: imported here, its KMS client would
+ * land in every bundle.
+ */
+export function webhookDeliveryDeps(
+  env: Env,
+  secretsOf: (config: WebhooksConfig['secrets']) => DeliveryDeps['secrets'],
+): DeliveryDeps & { scheduler: SqsDeliveryScheduler } {
   const config = readEventPipelineConfig(env, ['webhooks'], { eventBus: false });
   const db = createDocumentClient(config.dynamo);
   const { sqs } = pipelineCallers(config.dynamo.region);
   return {
     webhooks: new DynamoWebhookRepository(db, config.tables.webhooks),
-    secrets: lazyWebhookSecrets(config.secrets),
+    secrets: secretsOf(config.secrets),
     scheduler: new SqsDeliveryScheduler(sqs, config.deliveryQueueUrl, systemClock),
     post: fetchPost,
     clock: systemClock,
     logger: createLogger({ component: 'webhook-delivery' }),
     metrics: createMetrics({ service: 'webhook-delivery' }),
     retrySeconds: AWS_RETRY_SECONDS,
+  };
+}
+
+/**
+ * Ports of the webhook endpoint routes, their configuration, and, for creating one, the Idempotency-Key
+ * middleware's ports, on one document client. The handler passes how secrets are made
+ * (`lazyWebhookSecrets`): imported here, its KMS client would land in every bundle.
+ */
+export function webhookDeps(
+  env: Env,
+  secretsOf: (config: WebhooksConfig['secrets']) => WebhookDeps['secrets'],
+): {
+  deps: WebhookDeps;
+  config: WebhooksConfig;
+  idempotencyDeps: { idempotency: IdempotencyRepository; clock: Clock; random: RandomSource };
+} {
+  const config = readWebhooksConfig(env);
+  const db = createDocumentClient(config.dynamo);
+  return {
+    config,
+    deps: {
+      webhooks: new DynamoWebhookRepository(db, config.tables.webhooks),
+      secrets: secretsOf(config.secrets),
+      clock: systemClock,
+      random: cryptoRandom,
+    },
+    idempotencyDeps: {
+      idempotency: new DynamoIdempotencyRepository(db, config.tables.idempotency),
+      clock: systemClock,
+      random: cryptoRandom,
+    },
   };
 }

@@ -47,7 +47,10 @@ describe('when DynamoDB loses the answer to the session PutItem after the write 
     expect(created.status, created.text).toBe(201);
     expect(created.ms).toBeLessThan(ANSWER_WITHIN_MS);
     // The SDK did retry the put: the write landed once and its retry met it.
-    const puts = proxy.requests.slice(seen).filter((r) => r.operation === 'PutItem');
+    // The sessions table's puts only: the change feed writes the session's events through the same proxy.
+    const puts = proxy.requests
+      .slice(seen)
+      .filter((r) => r.operation === 'PutItem' && r.table === LOCAL_TABLE_NAMES.sessions);
     expect(puts.map((r) => r.fault)).toEqual(['lose-answer', 'none']);
 
     const token = String(created.body.sessionToken);
