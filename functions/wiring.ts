@@ -4,6 +4,8 @@
  * builds no adapter itself (a test checks it).
  */
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { awsJsonCall, EVENTBRIDGE, SQS } from '#lib/aws/json-protocol';
+import type { EventSink } from '#lib/domain/events';
 import type { ApiKeyRepository, Clock, IdempotencyRepository, RandomSource } from '#lib/domain/ports';
 import { DynamoApiKeyRepository } from '#lib/dynamodb/api-keys';
 import { DynamoBoardRepository } from '#lib/dynamodb/boards';
@@ -13,14 +15,20 @@ import { DynamoIdempotencyRepository } from '#lib/dynamodb/idempotency';
 import { DynamoMembershipRepository } from '#lib/dynamodb/memberships';
 import { DynamoSessionRepository } from '#lib/dynamodb/sessions';
 import { DynamoWebhookRepository } from '#lib/dynamodb/webhooks';
+import { EventBusSink } from '#lib/events/event-bus';
+import type { ProcessorDeps, SweepDeps } from '#lib/events/process';
 import {
   type AuthorizerConfig,
   type CreateSessionConfig,
   type EmbedPageConfig,
+  type EventPipelineConfig,
+  readEventPipelineConfig,
   readStorageConfig,
   readWebhooksConfig,
   type WebhooksConfig,
 } from '#lib/platform/config';
+import { createLogger } from '#lib/platform/logger';
+import { createMetrics } from '#lib/platform/metrics';
 import { cryptoRandom, systemClock, timerSleep } from '#lib/platform/system';
 import type { CreateSessionDeps } from '#lib/use-cases/create-session';
 import type { ListSessionsDeps } from '#lib/use-cases/list-sessions';
@@ -28,6 +36,8 @@ import type { ManageSessionDeps } from '#lib/use-cases/manage-session';
 import { DEFAULT_MISS_RETRY_DELAYS_MS, type OpenEmbedSessionDeps } from '#lib/use-cases/open-embed-session';
 import type { RevokeUserSessionsDeps } from '#lib/use-cases/revoke-user-sessions';
 import type { WebhookDeps } from '#lib/use-cases/webhooks';
+import { AWS_RETRY_SECONDS, type DeliveryDeps, fetchPost, WebhookSink } from '#lib/webhooks/delivery';
+import { SqsDeliveryScheduler } from '#lib/webhooks/sqs';
 
 type Env = Record<string, string | undefined>;
 
@@ -103,6 +113,68 @@ export function authorizerDeps(config: Pick<AuthorizerConfig, 'tables' | 'dynamo
   apiKeys: ApiKeyRepository;
 } {
   return { apiKeys: new DynamoApiKeyRepository(createDocumentClient(config.dynamo), config.tables.apiKeys) };
+}
+
+/** The bus and queue callers of the event pipeline, signed with the function's credentials. */
+function pipelineCallers(region: string) {
+  return { events: awsJsonCall(EVENTBRIDGE, { region }), sqs: awsJsonCall(SQS, { region }) };
+}
+
+/** The sinks of the stream consumer and the sweep: the stack's bus, then webhook fan-out to the queue. */
+function pipelineSinks(config: EventPipelineConfig<'webhooks'>, db: DynamoDBDocumentClient): EventSink[] {
+  const callers = pipelineCallers(config.dynamo.region);
+  const scheduler = new SqsDeliveryScheduler(callers.sqs, config.deliveryQueueUrl, systemClock);
+  return [
+    new EventBusSink(callers.events, config.eventBusName ?? ''),
+    new WebhookSink({ webhooks: new DynamoWebhookRepository(db, config.tables.webhooks), scheduler }),
+  ];
+}
+
+/** Ports of the sessions table's stream consumer. */
+export function sessionStreamDeps(env: Env): ProcessorDeps {
+  const config = readEventPipelineConfig(env, ['events', 'webhooks'], { eventBus: true });
+  const db = createDocumentClient(config.dynamo);
+  return {
+    store: new DynamoEventStore(db, config.tables.events),
+    sinks: pipelineSinks(config, db),
+    now: () => systemClock.now(),
+  };
+}
+
+/** Ports of the expiry sweep: the stream consumer's, and the sessions it re-reads. */
+export function expirySweepDeps(env: Env): SweepDeps {
+  const config = readEventPipelineConfig(env, ['events', 'webhooks', 'sessions'], { eventBus: true });
+  const db = createDocumentClient(config.dynamo);
+  return {
+    store: new DynamoEventStore(db, config.tables.events),
+    sessions: new DynamoSessionRepository(db, config.tables.sessions),
+    sinks: pipelineSinks(config, db),
+    now: () => systemClock.now(),
+  };
+}
+
+/**
+ * Ports of webhook delivery from the delivery queue, on the AWS retry schedule. The handler passes how
+ * secrets are made (`lazyWebhookSecrets`), as for the webhook routes: imported here, its KMS client would
+ * land in every bundle.
+ */
+export function webhookDeliveryDeps(
+  env: Env,
+  secretsOf: (config: WebhooksConfig['secrets']) => DeliveryDeps['secrets'],
+): DeliveryDeps & { scheduler: SqsDeliveryScheduler } {
+  const config = readEventPipelineConfig(env, ['webhooks'], { eventBus: false });
+  const db = createDocumentClient(config.dynamo);
+  const { sqs } = pipelineCallers(config.dynamo.region);
+  return {
+    webhooks: new DynamoWebhookRepository(db, config.tables.webhooks),
+    secrets: secretsOf(config.secrets),
+    scheduler: new SqsDeliveryScheduler(sqs, config.deliveryQueueUrl, systemClock),
+    post: fetchPost,
+    clock: systemClock,
+    logger: createLogger({ component: 'webhook-delivery' }),
+    metrics: createMetrics({ service: 'webhook-delivery' }),
+    retrySeconds: AWS_RETRY_SECONDS,
+  };
 }
 
 /**

@@ -2,11 +2,13 @@ import { Aws, CfnOutput, Fn, Stack, type StackProps } from 'aws-cdk-lib';
 import type { Construct } from 'constructs';
 import { EmbedApi } from '#infra/constructs/api';
 import { constructId, DataTables } from '#infra/constructs/data';
+import { EventPipeline } from '#infra/constructs/events';
 import { ServiceFunctions } from '#infra/constructs/functions';
 import { IdTokenKeys } from '#infra/constructs/id-token-keys';
 import { Monitoring } from '#infra/constructs/monitoring';
 import type { ServiceFunctionProps } from '#infra/constructs/service-function';
 import { Webhooks } from '#infra/constructs/webhooks';
+import { BACKGROUND_FUNCTIONS } from '#lib/definitions/background';
 import { TABLES, type TableKey } from '#lib/definitions/tables';
 import type { InfraConfig } from './config';
 import { SERVICE_DEFINITIONS, type ServiceDefinitions } from './definitions';
@@ -22,6 +24,9 @@ export class EmbedSessionStack extends Stack {
   readonly data: DataTables;
   readonly idTokenKeys: IdTokenKeys;
   readonly functions: ServiceFunctions;
+  /** The event pipeline's functions (lib/definitions/background.ts): no route serves them. */
+  readonly background: ServiceFunctions;
+  readonly events: EventPipeline;
   readonly api: EmbedApi;
   readonly monitoring: Monitoring;
   readonly webhooks: Webhooks;
@@ -43,26 +48,42 @@ export class EmbedSessionStack extends Stack {
       published: this.idTokenKeys.signingKeys,
       webhookSecret: this.webhooks.secretKey,
     };
+    this.events = new EventPipeline(this, 'Events');
+    const environment: ServiceFunctionProps['environment'] = {
+      ...functionEnvironment(config),
+      // By ARN, not alias: the key id is the tokens' kid, and the JWKS names the same.
+      ID_TOKEN_SIGNING_KEY: keys.signing.keyArn,
+      ID_TOKEN_SUBJECT_KEY: keys.subject.keyArn,
+      ID_TOKEN_PUBLISHED_KEYS: Fn.join(
+        ',',
+        keys.published.map((key) => key.keyArn),
+      ),
+      WEBHOOK_SECRET_KEY: keys.webhookSecret.keyArn,
+      EVENT_BUS_NAME: this.events.bus.eventBusName,
+      WEBHOOK_DELIVERY_QUEUE_URL: this.events.queues.webhookDeliveries.queueUrl,
+    };
     this.functions = new ServiceFunctions(this, 'Functions', {
       definitions,
       tables: this.data.tables,
-      environment: {
-        ...functionEnvironment(config),
-        // By ARN, not alias: the key id is the tokens' kid, and the JWKS names the same.
-        ID_TOKEN_SIGNING_KEY: keys.signing.keyArn,
-        ID_TOKEN_SUBJECT_KEY: keys.subject.keyArn,
-        ID_TOKEN_PUBLISHED_KEYS: Fn.join(
-          ',',
-          keys.published.map((key) => key.keyArn),
-        ),
-        WEBHOOK_SECRET_KEY: keys.webhookSecret.keyArn,
-      },
+      environment,
       logRetention: config.logRetentionDays,
       keys,
     });
+    this.background = new ServiceFunctions(this, 'Background', {
+      definitions: { functions: BACKGROUND_FUNCTIONS, routes: [], authorizer: '' },
+      tables: this.data.tables,
+      environment,
+      logRetention: config.logRetentionDays,
+      keys,
+    });
+    for (const [name, definition] of Object.entries(BACKGROUND_FUNCTIONS)) {
+      this.events.connect(this.background.get(name), definition, this.data.tables.sessions);
+    }
     this.api = new EmbedApi(this, 'Api', { config, definitions, functions: this.functions });
     this.monitoring = new Monitoring(this, 'Monitoring', {
       definitions,
+      background: { definitions: BACKGROUND_FUNCTIONS, functions: this.background },
+      events: this.events,
       stage: this.api.restApi.deploymentStage,
       stageName: config.stageName,
       functions: this.functions,
@@ -99,6 +120,18 @@ export class EmbedSessionStack extends Stack {
         description: 'USAGE_PLAN_ID for the admin CLI: the default per-key rate limit, and the API and stage',
       });
     }
+    new CfnOutput(this, 'EventBusName', {
+      value: this.events.bus.eventBusName,
+      description: 'EventBridge bus of the session events (source embed-sessions); route them with rules',
+    });
+    new CfnOutput(this, 'WebhookDeadLetterQueueUrl', {
+      value: this.events.deliveryDeadLetters.queueUrl,
+      description: 'Webhook delivery messages that failed to be handled five times',
+    });
+    new CfnOutput(this, 'StreamFailureQueueUrl', {
+      value: this.events.streamFailures.queueUrl,
+      description: 'Sessions stream batches whose retries ran out (their events were not recorded)',
+    });
     new CfnOutput(this, 'AlarmTopicArn', {
       value: this.monitoring.topic.topicArn,
       description: 'SNS topic of the alarms; subscribe to be notified',

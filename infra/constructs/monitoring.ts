@@ -15,9 +15,10 @@ import { Topic } from 'aws-cdk-lib/aws-sns';
 import { EmailSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
 import { Construct } from 'constructs';
 import type { ServiceDefinitions } from '#infra/definitions';
-import type { DynamoAction } from '#lib/definitions/routes';
+import type { DynamoAction, FunctionDefinition } from '#lib/definitions/routes';
 import type { TableKey } from '#lib/definitions/tables';
 import { constructId } from './data';
+import type { EventPipeline } from './events';
 import type { ServiceFunctions } from './functions';
 
 const PERIOD = Duration.minutes(5);
@@ -47,6 +48,10 @@ export interface MonitoringProps {
   functions: ServiceFunctions;
   tables: Record<TableKey, ITable>;
   alarmEmail: string | undefined;
+  /** The functions no route serves (the event pipeline's): watched like the API's. */
+  background?: { definitions: Readonly<Record<string, FunctionDefinition>>; functions: ServiceFunctions };
+  /** The pipeline's queues: a message in the dead-letter or stream failure queue pages. */
+  events?: EventPipeline;
 }
 
 /**
@@ -71,7 +76,8 @@ export class Monitoring extends Construct {
       'The API returned at least one 5XX response',
     );
 
-    for (const [name, serviceFunction] of Object.entries(props.functions.functions)) {
+    const allFunctions = { ...props.functions.functions, ...props.background?.functions.functions };
+    for (const [name, serviceFunction] of Object.entries(allFunctions)) {
       const fn = serviceFunction.function;
       // The authorizer refuses a bad key by throwing `Unauthorized`, which Lambda counts as an error: an
       // alarm on its Errors would page on every mistyped key. Its real failures are logged at error level.
@@ -100,8 +106,31 @@ export class Monitoring extends Construct {
       );
     }
 
+    if (props.events) {
+      this.alarm(
+        'WebhookDeadLetters',
+        props.events.deliveryDeadLetters.metricApproximateNumberOfMessagesVisible({
+          period: PERIOD,
+          statistic: 'Maximum',
+        }),
+        'A webhook delivery message failed to be handled five times and waits in the dead-letter queue',
+      );
+      this.alarm(
+        'StreamFailures',
+        props.events.streamFailures.metricApproximateNumberOfMessagesVisible({
+          period: PERIOD,
+          statistic: 'Maximum',
+        }),
+        'Sessions stream records ran out of retries: their events were not recorded or published',
+      );
+    }
+
+    const definitions = [
+      ...Object.values(props.definitions.functions),
+      ...Object.values(props.background?.definitions ?? {}),
+    ];
     for (const [key, table] of Object.entries(props.tables) as [TableKey, ITable][]) {
-      const operations = tableOperations(props.definitions, key);
+      const operations = tableOperations(definitions, key);
       this.alarm(
         `${constructId(key)}Throttles`,
         throttledRequests(table, operations),
@@ -154,9 +183,9 @@ function throttledRequests(table: ITable, operations: Operation[]): IMetric {
  * The operations the functions perform on a table, from their access lists. A table no function
  * touches (only the admin CLI) is watched for every operation the service knows.
  */
-function tableOperations(definitions: ServiceDefinitions, key: TableKey): Operation[] {
+function tableOperations(definitions: readonly FunctionDefinition[], key: TableKey): Operation[] {
   const actions = new Set<DynamoAction>();
-  for (const definition of Object.values(definitions.functions)) {
+  for (const definition of definitions) {
     for (const action of definition.access[key] ?? []) actions.add(action);
   }
   const used = actions.size > 0 ? [...actions] : (Object.keys(OPERATIONS) as DynamoAction[]);

@@ -28,7 +28,9 @@ export type FunctionSetting =
   | 'ID_TOKEN_SIGNING_KEY'
   | 'ID_TOKEN_SUBJECT_KEY'
   | 'ID_TOKEN_PUBLISHED_KEYS'
-  | 'WEBHOOK_SECRET_KEY';
+  | 'WEBHOOK_SECRET_KEY'
+  | 'EVENT_BUS_NAME'
+  | 'WEBHOOK_DELIVERY_QUEUE_URL';
 
 /**
  * What a function may do with the ID token keys: `Sign` with the signing key, `GenerateMac` with the

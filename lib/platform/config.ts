@@ -340,3 +340,35 @@ export function readWebhookRetrySeconds(env: Env, problems: string[]): readonly 
   }
   return parts.map(Number);
 }
+
+/** Where the event pipeline on AWS sends: the stack's bus and the webhook delivery queue. */
+export interface EventPipelineConfig<K extends TableKey> extends StorageConfig<K> {
+  /** EVENT_BUS_NAME: the bus every event is put on; absent for a function that puts none. */
+  eventBusName?: string;
+  /** WEBHOOK_DELIVERY_QUEUE_URL: the queue where deliveries wait. */
+  deliveryQueueUrl: string;
+  secrets: WebhookSecretsConfig | undefined;
+}
+
+/**
+ * Reads and validates the configuration of a background function of the event pipeline (the stream
+ * consumer, the expiry sweep, webhook delivery); throws `ConfigError`.
+ */
+export function readEventPipelineConfig<K extends TableKey>(
+  env: Env,
+  keys: readonly K[],
+  needs: { eventBus: boolean },
+): EventPipelineConfig<K> {
+  const problems: string[] = [];
+  const tables = readTables(env, keys, problems);
+  const dynamo = readDynamo(env, problems);
+  const eventBusName = env.EVENT_BUS_NAME?.trim() || undefined;
+  if (needs.eventBus && !eventBusName) problems.push("EVENT_BUS_NAME is required (the stack's event bus)");
+  const deliveryQueueUrl = env.WEBHOOK_DELIVERY_QUEUE_URL?.trim() ?? '';
+  if (!isHttpUrl(deliveryQueueUrl))
+    problems.push(`WEBHOOK_DELIVERY_QUEUE_URL must be the delivery queue's URL, got "${deliveryQueueUrl}"`);
+  if (!env.AWS_REGION?.trim() && !env.AWS_DEFAULT_REGION?.trim()) problems.push('AWS_REGION is required');
+  const secrets = readWebhookSecrets(env, problems);
+  fail(problems);
+  return { tables, dynamo, eventBusName, deliveryQueueUrl, secrets };
+}

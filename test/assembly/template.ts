@@ -83,6 +83,9 @@ export class Resolver {
       case 'AWS::StackName':
         return this.assembly.stackName;
       default:
+        // A queue's Ref is its URL.
+        if (this.assembly.template.Resources[name]?.Type === 'AWS::SQS::Queue')
+          return this.getAtt(name, 'QueueUrl');
         if (this.assembly.template.Parameters?.[name])
           throw new Error(`parameter ${name} has no local value`);
         return this.physicalName(name);
@@ -107,6 +110,14 @@ export class Resolver {
         return `arn:${partition}:kms:${region}:${accountId}:key/${name}`;
       case 'AWS::SNS::Topic.TopicArn':
         return `arn:${partition}:sns:${region}:${accountId}:${name}`;
+      case 'AWS::DynamoDB::Table.StreamArn':
+        return `arn:${partition}:dynamodb:${region}:${accountId}:table/${name}/stream/1970-01-01T00:00:00.000`;
+      case 'AWS::SQS::Queue.Arn':
+        return `arn:${partition}:sqs:${region}:${accountId}:${name}`;
+      case 'AWS::SQS::Queue.QueueUrl':
+        return `https://sqs.${region}.amazonaws.com/${accountId}/${name}`;
+      case 'AWS::Events::EventBus.Arn':
+        return `arn:${partition}:events:${region}:${accountId}:event-bus/${name}`;
       case 'AWS::ApiGateway::RestApi.RootResourceId':
         return `${name}-root`;
       default:

@@ -4,6 +4,7 @@ import { buildSync } from 'esbuild';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BUNDLING, esbuildOptions, LAMBDA_SDK_ENVIRONMENT } from '#infra/bundling';
 import { PROJECT_ROOT } from '#infra/constructs/service-function';
+import { BACKGROUND_FUNCTIONS } from '#lib/definitions/background';
 import {
   API_GATEWAY_TIMEOUT_SECONDS,
   FUNCTIONS,
@@ -60,8 +61,10 @@ function expectedGrants(definition: FunctionDefinition): string[] {
 }
 
 describe('Lambda functions', () => {
-  it('creates exactly one function per entry of the function table', () => {
-    expect(Object.keys(resources(synth.template, 'AWS::Lambda::Function'))).toHaveLength(NAMES.length);
+  it('creates exactly one function per entry of the function table and of the background functions', () => {
+    expect(Object.keys(resources(synth.template, 'AWS::Lambda::Function'))).toHaveLength(
+      NAMES.length + Object.keys(BACKGROUND_FUNCTIONS).length,
+    );
   });
 
   it.each(NAMES)('runs %s on Node.js 24 on arm64 with 512 MB and a 20 s timeout', (name) => {

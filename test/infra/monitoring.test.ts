@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { BACKGROUND_FUNCTIONS } from '#lib/definitions/background';
 import { AUTHORIZER_FUNCTION, FUNCTIONS } from '#lib/definitions/routes';
 import { TABLE_KEYS, type TableKey } from '#lib/definitions/tables';
 import {
@@ -11,6 +12,9 @@ import {
 } from '#test/support/infra';
 
 const NAMES = Object.keys(FUNCTIONS) as (keyof typeof FUNCTIONS)[];
+const BACKGROUND_NAMES = Object.keys(BACKGROUND_FUNCTIONS);
+/** The pipeline's queues that page: the delivery dead-letter queue and the stream's on-failure queue. */
+const QUEUE_ALARMS = 2;
 
 let synth: Synthesized;
 let alarms: Json[];
@@ -91,7 +95,7 @@ describe('alarms', () => {
       const metrics: Json[] = matching[0].Properties.Metrics.filter((m: Json) => m.MetricStat);
       for (const metric of metrics) expect(metric.MetricStat.Metric.MetricName).toBe('ThrottledRequests');
       const used = new Set(
-        Object.values(FUNCTIONS).flatMap((fn) => [
+        [...Object.values(FUNCTIONS), ...Object.values(BACKGROUND_FUNCTIONS)].flatMap((fn) => [
           ...((fn.access as Partial<Record<TableKey, string[]>>)[key] ?? []),
         ]),
       );
@@ -132,8 +136,10 @@ describe('alarms', () => {
     }
   });
 
-  it('has exactly these alarms: API 5XX, per function throttles, logged errors and (but the authorizer) errors, throttling per table', () => {
-    expect(alarms).toHaveLength(1 + 3 * NAMES.length - 1 + TABLE_KEYS.length);
+  it('has exactly these alarms: API 5XX, per function (background ones too) throttles, logged errors and (but the authorizer) errors, the two failure queues, throttling per table', () => {
+    expect(alarms).toHaveLength(
+      1 + 3 * NAMES.length - 1 + 3 * BACKGROUND_NAMES.length + QUEUE_ALARMS + TABLE_KEYS.length,
+    );
   });
 
   it('sends every alarm to the alarm topic and treats missing data as fine', () => {

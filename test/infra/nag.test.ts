@@ -73,7 +73,7 @@ describe('cdk-nag AwsSolutions', () => {
     expect(new Set(routeReasons).size).toBe(routeReasons.length);
   });
 
-  it('acknowledges only API Gateway rules, and the logging role policy, never a Lambda, IAM or DynamoDB finding', () => {
+  it('acknowledges only API Gateway rules, the logging role policy and the stream failure queue having no DLQ of its own, never a Lambda, IAM or DynamoDB finding', () => {
     const rules = [...new Set(acknowledgments(synth.app).map(([, rule]) => rule))].sort();
     expect(rules).toEqual([
       'AwsSolutions-APIG2',
@@ -82,7 +82,10 @@ describe('cdk-nag AwsSolutions', () => {
       'AwsSolutions-APIG6',
       'AwsSolutions-COG4',
       'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AmazonAPIGatewayPushToCloudWatchLogs]',
+      'AwsSolutions-SQS3',
     ]);
+    const sqs3 = acknowledgments(synth.app).filter(([, rule]) => rule === 'AwsSolutions-SQS3');
+    expect(sqs3.map(([path]) => path)).toEqual([expect.stringMatching(/\/Events\/StreamFailures$/)]);
   });
 
   it('acknowledges the missing authorizer method by method, not for the whole API', () => {

@@ -81,6 +81,9 @@ describe('stack outputs', () => {
       'AlarmTopicArn',
       'UsagePlanId',
       'IdTokenSigningKeyAlias',
+      'EventBusName',
+      'WebhookDeadLetterQueueUrl',
+      'StreamFailureQueueUrl',
       ...TABLE_KEYS.map((k) => `${constructId(k)}TableName`),
     ];
     expect(Object.keys(outputs).sort()).toEqual(expected.sort());

@@ -1,0 +1,16 @@
+import { processStreamRecords } from '#lib/events/process';
+import type { BatchResponse, StreamRecord } from '#lib/events/stream';
+import { createLogger, describeError } from '#lib/platform/logger';
+import { sessionStreamDeps } from './wiring';
+
+const deps = sessionStreamDeps(process.env);
+const logger = createLogger({ function: 'session-stream' });
+
+/**
+ * The sessions table's stream consumer: records and publishes each record's events. The first record that
+ * fails, and every one after it, come back in `batchItemFailures`: Lambda bisects and retries from there.
+ */
+export const handler = async (event: { Records?: StreamRecord[] }): Promise<BatchResponse> =>
+  processStreamRecords(deps, event.Records ?? [], (error, context) =>
+    logger.error('stream record failed; Lambda retries it', { ...context, ...describeError(error) }),
+  );

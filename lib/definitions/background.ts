@@ -1,0 +1,92 @@
+/**
+ * The functions no route serves: the event pipeline on AWS (lib/events, lib/webhooks). The stack builds
+ * each with the same house defaults and least-privilege grants as the API's functions (from `access`,
+ * `queries`, `settings`, `webhookSecrets`), plus what its trigger and its sends need: read of the sessions
+ * table's stream, `PutEvents` on the stack's bus only, `SendMessage` / receive on its queue only. The local
+ * runtime runs the same library code in-process (local/events.ts) and imports none of these handlers.
+ */
+import type { FunctionDefinition } from './routes';
+import { TABLE_ITSELF } from './routes';
+
+/** The queues of the pipeline. */
+export type QueueKey = 'webhookDeliveries';
+
+/** What runs a background function. */
+export type BackgroundTrigger =
+  /** The sessions table's stream (NEW_AND_OLD_IMAGES), records handed over in order, failures bisected. */
+  | { kind: 'sessionStream' }
+  /** Messages of one of the pipeline's queues, failures reported per message. */
+  | { kind: 'queue'; queue: QueueKey }
+  /** An EventBridge schedule. */
+  | { kind: 'schedule'; everyMinutes: number };
+
+export interface BackgroundFunctionDefinition extends FunctionDefinition {
+  trigger: BackgroundTrigger;
+  /** It puts events on the stack's bus (`events:PutEvents` on that bus only). */
+  putsEvents?: boolean;
+  /** The queues it sends to (`sqs:SendMessage` on those only). */
+  sendsTo?: readonly QueueKey[];
+}
+
+/** The stream consumer's event source mapping: bounded retries, then the on-failure queue. */
+export const SESSION_STREAM_SOURCE = {
+  batchSize: 25,
+  /** Attempts after the first, per (bisected) batch. */
+  retryAttempts: 10,
+  /** A record older than this goes to the on-failure queue instead of being retried again. */
+  maxRecordAgeHours: 24,
+} as const;
+
+/** The delivery queue: how many messages one invocation takes, and how often one is offered. */
+export const DELIVERY_QUEUE_SOURCE = {
+  batchSize: 10,
+  /** Receives of a message before the dead-letter queue takes it (a message failing to be handled). */
+  maxReceiveCount: 5,
+} as const;
+
+export const BACKGROUND_FUNCTIONS = {
+  sessionStream: {
+    entry: 'functions/session-stream.ts',
+    description: 'Sessions table stream: records session events, puts them on the bus, queues webhooks',
+    // PutItem records an event (conditional on its fixed id) and notes a created session's expiry;
+    // GetItem tells a refused put that met its own earlier write.
+    access: { events: ['PutItem', 'GetItem'], webhooks: ['Query'] },
+    queries: { webhooks: [TABLE_ITSELF] },
+    settings: ['EVENT_BUS_NAME', 'WEBHOOK_DELIVERY_QUEUE_URL'],
+    trigger: { kind: 'sessionStream' },
+    putsEvents: true,
+    sendsTo: ['webhookDeliveries'],
+    timeoutSeconds: 60,
+  },
+  expirySweep: {
+    entry: 'functions/expiry-sweep.ts',
+    description: 'Every 5 minutes: records session.expired for the sessions that expired since',
+    access: {
+      // Query the due notes of a minute (the table itself), read and move the sweep's mark, record the
+      // event, delete a handled note.
+      events: ['Query', 'GetItem', 'PutItem', 'UpdateItem', 'DeleteItem'],
+      // GetItem re-reads a due session; BatchGetItem the cut-off records that could cover it.
+      sessions: ['GetItem', 'BatchGetItem'],
+      webhooks: ['Query'],
+    },
+    queries: { events: [TABLE_ITSELF], webhooks: [TABLE_ITSELF] },
+    settings: ['EVENT_BUS_NAME', 'WEBHOOK_DELIVERY_QUEUE_URL'],
+    trigger: { kind: 'schedule', everyMinutes: 5 },
+    putsEvents: true,
+    sendsTo: ['webhookDeliveries'],
+    timeoutSeconds: 240,
+  },
+  webhookDelivery: {
+    entry: 'functions/webhook-delivery.ts',
+    description: 'Webhook delivery queue: one signed attempt per message, retries as delayed messages',
+    access: { webhooks: ['GetItem'] },
+    settings: ['WEBHOOK_DELIVERY_QUEUE_URL', 'WEBHOOK_SECRET_KEY'],
+    webhookSecrets: true,
+    trigger: { kind: 'queue', queue: 'webhookDeliveries' },
+    sendsTo: ['webhookDeliveries'],
+    // Ten attempts side by side, each answered within 10 s, with KMS and DynamoDB around them.
+    timeoutSeconds: 60,
+  },
+} as const satisfies Record<string, BackgroundFunctionDefinition>;
+
+export type BackgroundFunctionName = keyof typeof BACKGROUND_FUNCTIONS;

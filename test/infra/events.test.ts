@@ -1,0 +1,237 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  BACKGROUND_FUNCTIONS,
+  type BackgroundFunctionName,
+  DELIVERY_QUEUE_SOURCE,
+  SESSION_STREAM_SOURCE,
+} from '#lib/definitions/background';
+import { type FunctionDefinition, TABLE_ITSELF } from '#lib/definitions/routes';
+import type { TableKey } from '#lib/definitions/tables';
+import {
+  dynamoGrants,
+  functionByDescription,
+  type Json,
+  resources,
+  roleStatements,
+  type Synthesized,
+  synthesize,
+  tableLogicalIds,
+} from '#test/support/infra';
+
+const NAMES = Object.keys(BACKGROUND_FUNCTIONS) as BackgroundFunctionName[];
+
+let synth: Synthesized;
+let ids: Record<TableKey, string>;
+
+beforeAll(() => {
+  synth = synthesize();
+  ids = tableLogicalIds(synth.template);
+});
+afterAll(() => synth?.dispose());
+
+const fnOf = (name: BackgroundFunctionName): [string, Json] =>
+  functionByDescription(synth.template, BACKGROUND_FUNCTIONS[name].description);
+const statementsOf = (name: BackgroundFunctionName): Json[] =>
+  roleStatements(synth.template, fnOf(name)[1].Properties.Role['Fn::GetAtt'][0]);
+/** Every action of the role but log writes, as `action on resource`. */
+const actionsOf = (name: BackgroundFunctionName, prefix: string): string[] =>
+  statementsOf(name).flatMap((statement) =>
+    [statement.Action]
+      .flat()
+      .filter((action: string) => action.startsWith(prefix))
+      .flatMap((action: string) =>
+        [statement.Resource].flat().map((resource: Json) => `${action} on ${JSON.stringify(resource)}`),
+      ),
+  );
+const logicalId = (type: string, pathPart: string): string => {
+  const found = Object.entries(resources(synth.template, type)).filter(([id]) => id.includes(pathPart));
+  expect(found, `${type} ${pathPart}`).toHaveLength(1);
+  return (found[0] as [string, Json])[0];
+};
+
+function expectedDynamoGrants(definition: FunctionDefinition): string[] {
+  const grants: string[] = [];
+  for (const [key, actions] of Object.entries(definition.access) as [TableKey, readonly string[]][]) {
+    for (const action of actions) {
+      if (action !== 'Query') grants.push(`${action} on ${key}`);
+      else
+        for (const index of definition.queries?.[key] ?? [])
+          grants.push(index === TABLE_ITSELF ? `Query on ${key}` : `Query on ${key}/index/${index}`);
+    }
+  }
+  return grants.sort();
+}
+
+describe('the sessions stream consumer', () => {
+  it('reads the sessions stream from its start, bisecting failed batches, reporting failed records, with bounded retries and age', () => {
+    const mappings = Object.values(resources(synth.template, 'AWS::Lambda::EventSourceMapping')).filter(
+      (m) => m.Properties.EventSourceArn?.['Fn::GetAtt']?.[1] === 'StreamArn',
+    );
+    expect(mappings).toHaveLength(1);
+    const props = (mappings[0] as Json).Properties;
+    expect(props.EventSourceArn['Fn::GetAtt'][0]).toBe(ids.sessions);
+    expect(props.FunctionName.Ref).toBe(fnOf('sessionStream')[0]);
+    expect(props).toMatchObject({
+      StartingPosition: 'TRIM_HORIZON',
+      BisectBatchOnFunctionError: true,
+      FunctionResponseTypes: ['ReportBatchItemFailures'],
+      MaximumRetryAttempts: SESSION_STREAM_SOURCE.retryAttempts,
+      MaximumRecordAgeInSeconds: SESSION_STREAM_SOURCE.maxRecordAgeHours * 3600,
+      BatchSize: SESSION_STREAM_SOURCE.batchSize,
+    });
+    const failureQueue = logicalId('AWS::SQS::Queue', 'StreamFailures');
+    expect(props.DestinationConfig.OnFailure.Destination).toEqual({ 'Fn::GetAtt': [failureQueue, 'Arn'] });
+  });
+
+  it('may read the sessions stream only, never ListStreams on every resource', () => {
+    expect(
+      actionsOf('sessionStream', 'dynamodb:')
+        .filter((a) => a.includes('StreamArn'))
+        .sort(),
+    ).toEqual(
+      ['DescribeStream', 'GetRecords', 'GetShardIterator'].map(
+        (action) => `dynamodb:${action} on ${JSON.stringify({ 'Fn::GetAtt': [ids.sessions, 'StreamArn'] })}`,
+      ),
+    );
+    for (const name of NAMES) expect(actionsOf(name, 'dynamodb:').join()).not.toContain('"*"');
+  });
+});
+
+describe('background function grants', () => {
+  it.each(NAMES)('grants %s exactly the table actions its definition lists', (name) => {
+    const tableGrants = dynamoGrants(
+      statementsOf(name).filter((s) => !JSON.stringify(s.Resource).includes('StreamArn')),
+      ids,
+    );
+    expect(tableGrants).toEqual(expectedDynamoGrants(BACKGROUND_FUNCTIONS[name]));
+  });
+
+  it.each(NAMES)('lets %s put events on the stack bus only if its definition says so', (name) => {
+    const bus = logicalId('AWS::Events::EventBus', 'Bus');
+    const expected = (BACKGROUND_FUNCTIONS[name] as { putsEvents?: boolean }).putsEvents
+      ? [`events:PutEvents on ${JSON.stringify({ 'Fn::GetAtt': [bus, 'Arn'] })}`]
+      : [];
+    expect(actionsOf(name, 'events:')).toEqual(expected);
+  });
+
+  it.each(NAMES)(
+    'lets %s send only to the delivery queue, and receive only from its own trigger queue',
+    (name) => {
+      const deliveries = JSON.stringify({
+        'Fn::GetAtt': [logicalId('AWS::SQS::Queue', 'EventsDeliveries'), 'Arn'],
+      });
+      const failures = JSON.stringify({
+        'Fn::GetAtt': [logicalId('AWS::SQS::Queue', 'StreamFailures'), 'Arn'],
+      });
+      const sqs = actionsOf(name, 'sqs:');
+      const sends = sqs.filter((a) => a.startsWith('sqs:SendMessage')).map((a) => a.split(' on ')[1]);
+      const others = sqs.filter((a) => !a.startsWith('sqs:SendMessage') && !a.startsWith('sqs:GetQueue'));
+      const definition = BACKGROUND_FUNCTIONS[name];
+      // The stream consumer's on-failure destination is sent to by Lambda with the function's role.
+      const expectedSends = [
+        ...(definition.sendsTo?.length ? [deliveries] : []),
+        ...(definition.trigger.kind === 'sessionStream' ? [failures] : []),
+      ];
+      expect([...new Set(sends)].sort()).toEqual(expectedSends.sort());
+      if (definition.trigger.kind === 'queue') {
+        expect(others.length).toBeGreaterThan(0);
+        for (const action of others) expect(action).toMatch(new RegExp(`on ${escapeRegExp(deliveries)}$`));
+      } else expect(others).toEqual([]);
+    },
+  );
+
+  it('lets only webhook delivery derive webhook secrets, with GenerateMac on the webhook secret key', () => {
+    expect(actionsOf('webhookDelivery', 'kms:')).toEqual([
+      `kms:GenerateMac on ${JSON.stringify({ 'Fn::GetAtt': [logicalId('AWS::KMS::Key', 'WebhooksSecretKey'), 'Arn'] })}`,
+    ]);
+    expect(actionsOf('sessionStream', 'kms:')).toEqual([]);
+    expect(actionsOf('expirySweep', 'kms:')).toEqual([]);
+  });
+});
+
+describe('webhook delivery queue', () => {
+  it('feeds webhook delivery with per-message failures, and moves a message failing five times to the dead-letter queue', () => {
+    const queueId = logicalId('AWS::SQS::Queue', 'EventsDeliveries');
+    const mapping = Object.values(resources(synth.template, 'AWS::Lambda::EventSourceMapping')).find(
+      (m) => m.Properties.EventSourceArn?.['Fn::GetAtt']?.[0] === queueId,
+    ) as Json;
+    expect(mapping.Properties.FunctionName.Ref).toBe(fnOf('webhookDelivery')[0]);
+    expect(mapping.Properties.FunctionResponseTypes).toEqual(['ReportBatchItemFailures']);
+    expect(mapping.Properties.BatchSize).toBe(DELIVERY_QUEUE_SOURCE.batchSize);
+    const queue = resources(synth.template, 'AWS::SQS::Queue')[queueId] as Json;
+    expect(queue.Properties.RedrivePolicy).toEqual({
+      deadLetterTargetArn: { 'Fn::GetAtt': [logicalId('AWS::SQS::Queue', 'DeliveryDeadLetters'), 'Arn'] },
+      maxReceiveCount: DELIVERY_QUEUE_SOURCE.maxReceiveCount,
+    });
+    // Hidden long enough for the slowest invocation, so a message is not handled twice at once.
+    expect(queue.Properties.VisibilityTimeout).toBeGreaterThanOrEqual(
+      BACKGROUND_FUNCTIONS.webhookDelivery.timeoutSeconds * 6,
+    );
+  });
+
+  it('encrypts every queue and refuses plain-HTTP access', () => {
+    const queues = resources(synth.template, 'AWS::SQS::Queue');
+    expect(Object.keys(queues)).toHaveLength(3);
+    for (const queue of Object.values(queues)) expect(queue.Properties.SqsManagedSseEnabled).toBe(true);
+    const policies = Object.values(resources(synth.template, 'AWS::SQS::QueuePolicy'));
+    const denied = policies.flatMap((p) =>
+      p.Properties.PolicyDocument.Statement.filter(
+        (s: Json) => s.Effect === 'Deny' && s.Condition?.Bool?.['aws:SecureTransport'] === 'false',
+      ),
+    );
+    expect(denied.length).toBeGreaterThanOrEqual(3);
+  });
+
+  it('gives the delivery function the environment it reads: the queue URL and the webhook secret key', () => {
+    const env = fnOf('webhookDelivery')[1].Properties.Environment.Variables;
+    expect(env.WEBHOOK_DELIVERY_QUEUE_URL).toEqual({ Ref: logicalId('AWS::SQS::Queue', 'EventsDeliveries') });
+    expect(env.WEBHOOK_SECRET_KEY).toBeDefined();
+    expect(env.EVENT_BUS_NAME).toBeUndefined();
+  });
+});
+
+describe('expiry sweep', () => {
+  it('runs the sweep every five minutes on an EventBridge schedule', () => {
+    const rules = Object.values(resources(synth.template, 'AWS::Events::Rule'));
+    expect(rules).toHaveLength(1);
+    const rule = (rules[0] as Json).Properties;
+    expect(rule.ScheduleExpression).toBe('rate(5 minutes)');
+    expect(rule.Targets).toHaveLength(1);
+    expect(rule.Targets[0].Arn).toEqual({ 'Fn::GetAtt': [fnOf('expirySweep')[0], 'Arn'] });
+  });
+
+  it('gives the sweep and the consumer the bus name and the delivery queue URL', () => {
+    const bus = logicalId('AWS::Events::EventBus', 'Bus');
+    for (const name of ['sessionStream', 'expirySweep'] as const) {
+      const env = fnOf(name)[1].Properties.Environment.Variables;
+      expect(env.EVENT_BUS_NAME).toEqual({ Ref: bus });
+      expect(env.WEBHOOK_DELIVERY_QUEUE_URL).toEqual({
+        Ref: logicalId('AWS::SQS::Queue', 'EventsDeliveries'),
+      });
+    }
+  });
+});
+
+describe('pipeline alarms', () => {
+  it.each([
+    ['DeliveryDeadLetters', 'the webhook dead-letter queue'],
+    ['StreamFailures', 'the stream failure queue'],
+  ])('alarms on any message in %s (%s)', (queuePart) => {
+    const queueId = logicalId('AWS::SQS::Queue', queuePart);
+    const alarms = Object.values(resources(synth.template, 'AWS::CloudWatch::Alarm')).filter(
+      (a) =>
+        a.Properties.MetricName === 'ApproximateNumberOfMessagesVisible' &&
+        JSON.stringify(a.Properties.Dimensions).includes(queueId),
+    );
+    expect(alarms).toHaveLength(1);
+    expect((alarms[0] as Json).Properties).toMatchObject({ Threshold: 1, Namespace: 'AWS/SQS' });
+  });
+
+  it('writes plain ASCII function descriptions (cfn-lint refuses others)', () => {
+    for (const name of NAMES) expect(BACKGROUND_FUNCTIONS[name].description).toMatch(/^[\x20-\x7e]+$/);
+  });
+});
+
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}

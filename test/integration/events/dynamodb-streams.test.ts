@@ -1,0 +1,137 @@
+import { CreateTableCommand, DescribeTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DeleteCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type AwsJsonService, awsJsonCall } from '#lib/aws/json-protocol';
+import { TABLES } from '#lib/definitions/tables';
+import type { EventSink, RoutedEvent } from '#lib/domain/events';
+import type { StoredSession } from '#lib/domain/session';
+import { createDocumentClient } from '#lib/dynamodb/client';
+import { DynamoEventStore } from '#lib/dynamodb/events';
+import { toItem } from '#lib/dynamodb/sessions';
+import { processStreamRecords } from '#lib/events/process';
+import type { StreamRecord } from '#lib/events/stream';
+import { createTableInput } from '#local/dynamodb';
+import { storedSession } from '#test/support/fixtures';
+import { startTestDynamo, testEngine } from '#test/support/test-dynamo';
+
+/**
+ * The stream processor on the records AWS's own engine produces: DynamoDB Local implements DynamoDB
+ * Streams, so the sessions table is created with a NEW_AND_OLD_IMAGES stream, written as the service
+ * writes it (insert, modify, a TTL-style remove), and its stream read with signed JSON calls to the
+ * Streams API. dynalite has no streams: on it (`npm test`) this file is skipped; the DynamoDB Local leg
+ * (`npm run test:dynamodb-local`) runs it.
+ */
+const STREAMS: AwsJsonService = {
+  signingName: 'dynamodb',
+  targetPrefix: 'DynamoDBStreams_20120810',
+  jsonVersion: '1.0',
+};
+const onDynamoDbLocal = testEngine() === 'dynamodb-local';
+if (!onDynamoDbLocal)
+  console.log('DynamoDB Streams test skipped: dynalite has no streams (the DynamoDB Local leg runs it).');
+
+const SESSIONS = 'stream-sessions';
+const EVENTS = 'stream-events';
+const credentials = { accessKeyId: 'local', secretAccessKey: 'local' };
+
+let dynamo: { endpoint: string; close(): Promise<void> };
+let db: ReturnType<typeof createDocumentClient>;
+let streamArn: string;
+
+beforeAll(async () => {
+  if (!onDynamoDbLocal) return;
+  dynamo = await startTestDynamo();
+  const client = new DynamoDBClient({ endpoint: dynamo.endpoint, region: 'us-east-1', credentials });
+  await client.send(new CreateTableCommand(createTableInput(TABLES.events, EVENTS)));
+  await client.send(
+    new CreateTableCommand({
+      ...createTableInput(TABLES.sessions, SESSIONS),
+      StreamSpecification: { StreamEnabled: true, StreamViewType: 'NEW_AND_OLD_IMAGES' },
+    }),
+  );
+  streamArn = String(
+    (await client.send(new DescribeTableCommand({ TableName: SESSIONS }))).Table?.LatestStreamArn,
+  );
+  client.destroy();
+  db = createDocumentClient({ endpoint: dynamo.endpoint, region: 'us-east-1' });
+}, 90_000);
+afterAll(async () => {
+  db?.destroy();
+  await dynamo?.close();
+});
+
+/** Every record of the stream so far, in order, read as a Lambda poller would. */
+async function streamRecords(): Promise<StreamRecord[]> {
+  const call = awsJsonCall(STREAMS, { region: 'us-east-1', endpoint: dynamo.endpoint, credentials });
+  const described = (await call('DescribeStream', { StreamArn: streamArn })) as {
+    StreamDescription: { Shards: Array<{ ShardId: string }> };
+  };
+  const records: StreamRecord[] = [];
+  for (const { ShardId } of described.StreamDescription.Shards) {
+    let iterator = (
+      (await call('GetShardIterator', {
+        StreamArn: streamArn,
+        ShardId,
+        ShardIteratorType: 'TRIM_HORIZON',
+      })) as {
+        ShardIterator?: string;
+      }
+    ).ShardIterator;
+    for (let rounds = 0; iterator && rounds < 20; rounds++) {
+      const page = (await call('GetRecords', { ShardIterator: iterator })) as {
+        Records: StreamRecord[];
+        NextShardIterator?: string;
+      };
+      records.push(...page.Records);
+      if (page.Records.length === 0) break;
+      iterator = page.NextShardIterator;
+    }
+  }
+  return records;
+}
+
+describe.skipIf(!onDynamoDbLocal)('the stream processor on DynamoDB Local stream records', () => {
+  it('derives created, opened, revoked and a TTL-style expiry from the real records, and stores each once', async () => {
+    const open = storedSession({ id: '5e55e5e0-0000-4000-8000-000000000001', createdByUserId: 'owner-s' });
+    const expiring: StoredSession = storedSession({
+      id: '5e55e5e0-0000-4000-8000-000000000002',
+      tokenHash: 'e'.repeat(64),
+      createdByUserId: 'owner-s',
+      createdAt: '2026-01-01T00:00:00.000Z',
+      expiresAt: '2026-01-01T01:00:00.000Z',
+    });
+    const put = (item: Record<string, unknown>) =>
+      db.send(new PutCommand({ TableName: SESSIONS, Item: item }));
+    await put(toItem(open));
+    await put({ ...toItem(open), openedAt: '2026-01-01T00:05:00.000Z' });
+    await put({
+      ...toItem({ ...open, revokedAt: '2026-01-01T00:10:00.000Z', revokedByUserId: 'admin-cli' }),
+      openedAt: '2026-01-01T00:05:00.000Z',
+    });
+    await put(toItem(expiring));
+    // What DynamoDB's TTL does to an expired item: a REMOVE with its old image.
+    await db.send(new DeleteCommand({ TableName: SESSIONS, Key: { id: expiring.id } }));
+
+    const records = await streamRecords();
+    expect(records.map((r) => r.eventName)).toEqual(['INSERT', 'MODIFY', 'MODIFY', 'INSERT', 'REMOVE']);
+    const published: RoutedEvent[] = [];
+    const sink: EventSink = { publish: async (events) => void published.push(...events) };
+    const deps = {
+      store: new DynamoEventStore(db, EVENTS),
+      sinks: [sink],
+      now: () => new Date('2026-06-01T00:00:00.000Z'),
+    };
+    expect(await processStreamRecords(deps, records)).toEqual({ batchItemFailures: [] });
+    expect(published.map((e) => `${e.sessionId.slice(-1)} ${e.event.type}`)).toEqual([
+      '1 session.created',
+      '1 session.opened',
+      '1 session.revoked',
+      '2 session.created',
+      '2 session.expired',
+    ]);
+    expect(published.every((e) => e.ownerUserId === 'owner-s')).toBe(true);
+    // Lambda delivering the same records again stores nothing twice.
+    expect(await processStreamRecords(deps, records)).toEqual({ batchItemFailures: [] });
+    for (const event of published) expect(await deps.store.get(event.event.id)).toEqual(event.event);
+  });
+});

@@ -1,0 +1,73 @@
+import { describe, expect, it } from 'vitest';
+import type { AwsJsonCall } from '#lib/aws/json-protocol';
+import type { SessionView } from '#lib/domain/session';
+import { EVENT_BUS_SOURCE, EventBusError, EventBusSink, PUT_EVENTS_MAX_ENTRIES } from '#lib/events/event-bus';
+import { routedEvent } from '#test/support/webhook-receiver';
+
+const session = (n: number) =>
+  ({ id: `6f1c2b4e-0000-4000-8000-${String(n).padStart(12, '0')}`, boardId: 'board-1' }) as SessionView;
+const events = (count: number) =>
+  Array.from({ length: count }, (_, n) => routedEvent(session(n), 'session.created', { userId: 'owner-a' }));
+
+function recordingBus(answer: (entries: Array<Record<string, unknown>>) => Record<string, unknown>) {
+  const calls: Array<Array<Record<string, unknown>>> = [];
+  const call: AwsJsonCall = async (operation, input) => {
+    expect(operation).toBe('PutEvents');
+    const entries = input.Entries as Array<Record<string, unknown>>;
+    calls.push(entries);
+    return answer(entries);
+  };
+  return { call, calls };
+}
+
+const accepted = (entries: unknown[]) => ({
+  FailedEntryCount: 0,
+  Entries: entries.map((_, i) => ({ EventId: `id-${i}` })),
+});
+
+describe('the event bus sink', () => {
+  it('puts every event on the stack bus with its type as detail-type and the event as detail', async () => {
+    const bus = recordingBus(accepted);
+    const [event] = events(1);
+    await new EventBusSink(bus.call, 'embed-bus').publish([event as NonNullable<typeof event>]);
+    expect(bus.calls).toHaveLength(1);
+    const entry = bus.calls[0]?.[0] as Record<string, unknown>;
+    expect(entry).toMatchObject({
+      EventBusName: 'embed-bus',
+      Source: EVENT_BUS_SOURCE,
+      DetailType: 'session.created',
+    });
+    expect(JSON.parse(entry.Detail as string)).toEqual({
+      ...event?.event,
+      ownerUserId: 'owner-a',
+      boardId: 'board-1',
+    });
+  });
+
+  it('sends at most ten entries per call', async () => {
+    const bus = recordingBus(accepted);
+    await new EventBusSink(bus.call, 'embed-bus').publish(events(23));
+    expect(bus.calls.map((entries) => entries.length)).toEqual([
+      PUT_EVENTS_MAX_ENTRIES,
+      PUT_EVENTS_MAX_ENTRIES,
+      3,
+    ]);
+  });
+
+  it('fails the publish when the bus refuses an entry, so the stream record is retried', async () => {
+    const bus = recordingBus((entries) => ({
+      FailedEntryCount: 1,
+      Entries: entries.map((_, i) => (i === 1 ? { ErrorCode: 'InternalFailure' } : { EventId: `id-${i}` })),
+    }));
+    const published = new EventBusSink(bus.call, 'embed-bus').publish(events(3));
+    await expect(published).rejects.toBeInstanceOf(EventBusError);
+    await expect(published).rejects.toThrow(/InternalFailure/);
+  });
+
+  it('fails when the bus answers fewer entries than it was sent', async () => {
+    const bus = recordingBus(() => ({ FailedEntryCount: 0, Entries: [] }));
+    await expect(new EventBusSink(bus.call, 'embed-bus').publish(events(2))).rejects.toBeInstanceOf(
+      EventBusError,
+    );
+  });
+});
