@@ -3,7 +3,7 @@ import { createClient, EmbedSessionError } from '@embed-session/client';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { idempotencyRecordId, requestFingerprint } from '#lib/domain/idempotency';
 import { createDocumentClient } from '#lib/dynamodb/client';
-import { publicBaseUrl } from '#test/support/local-runtime';
+import { publicBaseUrl, testTarget } from '#test/support/local-runtime';
 import { useTestRuntime } from '#test/support/runtime-fixture';
 
 /** The typed client package, as built by the root pipeline, against the running service. */
@@ -37,26 +37,31 @@ describe('the typed client against the local runtime', () => {
     await expect(api.revokeUserSessions({ userId: 'client-user' })).resolves.toEqual({ revoked: 1 });
   });
 
-  it('creates, lists and deletes a webhook endpoint; a deleted one is a typed 404', async () => {
-    const created = await api.createWebhook(
-      { url: 'https://127.0.0.1:9/client-hook', events: ['session.revoked'] },
-      { idempotencyKey: 'client-hook-1' },
-    );
-    expect(created.secret).toMatch(/^whsec_/);
-    expect(
-      await api.createWebhook(
+  // Creating an endpoint derives its secret with KMS's GenerateMac, which the assembly runner does not
+  // serve (as the webhook suites, this one runs on the local runtime and DynamoDB Local only).
+  it.skipIf(testTarget() === 'assembly')(
+    'creates, lists and deletes a webhook endpoint; a deleted one is a typed 404',
+    async () => {
+      const created = await api.createWebhook(
         { url: 'https://127.0.0.1:9/client-hook', events: ['session.revoked'] },
         { idempotencyKey: 'client-hook-1' },
-      ),
-    ).toEqual(created);
-    expect((await api.listWebhooks()).map((w) => w.id)).toContain(created.webhook.id);
-    await expect(api.deleteWebhook(created.webhook.id)).resolves.toBeUndefined();
-    expect((await api.listWebhooks()).map((w) => w.id)).not.toContain(created.webhook.id);
-    await expect(api.deleteWebhook(created.webhook.id)).rejects.toMatchObject({
-      status: 404,
-      error: 'Not Found',
-    });
-  });
+      );
+      expect(created.secret).toMatch(/^whsec_/);
+      expect(
+        await api.createWebhook(
+          { url: 'https://127.0.0.1:9/client-hook', events: ['session.revoked'] },
+          { idempotencyKey: 'client-hook-1' },
+        ),
+      ).toEqual(created);
+      expect((await api.listWebhooks()).map((w) => w.id)).toContain(created.webhook.id);
+      await expect(api.deleteWebhook(created.webhook.id)).resolves.toBeUndefined();
+      expect((await api.listWebhooks()).map((w) => w.id)).not.toContain(created.webhook.id);
+      await expect(api.deleteWebhook(created.webhook.id)).rejects.toMatchObject({
+        status: 404,
+        error: 'Not Found',
+      });
+    },
+  );
 
   it('replays a create with the same Idempotency-Key instead of creating a second session', async () => {
     const body = { boardId, userId: 'client-idem', email: 'ada@example.com' };
