@@ -4,9 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { LocalRuntime } from '#local/runtime';
 import { childEnv } from '#test/support/child-env';
-import { startTestRuntime } from '#test/support/local-runtime';
+import { useTestRuntime } from '#test/support/runtime-fixture';
 
 /**
  * client/README.md tells an integrator how to install the client in their own application and gives an
@@ -25,14 +24,12 @@ function example(): string {
   return (blocks[0] as RegExpMatchArray)[1] as string;
 }
 
-let runtime: LocalRuntime;
+const runtime = useTestRuntime();
 let app: string;
 beforeAll(async () => {
-  runtime = await startTestRuntime();
   app = mkdtempSync(join(tmpdir(), 'client-example-app-'));
 });
 afterAll(async () => {
-  await runtime?.close();
   if (app) rmSync(app, { recursive: true, force: true });
 });
 

@@ -6,7 +6,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SessionView } from '#lib/domain/session';
 import type { LocalRuntime } from '#local/runtime';
 import { validBody } from '#test/support/fixtures';
-import { apiCall, startTestRuntime, testTarget } from '#test/support/local-runtime';
+import { apiCall, testTarget } from '#test/support/local-runtime';
+import { useTestRuntime } from '#test/support/runtime-fixture';
 import { routedEvent, startWebhookReceiver, type WebhookReceiver } from '#test/support/webhook-receiver';
 
 /**
@@ -25,7 +26,7 @@ function example(): string {
 
 type Verify = (secret: string, headers: Record<string, unknown>, body: string, now?: number) => boolean;
 
-let runtime: LocalRuntime;
+const runtime = useTestRuntime();
 let receiver: WebhookReceiver;
 let dir: string;
 let verifyWebhook: Verify;
@@ -36,11 +37,9 @@ beforeAll(async () => {
   ({ verifyWebhook } = (await import(pathToFileURL(join(dir, 'verify-webhook.mjs')).href)) as {
     verifyWebhook: Verify;
   });
-  runtime = await startTestRuntime();
   receiver = await startWebhookReceiver();
 });
 afterAll(async () => {
-  await runtime?.close();
   await receiver?.close();
   if (dir) rmSync(dir, { recursive: true, force: true });
 });

@@ -4,7 +4,8 @@ import { listen } from '#admin/webhooks';
 import type { SessionView } from '#lib/domain/session';
 import type { LocalRuntime } from '#local/runtime';
 import { validBody } from '#test/support/fixtures';
-import { adminEnv, apiCall, startTestRuntime, testTarget } from '#test/support/local-runtime';
+import { adminEnv, apiCall, testTarget } from '#test/support/local-runtime';
+import { useTestRuntime } from '#test/support/runtime-fixture';
 import {
   routedEvent,
   startWebhookReceiver,
@@ -13,17 +14,15 @@ import {
 } from '#test/support/webhook-receiver';
 
 /** The admin CLI's webhook commands against the local runtime: operators' list and delete, and listen. */
-let runtime: LocalRuntime;
+const runtime = useTestRuntime();
 let demo: NonNullable<LocalRuntime['demo']>;
 let receiver: WebhookReceiver;
 
 beforeAll(async () => {
-  runtime = await startTestRuntime();
   demo = runtime.demo as NonNullable<LocalRuntime['demo']>;
   receiver = await startWebhookReceiver();
 });
 afterAll(async () => {
-  await runtime?.close();
   await receiver?.close();
 });
 

@@ -2,17 +2,16 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { createRemoteJWKSet, decodeJwt, decodeProtectedHeader, type JWTPayload, jwtVerify } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Board } from '#lib/domain/board';
-import type { LocalRuntime } from '#local/runtime';
 import { validBody } from '#test/support/fixtures';
 import {
   apiCall,
   call,
   type KeyOwnerFixture,
   putBoard,
-  startTestRuntime,
   storeSession,
   testTarget,
 } from '#test/support/local-runtime';
+import { useTestRuntime } from '#test/support/runtime-fixture';
 import {
   type ReceivedWebhook,
   startWebhookReceiver,
@@ -26,7 +25,7 @@ import { type RunningBoardApp, startBoardApp } from '../../examples/board-app/se
  * token after the embed session is revoked or expires. A plain receiver stands in for an application
  * that fails, and for the boards that must be sent nothing. Retries follow WEBHOOK_RETRY_SECONDS (1,2,4).
  */
-let runtime: LocalRuntime;
+const runtime = useTestRuntime();
 let app: RunningBoardApp;
 let receiver: WebhookReceiver;
 let demo: KeyOwnerFixture;
@@ -37,7 +36,6 @@ const NO_LOGOUT_BOARD = `board_bcl_none_${randomUUID().slice(0, 8)}`;
 const NO_APP_BOARD = `board_bcl_noapp_${randomUUID().slice(0, 8)}`;
 
 beforeAll(async () => {
-  runtime = await startTestRuntime();
   demo = {
     userId: String(runtime.demo?.userId),
     keyId: String(runtime.demo?.keyId),
@@ -68,7 +66,6 @@ beforeAll(async () => {
   await putBoard(runtime, board(NO_APP_BOARD, { logoutUrl: `${receiver.url}/no-app` }));
 });
 afterAll(async () => {
-  await runtime?.close();
   await app?.close();
   await receiver?.close();
 });

@@ -16,24 +16,23 @@ import { FUNCTIONS, type FunctionDefinition, type FunctionName } from '#lib/defi
 import { TABLE_KEYS, TABLES } from '#lib/definitions/tables';
 import { HOST_SCRIPT, HOST_SCRIPT_VERSION } from '#lib/embed/host-script';
 import { AUTHORIZER_FAILED } from '#lib/http/middlewares/authorizer-errors';
-import type { LocalRuntime } from '#local/runtime';
 import { childEnv } from '#test/support/child-env';
 import { embedEvent, jsonEvent, proxyEvent } from '#test/support/events';
 import { validBody } from '#test/support/fixtures';
-import { createSessionCall, startTestRuntime } from '#test/support/local-runtime';
+import { createSessionCall } from '#test/support/local-runtime';
 import { node24 } from '#test/support/node24';
+import { useTestRuntime } from '#test/support/runtime-fixture';
 
 const run = promisify(execFile);
 const INVOKER = join(import.meta.dirname, '../support/invoke-bundle.mjs');
 
-let runtime: LocalRuntime;
+const runtime = useTestRuntime();
 let outDir: string;
 const bundles = new Map<FunctionName, string>();
 /** What esbuild put into each bundle (asking for it changes no byte of the output). */
 const metafiles = new Map<FunctionName, Metafile>();
 
 beforeAll(async () => {
-  runtime = await startTestRuntime();
   outDir = mkdtempSync(join(tmpdir(), 'bundles-'));
   for (const name of Object.keys(FUNCTIONS) as FunctionName[]) {
     const outfile = join(outDir, name, 'index.mjs');
@@ -44,7 +43,6 @@ beforeAll(async () => {
   }
 });
 afterAll(async () => {
-  await runtime?.close();
   if (outDir) rmSync(outDir, { recursive: true, force: true });
 });
 

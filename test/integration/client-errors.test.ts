@@ -1,22 +1,19 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { LocalRuntime } from '#local/runtime';
-import { startTestRuntime } from '#test/support/local-runtime';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { type RawResponse, rawRequest } from '#test/support/raw-http';
+import { useTestRuntime } from '#test/support/runtime-fixture';
 
 /**
  * Requests Node's HTTP parser refuses before any route sees them. They get the house JSON error and
  * headers like every other error, and the runtime keeps serving.
  */
-let runtime: LocalRuntime;
+const runtime = useTestRuntime();
 let host: string;
 let port: number;
 
 beforeAll(async () => {
-  runtime = await startTestRuntime();
   ({ hostname: host } = new URL(runtime.baseUrl));
   port = Number(new URL(runtime.baseUrl).port);
 });
-afterAll(() => runtime?.close());
 
 function expectHouseError(response: RawResponse, status: number, error: string) {
   expect(response.status).toBe(status);

@@ -1,12 +1,11 @@
 import { createRemoteJWKSet, jwtVerify } from 'jose';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { ID_TOKEN_CLAIMS } from '#lib/domain/id-token';
-import type { LocalRuntime } from '#local/runtime';
-import { call, createSessionCall, putBoard, startTestRuntime } from '#test/support/local-runtime';
+import { call, createSessionCall, putBoard } from '#test/support/local-runtime';
+import { useTestRuntime } from '#test/support/runtime-fixture';
 
-let runtime: LocalRuntime;
+const runtime = useTestRuntime();
 beforeAll(async () => {
-  runtime = await startTestRuntime();
   await putBoard(runtime, {
     boardId: 'board_discovery_app',
     orgId: 'org_demo',
@@ -15,7 +14,6 @@ beforeAll(async () => {
     appUrl: 'https://app.discovery.test/board',
   });
 });
-afterAll(() => runtime?.close());
 
 function expectPublicAndCacheable(headers: Headers) {
   expect(headers.get('content-type')).toBe('application/json');

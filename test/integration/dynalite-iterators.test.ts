@@ -10,9 +10,9 @@ import { createDocumentClient } from '#lib/dynamodb/client';
 import { DynamoSessionRepository } from '#lib/dynamodb/sessions';
 import { abstractLevelModulesOfDynalite } from '#local/dynalite-iterators';
 import { type EmbeddedDynamo, ensureTables, startEmbeddedDynamo } from '#local/dynamodb';
-import type { LocalRuntime } from '#local/runtime';
 import { storedSession } from '#test/support/fixtures';
-import { call, createSessionCall, startTestRuntime } from '#test/support/local-runtime';
+import { call, createSessionCall } from '#test/support/local-runtime';
+import { useTestRuntime } from '#test/support/runtime-fixture';
 
 /**
  * The embedded DynamoDB must not keep an iterator open per Query or Scan: each open iterator holds a
@@ -91,11 +91,7 @@ describe.each([
 });
 
 describe('npm start under embed page loads', () => {
-  let runtime: LocalRuntime;
-  beforeAll(async () => {
-    runtime = await startTestRuntime();
-  });
-  afterAll(() => runtime?.close());
+  const runtime = useTestRuntime();
 
   it('keeps no iterator open after 200 loads of the embed page', async () => {
     const created = await createSessionCall(runtime, {

@@ -1,17 +1,23 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { LocalRuntime } from '#local/runtime';
-import { call, createSessionCall, putBoard, startTestRuntime } from '#test/support/local-runtime';
+import { call, createSessionCall, putBoard } from '#test/support/local-runtime';
+import { useTestRuntime } from '#test/support/runtime-fixture';
 
 const STAGE_APP = 'http://127.0.0.1:9/stage-board';
 const OWN_APP = 'https://own-board.example.test/';
 
-let runtime: LocalRuntime;
 let previous: string | undefined;
-beforeAll(async () => {
+
+beforeAll(() => {
   // The stage default, read by the embed page at start as under `npm start` (BOARD_APP_URL).
   previous = process.env.BOARD_APP_URL;
   process.env.BOARD_APP_URL = STAGE_APP;
-  runtime = await startTestRuntime();
+});
+afterAll(() => {
+  if (previous === undefined) delete process.env.BOARD_APP_URL;
+  else process.env.BOARD_APP_URL = previous;
+});
+const runtime = useTestRuntime();
+beforeAll(async () => {
   await putBoard(runtime, {
     boardId: 'board_own_app',
     orgId: 'org_demo',
@@ -19,11 +25,6 @@ beforeAll(async () => {
     name: 'Own',
     appUrl: OWN_APP,
   });
-});
-afterAll(async () => {
-  await runtime?.close();
-  if (previous === undefined) delete process.env.BOARD_APP_URL;
-  else process.env.BOARD_APP_URL = previous;
 });
 
 async function handoffOf(boardId: string | undefined) {

@@ -1,10 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import { createLocalJWKSet, decodeJwt, decodeProtectedHeader, type JWTPayload, jwtVerify } from 'jose';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { ID_TOKEN_CLAIMS } from '#lib/domain/id-token';
 import { HANDOFF_SCRIPT_HASH } from '#lib/embed/handoff';
 import { LocalIdTokenKeys } from '#lib/signing/local-keys';
-import type { LocalRuntime } from '#local/runtime';
 import {
   apiCall,
   type CallResult,
@@ -12,18 +11,17 @@ import {
   createSessionCall,
   keyOwner,
   putBoard,
-  startTestRuntime,
   storeSession,
 } from '#test/support/local-runtime';
+import { useTestRuntime } from '#test/support/runtime-fixture';
 
 const APP_URL = 'https://board.acme.test/embedded?from=embed';
 const APP_ORIGIN = 'https://board.acme.test';
 const OTHER_APP_URL = 'https://other-board.example.test/';
 
-let runtime: LocalRuntime;
+const runtime = useTestRuntime();
 let keys: LocalIdTokenKeys;
 beforeAll(async () => {
-  runtime = await startTestRuntime();
   keys = new LocalIdTokenKeys(process.env.ID_TOKEN_KEY_FILE as string);
   await putBoard(runtime, {
     boardId: 'board_with_app',
@@ -40,7 +38,6 @@ beforeAll(async () => {
     appUrl: OTHER_APP_URL,
   });
 });
-afterAll(() => runtime?.close());
 
 async function newSession(extra: Record<string, unknown> = {}, headers: Record<string, string> = {}) {
   const result = await createSessionCall(

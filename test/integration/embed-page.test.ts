@@ -1,8 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { DeleteCommand } from '@aws-sdk/lib-dynamodb';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createDocumentClient } from '#lib/dynamodb/client';
-import type { LocalRuntime } from '#local/runtime';
 import {
   adminEnv,
   apiCall,
@@ -10,15 +9,11 @@ import {
   call,
   createSessionCall,
   reachableUrl,
-  startTestRuntime,
   storeSession,
 } from '#test/support/local-runtime';
+import { useTestRuntime } from '#test/support/runtime-fixture';
 
-let runtime: LocalRuntime;
-beforeAll(async () => {
-  runtime = await startTestRuntime();
-});
-afterAll(() => runtime?.close());
+const runtime = useTestRuntime();
 
 async function newSession(extra: Record<string, unknown> = {}) {
   const result = await createSessionCall(runtime, {

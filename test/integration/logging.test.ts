@@ -1,23 +1,23 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import type { LocalRuntime } from '#local/runtime';
-import { call, createSessionCall, startTestRuntime } from '#test/support/local-runtime';
+import { call, createSessionCall } from '#test/support/local-runtime';
+import { useTestRuntime } from '#test/support/runtime-fixture';
 
-let runtime: LocalRuntime;
 const lines: string[] = [];
 
-beforeAll(async () => {
+beforeAll(() => {
   // Most verbose level, so any line that could leak a credential is written.
   process.env.LOG_LEVEL = 'debug';
-  runtime = await startTestRuntime();
+});
+const runtime = useTestRuntime();
+beforeAll(() => {
   // Captured, not echoed: the lines are the subject of the test, not output for the reader.
   vi.spyOn(process.stdout, 'write').mockImplementation((chunk: string | Uint8Array) => {
     lines.push(...String(chunk).split('\n').filter(Boolean));
     return true;
   });
 });
-afterAll(async () => {
+afterAll(() => {
   vi.restoreAllMocks();
-  await runtime?.close();
 });
 
 describe('logs', () => {

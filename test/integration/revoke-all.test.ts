@@ -1,24 +1,18 @@
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { runAdmin } from '#admin/cli';
 import { createDocumentClient } from '#lib/dynamodb/client';
 import type { LocalRuntime } from '#local/runtime';
 import { validBody } from '#test/support/fixtures';
-import {
-  apiCall,
-  call,
-  type KeyOwnerFixture,
-  keyOwner,
-  putBoard,
-  startTestRuntime,
-} from '#test/support/local-runtime';
+import { apiCall, call, type KeyOwnerFixture, keyOwner, putBoard } from '#test/support/local-runtime';
+import { useTestRuntime } from '#test/support/runtime-fixture';
 
 /**
  * Revoke-all as revocation cut-offs, over HTTP on the local runtime (dynalite, or DynamoDB Local with
  * TEST_DYNAMODB=dynamodb-local): one record per scope, read by the embed page with the session, so no
  * session created before the call returned escapes it, whatever the index shows.
  */
-let runtime: LocalRuntime;
+const runtime = useTestRuntime();
 let demo: NonNullable<LocalRuntime['demo']>;
 let owner: KeyOwnerFixture;
 let colleague: KeyOwnerFixture;
@@ -26,14 +20,12 @@ let outsider: KeyOwnerFixture;
 let otherTenant: KeyOwnerFixture;
 
 beforeAll(async () => {
-  runtime = await startTestRuntime();
   demo = runtime.demo as NonNullable<LocalRuntime['demo']>;
   owner = { userId: demo.userId, keyId: demo.keyId, apiKey: demo.apiKey };
   colleague = await keyOwner(runtime, 'cut-colleague', ['org_demo']);
   outsider = await keyOwner(runtime, 'cut-outsider');
   otherTenant = await keyOwner(runtime, 'cut-other-tenant', ['org_other']);
 });
-afterAll(() => runtime?.close());
 
 interface SessionBody {
   id: string;

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import type { LocalRuntime } from '#local/runtime';
 import { keysOf, SESSION_VIEW_FIELDS, sorted, validBody } from '#test/support/fixtures';
 import {
@@ -10,15 +10,15 @@ import {
   keyOwner,
   putBoard,
   removeMembership,
-  startTestRuntime,
   storeSession,
 } from '#test/support/local-runtime';
+import { useTestRuntime } from '#test/support/runtime-fixture';
 
 /**
  * The session as a managed resource, over HTTP on the local runtime: retrieve, list, revoke one, revoke
  * a user's sessions, who may do each, and what the embed page does once a session is revoked.
  */
-let runtime: LocalRuntime;
+const runtime = useTestRuntime();
 let demo: NonNullable<LocalRuntime['demo']>;
 /** The demo key owner: a member of org_demo (the public and private demo boards). */
 let owner: KeyOwnerFixture;
@@ -34,7 +34,6 @@ let otherTenant: KeyOwnerFixture;
 const NOT_FOUND = { error: 'Not Found', message: 'No session with this id was found' };
 
 beforeAll(async () => {
-  runtime = await startTestRuntime();
   demo = runtime.demo as NonNullable<LocalRuntime['demo']>;
   owner = { userId: demo.userId, keyId: demo.keyId, apiKey: demo.apiKey };
   colleague = await keyOwner(runtime, 'colleague', ['org_demo']);
@@ -42,7 +41,6 @@ beforeAll(async () => {
   outsiderSecondKey = await keyOwner(runtime, 'outsider');
   otherTenant = await keyOwner(runtime, 'other-tenant', ['org_other']);
 });
-afterAll(() => runtime?.close());
 
 interface SessionBody {
   id: string;

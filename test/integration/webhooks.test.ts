@@ -5,13 +5,8 @@ import type { SessionView } from '#lib/domain/session';
 import { createDocumentClient } from '#lib/dynamodb/client';
 import type { LocalRuntime } from '#local/runtime';
 import { validBody } from '#test/support/fixtures';
-import {
-  apiCall,
-  type KeyOwnerFixture,
-  keyOwner,
-  startTestRuntime,
-  testTarget,
-} from '#test/support/local-runtime';
+import { apiCall, type KeyOwnerFixture, keyOwner, testTarget } from '#test/support/local-runtime';
+import { useTestRuntime } from '#test/support/runtime-fixture';
 import {
   startWebhookReceiver,
   verifiedByReceiver,
@@ -23,13 +18,12 @@ import {
  * change feed derives from the sessions the tests create and revoke; the receiver verifies each request
  * as a customer's server would. Retries follow WEBHOOK_RETRY_SECONDS (the local default, 1,2,4).
  */
-let runtime: LocalRuntime;
+const runtime = useTestRuntime();
 let owner: KeyOwnerFixture;
 let otherTenant: KeyOwnerFixture;
 let receiver: WebhookReceiver;
 
 beforeAll(async () => {
-  runtime = await startTestRuntime();
   const demo = runtime.demo as NonNullable<LocalRuntime['demo']>;
   owner = { userId: demo.userId, keyId: demo.keyId, apiKey: demo.apiKey };
   otherTenant = await keyOwner(runtime, 'hook-other-tenant');
@@ -39,7 +33,6 @@ beforeAll(async () => {
   );
 });
 afterAll(async () => {
-  await runtime?.close();
   await receiver?.close();
 });
 

@@ -1,26 +1,17 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createLogger } from '#lib/platform/logger';
-import { type LocalRuntime, startLocalRuntime } from '#local/runtime';
 import { createSessionCall } from '#test/support/local-runtime';
+import { useTestRuntime } from '#test/support/runtime-fixture';
 
-let runtime: LocalRuntime;
 const publicBaseUrl = process.env.PUBLIC_BASE_URL;
-beforeAll(async () => {
+beforeAll(() => {
   // The runtime fills PUBLIC_BASE_URL from its own address when unset, as under `npm start`.
   delete process.env.PUBLIC_BASE_URL;
-  runtime = await startLocalRuntime({
-    port: 0,
-    dynamoPort: 0,
-    host: '0.0.0.0',
-    seed: true,
-    logger: createLogger({}, { level: 'error' }),
-  });
 });
-afterAll(async () => {
-  await runtime?.close();
+afterAll(() => {
   if (publicBaseUrl === undefined) delete process.env.PUBLIC_BASE_URL;
   else process.env.PUBLIC_BASE_URL = publicBaseUrl;
 });
+const runtime = useTestRuntime({ host: '0.0.0.0' });
 
 describe('HOST=0.0.0.0', () => {
   it('names 127.0.0.1 in its base URL, its DynamoDB endpoint and every embedUrl, never 0.0.0.0', async () => {

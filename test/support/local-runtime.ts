@@ -30,6 +30,8 @@ export interface TestRuntimeOptions {
   rateLimitClock?: MonotonicClock;
   /** A DynamoDB to run on (a fault proxy, say) instead of one of this run's engine. */
   dynamoEndpoint?: string;
+  /** The interface to listen on, 127.0.0.1 if absent (HOST under `npm start`). */
+  host?: string;
 }
 
 /**
@@ -88,6 +90,7 @@ export async function startTestRuntime(options: TestRuntimeOptions = {}): Promis
     const runtime = await startLocalRuntime({
       port: 0,
       dynamoPort: 0,
+      host: options.host,
       dynamoEndpoint: options.dynamoEndpoint ?? own?.endpoint,
       seed: true,
       logger: createLogger({}, { level: 'error' }),

@@ -5,8 +5,8 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { IdTokenClaims } from '#lib/domain/id-token';
 import { LocalIdTokenKeys } from '#lib/signing/local-keys';
-import type { LocalRuntime } from '#local/runtime';
-import { createSessionCall, putBoard, startTestRuntime } from '#test/support/local-runtime';
+import { createSessionCall, putBoard } from '#test/support/local-runtime';
+import { useTestRuntime } from '#test/support/runtime-fixture';
 import { type RunningBoardApp, startBoardApp } from '../../../examples/board-app/server';
 import { LOGOUT_EVENT } from '../../../examples/board-app/verify';
 
@@ -15,12 +15,11 @@ import { LOGOUT_EVENT } from '../../../examples/board-app/verify';
  * token for a board whose appUrl is the app), and tokens signed here with the runtime's own local key for
  * what the embed page never sends (expired, for another audience, tampered, logout tokens).
  */
-let runtime: LocalRuntime;
+const runtime = useTestRuntime();
 let app: RunningBoardApp;
 let keys: LocalIdTokenKeys;
 
 beforeAll(async () => {
-  runtime = await startTestRuntime();
   app = await startBoardApp({ port: 0 });
   app.serve({ issuer: runtime.baseUrl });
   keys = new LocalIdTokenKeys(process.env.ID_TOKEN_KEY_FILE as string);
@@ -34,7 +33,6 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await app?.close();
-  await runtime?.close();
 });
 
 /** The ID token the embed page hands over for a fresh session of the reference app's board. */

@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import type { SessionEvent } from '#lib/domain/events';
-import type { LocalRuntime } from '#local/runtime';
 import { validBody } from '#test/support/fixtures';
 import {
   apiCall,
@@ -9,30 +8,26 @@ import {
   call,
   type KeyOwnerFixture,
   keyOwner,
-  startTestRuntime,
   storeSession,
 } from '#test/support/local-runtime';
+import { useTestRuntime } from '#test/support/runtime-fixture';
 
 /**
  * The session events over HTTP on the local runtime: its change feed derives them from the sessions table
  * as the stream consumer does on AWS, and GET /api/embed/events shows them to the tenant that created the
  * session, and to no one else.
  */
-let runtime: LocalRuntime;
+const runtime = useTestRuntime();
 let demo: KeyOwnerFixture;
 let other: KeyOwnerFixture;
 
 beforeAll(async () => {
-  runtime = await startTestRuntime();
   demo = {
     userId: String(runtime.demo?.userId),
     keyId: String(runtime.demo?.keyId),
     apiKey: String(runtime.demo?.apiKey),
   };
   other = await keyOwner(runtime, `tenant-${randomUUID()}`);
-});
-afterAll(async () => {
-  await runtime?.close();
 });
 
 const events = (who: KeyOwnerFixture, query: Record<string, string> = {}) =>

@@ -3,7 +3,8 @@ import { SESSION_SCOPE_INDEXES } from '#lib/definitions/tables';
 import type { LocalRuntime } from '#local/runtime';
 import { validBody } from '#test/support/fixtures';
 import { startLaggingIndexProxy } from '#test/support/lagging-index-proxy';
-import { apiCall, call, startTestRuntime } from '#test/support/local-runtime';
+import { apiCall, call } from '#test/support/local-runtime';
+import { useTestRuntime } from '#test/support/runtime-fixture';
 import { startTestDynamo } from '#test/support/test-dynamo';
 
 /**
@@ -11,7 +12,6 @@ import { startTestDynamo } from '#test/support/test-dynamo';
  * two seconds, so a session created a moment before a revoke-all is missing from every index read the
  * call makes. The cut-off must cover it all the same.
  */
-let runtime: LocalRuntime;
 let proxy: Awaited<ReturnType<typeof startLaggingIndexProxy>>;
 let dynamo: Awaited<ReturnType<typeof startTestDynamo>>;
 
@@ -21,13 +21,12 @@ beforeAll(async () => {
     indexes: Object.values(SESSION_SCOPE_INDEXES),
     lagMs: 2_000,
   });
-  runtime = await startTestRuntime({ dynamoEndpoint: proxy.endpoint });
 });
 afterAll(async () => {
-  await runtime?.close();
   await proxy?.close();
   await dynamo?.close();
 });
+const runtime = useTestRuntime(() => ({ dynamoEndpoint: proxy.endpoint }));
 
 describe('revoke-all while the scope indexes lag', () => {
   it.each([
