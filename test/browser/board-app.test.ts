@@ -1,12 +1,12 @@
 import { randomBytes } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Page } from 'playwright-core';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import { HOST_SCRIPT_VERSION } from '#lib/embed/host-script';
-import type { LocalRuntime } from '#local/runtime';
-import { browserSkipReason, launchChromium } from '#test/support/browser';
-import { createSessionCall, putBoard, startTestRuntime } from '#test/support/local-runtime';
+import { describeInChromium, useChromium } from '#test/support/browser';
+import { createSessionCall, putBoard } from '#test/support/local-runtime';
+import { useTestRuntime } from '#test/support/runtime-fixture';
 import { type RunningBoardApp, startBoardApp } from '../../examples/board-app/server';
 
 /**
@@ -15,19 +15,15 @@ import { type RunningBoardApp, startBoardApp } from '../../examples/board-app/se
  * script; the embed page posts the ID token to the app, which sets its partitioned cookie in the frame and
  * shows the board as the user, telling the host page through `/embed-board.js`.
  */
-if (browserSkipReason) console.warn(`[browser tests skipped] ${browserSkipReason}`);
-
-let runtime: LocalRuntime;
+const runtime = useTestRuntime();
 let app: RunningBoardApp;
-let browser: Browser;
+const browser = useChromium();
 let host: Server;
 let hostOrigin: string;
 const pages = new Map<string, string>();
 const opened: Page[] = [];
 
 beforeAll(async () => {
-  if (browserSkipReason) return;
-  runtime = await startTestRuntime();
   app = await startBoardApp({ port: 0 });
   app.serve({ issuer: runtime.baseUrl });
   await putBoard(runtime, {
@@ -47,15 +43,12 @@ beforeAll(async () => {
   host.listen(0, 'localhost');
   await new Promise((resolve) => host.once('listening', resolve));
   hostOrigin = `http://localhost:${(host.address() as AddressInfo).port}`;
-  browser = await launchChromium();
 }, 120_000);
 
 afterAll(async () => {
   for (const page of opened) await page.close().catch(() => undefined);
-  await browser?.close();
   host?.close();
   await app?.close();
-  await runtime?.close();
 });
 
 function hostPage(body: string): string {
@@ -123,7 +116,7 @@ async function appFrame(page: Page) {
   >;
 }
 
-describe.skipIf(browserSkipReason !== undefined)('the reference board application in the iframe', () => {
+describeInChromium('the reference board application in the iframe', () => {
   it('shows the board as the user after the hand-off, and the host page hears ready and resize from it', async () => {
     const { embedUrl, sessionId } = await embedUrlFor('customer-browser-1');
     // Another frame of the customer's page forging the board's messages.

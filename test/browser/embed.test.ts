@@ -1,19 +1,14 @@
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import { type Browser, type BrowserContext, chromium, type Page, type Request } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { BrowserContext, Page, Request } from 'playwright-core';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import { FRAME_SCRIPT } from '#lib/embed/frame-script';
-import type { LocalRuntime } from '#local/runtime';
-import { createSessionCall, startTestRuntime, storeSession } from '#test/support/local-runtime';
-
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const skipReason = existsSync(CHROMIUM)
-  ? undefined
-  : `no Chromium at ${CHROMIUM} (install Debian's chromium or set CHROMIUM_PATH)`;
-if (skipReason) console.warn(`[browser tests skipped] ${skipReason}`);
+import { describeInChromium, useChromium } from '#test/support/browser';
+import { createSessionCall, storeSession } from '#test/support/local-runtime';
+import { useTestRuntime } from '#test/support/runtime-fixture';
 
 const ARTIFACTS = join(import.meta.dirname, '../artifacts');
 // A 1×1 transparent PNG served as the avatar, so the test sees the image request and its headers.
@@ -22,10 +17,10 @@ const PNG = Buffer.from(
   'base64',
 );
 
-let runtime: LocalRuntime;
+const runtime = useTestRuntime();
+const browser = useChromium();
 let host: Server;
 let hostOrigin: string;
-let browser: Browser;
 /** The pages of the customer's site, by id: each one's HTML body. */
 const hostPages = new Map<string, string>();
 const EMBEDDING_DOC = readFileSync(join(import.meta.dirname, '../../docs/embedding.md'), 'utf8');
@@ -205,33 +200,18 @@ const iframeHeight = (page: Page, nth = 0) =>
         (el as unknown as { getBoundingClientRect(): { height: number } }).getBoundingClientRect().height,
     );
 
-describe.skipIf(skipReason !== undefined)('embed page in a real browser (Chromium)', () => {
+describeInChromium('embed page in a real browser (Chromium)', () => {
   const pages: Page[] = [];
 
   beforeAll(async () => {
-    runtime = await startTestRuntime();
     host = await startHost();
     // "localhost" and "127.0.0.1" are different origins: the host page is cross-origin to the embed.
     hostOrigin = `http://localhost:${(host.address() as AddressInfo).port}`;
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: [
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-quic',
-        '--no-first-run',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-      ],
-    });
   });
 
   afterAll(async () => {
     for (const page of pages) await page.close().catch(() => undefined);
-    await browser?.close();
     host?.close();
-    await runtime?.close();
   });
 
   it('renders the board and the signed-in user inside a cross-origin iframe, without leaking the token', async () => {

@@ -3,19 +3,16 @@ import { readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import type { Browser } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { LocalRuntime } from '#local/runtime';
-import { browserSkipReason, launchChromium } from '#test/support/browser';
-import { startTestRuntime, storeSession } from '#test/support/local-runtime';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { describeInChromium, useChromium } from '#test/support/browser';
+import { storeSession } from '#test/support/local-runtime';
+import { useTestRuntime } from '#test/support/runtime-fixture';
 
 /**
  * The quickstart's embedding snippet, run as written on a customer's page: when the session expires it asks
  * the customer's backend once for a new embedUrl, and stops when that one is no better. The snippet it
  * replaced (`onExpired: () => location.reload()` with a fixed embedUrl) reloaded the page without end.
  */
-if (browserSkipReason) console.warn(`[browser tests skipped] ${browserSkipReason}`);
-
 const QUICKSTART = readFileSync(join(import.meta.dirname, '../../docs/quickstart.md'), 'utf8');
 
 /** The quickstart's one html block holding the host script tag, with the script pointed at `baseUrl`. */
@@ -36,8 +33,8 @@ function renewalPath(snippet: string): string {
   return path;
 }
 
-let runtime: LocalRuntime;
-let browser: Browser;
+const runtime = useTestRuntime();
+const browser = useChromium();
 let host: Server;
 let hostOrigin: string;
 /** What the customer's backend answers for a new embedUrl, and how often it was asked. */
@@ -55,8 +52,6 @@ async function expiredEmbedUrl(): Promise<string> {
 }
 
 beforeAll(async () => {
-  if (browserSkipReason) return;
-  runtime = await startTestRuntime();
   const snippet = quickstartSnippet(runtime.baseUrl);
   const path = renewalPath(snippet);
   host = createServer((req, res) => {
@@ -75,13 +70,10 @@ beforeAll(async () => {
   host.listen(0, 'localhost');
   await new Promise((resolve) => host.once('listening', resolve));
   hostOrigin = `http://localhost:${(host.address() as AddressInfo).port}`;
-  browser = await launchChromium();
 }, 120_000);
 
 afterAll(async () => {
-  await browser?.close();
   host?.close();
-  await runtime?.close();
 });
 
 /**
@@ -122,7 +114,7 @@ const counters = (page: import('playwright-core').Page) =>
     return { fetches: w.fetches, expiredMessages: w.expiredMessages };
   });
 
-describe.skipIf(browserSkipReason !== undefined)("the quickstart's embedding snippet", () => {
+describeInChromium("the quickstart's embedding snippet", () => {
   it('asks the backend once for a new link when the session expires, and stops when that one is expired too', async () => {
     renewal = { status: 200, embedUrl: await expiredEmbedUrl(), asked: 0 };
     const { page, navigations } = await openCustomerPage(await expiredEmbedUrl());
