@@ -370,6 +370,7 @@ describe('POST /api/embed/sessions: metadata limits are the storage’s', () => 
     ['a number too small for DynamoDB', '{"tiny": 1e-200}'],
     ['a number too large for DynamoDB', '{"huge": 1e200}'],
     ['a lone surrogate', '{"text": "\\ud800"}'],
+    ['nesting 20,000 levels deep', `{"a":${'['.repeat(20_000)}${']'.repeat(20_000)}}`],
   ])('returns 400, never 500, for %s', async (_name, metadata) => {
     const body = `{"boardId":"${demo.publicBoardId}","userId":"u","email":"a@b.co","metadata":${metadata}}`;
     const result = await createSessionCall(runtime, body);
@@ -381,6 +382,7 @@ describe('POST /api/embed/sessions: metadata limits are the storage’s', () => 
     const result = await createSessionCall(runtime, body);
     expect(result.status).toBe(201);
     expect(result.text).toContain('"__proto__":{"polluted":true}');
+    expect(result.text).toContain('"constructor":{"prototype":{"polluted":true}}');
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();
   });
 });
@@ -406,6 +408,11 @@ describe('POST /api/embed/sessions: order of checks', () => {
       'Content-Type': 'text/plain',
     });
     expect(result.status).toBe(401);
+  });
+
+  it('checks the size (413) before the content type (415)', async () => {
+    const result = await createSessionCall(runtime, 'x'.repeat(300 * 1024), { 'Content-Type': 'text/plain' });
+    expect(result.status).toBe(413);
   });
 
   it('checks the content type (415) before the body (400)', async () => {
