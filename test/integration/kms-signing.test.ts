@@ -3,6 +3,7 @@ import { createLocalJWKSet, decodeProtectedHeader, jwtVerify } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { IdTokenClaims } from '#lib/domain/id-token';
 import { KmsIdTokenSigner, type KmsJsonClient, KmsSigningKeySet, kmsClient } from '#lib/signing/kms-client';
+import { startFaultProxy } from '#test/support/fault-proxy';
 import { type MotoServer, motoMissing, startMoto } from '#test/support/moto';
 
 const missing = motoMissing();
@@ -121,13 +122,19 @@ describe.skipIf(missing !== undefined)('KMS signing adapter, against moto_server
 
   it('reports what KMS refused by its error code, at once, without trying again', async () => {
     const missingKey = arns.signing.replace(/[^/]+$/, '00000000-0000-0000-0000-000000000000');
-    const started = Date.now();
-    await expect(new KmsIdTokenSigner(kms, missingKey, arns.subject).sign(claims())).rejects.toMatchObject({
-      name: 'KmsError',
-      code: 'NotFoundException',
-      status: 400,
-    });
-    // Three attempts would wait between them; a refusal is final.
-    expect(Date.now() - started).toBeLessThan(1_000);
+    // Through a proxy that records every request reaching KMS, retries included.
+    const proxy = await startFaultProxy(moto.endpoint);
+    try {
+      const signer = new KmsIdTokenSigner(kmsClient('eu-west-1', proxy.endpoint), missingKey, arns.subject);
+      await expect(signer.sign(claims())).rejects.toMatchObject({
+        name: 'KmsError',
+        code: 'NotFoundException',
+        status: 400,
+      });
+      // A refusal is final: one Sign request, no second attempt.
+      expect(proxy.requests.filter((request) => request.operation === 'Sign')).toHaveLength(1);
+    } finally {
+      await proxy.close();
+    }
   });
 });

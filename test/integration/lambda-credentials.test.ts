@@ -333,8 +333,6 @@ describe.each(NODES)('a bundled function on %s', (_label, node) => {
     expect(bundled.requests).toEqual([]);
     const [logged] = bundled.logs.filter((line) => line.level === 'error');
     expect(JSON.stringify(logged)).toContain(MISSING_CREDENTIALS_MESSAGE);
-    // Process start and bundle load included; the full chain would go on to probe the network.
-    expect(bundled.ms).toBeLessThan(5_000);
   });
 
   it('fails the same way with only one of the two variables', async () => {

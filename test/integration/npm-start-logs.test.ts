@@ -12,7 +12,16 @@ describe('npm start: its log', () => {
     await fetch(`${service.baseUrl}/api/embed/sessions`, {
       headers: { Authorization: `Bearer ${service.apiKey}` },
     });
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    // The child writes its log as it serves: wait for the line of the last request above.
+    const logged = () =>
+      service
+        .output()
+        .split('\n')
+        .filter((line) => line.startsWith('{'))
+        .map((line) => JSON.parse(line) as Record<string, unknown>);
+    await expect
+      .poll(() => logged().some((line) => line.method === 'GET' && line.path === '/api/embed/sessions'))
+      .toBe(true);
     const output = service.output();
     const bannerAt = output.indexOf('Embed session service running locally');
     expect(bannerAt).toBeGreaterThanOrEqual(0);

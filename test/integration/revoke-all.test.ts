@@ -252,9 +252,10 @@ describe('admin CLI revoke-all-sessions (the stage, for operators)', () => {
   it('revokes every session of the stage created up to --before, and none created after it', async () => {
     const old = await create(owner, { userId: 'stage-old' });
     const foreign = await create(otherTenant, { userId: 'stage-old', boardId: demo.otherOrgBoardId });
-    await new Promise((resolve) => setTimeout(resolve, 5));
+    // The cut-off falls strictly between the sessions before it and the one after it.
+    await expect.poll(() => new Date().toISOString() > foreign.session.createdAt).toBe(true);
     const before = new Date().toISOString();
-    await new Promise((resolve) => setTimeout(resolve, 5));
+    await expect.poll(() => new Date().toISOString() > before).toBe(true);
     const fresh = await create(owner, { userId: 'stage-new' });
     const result = await admin('revoke-all-sessions', '--before', before);
     expect(result.scope).toBe('stage');

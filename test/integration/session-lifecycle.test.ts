@@ -111,8 +111,8 @@ describe('GET /api/embed/sessions/{id}', () => {
 
   it('shows an expired session as expired', async () => {
     const { session } = await create(owner, { userId: 'u-exp', expiresInSeconds: 1 });
-    await new Promise((resolve) => setTimeout(resolve, 1_100));
-    expect(((await retrieve(owner, session.id)).body.session as SessionBody).status).toBe('expired');
+    const status = async () => ((await retrieve(owner, session.id)).body.session as SessionBody).status;
+    await expect.poll(status, { timeout: 5_000, interval: 200 }).toBe('expired');
   });
 });
 

@@ -7,9 +7,6 @@ import { type CallResult, call, createSessionCall, startTestRuntime } from './lo
 import { captureStdout } from './logs';
 import { startTestDynamo } from './test-dynamo';
 
-/** The latency contract: however DynamoDB fails, the answer comes within 10 s. */
-export const ANSWER_WITHIN_MS = 10_000;
-
 /** The local runtime with a fault proxy between its functions and its DynamoDB. */
 export interface RuntimeBehindProxy {
   runtime: LocalRuntime;
@@ -36,21 +33,17 @@ export async function startRuntimeBehindProxy(): Promise<RuntimeBehindProxy> {
   };
 }
 
-/** A request's outcome and how long it took; the client gives up after 15 s so a hang fails the test. */
-export async function timed(request: () => Promise<CallResult>): Promise<CallResult & { ms: number }> {
-  const started = performance.now();
-  const result = await request();
-  return { ...result, ms: performance.now() - started };
-}
-
-/** The answer to an outage: 503 JSON with Retry-After, in time; never 401 (not the key) and never 500. */
-export function expectUnavailable(result: CallResult & { ms: number }) {
+/**
+ * The answer to an outage: 503 JSON with Retry-After; never 401 (not the key) and never 500. That it comes
+ * in time is the request budget's rule (test/unit/lib/http/middlewares/request-budget.test.ts and
+ * test/unit/functions/deadlines.test.ts), not a stopwatch's here.
+ */
+export function expectUnavailable(result: CallResult) {
   expect(result.status, result.text).toBe(503);
   expect(result.headers.get('retry-after')).toBe('2');
   expect(result.headers.get('content-type')).toMatch(/^application\/json/);
   expect(result.body.error).toBe('Service Unavailable');
   expect(Object.keys(result.body).sort()).toEqual(['error', 'message']);
-  expect(result.ms).toBeLessThan(ANSWER_WITHIN_MS);
 }
 
 /**
@@ -84,11 +77,9 @@ export function describeOutage(env: () => RuntimeBehindProxy, name: string, faul
   describe(`when DynamoDB ${name}`, () => {
     let token: string;
     const create = () =>
-      timed(() =>
-        createSessionCall(env().runtime, validBody({ boardId: env().runtime.demo?.publicBoardId })),
-      );
+      createSessionCall(env().runtime, validBody({ boardId: env().runtime.demo?.publicBoardId }));
     const embed = () =>
-      timed(() => call(env().runtime, `/embed?token=${token}`, { headers: { Accept: 'application/json' } }));
+      call(env().runtime, `/embed?token=${token}`, { headers: { Accept: 'application/json' } });
 
     beforeAll(async () => {
       const created = await create();

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { LOCAL_TABLE_NAMES } from '#lib/definitions/tables';
 import { hashCredential } from '#lib/domain/credentials';
 import { createDocumentClient } from '#lib/dynamodb/client';
-import { ANSWER_WITHIN_MS, timed, useRuntimeBehindProxy } from '#test/support/fault-suite';
+import { useRuntimeBehindProxy } from '#test/support/fault-suite';
 import { validBody } from '#test/support/fixtures';
 import { call, createSessionCall } from '#test/support/local-runtime';
 
@@ -41,11 +41,8 @@ describe('when DynamoDB loses the answer to the session PutItem after the write 
       { operation: 'PutItem', table: LOCAL_TABLE_NAMES.sessions },
     );
     const seen = proxy.requests.length;
-    const created = await timed(() =>
-      createSessionCall(runtime, validBody({ boardId: runtime.demo?.publicBoardId })),
-    );
+    const created = await createSessionCall(runtime, validBody({ boardId: runtime.demo?.publicBoardId }));
     expect(created.status, created.text).toBe(201);
-    expect(created.ms).toBeLessThan(ANSWER_WITHIN_MS);
     // The SDK did retry the put: the write landed once and its retry met it.
     // The sessions table's puts only: the change feed writes the session's events through the same proxy.
     const puts = proxy.requests
