@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { call, createSessionCall, putBoard } from '#test/support/local-runtime';
+import { call, createSessionCall, ensureStatus, putBoard } from '#test/support/local-runtime';
 import { useTestRuntime } from '#test/support/runtime-fixture';
 
 const STAGE_APP = 'http://127.0.0.1:9/stage-board';
@@ -31,7 +31,7 @@ async function handoffOf(boardId: string | undefined) {
   const created = await createSessionCall(runtime, { boardId, userId: 'u-1', email: 'u@example.com' });
   const token = (created.body as { sessionToken: string }).sessionToken;
   const result = await call(runtime, `/embed?token=${token}`, { headers: { Accept: 'application/json' } });
-  expect(result.status).toBe(200);
+  ensureStatus(result, 200);
   return result.body.handoff as { url: string } | undefined;
 }
 

@@ -9,6 +9,7 @@ import {
   type CallResult,
   call,
   createSessionCall,
+  ensureStatus,
   keyOwner,
   putBoard,
   storeSession,
@@ -45,7 +46,7 @@ async function newSession(extra: Record<string, unknown> = {}, headers: Record<s
     { boardId: 'board_with_app', userId: 'customer-42', email: 'ada@example.com', ...extra },
     headers,
   );
-  expect(result.status).toBe(201);
+  ensureStatus(result, 201);
   return result.body as {
     sessionToken: string;
     embedUrl: string;
@@ -73,7 +74,7 @@ async function verify(idToken: string, audience = APP_ORIGIN): Promise<JWTPayloa
 
 async function handoffJson(token: string): Promise<{ url: string; idToken: string }> {
   const result = await call(runtime, `/embed?token=${token}`, { headers: { Accept: 'application/json' } });
-  expect(result.status).toBe(200);
+  ensureStatus(result, 200);
   return (result.body as { handoff: { url: string; idToken: string } }).handoff;
 }
 

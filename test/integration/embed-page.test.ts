@@ -8,6 +8,7 @@ import {
   type CallResult,
   call,
   createSessionCall,
+  ensureStatus,
   reachableUrl,
   storeSession,
 } from '#test/support/local-runtime';
@@ -22,7 +23,7 @@ async function newSession(extra: Record<string, unknown> = {}) {
     email: 'grace@example.com',
     ...extra,
   });
-  expect(result.status).toBe(201);
+  ensureStatus(result, 201);
   return result.body as { sessionToken: string; embedUrl: string; session: { id: string } };
 }
 

@@ -4,7 +4,14 @@ import { runAdmin } from '#admin/cli';
 import { createDocumentClient } from '#lib/dynamodb/client';
 import type { LocalRuntime } from '#local/runtime';
 import { validBody } from '#test/support/fixtures';
-import { apiCall, call, type KeyOwnerFixture, keyOwner, putBoard } from '#test/support/local-runtime';
+import {
+  apiCall,
+  call,
+  ensureStatus,
+  type KeyOwnerFixture,
+  keyOwner,
+  putBoard,
+} from '#test/support/local-runtime';
 import { useTestRuntime } from '#test/support/runtime-fixture';
 
 /**
@@ -42,7 +49,7 @@ async function create(who: KeyOwnerFixture, body: Record<string, unknown>) {
     '/api/embed/sessions',
     validBody({ boardId: demo.publicBoardId, ...body }),
   );
-  expect(result.status, result.text).toBe(201);
+  ensureStatus(result, 201);
   return { session: result.body.session as SessionBody, token: String(result.body.sessionToken) };
 }
 

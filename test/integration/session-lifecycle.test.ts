@@ -6,6 +6,7 @@ import {
   apiCall,
   type CallResult,
   call,
+  ensureStatus,
   type KeyOwnerFixture,
   keyOwner,
   putBoard,
@@ -61,7 +62,7 @@ async function create(who: KeyOwnerFixture, body: Record<string, unknown>) {
     '/api/embed/sessions',
     validBody({ boardId: demo.publicBoardId, ...body }),
   );
-  expect(result.status).toBe(201);
+  ensureStatus(result, 201);
   return { session: result.body.session as SessionBody, token: String(result.body.sessionToken) };
 }
 
@@ -82,7 +83,7 @@ async function listAll(who: KeyOwnerFixture, query: Record<string, string>): Pro
   let cursor: string | null = null;
   do {
     const page: CallResult = await list(who, { ...query, ...(cursor ? { cursor } : {}) });
-    expect(page.status).toBe(200);
+    ensureStatus(page, 200);
     ids.push(...(page.body.data as SessionBody[]).map((s) => s.id));
     cursor = page.body.nextCursor as string | null;
   } while (cursor);

@@ -139,6 +139,18 @@ export async function call(
   return { status: response.status, headers: response.headers, body, text };
 }
 
+/**
+ * For the calls that set a test up rather than test it: the result when it has `status`, otherwise an
+ * error naming the status and body. A failed setup fails the test as a setup failure, not as one of its
+ * assertions.
+ */
+export function ensureStatus<T extends { status: number; text?: string }>(result: T, status: number): T {
+  if (result.status !== status) {
+    throw new Error(`setup call answered ${result.status}, expected ${status}: ${result.text ?? ''}`);
+  }
+  return result;
+}
+
 /** POST /api/embed/sessions with the demo key (unless `headers` overrides it). */
 export function createSessionCall(
   runtime: LocalRuntime,

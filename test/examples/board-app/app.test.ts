@@ -5,7 +5,7 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { IdTokenClaims } from '#lib/domain/id-token';
 import { LocalIdTokenKeys } from '#lib/signing/local-keys';
-import { createSessionCall, putBoard } from '#test/support/local-runtime';
+import { createSessionCall, ensureStatus, putBoard } from '#test/support/local-runtime';
 import { useTestRuntime } from '#test/support/runtime-fixture';
 import { type RunningBoardApp, startBoardApp } from '../../../examples/board-app/server';
 import { LOGOUT_EVENT } from '../../../examples/board-app/verify';
@@ -46,7 +46,7 @@ async function handedOffToken(user: Record<string, unknown> = {}): Promise<strin
     avatarUrl: 'https://avatars.example.com/ada.png',
     ...user,
   });
-  expect(created.status).toBe(201);
+  ensureStatus(created, 201);
   const embed = await fetch(created.body.embedUrl as string, { headers: { Accept: 'application/json' } });
   const { handoff } = (await embed.json()) as { handoff: { url: string; idToken: string } };
   expect(handoff.url).toBe(app.appUrl);
