@@ -1,6 +1,7 @@
 import { once } from 'node:events';
 import { createServer, type IncomingMessage, request, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
+import { listenOnFreePort } from './listen';
 
 /**
  * What the proxy does to the DynamoDB requests a fault applies to:
@@ -257,15 +258,6 @@ export async function startUnansweringServer(): Promise<{
   const server = createServer(() => {
     count += 1;
   });
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const { port } = server.address() as AddressInfo;
-  return {
-    endpoint: `http://127.0.0.1:${port}`,
-    requests: () => count,
-    close: async () => {
-      server.closeAllConnections();
-      await new Promise((resolve) => server.close(resolve));
-    },
-  };
+  const { endpoint, close } = await listenOnFreePort(server);
+  return { endpoint, requests: () => count, close };
 }

@@ -1,6 +1,5 @@
-import { once } from 'node:events';
 import { createServer, type IncomingMessage, request } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { listenOnFreePort } from './listen';
 
 /**
  * A proxy in front of a DynamoDB endpoint whose indexes lag as DynamoDB's global secondary indexes may:
@@ -71,17 +70,8 @@ export async function startLaggingIndexProxy(
     );
   }
 
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const { port } = server.address() as AddressInfo;
-  return {
-    endpoint: `http://127.0.0.1:${port}`,
-    hidden: () => hidden,
-    close: async () => {
-      server.closeAllConnections();
-      await new Promise((resolve) => server.close(resolve));
-    },
-  };
+  const { endpoint, close } = await listenOnFreePort(server);
+  return { endpoint, hidden: () => hidden, close };
 }
 
 async function readAll(stream: NodeJS.ReadableStream): Promise<Buffer> {
