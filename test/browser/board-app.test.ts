@@ -1,11 +1,8 @@
-import { randomBytes } from 'node:crypto';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { HOST_SCRIPT_VERSION } from '#lib/embed/host-script';
-import { describeInChromium, useChromium } from '#test/support/browser';
-import { createSessionCall, putBoard } from '#test/support/local-runtime';
+import { describeInChromium, useChromium, useCustomerSite } from '#test/support/browser';
+import { createSessionCall, ensureStatus, putBoard } from '#test/support/local-runtime';
 import { useTestRuntime } from '#test/support/runtime-fixture';
 import { type RunningBoardApp, startBoardApp } from '../../examples/board-app/server';
 
@@ -18,9 +15,7 @@ import { type RunningBoardApp, startBoardApp } from '../../examples/board-app/se
 const runtime = useTestRuntime();
 let app: RunningBoardApp;
 const browser = useChromium();
-let host: Server;
-let hostOrigin: string;
-const pages = new Map<string, string>();
+const site = useCustomerSite();
 const opened: Page[] = [];
 
 beforeAll(async () => {
@@ -33,29 +28,14 @@ beforeAll(async () => {
     name: 'Feature requests',
     appUrl: app.appUrl,
   });
-  host = createServer((req, res) => {
-    const body = pages.get(req.url?.slice(1) ?? '');
-    if (!body) return void res.writeHead(404).end();
-    res
-      .writeHead(200, { 'Content-Type': 'text/html; charset=utf-8' })
-      .end(`<!doctype html><body>${body}</body>`);
-  });
-  host.listen(0, 'localhost');
-  await new Promise((resolve) => host.once('listening', resolve));
-  hostOrigin = `http://localhost:${(host.address() as AddressInfo).port}`;
 }, 120_000);
 
 afterAll(async () => {
   for (const page of opened) await page.close().catch(() => undefined);
-  host?.close();
   await app?.close();
 });
 
-function hostPage(body: string): string {
-  const id = randomBytes(6).toString('hex');
-  pages.set(id, body);
-  return `${hostOrigin}/${id}`;
-}
+const hostPage = (body: string) => site.page(body);
 
 async function embedUrlFor(userId: string): Promise<{ embedUrl: string; sessionId: string }> {
   const created = await createSessionCall(runtime, {
@@ -65,7 +45,7 @@ async function embedUrlFor(userId: string): Promise<{ embedUrl: string; sessionI
     firstName: 'Ada',
     lastName: 'Lovelace',
   });
-  expect(created.status).toBe(201);
+  ensureStatus(created, 201);
   return {
     embedUrl: created.body.embedUrl as string,
     sessionId: (created.body.session as { id: string }).id,
@@ -163,7 +143,7 @@ describeInChromium('the reference board application in the iframe', () => {
     // Both strangers' messages reached the page: the mounted frame's, the second frame's, the forger's.
     const readyFrom = () => page.evaluate(() => (globalThis as unknown as HostWindow).readyMessages);
     await expect.poll(async () => (await readyFrom()).filter((o) => o === app.origin).length).toBe(2);
-    await expect.poll(async () => (await readyFrom()).includes(hostOrigin)).toBe(true);
+    await expect.poll(async () => (await readyFrom()).includes(site.origin)).toBe(true);
     const events = await hostEvents(page);
     expect(events.filter((e) => e.type === 'ready')).toHaveLength(1);
     expect(events.some((e) => e.detail?.sessionId === 'forged' || e.height === 999)).toBe(false);

@@ -1,13 +1,12 @@
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, readFileSync } from 'node:fs';
-import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { IncomingHttpHeaders } from 'node:http';
 import { join } from 'node:path';
 import type { BrowserContext, Page, Request } from 'playwright-core';
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { afterAll, expect, it } from 'vitest';
 import { FRAME_SCRIPT } from '#lib/embed/frame-script';
-import { describeInChromium, useChromium } from '#test/support/browser';
-import { createSessionCall, storeSession } from '#test/support/local-runtime';
+import { describeInChromium, useChromium, useCustomerSite } from '#test/support/browser';
+import { createSessionCall, ensureStatus, storeSession } from '#test/support/local-runtime';
 import { useTestRuntime } from '#test/support/runtime-fixture';
 
 const ARTIFACTS = join(import.meta.dirname, '../artifacts');
@@ -19,10 +18,6 @@ const PNG = Buffer.from(
 
 const runtime = useTestRuntime();
 const browser = useChromium();
-let host: Server;
-let hostOrigin: string;
-/** The pages of the customer's site, by id: each one's HTML body. */
-const hostPages = new Map<string, string>();
 const EMBEDDING_DOC = readFileSync(join(import.meta.dirname, '../../docs/embedding.md'), 'utf8');
 const avatarRequests: IncomingHttpHeaders[] = [];
 
@@ -65,35 +60,21 @@ function iframeFor(embedUrl: string): string {
  * The customer's site: another origin (localhost vs the API's 127.0.0.1) that frames embedUrl with the
  * README's snippet. Pages are looked up by id so the host page's own URL never holds a token.
  */
-function startHost(): Promise<Server> {
-  const server = createServer((req, res) => {
-    if (req.url === '/avatar.png') {
-      avatarRequests.push(req.headers);
-      res.writeHead(200, { 'Content-Type': 'image/png' }).end(PNG);
-      return;
-    }
-    const body = hostPages.get(req.url?.slice(1) ?? '');
-    if (!body) {
-      res.writeHead(404).end();
-      return;
-    }
-    res.writeHead(200, { 'Content-Type': 'text/html; charset=utf-8' }).end(`<!doctype html>
+const site = useCustomerSite({
+  route: (req, res) => {
+    if (req.url !== '/avatar.png') return false;
+    avatarRequests.push(req.headers);
+    res.writeHead(200, { 'Content-Type': 'image/png' }).end(PNG);
+    return true;
+  },
+  document: (body) => `<!doctype html>
 <html><head><title>Customer app</title></head>
 <body style="margin:0;font-family:sans-serif">
 <h1 style="font-size:16px;margin:12px">Acme CRM: your board</h1>
 ${body}
-</body></html>`);
-  });
-  server.listen(0, '127.0.0.1');
-  return new Promise((resolve) => server.once('listening', () => resolve(server)));
-}
-
-/** Serves `body` as a page of the customer's site; returns its URL. */
-function hostPage(body: string): string {
-  const id = randomBytes(6).toString('hex');
-  hostPages.set(id, body);
-  return `${hostOrigin}/${id}`;
-}
+</body></html>`,
+});
+const hostPage = (body: string) => site.page(body);
 
 /** Opens the host page framing `embedUrl`; records every request and its Referer. */
 async function openFramed(embedUrl: string, width = 960, context?: BrowserContext) {
@@ -123,7 +104,7 @@ async function createSession(extra: Record<string, unknown>) {
     email: 'ada@example.com',
     ...extra,
   });
-  expect(result.status).toBe(201);
+  ensureStatus(result, 201);
   return result.body as { sessionToken: string; embedUrl: string; session: { id: string } };
 }
 
@@ -203,15 +184,8 @@ const iframeHeight = (page: Page, nth = 0) =>
 describeInChromium('embed page in a real browser (Chromium)', () => {
   const pages: Page[] = [];
 
-  beforeAll(async () => {
-    host = await startHost();
-    // "localhost" and "127.0.0.1" are different origins: the host page is cross-origin to the embed.
-    hostOrigin = `http://localhost:${(host.address() as AddressInfo).port}`;
-  });
-
   afterAll(async () => {
     for (const page of pages) await page.close().catch(() => undefined);
-    host?.close();
   });
 
   it('renders the board and the signed-in user inside a cross-origin iframe, without leaking the token', async () => {
@@ -219,7 +193,7 @@ describeInChromium('embed page in a real browser (Chromium)', () => {
       firstName: 'Ada',
       lastName: 'Lovelace',
       plan: 'enterprise',
-      avatarUrl: `${hostOrigin}/avatar.png`,
+      avatarUrl: `${site.origin}/avatar.png`,
     });
     const { page, frame, referers } = await openFramed(created.embedUrl);
     pages.push(page);
@@ -452,7 +426,7 @@ setInterval(() => {
         env,
       );
     await board('acme-only', 'https://app.acme.com,https://*.acme.com');
-    await board('lists-this-host', `https://app.acme.com,${hostOrigin}`);
+    await board('lists-this-host', `https://app.acme.com,${site.origin}`);
     const elsewhere = await createSession({ boardId: 'acme-only' });
     const here = await createSession({ boardId: 'lists-this-host' });
     const byDefault = await createSession({});

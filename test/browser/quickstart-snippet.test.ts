@@ -1,10 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import { afterAll, beforeAll, expect, it } from 'vitest';
-import { describeInChromium, useChromium } from '#test/support/browser';
+import { beforeAll, expect, it } from 'vitest';
+import { describeInChromium, useChromium, useCustomerSite } from '#test/support/browser';
 import { storeSession } from '#test/support/local-runtime';
 import { useTestRuntime } from '#test/support/runtime-fixture';
 
@@ -35,11 +33,19 @@ function renewalPath(snippet: string): string {
 
 const runtime = useTestRuntime();
 const browser = useChromium();
-let host: Server;
-let hostOrigin: string;
 /** What the customer's backend answers for a new embedUrl, and how often it was asked. */
 let renewal: { status: number; embedUrl?: string; asked: number };
-const pages = new Map<string, string>();
+/** The customer's backend route for a new embedUrl, as the snippet asks it. */
+let path: string;
+const site = useCustomerSite({
+  route: (req, res) => {
+    if (req.method !== 'POST' || req.url !== path) return false;
+    renewal.asked++;
+    res.writeHead(renewal.status, { 'Content-Type': 'application/json' });
+    res.end(JSON.stringify(renewal.embedUrl ? { embedUrl: renewal.embedUrl } : { error: 'no session' }));
+    return true;
+  },
+});
 
 /** An embedUrl whose session expired a minute ago. */
 async function expiredEmbedUrl(): Promise<string> {
@@ -51,29 +57,8 @@ async function expiredEmbedUrl(): Promise<string> {
   return `${runtime.baseUrl}/embed?token=${token}`;
 }
 
-beforeAll(async () => {
-  const snippet = quickstartSnippet(runtime.baseUrl);
-  const path = renewalPath(snippet);
-  host = createServer((req, res) => {
-    if (req.method === 'POST' && req.url === path) {
-      renewal.asked++;
-      res.writeHead(renewal.status, { 'Content-Type': 'application/json' });
-      res.end(JSON.stringify(renewal.embedUrl ? { embedUrl: renewal.embedUrl } : { error: 'no session' }));
-      return;
-    }
-    const body = pages.get(req.url?.slice(1) ?? '');
-    if (!body) return void res.writeHead(404).end();
-    res
-      .writeHead(200, { 'Content-Type': 'text/html; charset=utf-8' })
-      .end(`<!doctype html><body>${body}</body>`);
-  });
-  host.listen(0, 'localhost');
-  await new Promise((resolve) => host.once('listening', resolve));
-  hostOrigin = `http://localhost:${(host.address() as AddressInfo).port}`;
-}, 120_000);
-
-afterAll(async () => {
-  host?.close();
+beforeAll(() => {
+  path = renewalPath(quickstartSnippet(runtime.baseUrl));
 });
 
 /**
@@ -81,9 +66,7 @@ afterAll(async () => {
  * its own calls to fetch and, after the snippet's listener, every `expired` message a frame posts.
  */
 async function openCustomerPage(embedUrl: string) {
-  const id = randomBytes(6).toString('hex');
-  pages.set(
-    id,
+  const url = site.page(
     `<script>
   const embedUrl = ${JSON.stringify(embedUrl)};
   window.fetches = 0;
@@ -103,7 +86,7 @@ ${quickstartSnippet(runtime.baseUrl)}
   page.on('framenavigated', (frame) => {
     if (frame === page.mainFrame()) navigations++;
   });
-  await page.goto(`${hostOrigin}/${id}`);
+  await page.goto(url);
   return { page, navigations: () => navigations };
 }
 
