@@ -1,10 +1,9 @@
 import { DeleteCommand, GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { EVENT_OWNER_INDEX, EVENT_SESSION_INDEX, TABLES } from '#lib/definitions/tables';
+import { EVENT_OWNER_INDEX, EVENT_SESSION_INDEX, TTL_ATTRIBUTE } from '#lib/definitions/tables';
 import type { RoutedEvent, SessionEvent, SessionEventType } from '#lib/domain/events';
 import { dynamoCall } from './errors';
 import { DynamoTable, type Item } from './table';
 
-const TTL_ATTRIBUTE = TABLES.events.timeToLiveAttribute;
 /** How long the events API keeps an event. */
 export const EVENT_RETENTION_SECONDS = 30 * 24 * 60 * 60;
 const EVENT_SORT_KEY = 'event';
