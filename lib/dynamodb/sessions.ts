@@ -3,6 +3,7 @@ import { GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/li
 import { SESSION_SCOPE_INDEXES, SESSION_TOKEN_INDEX, TABLES } from '#lib/definitions/tables';
 import {
   type CutoffEntry,
+  type CutoffNotice,
   type CutoffRecord,
   type CutoffScope,
   type CutoffTarget,
@@ -415,6 +416,7 @@ function entriesOf(item: Item): CutoffEntry[] {
       byUserId: String(entry.byUserId),
       byKeyId: typeof entry.byKeyId === 'string' ? entry.byKeyId : null,
       ...(Array.isArray(entry.creators) ? { creators: entry.creators.map(String) } : {}),
+      ...(noticeOf(entry.notice) ?? {}),
     });
   }
   return entries;
@@ -613,4 +615,29 @@ export function mergeShardPages(pages: readonly ScopePage[], limit: number): Sco
   const more = bound !== undefined || all.length > refs.length;
   if (!more) return { refs, next: undefined };
   return { refs, next: refs.length > 0 ? refs[refs.length - 1]?.position : bound };
+}
+
+/** A stored entry's notice (see CutoffEntry), when it carries a well-formed one. */
+function noticeOf(value: unknown): { notice: CutoffNotice } | undefined {
+  const notice = value as Partial<Record<keyof CutoffNotice, unknown>> | undefined;
+  if (typeof notice !== 'object' || notice === null) return undefined;
+  const { scope, revoked, writtenAt } = notice;
+  if (typeof revoked !== 'number' || typeof writtenAt !== 'string' || typeof scope !== 'object' || !scope)
+    return undefined;
+  const { userId, boardId } = scope as Record<string, unknown>;
+  return {
+    notice: {
+      scope: {
+        ...(typeof userId === 'string' ? { userId } : {}),
+        ...(typeof boardId === 'string' ? { boardId } : {}),
+      },
+      revoked,
+      writtenAt,
+    },
+  };
+}
+
+/** The cut-off entries an item of the table holds, by entry id; none when it is not a cut-off record. */
+export function cutoffEntriesOf(item: Item): CutoffEntry[] {
+  return typeof item.id === 'string' && item.id.startsWith(CUTOFF_ID_PREFIX) ? entriesOf(item) : [];
 }

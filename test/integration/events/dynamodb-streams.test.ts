@@ -122,7 +122,7 @@ describe.skipIf(!onDynamoDbLocal)('the stream processor on DynamoDB Local stream
       now: () => new Date('2026-06-01T00:00:00.000Z'),
     };
     expect(await processStreamRecords(deps, records)).toEqual({ batchItemFailures: [] });
-    expect(published.map((e) => `${e.sessionId.slice(-1)} ${e.event.type}`)).toEqual([
+    expect(published.map((e) => `${String(e.sessionId).slice(-1)} ${e.event.type}`)).toEqual([
       '1 session.created',
       '1 session.opened',
       '1 session.revoked',
