@@ -28,7 +28,7 @@ export const BUNDLE_BUDGET_BYTES: Record<FunctionName, number> = {
   embedScript: 11_000,
   discovery: 50_500,
   health: 1_000,
-  docs: 47_000,
+  docs: 48_000,
 };
 
 /** The same, for the event pipeline's functions (lib/definitions/background.ts). */

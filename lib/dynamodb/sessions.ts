@@ -3,6 +3,7 @@ import { GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/li
 import { SESSION_SCOPE_INDEXES, SESSION_TOKEN_INDEX, TTL_ATTRIBUTE } from '#lib/definitions/tables';
 import {
   type CutoffEntry,
+  type CutoffNotice,
   type CutoffRecord,
   type CutoffScope,
   type CutoffTarget,
@@ -619,4 +620,36 @@ export function mergeShardPages(pages: readonly ScopePage[], limit: number): Sco
   const more = bound !== undefined || all.length > refs.length;
   if (!more) return { refs, next: undefined };
   return { refs, next: refs.length > 0 ? refs[refs.length - 1]?.position : bound };
+}
+
+/** A stored entry's notice (see CutoffEntry), when it carries a well-formed one. */
+function noticeOf(value: unknown): { notice: CutoffNotice } | undefined {
+  const notice = value as Partial<Record<keyof CutoffNotice, unknown>> | undefined;
+  if (typeof notice !== 'object' || notice === null) return undefined;
+  const { scope, revoked, writtenAt } = notice;
+  if (typeof revoked !== 'number' || typeof writtenAt !== 'string' || typeof scope !== 'object' || !scope)
+    return undefined;
+  const { userId, boardId } = scope as Record<string, unknown>;
+  return {
+    notice: {
+      scope: {
+        ...(typeof userId === 'string' ? { userId } : {}),
+        ...(typeof boardId === 'string' ? { boardId } : {}),
+      },
+      revoked,
+      writtenAt,
+    },
+  };
+}
+
+/**
+ * The cut-off entries an item of the table holds, with their notices; none when it is not a cut-off record.
+ * Only the change feed reads notices: the page's reads (entriesOf) leave their parsing out of its bundle.
+ */
+export function cutoffEntriesOf(item: Item): CutoffEntry[] {
+  if (typeof item.id !== 'string' || !item.id.startsWith(CUTOFF_ID_PREFIX)) return [];
+  return entriesOf(item).map((entry) => {
+    const stored = item[`${ENTRY_PREFIX}${entry.id}`] as Record<string, unknown>;
+    return { ...entry, ...(noticeOf(stored.notice) ?? {}) };
+  });
 }
