@@ -183,9 +183,10 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
     operationId: 'listEvents',
     summary: 'List the events of your sessions',
     description:
-      'One page of the events of the sessions the caller’s tenant created (with any of its keys), newest ' +
-      'first, kept 30 days: what a receiver that missed deliveries catches up from. Narrow it to one ' +
-      '`sessionId` or one `type`. Follow `nextCursor` until it is `null`; a cursor is bound to the caller ' +
+      'One page of the events of the sessions the caller’s tenant created (with any of its keys), and of ' +
+      'its revoke-all calls (`sessions.revoked`, which names no session: narrowing to a `sessionId` leaves ' +
+      'them out), newest first, kept 30 days: what a receiver that missed deliveries catches up from. ' +
+      'Narrow it to one `sessionId` or one `type`. Follow `nextCursor` until it is `null`; a cursor is bound to the caller ' +
       'and the query. A page narrowed to a type can hold fewer than `limit` events and still have a cursor.',
     tag: 'Events',
     query: 'ListEventsQuery',
@@ -238,10 +239,12 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
   'DELETE /api/embed/webhooks/{id}': {
     operationId: 'deleteWebhook',
     summary: 'Delete a webhook endpoint',
-    description: 'Deletes the endpoint: it receives nothing more, not even retries of earlier events.',
+    description:
+      'Deletes the endpoint: it receives nothing more, not even retries of earlier events. Safe to retry: ' +
+      'deleting an endpoint deleted already (in the last 24 hours) answers `204` again.',
     tag: 'Webhooks',
     responses: {
-      204: { description: 'Deleted' },
+      204: { description: 'Deleted (now, or by an earlier delete of the same endpoint)' },
       404: ERROR('No webhook endpoint with this id that the caller owns (the same answer when none exists)'),
     },
   },

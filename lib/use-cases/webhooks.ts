@@ -1,7 +1,7 @@
 import type { KeyOwner } from '#lib/domain/api-key';
 import type { BoardAppUrlRule } from '#lib/domain/board-app';
 import { ValidationError, WebhookNotFoundError } from '#lib/domain/errors';
-import type { SessionEventType } from '#lib/domain/events';
+import type { EventType } from '#lib/domain/events';
 import type { Clock, RandomSource, WebhookRepository, WebhookSecrets } from '#lib/domain/ports';
 import {
   ALL_EVENT_TYPES,
@@ -23,7 +23,7 @@ export interface WebhookDeps {
 /** A validated create request: events absent means every type. */
 export interface CreateWebhookRequest {
   url: string;
-  events?: readonly SessionEventType[];
+  events?: readonly EventType[];
   description?: string | null;
 }
 
@@ -77,13 +77,17 @@ export async function listWebhooks(
   return (await deps.webhooks.list(keyOwner.userId)).map(toWebhookView);
 }
 
-/** Deletes one of the key owner's endpoints; another owner's id, or none, is not found. */
+/**
+ * Deletes one of the key owner's endpoints; another owner's id, or none, is not found. Idempotent: a
+ * repeat of a delete (its answer lost, or a 503 after it landed) answers as the delete did.
+ */
 export async function deleteWebhook(
-  deps: Pick<WebhookDeps, 'webhooks'>,
+  deps: Pick<WebhookDeps, 'webhooks' | 'clock'>,
   keyOwner: KeyOwner,
   id: string,
 ): Promise<void> {
-  if (!isWebhookId(id) || !(await deps.webhooks.delete(keyOwner.userId, id))) {
+  const deletedAt = deps.clock.now().toISOString();
+  if (!isWebhookId(id) || !(await deps.webhooks.delete(keyOwner.userId, id, deletedAt))) {
     throw new WebhookNotFoundError();
   }
 }
