@@ -1,9 +1,6 @@
-import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { createClient, EmbedSessionError } from '@embed-session/client';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { idempotencyRecordId, requestFingerprint } from '#lib/domain/idempotency';
-import { createDocumentClient } from '#lib/dynamodb/client';
-import { publicBaseUrl, testTarget } from '#test/support/local-runtime';
+import { publicBaseUrl, storeIdempotencyRecord, testTarget } from '#test/support/local-runtime';
 import { useTestRuntime } from '#test/support/runtime-fixture';
 
 /** The typed client package, as built by the root pipeline, against the running service. */
@@ -78,24 +75,11 @@ describe('the typed client against the local runtime', () => {
     const body = { boardId, userId: 'client-held', email: 'ada@example.com' };
     const key = 'client-order-held';
     // An earlier attempt whose lease on the key ends in a second, and which wrote nothing else.
-    const db = createDocumentClient({ endpoint: runtime.dynamoEndpoint, region: 'local' });
-    try {
-      await db.send(
-        new PutCommand({
-          TableName: runtime.tables.idempotency,
-          Item: {
-            recordId: idempotencyRecordId(String(runtime.demo?.userId), key),
-            state: 'IN_PROGRESS',
-            fingerprint: requestFingerprint(JSON.stringify(body)),
-            attemptId: 'an-earlier-attempt',
-            lockedUntilMs: Date.now() + 1_000,
-            ttl: Math.floor(Date.now() / 1000) + 86_400,
-          },
-        }),
-      );
-    } finally {
-      db.destroy();
-    }
+    await storeIdempotencyRecord(runtime, String(runtime.demo?.userId), key, JSON.stringify(body), {
+      state: 'IN_PROGRESS',
+      attemptId: 'an-earlier-attempt',
+      lockedUntilMs: Date.now() + 1_000,
+    });
     const created = await api.createSession(body, { idempotencyKey: key });
     expect(created.session.userId).toBe('client-held');
     const listed = [];

@@ -1,10 +1,9 @@
-import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { idempotencyRecordId, requestFingerprint } from '#lib/domain/idempotency';
+import { idempotencyRecordId } from '#lib/domain/idempotency';
 import { createDocumentClient } from '#lib/dynamodb/client';
 import type { LocalRuntime } from '#local/runtime';
 import { validBody } from '#test/support/fixtures';
-import { call, keyOwner } from '#test/support/local-runtime';
+import { call, keyOwner, storeIdempotencyRecord } from '#test/support/local-runtime';
 import { useTestRuntime } from '#test/support/runtime-fixture';
 
 const runtime = useTestRuntime();
@@ -59,23 +58,10 @@ describe('POST /api/embed/sessions with an Idempotency-Key', () => {
 
   it('answers 409 while a request with the key is still in progress', async () => {
     const key = 'key-in-progress';
-    const db = createDocumentClient({ endpoint: runtime.dynamoEndpoint, region: 'local' });
-    try {
-      await db.send(
-        new PutCommand({
-          TableName: runtime.tables.idempotency,
-          Item: {
-            recordId: idempotencyRecordId(demo.userId, key),
-            state: 'IN_PROGRESS',
-            fingerprint: requestFingerprint(body('idem-3')),
-            lockedUntilMs: Date.now() + 30_000,
-            ttl: Math.floor(Date.now() / 1000) + 86_400,
-          },
-        }),
-      );
-    } finally {
-      db.destroy();
-    }
+    await storeIdempotencyRecord(runtime, demo.userId, key, body('idem-3'), {
+      state: 'IN_PROGRESS',
+      lockedUntilMs: Date.now() + 30_000,
+    });
     const result = await create(body('idem-3'), key);
     expect(result.status).toBe(409);
     expect(result.body.error).toBe('Conflict');
@@ -85,30 +71,15 @@ describe('POST /api/embed/sessions with an Idempotency-Key', () => {
   });
 
   it('takes over a key whose earlier request ran out of time, or whose 24 hours are over', async () => {
-    const db = createDocumentClient({ endpoint: runtime.dynamoEndpoint, region: 'local' });
-    try {
-      for (const [key, item] of [
-        ['key-stale-lock', { state: 'IN_PROGRESS', lockedUntilMs: Date.now() - 1 }],
-        [
-          'key-expired',
-          { state: 'COMPLETE', status: 201, sealed: 'x.y.z', ttl: Math.floor(Date.now() / 1000) - 1 },
-        ],
-      ] as const) {
-        await db.send(
-          new PutCommand({
-            TableName: runtime.tables.idempotency,
-            Item: {
-              recordId: idempotencyRecordId(demo.userId, key),
-              fingerprint: requestFingerprint(body('idem-4')),
-              ttl: Math.floor(Date.now() / 1000) + 86_400,
-              ...item,
-            },
-          }),
-        );
-        expect((await create(body('idem-4'), key)).status).toBe(201);
-      }
-    } finally {
-      db.destroy();
+    for (const [key, item] of [
+      ['key-stale-lock', { state: 'IN_PROGRESS', lockedUntilMs: Date.now() - 1 }],
+      [
+        'key-expired',
+        { state: 'COMPLETE', status: 201, sealed: 'x.y.z', ttl: Math.floor(Date.now() / 1000) - 1 },
+      ],
+    ] as const) {
+      await storeIdempotencyRecord(runtime, demo.userId, key, body('idem-4'), item);
+      expect((await create(body('idem-4'), key)).status).toBe(201);
     }
   });
 

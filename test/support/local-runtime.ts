@@ -1,7 +1,9 @@
 import { createHash, randomUUID } from 'node:crypto';
+import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { TABLE_KEYS, TABLES } from '#lib/definitions/tables';
 import { RATE_LIMIT_BOUNDS, type RateLimit } from '#lib/domain/api-key';
 import type { Board } from '#lib/domain/board';
+import { idempotencyRecordId, requestFingerprint } from '#lib/domain/idempotency';
 import type { StoredSession } from '#lib/domain/session';
 import { DynamoApiKeyRepository } from '#lib/dynamodb/api-keys';
 import { DynamoBoardRepository } from '#lib/dynamodb/boards';
@@ -185,6 +187,35 @@ export async function storeSession(
         createdAt: new Date(Date.now() - 60_000).toISOString(),
         createdByUserId: runtime.demo?.userId ?? 'user_demo',
         ...fields,
+      }),
+    );
+  } finally {
+    db.destroy();
+  }
+}
+
+/**
+ * Writes an Idempotency-Key record straight into the runtime's table, as an earlier request of
+ * `ownerUserId` with `body` left it: the body's fingerprint, a day to live, then `fields`.
+ */
+export async function storeIdempotencyRecord(
+  runtime: LocalRuntime,
+  ownerUserId: string,
+  key: string,
+  body: string,
+  fields: Record<string, unknown>,
+): Promise<void> {
+  const db = createDocumentClient({ endpoint: runtime.dynamoEndpoint, region: 'local' });
+  try {
+    await db.send(
+      new PutCommand({
+        TableName: runtime.tables.idempotency,
+        Item: {
+          recordId: idempotencyRecordId(ownerUserId, key),
+          fingerprint: requestFingerprint(body),
+          ttl: Math.floor(Date.now() / 1000) + 86_400,
+          ...fields,
+        },
       }),
     );
   } finally {
