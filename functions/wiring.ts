@@ -20,7 +20,7 @@ import { createDocumentClient } from '#lib/dynamodb/client';
 import { DynamoEventStore } from '#lib/dynamodb/events';
 import { DynamoIdempotencyRepository } from '#lib/dynamodb/idempotency';
 import { DynamoMembershipRepository } from '#lib/dynamodb/memberships';
-import { DynamoSessionRepository } from '#lib/dynamodb/sessions';
+import { DynamoEmbedSessionStore, DynamoSessionRepository } from '#lib/dynamodb/sessions';
 import { DynamoWebhookRepository } from '#lib/dynamodb/webhooks';
 import { EventBusSink } from '#lib/events/event-bus';
 import type { ProcessorDeps, SweepDeps } from '#lib/events/process';
@@ -108,7 +108,7 @@ export function openEmbedSessionDeps(
 ): OpenEmbedSessionDeps {
   const db = createDocumentClient(config.dynamo);
   return {
-    sessions: new DynamoSessionRepository(db, config.tables.sessions),
+    sessions: new DynamoEmbedSessionStore(db, config.tables.sessions),
     boards: new DynamoBoardRepository(db, config.tables.boards),
     clock: systemClock,
     sleep: timerSleep,

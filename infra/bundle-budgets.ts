@@ -13,30 +13,31 @@ import type { FunctionName } from '#lib/definitions/routes';
  * bundle shrinks for good, so the margin stays small.
  */
 export const BUNDLE_BUDGET_BYTES: Record<FunctionName, number> = {
-  createSession: 239_000,
-  listSessions: 228_500,
-  getSession: 216_500,
-  revokeSession: 216_500,
-  revokeUserSessions: 226_000,
-  listEvents: 213_000,
-  createWebhook: 235_500,
+  createSession: 237_500,
+  listSessions: 227_000,
+  getSession: 214_500,
+  revokeSession: 215_000,
+  revokeUserSessions: 224_500,
+  listEvents: 211_500,
+  createWebhook: 231_500,
   listWebhooks: 218_500,
   deleteWebhook: 218_500,
-  authorizer: 202_500,
-  embedPage: 254_500,
+  authorizer: 200_500,
+  // Its goal is 0.70x its SDK floor (345,303 bytes: 241,712); the usual 2 % margin would pass it.
+  embedPage: 241_500,
   embedScript: 11_000,
-  discovery: 53_500,
+  discovery: 50_500,
   health: 1_000,
   docs: 48_000,
 };
 
 /**
  * The same, for the event pipeline's functions (lib/definitions/background.ts). Back-channel logout added
- * about 4 KB to the consumer and the sweep (the board repository, the app URL rule, the logout sink; no
- * KMS or JOSE code) and 7 KB to delivery (the ID token signer and the logout attempt).
+ * about 4 to 5 KB to the consumer and the sweep (the board repository, the app URL rule, the logout sink;
+ * no KMS or JOSE code) and about 9 KB to delivery (the ID token signer and the logout attempt).
  */
 export const BACKGROUND_BUNDLE_BUDGET_BYTES: Record<BackgroundFunctionName, number> = {
-  sessionStream: 213_500,
-  expirySweep: 222_000,
-  webhookDelivery: 224_500,
+  sessionStream: 213_000,
+  expirySweep: 220_500,
+  webhookDelivery: 222_000,
 };

@@ -29,6 +29,10 @@ export type Webhook = components['schemas']['Webhook'];
 export type CreatedWebhook = components['schemas']['CreatedWebhook'];
 export type ListSessionsQuery = NonNullable<operations['listSessions']['parameters']['query']>;
 export type SessionEvent = components['schemas']['SessionEvent'];
+/** One revoke-all call, told once: its scope, cut-off and count (it names no session). */
+export type SessionsRevokedEvent = components['schemas']['SessionsRevokedEvent'];
+/** Any event a webhook delivers or the events API lists: discriminate on `type`. */
+export type EmbedEvent = SessionEvent | SessionsRevokedEvent;
 export type EventPage = components['schemas']['EventPage'];
 export type ListEventsQuery = NonNullable<operations['listEvents']['parameters']['query']>;
 

@@ -94,7 +94,7 @@ export interface paths {
         };
         /**
          * List the events of your sessions
-         * @description One page of the events of the sessions the caller’s tenant created (with any of its keys), newest first, kept 30 days: what a receiver that missed deliveries catches up from. Narrow it to one `sessionId` or one `type`. Follow `nextCursor` until it is `null`; a cursor is bound to the caller and the query. A page narrowed to a type can hold fewer than `limit` events and still have a cursor.
+         * @description One page of the events of the sessions the caller’s tenant created (with any of its keys), and of its revoke-all calls (`sessions.revoked`, which names no session: narrowing to a `sessionId` leaves them out), newest first, kept 30 days: what a receiver that missed deliveries catches up from. Narrow it to one `sessionId` or one `type`. Follow `nextCursor` until it is `null`; a cursor is bound to the caller and the query. A page narrowed to a type can hold fewer than `limit` events and still have a cursor.
          */
         get: operations["listEvents"];
         put?: never;
@@ -377,7 +377,7 @@ export interface components {
         };
         CreateWebhookRequest: {
             url: string;
-            events?: ("session.created" | "session.bound" | "session.opened" | "session.revoked" | "session.expired")[];
+            events?: ("session.created" | "session.bound" | "session.opened" | "session.revoked" | "session.expired" | "sessions.revoked")[];
             description?: string | null;
         };
         Session: {
@@ -561,8 +561,41 @@ export interface components {
                 };
             };
         };
+        SessionsRevokedEvent: {
+            /** @description Fixed by the revoke-all call: the same on every delivery of the event */
+            id: string;
+            /** @enum {string} */
+            type: "sessions.revoked";
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC with milliseconds
+             * @example 2026-01-01T00:00:00.000Z
+             */
+            occurredAt: string;
+            data: {
+                /** @description The selection as the call named it: `{userId}`, `{userId, boardId}` or `{boardId}` (an operator’s can also be `{}`: every session of the stage) */
+                scope: {
+                    userId?: string;
+                    boardId?: string;
+                };
+                /**
+                 * Format: date-time
+                 * @description The sessions of the scope created at or before this instant are revoked
+                 * @example 2026-01-01T00:00:00.000Z
+                 */
+                cutoff: string;
+                /** @description The sessions of the scope that were active at the cut-off, as the call answered */
+                revoked: number;
+                actor: {
+                    /** @enum {string} */
+                    type: "api_key" | "operator";
+                    /** @description The API key that made the call */
+                    keyId?: string;
+                };
+            };
+        };
         EventPage: {
-            data: components["schemas"]["SessionEvent"][];
+            data: (components["schemas"]["SessionEvent"] | components["schemas"]["SessionsRevokedEvent"])[];
             /** @description Opaque; pass it as `cursor` for the next page. `null` on the last page. */
             nextCursor: string | null;
         };
@@ -682,7 +715,7 @@ export interface components {
              */
             url: string;
             /** @description The event types it receives */
-            events: ("session.created" | "session.bound" | "session.opened" | "session.revoked" | "session.expired")[];
+            events: ("session.created" | "session.bound" | "session.opened" | "session.revoked" | "session.expired" | "sessions.revoked")[];
             description: string | null;
             /**
              * Format: date-time
@@ -1529,7 +1562,7 @@ export interface operations {
         parameters: {
             query?: {
                 sessionId?: string;
-                type?: "session.created" | "session.bound" | "session.opened" | "session.revoked" | "session.expired";
+                type?: "session.created" | "session.bound" | "session.opened" | "session.revoked" | "session.expired" | "sessions.revoked";
                 limit?: number;
                 cursor?: string;
             };

@@ -4,7 +4,7 @@
  * the tests that check every response against it (a unit test also checks the session view the code
  * builds against `sessionSchema`, so the two cannot drift).
  */
-import { SESSION_EVENT_TYPES } from '#lib/domain/events';
+import { EVENT_TYPES, SESSION_EVENT_TYPES } from '#lib/domain/events';
 import { SESSION_STATUSES } from '#lib/domain/session';
 
 const timestamp = {
@@ -185,12 +185,69 @@ export const sessionEventSchema = {
   },
 } as const;
 
+/** `sessions.revoked` (docs/events.md): one revoke-all call, told once, with the count it answered. */
+export const sessionsRevokedEventSchema = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['id', 'type', 'occurredAt', 'data'],
+  properties: {
+    id: {
+      type: 'string',
+      pattern: '^evt_[0-9a-f]{32}$',
+      description: 'Fixed by the revoke-all call: the same on every delivery of the event',
+    },
+    type: { type: 'string', enum: ['sessions.revoked'] },
+    occurredAt: timestamp,
+    data: {
+      type: 'object',
+      additionalProperties: false,
+      required: ['scope', 'cutoff', 'revoked', 'actor'],
+      properties: {
+        scope: {
+          type: 'object',
+          additionalProperties: false,
+          description:
+            'The selection as the call named it: `{userId}`, `{userId, boardId}` or `{boardId}` (an ' +
+            'operator’s can also be `{}`: every session of the stage)',
+          properties: { userId: { type: 'string' }, boardId: { type: 'string' } },
+        },
+        cutoff: {
+          ...timestamp,
+          description: 'The sessions of the scope created at or before this instant are revoked',
+        },
+        revoked: {
+          type: 'integer',
+          minimum: 0,
+          description: 'The sessions of the scope that were active at the cut-off, as the call answered',
+        },
+        actor: {
+          type: 'object',
+          additionalProperties: false,
+          required: ['type'],
+          properties: {
+            type: { type: 'string', enum: ['api_key', 'operator'] },
+            keyId: { type: 'string', description: 'The API key that made the call' },
+          },
+        },
+      },
+    },
+  },
+} as const;
+
 export const eventPageSchema = {
   type: 'object',
   additionalProperties: false,
   required: ['data', 'nextCursor'],
   properties: {
-    data: { type: 'array', items: { $ref: '#/components/schemas/SessionEvent' } },
+    data: {
+      type: 'array',
+      items: {
+        oneOf: [
+          { $ref: '#/components/schemas/SessionEvent' },
+          { $ref: '#/components/schemas/SessionsRevokedEvent' },
+        ],
+      },
+    },
     nextCursor: {
       type: ['string', 'null'],
       description: 'Opaque; pass it as `cursor` for the next page. `null` on the last page.',
@@ -355,7 +412,7 @@ export const webhookSchema = {
     url: { type: 'string', format: 'uri', description: 'Where events are POSTed' },
     events: {
       type: 'array',
-      items: { type: 'string', enum: [...SESSION_EVENT_TYPES] },
+      items: { type: 'string', enum: [...EVENT_TYPES] },
       description: 'The event types it receives',
     },
     description: nullableText,
@@ -396,6 +453,7 @@ export const RESPONSE_SCHEMAS = {
   SessionPage: sessionPageSchema,
   RevokedCount: revokedCountSchema,
   SessionEvent: sessionEventSchema,
+  SessionsRevokedEvent: sessionsRevokedEventSchema,
   EventPage: eventPageSchema,
   Error: errorSchema,
   Health: healthSchema,

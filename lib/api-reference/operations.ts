@@ -183,9 +183,10 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
     operationId: 'listEvents',
     summary: 'List the events of your sessions',
     description:
-      'One page of the events of the sessions the caller’s tenant created (with any of its keys), newest ' +
-      'first, kept 30 days: what a receiver that missed deliveries catches up from. Narrow it to one ' +
-      '`sessionId` or one `type`. Follow `nextCursor` until it is `null`; a cursor is bound to the caller ' +
+      'One page of the events of the sessions the caller’s tenant created (with any of its keys), and of ' +
+      'its revoke-all calls (`sessions.revoked`, which names no session: narrowing to a `sessionId` leaves ' +
+      'them out), newest first, kept 30 days: what a receiver that missed deliveries catches up from. ' +
+      'Narrow it to one `sessionId` or one `type`. Follow `nextCursor` until it is `null`; a cursor is bound to the caller ' +
       'and the query. A page narrowed to a type can hold fewer than `limit` events and still have a cursor.',
     tag: 'Events',
     query: 'ListEventsQuery',

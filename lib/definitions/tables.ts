@@ -51,11 +51,15 @@ export const EVENT_SESSION_INDEX = 'session-index';
  * their parts: fixed length, so two ids of 256 characters each never exceed DynamoDB's key size, and no
  * separator can be forged inside an id.
  */
+const ORG_USER_INDEX = 'orgUser-index';
+const CREATOR_USER_INDEX = 'creatorUser-index';
+const BOARD_INDEX = 'board-index';
+const CREATOR_BOARD_INDEX = 'creatorBoard-index';
 export const SESSION_SCOPE_INDEXES = {
-  orgUser: 'orgUser-index',
-  creatorUser: 'creatorUser-index',
-  board: 'board-index',
-  creatorBoard: 'creatorBoard-index',
+  orgUser: ORG_USER_INDEX,
+  creatorUser: CREATOR_USER_INDEX,
+  board: BOARD_INDEX,
+  creatorBoard: CREATOR_BOARD_INDEX,
 } as const;
 
 /**
@@ -73,12 +77,43 @@ export const SESSION_STATE_ATTRIBUTES = [
   'revokedAt',
 ] as const;
 
+/**
+ * The environment variable naming each table in a function's environment: apart from the definitions, so a
+ * function's configuration reads them without bundling every table's definition.
+ */
+// The names below are constants rather than properties of TABLE_ENV_VARS and SESSION_SCOPE_INDEXES read in
+// TABLES: esbuild drops an unused object literal only when building it can have no side effect, and a
+// property read might (a getter). So a function that reads only table names and index names leaves the
+// table definitions out of its bundle (about 2 KB each; the embed page's bundle budget counts on it).
+const BOARDS_TABLE_ENV = 'BOARDS_TABLE';
+const MEMBERSHIPS_TABLE_ENV = 'MEMBERSHIPS_TABLE';
+const API_KEYS_TABLE_ENV = 'API_KEYS_TABLE';
+const SESSIONS_TABLE_ENV = 'SESSIONS_TABLE';
+const EVENTS_TABLE_ENV = 'EVENTS_TABLE';
+const WEBHOOKS_TABLE_ENV = 'WEBHOOKS_TABLE';
+const IDEMPOTENCY_TABLE_ENV = 'IDEMPOTENCY_TABLE';
+
+export const TABLE_ENV_VARS = {
+  boards: BOARDS_TABLE_ENV,
+  memberships: MEMBERSHIPS_TABLE_ENV,
+  apiKeys: API_KEYS_TABLE_ENV,
+  sessions: SESSIONS_TABLE_ENV,
+  events: EVENTS_TABLE_ENV,
+  webhooks: WEBHOOKS_TABLE_ENV,
+  idempotency: IDEMPOTENCY_TABLE_ENV,
+} as const;
+
+export type TableKey = keyof typeof TABLE_ENV_VARS;
+
+/** The attribute DynamoDB's time to live reads, on every table that has one. */
+export const TTL_ATTRIBUTE = 'ttl';
+
 const CREATED_KEY: KeyDefinition = { name: 'createdKey', type: 'S' };
 
 export const TABLES = {
-  boards: { envVar: 'BOARDS_TABLE', partitionKey: { name: 'boardId', type: 'S' }, indexes: [] },
+  boards: { envVar: BOARDS_TABLE_ENV, partitionKey: { name: 'boardId', type: 'S' }, indexes: [] },
   memberships: {
-    envVar: 'MEMBERSHIPS_TABLE',
+    envVar: MEMBERSHIPS_TABLE_ENV,
     partitionKey: { name: 'orgId', type: 'S' },
     sortKey: { name: 'userId', type: 'S' },
     indexes: [
@@ -92,47 +127,47 @@ export const TABLES = {
     ],
   },
   apiKeys: {
-    envVar: 'API_KEYS_TABLE',
+    envVar: API_KEYS_TABLE_ENV,
     partitionKey: { name: 'keyHash', type: 'S' },
     indexes: [{ indexName: API_KEY_ID_INDEX, partitionKey: { name: 'keyId', type: 'S' }, projection: 'ALL' }],
   },
   sessions: {
-    envVar: 'SESSIONS_TABLE',
+    envVar: SESSIONS_TABLE_ENV,
     partitionKey: { name: 'id', type: 'S' },
     indexes: [
       { indexName: SESSION_TOKEN_INDEX, partitionKey: { name: 'tokenHash', type: 'S' }, projection: 'ALL' },
       {
-        indexName: SESSION_SCOPE_INDEXES.orgUser,
+        indexName: ORG_USER_INDEX,
         partitionKey: { name: 'orgUserShardKey', type: 'S' },
         sortKey: CREATED_KEY,
         projection: { include: SESSION_STATE_ATTRIBUTES },
       },
       {
-        indexName: SESSION_SCOPE_INDEXES.creatorUser,
+        indexName: CREATOR_USER_INDEX,
         partitionKey: { name: 'creatorUserShardKey', type: 'S' },
         sortKey: CREATED_KEY,
         projection: { include: SESSION_STATE_ATTRIBUTES },
       },
       {
-        indexName: SESSION_SCOPE_INDEXES.board,
+        indexName: BOARD_INDEX,
         partitionKey: { name: 'boardShardKey', type: 'S' },
         sortKey: CREATED_KEY,
         projection: { include: SESSION_STATE_ATTRIBUTES },
       },
       {
         // Listing only (revoke-all never counts through it): keys alone, so a revocation does not write it.
-        indexName: SESSION_SCOPE_INDEXES.creatorBoard,
+        indexName: CREATOR_BOARD_INDEX,
         partitionKey: { name: 'creatorBoardShardKey', type: 'S' },
         sortKey: CREATED_KEY,
         projection: 'KEYS_ONLY',
       },
     ],
-    timeToLiveAttribute: 'ttl',
+    timeToLiveAttribute: TTL_ATTRIBUTE,
     // The session events (docs/events.md) derive from each change of an item, old and new image.
     stream: 'NEW_AND_OLD_IMAGES',
   },
   events: {
-    envVar: 'EVENTS_TABLE',
+    envVar: EVENTS_TABLE_ENV,
     // `pk`: an event's id (`sk` = `event`), or an expiry bucket (`due#<minute>`, `sk` = a session id).
     partitionKey: { name: 'pk', type: 'S' },
     sortKey: { name: 'sk', type: 'S' },
@@ -153,26 +188,25 @@ export const TABLES = {
       },
     ],
     // Events are kept 30 days; DynamoDB deletes them some time after.
-    timeToLiveAttribute: 'ttl',
+    timeToLiveAttribute: TTL_ATTRIBUTE,
   },
   // Webhook endpoints, partitioned by their owner (the API key owner): a tenant only ever reads its own.
   webhooks: {
-    envVar: 'WEBHOOKS_TABLE',
+    envVar: WEBHOOKS_TABLE_ENV,
     partitionKey: { name: 'ownerUserId', type: 'S' },
     sortKey: { name: 'webhookId', type: 'S' },
     indexes: [],
   },
   idempotency: {
-    envVar: 'IDEMPOTENCY_TABLE',
+    envVar: IDEMPOTENCY_TABLE_ENV,
     partitionKey: { name: 'recordId', type: 'S' },
     indexes: [],
     // Records are remembered for 24 hours; DynamoDB deletes them some time after.
-    timeToLiveAttribute: 'ttl',
+    timeToLiveAttribute: TTL_ATTRIBUTE,
   },
-} as const satisfies Record<string, TableDefinition>;
+} as const satisfies Record<TableKey, TableDefinition>;
 
-export type TableKey = keyof typeof TABLES;
-export const TABLE_KEYS = Object.keys(TABLES) as TableKey[];
+export const TABLE_KEYS = Object.keys(TABLE_ENV_VARS) as TableKey[];
 
 /** Table names used by the local runtime and, by default, by the admin CLI. */
 export const LOCAL_TABLE_NAMES: Record<TableKey, string> = {

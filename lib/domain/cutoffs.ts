@@ -4,6 +4,7 @@
  * the embed page, retrieve and list read the records that could cover a session with it, and a covered
  * session is revoked, with `revokedAt` = the earliest cut-off covering it.
  */
+import type { RevokedScope } from './events';
 import type { Revocation, StoredSession } from './session';
 
 /**
@@ -35,6 +36,20 @@ export interface CutoffEntry {
   byKeyId: string | null;
   /** Only sessions these key owners created (the kinds that carry it); every session otherwise. */
   creators?: readonly string[];
+  /**
+   * What the call tells of itself, carried by exactly one entry per call (its last write, on one of its
+   * records): the `sessions.revoked` event is derived from this entry alone, so a call is told once,
+   * with its final count.
+   */
+  notice?: CutoffNotice;
+}
+
+/** A revoke-all call's account of itself: the selection it was asked for, its count, when it wrote. */
+export interface CutoffNotice {
+  scope: RevokedScope;
+  revoked: number;
+  /** When the call wrote this entry (its cut-off `at` for the API; an operator's may be in the past). */
+  writtenAt: string;
 }
 
 /** A cut-off to write: the scope, and the key owners whose sessions it covers where it names them. */

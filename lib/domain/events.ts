@@ -20,6 +20,14 @@ export const SESSION_EVENT_TYPES = [
 export type SessionEventType = (typeof SESSION_EVENT_TYPES)[number];
 
 /**
+ * Every event type: the session events, and `sessions.revoked`, the one bulk event a revoke-all (a
+ * revocation cut-off) makes, whatever the number of sessions it covers.
+ */
+export const EVENT_TYPES = [...SESSION_EVENT_TYPES, 'sessions.revoked'] as const;
+
+export type EventType = (typeof EVENT_TYPES)[number];
+
+/**
  * A session's events in the order they can happen: created, then bound (the first load of a
  * browser-bound link binds it before the page is shown), then opened, then revoked or expired (a session
  * ends once). `sequence` is the type's rank here: increasing in the order a session's events occur.
@@ -44,14 +52,53 @@ export interface SessionEvent {
   data: { session: SessionView; actor: EventActor };
 }
 
-/** An event with what routes it: the tenant (key owner) that created the session, and the session. */
-export interface RoutedEvent {
+/**
+ * The selection a revoke-all named, as its caller named it: `{userId}`, `{userId, boardId}`, `{boardId}`;
+ * operators also `{}`, every session of the stage.
+ */
+export interface RevokedScope {
+  userId?: string;
+  boardId?: string;
+}
+
+/**
+ * `sessions.revoked`: one revoke-all call (one revocation cut-off), told once. `occurredAt` is when the
+ * call wrote its cut-off; `data.cutoff` the instant up to which the scope's sessions are revoked (the
+ * same for the API's calls; an operator's `--before` can lie in the past); `data.revoked` the count the
+ * call answered. It names no session: the scope and the cut-off say which sessions it covers.
+ */
+export interface SessionsRevokedEvent {
+  /** `evt_` and a value fixed by the cut-off entry: the same however often it is derived or delivered. */
+  id: string;
+  type: 'sessions.revoked';
+  occurredAt: string;
+  data: { scope: RevokedScope; cutoff: string; revoked: number; actor: EventActor };
+}
+
+/** Any event the service records and delivers. */
+export type EmbedEvent = SessionEvent | SessionsRevokedEvent;
+
+/** A session's event with what routes it: the tenant (key owner) that created the session, and the session. */
+export interface RoutedSessionEvent {
   event: SessionEvent;
   /** The key owner whose key created the session: only its webhook endpoints and events API see it. */
   ownerUserId: string;
   sessionId: string;
   boardId: string;
 }
+
+/**
+ * A revoke-all's event with what routes it: the key owner that called (its endpoints and events API only;
+ * `null` for an operator's, which goes to the event bus alone), and the board when the scope names one.
+ */
+export interface RoutedBulkEvent {
+  event: SessionsRevokedEvent;
+  ownerUserId: string | null;
+  sessionId: null;
+  boardId: string | null;
+}
+
+export type RoutedEvent = RoutedSessionEvent | RoutedBulkEvent;
 
 /**
  * Where derived events go once recorded: webhook delivery (fan-out to the owner's endpoints), the event

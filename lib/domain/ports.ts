@@ -96,37 +96,17 @@ export type CountCandidate = Pick<
   'id' | 'orgId' | 'userId' | 'boardId' | 'createdByUserId' | 'createdAt'
 >;
 
-export interface SessionRepository {
-  /**
-   * Stores a new session; never overwrites an existing one. Answers the session as stored: `session`, or
-   * the same session (same id and token hash) written before by an earlier run of this very request.
-   */
-  create(session: StoredSession): Promise<StoredSession>;
+/** What the embed page does with sessions: find one by token, read it with its cut-offs, bind it, mark it opened. */
+export interface EmbedSessionStore {
   /** The session a token hash points to, from an eventually consistent index. */
   lookupToken(tokenHash: string): Promise<TokenMatch | undefined>;
   /** The session as it is now (strongly consistent). */
   get(id: string): Promise<StoredSession | undefined>;
-  /** The sessions with these ids as they are now (strongly consistent); missing ids are left out. */
-  getMany(ids: readonly string[]): Promise<StoredSession[]>;
-  /** Up to `limit` sessions of a scope below `below` (exclusive), newest first. */
-  scanScope(scope: SessionScope, options: { below?: SessionPosition; limit: number }): Promise<ScopePage>;
-  /** Revokes the session unless it is revoked already; returns it as it now is (the first revocation wins). */
-  revoke(id: string, revocation: Revocation): Promise<StoredSession | undefined>;
   /**
    * The session a token points to and every cut-off record that could cover it, in one strongly
    * consistent read, the cut-offs applied (see withCutoffs).
    */
   getCovered(match: TokenMatch): Promise<StoredSession | undefined>;
-  /** The records of these scopes as they are now (strongly consistent); scopes without one are left out. */
-  readCutoffs(scopes: readonly CutoffScope[]): Promise<CutoffRecord[]>;
-  /** The sessions with the cut-offs that cover them applied, in one read of their records. */
-  applyCutoffs(sessions: readonly StoredSession[]): Promise<StoredSession[]>;
-  /**
-   * Adds `entry` to the record of each target's scope (with the target's creators, where it names them):
-   * one write per scope, whatever the sessions it holds. Writing the same entry again (a retry after a
-   * lost answer) leaves the records as they were.
-   */
-  writeCutoff(targets: readonly CutoffTarget[], entry: Omit<CutoffEntry, 'creators'>): Promise<void>;
   /**
    * Binds a `bindToBrowser` session that is neither bound nor revoked yet, in one conditional write; true
    * when this call bound it, false when another call did first (or it was revoked meanwhile).
@@ -139,6 +119,30 @@ export interface SessionRepository {
   markOpened(id: string, openedAt: string): Promise<void>;
   /** Removes a binding, only if it is this one (`bindingHash`): undoes a bind that may have landed unanswered. */
   unbind(id: string, bindingHash: string): Promise<void>;
+}
+
+export interface SessionRepository extends EmbedSessionStore {
+  /**
+   * Stores a new session; never overwrites an existing one. Answers the session as stored: `session`, or
+   * the same session (same id and token hash) written before by an earlier run of this very request.
+   */
+  create(session: StoredSession): Promise<StoredSession>;
+  /** The sessions with these ids as they are now (strongly consistent); missing ids are left out. */
+  getMany(ids: readonly string[]): Promise<StoredSession[]>;
+  /** Up to `limit` sessions of a scope below `below` (exclusive), newest first. */
+  scanScope(scope: SessionScope, options: { below?: SessionPosition; limit: number }): Promise<ScopePage>;
+  /** Revokes the session unless it is revoked already; returns it as it now is (the first revocation wins). */
+  revoke(id: string, revocation: Revocation): Promise<StoredSession | undefined>;
+  /** The records of these scopes as they are now (strongly consistent); scopes without one are left out. */
+  readCutoffs(scopes: readonly CutoffScope[]): Promise<CutoffRecord[]>;
+  /** The sessions with the cut-offs that cover them applied, in one read of their records. */
+  applyCutoffs(sessions: readonly StoredSession[]): Promise<StoredSession[]>;
+  /**
+   * Adds `entry` to the record of each target's scope (with the target's creators, where it names them):
+   * one write per scope, whatever the sessions it holds. Writing the same entry again (a retry after a
+   * lost answer) leaves the records as they were.
+   */
+  writeCutoff(targets: readonly CutoffTarget[], entry: Omit<CutoffEntry, 'creators'>): Promise<void>;
   /**
    * Every session of a scope that was active at `at` (created at or before it, not expired then, not
    * revoked on its own), as the scope's index holds it: eventually consistent, so a session created or

@@ -3,7 +3,7 @@
  * Pure and in the domain: the use cases, the admin CLI and the delivery apply the same rules.
  */
 import type { BoardAppUrlRule } from './board-app';
-import { SESSION_EVENT_TYPES, type SessionEventType } from './events';
+import { EVENT_TYPES, type EventType } from './events';
 
 /** A stored webhook endpoint. Its signing secret is never stored: it is derived (see WebhookSecrets). */
 export interface WebhookEndpoint {
@@ -12,7 +12,7 @@ export interface WebhookEndpoint {
   ownerUserId: string;
   url: string;
   /** The event types it receives. */
-  events: SessionEventType[];
+  events: EventType[];
   description: string | null;
   createdAt: string;
   /** The key that created it (for operators; never shown to another tenant). */
@@ -23,7 +23,7 @@ export interface WebhookEndpoint {
 export interface WebhookView {
   id: string;
   url: string;
-  events: SessionEventType[];
+  events: EventType[];
   description: string | null;
   createdAt: string;
 }
@@ -65,7 +65,7 @@ export function webhookSecretKey(secret: string): Buffer {
 }
 
 /** Every event type, for an endpoint created without `events`. */
-export const ALL_EVENT_TYPES: readonly SessionEventType[] = SESSION_EVENT_TYPES;
+export const ALL_EVENT_TYPES: readonly EventType[] = EVENT_TYPES;
 
 /**
  * The problem with `value` as an endpoint URL, or undefined when it is one: the rule of board application
@@ -93,6 +93,6 @@ export function webhookUrlProblem(value: string, rule: BoardAppUrlRule): string 
 }
 
 /** Whether an endpoint receives events of this type. */
-export function subscribesTo(endpoint: Pick<WebhookEndpoint, 'events'>, type: SessionEventType): boolean {
+export function subscribesTo(endpoint: Pick<WebhookEndpoint, 'events'>, type: EventType): boolean {
   return endpoint.events.includes(type);
 }

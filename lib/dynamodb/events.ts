@@ -1,10 +1,9 @@
 import { DeleteCommand, GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { EVENT_OWNER_INDEX, EVENT_SESSION_INDEX, TABLES } from '#lib/definitions/tables';
-import type { RoutedEvent, SessionEvent, SessionEventType } from '#lib/domain/events';
+import { EVENT_OWNER_INDEX, EVENT_SESSION_INDEX, TTL_ATTRIBUTE } from '#lib/definitions/tables';
+import type { EmbedEvent, EventType, RoutedEvent } from '#lib/domain/events';
 import { dynamoCall } from './errors';
 import { DynamoTable, type Item } from './table';
 
-const TTL_ATTRIBUTE = TABLES.events.timeToLiveAttribute;
 /** How long the events API keeps an event. */
 export const EVENT_RETENTION_SECONDS = 30 * 24 * 60 * 60;
 const EVENT_SORT_KEY = 'event';
@@ -15,12 +14,12 @@ export type EventPosition = string;
 
 /** One page of stored events, newest first, and the position to continue below when more may follow. */
 export interface EventPage {
-  events: SessionEvent[];
+  events: EmbedEvent[];
   next: EventPosition | undefined;
 }
 
 /** The position of an event: its time, then its id (ids are unique, so positions are too). */
-export function eventPosition(event: SessionEvent): EventPosition {
+export function eventPosition(event: EmbedEvent): EventPosition {
   return `${event.occurredAt}#${event.id}`;
 }
 
@@ -38,8 +37,8 @@ export class DynamoEventStore extends DynamoTable {
   /**
    * Records an event once. The put is conditioned on no item under the event's id: when it fails, an
    * event with this id is stored already (this write, its answer lost and the SDK retrying; or an
-   * earlier delivery of the same record), and the event is recorded: ids are fixed by session and type,
-   * so the stored one is this event. Answers whether this call was the one that stored it.
+   * earlier delivery of the same record), and the event is recorded: ids are fixed by session and type
+   * (or by the cut-off entry), so the stored one is this event. Answers whether this call was the one that stored it.
    */
   async record(routed: RoutedEvent): Promise<boolean> {
     const { event } = routed;
@@ -51,9 +50,11 @@ export class DynamoEventStore extends DynamoTable {
             Item: {
               pk: event.id,
               sk: EVENT_SORT_KEY,
-              ownerUserId: routed.ownerUserId,
-              sessionId: routed.sessionId,
-              boardId: routed.boardId,
+              // Index keys only where they exist: a revoke-all's event is in no session's index, and an
+              // operator's in no owner's (it is kept for its id alone).
+              ...(routed.ownerUserId !== null ? { ownerUserId: routed.ownerUserId } : {}),
+              ...(routed.sessionId !== null ? { sessionId: routed.sessionId } : {}),
+              ...(routed.boardId !== null ? { boardId: routed.boardId } : {}),
               type: event.type,
               position: eventPosition(event),
               // JSON text, so the session's metadata comes back exactly as it was (see sessions.ts).
@@ -75,7 +76,7 @@ export class DynamoEventStore extends DynamoTable {
   }
 
   /** The stored event with this id, read consistently. */
-  async get(id: string): Promise<SessionEvent | undefined> {
+  async get(id: string): Promise<EmbedEvent | undefined> {
     const { Item } = await dynamoCall(() =>
       this.db.send(
         new GetCommand({
@@ -96,7 +97,7 @@ export class DynamoEventStore extends DynamoTable {
   async page(query: {
     ownerUserId: string;
     sessionId?: string;
-    type?: SessionEventType;
+    type?: EventType;
     below?: EventPosition;
     limit: number;
   }): Promise<EventPage> {
@@ -229,6 +230,6 @@ export class DynamoEventStore extends DynamoTable {
 
 const SWEEP_KEY = { pk: 'sweep', sk: 'expiry' };
 
-function toEvent(item: Item): SessionEvent {
-  return JSON.parse(String(item.event)) as SessionEvent;
+function toEvent(item: Item): EmbedEvent {
+  return JSON.parse(String(item.event)) as EmbedEvent;
 }

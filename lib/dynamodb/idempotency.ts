@@ -1,5 +1,5 @@
 import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { TABLES } from '#lib/definitions/tables';
+import { TTL_ATTRIBUTE } from '#lib/definitions/tables';
 import {
   IDEMPOTENCY_WINDOW_SECONDS,
   type IdempotencyAttempt,
@@ -9,7 +9,6 @@ import type { IdempotencyRepository } from '#lib/domain/ports';
 import { dynamoCall } from './errors';
 import { DynamoTable, type Item } from './table';
 
-const TTL_ATTRIBUTE = TABLES.idempotency.timeToLiveAttribute;
 const IN_PROGRESS = 'IN_PROGRESS';
 
 /**

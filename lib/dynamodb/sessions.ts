@@ -1,8 +1,9 @@
 import { createHash } from 'node:crypto';
 import { GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { SESSION_SCOPE_INDEXES, SESSION_TOKEN_INDEX, TABLES } from '#lib/definitions/tables';
+import { SESSION_SCOPE_INDEXES, SESSION_TOKEN_INDEX, TTL_ATTRIBUTE } from '#lib/definitions/tables';
 import {
   type CutoffEntry,
+  type CutoffNotice,
   type CutoffRecord,
   type CutoffScope,
   type CutoffTarget,
@@ -12,6 +13,7 @@ import {
 } from '#lib/domain/cutoffs';
 import type {
   CountCandidate,
+  EmbedSessionStore,
   ScopePage,
   SessionPosition,
   SessionRepository,
@@ -22,7 +24,6 @@ import type { Revocation, SessionBinding, StoredSession } from '#lib/domain/sess
 import { dynamoCall } from './errors';
 import { DynamoTable, type Item, optionalStringOf } from './table';
 
-const TTL_ATTRIBUTE = TABLES.sessions.timeToLiveAttribute;
 const NOT_REVOKED = 'attribute_exists(id) AND attribute_not_exists(revokedAt)';
 /** Cut-off records share the table, under ids no session can have (sessions are UUIDs). */
 const CUTOFF_ID_PREFIX = 'cutoff#';
@@ -42,6 +43,116 @@ export const STATE_PAGE_SIZE = 2_000;
 const BINDABLE = `${NOT_REVOKED} AND bindToBrowser = :yes AND attribute_not_exists(bindingHash)`;
 
 /**
+ * What the embed page does with sessions, apart from the rest: its function bundles only this class (a
+ * class's methods cannot be tree-shaken), which keeps the page's bundle and cold start small.
+ */
+export class DynamoEmbedSessionStore extends DynamoTable implements EmbedSessionStore {
+  async lookupToken(tokenHash: string): Promise<TokenMatch | undefined> {
+    const { Items } = await dynamoCall(() =>
+      this.db.send(
+        new QueryCommand({
+          TableName: this.tableName,
+          IndexName: SESSION_TOKEN_INDEX,
+          KeyConditionExpression: 'tokenHash = :h',
+          ExpressionAttributeValues: { ':h': tokenHash },
+          ProjectionExpression: 'id, boardId, orgId, userId, createdByUserId',
+          Limit: 1,
+        }),
+      ),
+    );
+    const item = Items?.[0];
+    return item
+      ? {
+          id: String(item.id),
+          boardId: String(item.boardId),
+          orgId: optionalStringOf(item, 'orgId') ?? '',
+          userId: String(item.userId),
+          createdByUserId: optionalStringOf(item, 'createdByUserId') ?? '',
+        }
+      : undefined;
+  }
+
+  async getCovered(match: TokenMatch): Promise<StoredSession | undefined> {
+    const scopes = cutoffScopesOf(match);
+    const items = await this.batchGetAll([
+      { id: match.id },
+      ...scopes.map((scope) => ({ id: cutoffId(scope) })),
+    ]);
+    const item = items.find((candidate) => candidate.id === match.id);
+    if (!item) return undefined;
+    return withCutoffs(toStoredSession(item), recordsOf(items, scopes));
+  }
+
+  async get(id: string): Promise<StoredSession | undefined> {
+    const { Item } = await dynamoCall(() =>
+      this.db.send(new GetCommand({ TableName: this.tableName, Key: { id }, ConsistentRead: true })),
+    );
+    return Item ? toStoredSession(Item) : undefined;
+  }
+
+  async bind(id: string, binding: SessionBinding): Promise<boolean> {
+    try {
+      await dynamoCall(() =>
+        this.db.send(
+          new UpdateCommand({
+            TableName: this.tableName,
+            Key: { id },
+            // The only update the embed page makes: the binding's two attributes, nothing else.
+            UpdateExpression: 'SET bindingHash = :hash, boundAt = :at',
+            ConditionExpression: BINDABLE,
+            ExpressionAttributeValues: { ':hash': binding.bindingHash, ':at': binding.boundAt, ':yes': true },
+          }),
+        ),
+      );
+      return true;
+    } catch (error) {
+      if ((error as Error).name === 'ConditionalCheckFailedException') return false;
+      throw error;
+    }
+  }
+
+  async markOpened(id: string, openedAt: string): Promise<void> {
+    try {
+      await dynamoCall(() =>
+        this.db.send(
+          new UpdateCommand({
+            TableName: this.tableName,
+            Key: { id },
+            // One attribute, set once: the stream carries it as session.opened.
+            UpdateExpression: 'SET openedAt = :at',
+            ConditionExpression: 'attribute_exists(id) AND attribute_not_exists(openedAt)',
+            ExpressionAttributeValues: { ':at': openedAt },
+          }),
+        ),
+      );
+    } catch (error) {
+      // Opened already: by another load at the same moment, or by this very write, its answer lost and the
+      // SDK retrying it. Either way the first opening is recorded; a session deleted meanwhile needs none.
+      if ((error as Error).name !== 'ConditionalCheckFailedException') throw error;
+    }
+  }
+
+  async unbind(id: string, bindingHash: string): Promise<void> {
+    try {
+      await dynamoCall(() =>
+        this.db.send(
+          new UpdateCommand({
+            TableName: this.tableName,
+            Key: { id },
+            UpdateExpression: 'REMOVE bindingHash, boundAt',
+            ConditionExpression: 'bindingHash = :hash',
+            ExpressionAttributeValues: { ':hash': bindingHash },
+          }),
+        ),
+      );
+    } catch (error) {
+      // Not bound with this binding (it never landed, or another load bound it): nothing to undo.
+      if ((error as Error).name !== 'ConditionalCheckFailedException') throw error;
+    }
+  }
+}
+
+/**
  * Sessions in DynamoDB, keyed by `id`, found by token through the token-hash index and listed through
  * the scope indexes (lib/definitions/tables.ts).
  *
@@ -49,7 +160,7 @@ const BINDABLE = `${NOT_REVOKED} AND bindToBrowser = :yes AND attribute_not_exis
  * `__proto__` key and throws on a `constructor` key holding an object, and the customer's data must come
  * back exactly as it was sent. JSON.parse on the way out defines such keys as plain own properties.
  */
-export class DynamoSessionRepository extends DynamoTable implements SessionRepository {
+export class DynamoSessionRepository extends DynamoEmbedSessionStore implements SessionRepository {
   async create(session: StoredSession): Promise<StoredSession> {
     try {
       await dynamoCall(() =>
@@ -86,42 +197,6 @@ export class DynamoSessionRepository extends DynamoTable implements SessionRepos
     // Read the session as it is now (dynalite ignores ReturnValuesOnConditionCheckFailure).
     const stored = await this.get(session.id);
     return stored?.tokenHash === session.tokenHash ? stored : undefined;
-  }
-
-  async lookupToken(tokenHash: string): Promise<TokenMatch | undefined> {
-    const { Items } = await dynamoCall(() =>
-      this.db.send(
-        new QueryCommand({
-          TableName: this.tableName,
-          IndexName: SESSION_TOKEN_INDEX,
-          KeyConditionExpression: 'tokenHash = :h',
-          ExpressionAttributeValues: { ':h': tokenHash },
-          ProjectionExpression: 'id, boardId, orgId, userId, createdByUserId',
-          Limit: 1,
-        }),
-      ),
-    );
-    const item = Items?.[0];
-    return item
-      ? {
-          id: String(item.id),
-          boardId: String(item.boardId),
-          orgId: optionalStringOf(item, 'orgId') ?? '',
-          userId: String(item.userId),
-          createdByUserId: optionalStringOf(item, 'createdByUserId') ?? '',
-        }
-      : undefined;
-  }
-
-  async getCovered(match: TokenMatch): Promise<StoredSession | undefined> {
-    const scopes = cutoffScopesOf(match);
-    const items = await this.batchGetAll([
-      { id: match.id },
-      ...scopes.map((scope) => ({ id: cutoffId(scope) })),
-    ]);
-    const item = items.find((candidate) => candidate.id === match.id);
-    if (!item) return undefined;
-    return withCutoffs(toStoredSession(item), recordsOf(items, scopes));
   }
 
   async readCutoffs(scopes: readonly CutoffScope[]): Promise<CutoffRecord[]> {
@@ -215,13 +290,6 @@ export class DynamoSessionRepository extends DynamoTable implements SessionRepos
     return shards.flat();
   }
 
-  async get(id: string): Promise<StoredSession | undefined> {
-    const { Item } = await dynamoCall(() =>
-      this.db.send(new GetCommand({ TableName: this.tableName, Key: { id }, ConsistentRead: true })),
-    );
-    return Item ? toStoredSession(Item) : undefined;
-  }
-
   async getMany(ids: readonly string[]): Promise<StoredSession[]> {
     const items = await this.batchGetAll([...new Set(ids)].map((id) => ({ id })));
     return items.map(toStoredSession);
@@ -282,67 +350,6 @@ export class DynamoSessionRepository extends DynamoTable implements SessionRepos
       if ((error as Error).name !== 'ConditionalCheckFailedException') throw error;
       // Revoked before (keep that first revocation), or no such session.
       return this.get(id);
-    }
-  }
-
-  async bind(id: string, binding: SessionBinding): Promise<boolean> {
-    try {
-      await dynamoCall(() =>
-        this.db.send(
-          new UpdateCommand({
-            TableName: this.tableName,
-            Key: { id },
-            // The only update the embed page makes: the binding's two attributes, nothing else.
-            UpdateExpression: 'SET bindingHash = :hash, boundAt = :at',
-            ConditionExpression: BINDABLE,
-            ExpressionAttributeValues: { ':hash': binding.bindingHash, ':at': binding.boundAt, ':yes': true },
-          }),
-        ),
-      );
-      return true;
-    } catch (error) {
-      if ((error as Error).name === 'ConditionalCheckFailedException') return false;
-      throw error;
-    }
-  }
-
-  async markOpened(id: string, openedAt: string): Promise<void> {
-    try {
-      await dynamoCall(() =>
-        this.db.send(
-          new UpdateCommand({
-            TableName: this.tableName,
-            Key: { id },
-            // One attribute, set once: the stream carries it as session.opened.
-            UpdateExpression: 'SET openedAt = :at',
-            ConditionExpression: 'attribute_exists(id) AND attribute_not_exists(openedAt)',
-            ExpressionAttributeValues: { ':at': openedAt },
-          }),
-        ),
-      );
-    } catch (error) {
-      // Opened already: by another load at the same moment, or by this very write, its answer lost and the
-      // SDK retrying it. Either way the first opening is recorded; a session deleted meanwhile needs none.
-      if ((error as Error).name !== 'ConditionalCheckFailedException') throw error;
-    }
-  }
-
-  async unbind(id: string, bindingHash: string): Promise<void> {
-    try {
-      await dynamoCall(() =>
-        this.db.send(
-          new UpdateCommand({
-            TableName: this.tableName,
-            Key: { id },
-            UpdateExpression: 'REMOVE bindingHash, boundAt',
-            ConditionExpression: 'bindingHash = :hash',
-            ExpressionAttributeValues: { ':hash': bindingHash },
-          }),
-        ),
-      );
-    } catch (error) {
-      // Not bound with this binding (it never landed, or another load bound it): nothing to undo.
-      if ((error as Error).name !== 'ConditionalCheckFailedException') throw error;
     }
   }
 
@@ -613,4 +620,36 @@ export function mergeShardPages(pages: readonly ScopePage[], limit: number): Sco
   const more = bound !== undefined || all.length > refs.length;
   if (!more) return { refs, next: undefined };
   return { refs, next: refs.length > 0 ? refs[refs.length - 1]?.position : bound };
+}
+
+/** A stored entry's notice (see CutoffEntry), when it carries a well-formed one. */
+function noticeOf(value: unknown): { notice: CutoffNotice } | undefined {
+  const notice = value as Partial<Record<keyof CutoffNotice, unknown>> | undefined;
+  if (typeof notice !== 'object' || notice === null) return undefined;
+  const { scope, revoked, writtenAt } = notice;
+  if (typeof revoked !== 'number' || typeof writtenAt !== 'string' || typeof scope !== 'object' || !scope)
+    return undefined;
+  const { userId, boardId } = scope as Record<string, unknown>;
+  return {
+    notice: {
+      scope: {
+        ...(typeof userId === 'string' ? { userId } : {}),
+        ...(typeof boardId === 'string' ? { boardId } : {}),
+      },
+      revoked,
+      writtenAt,
+    },
+  };
+}
+
+/**
+ * The cut-off entries an item of the table holds, with their notices; none when it is not a cut-off record.
+ * Only the change feed reads notices: the page's reads (entriesOf) leave their parsing out of its bundle.
+ */
+export function cutoffEntriesOf(item: Item): CutoffEntry[] {
+  if (typeof item.id !== 'string' || !item.id.startsWith(CUTOFF_ID_PREFIX)) return [];
+  return entriesOf(item).map((entry) => {
+    const stored = item[`${ENTRY_PREFIX}${entry.id}`] as Record<string, unknown>;
+    return { ...entry, ...(noticeOf(stored.notice) ?? {}) };
+  });
 }

@@ -1,5 +1,5 @@
 import { DeleteCommand, GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
-import { SESSION_EVENT_TYPES, type SessionEventType } from '#lib/domain/events';
+import { EVENT_TYPES, type EventType } from '#lib/domain/events';
 import type { WebhookRepository } from '#lib/domain/ports';
 import type { WebhookEndpoint } from '#lib/domain/webhook';
 import { dynamoCall } from './errors';
@@ -95,9 +95,7 @@ function toItem(endpoint: WebhookEndpoint): Item {
 
 function toEndpoint(item: Item): WebhookEndpoint {
   const events = Array.isArray(item.events)
-    ? (item.events.filter((type) =>
-        (SESSION_EVENT_TYPES as readonly unknown[]).includes(type),
-      ) as SessionEventType[])
+    ? (item.events.filter((type) => (EVENT_TYPES as readonly unknown[]).includes(type)) as EventType[])
     : [];
   return {
     id: String(item.webhookId),

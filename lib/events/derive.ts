@@ -1,7 +1,15 @@
 import { createHash } from 'node:crypto';
-import { type EventActor, eventSequence, type RoutedEvent, type SessionEventType } from '#lib/domain/events';
+import type { CutoffEntry } from '#lib/domain/cutoffs';
+import {
+  type EventActor,
+  eventSequence,
+  type RoutedBulkEvent,
+  type RoutedEvent,
+  type RoutedSessionEvent,
+  type SessionEventType,
+} from '#lib/domain/events';
 import { type StoredSession, toSessionView } from '#lib/domain/session';
-import { isSessionItem, toStoredSession } from '#lib/dynamodb/sessions';
+import { cutoffEntriesOf, isSessionItem, toStoredSession } from '#lib/dynamodb/sessions';
 import type { Item } from '#lib/dynamodb/table';
 
 /** How the admin CLI records its revocations (it has no API key). */
@@ -52,7 +60,7 @@ export function sessionEvent(
   type: SessionEventType,
   occurredAt: string,
   actor: EventActor,
-): RoutedEvent {
+): RoutedSessionEvent {
   return {
     event: {
       id: eventId(session.id, type),
@@ -75,7 +83,7 @@ function creatorActor(session: StoredSession): EventActor {
 }
 
 /** `session.expired`, at `expiresAt`, for a session that was not revoked before it expired. */
-export function expiredEvent(session: StoredSession): RoutedEvent | undefined {
+export function expiredEvent(session: StoredSession): RoutedSessionEvent | undefined {
   if (session.revokedAt !== null && session.revokedAt <= session.expiresAt) return undefined;
   // Revoked after expiry changes nothing: the session had ended already, as expired.
   const asItWas: StoredSession = { ...session, revokedAt: null, revokedByUserId: null, revokedByKeyId: null };
@@ -92,10 +100,15 @@ const present = (image: Item | undefined, name: string): boolean => typeof image
  * - `boundAt` appeared: `session.bound`; `openedAt`: `session.opened`; `revokedAt`: `session.revoked`;
  * - an item removed (DynamoDB's TTL deletes sessions some time after `expiresAt`) that was never
  *   revoked: `session.expired`, the same event the expiry sweep emits.
- * Cut-off records and anything else that is not a session derive nothing here.
+ * - a cut-off record gaining an entry that carries a notice (a revoke-all call's last write):
+ *   `sessions.revoked`, once per call.
+ * Anything else derives nothing.
  */
 export function deriveEvents(change: ItemChange, now: Date): RoutedEvent[] {
   const { oldImage, newImage } = change;
+  if (newImage && change.eventName !== 'REMOVE' && cutoffEntriesOf(newImage).length > 0) {
+    return revokeAllEvents(oldImage, newImage);
+  }
   if (change.eventName === 'REMOVE') {
     if (!oldImage || !isSessionItem(oldImage)) return [];
     const removed = toStoredSession(oldImage);
@@ -108,7 +121,7 @@ export function deriveEvents(change: ItemChange, now: Date): RoutedEvent[] {
   const session = toStoredSession(newImage);
   const before =
     change.eventName === 'INSERT' || !oldImage || !isSessionItem(oldImage) ? undefined : oldImage;
-  const events: RoutedEvent[] = [];
+  const events: RoutedSessionEvent[] = [];
   if (!before)
     events.push(sessionEvent(session, 'session.created', session.createdAt, creatorActor(session)));
   if (session.boundAt !== null && !present(before, 'boundAt')) {
@@ -121,4 +134,55 @@ export function deriveEvents(change: ItemChange, now: Date): RoutedEvent[] {
     events.push(sessionEvent(session, 'session.revoked', session.revokedAt, revocationActor(session)));
   }
   return events;
+}
+
+/**
+ * The `sessions.revoked` events of a cut-off record's change: one per entry that appeared carrying a
+ * notice. A revoke-all call writes its notice on one entry of one record (its last write), so a call is
+ * one event, with the count it answered; its other entries (the first write, the other records) derive
+ * nothing.
+ */
+function revokeAllEvents(oldImage: Item | undefined, newImage: Item): RoutedBulkEvent[] {
+  const told = new Set(
+    (oldImage ? cutoffEntriesOf(oldImage) : []).filter((entry) => entry.notice).map((entry) => entry.id),
+  );
+  return cutoffEntriesOf(newImage).flatMap((entry) =>
+    entry.notice && !told.has(entry.id) ? [revokeAllEvent(entry, entry.notice)] : [],
+  );
+}
+
+/** The event id of a revoke-all: `evt_` and 128 bits of SHA-256 over the type and the cut-off entry id. */
+export function revokeAllEventId(entryId: string): string {
+  return `evt_${createHash('sha256')
+    .update(JSON.stringify(['sessions.revoked', entryId]))
+    .digest('hex')
+    .slice(0, 32)}`;
+}
+
+/**
+ * One revoke-all call as its event: routed to the key owner that called (an operator's to nobody's
+ * endpoints: the event bus only), never carrying another tenant's data beyond the count the caller was
+ * answered.
+ */
+export function revokeAllEvent(
+  entry: CutoffEntry,
+  notice: NonNullable<CutoffEntry['notice']>,
+): RoutedBulkEvent {
+  const operator = entry.byUserId === OPERATOR_USER_ID;
+  const actor: EventActor = operator
+    ? { type: 'operator' }
+    : entry.byKeyId !== null
+      ? { type: 'api_key', keyId: entry.byKeyId }
+      : { type: 'api_key' };
+  return {
+    event: {
+      id: revokeAllEventId(entry.id),
+      type: 'sessions.revoked',
+      occurredAt: notice.writtenAt,
+      data: { scope: { ...notice.scope }, cutoff: entry.at, revoked: notice.revoked, actor },
+    },
+    ownerUserId: operator ? null : entry.byUserId,
+    sessionId: null,
+    boardId: notice.scope.boardId ?? null,
+  };
 }

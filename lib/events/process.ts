@@ -24,7 +24,7 @@ export async function recordAndPublish(deps: ProcessorDeps, events: readonly Rou
   if (events.length === 0) return;
   for (const routed of events) {
     await deps.store.record(routed);
-    if (routed.event.type === 'session.created') {
+    if (routed.sessionId !== null && routed.event.type === 'session.created') {
       await deps.store.scheduleExpiry(routed.sessionId, routed.event.data.session.expiresAt);
     }
   }

@@ -112,7 +112,8 @@ export class BackChannelLogoutSink implements EventSink {
   async publish(events: readonly RoutedEvent[]): Promise<void> {
     const boards = new Map<string, Promise<Board | undefined>>();
     for (const routed of events) {
-      if (!ENDING.has(routed.event.type)) continue;
+      // A revoke-all's `sessions.revoked` names no session: nothing to log out by `sid` here.
+      if (routed.sessionId === null || !ENDING.has(routed.event.type)) continue;
       let board = boards.get(routed.boardId);
       if (!board) {
         board = this.deps.boards.get(routed.boardId);

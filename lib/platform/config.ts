@@ -1,4 +1,4 @@
-import { TABLES, type TableKey } from '#lib/definitions/tables';
+import { TABLE_ENV_VARS, type TableKey } from '#lib/definitions/tables';
 import { type BoardAppUrlRule, boardAppUrlProblem, isLoopbackHttpUrl } from '#lib/domain/board-app';
 import { integerRangeProblem, isFrameAncestorSource, isHttpUrl, parseBaseUrl } from './values';
 
@@ -182,8 +182,8 @@ export function readTables<K extends TableKey>(
 ): Record<K, string> {
   const names = {} as Record<K, string>;
   for (const key of keys) {
-    const value = env[TABLES[key].envVar]?.trim();
-    if (!value) problems.push(`${TABLES[key].envVar} is required (name of the ${key} table)`);
+    const value = env[TABLE_ENV_VARS[key]]?.trim();
+    if (!value) problems.push(`${TABLE_ENV_VARS[key]} is required (name of the ${key} table)`);
     names[key] = value ?? '';
   }
   return names;

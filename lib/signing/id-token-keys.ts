@@ -28,7 +28,7 @@ async function create(config: IdTokenKeysConfig | undefined): Promise<IdTokenPor
     );
   }
   if (config.kind === 'file') return new LocalIdTokenKeys(config.path);
-  const { KmsIdTokenSigner, kmsClient } = await import('./kms-client');
+  const [{ KmsIdTokenSigner }, { kmsClient }] = await Promise.all([import('./kms'), import('./kms-client')]);
   return new KmsIdTokenSigner(kmsClient(config.region), config.signingKeyArn, config.subjectKeyArn);
 }
 
@@ -49,6 +49,9 @@ async function createKeySet(config: PublishedKeysConfig | undefined): Promise<Si
     throw new Error('No ID token keys are configured (ID_TOKEN_PUBLISHED_KEYS, or ID_TOKEN_KEY_FILE)');
   }
   if (config.kind === 'file') return new LocalIdTokenKeys(config.path);
-  const { KmsSigningKeySet, kmsClient } = await import('./kms-client');
+  const [{ KmsSigningKeySet }, { kmsClient }] = await Promise.all([
+    import('./kms-key-set'),
+    import('./kms-client'),
+  ]);
   return new KmsSigningKeySet(kmsClient(config.region), config.keyArns);
 }

@@ -363,6 +363,12 @@ export async function revokeAllAsOperator(
     at,
     byUserId: OPERATOR,
     byKeyId: null,
+    // Told once, as the operator's: the event bus receives it (docs/events.md).
+    notice: {
+      scope: { ...(boardId !== undefined ? { boardId } : {}), ...(userId !== undefined ? { userId } : {}) },
+      revoked,
+      writtenAt: now.toISOString(),
+    },
   });
   return { revoked, cutoff: at, scope: target.scope.kind };
 }

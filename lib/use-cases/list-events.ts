@@ -1,6 +1,6 @@
 import { createHmac, hkdfSync, timingSafeEqual } from 'node:crypto';
 import { ValidationError } from '#lib/domain/errors';
-import type { SessionEvent, SessionEventType } from '#lib/domain/events';
+import type { EmbedEvent, EventType } from '#lib/domain/events';
 import type { ListCaller } from './list-sessions';
 
 export const DEFAULT_EVENT_LIMIT = 20;
@@ -16,21 +16,21 @@ export interface EventReader {
   page(query: {
     ownerUserId: string;
     sessionId?: string;
-    type?: SessionEventType;
+    type?: EventType;
     below?: EventPosition;
     limit: number;
-  }): Promise<{ events: SessionEvent[]; next: EventPosition | undefined }>;
+  }): Promise<{ events: EmbedEvent[]; next: EventPosition | undefined }>;
 }
 
 export interface ListEventsQuery {
   sessionId?: string;
-  type?: SessionEventType;
+  type?: EventType;
   limit: number;
   cursor?: string;
 }
 
 export interface EventPage {
-  data: SessionEvent[];
+  data: EmbedEvent[];
   nextCursor: string | null;
 }
 
@@ -46,7 +46,7 @@ export async function listEvents(
   query: ListEventsQuery,
 ): Promise<EventPage> {
   let below = query.cursor === undefined ? undefined : decodeEventCursor(query.cursor, caller, query);
-  const data: SessionEvent[] = [];
+  const data: EmbedEvent[] = [];
   let more = false;
   for (let read = 0; read < MAX_READS_PER_PAGE; read++) {
     // One more than the page still needs, to know whether another page follows.
@@ -74,7 +74,7 @@ export async function listEvents(
   return { data, nextCursor: last !== undefined ? encodeEventCursor(last, caller, query) : null };
 }
 
-function positionOf(event: SessionEvent): EventPosition {
+function positionOf(event: EmbedEvent): EventPosition {
   return `${event.occurredAt}#${event.id}`;
 }
 

@@ -20,8 +20,8 @@ import {
 import type {
   BoardRepository,
   Clock,
+  EmbedSessionStore,
   RandomSource,
-  SessionRepository,
   Sleep,
   TokenMatch,
 } from '#lib/domain/ports';
@@ -39,7 +39,7 @@ export interface EmbedView {
 }
 
 export interface OpenEmbedSessionDeps {
-  sessions: SessionRepository;
+  sessions: EmbedSessionStore;
   boards: BoardRepository;
   clock: Clock;
   sleep: Sleep;

@@ -1,6 +1,7 @@
 import type { KeyOwner } from '#lib/domain/api-key';
 import {
   type CutoffEntry,
+  type CutoffNotice,
   type CutoffRecord,
   type CutoffScope,
   type CutoffTarget,
@@ -9,6 +10,7 @@ import {
   cutoffScopesOf,
 } from '#lib/domain/cutoffs';
 import { BoardAccessDeniedError, BoardNotFoundError } from '#lib/domain/errors';
+import type { RevokedScope } from '#lib/domain/events';
 import type {
   BoardRepository,
   Clock,
@@ -47,7 +49,9 @@ export const BOARD_REVOKE_DENIED = "Only members of the board's organization may
  * done, covers those created while it ran. The answer counts the sessions of the selection that were
  * active when the call began, from the states the scope indexes project, every scope and every write
  * shard read at once (the indexes lag writes by a moment: a session created in that moment is covered
- * all the same, only perhaps not counted).
+ * all the same, only perhaps not counted). The last cut-off's entry on the first record also carries the
+ * call's notice (the scope as named, the count): the one `sessions.revoked` event the call makes is
+ * derived from it (docs/events.md).
  */
 export async function revokeUserSessions(
   deps: RevokeUserSessionsDeps,
@@ -71,8 +75,24 @@ export async function revokeUserSessions(
 
   // Taken only now, right before the write: every session created before the call returns, counted or
   // not, was created at or before it.
-  await deps.sessions.writeCutoff(targets, cutoff());
-  return { revoked: countActive(candidates, earlier, first.at, own) };
+  const revoked = countActive(candidates, earlier, first.at, own);
+  const last = cutoff();
+  // The call tells of itself once (one `sessions.revoked`), from its last entry on its first record only.
+  const notice: CutoffNotice = { scope: requestedScope(command), revoked, writtenAt: last.at };
+  const [announcing, ...others] = targets;
+  await Promise.all([
+    announcing ? deps.sessions.writeCutoff([announcing], { ...last, notice }) : undefined,
+    others.length > 0 ? deps.sessions.writeCutoff(others, last) : undefined,
+  ]);
+  return { revoked };
+}
+
+/** The selection as the caller named it, for the call's event. */
+function requestedScope(command: RevokeUserSessionsCommand): RevokedScope {
+  return {
+    ...(command.userId !== undefined ? { userId: command.userId } : {}),
+    ...(command.boardId !== undefined ? { boardId: command.boardId } : {}),
+  };
 }
 
 /** What a call writes, and the index scopes holding the sessions it counts. */

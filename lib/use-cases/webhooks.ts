@@ -1,7 +1,7 @@
 import type { KeyOwner } from '#lib/domain/api-key';
 import type { BoardAppUrlRule } from '#lib/domain/board-app';
 import { ValidationError, WebhookNotFoundError } from '#lib/domain/errors';
-import type { SessionEventType } from '#lib/domain/events';
+import type { EventType } from '#lib/domain/events';
 import type { Clock, RandomSource, WebhookRepository, WebhookSecrets } from '#lib/domain/ports';
 import {
   ALL_EVENT_TYPES,
@@ -23,7 +23,7 @@ export interface WebhookDeps {
 /** A validated create request: events absent means every type. */
 export interface CreateWebhookRequest {
   url: string;
-  events?: readonly SessionEventType[];
+  events?: readonly EventType[];
   description?: string | null;
 }
 

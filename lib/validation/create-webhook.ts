@@ -1,5 +1,5 @@
 import { ValidationError } from '#lib/domain/errors';
-import type { SessionEventType } from '#lib/domain/events';
+import type { EventType } from '#lib/domain/events';
 import type { CreateWebhookRequest } from '#lib/use-cases/webhooks';
 import { describeSchemaErrors } from './describe';
 import { validateCreateWebhook as validate } from './validators.generated.js';
@@ -9,7 +9,7 @@ export function parseCreateWebhookRequest(body: unknown): CreateWebhookRequest {
   if (!validate(body)) throw new ValidationError(describeSchemaErrors(validate.errors));
   const { url, events, description } = body as {
     url: string;
-    events?: SessionEventType[];
+    events?: EventType[];
     description?: string | null;
   };
   return { url, ...(events ? { events } : {}), description: description ?? null };

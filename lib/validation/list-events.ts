@@ -1,5 +1,5 @@
 import { ValidationError } from '#lib/domain/errors';
-import type { SessionEventType } from '#lib/domain/events';
+import type { EventType } from '#lib/domain/events';
 import { DEFAULT_EVENT_LIMIT, type ListEventsQuery } from '#lib/use-cases/list-events';
 import { describeSchemaErrors } from './describe';
 import { validateListEventsQuery as validate } from './validators.generated.js';
@@ -32,7 +32,7 @@ export function parseListEventsQuery(
   };
   return {
     ...(sessionId !== undefined ? { sessionId } : {}),
-    ...(type !== undefined ? { type: type as SessionEventType } : {}),
+    ...(type !== undefined ? { type: type as EventType } : {}),
     limit: limit ?? DEFAULT_EVENT_LIMIT,
     ...(cursor !== undefined ? { cursor } : {}),
   };

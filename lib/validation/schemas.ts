@@ -4,7 +4,7 @@
  * a unit test fails when the generated file is stale.
  */
 
-import { SESSION_EVENT_TYPES } from '#lib/domain/events';
+import { EVENT_TYPES } from '#lib/domain/events';
 import { MAX_ID_LENGTH } from '#lib/domain/ids';
 import { SESSION_STATUSES } from '#lib/domain/session';
 
@@ -81,7 +81,7 @@ export const listEventsQuerySchema = {
   additionalProperties: false,
   properties: {
     sessionId: idSchema,
-    type: { type: 'string', enum: [...SESSION_EVENT_TYPES] },
+    type: { type: 'string', enum: [...EVENT_TYPES] },
     limit: { type: 'integer', minimum: 1, maximum: 100, default: 20 },
     cursor: { type: 'string', minLength: 1, maxLength: 1024 },
   },
@@ -99,7 +99,7 @@ export const createWebhookSchema = {
       type: 'array',
       minItems: 1,
       uniqueItems: true,
-      items: { type: 'string', enum: [...SESSION_EVENT_TYPES] },
+      items: { type: 'string', enum: [...EVENT_TYPES] },
     },
     description: { type: ['string', 'null'], maxLength: 256 },
   },

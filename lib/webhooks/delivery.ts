@@ -59,17 +59,20 @@ export interface DeliveryDeps {
   retrySeconds: readonly number[];
 }
 
-/** The sink: each event, once per endpoint of its owner that subscribes to its type. */
+/** The sink: each event, once per endpoint of its owner that subscribes to its type (an ownerless one: none). */
 export class WebhookSink implements EventSink {
   constructor(private readonly deps: Pick<DeliveryDeps, 'webhooks' | 'scheduler'>) {}
 
   async publish(events: readonly RoutedEvent[]): Promise<void> {
     const endpointsOf = new Map<string, ReturnType<WebhookRepository['list']>>();
     for (const routed of events) {
-      let endpoints = endpointsOf.get(routed.ownerUserId);
+      const owner = routed.ownerUserId;
+      // An operator's revoke-all is no tenant's event: it goes to the event bus only.
+      if (owner === null) continue;
+      let endpoints = endpointsOf.get(owner);
       if (!endpoints) {
-        endpoints = this.deps.webhooks.list(routed.ownerUserId);
-        endpointsOf.set(routed.ownerUserId, endpoints);
+        endpoints = this.deps.webhooks.list(owner);
+        endpointsOf.set(owner, endpoints);
       }
       const body = JSON.stringify(routed.event);
       for (const endpoint of await endpoints) {
@@ -77,7 +80,7 @@ export class WebhookSink implements EventSink {
         await this.deps.scheduler.schedule(
           {
             eventId: routed.event.id,
-            ownerUserId: routed.ownerUserId,
+            ownerUserId: owner,
             endpointId: endpoint.id,
             body,
             attempt: 0,

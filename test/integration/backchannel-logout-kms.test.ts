@@ -6,7 +6,8 @@ import { createLocalJWKSet, decodeProtectedHeader, type JSONWebKeySet, jwtVerify
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { AwsJsonService } from '#lib/aws/json-protocol';
 import type { BatchResponse } from '#lib/events/stream';
-import { KmsIdTokenSigner, kmsClient } from '#lib/signing/kms-client';
+import { KmsIdTokenSigner } from '#lib/signing/kms';
+import { kmsClient } from '#lib/signing/kms-client';
 import { loadHandler } from '#test/support/harness';
 import { type MotoServer, motoMissing, startMoto } from '#test/support/moto';
 import { startWebhookReceiver, type WebhookReceiver } from '#test/support/webhook-receiver';

@@ -2,7 +2,10 @@ import { CreateKeyCommand, KMSClient } from '@aws-sdk/client-kms';
 import { createLocalJWKSet, decodeProtectedHeader, jwtVerify } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { IdTokenClaims } from '#lib/domain/id-token';
-import { KmsIdTokenSigner, type KmsJsonClient, KmsSigningKeySet, kmsClient } from '#lib/signing/kms-client';
+import { KmsIdTokenSigner } from '#lib/signing/kms';
+import { kmsClient } from '#lib/signing/kms-client';
+import type { KmsJsonClient } from '#lib/signing/kms-json';
+import { KmsSigningKeySet } from '#lib/signing/kms-key-set';
 import { type MotoServer, motoMissing, startMoto } from '#test/support/moto';
 
 const missing = motoMissing();

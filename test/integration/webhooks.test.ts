@@ -99,6 +99,7 @@ describe.skipIf(testTarget() === 'assembly')('webhook endpoints over HTTP', () =
       'session.opened',
       'session.revoked',
       'session.expired',
+      'sessions.revoked',
     ]);
   });
 

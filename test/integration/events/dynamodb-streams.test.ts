@@ -3,12 +3,14 @@ import { DeleteCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type AwsJsonService, awsJsonCall } from '#lib/aws/json-protocol';
 import { TABLES } from '#lib/definitions/tables';
+import type { CutoffTarget } from '#lib/domain/cutoffs';
 import type { EventSink, RoutedEvent } from '#lib/domain/events';
 import type { StoredSession } from '#lib/domain/session';
 import { DynamoBoardRepository } from '#lib/dynamodb/boards';
 import { createDocumentClient } from '#lib/dynamodb/client';
 import { DynamoEventStore } from '#lib/dynamodb/events';
-import { toItem } from '#lib/dynamodb/sessions';
+import { DynamoSessionRepository, toItem } from '#lib/dynamodb/sessions';
+import { revokeAllEventId } from '#lib/events/derive';
 import { processStreamRecords } from '#lib/events/process';
 import type { StreamRecord } from '#lib/events/stream';
 import { BackChannelLogoutSink } from '#lib/logout/backchannel';
@@ -155,7 +157,7 @@ describe.skipIf(!onDynamoDbLocal)('the stream processor on DynamoDB Local stream
       now: () => new Date('2026-06-01T00:00:00.000Z'),
     };
     expect(await processStreamRecords(deps, records)).toEqual({ batchItemFailures: [] });
-    expect(published.map((e) => `${e.sessionId.slice(-1)} ${e.event.type}`)).toEqual([
+    expect(published.map((e) => `${String(e.sessionId).slice(-1)} ${e.event.type}`)).toEqual([
       '1 session.created',
       '1 session.opened',
       '1 session.revoked',
@@ -170,5 +172,52 @@ describe.skipIf(!onDynamoDbLocal)('the stream processor on DynamoDB Local stream
     // Lambda delivering the same records again stores nothing twice.
     expect(await processStreamRecords(deps, records)).toEqual({ batchItemFailures: [] });
     for (const event of published) expect(await deps.store.get(event.event.id)).toEqual(event.event);
+  });
+  it('derives one sessions.revoked from the real records of a revoke-all’s cut-off writes', async () => {
+    const sessions = new DynamoSessionRepository(db, SESSIONS);
+    const targets: CutoffTarget[] = [
+      { scope: { kind: 'creatorUser', creatorUserId: 'owner-r', userId: 'customer-r' } },
+      { scope: { kind: 'orgUser', orgId: 'org-r', userId: 'customer-r' }, creators: ['owner-r'] },
+    ];
+    const by = { byUserId: 'owner-r', byKeyId: 'key_r' };
+    // As the use case writes: a first cut-off on every record, then the last, whose entry on the first
+    // record alone carries the notice.
+    await sessions.writeCutoff(targets, { id: 'first-r', at: '2026-01-02T00:00:00.000Z', ...by });
+    const notice = { scope: { userId: 'customer-r' }, revoked: 5, writtenAt: '2026-01-02T00:00:00.300Z' };
+    await sessions.writeCutoff(targets.slice(0, 1), { id: 'last-r', at: notice.writtenAt, ...by, notice });
+    await sessions.writeCutoff(targets.slice(1), { id: 'last-r', at: notice.writtenAt, ...by });
+
+    const records = (await streamRecords()).filter((r) =>
+      JSON.stringify(r.dynamodb?.Keys).includes('cutoff#'),
+    );
+    expect(records.map((r) => r.eventName)).toEqual(['INSERT', 'INSERT', 'MODIFY', 'MODIFY']);
+    const published: RoutedEvent[] = [];
+    const deps = {
+      store: new DynamoEventStore(db, EVENTS),
+      sinks: [{ publish: async (events) => void published.push(...events) } satisfies EventSink],
+      now: () => new Date('2026-06-01T00:00:00.000Z'),
+    };
+    expect(await processStreamRecords(deps, records)).toEqual({ batchItemFailures: [] });
+    expect(published).toEqual([
+      {
+        ownerUserId: 'owner-r',
+        sessionId: null,
+        boardId: null,
+        event: {
+          id: revokeAllEventId('last-r'),
+          type: 'sessions.revoked',
+          occurredAt: notice.writtenAt,
+          data: {
+            scope: { userId: 'customer-r' },
+            cutoff: notice.writtenAt,
+            revoked: 5,
+            actor: { type: 'api_key', keyId: 'key_r' },
+          },
+        },
+      },
+    ]);
+    // Delivered again, the records store nothing twice: the event is the one stored.
+    expect(await processStreamRecords(deps, records)).toEqual({ batchItemFailures: [] });
+    expect(await deps.store.get(revokeAllEventId('last-r'))).toEqual(published[0]?.event);
   });
 });

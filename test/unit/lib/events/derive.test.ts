@@ -1,16 +1,19 @@
 import { describe, expect, it } from 'vitest';
-import { eventSequence } from '#lib/domain/events';
+import { eventSequence, type RoutedEvent, type RoutedSessionEvent } from '#lib/domain/events';
 import { toItem } from '#lib/dynamodb/sessions';
-import { deriveEvents, eventId } from '#lib/events/derive';
+import { deriveEvents, eventId, OPERATOR_USER_ID, revokeAllEventId } from '#lib/events/derive';
 import { storedSession } from '#test/support/fixtures';
 
 const NOW = new Date('2026-01-02T00:00:00.000Z');
 const base = storedSession({ bindToBrowser: true });
+/** The session events among derived ones (a revoke-all's names no session). */
+const ofSessions = (events: RoutedEvent[]): RoutedSessionEvent[] =>
+  events.flatMap((routed) => (routed.sessionId !== null ? [routed] : []));
 const item = (overrides: Parameters<typeof storedSession>[0] = {}) => toItem({ ...base, ...overrides });
 
 describe('deriving session events from item changes', () => {
   it('an inserted session is session.created, at its creation, by the key that created it', () => {
-    const [created, ...rest] = deriveEvents({ eventName: 'INSERT', newImage: item() }, NOW);
+    const [created, ...rest] = ofSessions(deriveEvents({ eventName: 'INSERT', newImage: item() }, NOW));
     expect(rest).toEqual([]);
     expect(created).toMatchObject({
       ownerUserId: base.createdByUserId,
@@ -83,9 +86,8 @@ describe('deriving session events from item changes', () => {
   });
 
   it('a session removed after its expiry (TTL) and never revoked is session.expired; before it, nothing', () => {
-    const removed = deriveEvents(
-      { eventName: 'REMOVE', oldImage: item() },
-      new Date('2026-02-01T00:00:00.000Z'),
+    const removed = ofSessions(
+      deriveEvents({ eventName: 'REMOVE', oldImage: item() }, new Date('2026-02-01T00:00:00.000Z')),
     );
     expect(removed.map((e) => [e.event.type, e.event.occurredAt, e.event.data.session.status])).toEqual([
       ['session.expired', base.expiresAt, 'expired'],
@@ -111,5 +113,153 @@ describe('deriving session events from item changes', () => {
     expect(eventId(base.id, 'session.created')).not.toBe(eventId(base.id, 'session.opened'));
     expect(eventId(base.id, 'session.created')).not.toBe(eventId('other', 'session.created'));
     expect(eventId(base.id, 'session.created')).toMatch(/^evt_[0-9a-f]{32}$/);
+  });
+});
+
+describe('deriving sessions.revoked from revocation cut-off records', () => {
+  const AT_FIRST = '2026-01-03T00:00:00.000Z';
+  const AT_LAST = '2026-01-03T00:00:00.250Z';
+  const record = (entries: Record<string, unknown>) => ({
+    id: 'cutoff#0f0f',
+    cutoffScope: '["creatorUser","owner-1","customer-1"]',
+    ...entries,
+  });
+  const first = { 'entry:first': { at: AT_FIRST, byUserId: 'owner-1', byKeyId: 'key_1' } };
+  const last = {
+    'entry:last': {
+      at: AT_LAST,
+      byUserId: 'owner-1',
+      byKeyId: 'key_1',
+      notice: { scope: { userId: 'customer-1' }, revoked: 42, writtenAt: AT_LAST },
+    },
+  };
+
+  it('the entry carrying a notice is one sessions.revoked, for the caller, with the scope, cut-off, count and key', () => {
+    const events = deriveEvents(
+      { eventName: 'MODIFY', oldImage: record(first), newImage: record({ ...first, ...last }) },
+      NOW,
+    );
+    expect(events).toEqual([
+      {
+        ownerUserId: 'owner-1',
+        sessionId: null,
+        boardId: null,
+        event: {
+          id: revokeAllEventId('last'),
+          type: 'sessions.revoked',
+          occurredAt: AT_LAST,
+          data: {
+            scope: { userId: 'customer-1' },
+            cutoff: AT_LAST,
+            revoked: 42,
+            actor: { type: 'api_key', keyId: 'key_1' },
+          },
+        },
+      },
+    ]);
+  });
+
+  it('the first entry of a call (written before its count) derives nothing', () => {
+    expect(deriveEvents({ eventName: 'INSERT', newImage: record(first) }, NOW)).toEqual([]);
+  });
+
+  it('both writes folded into one record (the local feed) still derive one event, the same', () => {
+    const folded = deriveEvents({ eventName: 'INSERT', newImage: record({ ...first, ...last }) }, NOW);
+    const apart = deriveEvents(
+      { eventName: 'MODIFY', oldImage: record(first), newImage: record({ ...first, ...last }) },
+      NOW,
+    );
+    expect(folded).toHaveLength(1);
+    expect(folded).toEqual(apart);
+  });
+
+  it('a record seen again, or gaining another call’s entry, never derives an earlier call again', () => {
+    const both = record({ ...first, ...last });
+    expect(deriveEvents({ eventName: 'MODIFY', oldImage: both, newImage: { ...both } }, NOW)).toEqual([]);
+    const second = {
+      'entry:second': {
+        at: '2026-01-04T00:00:00.000Z',
+        byUserId: 'owner-1',
+        byKeyId: 'key_2',
+        notice: { scope: { userId: 'customer-1' }, revoked: 0, writtenAt: '2026-01-04T00:00:00.000Z' },
+      },
+    };
+    const events = deriveEvents(
+      { eventName: 'MODIFY', oldImage: both, newImage: record({ ...first, ...last, ...second }) },
+      NOW,
+    );
+    expect(
+      events.map((e) => [e.event.id, e.event.type, (e.event.data as { revoked: number }).revoked]),
+    ).toEqual([[revokeAllEventId('second'), 'sessions.revoked', 0]]);
+  });
+
+  it('a board revoke-all is routed with its board; an operator’s to no tenant, as the operator’s', () => {
+    const [board] = deriveEvents(
+      {
+        eventName: 'INSERT',
+        newImage: record({
+          'entry:b': {
+            at: AT_LAST,
+            byUserId: 'member-1',
+            byKeyId: 'key_m',
+            notice: { scope: { boardId: 'board-a' }, revoked: 7, writtenAt: AT_LAST },
+          },
+        }),
+      },
+      NOW,
+    );
+    expect(board).toMatchObject({ ownerUserId: 'member-1', boardId: 'board-a', sessionId: null });
+    const [operator] = deriveEvents(
+      {
+        eventName: 'INSERT',
+        newImage: record({
+          'entry:o': {
+            at: '2025-12-01T00:00:00.000Z',
+            byUserId: OPERATOR_USER_ID,
+            byKeyId: null,
+            notice: { scope: {}, revoked: 9, writtenAt: AT_LAST },
+          },
+        }),
+      },
+      NOW,
+    );
+    expect(operator).toMatchObject({
+      ownerUserId: null,
+      boardId: null,
+      event: {
+        occurredAt: AT_LAST,
+        data: { scope: {}, cutoff: '2025-12-01T00:00:00.000Z', revoked: 9, actor: { type: 'operator' } },
+      },
+    });
+    expect(operator?.event.data.actor).not.toHaveProperty('keyId');
+  });
+
+  it('carries nothing of the record but the notice, the cut-off and the writer’s key id', () => {
+    const events = deriveEvents(
+      {
+        eventName: 'INSERT',
+        newImage: record({
+          'entry:c': {
+            at: AT_LAST,
+            byUserId: 'owner-1',
+            byKeyId: 'key_1',
+            creators: ['owner-1', 'colleague-2'],
+            notice: { scope: { userId: 'customer-1' }, revoked: 1, writtenAt: AT_LAST },
+          },
+        }),
+      },
+      NOW,
+    );
+    const text = JSON.stringify(events.map((e) => e.event));
+    expect(text).not.toContain('colleague-2');
+    expect(text).not.toContain('cutoff#');
+    expect(text).not.toContain('creatorUser');
+  });
+
+  it('an entry id fixes the event id: the same for the same entry, different across entries and from session events', () => {
+    expect(revokeAllEventId('a')).toBe(revokeAllEventId('a'));
+    expect(revokeAllEventId('a')).not.toBe(revokeAllEventId('b'));
+    expect(revokeAllEventId('a')).toMatch(/^evt_[0-9a-f]{32}$/);
+    expect(revokeAllEventId('a')).not.toBe(eventId('a', 'session.revoked'));
   });
 });

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { AwsJsonCall } from '#lib/aws/json-protocol';
 import type { SessionView } from '#lib/domain/session';
+import { OPERATOR_USER_ID, revokeAllEvent } from '#lib/events/derive';
 import { EVENT_BUS_SOURCE, EventBusError, EventBusSink, PUT_EVENTS_MAX_ENTRIES } from '#lib/events/event-bus';
 import { routedEvent } from '#test/support/webhook-receiver';
 
@@ -41,6 +42,27 @@ describe('the event bus sink', () => {
       ...event?.event,
       ownerUserId: 'owner-a',
       boardId: 'board-1',
+    });
+  });
+
+  it('puts a revoke-all’s sessions.revoked with its owner and board, and an operator’s with no owner', async () => {
+    const bus = recordingBus(accepted);
+    const notice = { scope: { boardId: 'board-1' }, revoked: 12, writtenAt: '2026-03-01T12:00:00.000Z' };
+    const entry = { at: notice.writtenAt, byKeyId: null };
+    const tenant = revokeAllEvent({ ...entry, id: 'e1', byUserId: 'owner-a', byKeyId: 'key_a' }, notice);
+    const operator = revokeAllEvent({ ...entry, id: 'e2', byUserId: OPERATOR_USER_ID }, notice);
+    await new EventBusSink(bus.call, 'embed-bus').publish([tenant, operator]);
+    const [first, second] = bus.calls[0] ?? [];
+    expect(first).toMatchObject({ Source: EVENT_BUS_SOURCE, DetailType: 'sessions.revoked' });
+    expect(JSON.parse(String(first?.Detail))).toEqual({
+      ...tenant.event,
+      ownerUserId: 'owner-a',
+      boardId: 'board-1',
+    });
+    expect(JSON.parse(String(second?.Detail))).toMatchObject({
+      type: 'sessions.revoked',
+      ownerUserId: null,
+      data: { actor: { type: 'operator' }, revoked: 12 },
     });
   });
 

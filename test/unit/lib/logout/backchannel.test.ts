@@ -7,6 +7,7 @@ import type { Board } from '#lib/domain/board';
 import type { SessionEventType } from '#lib/domain/events';
 import type { IdTokenSigner, PairwiseSubjects } from '#lib/domain/ports';
 import type { SessionView } from '#lib/domain/session';
+import { revokeAllEvent } from '#lib/events/derive';
 import {
   attemptLogout,
   BackChannelLogoutSink,
@@ -191,5 +192,16 @@ describe('a logout endpoint that redirects', () => {
     expect(await attemptLogout(deps, delivery)).toBe('retrying');
     expect(scheduled).toHaveLength(1);
     expect(followed).toBe(0);
+  });
+});
+
+describe('BackChannelLogoutSink and revoke-all', () => {
+  it('schedules nothing for a sessions.revoked: it names no session to log out', async () => {
+    const { deps, scheduled } = harness({ boards: [BOARD] });
+    const notice = { scope: { boardId: BOARD.boardId }, revoked: 4, writtenAt: '2026-03-01T12:00:00.000Z' };
+    await new BackChannelLogoutSink(deps).publish([
+      revokeAllEvent({ id: 'e1', at: notice.writtenAt, byUserId: 'owner-a', byKeyId: 'key_a' }, notice),
+    ]);
+    expect(scheduled).toEqual([]);
   });
 });

@@ -1,8 +1,15 @@
 import { describe, expect, it } from 'vitest';
-import { withCutoffs } from '#lib/domain/cutoffs';
+import { type CutoffEntry, withCutoffs } from '#lib/domain/cutoffs';
 import { BoardAccessDeniedError, BoardNotFoundError } from '#lib/domain/errors';
 import { BOARD_REVOKE_DENIED, revokeUserSessions } from '#lib/use-cases/revoke-user-sessions';
-import { FakeBoards, FakeMemberships, FakeSessions, fixedClock, sequenceRandom } from '#test/support/fakes';
+import {
+  FakeBoards,
+  FakeMemberships,
+  FakeSessions,
+  fixedClock,
+  sequenceRandom,
+  tickingClock,
+} from '#test/support/fakes';
 import { storedSession } from '#test/support/fixtures';
 
 const NOW = '2026-01-05T00:00:00.000Z';
@@ -62,15 +69,64 @@ describe('revokeUserSessions: one cut-off per scope', () => {
   it('writes twice, whatever the number of sessions: before the count and after it, one target per scope', async () => {
     for (const count of [1, 300]) {
       const deps = setup(sessions(count));
-      const writes: number[] = [];
+      const writes: Array<{ entry: string; targets: number }> = [];
       const write = deps.sessions.writeCutoff.bind(deps.sessions);
       deps.sessions.writeCutoff = async (targets, entry) => {
-        writes.push(targets.length);
+        writes.push({ entry: entry.id, targets: targets.length });
         return write(targets, entry);
       };
       await revokeUserSessions(deps, CALLER, { userId: 'customer-1' });
-      expect(writes).toEqual([2, 2]);
+      // Two entries (before and after the count), each on both scopes' records: four item writes.
+      const perEntry = new Map<string, number>();
+      for (const { entry, targets } of writes) perEntry.set(entry, (perEntry.get(entry) ?? 0) + targets);
+      expect([...perEntry.values()]).toEqual([2, 2]);
       expect(deps.sessions.calls).not.toContain('revoke');
+    }
+  });
+
+  it('tells each call once: only its last entry, on one record, carries the scope and the count it answered', async () => {
+    const deps = setup(sessions(3));
+    const written: Array<{ scope: string; entry: Omit<CutoffEntry, 'creators'> }> = [];
+    const write = deps.sessions.writeCutoff.bind(deps.sessions);
+    deps.sessions.writeCutoff = async (targets, entry) => {
+      for (const target of targets) written.push({ scope: target.scope.kind, entry });
+      return write(targets, entry);
+    };
+    // Every reading a second later: the first entry and the last one have different instants.
+    deps.clock = tickingClock(NOW, 1_000);
+    expect(await revokeUserSessions(deps, CALLER, { userId: 'customer-1' })).toEqual({ revoked: 3 });
+    const told = written.filter((w) => w.entry.notice !== undefined);
+    expect(told).toHaveLength(1);
+    const last = told[0]?.entry;
+    expect(told[0]).toMatchObject({
+      scope: 'creatorUser',
+      entry: {
+        byUserId: 'owner-1',
+        byKeyId: 'key_1',
+        notice: { scope: { userId: 'customer-1' }, revoked: 3, writtenAt: last?.at },
+      },
+    });
+    // The last entry: written after the first one, which tells nothing, as its other record does not.
+    const first = written[0]?.entry;
+    expect(first?.notice).toBeUndefined();
+    expect(String(last?.at) > String(first?.at)).toBe(true);
+    expect(written.filter((w) => w.entry.id === last?.id).map((w) => w.scope)).toEqual([
+      'creatorUser',
+      'orgUser',
+    ]);
+  });
+
+  it('names the scope as the caller did: a board alone, or a user on a board', async () => {
+    for (const command of [{ boardId: 'board-a' }, { userId: 'customer-1', boardId: 'board-a' }]) {
+      const deps = setup(sessions(2));
+      const notices: unknown[] = [];
+      const write = deps.sessions.writeCutoff.bind(deps.sessions);
+      deps.sessions.writeCutoff = async (targets, entry) => {
+        if (entry.notice) notices.push(entry.notice);
+        return write(targets, entry);
+      };
+      const { revoked } = await revokeUserSessions(deps, CALLER, command);
+      expect(notices).toEqual([{ scope: command, revoked, writtenAt: NOW }]);
     }
   });
 

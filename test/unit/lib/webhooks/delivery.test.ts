@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { WebhookRepository, WebhookSecrets } from '#lib/domain/ports';
 import type { SessionView } from '#lib/domain/session';
 import { formatWebhookSecret, type WebhookEndpoint } from '#lib/domain/webhook';
+import { OPERATOR_USER_ID, revokeAllEvent } from '#lib/events/derive';
 import { createMetrics, METRICS_NAMESPACE } from '#lib/platform/metrics';
 import {
   attemptDelivery,
@@ -112,6 +113,41 @@ describe('webhook fan-out', () => {
         delaySeconds: 0,
       },
     ]);
+  });
+});
+
+describe('webhook fan-out of a revoke-all’s sessions.revoked', () => {
+  const notice = { scope: { userId: 'customer-1' }, revoked: 3, writtenAt: '2026-03-01T12:00:00.000Z' };
+  const entry = (byUserId: string) => ({
+    id: `entry-${byUserId}`,
+    at: notice.writtenAt,
+    byUserId,
+    byKeyId: byUserId === OPERATOR_USER_ID ? null : 'key_a',
+  });
+
+  it('goes to the calling owner’s endpoints subscribed to it, and to no other owner’s', async () => {
+    const { deps, scheduled } = harness({
+      post: async () => 200,
+      endpoints: [
+        endpoint({ id: 'whe_a1', events: ['sessions.revoked'] }),
+        endpoint({ id: 'whe_a2', events: ['session.revoked'] }),
+        endpoint({ id: 'whe_b1', ownerUserId: 'owner-b', events: ['sessions.revoked'] }),
+      ],
+    });
+    const routed = revokeAllEvent(entry('owner-a'), notice);
+    await new WebhookSink(deps).publish([routed]);
+    expect(scheduled.map((s) => [s.delivery.endpointId, s.delivery.ownerUserId, s.delivery.body])).toEqual([
+      ['whe_a1', 'owner-a', JSON.stringify(routed.event)],
+    ]);
+  });
+
+  it('an operator’s goes to no endpoint: it is no tenant’s event', async () => {
+    const { deps, scheduled } = harness({
+      post: async () => 200,
+      endpoints: [endpoint({ id: 'whe_a1', events: ['sessions.revoked'] })],
+    });
+    await new WebhookSink(deps).publish([revokeAllEvent(entry(OPERATOR_USER_ID), notice)]);
+    expect(scheduled).toEqual([]);
   });
 });
 
