@@ -26,7 +26,7 @@ export async function deleteWebhookAsOperator(
   ownerUserId: string,
   id: string,
 ): Promise<{ deleted: boolean; id: string }> {
-  return { deleted: await webhooks.delete(ownerUserId, id), id };
+  return { deleted: await webhooks.delete(ownerUserId, id, new Date().toISOString()), id };
 }
 
 export interface ListenOptions {

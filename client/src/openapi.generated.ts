@@ -141,7 +141,7 @@ export interface paths {
         post?: never;
         /**
          * Delete a webhook endpoint
-         * @description Deletes the endpoint: it receives nothing more, not even retries of earlier events.
+         * @description Deletes the endpoint: it receives nothing more, not even retries of earlier events. Safe to retry: deleting an endpoint deleted already (in the last 24 hours) answers `204` again.
          */
         delete: operations["deleteWebhook"];
         options?: never;
@@ -2017,7 +2017,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Deleted */
+            /** @description Deleted (now, or by an earlier delete of the same endpoint) */
             204: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];

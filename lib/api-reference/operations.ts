@@ -239,10 +239,12 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
   'DELETE /api/embed/webhooks/{id}': {
     operationId: 'deleteWebhook',
     summary: 'Delete a webhook endpoint',
-    description: 'Deletes the endpoint: it receives nothing more, not even retries of earlier events.',
+    description:
+      'Deletes the endpoint: it receives nothing more, not even retries of earlier events. Safe to retry: ' +
+      'deleting an endpoint deleted already (in the last 24 hours) answers `204` again.',
     tag: 'Webhooks',
     responses: {
-      204: { description: 'Deleted' },
+      204: { description: 'Deleted (now, or by an earlier delete of the same endpoint)' },
       404: ERROR('No webhook endpoint with this id that the caller owns (the same answer when none exists)'),
     },
   },

@@ -161,7 +161,8 @@ export const FUNCTIONS = {
   deleteWebhook: {
     entry: 'functions/delete-webhook.ts',
     description: 'DELETE /api/embed/webhooks/{id}: deletes a webhook endpoint',
-    access: { webhooks: ['DeleteItem'] },
+    // PutItem replaces the endpoint with its tombstone; GetItem reads a refused delete back.
+    access: { webhooks: ['PutItem', 'GetItem'] },
     settings: [],
   },
   authorizer: {

@@ -196,6 +196,8 @@ export const TABLES = {
     partitionKey: { name: 'ownerUserId', type: 'S' },
     sortKey: { name: 'webhookId', type: 'S' },
     indexes: [],
+    // A deleted endpoint's tombstone is kept 24 hours (a repeated delete is recognised); DynamoDB deletes it after.
+    timeToLiveAttribute: TTL_ATTRIBUTE,
   },
   idempotency: {
     envVar: IDEMPOTENCY_TABLE_ENV,

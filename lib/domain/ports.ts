@@ -248,8 +248,12 @@ export interface WebhookRepository {
   get(ownerUserId: string, id: string): Promise<WebhookEndpoint | undefined>;
   /** The owner's endpoints, oldest first. */
   list(ownerUserId: string): Promise<WebhookEndpoint[]>;
-  /** True when it deleted the endpoint, false when the owner had none with this id. */
-  delete(ownerUserId: string, id: string): Promise<boolean>;
+  /**
+   * Deletes the endpoint at `deletedAt`. True when it is deleted: by this call, or by an earlier one
+   * (a retry after a lost answer or a 503 answers as the delete did, for 24 hours); false when the owner
+   * had none with this id.
+   */
+  delete(ownerUserId: string, id: string, deletedAt: string): Promise<boolean>;
 }
 
 /**

@@ -31,16 +31,32 @@ export class DynamoApiKeyRepository extends DynamoTable implements ApiKeyReposit
     return first ? toApiKeyRecord(first) : undefined;
   }
 
+  /**
+   * Stores a new key, conditioned on no key with its hash. A refusal is read back: the item this very
+   * write stored (its answer lost, the SDK retrying) holds this record's id, owner and creation time, and
+   * is the success it was; anything else under the hash is refused as before.
+   */
   async create(record: ApiKeyRecord): Promise<void> {
-    await dynamoCall(() =>
-      this.db.send(
-        new PutCommand({
-          TableName: this.tableName,
-          Item: toItem(record),
-          ConditionExpression: 'attribute_not_exists(keyHash)',
-        }),
-      ),
-    );
+    try {
+      await dynamoCall(() =>
+        this.db.send(
+          new PutCommand({
+            TableName: this.tableName,
+            Item: toItem(record),
+            ConditionExpression: 'attribute_not_exists(keyHash)',
+          }),
+        ),
+      );
+    } catch (error) {
+      if ((error as Error).name !== 'ConditionalCheckFailedException') throw error;
+      const stored = await this.getByHash(record.keyHash);
+      const own =
+        stored !== undefined &&
+        stored.keyId === record.keyId &&
+        stored.userId === record.userId &&
+        stored.createdAt === record.createdAt;
+      if (!own) throw error;
+    }
   }
 
   async revoke(keyId: string, revokedAt: string): Promise<ApiKeyRecord | undefined> {

@@ -1,11 +1,22 @@
-import { DeleteCommand, GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { TTL_ATTRIBUTE } from '#lib/definitions/tables';
 import { EVENT_TYPES, type EventType } from '#lib/domain/events';
 import type { WebhookRepository } from '#lib/domain/ports';
 import type { WebhookEndpoint } from '#lib/domain/webhook';
 import { dynamoCall } from './errors';
 import { DynamoTable, type Item, optionalStringOf } from './table';
 
-/** Webhook endpoints in DynamoDB, keyed by owner (partition) and endpoint id (sort). */
+/**
+ * How long a deleted endpoint's tombstone is kept: a delete repeated within it (the SDK's retry after a
+ * lost answer, the caller's after a 503) is recognised and answers as the delete did.
+ */
+export const WEBHOOK_TOMBSTONE_SECONDS = 24 * 60 * 60;
+
+/**
+ * Webhook endpoints in DynamoDB, keyed by owner (partition) and endpoint id (sort). A deleted endpoint
+ * leaves a tombstone under its key (`deletedAt`, nothing else of it) for `WEBHOOK_TOMBSTONE_SECONDS`;
+ * every read skips tombstones, so a deleted endpoint is gone for listing and delivery alike.
+ */
 export class DynamoWebhookRepository extends DynamoTable implements WebhookRepository {
   async create(endpoint: WebhookEndpoint): Promise<WebhookEndpoint> {
     try {
@@ -30,6 +41,12 @@ export class DynamoWebhookRepository extends DynamoTable implements WebhookRepos
   }
 
   async get(ownerUserId: string, id: string): Promise<WebhookEndpoint | undefined> {
+    const item = await this.item(ownerUserId, id);
+    return item && !isTombstone(item) ? toEndpoint(item) : undefined;
+  }
+
+  /** The item under the key, endpoint or tombstone, read consistently. */
+  private async item(ownerUserId: string, id: string): Promise<Item | undefined> {
     const { Item } = await dynamoCall(() =>
       this.db.send(
         new GetCommand({
@@ -39,7 +56,7 @@ export class DynamoWebhookRepository extends DynamoTable implements WebhookRepos
         }),
       ),
     );
-    return Item ? toEndpoint(Item) : undefined;
+    return Item;
   }
 
   async list(ownerUserId: string): Promise<WebhookEndpoint[]> {
@@ -61,27 +78,53 @@ export class DynamoWebhookRepository extends DynamoTable implements WebhookRepos
       start = page.LastEvaluatedKey;
     } while (start);
     return items
+      .filter((item) => !isTombstone(item))
       .map(toEndpoint)
       .sort((a, b) => a.createdAt.localeCompare(b.createdAt) || a.id.localeCompare(b.id));
   }
 
-  async delete(ownerUserId: string, id: string): Promise<boolean> {
-    const { Attributes } = await dynamoCall(() =>
-      this.db.send(
-        new DeleteCommand({
-          TableName: this.tableName,
-          Key: { ownerUserId, webhookId: id },
-          ReturnValues: 'ALL_OLD',
-        }),
-      ),
-    );
-    return Attributes !== undefined;
+  /**
+   * Deletes the endpoint by replacing it with its tombstone, conditioned on a live endpoint under the
+   * key. A refusal is read back: a tombstone there means the endpoint is deleted (by this very write, its
+   * answer lost and the SDK retrying it, or by an earlier delete the caller is repeating), which is what
+   * was asked: true. Nothing there: the owner never had it (or its tombstone expired): false.
+   */
+  async delete(ownerUserId: string, id: string, deletedAt: string): Promise<boolean> {
+    try {
+      await dynamoCall(() =>
+        this.db.send(
+          new PutCommand({
+            TableName: this.tableName,
+            Item: {
+              ownerUserId,
+              webhookId: id,
+              deletedAt,
+              [TTL_ATTRIBUTE]: Math.ceil(Date.parse(deletedAt) / 1000) + WEBHOOK_TOMBSTONE_SECONDS,
+            },
+            ConditionExpression: 'attribute_exists(webhookId) AND attribute_not_exists(deletedAt)',
+          }),
+        ),
+      );
+      return true;
+    } catch (error) {
+      if ((error as Error).name !== 'ConditionalCheckFailedException') throw error;
+      const stored = await this.item(ownerUserId, id);
+      return stored !== undefined && isTombstone(stored);
+    }
   }
 
   /** Every endpoint of every owner: operator listings only. */
   async listAll(): Promise<WebhookEndpoint[]> {
-    return (await this.scanAll()).map(toEndpoint).sort((a, b) => a.createdAt.localeCompare(b.createdAt));
+    return (await this.scanAll())
+      .filter((item) => !isTombstone(item))
+      .map(toEndpoint)
+      .sort((a, b) => a.createdAt.localeCompare(b.createdAt));
   }
+}
+
+/** A deleted endpoint's tombstone: its key and `deletedAt`, nothing of the endpoint. */
+function isTombstone(item: Item): boolean {
+  return typeof item.deletedAt === 'string';
 }
 
 function sameEndpoint(a: WebhookEndpoint, b: WebhookEndpoint): boolean {

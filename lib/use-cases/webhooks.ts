@@ -77,13 +77,17 @@ export async function listWebhooks(
   return (await deps.webhooks.list(keyOwner.userId)).map(toWebhookView);
 }
 
-/** Deletes one of the key owner's endpoints; another owner's id, or none, is not found. */
+/**
+ * Deletes one of the key owner's endpoints; another owner's id, or none, is not found. Idempotent: a
+ * repeat of a delete (its answer lost, or a 503 after it landed) answers as the delete did.
+ */
 export async function deleteWebhook(
-  deps: Pick<WebhookDeps, 'webhooks'>,
+  deps: Pick<WebhookDeps, 'webhooks' | 'clock'>,
   keyOwner: KeyOwner,
   id: string,
 ): Promise<void> {
-  if (!isWebhookId(id) || !(await deps.webhooks.delete(keyOwner.userId, id))) {
+  const deletedAt = deps.clock.now().toISOString();
+  if (!isWebhookId(id) || !(await deps.webhooks.delete(keyOwner.userId, id, deletedAt))) {
     throw new WebhookNotFoundError();
   }
 }

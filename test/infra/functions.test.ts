@@ -207,10 +207,11 @@ describe('Lambda functions', () => {
     ]);
   });
 
-  it('lets no function scan or delete anything but a webhook endpoint: an idempotency record keeps its reservation until it expires', () => {
+  it('lets no function scan or delete anything: an idempotency record keeps its reservation until it expires, a deleted webhook endpoint its tombstone', () => {
     const all = NAMES.flatMap((name) => grantsOf(name).map((grant) => `${name}: ${grant}`));
     const deletes = all.filter((grant) => /: (DeleteItem|Scan|BatchWriteItem)/.test(grant));
-    expect(deletes).toEqual(['deleteWebhook: DeleteItem on webhooks']);
+    expect(deletes).toEqual([]);
+    expect(grantsOf('deleteWebhook')).toEqual(['GetItem on webhooks', 'PutItem on webhooks']);
   });
 
   it.each(NAMES)('lets %s write only to its own log group, with retention', (name) => {

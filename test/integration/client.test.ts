@@ -40,7 +40,7 @@ describe('the typed client against the local runtime', () => {
   // Creating an endpoint derives its secret with KMS's GenerateMac, which the assembly runner does not
   // serve (as the webhook suites, this one runs on the local runtime and DynamoDB Local only).
   it.skipIf(testTarget() === 'assembly')(
-    'creates, lists and deletes a webhook endpoint; a deleted one is a typed 404',
+    'creates, lists and deletes a webhook endpoint, a delete repeated too; an unknown one is a typed 404',
     async () => {
       const created = await api.createWebhook(
         { url: 'https://127.0.0.1:9/client-hook', events: ['session.revoked'] },
@@ -56,7 +56,8 @@ describe('the typed client against the local runtime', () => {
       expect((await api.listWebhooks()).map((w) => w.id)).toContain(created.webhook.id);
       await expect(api.deleteWebhook(created.webhook.id)).resolves.toBeUndefined();
       expect((await api.listWebhooks()).map((w) => w.id)).not.toContain(created.webhook.id);
-      await expect(api.deleteWebhook(created.webhook.id)).rejects.toMatchObject({
+      await expect(api.deleteWebhook(created.webhook.id)).resolves.toBeUndefined();
+      await expect(api.deleteWebhook('whe_0123456789abcdef0123456789abcdef')).rejects.toMatchObject({
         status: 404,
         error: 'Not Found',
       });

@@ -1,0 +1,165 @@
+import { ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { describe, expect, it } from 'vitest';
+import { LOCAL_TABLE_NAMES } from '#lib/definitions/tables';
+import { createDocumentClient } from '#lib/dynamodb/client';
+import type { Fault } from '#test/support/fault-proxy';
+import { useRuntimeBehindProxy } from '#test/support/fault-suite';
+import { apiCall, type CallResult } from '#test/support/local-runtime';
+
+/**
+ * Retries converge for the webhook endpoints' writes: the create's conditional put and the delete's
+ * tombstone land, and their answer is lost or comes after the attempt's deadline. A create's SDK retry
+ * meets its own endpoint (the id is drawn before the write), and a keyed create retried after a 503
+ * answers that same endpoint; a delete retried, by the SDK or by the caller after a 503, answers 204.
+ * Exactly one endpoint, or none, is left.
+ */
+const env = useRuntimeBehindProxy();
+
+/** The write lands, then its answer is lost once: `then` says how. */
+function lostAnswer(then: 'reset' | 'internal-error'): Fault {
+  return { kind: 'lose-answer', then };
+}
+
+const LATE_ONCE: Fault = { kind: 'late-answer', delayMs: 1_500, count: 1 };
+const LATE_ALWAYS: Fault = { kind: 'late-answer', delayMs: 1_500, count: 3 };
+
+/** Faults the SDK's own retry absorbs: the request answers as if nothing happened. */
+const ABSORBED: Array<[string, Fault]> = [
+  ['its answer is lost (connection reset)', lostAnswer('reset')],
+  ['its answer is lost (InternalServerError)', lostAnswer('internal-error')],
+  ['its first answer comes after the deadline', LATE_ONCE],
+];
+
+const apiKey = () => String(env().runtime.demo?.apiKey);
+const ownerId = () => String(env().runtime.demo?.userId);
+
+function create(url: string, headers: Record<string, string> = {}): Promise<CallResult> {
+  return apiCall(env().runtime, apiKey(), 'POST', '/api/embed/webhooks', { url }, headers);
+}
+
+function remove(id: string): Promise<CallResult> {
+  return apiCall(env().runtime, apiKey(), 'DELETE', `/api/embed/webhooks/${id}`);
+}
+
+async function listed(): Promise<string[]> {
+  const list = await apiCall(env().runtime, apiKey(), 'GET', '/api/embed/webhooks');
+  expect(list.status, list.text).toBe(200);
+  return (list.body.data as Array<{ id: string }>).map((webhook) => webhook.id);
+}
+
+/** Every item of the owner's in the webhooks table, read from the DynamoDB behind the proxy. */
+async function storedItems(): Promise<Record<string, unknown>[]> {
+  const db = createDocumentClient({ endpoint: env().upstream, region: 'local' });
+  try {
+    const { Items = [] } = await db.send(
+      new ScanCommand({
+        TableName: LOCAL_TABLE_NAMES.webhooks,
+        FilterExpression: 'ownerUserId = :o',
+        ExpressionAttributeValues: { ':o': ownerId() },
+        ConsistentRead: true,
+      }),
+    );
+    return Items;
+  } finally {
+    db.destroy();
+  }
+}
+
+/** The endpoints stored with this URL (tombstones hold no URL). */
+async function endpointsWithUrl(url: string): Promise<Record<string, unknown>[]> {
+  return (await storedItems()).filter((item) => item.url === url);
+}
+
+/** Each webhooks-table request since `from`, as `operation:what the proxy did`. */
+function requestsSince(from: number): string[] {
+  return env()
+    .proxy.requests.slice(from)
+    .filter((r) => r.table === LOCAL_TABLE_NAMES.webhooks)
+    .map((r) => `${r.operation}:${r.fault}`);
+}
+
+/** Applies `fault` to the webhooks table's requests, whatever their operation. */
+const injectOnWebhooks = (fault: Fault) => env().proxy.inject(fault, { table: LOCAL_TABLE_NAMES.webhooks });
+
+let counter = 0;
+const hookUrl = (name: string) => `http://127.0.0.1:9/${name}-${++counter}`;
+
+async function expectOneEndpoint(url: string, answer: CallResult) {
+  expect(answer.status, answer.text).toBe(201);
+  const webhook = answer.body.webhook as { id: string; createdAt: string };
+  expect(answer.body.secret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
+  const stored = await endpointsWithUrl(url);
+  expect(stored.map((item) => item.webhookId)).toEqual([webhook.id]);
+  expect(stored[0]?.createdAt).toBe(webhook.createdAt);
+  expect(await listed()).toContain(webhook.id);
+}
+
+/** Deleted: a tombstone under the key holding nothing of the endpoint, in no listing. */
+async function expectDeleted(id: string) {
+  const item = (await storedItems()).find((stored) => stored.webhookId === id);
+  expect(Object.keys(item ?? {}).sort()).toEqual(['deletedAt', 'ownerUserId', 'ttl', 'webhookId']);
+  expect(await listed()).not.toContain(id);
+}
+
+describe('POST /api/embed/webhooks when the endpoint put lands but its answer goes missing', () => {
+  it.each(ABSORBED)('answers 201 with the one endpoint it wrote when %s', async (_name, fault) => {
+    const url = hookUrl('create');
+    await injectOnWebhooks(fault);
+    const seen = env().proxy.requests.length;
+    const answer = await create(url);
+    // The put landed, its answer went missing, and the SDK's retry was refused and read that very endpoint.
+    expect(requestsSince(seen)).toEqual([`PutItem:${fault.kind}`, 'PutItem:none', 'GetItem:none']);
+    await env().proxy.clear();
+    await expectOneEndpoint(url, answer);
+  });
+
+  it('answers 503 when every answer is late, and a retry with the same Idempotency-Key answers that endpoint', async () => {
+    const url = hookUrl('create-late');
+    const key = { 'Idempotency-Key': `hook-late-${counter}` };
+    await injectOnWebhooks(LATE_ALWAYS);
+    const first = await create(url, key);
+    expect(first.status, first.text).toBe(503);
+    expect(first.headers.get('retry-after')).toBe('2');
+    await env().proxy.clear();
+    // The endpoint is stored, and the retry, holding the id the key fixed, meets it.
+    expect(await endpointsWithUrl(url)).toHaveLength(1);
+    const retry = await create(url, key);
+    await expectOneEndpoint(url, retry);
+    const replay = await create(url, key);
+    expect(replay.headers.get('idempotent-replayed')).toBe('true');
+    expect(replay.body).toEqual(retry.body);
+    expect(await endpointsWithUrl(url)).toHaveLength(1);
+  });
+});
+
+describe('DELETE /api/embed/webhooks/{id} when the tombstone lands but its answer goes missing', () => {
+  async function endpoint(name: string): Promise<string> {
+    const created = await create(hookUrl(name));
+    expect(created.status, created.text).toBe(201);
+    return (created.body.webhook as { id: string }).id;
+  }
+
+  it.each(ABSORBED)('answers 204, not 404, when %s', async (_name, fault) => {
+    const id = await endpoint('delete');
+    await injectOnWebhooks(fault);
+    const seen = env().proxy.requests.length;
+    const answer = await remove(id);
+    expect(answer.status, answer.text).toBe(204);
+    // The tombstone landed, its answer went missing, and the SDK's retry was refused and read it back.
+    expect(requestsSince(seen)).toEqual([`PutItem:${fault.kind}`, 'PutItem:none', 'GetItem:none']);
+    await env().proxy.clear();
+    await expectDeleted(id);
+  });
+
+  it('answers 503 when every answer is late, and the caller’s retry answers 204', async () => {
+    const id = await endpoint('delete-late');
+    await injectOnWebhooks(LATE_ALWAYS);
+    const first = await remove(id);
+    expect(first.status, first.text).toBe(503);
+    expect(first.headers.get('retry-after')).toBe('2');
+    await env().proxy.clear();
+    const retry = await remove(id);
+    expect(retry.status, retry.text).toBe(204);
+    await expectDeleted(id);
+  });
+});
