@@ -1,16 +1,20 @@
 import type { BatchResponse } from '#lib/events/stream';
 import { createLogger, describeError } from '#lib/platform/logger';
+import { lazyIdTokenPorts } from '#lib/signing/id-token-keys';
 import { lazyWebhookSecrets } from '#lib/signing/webhook-keys';
 import { handleDeliveryBatch, type SqsRecord } from '#lib/webhooks/sqs';
 import { webhookDeliveryDeps } from './wiring';
 
-const deps = webhookDeliveryDeps(process.env, lazyWebhookSecrets);
+const deps = webhookDeliveryDeps(process.env, lazyWebhookSecrets, lazyIdTokenPorts);
 const logger = createLogger({ function: 'webhook-delivery' });
 
-/** Delivery messages from the queue: one attempt each; a message that cannot be handled is retried by SQS. */
+/**
+ * Messages of the delivery queue, one attempt each: a webhook delivery, or a back-channel logout (signed
+ * now). A message that cannot be handled is retried by SQS.
+ */
 export const handler = async (event: { Records?: SqsRecord[] }): Promise<BatchResponse> =>
   handleDeliveryBatch(deps, event.Records ?? [], (error, context) =>
-    logger.error('webhook delivery message failed; SQS offers it again', {
+    logger.error('delivery queue message failed; SQS offers it again', {
       ...context,
       ...describeError(error),
     }),

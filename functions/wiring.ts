@@ -6,7 +6,14 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { awsJsonCall, EVENTBRIDGE, SQS } from '#lib/aws/json-protocol';
 import type { EventSink } from '#lib/domain/events';
-import type { ApiKeyRepository, Clock, IdempotencyRepository, RandomSource } from '#lib/domain/ports';
+import type {
+  ApiKeyRepository,
+  Clock,
+  IdempotencyRepository,
+  IdTokenSigner,
+  PairwiseSubjects,
+  RandomSource,
+} from '#lib/domain/ports';
 import { DynamoApiKeyRepository } from '#lib/dynamodb/api-keys';
 import { DynamoBoardRepository } from '#lib/dynamodb/boards';
 import { createDocumentClient } from '#lib/dynamodb/client';
@@ -17,11 +24,13 @@ import { DynamoEmbedSessionStore, DynamoSessionRepository } from '#lib/dynamodb/
 import { DynamoWebhookRepository } from '#lib/dynamodb/webhooks';
 import { EventBusSink } from '#lib/events/event-bus';
 import type { ProcessorDeps, SweepDeps } from '#lib/events/process';
+import { BackChannelLogoutSink, type LogoutDeps } from '#lib/logout/backchannel';
 import {
   type AuthorizerConfig,
   type CreateSessionConfig,
   type EmbedPageConfig,
   type EventPipelineConfig,
+  type IdTokenKeysConfig,
   readEventPipelineConfig,
   readStorageConfig,
   readWebhooksConfig,
@@ -37,7 +46,7 @@ import { DEFAULT_MISS_RETRY_DELAYS_MS, type OpenEmbedSessionDeps } from '#lib/us
 import type { RevokeUserSessionsDeps } from '#lib/use-cases/revoke-user-sessions';
 import type { WebhookDeps } from '#lib/use-cases/webhooks';
 import { AWS_RETRY_SECONDS, type DeliveryDeps, fetchPost, WebhookSink } from '#lib/webhooks/delivery';
-import { SqsDeliveryScheduler } from '#lib/webhooks/sqs';
+import { type DeliveryQueueDeps, SqsDeliveryScheduler } from '#lib/webhooks/sqs';
 
 type Env = Record<string, string | undefined>;
 
@@ -120,19 +129,31 @@ function pipelineCallers(region: string) {
   return { events: awsJsonCall(EVENTBRIDGE, { region }), sqs: awsJsonCall(SQS, { region }) };
 }
 
-/** The sinks of the stream consumer and the sweep: the stack's bus, then webhook fan-out to the queue. */
-function pipelineSinks(config: EventPipelineConfig<'webhooks'>, db: DynamoDBDocumentClient): EventSink[] {
+/**
+ * The sinks of the stream consumer and the sweep: the stack's bus, webhook fan-out to the delivery queue,
+ * and back-channel logouts of the boards with a logout URL to the same queue (signed by its worker).
+ */
+function pipelineSinks(
+  config: EventPipelineConfig<'webhooks' | 'boards'>,
+  db: DynamoDBDocumentClient,
+): EventSink[] {
   const callers = pipelineCallers(config.dynamo.region);
   const scheduler = new SqsDeliveryScheduler(callers.sqs, config.deliveryQueueUrl, systemClock);
   return [
     new EventBusSink(callers.events, config.eventBusName ?? ''),
     new WebhookSink({ webhooks: new DynamoWebhookRepository(db, config.tables.webhooks), scheduler }),
+    new BackChannelLogoutSink({
+      boards: new DynamoBoardRepository(db, config.tables.boards),
+      stageAppUrl: config.logout.boardAppUrl,
+      appUrlRule: config.logout.appUrlRule,
+      scheduler: scheduler.logouts,
+    }),
   ];
 }
 
 /** Ports of the sessions table's stream consumer. */
 export function sessionStreamDeps(env: Env): ProcessorDeps {
-  const config = readEventPipelineConfig(env, ['events', 'webhooks'], { eventBus: true });
+  const config = readEventPipelineConfig(env, ['events', 'webhooks', 'boards'], { eventBus: true });
   const db = createDocumentClient(config.dynamo);
   return {
     store: new DynamoEventStore(db, config.tables.events),
@@ -143,7 +164,9 @@ export function sessionStreamDeps(env: Env): ProcessorDeps {
 
 /** Ports of the expiry sweep: the stream consumer's, and the sessions it re-reads. */
 export function expirySweepDeps(env: Env): SweepDeps {
-  const config = readEventPipelineConfig(env, ['events', 'webhooks', 'sessions'], { eventBus: true });
+  const config = readEventPipelineConfig(env, ['events', 'webhooks', 'sessions', 'boards'], {
+    eventBus: true,
+  });
   const db = createDocumentClient(config.dynamo);
   return {
     store: new DynamoEventStore(db, config.tables.events),
@@ -154,26 +177,48 @@ export function expirySweepDeps(env: Env): SweepDeps {
 }
 
 /**
- * Ports of webhook delivery from the delivery queue, on the AWS retry schedule. The handler passes how
- * secrets are made (`lazyWebhookSecrets`), as for the webhook routes: imported here, its KMS client would
- * land in every bundle.
+ * Ports of the delivery queue's worker, on the AWS retry schedule: webhook delivery, and back-channel
+ * logout (each attempt signs its logout token in KMS). The handler passes how secrets and ID token keys
+ * are made (`lazyWebhookSecrets`, `lazyIdTokenPorts`), as for the webhook routes and the embed page:
+ * imported here, their KMS client would land in every bundle.
  */
 export function webhookDeliveryDeps(
   env: Env,
   secretsOf: (config: WebhooksConfig['secrets']) => DeliveryDeps['secrets'],
-): DeliveryDeps & { scheduler: SqsDeliveryScheduler } {
-  const config = readEventPipelineConfig(env, ['webhooks'], { eventBus: false });
+  tokensOf: (config: IdTokenKeysConfig | undefined) => () => Promise<IdTokenSigner & PairwiseSubjects>,
+): DeliveryQueueDeps {
+  const config = readEventPipelineConfig(env, ['webhooks', 'boards'], {
+    eventBus: false,
+    signsLogouts: true,
+  });
   const db = createDocumentClient(config.dynamo);
   const { sqs } = pipelineCallers(config.dynamo.region);
+  const scheduler = new SqsDeliveryScheduler(sqs, config.deliveryQueueUrl, systemClock);
+  const metrics = createMetrics({ service: 'webhook-delivery' });
+  const logouts: LogoutDeps = {
+    boards: new DynamoBoardRepository(db, config.tables.boards),
+    tokens: tokensOf(config.logout.idTokenKeys),
+    issuer: config.logout.issuer ?? '',
+    stageAppUrl: config.logout.boardAppUrl,
+    appUrlRule: config.logout.appUrlRule,
+    scheduler: scheduler.logouts,
+    post: fetchPost,
+    clock: systemClock,
+    random: cryptoRandom,
+    logger: createLogger({ component: 'backchannel-logout' }),
+    metrics,
+    retrySeconds: AWS_RETRY_SECONDS,
+  };
   return {
     webhooks: new DynamoWebhookRepository(db, config.tables.webhooks),
     secrets: secretsOf(config.secrets),
-    scheduler: new SqsDeliveryScheduler(sqs, config.deliveryQueueUrl, systemClock),
+    scheduler,
     post: fetchPost,
     clock: systemClock,
     logger: createLogger({ component: 'webhook-delivery' }),
-    metrics: createMetrics({ service: 'webhook-delivery' }),
+    metrics,
     retrySeconds: AWS_RETRY_SECONDS,
+    logouts,
   };
 }
 

@@ -69,17 +69,22 @@ export class EmbedSessionStack extends Stack {
       logRetention: config.logRetentionDays,
       keys,
     });
+    this.api = new EmbedApi(this, 'Api', { config, definitions, functions: this.functions });
     this.background = new ServiceFunctions(this, 'Background', {
       definitions: { functions: BACKGROUND_FUNCTIONS, routes: [], authorizer: '' },
       tables: this.data.tables,
-      environment,
+      environment: {
+        ...environment,
+        // The issuer of back-channel logout tokens, which must be the ID token's: the public base URL,
+        // else the API's stage URL, which is what the embed page derives from its requests then.
+        PUBLIC_BASE_URL: config.publicBaseUrl ?? this.api.restApi.url,
+      },
       logRetention: config.logRetentionDays,
       keys,
     });
     for (const [name, definition] of Object.entries(BACKGROUND_FUNCTIONS)) {
       this.events.connect(this.background.get(name), definition, this.data.tables.sessions);
     }
-    this.api = new EmbedApi(this, 'Api', { config, definitions, functions: this.functions });
     this.monitoring = new Monitoring(this, 'Monitoring', {
       definitions,
       background: { definitions: BACKGROUND_FUNCTIONS, functions: this.background },

@@ -63,10 +63,17 @@ export class EventPipeline extends Construct {
       const streamArn = sessions.tableStreamArn;
       if (!streamArn)
         throw new Error('The sessions table has no stream: set stream in lib/definitions/tables.ts');
-      // Read of this stream only (no ListStreams on *): the mapping names the stream's ARN.
+      // What CDK's own DynamoEventSource grants (and Lambda's documentation lists), on this stream only:
+      // DynamoEventSource puts ListStreams on "*", which lists every stream of the account; scoped to the
+      // stream's ARN, as AWS's own example policy does, it names nothing beyond it.
       fn.role.addToPrincipalPolicy(
         new PolicyStatement({
-          actions: ['dynamodb:DescribeStream', 'dynamodb:GetRecords', 'dynamodb:GetShardIterator'],
+          actions: [
+            'dynamodb:DescribeStream',
+            'dynamodb:GetRecords',
+            'dynamodb:GetShardIterator',
+            'dynamodb:ListStreams',
+          ],
           resources: [streamArn],
         }),
       );

@@ -1,7 +1,7 @@
 /**
  * The functions no route serves: the event pipeline on AWS (lib/events, lib/webhooks). The stack builds
  * each with the same house defaults and least-privilege grants as the API's functions (from `access`,
- * `queries`, `settings`, `webhookSecrets`), plus what its trigger and its sends need: read of the sessions
+ * `queries`, `settings`, `kms`, `webhookSecrets`), plus what its trigger and its sends need: read of the sessions
  * table's stream, `PutEvents` on the stack's bus only, `SendMessage` / receive on its queue only. The local
  * runtime runs the same library code in-process (local/events.ts) and imports none of these handlers.
  */
@@ -47,12 +47,15 @@ export const DELIVERY_QUEUE_SOURCE = {
 export const BACKGROUND_FUNCTIONS = {
   sessionStream: {
     entry: 'functions/session-stream.ts',
-    description: 'Sessions table stream: records session events, puts them on the bus, queues webhooks',
+    description:
+      'Sessions table stream: records session events, puts them on the bus, queues webhooks and logouts',
     // PutItem records an event (conditional on its fixed id) and notes a created session's expiry;
-    // GetItem tells a refused put that met its own earlier write.
-    access: { events: ['PutItem', 'GetItem'], webhooks: ['Query'] },
+    // GetItem tells a refused put that met its own earlier write. Boards: GetItem reads an ended
+    // session's board, whose logout URL says whether a back-channel logout is queued.
+    access: { events: ['PutItem', 'GetItem'], webhooks: ['Query'], boards: ['GetItem'] },
     queries: { webhooks: [TABLE_ITSELF] },
-    settings: ['EVENT_BUS_NAME', 'WEBHOOK_DELIVERY_QUEUE_URL'],
+    // PUBLIC_BASE_URL and BOARD_APP_URL: which boards have an application, decided as the embed page does.
+    settings: ['EVENT_BUS_NAME', 'WEBHOOK_DELIVERY_QUEUE_URL', 'PUBLIC_BASE_URL', 'BOARD_APP_URL'],
     trigger: { kind: 'sessionStream' },
     putsEvents: true,
     sendsTo: ['webhookDeliveries'],
@@ -68,9 +71,11 @@ export const BACKGROUND_FUNCTIONS = {
       // GetItem re-reads a due session; BatchGetItem the cut-off records that could cover it.
       sessions: ['GetItem', 'BatchGetItem'],
       webhooks: ['Query'],
+      // An expired session's board: a back-channel logout is queued when it has a logout URL.
+      boards: ['GetItem'],
     },
     queries: { events: [TABLE_ITSELF], webhooks: [TABLE_ITSELF] },
-    settings: ['EVENT_BUS_NAME', 'WEBHOOK_DELIVERY_QUEUE_URL'],
+    settings: ['EVENT_BUS_NAME', 'WEBHOOK_DELIVERY_QUEUE_URL', 'PUBLIC_BASE_URL', 'BOARD_APP_URL'],
     trigger: { kind: 'schedule', everyMinutes: 5 },
     putsEvents: true,
     sendsTo: ['webhookDeliveries'],
@@ -78,10 +83,23 @@ export const BACKGROUND_FUNCTIONS = {
   },
   webhookDelivery: {
     entry: 'functions/webhook-delivery.ts',
-    description: 'Webhook delivery queue: one signed attempt per message, retries as delayed messages',
-    access: { webhooks: ['GetItem'] },
-    settings: ['WEBHOOK_DELIVERY_QUEUE_URL', 'WEBHOOK_SECRET_KEY'],
+    description:
+      'Delivery queue: one signed webhook or back-channel logout attempt per message, retries as delayed messages',
+    // Each attempt reads its endpoint, or its board (a cleared logout URL is sent nothing more).
+    access: { webhooks: ['GetItem'], boards: ['GetItem'] },
+    // PUBLIC_BASE_URL is the logout tokens' issuer (the stack passes the API's stage URL without a
+    // domain); the ID token keys sign them and derive their pairwise `sub`.
+    settings: [
+      'WEBHOOK_DELIVERY_QUEUE_URL',
+      'WEBHOOK_SECRET_KEY',
+      'PUBLIC_BASE_URL',
+      'BOARD_APP_URL',
+      'ID_TOKEN_SIGNING_KEY',
+      'ID_TOKEN_SUBJECT_KEY',
+    ],
     webhookSecrets: true,
+    // Sign logout tokens with the ID token key, and derive their `sub` as the embed page does.
+    kms: ['Sign', 'GenerateMac'],
     trigger: { kind: 'queue', queue: 'webhookDeliveries' },
     sendsTo: ['webhookDeliveries'],
     // Ten attempts side by side, each answered within 10 s, with KMS and DynamoDB around them.

@@ -2,7 +2,7 @@
  * OpenID Connect Back-Channel Logout 1.0 to board applications: the EventSink that, when a session of a
  * board with a `logoutUrl` is revoked or expires, POSTs the board's application a `logout_token` naming
  * that session, and the attempt of one such delivery. Retried like webhook deliveries, on the same
- * scheduler port (a timer locally, an SQS queue with message delays on AWS).
+ * scheduler port (a timer locally; on AWS the webhook delivery queue, whose worker signs at send time).
  */
 import type { Board } from '#lib/domain/board';
 import { appOrigin, type BoardAppUrlRule, boardAppUrlProblem } from '#lib/domain/board-app';
@@ -45,6 +45,20 @@ export interface LogoutDelivery {
   userId: string;
   /** How many attempts failed before this one. */
   attempt: number;
+}
+
+/** True for a well-formed LogoutDelivery (a queue message's, say). */
+export function isLogoutDelivery(value: unknown): value is LogoutDelivery {
+  const d = value as Partial<LogoutDelivery> | undefined;
+  return (
+    typeof d === 'object' &&
+    d !== null &&
+    typeof d.eventId === 'string' &&
+    typeof d.sessionId === 'string' &&
+    typeof d.boardId === 'string' &&
+    typeof d.userId === 'string' &&
+    Number.isInteger(d.attempt)
+  );
 }
 
 /** Where a board's logouts go, and the audience they are for. */

@@ -345,19 +345,36 @@ export function readWebhookRetrySeconds(env: Env, problems: string[]): readonly 
 export interface EventPipelineConfig<K extends TableKey> extends StorageConfig<K> {
   /** EVENT_BUS_NAME: the bus every event is put on; absent for a function that puts none. */
   eventBusName?: string;
-  /** WEBHOOK_DELIVERY_QUEUE_URL: the queue where deliveries wait. */
+  /** WEBHOOK_DELIVERY_QUEUE_URL: the queue where deliveries (and back-channel logouts) wait. */
   deliveryQueueUrl: string;
   secrets: WebhookSecretsConfig | undefined;
+  /** Back-channel logout: which boards have an application, as the embed page decides it. */
+  logout: LogoutConfig;
+}
+
+/** What back-channel logout reads: as the embed page, the stage's default application and the URL rule. */
+export interface LogoutConfig {
+  /** BOARD_APP_URL: the stage's default board application. */
+  boardAppUrl: string | undefined;
+  appUrlRule: BoardAppUrlRule;
+  /**
+   * PUBLIC_BASE_URL: the logout tokens' issuer, the ID token's. Required where logouts are signed (no
+   * request to derive it from: the stack passes the API's stage URL when no custom domain is set).
+   */
+  issuer: string | undefined;
+  /** The keys that sign logout tokens and derive their `sub`: required where logouts are signed. */
+  idTokenKeys: IdTokenKeysConfig | undefined;
 }
 
 /**
  * Reads and validates the configuration of a background function of the event pipeline (the stream
- * consumer, the expiry sweep, webhook delivery); throws `ConfigError`.
+ * consumer, the expiry sweep, webhook delivery); throws `ConfigError`. `signsLogouts`: the function signs
+ * back-channel logout tokens, so the issuer and the ID token keys must be set.
  */
 export function readEventPipelineConfig<K extends TableKey>(
   env: Env,
   keys: readonly K[],
-  needs: { eventBus: boolean },
+  needs: { eventBus: boolean; signsLogouts?: boolean },
 ): EventPipelineConfig<K> {
   const problems: string[] = [];
   const tables = readTables(env, keys, problems);
@@ -369,6 +386,22 @@ export function readEventPipelineConfig<K extends TableKey>(
     problems.push(`WEBHOOK_DELIVERY_QUEUE_URL must be the delivery queue's URL, got "${deliveryQueueUrl}"`);
   if (!env.AWS_REGION?.trim() && !env.AWS_DEFAULT_REGION?.trim()) problems.push('AWS_REGION is required');
   const secrets = readWebhookSecrets(env, problems);
+  const issuer = readBaseUrl(env, 'PUBLIC_BASE_URL', problems);
+  const appUrlRule = appUrlRuleFor(issuer);
+  const boardAppUrl = readBoardAppUrl(env, appUrlRule, problems);
+  const idTokenKeys = readIdTokenKeys(env, dynamo.region, problems);
+  if (needs.signsLogouts) {
+    if (!issuer) problems.push('PUBLIC_BASE_URL is required (the issuer of back-channel logout tokens)');
+    if (!idTokenKeys)
+      problems.push('ID_TOKEN_SIGNING_KEY and ID_TOKEN_SUBJECT_KEY are required (they sign logout tokens)');
+  }
   fail(problems);
-  return { tables, dynamo, eventBusName, deliveryQueueUrl, secrets };
+  return {
+    tables,
+    dynamo,
+    eventBusName,
+    deliveryQueueUrl,
+    secrets,
+    logout: { boardAppUrl, appUrlRule, issuer, idTokenKeys },
+  };
 }

@@ -1,12 +1,20 @@
 /**
- * Webhook delivery on AWS: each (event, endpoint) waits in an SQS queue between attempts. SQS delays a
- * message by at most 15 minutes, so a longer wait is a chain of messages: each carries the time it is due
- * (`notBefore`), and a message taken before then is sent again with the remaining delay (at most 15
- * minutes), without an attempt. The schedule (AWS_RETRY_SECONDS) spans about 37 hours.
+ * Webhook delivery and back-channel logout on AWS: each (event, endpoint), and each logout of an ended
+ * session, waits in the one SQS delivery queue between attempts (a message says which it is: `delivery`
+ * or `logout`). SQS delays a message by at most 15 minutes, so a longer wait is a chain of messages: each
+ * carries the time it is due (`notBefore`), and a message taken before then is sent again with the
+ * remaining delay (at most 15 minutes), without an attempt. The schedule (AWS_RETRY_SECONDS) spans about
+ * 37 hours.
  */
 import type { AwsJsonCall } from '#lib/aws/json-protocol';
 import type { Clock } from '#lib/domain/ports';
 import type { BatchResponse } from '#lib/events/stream';
+import {
+  attemptLogout,
+  isLogoutDelivery,
+  type LogoutDelivery,
+  type LogoutDeps,
+} from '#lib/logout/backchannel';
 import {
   type AttemptOutcome,
   attemptDelivery,
@@ -18,28 +26,39 @@ import {
 /** The longest delay SQS gives one message. */
 export const SQS_MAX_DELAY_SECONDS = 900;
 
-/** The body of a delivery message. */
-export interface DeliveryMessage {
-  delivery: WebhookDelivery;
+/** What one message carries: a webhook delivery, or a back-channel logout. Never a token or a secret. */
+export type QueuedWork = { delivery: WebhookDelivery } | { logout: LogoutDelivery };
+
+/** The body of a message on the delivery queue. */
+export type DeliveryMessage = QueuedWork & {
   /** ISO time before which no attempt is made (present when the wait outlasts one message's delay). */
   notBefore?: string;
-}
+};
 
-/** Schedules deliveries as SQS messages on the delivery queue. */
+/** Schedules deliveries as SQS messages on the delivery queue; `logouts` schedules logouts on it. */
 export class SqsDeliveryScheduler implements DeliveryScheduler {
+  /** The same queue, for back-channel logouts (`{"logout": …}` messages). */
+  readonly logouts: DeliveryScheduler<LogoutDelivery> = {
+    schedule: (logout, delaySeconds) => this.enqueue({ logout }, delaySeconds),
+  };
+
   constructor(
     private readonly call: AwsJsonCall,
     private readonly queueUrl: string,
     private readonly clock: Clock,
   ) {}
 
-  async schedule(delivery: WebhookDelivery, delaySeconds: number): Promise<void> {
+  schedule(delivery: WebhookDelivery, delaySeconds: number): Promise<void> {
+    return this.enqueue({ delivery }, delaySeconds);
+  }
+
+  private async enqueue(work: QueuedWork, delaySeconds: number): Promise<void> {
     const notBefore =
       delaySeconds > SQS_MAX_DELAY_SECONDS
         ? new Date(this.clock.now().getTime() + delaySeconds * 1000).toISOString()
         : undefined;
     await this.send(
-      { delivery, ...(notBefore ? { notBefore } : {}) },
+      { ...work, ...(notBefore ? { notBefore } : {}) },
       Math.min(delaySeconds, SQS_MAX_DELAY_SECONDS),
     );
   }
@@ -66,28 +85,48 @@ export interface SqsRecord {
 
 export type DeliveryMessageOutcome = AttemptOutcome | 'postponed';
 
-/** Parses a delivery message; throws on anything else (it then ends in the dead-letter queue). */
-export function parseDeliveryMessage(body: string): DeliveryMessage {
-  const parsed = JSON.parse(body) as Partial<DeliveryMessage>;
-  const d = parsed?.delivery as Partial<WebhookDelivery> | undefined;
-  const valid =
-    d &&
+function isWebhookDelivery(value: unknown): value is WebhookDelivery {
+  const d = value as Partial<WebhookDelivery> | undefined;
+  return (
+    typeof d === 'object' &&
+    d !== null &&
     typeof d.eventId === 'string' &&
     typeof d.ownerUserId === 'string' &&
     typeof d.endpointId === 'string' &&
     typeof d.body === 'string' &&
-    Number.isInteger(d.attempt) &&
-    (parsed.notBefore === undefined || !Number.isNaN(Date.parse(parsed.notBefore)));
-  if (!valid) throw new Error('Not a webhook delivery message');
+    Number.isInteger(d.attempt)
+  );
+}
+
+/** Parses a delivery queue message; throws on anything else (it then ends in the dead-letter queue). */
+export function parseDeliveryMessage(body: string): DeliveryMessage {
+  const parsed = JSON.parse(body) as { delivery?: unknown; logout?: unknown; notBefore?: unknown } | null;
+  const dueTimeValid =
+    parsed?.notBefore === undefined ||
+    (typeof parsed.notBefore === 'string' && !Number.isNaN(Date.parse(parsed.notBefore)));
+  const kinds = [parsed?.delivery, parsed?.logout].filter((work) => work !== undefined).length;
+  const valid =
+    dueTimeValid &&
+    kinds === 1 &&
+    (parsed?.delivery === undefined || isWebhookDelivery(parsed.delivery)) &&
+    (parsed?.logout === undefined || isLogoutDelivery(parsed.logout));
+  if (!valid) throw new Error('Not a webhook delivery or back-channel logout message');
   return parsed as DeliveryMessage;
 }
 
+/** What the delivery queue's worker needs: webhook delivery's ports, and back-channel logout's. */
+export type DeliveryQueueDeps = DeliveryDeps & {
+  scheduler: SqsDeliveryScheduler;
+  /** Back-channel logout's ports; their scheduler is `scheduler.logouts`. */
+  logouts: LogoutDeps;
+};
+
 /**
  * Handles one message: postponed while its time has not come, else one attempt (which schedules the next
- * one, or counts the delivery as given up after the last).
+ * one, or counts the delivery or logout as given up after the last).
  */
 export async function handleDeliveryMessage(
-  deps: DeliveryDeps & { scheduler: SqsDeliveryScheduler },
+  deps: DeliveryQueueDeps,
   body: string,
 ): Promise<DeliveryMessageOutcome> {
   const message = parseDeliveryMessage(body);
@@ -98,7 +137,9 @@ export async function handleDeliveryMessage(
       return 'postponed';
     }
   }
-  return attemptDelivery(deps, message.delivery);
+  return 'logout' in message
+    ? attemptLogout(deps.logouts, message.logout)
+    : attemptDelivery(deps, message.delivery);
 }
 
 /**
@@ -108,7 +149,7 @@ export async function handleDeliveryMessage(
  * such a failure: it is scheduled again as a new message.
  */
 export async function handleDeliveryBatch(
-  deps: DeliveryDeps & { scheduler: SqsDeliveryScheduler },
+  deps: DeliveryQueueDeps,
   records: readonly SqsRecord[],
   onFailure: (error: unknown, context: Record<string, unknown>) => void = () => undefined,
 ): Promise<BatchResponse> {

@@ -14,7 +14,7 @@ import { createRequire } from 'node:module';
 import { resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { pathToFileURL } from 'node:url';
-import './dynamo-stub.mjs';
+import { stubTime } from './dynamo-stub.mjs';
 import { rollback, stats } from './memory-tables.mjs';
 
 const [mode, bundle, jobJson] = process.argv.slice(2);
@@ -131,12 +131,14 @@ try {
     const imported = performance.now();
     if (job.remainingMs !== undefined) deadline = Date.now() + job.remainingMs;
     const cpuStart = process.cpuUsage();
+    const stubBefore = stubTime.ms;
     const result = await handler(event, context);
     const ms = performance.now() - imported;
     const cpu = process.cpuUsage(cpuStart);
     report({
       ms,
       cpuMs: (cpu.user + cpu.system) / 1000,
+      stubMs: stubTime.ms - stubBefore,
       importMs: imported - importStart,
       status: statusOf(result),
       body: typeof result?.body === 'string' ? result.body : undefined,

@@ -37,6 +37,11 @@ export interface OnceSample {
   ms: number;
   /** The process's CPU time during it (all threads: the SDK's work, garbage collection, the stub). */
   cpuMs: number;
+  /**
+   * Of both, the time the in-process DynamoDB stub spent answering (dynamo-stub.mjs): DynamoDB's work, done
+   * on its servers in production, and in parallel across the shards a revoke-all reads.
+   */
+  stubMs: number;
   importMs: number;
   status: number | string;
   body: string | undefined;

@@ -1,3 +1,8 @@
+import { App, Stack } from 'aws-cdk-lib';
+import { Template } from 'aws-cdk-lib/assertions';
+import { AttributeType, StreamViewType, Table } from 'aws-cdk-lib/aws-dynamodb';
+import { Code, Function as LambdaFunction, Runtime, StartingPosition } from 'aws-cdk-lib/aws-lambda';
+import { DynamoEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   BACKGROUND_FUNCTIONS,
@@ -89,11 +94,37 @@ describe('the sessions stream consumer', () => {
         .filter((a) => a.includes('StreamArn'))
         .sort(),
     ).toEqual(
-      ['DescribeStream', 'GetRecords', 'GetShardIterator'].map(
+      ['DescribeStream', 'GetRecords', 'GetShardIterator', 'ListStreams'].map(
         (action) => `dynamodb:${action} on ${JSON.stringify({ 'Fn::GetAtt': [ids.sessions, 'StreamArn'] })}`,
       ),
     );
     for (const name of NAMES) expect(actionsOf(name, 'dynamodb:').join()).not.toContain('"*"');
+  });
+
+  it('is granted every stream action CDK’s own DynamoEventSource grants, ListStreams scoped to the stream', () => {
+    // A throwaway stack wired the stock way, to read what a stream trigger takes from its policy.
+    const stack = new Stack(new App(), 'Stock');
+    const table = new Table(stack, 'T', {
+      partitionKey: { name: 'id', type: AttributeType.STRING },
+      stream: StreamViewType.NEW_AND_OLD_IMAGES,
+    });
+    const fn = new LambdaFunction(stack, 'F', {
+      runtime: Runtime.NODEJS_24_X,
+      handler: 'index.handler',
+      code: Code.fromInline('exports.handler = async () => ({})'),
+    });
+    fn.addEventSource(new DynamoEventSource(table, { startingPosition: StartingPosition.TRIM_HORIZON }));
+    const stock = Template.fromStack(stack).toJSON();
+    const stockActions = Object.values(stock.Resources as Record<string, Json>)
+      .filter((r) => r.Type === 'AWS::IAM::Policy')
+      .flatMap((p) => p.Properties.PolicyDocument.Statement)
+      .flatMap((statement: Json) => [statement.Action].flat())
+      .filter((action: string) => action.startsWith('dynamodb:'));
+    expect(stockActions.length).toBeGreaterThan(0);
+    const ours = actionsOf('sessionStream', 'dynamodb:')
+      .filter((a) => a.includes('StreamArn'))
+      .map((a) => a.split(' on ')[0]);
+    expect([...new Set(stockActions)].filter((action) => !ours.includes(action))).toEqual([]);
   });
 });
 
@@ -140,12 +171,30 @@ describe('background function grants', () => {
     },
   );
 
-  it('lets only webhook delivery derive webhook secrets, with GenerateMac on the webhook secret key', () => {
-    expect(actionsOf('webhookDelivery', 'kms:')).toEqual([
-      `kms:GenerateMac on ${JSON.stringify({ 'Fn::GetAtt': [logicalId('AWS::KMS::Key', 'WebhooksSecretKey'), 'Arn'] })}`,
-    ]);
+  it('lets only the delivery worker use KMS: webhook secrets, and signing logout tokens with their pairwise sub', () => {
+    const arnOf = (pathPart: string) =>
+      JSON.stringify({ 'Fn::GetAtt': [logicalId('AWS::KMS::Key', pathPart), 'Arn'] });
+    expect(actionsOf('webhookDelivery', 'kms:').sort()).toEqual(
+      [
+        `kms:GenerateMac on ${arnOf('WebhooksSecretKey')}`,
+        // The ID token's own keys: Sign with the key that signs now, GenerateMac with the subject key.
+        `kms:Sign on ${arnOf('IdTokenKeysSigning')}`,
+        `kms:GenerateMac on ${arnOf('IdTokenKeysSubject')}`,
+      ].sort(),
+    );
+    // The stream consumer and the sweep only queue logouts: no key, no token.
     expect(actionsOf('sessionStream', 'kms:')).toEqual([]);
     expect(actionsOf('expirySweep', 'kms:')).toEqual([]);
+  });
+
+  it('lets the consumer, the sweep and the delivery worker read boards, item by item and nothing else', () => {
+    const boards = JSON.stringify({ 'Fn::GetAtt': [ids.boards, 'Arn'] });
+    for (const name of NAMES) {
+      expect(
+        actionsOf(name, 'dynamodb:').filter((a) => a.endsWith(`on ${boards}`)),
+        name,
+      ).toEqual([`dynamodb:GetItem on ${boards}`]);
+    }
   });
 });
 
@@ -182,11 +231,48 @@ describe('webhook delivery queue', () => {
     expect(denied.length).toBeGreaterThanOrEqual(3);
   });
 
-  it('gives the delivery function the environment it reads: the queue URL and the webhook secret key', () => {
+  it('gives the delivery function the environment it reads: the queue URL, the webhook secret key, and what signs logouts', () => {
     const env = fnOf('webhookDelivery')[1].Properties.Environment.Variables;
     expect(env.WEBHOOK_DELIVERY_QUEUE_URL).toEqual({ Ref: logicalId('AWS::SQS::Queue', 'EventsDeliveries') });
     expect(env.WEBHOOK_SECRET_KEY).toBeDefined();
     expect(env.EVENT_BUS_NAME).toBeUndefined();
+    // By ARN, as the embed page gets them: the key id is the logout token's kid, the JWKS's.
+    expect(env.ID_TOKEN_SIGNING_KEY).toEqual({
+      'Fn::GetAtt': [logicalId('AWS::KMS::Key', 'IdTokenKeysSigning'), 'Arn'],
+    });
+    expect(env.ID_TOKEN_SUBJECT_KEY).toEqual({
+      'Fn::GetAtt': [logicalId('AWS::KMS::Key', 'IdTokenKeysSubject'), 'Arn'],
+    });
+    expect(env.ID_TOKEN_PUBLISHED_KEYS).toBeUndefined();
+  });
+
+  it('gives the background functions the ID token issuer: the API stage URL the embed page derives, without a domain', () => {
+    const stageUrl = synth.template.toJSON().Outputs.ApiUrl.Value;
+    for (const name of NAMES) {
+      expect(fnOf(name)[1].Properties.Environment.Variables.PUBLIC_BASE_URL, name).toEqual(stageUrl);
+    }
+  });
+
+  it('gives them publicBaseUrl and boardAppUrl when the stage sets them, as the embed page gets them', () => {
+    const configured = synthesize({
+      context: { publicBaseUrl: 'https://boards.example.com', boardAppUrl: 'https://app.example.com/in' },
+    });
+    try {
+      const [, embed] = functionByDescription(
+        configured.template,
+        'GET /embed and HEAD /embed: the embedded board page',
+      );
+      const embedEnv = embed.Properties.Environment.Variables;
+      for (const name of NAMES) {
+        const [, fn] = functionByDescription(configured.template, BACKGROUND_FUNCTIONS[name].description);
+        const env = fn.Properties.Environment.Variables;
+        expect(env.PUBLIC_BASE_URL, name).toBe(embedEnv.PUBLIC_BASE_URL);
+        expect(env.BOARD_APP_URL, name).toBe(embedEnv.BOARD_APP_URL);
+        expect(env.BOARD_APP_URL).toBe('https://app.example.com/in');
+      }
+    } finally {
+      configured.dispose();
+    }
   });
 });
 

@@ -40,4 +40,15 @@ describe('the event pipeline bundles', () => {
   it.each(NAMES)('bundles no EventBridge or SQS SDK client into %s: the calls are signed JSON', (name) => {
     expect((inputs.get(name) ?? []).filter((input) => /client-(eventbridge|sqs)/.test(input))).toEqual([]);
   });
+
+  it.each(['sessionStream', 'expirySweep'] as const)(
+    'bundles no KMS, signing or JOSE code into %s: it queues logouts, the delivery worker signs them',
+    (name) => {
+      expect((inputs.get(name) ?? []).filter((input) => /lib\/signing\/|\/jose\//.test(input))).toEqual([]);
+    },
+  );
+
+  it('bundles the ID token signer into webhookDelivery, which signs the logout tokens', () => {
+    expect(inputs.get('webhookDelivery')).toContain('lib/signing/kms.ts');
+  });
 });

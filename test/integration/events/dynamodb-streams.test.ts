@@ -6,12 +6,15 @@ import { TABLES } from '#lib/definitions/tables';
 import type { CutoffTarget } from '#lib/domain/cutoffs';
 import type { EventSink, RoutedEvent } from '#lib/domain/events';
 import type { StoredSession } from '#lib/domain/session';
+import { DynamoBoardRepository } from '#lib/dynamodb/boards';
 import { createDocumentClient } from '#lib/dynamodb/client';
 import { DynamoEventStore } from '#lib/dynamodb/events';
 import { DynamoSessionRepository, toItem } from '#lib/dynamodb/sessions';
 import { revokeAllEventId } from '#lib/events/derive';
 import { processStreamRecords } from '#lib/events/process';
 import type { StreamRecord } from '#lib/events/stream';
+import { BackChannelLogoutSink } from '#lib/logout/backchannel';
+import { type DeliveryMessage, SqsDeliveryScheduler } from '#lib/webhooks/sqs';
 import { createTableInput } from '#local/dynamodb';
 import { storedSession } from '#test/support/fixtures';
 import { startTestDynamo, testEngine } from '#test/support/test-dynamo';
@@ -34,6 +37,7 @@ if (!onDynamoDbLocal)
 
 const SESSIONS = 'stream-sessions';
 const EVENTS = 'stream-events';
+const BOARDS = 'stream-boards';
 const credentials = { accessKeyId: 'local', secretAccessKey: 'local' };
 
 let dynamo: { endpoint: string; close(): Promise<void> };
@@ -45,6 +49,7 @@ beforeAll(async () => {
   dynamo = await startTestDynamo();
   const client = new DynamoDBClient({ endpoint: dynamo.endpoint, region: 'us-east-1', credentials });
   await client.send(new CreateTableCommand(createTableInput(TABLES.events, EVENTS)));
+  await client.send(new CreateTableCommand(createTableInput(TABLES.boards, BOARDS)));
   await client.send(
     new CreateTableCommand({
       ...createTableInput(TABLES.sessions, SESSIONS),
@@ -93,7 +98,7 @@ async function streamRecords(): Promise<StreamRecord[]> {
 }
 
 describe.skipIf(!onDynamoDbLocal)('the stream processor on DynamoDB Local stream records', () => {
-  it('derives created, opened, revoked and a TTL-style expiry from the real records, and stores each once', async () => {
+  it('derives created, opened, revoked and a TTL-style expiry from the real records, stores each once, and queues a logout for each end', async () => {
     const open = storedSession({ id: '5e55e5e0-0000-4000-8000-000000000001', createdByUserId: 'owner-s' });
     const expiring: StoredSession = storedSession({
       id: '5e55e5e0-0000-4000-8000-000000000002',
@@ -118,9 +123,37 @@ describe.skipIf(!onDynamoDbLocal)('the stream processor on DynamoDB Local stream
     expect(records.map((r) => r.eventName)).toEqual(['INSERT', 'MODIFY', 'MODIFY', 'INSERT', 'REMOVE']);
     const published: RoutedEvent[] = [];
     const sink: EventSink = { publish: async (events) => void published.push(...events) };
+    // Back-channel logout as the AWS consumer wires it: the board read from its table, the logout queued.
+    await db.send(
+      new PutCommand({
+        TableName: BOARDS,
+        Item: {
+          boardId: open.boardId,
+          orgId: open.orgId,
+          visibility: 'PUBLIC',
+          appUrl: 'https://board.acme.com/handoff',
+          logoutUrl: 'https://board.acme.com/backchannel-logout',
+        },
+      }),
+    );
+    const queued: DeliveryMessage[] = [];
+    const queue = new SqsDeliveryScheduler(
+      async (_operation, input) => {
+        queued.push(JSON.parse(String(input.MessageBody)));
+        return {};
+      },
+      'https://sqs.us-east-1.amazonaws.com/123456789012/deliveries',
+      { now: () => new Date('2026-06-01T00:00:00.000Z') },
+    );
+    const logouts = new BackChannelLogoutSink({
+      boards: new DynamoBoardRepository(db, BOARDS),
+      stageAppUrl: undefined,
+      appUrlRule: { allowLoopbackHttp: false },
+      scheduler: queue.logouts,
+    });
     const deps = {
       store: new DynamoEventStore(db, EVENTS),
-      sinks: [sink],
+      sinks: [sink, logouts],
       now: () => new Date('2026-06-01T00:00:00.000Z'),
     };
     expect(await processStreamRecords(deps, records)).toEqual({ batchItemFailures: [] });
@@ -132,6 +165,10 @@ describe.skipIf(!onDynamoDbLocal)('the stream processor on DynamoDB Local stream
       '2 session.expired',
     ]);
     expect(published.every((e) => e.ownerUserId === 'owner-s')).toBe(true);
+    // The revoke and the TTL-style expiry each queue one logout for their board's application.
+    expect(
+      queued.map((m) => ('logout' in m ? `${m.logout.sessionId.slice(-1)} ${m.logout.boardId}` : m)),
+    ).toEqual([`1 ${open.boardId}`, `2 ${open.boardId}`]);
     // Lambda delivering the same records again stores nothing twice.
     expect(await processStreamRecords(deps, records)).toEqual({ batchItemFailures: [] });
     for (const event of published) expect(await deps.store.get(event.event.id)).toEqual(event.event);

@@ -47,6 +47,7 @@ const ENV = {
   EVENTS_TABLE: 'test-events',
   WEBHOOKS_TABLE: 'test-webhooks',
   SESSIONS_TABLE: 'test-sessions',
+  BOARDS_TABLE: 'test-boards',
   EVENT_BUS_NAME: 'embed-bus',
   WEBHOOK_DELIVERY_QUEUE_URL: 'https://sqs.us-east-1.amazonaws.com/123456789012/deliveries',
 };
@@ -59,6 +60,42 @@ const ENDPOINT_ITEM = {
   createdAt: '2026-01-01T00:00:00.000Z',
   createdByKeyId: 'key-1',
 };
+
+/** What webhook delivery reads besides its tables and queue: the logout tokens' issuer and keys. */
+const DELIVERY_ENV = {
+  WEBHOOKS_TABLE: ENV.WEBHOOKS_TABLE,
+  BOARDS_TABLE: ENV.BOARDS_TABLE,
+  WEBHOOK_DELIVERY_QUEUE_URL: ENV.WEBHOOK_DELIVERY_QUEUE_URL,
+  PUBLIC_BASE_URL: 'https://embed.example.com',
+  ID_TOKEN_SIGNING_KEY: 'arn:aws:kms:us-east-1:123456789012:key/11111111-1111-4111-8111-111111111111',
+  ID_TOKEN_SUBJECT_KEY: 'arn:aws:kms:us-east-1:123456789012:key/22222222-2222-4222-8222-222222222222',
+};
+const BOARD_ITEM = {
+  boardId: 'board-public',
+  orgId: 'org-a',
+  visibility: 'PUBLIC',
+  appUrl: 'https://board.acme.com/handoff',
+  logoutUrl: 'https://board.acme.com/backchannel-logout',
+};
+
+/** The record of a session revoked by its creator: revokedAt appears on the item. */
+function revokeRecord(n: number): StreamRecord {
+  const session = storedSession({ id: `6f1c2b4e-0000-4000-8000-${String(n).padStart(12, '0')}` });
+  const revoked = {
+    ...session,
+    revokedAt: '2026-01-02T00:00:00.000Z',
+    revokedByUserId: session.createdByUserId,
+  };
+  return {
+    eventID: `record-${n}`,
+    eventName: 'MODIFY',
+    dynamodb: {
+      Keys: { id: { S: session.id } },
+      OldImage: toAttributeMap(toItem(session)),
+      NewImage: toAttributeMap(toItem(revoked)),
+    },
+  };
+}
 
 function insertRecord(n: number): StreamRecord {
   const session = storedSession({ id: `6f1c2b4e-0000-4000-8000-${String(n).padStart(12, '0')}` });
@@ -108,6 +145,47 @@ describe('the sessions stream consumer', () => {
     expect(sent.calls[1]?.input).toMatchObject({ QueueUrl: ENV.WEBHOOK_DELIVERY_QUEUE_URL, DelaySeconds: 0 });
   });
 
+  it('queues a back-channel logout for a revoked session whose board has a logout URL, carrying no token', async () => {
+    const handler = await load();
+    ddb.on(GetCommand, { TableName: ENV.BOARDS_TABLE }).resolves({ Item: BOARD_ITEM });
+    expect(await handler({ Records: [revokeRecord(1)] })).toEqual({ batchItemFailures: [] });
+    const gets = ddb.commandCalls(GetCommand).map((c) => c.args[0].input);
+    expect(gets).toContainEqual(
+      expect.objectContaining({ TableName: ENV.BOARDS_TABLE, Key: { boardId: 'board-public' } }),
+    );
+    const queued = sent.calls.filter((c) => c.operation === 'SendMessage');
+    expect(queued).toHaveLength(1);
+    expect(queued[0]?.input.QueueUrl).toBe(ENV.WEBHOOK_DELIVERY_QUEUE_URL);
+    const body = JSON.parse(String(queued[0]?.input.MessageBody));
+    expect(body).toEqual({
+      logout: {
+        eventId: expect.stringMatching(/^evt_/),
+        sessionId: '6f1c2b4e-0000-4000-8000-000000000001',
+        boardId: 'board-public',
+        userId: 'customer-42',
+        attempt: 0,
+      },
+    });
+  });
+
+  it('queues no logout for a revoked session whose board has no logout URL', async () => {
+    const handler = await load();
+    const { logoutUrl: _, ...noLogout } = BOARD_ITEM;
+    ddb.on(GetCommand, { TableName: ENV.BOARDS_TABLE }).resolves({ Item: noLogout });
+    expect(await handler({ Records: [revokeRecord(1)] })).toEqual({ batchItemFailures: [] });
+    expect(sent.calls.map((c) => c.operation)).toEqual(['PutEvents']);
+  });
+
+  it('fails the record when the board cannot be read, so the logout is not lost', async () => {
+    const handler = await load();
+    ddb
+      .on(GetCommand, { TableName: ENV.BOARDS_TABLE })
+      .rejects(Object.assign(new Error('down'), { name: 'InternalServerError' }));
+    expect(await handler({ Records: [revokeRecord(1)] })).toEqual({
+      batchItemFailures: [{ itemIdentifier: 'record-1' }],
+    });
+  });
+
   it('maps a failing record, and every one after it, to batchItemFailures', async () => {
     const handler = await load();
     ddb.on(PutCommand).rejects(Object.assign(new Error('down'), { name: 'InternalServerError' }));
@@ -148,10 +226,7 @@ describe('the webhook delivery handler', () => {
   it('reports a message it cannot read in batchItemFailures', async () => {
     const handler = await loadHandler<
       (event: { Records: Array<{ messageId: string; body: string }> }) => Promise<BatchResponse>
-    >(() => import('#functions/webhook-delivery'), {
-      WEBHOOKS_TABLE: ENV.WEBHOOKS_TABLE,
-      WEBHOOK_DELIVERY_QUEUE_URL: ENV.WEBHOOK_DELIVERY_QUEUE_URL,
-    });
+    >(() => import('#functions/webhook-delivery'), DELIVERY_ENV);
     expect(await handler({ Records: [{ messageId: 'm1', body: 'not json' }] })).toEqual({
       batchItemFailures: [{ itemIdentifier: 'm1' }],
     });
@@ -160,10 +235,7 @@ describe('the webhook delivery handler', () => {
   it('drops the delivery of a deleted endpoint without sending anything', async () => {
     const handler = await loadHandler<
       (event: { Records: Array<{ messageId: string; body: string }> }) => Promise<BatchResponse>
-    >(() => import('#functions/webhook-delivery'), {
-      WEBHOOKS_TABLE: ENV.WEBHOOKS_TABLE,
-      WEBHOOK_DELIVERY_QUEUE_URL: ENV.WEBHOOK_DELIVERY_QUEUE_URL,
-    });
+    >(() => import('#functions/webhook-delivery'), DELIVERY_ENV);
     const delivery = {
       eventId: 'evt_1',
       ownerUserId: 'owner-a',
@@ -176,5 +248,29 @@ describe('the webhook delivery handler', () => {
     });
     expect(ddb.commandCalls(GetCommand).map((c) => c.args[0].input.TableName)).toEqual([ENV.WEBHOOKS_TABLE]);
     expect(sent.calls).toEqual([]);
+  });
+
+  it('drops a logout whose board no longer has a logout URL, reading the board and signing nothing', async () => {
+    const handler = await loadHandler<
+      (event: { Records: Array<{ messageId: string; body: string }> }) => Promise<BatchResponse>
+    >(() => import('#functions/webhook-delivery'), DELIVERY_ENV);
+    const { logoutUrl: _, ...noLogout } = BOARD_ITEM;
+    ddb.on(GetCommand, { TableName: ENV.BOARDS_TABLE }).resolves({ Item: noLogout });
+    const logout = { eventId: 'evt_1', sessionId: 's1', boardId: 'board-public', userId: 'u1', attempt: 0 };
+    expect(await handler({ Records: [{ messageId: 'm1', body: JSON.stringify({ logout }) }] })).toEqual({
+      batchItemFailures: [],
+    });
+    expect(ddb.commandCalls(GetCommand).map((c) => c.args[0].input.TableName)).toEqual([ENV.BOARDS_TABLE]);
+    expect(sent.calls).toEqual([]);
+  });
+
+  it('refuses to start without the logout tokens’ issuer or keys', async () => {
+    for (const missing of ['PUBLIC_BASE_URL', 'ID_TOKEN_SIGNING_KEY'] as const) {
+      const { [missing]: _, ...env } = DELIVERY_ENV;
+      vi.unstubAllEnvs();
+      await expect(loadHandler(() => import('#functions/webhook-delivery'), env)).rejects.toThrow(
+        missing === 'PUBLIC_BASE_URL' ? /PUBLIC_BASE_URL is required/ : /ID_TOKEN_SIGNING_KEY/,
+      );
+    }
   });
 });

@@ -6,6 +6,7 @@ import {
   readAuthorizerConfig,
   readCreateSessionConfig,
   readEmbedPageConfig,
+  readEventPipelineConfig,
   readWebhookRetrySeconds,
 } from '#lib/platform/config';
 
@@ -300,5 +301,50 @@ describe('WEBHOOK_RETRY_SECONDS', () => {
       expect(problems, bad).toHaveLength(1);
       expect(problems[0]).toContain('WEBHOOK_RETRY_SECONDS');
     }
+  });
+});
+
+describe('the event pipeline’s back-channel logout settings', () => {
+  const PIPELINE = {
+    WEBHOOKS_TABLE: 'webhooks',
+    BOARDS_TABLE: 'boards',
+    AWS_REGION: 'eu-west-1',
+    WEBHOOK_DELIVERY_QUEUE_URL: 'https://sqs.eu-west-1.amazonaws.com/123456789012/deliveries',
+  };
+  const SIGNING = {
+    PUBLIC_BASE_URL: 'https://embed.example.com/',
+    ID_TOKEN_SIGNING_KEY: 'arn:aws:kms:eu-west-1:123456789012:key/11111111-1111-4111-8111-111111111111',
+    ID_TOKEN_SUBJECT_KEY: 'arn:aws:kms:eu-west-1:123456789012:key/22222222-2222-4222-8222-222222222222',
+  };
+  const read = (env: Record<string, string>, signsLogouts: boolean) =>
+    readEventPipelineConfig(env, ['webhooks', 'boards'], { eventBus: false, signsLogouts });
+
+  it('reads the issuer, the stage’s application and the keys that sign logout tokens, as the embed page does', () => {
+    const config = read({ ...PIPELINE, ...SIGNING, BOARD_APP_URL: 'https://app.example.com/in' }, true);
+    expect(config.logout).toEqual({
+      issuer: 'https://embed.example.com',
+      boardAppUrl: 'https://app.example.com/in',
+      appUrlRule: { allowLoopbackHttp: false },
+      idTokenKeys: {
+        kind: 'kms',
+        signingKeyArn: SIGNING.ID_TOKEN_SIGNING_KEY,
+        subjectKeyArn: SIGNING.ID_TOKEN_SUBJECT_KEY,
+        region: 'eu-west-1',
+      },
+    });
+  });
+
+  it('requires the issuer and the keys only where logouts are signed', () => {
+    expect(read(PIPELINE, false).logout.idTokenKeys).toBeUndefined();
+    const error = configError(() => read(PIPELINE, true));
+    expect(error.message).toContain('PUBLIC_BASE_URL is required');
+    expect(error.message).toContain('ID_TOKEN_SIGNING_KEY');
+  });
+
+  it('refuses a loopback http stage application when the service is not on loopback itself', () => {
+    const error = configError(() =>
+      read({ ...PIPELINE, ...SIGNING, BOARD_APP_URL: 'http://127.0.0.1:3001/' }, true),
+    );
+    expect(error.message).toContain('BOARD_APP_URL');
   });
 });

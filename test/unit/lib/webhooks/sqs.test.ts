@@ -1,22 +1,34 @@
+import { decodeJwt } from 'jose';
 import { describe, expect, it } from 'vitest';
 import type { AwsJsonCall } from '#lib/aws/json-protocol';
-import type { WebhookRepository, WebhookSecrets } from '#lib/domain/ports';
+import type { Board } from '#lib/domain/board';
+import type { SessionEventType } from '#lib/domain/events';
+import type { IdTokenSigner, PairwiseSubjects, WebhookRepository, WebhookSecrets } from '#lib/domain/ports';
+import type { SessionView } from '#lib/domain/session';
 import { formatWebhookSecret, type WebhookEndpoint } from '#lib/domain/webhook';
+import {
+  BackChannelLogoutSink,
+  LOGOUT_EXHAUSTED_METRIC,
+  type LogoutDelivery,
+  type LogoutDeps,
+} from '#lib/logout/backchannel';
 import { createMetrics, METRICS_NAMESPACE } from '#lib/platform/metrics';
 import {
   AWS_RETRY_SECONDS,
-  type DeliveryDeps,
   EXHAUSTED_METRIC,
   type HttpPost,
   type WebhookDelivery,
 } from '#lib/webhooks/delivery';
 import {
   type DeliveryMessage,
+  type DeliveryQueueDeps,
   handleDeliveryBatch,
   SQS_MAX_DELAY_SECONDS,
   SqsDeliveryScheduler,
 } from '#lib/webhooks/sqs';
+import { FakeBoards, sequenceRandom } from '#test/support/fakes';
 import { memoryLogger } from '#test/support/logs';
+import { routedEvent } from '#test/support/webhook-receiver';
 
 const QUEUE_URL = 'https://sqs.us-east-1.amazonaws.com/123456789012/deliveries';
 const ENDPOINT: WebhookEndpoint = {
@@ -34,6 +46,28 @@ const DELIVERY: WebhookDelivery = {
   endpointId: ENDPOINT.id,
   body: '{"id":"evt_1"}',
   attempt: 0,
+};
+
+const BOARD: Board = {
+  boardId: 'board-1',
+  orgId: 'org-a',
+  visibility: 'PUBLIC',
+  name: null,
+  appUrl: 'https://board.acme.com/handoff',
+  logoutUrl: 'https://board.acme.com/backchannel-logout',
+};
+const LOGOUT: LogoutDelivery = {
+  eventId: 'evt_2',
+  sessionId: 'sess-1',
+  boardId: BOARD.boardId,
+  userId: 'customer-42',
+  attempt: 0,
+};
+/** A signer that shows what it signed: header and claims base64url-encoded, then a fake signature. */
+const TOKENS: IdTokenSigner & PairwiseSubjects = {
+  sign: async (claims) =>
+    `${Buffer.from('{"alg":"ES256"}').toString('base64url')}.${Buffer.from(JSON.stringify(claims)).toString('base64url')}.sig`,
+  subjectOf: async (tenantId, userId) => `sub(${tenantId},${userId})`,
 };
 
 /**
@@ -72,8 +106,9 @@ function fakeQueue(startIso = '2026-03-01T00:00:00.000Z') {
   };
 }
 
-function harness(post: HttpPost, endpoints: WebhookEndpoint[] = [ENDPOINT]) {
+function harness(post: HttpPost, endpoints: WebhookEndpoint[] = [ENDPOINT], boards: Board[] = [BOARD]) {
   const queue = fakeQueue();
+  const posted: Array<{ url: string; body: string }> = [];
   const metricLines: string[] = [];
   const attempts: number[] = [];
   const webhooks: WebhookRepository = {
@@ -84,18 +119,37 @@ function harness(post: HttpPost, endpoints: WebhookEndpoint[] = [ENDPOINT]) {
   };
   const secrets: WebhookSecrets = { secretOf: async () => formatWebhookSecret(Buffer.alloc(32, 7)) };
   const { logger, lines } = memoryLogger();
-  const deps: DeliveryDeps & { scheduler: SqsDeliveryScheduler } = {
+  const scheduler = new SqsDeliveryScheduler(queue.call, QUEUE_URL, queue.clock);
+  const recordedPost: HttpPost = async (...args) => {
+    attempts.push(queue.now());
+    posted.push({ url: args[0], body: args[2] });
+    return post(...args);
+  };
+  const metrics = createMetrics({ service: 'webhook-delivery', sink: (line) => metricLines.push(line) });
+  const logouts: LogoutDeps = {
+    boards: new FakeBoards(boards),
+    tokens: async () => TOKENS,
+    issuer: 'https://embed.example.com',
+    stageAppUrl: undefined,
+    appUrlRule: { allowLoopbackHttp: false },
+    scheduler: scheduler.logouts,
+    post: recordedPost,
+    clock: queue.clock,
+    random: sequenceRandom(),
+    logger,
+    metrics,
+    retrySeconds: AWS_RETRY_SECONDS,
+  };
+  const deps: DeliveryQueueDeps = {
     webhooks,
     secrets,
-    scheduler: new SqsDeliveryScheduler(queue.call, QUEUE_URL, queue.clock),
-    post: async (...args) => {
-      attempts.push(queue.now());
-      return post(...args);
-    },
+    scheduler,
+    post: recordedPost,
     clock: queue.clock,
     logger,
-    metrics: createMetrics({ service: 'webhook-delivery', sink: (line) => metricLines.push(line) }),
+    metrics,
     retrySeconds: AWS_RETRY_SECONDS,
+    logouts,
   };
   /** Runs the delivery function on every message until the queue is empty. */
   const drain = async () => {
@@ -104,7 +158,7 @@ function harness(post: HttpPost, endpoints: WebhookEndpoint[] = [ENDPOINT]) {
       expect(result.batchItemFailures).toEqual([]);
     }
   };
-  return { deps, queue, attempts, metricLines, lines, drain };
+  return { deps, queue, attempts, posted, metricLines, lines, drain };
 }
 
 describe('the SQS delivery scheduler', () => {
@@ -154,7 +208,8 @@ describe('webhook delivery from the queue', () => {
     // A 10-hour wait is forty 15-minute messages.
     expect(queue.sent.length).toBeGreaterThan(AWS_RETRY_SECONDS.length * 2);
     // Every attempt of the chain carries the same event and body, and counts its failures.
-    const attemptsSent = queue.sent.map((s) => s.message.delivery);
+    const attemptsSent = queue.sent.flatMap((s) => ('delivery' in s.message ? [s.message.delivery] : []));
+    expect(attemptsSent).toHaveLength(queue.sent.length);
     expect(new Set(attemptsSent.map((d) => d.eventId))).toEqual(new Set(['evt_1']));
     expect(new Set(attemptsSent.map((d) => d.body))).toEqual(new Set([DELIVERY.body]));
     expect(Math.max(...attemptsSent.map((d) => d.attempt))).toBe(AWS_RETRY_SECONDS.length);
@@ -225,5 +280,104 @@ describe('webhook delivery from the queue', () => {
     expect(await handleDeliveryBatch(broken, [{ messageId: 'm1', body }])).toEqual({
       batchItemFailures: [{ itemIdentifier: 'm1' }],
     });
+  });
+});
+
+const view = (boardId: string) =>
+  ({ id: LOGOUT.sessionId, boardId, userId: LOGOUT.userId }) as unknown as SessionView;
+const ended = (type: SessionEventType, boardId = BOARD.boardId) =>
+  routedEvent(view(boardId), type, { userId: 'owner-a' });
+
+describe('back-channel logout through the delivery queue', () => {
+  it('queues one logout message per revoked or expired session of a board with a logout URL, holding no token or secret', async () => {
+    const { deps, queue } = harness(
+      async () => 200,
+      [ENDPOINT],
+      [BOARD, { ...BOARD, boardId: 'board-plain', logoutUrl: undefined }],
+    );
+    const sink = new BackChannelLogoutSink({ ...deps.logouts, scheduler: deps.scheduler.logouts });
+    await sink.publish([
+      ended('session.created'),
+      ended('session.opened'),
+      ended('session.revoked'),
+      ended('session.expired'),
+      ended('session.revoked', 'board-plain'),
+      ended('session.revoked', 'board-unknown'),
+    ]);
+    expect(queue.sent.map((s) => [s.DelaySeconds, Object.keys(s.message)])).toEqual([
+      [0, ['logout']],
+      [0, ['logout']],
+    ]);
+    for (const { message } of queue.sent) {
+      expect('logout' in message && message.logout).toEqual({
+        eventId: expect.stringMatching(/^evt_/),
+        sessionId: LOGOUT.sessionId,
+        boardId: BOARD.boardId,
+        userId: LOGOUT.userId,
+        attempt: 0,
+      });
+    }
+  });
+
+  it('queues nothing for a board without a logout URL', async () => {
+    const { deps, queue } = harness(async () => 200, [ENDPOINT], [{ ...BOARD, logoutUrl: undefined }]);
+    await new BackChannelLogoutSink({ ...deps.logouts, scheduler: deps.scheduler.logouts }).publish([
+      ended('session.revoked'),
+      ended('session.expired'),
+    ]);
+    expect(queue.sent).toEqual([]);
+  });
+
+  it('signs the logout token when the message is handled, and POSTs it to the board’s logout URL', async () => {
+    const { deps, posted, drain } = harness(async () => 200);
+    await deps.scheduler.logouts.schedule(LOGOUT, 0);
+    await drain();
+    expect(posted.map((p) => p.url)).toEqual([BOARD.logoutUrl]);
+    const token = String(new URLSearchParams(posted[0]?.body).get('logout_token'));
+    expect(decodeJwt(token)).toMatchObject({
+      iss: 'https://embed.example.com',
+      aud: 'https://board.acme.com',
+      sub: 'sub(org-a,customer-42)',
+      sid: LOGOUT.sessionId,
+      events: { 'http://schemas.openid.net/event/backchannel-logout': {} },
+    });
+  });
+
+  it('retries a logout answered with a non-2xx on the webhook schedule, for more than 24 hours, a new token each time', async () => {
+    const { deps, queue, attempts, posted, metricLines, drain } = harness(async () => 500);
+    await deps.scheduler.logouts.schedule(LOGOUT, 0);
+    const start = queue.now();
+    await drain();
+    expect(attempts).toHaveLength(AWS_RETRY_SECONDS.length + 1);
+    attempts.slice(1).forEach((at, i) => {
+      const gap = (at - (attempts[i] as number)) / 1000;
+      expect(gap).toBeGreaterThanOrEqual(AWS_RETRY_SECONDS[i] as number);
+      expect(gap).toBeLessThan((AWS_RETRY_SECONDS[i] as number) + 2);
+    });
+    expect(((attempts.at(-1) as number) - start) / 3_600_000).toBeGreaterThanOrEqual(24);
+    for (const { message } of queue.sent) expect(Object.keys(message)).toContain('logout');
+    const jtis = posted.map((p) => decodeJwt(String(new URLSearchParams(p.body).get('logout_token'))).jti);
+    expect(new Set(jtis).size).toBe(posted.length);
+    const counted = metricLines
+      .map((l) => JSON.parse(l))
+      .filter((m) => m[LOGOUT_EXHAUSTED_METRIC] !== undefined);
+    expect(counted).toHaveLength(1);
+  });
+
+  it('drops the logout once the board’s logout URL is cleared, and reports a malformed logout message', async () => {
+    const { deps, posted } = harness(async () => 200, [ENDPOINT], [{ ...BOARD, logoutUrl: undefined }]);
+    const body = JSON.stringify({ logout: LOGOUT });
+    expect(await handleDeliveryBatch(deps, [{ messageId: 'm1', body }])).toEqual({ batchItemFailures: [] });
+    expect(posted).toEqual([]);
+    const malformed = [
+      JSON.stringify({ logout: { ...LOGOUT, userId: 42 } }),
+      JSON.stringify({ logout: LOGOUT, delivery: DELIVERY }),
+    ];
+    expect(
+      await handleDeliveryBatch(
+        deps,
+        malformed.map((b, i) => ({ messageId: `bad${i}`, body: b })),
+      ),
+    ).toEqual({ batchItemFailures: [{ itemIdentifier: 'bad0' }, { itemIdentifier: 'bad1' }] });
   });
 });
