@@ -146,6 +146,16 @@ describe('attemptLogout', () => {
     });
   });
 
+  it('schedules no retry once a failed logout is retried and the application answers 2xx', async () => {
+    let answers = 0;
+    const { deps, scheduled } = harness({ post: async () => (++answers === 1 ? 500 : 200) });
+    expect(await attemptLogout(deps, delivery)).toBe('retrying');
+    expect(scheduled).toEqual([{ delivery: { ...delivery, attempt: 1 }, delay: 1 }]);
+    expect(await attemptLogout(deps, { ...delivery, attempt: 1 })).toBe('delivered');
+    // The second attempt answered 2xx: nothing more is scheduled, so no third attempt can come.
+    expect(scheduled).toHaveLength(1);
+  });
+
   it('retries a failed attempt after its backoff, and counts one given up after the last', async () => {
     const { deps, scheduled, metricLines } = harness({ post: async () => 503, retrySeconds: [1] });
     expect(await attemptLogout(deps, delivery)).toBe('retrying');
