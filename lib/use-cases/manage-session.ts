@@ -25,8 +25,7 @@ export async function getSession(
   caller: KeyOwner,
   id: string,
 ): Promise<SessionView | OtherTenantSessionView> {
-  const session = await accessibleSession(deps, caller, id);
-  const own = await new TenantFilter(deps.memberships, caller).ownTenant(session);
+  const { session, own } = await accessibleSession(deps, caller, id);
   return viewFor(session, deps.clock.now(), own);
 }
 
@@ -41,8 +40,7 @@ export async function revokeSession(
   caller: KeyOwner,
   id: string,
 ): Promise<SessionView | OtherTenantSessionView> {
-  const session = await accessibleSession(deps, caller, id);
-  const own = await new TenantFilter(deps.memberships, caller).ownTenant(session);
+  const { session, own } = await accessibleSession(deps, caller, id);
   const now = deps.clock.now();
   if (session.revokedAt !== null) return viewFor(session, now, own);
   const revoked = await deps.sessions.revoke(id, {
@@ -59,16 +57,19 @@ async function accessibleSession(
   deps: ManageSessionDeps,
   caller: KeyOwner,
   id: string,
-): Promise<StoredSession> {
+): Promise<{ session: StoredSession; own: boolean }> {
   // Not an id this service issues: no read, and the same answer as for someone else's session.
   if (!isSessionId(id)) throw new SessionNotFoundError();
   const session = await deps.sessions.get(id);
   if (!session) throw new SessionNotFoundError();
-  // The cut-offs that could cover it are read alongside the access check, in the same round trip.
-  const [allowed, [covered]] = await Promise.all([
+  // The access check, the cut-offs that could cover it and whether its creator is of the caller's tenant
+  // (which decides between the full view and the outline) are read at once: one round trip after the
+  // session's, however many reads.
+  const [allowed, [covered], own] = await Promise.all([
     canAccess(deps.memberships, caller, session),
     deps.sessions.applyCutoffs([session]),
+    new TenantFilter(deps.memberships, caller).ownTenant(session),
   ]);
   if (!allowed) throw new SessionNotFoundError();
-  return covered ?? session;
+  return { session: covered ?? session, own };
 }

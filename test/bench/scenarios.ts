@@ -390,8 +390,9 @@ export const REQUEST_PATHS: readonly RequestPath[] = [
     function: 'getSession',
     event: getSessionEvent(SESSION_IDS.colleagues),
     expect: 200,
-    // The session, then at once its membership and its cut-off records.
-    calls: 3,
+    // The session, then at once the caller's membership, its cut-off records and whether its creator is
+    // in the organization (the tenant filter: the full view or the outline).
+    calls: 4,
     callsRule: 'exactly',
   },
   {
@@ -415,8 +416,9 @@ export const REQUEST_PATHS: readonly RequestPath[] = [
     event: listSessionsEvent({ boardId: FIXTURE.privateBoardId }),
     expect: 200,
     expectBody: '"nextCursor":"',
-    // The board, the membership, a page of each write shard of the board's scope (16), the sessions, their cut-offs.
-    calls: 4 + SCOPE_WRITE_SHARDS,
+    // The board, the membership, a page of each write shard of the board's scope (16), whether the
+    // sessions' other creator is in the organization (the tenant filter), the sessions, their cut-offs.
+    calls: 5 + SCOPE_WRITE_SHARDS,
     callsRule: 'exactly',
   },
   {
@@ -435,7 +437,8 @@ export const REQUEST_PATHS: readonly RequestPath[] = [
     function: 'revokeSession',
     event: revokeSessionEvent(SESSION_IDS.colleagues),
     expect: 200,
-    calls: 4,
+    // As retrieving it (4, the tenant filter among them), then the conditional update.
+    calls: 5,
     callsRule: 'exactly',
   },
   {
