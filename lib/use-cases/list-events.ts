@@ -1,7 +1,6 @@
-import { createHmac, hkdfSync, timingSafeEqual } from 'node:crypto';
-import { ValidationError } from '#lib/domain/errors';
 import type { EmbedEvent, EventType } from '#lib/domain/events';
 import type { ListCaller } from './list-sessions';
+import { type CursorFormat, decodeSignedCursor, encodeSignedCursor } from './signed-cursor';
 
 export const DEFAULT_EVENT_LIMIT = 20;
 export const MAX_EVENT_LIMIT = 100;
@@ -78,19 +77,16 @@ function positionOf(event: EmbedEvent): EventPosition {
   return `${event.occurredAt}#${event.id}`;
 }
 
-const CURSOR_VERSION = 1;
-const POSITION = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z#evt_[0-9a-f]{32}$/;
-const INVALID_CURSOR = 'cursor is invalid or was issued for another query';
+const EVENTS_CURSOR: CursorFormat = {
+  version: 1,
+  position: /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z#evt_[0-9a-f]{32}$/,
+  salt: 'events-cursor',
+  info: 'embed-session events cursor v1',
+};
 
-function signature(payload: string, caller: ListCaller, query: ListEventsQuery): Buffer {
-  const key = Buffer.from(
-    hkdfSync('sha256', caller.apiKey, 'events-cursor', 'embed-session events cursor v1', 32),
-  );
-  return createHmac('sha256', key)
-    .update(payload)
-    .update('\u0000')
-    .update(JSON.stringify([caller.userId, query.sessionId ?? null, query.type ?? null]))
-    .digest();
+/** What a cursor is bound to besides the API key: every selecting parameter (not the page size). */
+function queryFingerprint(caller: ListCaller, query: ListEventsQuery): string {
+  return JSON.stringify([caller.userId, query.sessionId ?? null, query.type ?? null]);
 }
 
 /** An opaque cursor: base64url JSON of the position, then its signature. */
@@ -99,10 +95,7 @@ export function encodeEventCursor(
   caller: ListCaller,
   query: ListEventsQuery,
 ): string {
-  const payload = Buffer.from(JSON.stringify({ v: CURSOR_VERSION, p: position }), 'utf8').toString(
-    'base64url',
-  );
-  return `${payload}.${signature(payload, caller, query).toString('base64url')}`;
+  return encodeSignedCursor(EVENTS_CURSOR, position, caller.apiKey, queryFingerprint(caller, query));
 }
 
 /**
@@ -110,24 +103,5 @@ export function encodeEventCursor(
  * query, or spelled otherwise than the service spells it: 400.
  */
 export function decodeEventCursor(cursor: string, caller: ListCaller, query: ListEventsQuery): EventPosition {
-  const [payload, mac, ...rest] = cursor.split('.');
-  if (!payload || !mac || rest.length > 0 || !/^[A-Za-z0-9_-]+$/.test(payload + mac)) {
-    throw new ValidationError(INVALID_CURSOR);
-  }
-  const expected = signature(payload, caller, query);
-  const given = Buffer.from(mac, 'base64url');
-  if (given.length !== expected.length || !timingSafeEqual(given, expected))
-    throw new ValidationError(INVALID_CURSOR);
-  let decoded: { v?: unknown; p?: unknown } & Record<string, unknown>;
-  try {
-    decoded = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8'));
-  } catch {
-    throw new ValidationError(INVALID_CURSOR);
-  }
-  const { v, p, ...extra } = decoded ?? {};
-  if (v !== CURSOR_VERSION || typeof p !== 'string' || !POSITION.test(p) || Object.keys(extra).length > 0) {
-    throw new ValidationError(INVALID_CURSOR);
-  }
-  if (encodeEventCursor(p, caller, query) !== cursor) throw new ValidationError(INVALID_CURSOR);
-  return p;
+  return decodeSignedCursor(EVENTS_CURSOR, cursor, caller.apiKey, queryFingerprint(caller, query));
 }

@@ -1,6 +1,4 @@
-import { createHmac, hkdfSync, timingSafeEqual } from 'node:crypto';
 import type { KeyOwner } from '#lib/domain/api-key';
-import { ValidationError } from '#lib/domain/errors';
 import type {
   BoardRepository,
   Clock,
@@ -17,6 +15,7 @@ import {
 } from '#lib/domain/session';
 import { type SessionSelector, scopesFor, viewFor } from './session-access';
 import { ScopeMerge, TenantFilter } from './session-streams';
+import { type CursorFormat, decodeSignedCursor, encodeSignedCursor } from './signed-cursor';
 
 export const DEFAULT_LIST_LIMIT = 20;
 export const MAX_LIST_LIMIT = 100;
@@ -184,25 +183,16 @@ export function viewBytesAtMost(view: SessionView | OtherTenantSessionView): num
 
 const unitsOf = (value: string | null | undefined): number => (typeof value === 'string' ? value.length : 0);
 
-const CURSOR_VERSION = 2;
-const POSITION = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z#[0-9a-f-]{36}$/;
-const INVALID_CURSOR = 'cursor is invalid or was issued for another query';
+const SESSIONS_CURSOR: CursorFormat = {
+  version: 2,
+  position: /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z#[0-9a-f-]{36}$/,
+  salt: 'list-cursor',
+  info: 'embed-session list cursor v2',
+};
 
 /** What a cursor is bound to besides the API key: every selecting parameter (not the page size). */
 function queryFingerprint(caller: KeyOwner, query: ListSessionsQuery): string {
   return JSON.stringify([caller.userId, query.userId ?? null, query.boardId ?? null, query.status ?? null]);
-}
-
-/** HMAC-SHA256 of the cursor's content and query under a key derived from the caller's API key. */
-function signature(payload: string, caller: ListCaller, query: ListSessionsQuery): Buffer {
-  const key = Buffer.from(
-    hkdfSync('sha256', caller.apiKey, 'list-cursor', 'embed-session list cursor v2', 32),
-  );
-  return createHmac('sha256', key)
-    .update(payload)
-    .update('\u0000')
-    .update(queryFingerprint(caller, query))
-    .digest();
 }
 
 /** An opaque cursor: base64url JSON of the position, then its signature. */
@@ -211,37 +201,10 @@ export function encodeCursor(
   caller: ListCaller,
   query: ListSessionsQuery,
 ): string {
-  const payload = Buffer.from(JSON.stringify({ v: CURSOR_VERSION, p: position }), 'utf8').toString(
-    'base64url',
-  );
-  return `${payload}.${signature(payload, caller, query).toString('base64url')}`;
+  return encodeSignedCursor(SESSIONS_CURSOR, position, caller.apiKey, queryFingerprint(caller, query));
 }
 
-/**
- * The position a cursor continues below. A cursor that is malformed, altered, or issued to another API
- * key or for another query is a 400: its signature does not match. So is one that is not exactly the
- * cursor the service issues for what it decodes to (the same bytes spelled otherwise, say): a cursor has
- * one spelling.
- */
+/** The position a cursor continues below; any cursor the service did not issue for this query is a 400. */
 export function decodeCursor(cursor: string, caller: ListCaller, query: ListSessionsQuery): SessionPosition {
-  const [payload, mac, ...rest] = cursor.split('.');
-  if (!payload || !mac || rest.length > 0 || !/^[A-Za-z0-9_-]+$/.test(payload + mac)) {
-    throw new ValidationError(INVALID_CURSOR);
-  }
-  const expected = signature(payload, caller, query);
-  const given = Buffer.from(mac, 'base64url');
-  if (given.length !== expected.length || !timingSafeEqual(given, expected))
-    throw new ValidationError(INVALID_CURSOR);
-  let decoded: { v?: unknown; p?: unknown } & Record<string, unknown>;
-  try {
-    decoded = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8'));
-  } catch {
-    throw new ValidationError(INVALID_CURSOR);
-  }
-  const { v, p, ...extra } = decoded ?? {};
-  if (v !== CURSOR_VERSION || typeof p !== 'string' || !POSITION.test(p) || Object.keys(extra).length > 0) {
-    throw new ValidationError(INVALID_CURSOR);
-  }
-  if (encodeCursor(p, caller, query) !== cursor) throw new ValidationError(INVALID_CURSOR);
-  return p;
+  return decodeSignedCursor(SESSIONS_CURSOR, cursor, caller.apiKey, queryFingerprint(caller, query));
 }
