@@ -1,11 +1,7 @@
-import { ValidationError } from '#lib/domain/errors';
 import type { EventType } from '#lib/domain/events';
 import { DEFAULT_EVENT_LIMIT, type ListEventsQuery } from '#lib/use-cases/list-events';
-import { describeSchemaErrors } from './describe';
+import { type MultiValueQueryParameters, type QueryParameters, validQueryParameters } from './query-string';
 import { validateListEventsQuery as validate } from './validators.generated.js';
-
-type QueryParameters = Record<string, string | undefined> | null | undefined;
-type MultiValueQueryParameters = Record<string, string[] | undefined> | null | undefined;
 
 /**
  * Validates the query string of GET /api/embed/events: known parameters only, each given once, a type
@@ -15,15 +11,7 @@ export function parseListEventsQuery(
   single: QueryParameters,
   multi: MultiValueQueryParameters,
 ): ListEventsQuery {
-  for (const [name, values] of Object.entries(multi ?? {})) {
-    if ((values?.length ?? 0) > 1) throw new ValidationError(`${name} must be given once`);
-  }
-  const params: Record<string, unknown> = { ...(single ?? {}) };
-  if (typeof params.limit === 'string' && /^-?\d{1,15}$/.test(params.limit))
-    params.limit = Number(params.limit);
-  if (!validate(params)) {
-    throw new ValidationError(describeSchemaErrors(validate.errors, 'query parameter'));
-  }
+  const params = validQueryParameters(single, multi, validate);
   const { sessionId, type, limit, cursor } = params as {
     sessionId?: string;
     type?: string;
