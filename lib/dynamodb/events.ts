@@ -2,7 +2,7 @@ import { DeleteCommand, GetCommand, PutCommand, QueryCommand, UpdateCommand } fr
 import { EVENT_OWNER_INDEX, EVENT_SESSION_INDEX, TTL_ATTRIBUTE } from '#lib/definitions/tables';
 import type { EmbedEvent, EventType, RoutedEvent } from '#lib/domain/events';
 import { dynamoCall } from './errors';
-import { DynamoTable, type Item } from './table';
+import { DynamoTable, type Item, queryAll } from './table';
 
 /** How long the events API keeps an event. */
 export const EVENT_RETENTION_SECONDS = 30 * 24 * 60 * 60;
@@ -164,26 +164,13 @@ export class DynamoEventStore extends DynamoTable {
 
   /** The sessions noted as expiring in the minute `bucket` (`minuteBucket`), with their expiry. */
   async dueIn(bucket: string): Promise<Array<{ sessionId: string; expiresAt: string }>> {
-    const due: Array<{ sessionId: string; expiresAt: string }> = [];
-    let start: Item | undefined;
-    do {
-      const page = await dynamoCall(() =>
-        this.db.send(
-          new QueryCommand({
-            TableName: this.tableName,
-            KeyConditionExpression: 'pk = :pk',
-            ExpressionAttributeValues: { ':pk': `${DUE_PREFIX}${bucket}` },
-            ConsistentRead: true,
-            ExclusiveStartKey: start,
-          }),
-        ),
-      );
-      for (const item of page.Items ?? []) {
-        due.push({ sessionId: String(item.sk), expiresAt: String(item.expiresAt) });
-      }
-      start = page.LastEvaluatedKey;
-    } while (start);
-    return due;
+    const due = await queryAll(this.db, {
+      TableName: this.tableName,
+      KeyConditionExpression: 'pk = :pk',
+      ExpressionAttributeValues: { ':pk': `${DUE_PREFIX}${bucket}` },
+      ConsistentRead: true,
+    });
+    return due.map((item) => ({ sessionId: String(item.sk), expiresAt: String(item.expiresAt) }));
   }
 
   /** Forgets a due note once its session's expiry is recorded and published. */

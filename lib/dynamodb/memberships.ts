@@ -1,8 +1,8 @@
-import { DeleteCommand, GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { MEMBERSHIP_USER_INDEX } from '#lib/definitions/tables';
 import type { MembershipRepository } from '#lib/domain/ports';
 import { dynamoCall } from './errors';
-import { DynamoTable, type Item } from './table';
+import { DynamoTable, queryAll } from './table';
 
 /** Organization memberships in DynamoDB, keyed by `orgId` + `userId`. */
 export class DynamoMembershipRepository extends DynamoTable implements MembershipRepository {
@@ -22,23 +22,14 @@ export class DynamoMembershipRepository extends DynamoTable implements Membershi
   }
 
   async orgsOf(userId: string): Promise<string[]> {
-    const candidates: string[] = [];
-    let start: Item | undefined;
-    do {
-      const page = await dynamoCall(() =>
-        this.db.send(
-          new QueryCommand({
-            TableName: this.tableName,
-            IndexName: MEMBERSHIP_USER_INDEX,
-            KeyConditionExpression: 'userId = :u',
-            ExpressionAttributeValues: { ':u': userId },
-            ExclusiveStartKey: start,
-          }),
-        ),
-      );
-      candidates.push(...(page.Items ?? []).map((item) => String(item.orgId)));
-      start = page.LastEvaluatedKey;
-    } while (start);
+    const candidates = (
+      await queryAll(this.db, {
+        TableName: this.tableName,
+        IndexName: MEMBERSHIP_USER_INDEX,
+        KeyConditionExpression: 'userId = :u',
+        ExpressionAttributeValues: { ':u': userId },
+      })
+    ).map((item) => String(item.orgId));
     if (candidates.length === 0) return [];
     // The index lags the table: a membership removed a moment ago may still be listed there.
     const confirmed = await this.batchGetAll(candidates.map((orgId) => ({ orgId, userId })));
@@ -46,26 +37,15 @@ export class DynamoMembershipRepository extends DynamoTable implements Membershi
   }
 
   async membersOf(orgId: string): Promise<string[]> {
-    const members: string[] = [];
-    let start: Item | undefined;
-    do {
-      const page = await dynamoCall(() =>
-        this.db.send(
-          new QueryCommand({
-            TableName: this.tableName,
-            KeyConditionExpression: 'orgId = :o',
-            ExpressionAttributeValues: { ':o': orgId },
-            ProjectionExpression: 'userId',
-            // The members as they are now: a revoke-all's cut-off covers exactly their sessions.
-            ConsistentRead: true,
-            ExclusiveStartKey: start,
-          }),
-        ),
-      );
-      members.push(...(page.Items ?? []).map((item) => String(item.userId)));
-      start = page.LastEvaluatedKey;
-    } while (start);
-    return members.sort();
+    const members = await queryAll(this.db, {
+      TableName: this.tableName,
+      KeyConditionExpression: 'orgId = :o',
+      ExpressionAttributeValues: { ':o': orgId },
+      ProjectionExpression: 'userId',
+      // The members as they are now: a revoke-all's cut-off covers exactly their sessions.
+      ConsistentRead: true,
+    });
+    return members.map((item) => String(item.userId)).sort();
   }
 
   async add(orgId: string, userId: string, addedAt: string): Promise<void> {

@@ -22,7 +22,7 @@ import type {
 } from '#lib/domain/ports';
 import type { Revocation, SessionBinding, StoredSession } from '#lib/domain/session';
 import { dynamoCall } from './errors';
-import { DynamoTable, type Item, optionalStringOf } from './table';
+import { DynamoTable, type Item, optionalStringOf, queryAll } from './table';
 
 const NOT_REVOKED = 'attribute_exists(id) AND attribute_not_exists(revokedAt)';
 /** Cut-off records share the table, under ids no session can have (sessions are UUIDs). */
@@ -264,27 +264,16 @@ export class DynamoSessionRepository extends DynamoEmbedSessionStore implements 
     }
     const shards = await Promise.all(
       Array.from({ length: SCOPE_WRITE_SHARDS }, async (_, shard) => {
-        const found: CountCandidate[] = [];
-        let start: Item | undefined;
-        do {
-          const page = await dynamoCall(() =>
-            this.db.send(
-              new QueryCommand({
-                TableName: this.tableName,
-                IndexName: SESSION_SCOPE_INDEXES[scope.by],
-                KeyConditionExpression: `${partitionKey} = :pk AND createdKey < :below`,
-                FilterExpression: filters.join(' AND '),
-                ExpressionAttributeValues: { ...values, ':pk': shardedScopeKey(value, shard) },
-                ProjectionExpression: ['createdKey', ...wanted].join(', '),
-                Limit: STATE_PAGE_SIZE,
-                ...(start !== undefined ? { ExclusiveStartKey: start } : {}),
-              }),
-            ),
-          );
-          for (const item of page.Items ?? []) found.push(toCandidate(item, known));
-          start = page.LastEvaluatedKey;
-        } while (start !== undefined);
-        return found;
+        const found = await queryAll(this.db, {
+          TableName: this.tableName,
+          IndexName: SESSION_SCOPE_INDEXES[scope.by],
+          KeyConditionExpression: `${partitionKey} = :pk AND createdKey < :below`,
+          FilterExpression: filters.join(' AND '),
+          ExpressionAttributeValues: { ...values, ':pk': shardedScopeKey(value, shard) },
+          ProjectionExpression: ['createdKey', ...wanted].join(', '),
+          Limit: STATE_PAGE_SIZE,
+        });
+        return found.map((item) => toCandidate(item, known));
       }),
     );
     return shards.flat();

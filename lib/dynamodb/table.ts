@@ -1,6 +1,8 @@
 import {
   BatchGetCommand,
   type DynamoDBDocumentClient,
+  QueryCommand,
+  type QueryCommandInput,
   ScanCommand,
   type ScanCommandInput,
 } from '@aws-sdk/lib-dynamodb';
@@ -76,4 +78,24 @@ export abstract class DynamoTable {
 export function optionalStringOf(item: Item, name: string): string | null {
   const value = item[name];
   return typeof value === 'string' ? value : null;
+}
+
+/**
+ * Every item a Query returns, page after page. A module function rather than a `DynamoTable` method, so
+ * a bundle that never queries to the end leaves it out.
+ */
+export async function queryAll(
+  db: DynamoDBDocumentClient,
+  input: Omit<QueryCommandInput, 'ExclusiveStartKey'>,
+): Promise<Item[]> {
+  const items: Item[] = [];
+  let start: Item | undefined;
+  do {
+    const page = await dynamoCall(() =>
+      db.send(new QueryCommand({ ...input, ...(start !== undefined ? { ExclusiveStartKey: start } : {}) })),
+    );
+    items.push(...(page.Items ?? []));
+    start = page.LastEvaluatedKey;
+  } while (start !== undefined);
+  return items;
 }

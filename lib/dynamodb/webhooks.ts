@@ -1,10 +1,10 @@
-import { GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { TTL_ATTRIBUTE } from '#lib/definitions/tables';
 import { EVENT_TYPES, type EventType } from '#lib/domain/events';
 import type { WebhookRepository } from '#lib/domain/ports';
 import type { WebhookEndpoint } from '#lib/domain/webhook';
 import { dynamoCall } from './errors';
-import { DynamoTable, type Item, optionalStringOf } from './table';
+import { DynamoTable, type Item, optionalStringOf, queryAll } from './table';
 
 /**
  * How long a deleted endpoint's tombstone is kept: a delete repeated within it (the SDK's retry after a
@@ -60,23 +60,12 @@ export class DynamoWebhookRepository extends DynamoTable implements WebhookRepos
   }
 
   async list(ownerUserId: string): Promise<WebhookEndpoint[]> {
-    const items: Item[] = [];
-    let start: Item | undefined;
-    do {
-      const page = await dynamoCall(() =>
-        this.db.send(
-          new QueryCommand({
-            TableName: this.tableName,
-            KeyConditionExpression: 'ownerUserId = :owner',
-            ExpressionAttributeValues: { ':owner': ownerUserId },
-            ConsistentRead: true,
-            ExclusiveStartKey: start,
-          }),
-        ),
-      );
-      items.push(...(page.Items ?? []));
-      start = page.LastEvaluatedKey;
-    } while (start);
+    const items = await queryAll(this.db, {
+      TableName: this.tableName,
+      KeyConditionExpression: 'ownerUserId = :owner',
+      ExpressionAttributeValues: { ':owner': ownerUserId },
+      ConsistentRead: true,
+    });
     return items
       .filter((item) => !isTombstone(item))
       .map(toEndpoint)
