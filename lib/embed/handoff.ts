@@ -8,7 +8,8 @@ import { MESSAGE_SOURCE } from './frame-script';
 import { escapeHtml } from './html';
 import { bindingCookie, embedHeaders, frameAncestorsFor, htmlResponse, wantsJson } from './http';
 import { type Locale, parseLocale, parseTheme } from './i18n';
-import { EMBED_CSS, EMBED_CSS_HASH } from './styles';
+import { layout } from './page';
+import { EMBED_CSS_HASH } from './styles';
 
 /**
  * The hand-off page's only script, allowed by its hash. It first tells the host script (in the framing
@@ -76,28 +77,19 @@ export function renderHandOffPage(view: EmbedView, handoff: HandOff, fields: Rec
   const inputs = Object.entries({ id_token: handoff.idToken, ...fields })
     .map(([name, value]) => `<input type="hidden" name="${name}" value="${escapeHtml(value)}">`)
     .join('\n');
-  return `<!doctype html>
-<html lang="${locale}" data-theme="${parseTheme(fields.theme)}">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width,initial-scale=1">
-<meta name="referrer" content="no-referrer">
-<meta name="robots" content="noindex,nofollow">
-<title>${escapeHtml(texts.opening)}</title>
-<style>${EMBED_CSS}</style>
-</head>
-<body data-embed-state="handoff">
-<main class="embed notice-page">
+  return layout(
+    { locale, theme: parseTheme(fields.theme) },
+    texts.opening,
+    { 'embed-state': 'handoff' },
+    `<main class="embed notice-page">
 <form id="embed-handoff" method="post" action="${escapeHtml(handoff.url)}" data-app-origin="${escapeHtml(appOrigin(handoff.url))}" data-session-id="${escapeHtml(view.session.id)}" data-board-id="${escapeHtml(view.board.boardId)}">
 ${inputs}
 <p>${escapeHtml(texts.opening)}</p>
 <noscript><button type="submit">${escapeHtml(texts.continue)}</button></noscript>
 </form>
-</main>
-<script>${HANDOFF_SCRIPT}</script>
-</body>
-</html>
-`;
+</main>`,
+    HANDOFF_SCRIPT,
+  );
 }
 
 /**

@@ -42,13 +42,15 @@ function initials(name: string): string {
 
 /**
  * A whole page: `lang` and `data-theme` come from the parsed presentation (values of our own, never the
- * request's text); `state` is what the page's script reports to the host.
+ * request's text); `state` is what the page's script reports to the host. The built-in page's script
+ * unless another is given (the hand-off page's).
  */
-function layout(
+export function layout(
   presentation: Presentation,
   title: string,
   state: Record<string, string>,
   body: string,
+  script = FRAME_SCRIPT,
 ): string {
   const attributes = Object.entries(state)
     .map(([name, value]) => ` data-${name}="${escapeHtml(value)}"`)
@@ -65,7 +67,7 @@ function layout(
 </head>
 <body${attributes}>
 ${body}
-<script>${FRAME_SCRIPT}</script>
+<script>${script}</script>
 </body>
 </html>
 `;
