@@ -1,7 +1,7 @@
 import { CreateTableCommand, DescribeTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DeleteCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type AwsJsonService, awsJsonCall } from '#lib/aws/json-protocol';
+import { AWS_JSON_LIMITS, type AwsJsonService, awsJsonCall } from '#lib/aws/json-protocol';
 import { TABLES } from '#lib/definitions/tables';
 import type { CutoffTarget } from '#lib/domain/cutoffs';
 import type { EventSink, RoutedEvent } from '#lib/domain/events';
@@ -30,6 +30,7 @@ const STREAMS: AwsJsonService = {
   signingName: 'dynamodb',
   targetPrefix: 'DynamoDBStreams_20120810',
   jsonVersion: '1.0',
+  limits: AWS_JSON_LIMITS,
 };
 const onDynamoDbLocal = testEngine() === 'dynamodb-local';
 if (!onDynamoDbLocal)
