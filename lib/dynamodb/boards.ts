@@ -2,7 +2,7 @@ import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import type { Board } from '#lib/domain/board';
 import type { BoardRepository } from '#lib/domain/ports';
 import { dynamoCall } from './errors';
-import { DynamoTable, type Item, optionalStringOf } from './table';
+import { conditionalWrite, DynamoTable, type Item, optionalStringOf } from './table';
 
 /** Boards in DynamoDB, keyed by `boardId`. */
 export class DynamoBoardRepository extends DynamoTable implements BoardRepository {
@@ -14,23 +14,16 @@ export class DynamoBoardRepository extends DynamoTable implements BoardRepositor
   }
 
   async put(board: Board): Promise<boolean> {
-    try {
-      await dynamoCall(() =>
-        this.db.send(
-          new PutCommand({
-            TableName: this.tableName,
-            Item: toItem(board),
-            // Sessions record their board's organization, so a board never moves to another one.
-            ConditionExpression: 'attribute_not_exists(boardId) OR orgId = :org',
-            ExpressionAttributeValues: { ':org': board.orgId },
-          }),
-        ),
-      );
-      return true;
-    } catch (error) {
-      if ((error as Error).name === 'ConditionalCheckFailedException') return false;
-      throw error;
-    }
+    return conditionalWrite(
+      this.db,
+      new PutCommand({
+        TableName: this.tableName,
+        Item: toItem(board),
+        // Sessions record their board's organization, so a board never moves to another one.
+        ConditionExpression: 'attribute_not_exists(boardId) OR orgId = :org',
+        ExpressionAttributeValues: { ':org': board.orgId },
+      }),
+    );
   }
 
   async list(): Promise<Board[]> {

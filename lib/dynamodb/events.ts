@@ -2,7 +2,7 @@ import { DeleteCommand, GetCommand, PutCommand, QueryCommand, UpdateCommand } fr
 import { EVENT_OWNER_INDEX, EVENT_SESSION_INDEX, TTL_ATTRIBUTE } from '#lib/definitions/tables';
 import type { EmbedEvent, EventType, RoutedEvent } from '#lib/domain/events';
 import { dynamoCall } from './errors';
-import { DynamoTable, type Item, queryAll } from './table';
+import { conditionalWrite, DynamoTable, type Item, queryAll } from './table';
 
 /** How long the events API keeps an event. */
 export const EVENT_RETENTION_SECONDS = 30 * 24 * 60 * 60;
@@ -195,23 +195,18 @@ export class DynamoEventStore extends DynamoTable {
 
   /** Records that the sweep went through `bucket`; never moves the mark back (two sweeps at once). */
   async markSwept(bucket: string): Promise<void> {
-    try {
-      await dynamoCall(() =>
-        this.db.send(
-          new UpdateCommand({
-            TableName: this.tableName,
-            Key: SWEEP_KEY,
-            UpdateExpression: 'SET #bucket = :bucket',
-            ConditionExpression: 'attribute_not_exists(#bucket) OR #bucket < :bucket',
-            ExpressionAttributeNames: { '#bucket': 'bucket' },
-            ExpressionAttributeValues: { ':bucket': bucket },
-          }),
-        ),
-      );
-    } catch (error) {
-      // Another sweep (or this one's lost answer) marked this bucket or a later one: as good.
-      if ((error as Error).name !== 'ConditionalCheckFailedException') throw error;
-    }
+    // Another sweep (or this one's lost answer) marked this bucket or a later one: as good.
+    await conditionalWrite(
+      this.db,
+      new UpdateCommand({
+        TableName: this.tableName,
+        Key: SWEEP_KEY,
+        UpdateExpression: 'SET #bucket = :bucket',
+        ConditionExpression: 'attribute_not_exists(#bucket) OR #bucket < :bucket',
+        ExpressionAttributeNames: { '#bucket': 'bucket' },
+        ExpressionAttributeValues: { ':bucket': bucket },
+      }),
+    );
   }
 }
 

@@ -7,7 +7,7 @@ import {
 } from '#lib/domain/idempotency';
 import type { IdempotencyRepository } from '#lib/domain/ports';
 import { dynamoCall } from './errors';
-import { DynamoTable, type Item } from './table';
+import { conditionalWrite, DynamoTable, type Item } from './table';
 
 const IN_PROGRESS = 'IN_PROGRESS';
 
@@ -20,7 +20,8 @@ const IN_PROGRESS = 'IN_PROGRESS';
 export class DynamoIdempotencyRepository extends DynamoTable implements IdempotencyRepository {
   async create(id: string, attempt: IdempotencyAttempt, now: Date): Promise<boolean> {
     const nowSeconds = Math.floor(now.getTime() / 1000);
-    return this.conditional(
+    return conditionalWrite(
+      this.db,
       new PutCommand({
         TableName: this.tableName,
         Item: {
@@ -97,7 +98,8 @@ export class DynamoIdempotencyRepository extends DynamoTable implements Idempote
   ): Promise<boolean> {
     // The condition names the attempt, not the state: the SDK's retry of a completion whose answer was
     // lost writes the same values again and succeeds; an attempt that was taken over writes nothing.
-    return this.conditional(
+    return conditionalWrite(
+      this.db,
       new UpdateCommand({
         TableName: this.tableName,
         Key: { recordId: id },
@@ -117,7 +119,8 @@ export class DynamoIdempotencyRepository extends DynamoTable implements Idempote
 
   async release(id: string, attemptId: string): Promise<void> {
     // Already taken over, or completed: nothing of ours to release.
-    await this.conditional(
+    await conditionalWrite(
+      this.db,
       new UpdateCommand({
         TableName: this.tableName,
         Key: { recordId: id },
@@ -127,17 +130,6 @@ export class DynamoIdempotencyRepository extends DynamoTable implements Idempote
         ExpressionAttributeValues: { ':over': 0, ':inProgress': IN_PROGRESS, ':attempt': attemptId },
       }),
     );
-  }
-
-  /** Sends a conditional write: true when written, false when its condition refused it. */
-  private async conditional(command: PutCommand | UpdateCommand): Promise<boolean> {
-    try {
-      await dynamoCall(() => this.db.send(command as PutCommand));
-      return true;
-    } catch (error) {
-      if ((error as Error).name === 'ConditionalCheckFailedException') return false;
-      throw error;
-    }
   }
 }
 

@@ -22,7 +22,7 @@ import type {
 } from '#lib/domain/ports';
 import type { Revocation, SessionBinding, StoredSession } from '#lib/domain/session';
 import { dynamoCall } from './errors';
-import { DynamoTable, type Item, optionalStringOf, queryAll } from './table';
+import { conditionalWrite, DynamoTable, type Item, optionalStringOf, queryAll } from './table';
 
 const NOT_REVOKED = 'attribute_exists(id) AND attribute_not_exists(revokedAt)';
 /** Cut-off records share the table, under ids no session can have (sessions are UUIDs). */
@@ -91,64 +91,47 @@ export class DynamoEmbedSessionStore extends DynamoTable implements EmbedSession
   }
 
   async bind(id: string, binding: SessionBinding): Promise<boolean> {
-    try {
-      await dynamoCall(() =>
-        this.db.send(
-          new UpdateCommand({
-            TableName: this.tableName,
-            Key: { id },
-            // The only update the embed page makes: the binding's two attributes, nothing else.
-            UpdateExpression: 'SET bindingHash = :hash, boundAt = :at',
-            ConditionExpression: BINDABLE,
-            ExpressionAttributeValues: { ':hash': binding.bindingHash, ':at': binding.boundAt, ':yes': true },
-          }),
-        ),
-      );
-      return true;
-    } catch (error) {
-      if ((error as Error).name === 'ConditionalCheckFailedException') return false;
-      throw error;
-    }
+    return conditionalWrite(
+      this.db,
+      new UpdateCommand({
+        TableName: this.tableName,
+        Key: { id },
+        // The only update the embed page makes: the binding's two attributes, nothing else.
+        UpdateExpression: 'SET bindingHash = :hash, boundAt = :at',
+        ConditionExpression: BINDABLE,
+        ExpressionAttributeValues: { ':hash': binding.bindingHash, ':at': binding.boundAt, ':yes': true },
+      }),
+    );
   }
 
   async markOpened(id: string, openedAt: string): Promise<void> {
-    try {
-      await dynamoCall(() =>
-        this.db.send(
-          new UpdateCommand({
-            TableName: this.tableName,
-            Key: { id },
-            // One attribute, set once: the stream carries it as session.opened.
-            UpdateExpression: 'SET openedAt = :at',
-            ConditionExpression: 'attribute_exists(id) AND attribute_not_exists(openedAt)',
-            ExpressionAttributeValues: { ':at': openedAt },
-          }),
-        ),
-      );
-    } catch (error) {
-      // Opened already: by another load at the same moment, or by this very write, its answer lost and the
-      // SDK retrying it. Either way the first opening is recorded; a session deleted meanwhile needs none.
-      if ((error as Error).name !== 'ConditionalCheckFailedException') throw error;
-    }
+    // Opened already: by another load at the same moment, or by this very write, its answer lost and the
+    // SDK retrying it. Either way the first opening is recorded; a session deleted meanwhile needs none.
+    await conditionalWrite(
+      this.db,
+      new UpdateCommand({
+        TableName: this.tableName,
+        Key: { id },
+        // One attribute, set once: the stream carries it as session.opened.
+        UpdateExpression: 'SET openedAt = :at',
+        ConditionExpression: 'attribute_exists(id) AND attribute_not_exists(openedAt)',
+        ExpressionAttributeValues: { ':at': openedAt },
+      }),
+    );
   }
 
   async unbind(id: string, bindingHash: string): Promise<void> {
-    try {
-      await dynamoCall(() =>
-        this.db.send(
-          new UpdateCommand({
-            TableName: this.tableName,
-            Key: { id },
-            UpdateExpression: 'REMOVE bindingHash, boundAt',
-            ConditionExpression: 'bindingHash = :hash',
-            ExpressionAttributeValues: { ':hash': bindingHash },
-          }),
-        ),
-      );
-    } catch (error) {
-      // Not bound with this binding (it never landed, or another load bound it): nothing to undo.
-      if ((error as Error).name !== 'ConditionalCheckFailedException') throw error;
-    }
+    // Not bound with this binding (it never landed, or another load bound it): nothing to undo.
+    await conditionalWrite(
+      this.db,
+      new UpdateCommand({
+        TableName: this.tableName,
+        Key: { id },
+        UpdateExpression: 'REMOVE bindingHash, boundAt',
+        ConditionExpression: 'bindingHash = :hash',
+        ExpressionAttributeValues: { ':hash': bindingHash },
+      }),
+    );
   }
 }
 

@@ -1,10 +1,12 @@
 import {
   BatchGetCommand,
   type DynamoDBDocumentClient,
+  type PutCommand,
   QueryCommand,
   type QueryCommandInput,
   ScanCommand,
   type ScanCommandInput,
+  type UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
 import { StorageUnavailableError } from '#lib/domain/errors';
 import { dynamoCall } from './errors';
@@ -98,4 +100,21 @@ export async function queryAll(
     start = page.LastEvaluatedKey;
   } while (start !== undefined);
   return items;
+}
+
+/**
+ * Sends a conditional write: true when written, false when its condition refused it. What a refusal
+ * means (a retry meeting its own earlier write, or another's) is the caller's to decide.
+ */
+export async function conditionalWrite(
+  db: DynamoDBDocumentClient,
+  command: PutCommand | UpdateCommand,
+): Promise<boolean> {
+  try {
+    await dynamoCall(() => db.send(command as PutCommand));
+    return true;
+  } catch (error) {
+    if ((error as Error).name === 'ConditionalCheckFailedException') return false;
+    throw error;
+  }
 }

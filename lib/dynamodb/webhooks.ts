@@ -4,7 +4,7 @@ import { EVENT_TYPES, type EventType } from '#lib/domain/events';
 import type { WebhookRepository } from '#lib/domain/ports';
 import type { WebhookEndpoint } from '#lib/domain/webhook';
 import { dynamoCall } from './errors';
-import { DynamoTable, type Item, optionalStringOf, queryAll } from './table';
+import { conditionalWrite, DynamoTable, type Item, optionalStringOf, queryAll } from './table';
 
 /**
  * How long a deleted endpoint's tombstone is kept: a delete repeated within it (the SDK's retry after a
@@ -19,25 +19,20 @@ export const WEBHOOK_TOMBSTONE_SECONDS = 24 * 60 * 60;
  */
 export class DynamoWebhookRepository extends DynamoTable implements WebhookRepository {
   async create(endpoint: WebhookEndpoint): Promise<WebhookEndpoint> {
-    try {
-      await dynamoCall(() =>
-        this.db.send(
-          new PutCommand({
-            TableName: this.tableName,
-            Item: toItem(endpoint),
-            ConditionExpression: 'attribute_not_exists(webhookId)',
-          }),
-        ),
-      );
-      return endpoint;
-    } catch (error) {
-      if ((error as Error).name !== 'ConditionalCheckFailedException') throw error;
-      // The id is fixed before the write (a keyed create reserves it), so an item with it is this
-      // create's earlier attempt when it holds what this one wrote.
-      const stored = await this.get(endpoint.ownerUserId, endpoint.id);
-      if (stored && sameEndpoint(stored, endpoint)) return stored;
-      throw new Error(`webhook endpoint ${endpoint.id} exists with other content`);
-    }
+    const written = await conditionalWrite(
+      this.db,
+      new PutCommand({
+        TableName: this.tableName,
+        Item: toItem(endpoint),
+        ConditionExpression: 'attribute_not_exists(webhookId)',
+      }),
+    );
+    if (written) return endpoint;
+    // The id is fixed before the write (a keyed create reserves it), so an item with it is this
+    // create's earlier attempt when it holds what this one wrote.
+    const stored = await this.get(endpoint.ownerUserId, endpoint.id);
+    if (stored && sameEndpoint(stored, endpoint)) return stored;
+    throw new Error(`webhook endpoint ${endpoint.id} exists with other content`);
   }
 
   async get(ownerUserId: string, id: string): Promise<WebhookEndpoint | undefined> {
@@ -79,27 +74,22 @@ export class DynamoWebhookRepository extends DynamoTable implements WebhookRepos
    * was asked: true. Nothing there: the owner never had it (or its tombstone expired): false.
    */
   async delete(ownerUserId: string, id: string, deletedAt: string): Promise<boolean> {
-    try {
-      await dynamoCall(() =>
-        this.db.send(
-          new PutCommand({
-            TableName: this.tableName,
-            Item: {
-              ownerUserId,
-              webhookId: id,
-              deletedAt,
-              [TTL_ATTRIBUTE]: Math.ceil(Date.parse(deletedAt) / 1000) + WEBHOOK_TOMBSTONE_SECONDS,
-            },
-            ConditionExpression: 'attribute_exists(webhookId) AND attribute_not_exists(deletedAt)',
-          }),
-        ),
-      );
-      return true;
-    } catch (error) {
-      if ((error as Error).name !== 'ConditionalCheckFailedException') throw error;
-      const stored = await this.item(ownerUserId, id);
-      return stored !== undefined && isTombstone(stored);
-    }
+    const written = await conditionalWrite(
+      this.db,
+      new PutCommand({
+        TableName: this.tableName,
+        Item: {
+          ownerUserId,
+          webhookId: id,
+          deletedAt,
+          [TTL_ATTRIBUTE]: Math.ceil(Date.parse(deletedAt) / 1000) + WEBHOOK_TOMBSTONE_SECONDS,
+        },
+        ConditionExpression: 'attribute_exists(webhookId) AND attribute_not_exists(deletedAt)',
+      }),
+    );
+    if (written) return true;
+    const stored = await this.item(ownerUserId, id);
+    return stored !== undefined && isTombstone(stored);
   }
 
   /** Every endpoint of every owner: operator listings only. */
