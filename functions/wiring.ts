@@ -80,10 +80,20 @@ export function eventsDeps(env: Env): { events: DynamoEventStore } {
   return { events: new DynamoEventStore(createDocumentClient(dynamo), tables.events) };
 }
 
+/** The Idempotency-Key middleware's ports: the idempotency table on the function's document client. */
+type IdempotencyDeps = { idempotency: IdempotencyRepository; clock: Clock; random: RandomSource };
+
+function idempotencyDepsOf(db: DynamoDBDocumentClient, table: string): IdempotencyDeps {
+  return {
+    idempotency: new DynamoIdempotencyRepository(db, table),
+    clock: systemClock,
+    random: cryptoRandom,
+  };
+}
 /** Ports of creating a session, and of the Idempotency-Key middleware around it, on one client. */
 export function createSessionDeps(config: Pick<CreateSessionConfig, 'tables' | 'dynamo'>): {
   deps: CreateSessionDeps;
-  idempotencyDeps: { idempotency: IdempotencyRepository; clock: Clock; random: RandomSource };
+  idempotencyDeps: IdempotencyDeps;
 } {
   const db: DynamoDBDocumentClient = createDocumentClient(config.dynamo);
   return {
@@ -94,11 +104,7 @@ export function createSessionDeps(config: Pick<CreateSessionConfig, 'tables' | '
       clock: systemClock,
       random: cryptoRandom,
     },
-    idempotencyDeps: {
-      idempotency: new DynamoIdempotencyRepository(db, config.tables.idempotency),
-      clock: systemClock,
-      random: cryptoRandom,
-    },
+    idempotencyDeps: idempotencyDepsOf(db, config.tables.idempotency),
   };
 }
 
@@ -233,7 +239,7 @@ export function webhookDeps(
 ): {
   deps: WebhookDeps;
   config: WebhooksConfig;
-  idempotencyDeps: { idempotency: IdempotencyRepository; clock: Clock; random: RandomSource };
+  idempotencyDeps: IdempotencyDeps;
 } {
   const config = readWebhooksConfig(env);
   const db = createDocumentClient(config.dynamo);
@@ -245,10 +251,6 @@ export function webhookDeps(
       clock: systemClock,
       random: cryptoRandom,
     },
-    idempotencyDeps: {
-      idempotency: new DynamoIdempotencyRepository(db, config.tables.idempotency),
-      clock: systemClock,
-      random: cryptoRandom,
-    },
+    idempotencyDeps: idempotencyDepsOf(db, config.tables.idempotency),
   };
 }
