@@ -64,6 +64,19 @@ const ERROR = (description: string, headers?: readonly string[]): ResponseDoc =>
   ...(headers ? { headers } : {}),
 });
 
+/**
+ * The answers of a route whose 200 carries an `ETag`: the 200 itself, the 304 that answers a matching
+ * `If-None-Match`, and any others.
+ */
+const cacheable = (
+  ok: ResponseDoc,
+  others: Readonly<Record<number, ResponseDoc>> = {},
+): Readonly<Record<number, ResponseDoc>> => ({
+  200: ok,
+  304: { description: 'Not modified since the `ETag` sent in `If-None-Match`' },
+  ...others,
+});
+
 /** Answers every API-key route can give besides its own. */
 export const API_KEY_ROUTE_ERRORS: Readonly<Record<number, ResponseDoc>> = {
   401: ERROR(
@@ -315,10 +328,7 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
         required: false,
       },
     ],
-    responses: {
-      200: { description: 'The script', media: { 'text/javascript': 'ES2020' } },
-      304: { description: 'Not modified since the `ETag` sent in `If-None-Match`' },
-    },
+    responses: cacheable({ description: 'The script', media: { 'text/javascript': 'ES2020' } }),
   },
   'GET /.well-known/openid-configuration': {
     operationId: 'openIdConfiguration',
@@ -360,10 +370,10 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
     summary: 'This document',
     description: 'The OpenAPI 3.1 description of the API, generated from the route table and schemas.',
     tag: 'Service',
-    responses: {
-      200: { description: 'The OpenAPI document', media: { 'application/json': 'OpenAPI 3.1' } },
-      304: { description: 'Not modified since the `ETag` sent in `If-None-Match`' },
-    },
+    responses: cacheable({
+      description: 'The OpenAPI document',
+      media: { 'application/json': 'OpenAPI 3.1' },
+    }),
   },
   'GET /': {
     operationId: 'serviceIndex',
@@ -383,20 +393,18 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
     summary: 'API reference page',
     description: 'A readable reference rendered from this document, served with its assets from this origin.',
     tag: 'Service',
-    responses: {
-      200: { description: 'The reference page', media: { 'text/html': 'HTML' } },
-      304: { description: 'Not modified since the `ETag` sent in `If-None-Match`' },
-    },
+    responses: cacheable({ description: 'The reference page', media: { 'text/html': 'HTML' } }),
   },
   'GET /docs/{asset}': {
     operationId: 'referencePageAsset',
     summary: 'An asset of the reference page',
     description: 'The renderer’s script and stylesheet, and the page’s own script.',
     tag: 'Service',
-    responses: {
-      200: { description: 'The asset', media: { 'text/javascript': 'Script', 'text/css': 'Stylesheet' } },
-      304: { description: 'Not modified since the `ETag` sent in `If-None-Match`' },
-      404: ERROR('No such asset'),
-    },
+    responses: cacheable(
+      { description: 'The asset', media: { 'text/javascript': 'Script', 'text/css': 'Stylesheet' } },
+      {
+        404: ERROR('No such asset'),
+      },
+    ),
   },
 };
