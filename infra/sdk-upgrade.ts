@@ -35,34 +35,40 @@ function dependencyRange(name: string, version: string, dependency: string): str
   return range;
 }
 
+/** The newest published version of `dependency` within the range `name@version` asks for. */
+function newestDependency(name: string, version: string, dependency: string): string {
+  return newest(dependency, dependencyRange(name, version, dependency));
+}
+
 const release = process.argv[2] ?? newest('@aws-sdk/client-dynamodb', 'latest');
 const pkg = JSON.parse(readFileSync(PACKAGE_JSON, 'utf8'));
 const current = (name: PinnedPackage): string => pkg[SDK_PINNED_PACKAGES[name]][name];
 
-const credentialChain = newest(
+const credentialChain = newestDependency(
+  '@aws-sdk/client-dynamodb',
+  release,
   '@aws-sdk/credential-provider-node',
-  dependencyRange('@aws-sdk/client-dynamodb', release, '@aws-sdk/credential-provider-node'),
 );
 const versions: Record<PinnedPackage, string> = {
   '@aws-sdk/client-dynamodb': release,
   '@aws-sdk/lib-dynamodb': newest('@aws-sdk/lib-dynamodb', release),
   '@aws-sdk/client-kms': newest('@aws-sdk/client-kms', release),
   '@aws-sdk/credential-provider-node': credentialChain,
-  '@aws-sdk/credential-provider-env': newest(
+  '@aws-sdk/credential-provider-env': newestDependency(
+    '@aws-sdk/credential-provider-node',
+    credentialChain,
     '@aws-sdk/credential-provider-env',
-    dependencyRange('@aws-sdk/credential-provider-node', credentialChain, '@aws-sdk/credential-provider-env'),
   ),
-  '@aws-sdk/middleware-endpoint-discovery': newest(
+  '@aws-sdk/middleware-endpoint-discovery': newestDependency(
+    '@aws-sdk/client-dynamodb',
+    release,
     '@aws-sdk/middleware-endpoint-discovery',
-    dependencyRange('@aws-sdk/client-dynamodb', release, '@aws-sdk/middleware-endpoint-discovery'),
   ),
-  '@smithy/core': newest(
-    '@smithy/core',
-    dependencyRange('@aws-sdk/client-dynamodb', release, '@smithy/core'),
-  ),
-  '@smithy/node-http-handler': newest(
+  '@smithy/core': newestDependency('@aws-sdk/client-dynamodb', release, '@smithy/core'),
+  '@smithy/node-http-handler': newestDependency(
+    '@aws-sdk/client-dynamodb',
+    release,
     '@smithy/node-http-handler',
-    dependencyRange('@aws-sdk/client-dynamodb', release, '@smithy/node-http-handler'),
   ),
   // Not a dependency of the clients: the newest of the major the project uses.
   '@smithy/signature-v4': newest('@smithy/signature-v4', `^${current('@smithy/signature-v4')}`),
