@@ -27,6 +27,7 @@ import {
   DELIVERY_TIMEOUT_MS,
   type DeliveryScheduler,
   type HttpPost,
+  settleAttempt,
 } from '#lib/webhooks/delivery';
 
 /** The metric counting back-channel logouts given up after their last attempt. */
@@ -191,24 +192,10 @@ export async function attemptLogout(deps: LogoutDeps, delivery: LogoutDelivery):
     new URLSearchParams({ logout_token: token }).toString(),
     DELIVERY_TIMEOUT_MS,
   );
-  if (status !== undefined && status >= 200 && status < 300) {
-    deps.logger.info('back-channel logout delivered', { ...context, status });
-    return 'delivered';
-  }
-  const delay = deps.retrySeconds[delivery.attempt];
-  if (delay === undefined) {
-    deps.logger.warn('back-channel logout given up after its last attempt', {
-      ...context,
-      status: status ?? null,
-    });
-    deps.metrics.count(LOGOUT_EXHAUSTED_METRIC);
-    return 'exhausted';
-  }
-  deps.logger.info('back-channel logout failed; retrying', {
-    ...context,
-    status: status ?? null,
-    retryInSeconds: delay,
+  return settleAttempt(deps, delivery, status, context, {
+    delivered: 'back-channel logout delivered',
+    givenUp: 'back-channel logout given up after its last attempt',
+    retrying: 'back-channel logout failed; retrying',
+    exhaustedMetric: LOGOUT_EXHAUSTED_METRIC,
   });
-  await deps.scheduler.schedule({ ...delivery, attempt: delivery.attempt + 1 }, delay);
-  return 'retrying';
 }

@@ -127,24 +127,50 @@ export async function attemptDelivery(
     delivery.body,
     DELIVERY_TIMEOUT_MS,
   );
+  return settleAttempt(deps, delivery, status, context, {
+    delivered: 'webhook delivered',
+    givenUp: 'webhook delivery given up after its last attempt',
+    retrying: 'webhook delivery failed; retrying',
+    exhaustedMetric: EXHAUSTED_METRIC,
+  });
+}
+
+/** How an attempt's outcome is logged and counted. */
+export interface AttemptReport {
+  delivered: string;
+  givenUp: string;
+  retrying: string;
+  /** The metric counting deliveries given up after their last attempt. */
+  exhaustedMetric: string;
+}
+
+/**
+ * What an attempt's answer (`status`, undefined when none came) leads to: delivered on a 2xx; otherwise
+ * the next attempt scheduled after its delay in `retrySeconds`, or, after the last, given up and counted.
+ */
+export async function settleAttempt<D extends { attempt: number }>(
+  deps: {
+    scheduler: DeliveryScheduler<D>;
+    logger: Logger;
+    metrics: Metrics;
+    retrySeconds: readonly number[];
+  },
+  delivery: D,
+  status: number | undefined,
+  context: Record<string, unknown>,
+  report: AttemptReport,
+): Promise<AttemptOutcome> {
   if (status !== undefined && status >= 200 && status < 300) {
-    deps.logger.info('webhook delivered', { ...context, status });
+    deps.logger.info(report.delivered, { ...context, status });
     return 'delivered';
   }
   const delay = deps.retrySeconds[delivery.attempt];
   if (delay === undefined) {
-    deps.logger.warn('webhook delivery given up after its last attempt', {
-      ...context,
-      status: status ?? null,
-    });
-    deps.metrics.count(EXHAUSTED_METRIC);
+    deps.logger.warn(report.givenUp, { ...context, status: status ?? null });
+    deps.metrics.count(report.exhaustedMetric);
     return 'exhausted';
   }
-  deps.logger.info('webhook delivery failed; retrying', {
-    ...context,
-    status: status ?? null,
-    retryInSeconds: delay,
-  });
+  deps.logger.info(report.retrying, { ...context, status: status ?? null, retryInSeconds: delay });
   await deps.scheduler.schedule({ ...delivery, attempt: delivery.attempt + 1 }, delay);
   return 'retrying';
 }
