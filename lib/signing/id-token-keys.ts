@@ -1,6 +1,7 @@
 import type { IdTokenSigner, PairwiseSubjects, SigningKeySet } from '#lib/domain/ports';
 import type { IdTokenKeysConfig, PublishedKeysConfig } from '#lib/platform/config';
 import { LocalIdTokenKeys } from './local-keys';
+import { onFirstUse } from './on-first-use';
 
 export type IdTokenPorts = IdTokenSigner & PairwiseSubjects;
 
@@ -10,14 +11,7 @@ export type IdTokenPorts = IdTokenSigner & PairwiseSubjects;
  * with it the client's share of the cold start). Throws when no keys are configured.
  */
 export function lazyIdTokenPorts(config: IdTokenKeysConfig | undefined): () => Promise<IdTokenPorts> {
-  let ports: Promise<IdTokenPorts> | undefined;
-  return () => {
-    ports ??= create(config);
-    ports.catch(() => {
-      ports = undefined;
-    });
-    return ports;
-  };
+  return onFirstUse(() => create(config));
 }
 
 async function create(config: IdTokenKeysConfig | undefined): Promise<IdTokenPorts> {
@@ -34,14 +28,7 @@ async function create(config: IdTokenKeysConfig | undefined): Promise<IdTokenPor
 
 /** The published key set of the configured keys, made on first use. Throws when none are configured. */
 export function lazySigningKeySet(config: PublishedKeysConfig | undefined): () => Promise<SigningKeySet> {
-  let keySet: Promise<SigningKeySet> | undefined;
-  return () => {
-    keySet ??= createKeySet(config);
-    keySet.catch(() => {
-      keySet = undefined;
-    });
-    return keySet;
-  };
+  return onFirstUse(() => createKeySet(config));
 }
 
 async function createKeySet(config: PublishedKeysConfig | undefined): Promise<SigningKeySet> {

@@ -1,19 +1,13 @@
 import type { WebhookSecrets } from '#lib/domain/ports';
 import type { WebhookSecretsConfig } from '#lib/platform/config';
+import { onFirstUse } from './on-first-use';
 
 /**
  * The webhook secrets of the configured master, made on first use: only creating an endpoint and
  * delivering need them, so listing and deleting never load the KMS client (`import()` defers it).
  */
 export function lazyWebhookSecrets(config: WebhookSecretsConfig | undefined): WebhookSecrets {
-  let secrets: Promise<WebhookSecrets> | undefined;
-  const load = () => {
-    secrets ??= create(config);
-    secrets.catch(() => {
-      secrets = undefined;
-    });
-    return secrets;
-  };
+  const load = onFirstUse(() => create(config));
   return { secretOf: async (endpointId) => (await load()).secretOf(endpointId) };
 }
 
