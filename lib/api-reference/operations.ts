@@ -77,6 +77,13 @@ const cacheable = (
   ...others,
 });
 
+/** The embed link's one query parameter. */
+const EMBED_TOKEN_QUERY = {
+  name: 'token',
+  description: 'The session token from `embedUrl` (32 URL-safe characters)',
+  required: true,
+};
+
 /** Answers every API-key route can give besides its own. */
 export const API_KEY_ROUTE_ERRORS: Readonly<Record<number, ResponseDoc>> = {
   401: ERROR(
@@ -270,13 +277,7 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
       'application of its own (`appUrl`), the page POSTs a signed ID token (`id_token`) to it instead, and ' +
       'the JSON is `{"handoff": {"url", "idToken"}}`.',
     tag: 'Embed page',
-    query: [
-      {
-        name: 'token',
-        description: 'The session token from `embedUrl` (32 URL-safe characters)',
-        required: true,
-      },
-    ],
+    query: [EMBED_TOKEN_QUERY],
     responses: {
       200: {
         description: 'The board for the session’s user, or the hand-off to the board’s application',
@@ -299,13 +300,7 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
       'Answers as `GET /embed` would, with its status and headers but no body, and without side ' +
       'effects: it never binds a `bindToBrowser` link and sets no cookie. Link unfurlers send it.',
     tag: 'Embed page',
-    query: [
-      {
-        name: 'token',
-        description: 'The session token from `embedUrl` (32 URL-safe characters)',
-        required: true,
-      },
-    ],
+    query: [EMBED_TOKEN_QUERY],
     responses: {
       200: { description: 'The link opens (the headers of the page; no body)' },
       400: { description: 'The link has no token' },
