@@ -1,7 +1,8 @@
 import { once } from 'node:events';
-import { createServer, type IncomingMessage, request, type ServerResponse } from 'node:http';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { listenOnFreePort } from './listen';
+import { forwardTo, readAll, type UpstreamAnswer } from './upstream';
 
 /**
  * What the proxy does to the DynamoDB requests a fault applies to:
@@ -110,12 +111,12 @@ export async function startFaultProxy(upstream: string): Promise<FaultProxy> {
           'The level of configured provisioned throughput for the table was exceeded',
         );
       case 'slow': {
-        const answer = await fetchUpstream(req, body);
+        const answer = await forwardTo(target, req, body);
         await new Promise((resolve) => setTimeout(resolve, active.delayMs));
         return send(res, answer);
       }
       case 'lose-answer': {
-        await fetchUpstream(req, body);
+        await forwardTo(target, req, body);
         fault = undefined;
         if (active.then === 'reset') {
           req.socket.resetAndDestroy();
@@ -126,7 +127,7 @@ export async function startFaultProxy(upstream: string): Promise<FaultProxy> {
       case 'late-answer': {
         lateLeft -= 1;
         if (lateLeft <= 0) fault = undefined;
-        const answer = await fetchUpstream(req, body);
+        const answer = await forwardTo(target, req, body);
         await new Promise((resolve) => setTimeout(resolve, active.delayMs));
         // The client gave up long ago: the answer goes nowhere, as a late answer does.
         if (!res.destroyed) send(res, answer);
@@ -135,32 +136,9 @@ export async function startFaultProxy(upstream: string): Promise<FaultProxy> {
     }
   }
 
-  async function fetchUpstream(req: IncomingMessage, body: Buffer): Promise<Answer> {
-    return new Promise((resolve, reject) => {
-      const forwarded = request(
-        {
-          host: target.hostname,
-          port: target.port,
-          method: req.method,
-          path: req.url,
-          headers: { ...req.headers, host: target.host },
-        },
-        (upstreamRes) => {
-          readAll(upstreamRes).then(
-            (payload) =>
-              resolve({ status: upstreamRes.statusCode ?? 502, headers: upstreamRes.headers, body: payload }),
-            reject,
-          );
-        },
-      );
-      forwarded.on('error', reject);
-      forwarded.end(body);
-    });
-  }
-
   async function forward(req: IncomingMessage, body: Buffer, res: ServerResponse): Promise<void> {
     try {
-      send(res, await fetchUpstream(req, body));
+      send(res, await forwardTo(target, req, body));
     } catch {
       res.destroy();
     }
@@ -211,11 +189,7 @@ export async function startFaultProxy(upstream: string): Promise<FaultProxy> {
   };
 }
 
-interface Answer {
-  status: number;
-  headers: IncomingMessage['headers'];
-  body: Buffer;
-}
+type Answer = UpstreamAnswer;
 
 function send(res: ServerResponse, answer: Answer): void {
   const headers = { ...answer.headers };
@@ -228,12 +202,6 @@ function send(res: ServerResponse, answer: Answer): void {
 function answerError(res: ServerResponse, status: number, type: string, message: string): void {
   const body = Buffer.from(JSON.stringify({ __type: `com.amazonaws.dynamodb.v20120810#${type}`, message }));
   send(res, { status, headers: { 'content-type': JSON_TYPE }, body });
-}
-
-async function readAll(stream: NodeJS.ReadableStream): Promise<Buffer> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of stream) chunks.push(chunk as Buffer);
-  return Buffer.concat(chunks);
 }
 
 function tableOf(body: Buffer): string | undefined {

@@ -1,5 +1,6 @@
-import { createServer, type IncomingMessage, request } from 'node:http';
+import { createServer, type IncomingMessage } from 'node:http';
 import { listenOnFreePort } from './listen';
+import { forwardTo, readAll } from './upstream';
 
 /**
  * A proxy in front of a DynamoDB endpoint whose indexes lag as DynamoDB's global secondary indexes may:
@@ -28,7 +29,7 @@ export async function startLaggingIndexProxy(
   async function handle(req: IncomingMessage) {
     const body = await readAll(req);
     const operation = String(req.headers['x-amz-target'] ?? '').split('.')[1] ?? '';
-    const answer = await forward(req, body);
+    const answer = await forwardTo(target, req, body);
     if (operation !== 'Query' || answer.status !== 200) return answer;
     const input = JSON.parse(body.toString('utf8')) as { IndexName?: string };
     if (input.IndexName === undefined || !lagging.has(input.IndexName)) return answer;
@@ -46,36 +47,6 @@ export async function startLaggingIndexProxy(
     return { ...answer, body: rewritten };
   }
 
-  function forward(req: IncomingMessage, body: Buffer) {
-    return new Promise<{ status: number; headers: IncomingMessage['headers']; body: Buffer }>(
-      (resolve, reject) => {
-        const forwarded = request(
-          {
-            host: target.hostname,
-            port: target.port,
-            method: req.method,
-            path: req.url,
-            headers: { ...req.headers, host: target.host },
-          },
-          (res) => {
-            readAll(res).then(
-              (payload) => resolve({ status: res.statusCode ?? 502, headers: res.headers, body: payload }),
-              reject,
-            );
-          },
-        );
-        forwarded.on('error', reject);
-        forwarded.end(body);
-      },
-    );
-  }
-
   const { endpoint, close } = await listenOnFreePort(server);
   return { endpoint, hidden: () => hidden, close };
-}
-
-async function readAll(stream: NodeJS.ReadableStream): Promise<Buffer> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of stream) chunks.push(chunk as Buffer);
-  return Buffer.concat(chunks);
 }
