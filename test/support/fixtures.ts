@@ -1,3 +1,4 @@
+import type { Board } from '#lib/domain/board';
 import type { StoredSession } from '#lib/domain/session';
 /**
  * Shared test data: the request bodies and field lists the spec defines, written once so a change to
@@ -109,3 +110,13 @@ export function storedSession(overrides: Partial<StoredSession> = {}): StoredSes
     ...overrides,
   };
 }
+
+/** A public board with an application of its own and a back-channel logout URL. */
+export const APP_BOARD: Board = {
+  boardId: 'board-1',
+  orgId: 'org-a',
+  visibility: 'PUBLIC',
+  name: null,
+  appUrl: 'https://board.acme.com/handoff',
+  logoutUrl: 'https://board.acme.com/backchannel-logout',
+};

@@ -19,18 +19,12 @@ import {
 import { createMetrics } from '#lib/platform/metrics';
 import { fetchPost, type HttpPost } from '#lib/webhooks/delivery';
 import { FakeBoards, fixedClock, sequenceRandom } from '#test/support/fakes';
+import { APP_BOARD } from '#test/support/fixtures';
 import { memoryLogger } from '#test/support/logs';
 import { routedEvent } from '#test/support/webhook-receiver';
 
 const RULE = { allowLoopbackHttp: false };
-const BOARD: Board = {
-  boardId: 'board-1',
-  orgId: 'org-a',
-  visibility: 'PUBLIC',
-  name: null,
-  appUrl: 'https://board.acme.com/handoff',
-  logoutUrl: 'https://board.acme.com/backchannel-logout',
-};
+const BOARD = APP_BOARD;
 
 /** A signer that shows what it was asked to sign: the header and claims, base64url-encoded, unsigned. */
 const tokens: IdTokenSigner & PairwiseSubjects = {

@@ -27,6 +27,7 @@ import {
   SqsDeliveryScheduler,
 } from '#lib/webhooks/sqs';
 import { FakeBoards, sequenceRandom } from '#test/support/fakes';
+import { APP_BOARD } from '#test/support/fixtures';
 import { memoryLogger } from '#test/support/logs';
 import { routedEvent } from '#test/support/webhook-receiver';
 
@@ -48,14 +49,7 @@ const DELIVERY: WebhookDelivery = {
   attempt: 0,
 };
 
-const BOARD: Board = {
-  boardId: 'board-1',
-  orgId: 'org-a',
-  visibility: 'PUBLIC',
-  name: null,
-  appUrl: 'https://board.acme.com/handoff',
-  logoutUrl: 'https://board.acme.com/backchannel-logout',
-};
+const BOARD = APP_BOARD;
 const LOGOUT: LogoutDelivery = {
   eventId: 'evt_2',
   sessionId: 'sess-1',
