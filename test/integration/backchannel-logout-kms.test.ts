@@ -32,10 +32,14 @@ vi.mock('#lib/aws/json-protocol', async (importOriginal) => {
   const original = await importOriginal<typeof import('#lib/aws/json-protocol')>();
   return {
     ...original,
-    awsJsonCall: (_service: AwsJsonService) => async (operation: string, input: Record<string, unknown>) => {
-      aws.sent.push({ operation, input });
-      return { MessageId: `m${aws.sent.length}` };
-    },
+    // KMS goes through the same JSON protocol client: its calls reach moto; the queue's are recorded.
+    awsJsonCall: (service: AwsJsonService, options: Parameters<typeof original.awsJsonCall>[1]) =>
+      service.signingName === 'kms'
+        ? original.awsJsonCall(service, options)
+        : async (operation: string, input: Record<string, unknown>) => {
+            aws.sent.push({ operation, input });
+            return { MessageId: `m${aws.sent.length}` };
+          },
   };
 });
 
