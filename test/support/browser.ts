@@ -3,6 +3,7 @@ import { existsSync } from 'node:fs';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { type Browser, chromium } from 'playwright-core';
 import { afterAll, beforeAll, describe } from 'vitest';
+import { useForTests } from './late-bound';
 import { type Listening, listenOnFreePort } from './listen';
 
 /** Debian's Chromium (never a downloaded browser), or CHROMIUM_PATH. */
@@ -46,27 +47,7 @@ function launchChromium(): Promise<Browser> {
  * closed after them. The value returned stands for the browser once it has launched.
  */
 export function useChromium(): Browser {
-  let launched: Browser | undefined;
-  beforeAll(async () => {
-    launched = await launchChromium();
-  });
-  afterAll(async () => {
-    await launched?.close();
-    launched = undefined;
-  });
-  const current = (): Browser => {
-    if (!launched)
-      throw new Error('the browser is used outside its tests (before beforeAll or after afterAll)');
-    return launched;
-  };
-  return new Proxy({} as Browser, {
-    get: (_target, property) => {
-      const browser = current();
-      const value = Reflect.get(browser, property);
-      // Methods run on the browser itself, not on this stand-in.
-      return typeof value === 'function' ? value.bind(browser) : value;
-    },
-  });
+  return useForTests('the browser', launchChromium, (browser) => browser.close());
 }
 
 /** A customer's site: pages on `http://localhost:{port}`, another site than the service on 127.0.0.1. */
