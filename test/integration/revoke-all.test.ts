@@ -1,17 +1,10 @@
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { runAdmin } from '#admin/cli';
 import { createDocumentClient } from '#lib/dynamodb/client';
-import type { LocalRuntime } from '#local/runtime';
-import { validBody } from '#test/support/fixtures';
-import {
-  apiCall,
-  call,
-  ensureStatus,
-  type KeyOwnerFixture,
-  keyOwner,
-  putBoard,
-} from '#test/support/local-runtime';
+import { createSessionAs } from '#test/support/create-session-as';
+import { useKeyOwnerCast } from '#test/support/key-owner-cast';
+import { apiCall, call, type KeyOwnerFixture, putBoard } from '#test/support/local-runtime';
 import { useTestRuntime } from '#test/support/runtime-fixture';
 
 /**
@@ -20,19 +13,7 @@ import { useTestRuntime } from '#test/support/runtime-fixture';
  * session created before the call returned escapes it, whatever the index shows.
  */
 const runtime = useTestRuntime();
-let demo: NonNullable<LocalRuntime['demo']>;
-let owner: KeyOwnerFixture;
-let colleague: KeyOwnerFixture;
-let outsider: KeyOwnerFixture;
-let otherTenant: KeyOwnerFixture;
-
-beforeAll(async () => {
-  demo = runtime.demo as NonNullable<LocalRuntime['demo']>;
-  owner = { userId: demo.userId, keyId: demo.keyId, apiKey: demo.apiKey };
-  colleague = await keyOwner(runtime, 'cut-colleague', ['org_demo']);
-  outsider = await keyOwner(runtime, 'cut-outsider');
-  otherTenant = await keyOwner(runtime, 'cut-other-tenant', ['org_other']);
-});
+const { demo, owner, colleague, outsider, otherTenant } = useKeyOwnerCast(runtime, 'cut-');
 
 interface SessionBody {
   id: string;
@@ -41,17 +22,9 @@ interface SessionBody {
   createdAt: string;
 }
 
-async function create(who: KeyOwnerFixture, body: Record<string, unknown>) {
-  const result = await apiCall(
-    runtime,
-    who.apiKey,
-    'POST',
-    '/api/embed/sessions',
-    validBody({ boardId: demo.publicBoardId, ...body }),
-  );
-  ensureStatus(result, 201);
-  return { session: result.body.session as SessionBody, token: String(result.body.sessionToken) };
-}
+/** Creates a session as `who`; returns the session and its token. */
+const create = (who: KeyOwnerFixture, body: Record<string, unknown>) =>
+  createSessionAs<SessionBody>(runtime, who, body);
 
 const revokeAll = (who: KeyOwnerFixture, body: unknown) =>
   apiCall(runtime, who.apiKey, 'POST', '/api/embed/sessions/revoke', body);

@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
-import type { LocalRuntime } from '#local/runtime';
-import { keysOf, SESSION_VIEW_FIELDS, sorted, validBody } from '#test/support/fixtures';
+import { createSessionAs } from '#test/support/create-session-as';
+import { keysOf, SESSION_VIEW_FIELDS, sorted } from '#test/support/fixtures';
+import { useKeyOwnerCast } from '#test/support/key-owner-cast';
 import {
   apiCall,
   type CallResult,
@@ -20,28 +21,9 @@ import { useTestRuntime } from '#test/support/runtime-fixture';
  * a user's sessions, who may do each, and what the embed page does once a session is revoked.
  */
 const runtime = useTestRuntime();
-let demo: NonNullable<LocalRuntime['demo']>;
-/** The demo key owner: a member of org_demo (the public and private demo boards). */
-let owner: KeyOwnerFixture;
-/** Another key owner in org_demo. */
-let colleague: KeyOwnerFixture;
-/** A key owner in no organization, who creates sessions on the public demo board. */
-let outsider: KeyOwnerFixture;
-/** A second key of the outsider. */
-let outsiderSecondKey: KeyOwnerFixture;
-/** A tenant of another organization, using the same external user ids as the demo tenant. */
-let otherTenant: KeyOwnerFixture;
+const { demo, owner, colleague, outsider, outsiderSecondKey, otherTenant } = useKeyOwnerCast(runtime);
 
 const NOT_FOUND = { error: 'Not Found', message: 'No session with this id was found' };
-
-beforeAll(async () => {
-  demo = runtime.demo as NonNullable<LocalRuntime['demo']>;
-  owner = { userId: demo.userId, keyId: demo.keyId, apiKey: demo.apiKey };
-  colleague = await keyOwner(runtime, 'colleague', ['org_demo']);
-  outsider = await keyOwner(runtime, 'outsider');
-  outsiderSecondKey = await keyOwner(runtime, 'outsider');
-  otherTenant = await keyOwner(runtime, 'other-tenant', ['org_other']);
-});
 
 interface SessionBody {
   id: string;
@@ -54,17 +36,8 @@ interface SessionBody {
 }
 
 /** Creates a session as `who`; returns the session and its token. */
-async function create(who: KeyOwnerFixture, body: Record<string, unknown>) {
-  const result = await apiCall(
-    runtime,
-    who.apiKey,
-    'POST',
-    '/api/embed/sessions',
-    validBody({ boardId: demo.publicBoardId, ...body }),
-  );
-  ensureStatus(result, 201);
-  return { session: result.body.session as SessionBody, token: String(result.body.sessionToken) };
-}
+const create = (who: KeyOwnerFixture, body: Record<string, unknown>) =>
+  createSessionAs<SessionBody>(runtime, who, body);
 
 const retrieve = (who: KeyOwnerFixture, id: string) =>
   apiCall(runtime, who.apiKey, 'GET', `/api/embed/sessions/${id}`);
