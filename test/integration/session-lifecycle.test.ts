@@ -92,37 +92,27 @@ describe('GET /api/embed/sessions/{id}', () => {
 
 describe('who may see and revoke a session', () => {
   let privateSession: SessionBody;
-  let outsiderSession: SessionBody;
+  let publicSession: SessionBody;
   let otherTenantSession: SessionBody;
 
   beforeAll(async () => {
     privateSession = (await create(owner, { userId: 'shared-42', boardId: demo.privateBoardId })).session;
-    outsiderSession = (await create(outsider, { userId: 'shared-42', boardId: demo.publicBoardId })).session;
+    publicSession = (await create(outsider, { userId: 'shared-42', boardId: demo.publicBoardId })).session;
     otherTenantSession = (await create(otherTenant, { userId: 'shared-42', boardId: demo.otherOrgBoardId }))
       .session;
   });
 
   it.each([
-    ['the creator', 200, () => owner, () => privateSession],
-    [
-      'a member of the board’s organization who did not create it',
-      200,
-      () => colleague,
-      () => privateSession,
-    ],
-    ['an outsider', 404, () => outsider, () => privateSession],
-    ['another tenant', 404, () => otherTenant, () => privateSession],
-    [
-      'the creator of a session on a public board of another organization',
-      200,
-      () => outsider,
-      () => outsiderSession,
-    ],
-    ['the creator, with another of its keys', 200, () => outsiderSecondKey, () => outsiderSession],
-    ['a member of that public board’s organization', 200, () => owner, () => outsiderSession],
-    ['a tenant of neither', 404, () => otherTenant, () => outsiderSession],
+    ['the creator', 200, owner, () => privateSession],
+    ['a member of the board’s organization who did not create it', 200, colleague, () => privateSession],
+    ['an outsider', 404, outsider, () => privateSession],
+    ['another tenant', 404, otherTenant, () => privateSession],
+    ['the creator of a session on another organization’s public board', 200, outsider, () => publicSession],
+    ['the creator, with another of its keys', 200, outsiderSecondKey, () => publicSession],
+    ['a member of that public board’s organization', 200, owner, () => publicSession],
+    ['a tenant of neither', 404, otherTenant, () => publicSession],
   ] as const)('%s: %i', async (_label, status, who, target) => {
-    const result = await retrieve(who(), target().id);
+    const result = await retrieve(who, target().id);
     expect(result.status).toBe(status);
     if (status === 404) expect(result.body).toEqual(NOT_FOUND);
   });
@@ -146,14 +136,14 @@ describe('who may see and revoke a session', () => {
     // that session by id and by board, but it is not org_demo's "shared-42".
     expect(await listAll(owner, { userId: 'shared-42' })).toEqual([privateSession.id]);
     expect(await listAll(otherTenant, { userId: 'shared-42' })).toEqual([otherTenantSession.id]);
-    expect(await listAll(outsider, { userId: 'shared-42' })).toEqual([outsiderSession.id]);
-    expect(await listAll(outsiderSecondKey, { userId: 'shared-42' })).toEqual([outsiderSession.id]);
+    expect(await listAll(outsider, { userId: 'shared-42' })).toEqual([publicSession.id]);
+    expect(await listAll(outsiderSecondKey, { userId: 'shared-42' })).toEqual([publicSession.id]);
     expect(await listAll(outsider, { boardId: demo.publicBoardId, userId: 'shared-42' })).toEqual([
-      outsiderSession.id,
+      publicSession.id,
     ]);
     expect(await listAll(outsider, { boardId: demo.privateBoardId })).toEqual([]);
     expect(await listAll(owner, { boardId: demo.publicBoardId, userId: 'shared-42' })).toEqual([]);
-    expect(await listAll(owner, { boardId: demo.publicBoardId })).toContain(outsiderSession.id);
+    expect(await listAll(owner, { boardId: demo.publicBoardId })).toContain(publicSession.id);
 
     const strangers = (await create(outsider, { userId: 'ov-42', boardId: demo.publicBoardId })).session;
     const ours = (await create(owner, { userId: 'ov-42', boardId: demo.publicBoardId })).session;
@@ -375,10 +365,10 @@ describe('another tenant’s people on your public board', () => {
   });
 
   it.each([
-    ['the board’s organization (the demo key owner)', () => owner],
-    ['another member of that organization', () => colleague],
+    ['the board’s organization (the demo key owner)', owner],
+    ['another member of that organization', colleague],
   ])('%s reads only its outline by id, marked as another tenant’s', async (_label, who) => {
-    const result = await retrieve(who(), theirs.id);
+    const result = await retrieve(who, theirs.id);
     expect(result.status).toBe(200);
     expect(keysOf(result.body.session)).toEqual(OUTLINE_FIELDS);
     expect(result.body.session).toEqual({
