@@ -2,7 +2,8 @@ import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { HOST_SCRIPT_VERSION } from '#lib/embed/host-script';
 import { describeInChromium, useChromium, useCustomerSite } from '#test/support/browser';
-import { createSessionCall, ensureStatus, putBoard } from '#test/support/local-runtime';
+import { createSessionCall, ensureStatus } from '#test/support/local-runtime';
+import { putPublicBoard } from '#test/support/public-board';
 import { useTestRuntime } from '#test/support/runtime-fixture';
 import { type RunningBoardApp, startBoardApp } from '../../examples/board-app/server';
 
@@ -21,10 +22,7 @@ const opened: Page[] = [];
 beforeAll(async () => {
   app = await startBoardApp({ port: 0 });
   app.serve({ issuer: runtime.baseUrl });
-  await putBoard(runtime, {
-    boardId: 'board_reference_app',
-    orgId: 'org_demo',
-    visibility: 'PUBLIC',
+  await putPublicBoard(runtime, 'board_reference_app', 'org_demo', {
     name: 'Feature requests',
     appUrl: app.appUrl,
   });

@@ -1,15 +1,13 @@
 import { createRemoteJWKSet, jwtVerify } from 'jose';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ID_TOKEN_CLAIMS } from '#lib/domain/id-token';
-import { call, createSessionCall, putBoard } from '#test/support/local-runtime';
+import { call, createSessionCall } from '#test/support/local-runtime';
+import { putPublicBoard } from '#test/support/public-board';
 import { useTestRuntime } from '#test/support/runtime-fixture';
 
 const runtime = useTestRuntime();
 beforeAll(async () => {
-  await putBoard(runtime, {
-    boardId: 'board_discovery_app',
-    orgId: 'org_demo',
-    visibility: 'PUBLIC',
+  await putPublicBoard(runtime, 'board_discovery_app', 'org_demo', {
     name: 'Discovery',
     appUrl: 'https://app.discovery.test/board',
   });

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { call, createSessionCall, ensureStatus, putBoard } from '#test/support/local-runtime';
+import { call, createSessionCall, ensureStatus } from '#test/support/local-runtime';
+import { putPublicBoard } from '#test/support/public-board';
 import { useTestRuntime } from '#test/support/runtime-fixture';
 
 const STAGE_APP = 'http://127.0.0.1:9/stage-board';
@@ -18,13 +19,7 @@ afterAll(() => {
 });
 const runtime = useTestRuntime();
 beforeAll(async () => {
-  await putBoard(runtime, {
-    boardId: 'board_own_app',
-    orgId: 'org_demo',
-    visibility: 'PUBLIC',
-    name: 'Own',
-    appUrl: OWN_APP,
-  });
+  await putPublicBoard(runtime, 'board_own_app', 'org_demo', { name: 'Own', appUrl: OWN_APP });
 });
 
 async function handoffOf(boardId: string | undefined) {

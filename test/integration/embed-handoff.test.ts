@@ -11,9 +11,9 @@ import {
   createSessionCall,
   ensureStatus,
   keyOwner,
-  putBoard,
   storeSession,
 } from '#test/support/local-runtime';
+import { putPublicBoard } from '#test/support/public-board';
 import { useTestRuntime } from '#test/support/runtime-fixture';
 
 const APP_URL = 'https://board.acme.test/embedded?from=embed';
@@ -24,17 +24,8 @@ const runtime = useTestRuntime();
 let keys: LocalIdTokenKeys;
 beforeAll(async () => {
   keys = new LocalIdTokenKeys(process.env.ID_TOKEN_KEY_FILE as string);
-  await putBoard(runtime, {
-    boardId: 'board_with_app',
-    orgId: 'org_demo',
-    visibility: 'PUBLIC',
-    name: 'Roadmap app',
-    appUrl: APP_URL,
-  });
-  await putBoard(runtime, {
-    boardId: 'board_other_tenant_app',
-    orgId: 'org_tenant_b',
-    visibility: 'PUBLIC',
+  await putPublicBoard(runtime, 'board_with_app', 'org_demo', { name: 'Roadmap app', appUrl: APP_URL });
+  await putPublicBoard(runtime, 'board_other_tenant_app', 'org_tenant_b', {
     name: 'Tenant B',
     appUrl: OTHER_APP_URL,
   });
@@ -115,10 +106,7 @@ describe('GET /embed for a board with an application', () => {
   });
 
   it('frames the hand-off page under the board’s own origins when it has them', async () => {
-    await putBoard(runtime, {
-      boardId: 'board_framed_app',
-      orgId: 'org_demo',
-      visibility: 'PUBLIC',
+    await putPublicBoard(runtime, 'board_framed_app', 'org_demo', {
       name: 'Framed',
       appUrl: APP_URL,
       embedOrigins: ['https://host.acme.test'],

@@ -4,7 +4,8 @@ import { runAdmin } from '#admin/cli';
 import { createDocumentClient } from '#lib/dynamodb/client';
 import { createSessionAs } from '#test/support/create-session-as';
 import { useKeyOwnerCast } from '#test/support/key-owner-cast';
-import { apiCall, call, type KeyOwnerFixture, putBoard } from '#test/support/local-runtime';
+import { apiCall, call, type KeyOwnerFixture } from '#test/support/local-runtime';
+import { putPublicBoard } from '#test/support/public-board';
 import { useTestRuntime } from '#test/support/runtime-fixture';
 
 /**
@@ -130,12 +131,7 @@ describe('POST /api/embed/sessions/revoke by userId', () => {
   });
 
   it('narrows to one board with boardId, for a creator outside the board’s organization too', async () => {
-    await putBoard(runtime, {
-      boardId: 'cut-board-two',
-      orgId: 'org_demo',
-      visibility: 'PUBLIC',
-      name: null,
-    });
+    await putPublicBoard(runtime, 'cut-board-two', 'org_demo');
     const one = await create(outsider, { userId: 'narrow' });
     const two = await create(outsider, { userId: 'narrow', boardId: 'cut-board-two' });
     const member = await create(colleague, { userId: 'narrow' });
@@ -161,7 +157,7 @@ describe('POST /api/embed/sessions/revoke by userId', () => {
 
 describe('POST /api/embed/sessions/revoke by boardId alone', () => {
   it('revokes every tenant’s sessions on the board for a member of its organization', async () => {
-    await putBoard(runtime, { boardId: 'cut-leaked', orgId: 'org_demo', visibility: 'PUBLIC', name: null });
+    await putPublicBoard(runtime, 'cut-leaked', 'org_demo');
     const mine = await create(owner, { userId: 'leak-1', boardId: 'cut-leaked' });
     const theirs = await create(otherTenant, { userId: 'leak-2', boardId: 'cut-leaked' });
     const elsewhere = await create(otherTenant, { userId: 'leak-2' });
@@ -204,7 +200,7 @@ describe('POST /api/embed/sessions/revoke by boardId alone', () => {
 
 describe('admin CLI revoke-all-sessions (the stage, for operators)', () => {
   it('revokes a board’s or a user id’s sessions in every tenant up to --before', async () => {
-    await putBoard(runtime, { boardId: 'cut-ops', orgId: 'org_ops', visibility: 'PUBLIC', name: null });
+    await putPublicBoard(runtime, 'cut-ops', 'org_ops');
     const onBoard = await create(owner, { userId: 'ops-a', boardId: 'cut-ops' });
     const user = await create(otherTenant, { userId: 'ops-user' });
     const userElsewhere = await create(owner, { userId: 'ops-user', boardId: demo.privateBoardId });

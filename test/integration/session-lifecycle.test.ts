@@ -10,10 +10,10 @@ import {
   ensureStatus,
   type KeyOwnerFixture,
   keyOwner,
-  putBoard,
   removeMembership,
   storeSession,
 } from '#test/support/local-runtime';
+import { putPublicBoard } from '#test/support/public-board';
 import { useTestRuntime } from '#test/support/runtime-fixture';
 
 /**
@@ -161,12 +161,7 @@ describe('who may see and revoke a session', () => {
   });
 
   it('narrows a non-member creator’s listing and revoke-all to the board it names', async () => {
-    await putBoard(runtime, {
-      boardId: 'board_public_two',
-      orgId: 'org_other',
-      visibility: 'PUBLIC',
-      name: null,
-    });
+    await putPublicBoard(runtime, 'board_public_two', 'org_other');
     const onFirst = (await create(outsider, { userId: 'two-boards', boardId: demo.publicBoardId })).session;
     const onSecond = (await create(outsider, { userId: 'two-boards', boardId: 'board_public_two' })).session;
     expect(await listAll(outsider, { userId: 'two-boards', boardId: 'board_public_two' })).toEqual([

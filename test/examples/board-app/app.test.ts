@@ -5,7 +5,8 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { IdTokenClaims } from '#lib/domain/id-token';
 import { LocalIdTokenKeys } from '#lib/signing/local-keys';
-import { createSessionCall, ensureStatus, putBoard } from '#test/support/local-runtime';
+import { createSessionCall, ensureStatus } from '#test/support/local-runtime';
+import { putPublicBoard } from '#test/support/public-board';
 import { useTestRuntime } from '#test/support/runtime-fixture';
 import { type RunningBoardApp, startBoardApp } from '../../../examples/board-app/server';
 import { LOGOUT_EVENT } from '../../../examples/board-app/verify';
@@ -23,10 +24,7 @@ beforeAll(async () => {
   app = await startBoardApp({ port: 0 });
   app.serve({ issuer: runtime.baseUrl });
   keys = new LocalIdTokenKeys(process.env.ID_TOKEN_KEY_FILE as string);
-  await putBoard(runtime, {
-    boardId: 'board_reference_app',
-    orgId: 'org_demo',
-    visibility: 'PUBLIC',
+  await putPublicBoard(runtime, 'board_reference_app', 'org_demo', {
     name: 'Feature requests',
     appUrl: app.appUrl,
   });
