@@ -3,9 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { SessionView } from '#lib/domain/session';
 import type { LocalRuntime } from '#local/runtime';
-import { validBody } from '#test/support/fixtures';
+import { createdSessionView } from '#test/support/create-session-as';
 import { apiCall, testTarget } from '#test/support/local-runtime';
 import { useTestRuntime } from '#test/support/runtime-fixture';
 import { routedEvent, startWebhookReceiver, type WebhookReceiver } from '#test/support/webhook-receiver';
@@ -54,21 +53,7 @@ describe.skipIf(testTarget() === 'assembly')('docs/events.md', () => {
     const other = await apiCall(runtime, demo.apiKey, 'POST', '/api/embed/webhooks', {
       url: `${receiver.url}/other`,
     });
-    const session = await apiCall(
-      runtime,
-      demo.apiKey,
-      'POST',
-      '/api/embed/sessions',
-      validBody({ boardId: demo.publicBoardId }),
-    );
-    const view = (
-      await apiCall(
-        runtime,
-        demo.apiKey,
-        'GET',
-        `/api/embed/sessions/${(session.body.session as { id: string }).id}`,
-      )
-    ).body.session as SessionView;
+    const view = await createdSessionView(runtime, demo);
     await runtime.eventSinks[0]?.publish([
       routedEvent(view, 'session.created', { userId: demo.userId, keyId: demo.keyId }),
     ]);

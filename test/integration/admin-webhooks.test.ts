@@ -1,9 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runAdmin } from '#admin/cli';
 import { listen } from '#admin/webhooks';
-import type { SessionView } from '#lib/domain/session';
 import type { LocalRuntime } from '#local/runtime';
-import { validBody } from '#test/support/fixtures';
+import { createdSessionView } from '#test/support/create-session-as';
 import { adminEnv, apiCall, testTarget } from '#test/support/local-runtime';
 import { useTestRuntime } from '#test/support/runtime-fixture';
 import {
@@ -28,18 +27,7 @@ afterAll(async () => {
 
 const admin = (...args: string[]) => runAdmin(args, adminEnv(runtime)) as Promise<Record<string, unknown>>;
 
-async function demoSession(): Promise<SessionView> {
-  const created = await apiCall(
-    runtime,
-    demo.apiKey,
-    'POST',
-    '/api/embed/sessions',
-    validBody({ boardId: demo.publicBoardId }),
-  );
-  const id = (created.body.session as { id: string }).id;
-  return (await apiCall(runtime, demo.apiKey, 'GET', `/api/embed/sessions/${id}`)).body
-    .session as SessionView;
-}
+const demoSession = () => createdSessionView(runtime, demo);
 
 describe.skipIf(testTarget() === 'assembly')('admin webhook commands', () => {
   it('lists every tenant’s endpoints with their owner and no secret, and deletes one', async () => {

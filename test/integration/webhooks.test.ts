@@ -1,10 +1,9 @@
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TABLE_KEYS } from '#lib/definitions/tables';
-import type { SessionView } from '#lib/domain/session';
 import { createDocumentClient } from '#lib/dynamodb/client';
 import type { LocalRuntime } from '#local/runtime';
-import { validBody } from '#test/support/fixtures';
+import { createdSessionView } from '#test/support/create-session-as';
 import { apiCall, type KeyOwnerFixture, keyOwner, testTarget } from '#test/support/local-runtime';
 import { useTestRuntime } from '#test/support/runtime-fixture';
 import {
@@ -50,19 +49,7 @@ async function createEndpoint(who: KeyOwnerFixture, body: Record<string, unknown
   return { webhook: result.body.webhook as WebhookBody, secret: String(result.body.secret) };
 }
 
-async function sessionOf(who: KeyOwnerFixture): Promise<SessionView> {
-  const demo = runtime.demo as NonNullable<LocalRuntime['demo']>;
-  const created = await apiCall(
-    runtime,
-    who.apiKey,
-    'POST',
-    '/api/embed/sessions',
-    validBody({ boardId: demo.publicBoardId }),
-  );
-  expect(created.status, created.text).toBe(201);
-  const id = (created.body.session as { id: string }).id;
-  return (await apiCall(runtime, who.apiKey, 'GET', `/api/embed/sessions/${id}`)).body.session as SessionView;
-}
+const sessionOf = (who: KeyOwnerFixture) => createdSessionView(runtime, who);
 
 describe.skipIf(testTarget() === 'assembly')('webhook endpoints over HTTP', () => {
   it('creates an endpoint, showing its whsec_ secret once, and lists it without the secret', async () => {

@@ -1,3 +1,4 @@
+import type { SessionView } from '#lib/domain/session';
 import type { LocalRuntime } from '#local/runtime';
 import { validBody } from './fixtures';
 import { apiCall, ensureStatus } from './local-runtime';
@@ -31,4 +32,20 @@ export async function createSessionAs<S = { id: string; [field: string]: unknown
     token: String(result.body.sessionToken),
     embedUrl: String(result.body.embedUrl),
   };
+}
+
+/**
+ * Creates a session as `who` to set a test up (`createSessionAs`) and reads it back: its view as
+ * `GET /api/embed/sessions/{id}` answers it, as events carry it.
+ */
+export async function createdSessionView(
+  runtime: LocalRuntime,
+  who: { apiKey: string },
+): Promise<SessionView> {
+  const { session } = await createSessionAs<{ id: string }>(runtime, who);
+  const read = ensureStatus(
+    await apiCall(runtime, who.apiKey, 'GET', `/api/embed/sessions/${session.id}`),
+    200,
+  );
+  return read.body.session as SessionView;
 }

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runAdmin } from '#admin/cli';
 import type { EmbedEvent } from '#lib/domain/events';
 import { createDocumentClient } from '#lib/dynamodb/client';
-import { validBody } from '#test/support/fixtures';
+import { createSessionAs } from '#test/support/create-session-as';
 import {
   adminEnv,
   apiCall,
@@ -56,15 +56,8 @@ async function endpoint(who: KeyOwnerFixture, path: string, events?: string[]) {
 }
 
 async function createSession(who: KeyOwnerFixture, userId: string, boardId?: string): Promise<string> {
-  const created = await apiCall(
-    runtime,
-    who.apiKey,
-    'POST',
-    '/api/embed/sessions',
-    validBody({ boardId: boardId ?? runtime.demo?.publicBoardId, userId }),
-  );
-  expect(created.status, created.text).toBe(201);
-  return String((created.body.session as { id: string }).id);
+  const { session } = await createSessionAs(runtime, who, { userId, ...(boardId ? { boardId } : {}) });
+  return session.id;
 }
 
 async function revokeAll(who: KeyOwnerFixture, body: Record<string, string>): Promise<number> {
