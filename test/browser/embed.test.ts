@@ -6,7 +6,8 @@ import type { BrowserContext, Page, Request } from 'playwright-core';
 import { afterAll, expect, it } from 'vitest';
 import { FRAME_SCRIPT } from '#lib/embed/frame-script';
 import { describeInChromium, useChromium, useCustomerSite } from '#test/support/browser';
-import { createSessionCall, ensureStatus, storeSession } from '#test/support/local-runtime';
+import { createSessionAs, demoKey } from '#test/support/create-session-as';
+import { storeSession } from '#test/support/local-runtime';
 import { useTestRuntime } from '#test/support/runtime-fixture';
 
 const ARTIFACTS = join(import.meta.dirname, '../artifacts');
@@ -97,16 +98,7 @@ type FrameDocument = {
   querySelector(selector: string): { getBoundingClientRect(): { width: number } } | null;
 };
 
-async function createSession(extra: Record<string, unknown>) {
-  const result = await createSessionCall(runtime, {
-    boardId: runtime.demo?.publicBoardId,
-    userId: 'customer-42',
-    email: 'ada@example.com',
-    ...extra,
-  });
-  ensureStatus(result, 201);
-  return result.body as { sessionToken: string; embedUrl: string; session: { id: string } };
-}
+const createSession = (extra: Record<string, unknown>) => createSessionAs(runtime, demoKey(runtime), extra);
 
 /** What the host page records of the host script: its callbacks, and each height it gave the frame. */
 type HostEvent = {
@@ -212,7 +204,7 @@ describeInChromium('embed page in a real browser (Chromium)', () => {
     expect(avatarRequests.length).toBeGreaterThan(0);
     // no-referrer sends none at all; the browser default would still send the embed page's origin.
     for (const headers of avatarRequests) expect(headers.referer).toBeUndefined();
-    expect((await referers()).filter((r) => r.includes(created.sessionToken))).toEqual([]);
+    expect((await referers()).filter((r) => r.includes(created.token))).toEqual([]);
 
     mkdirSync(ARTIFACTS, { recursive: true });
     await page.screenshot({ path: join(ARTIFACTS, 'embed-page.png') });
@@ -226,7 +218,7 @@ describeInChromium('embed page in a real browser (Chromium)', () => {
     await expect.poll(() => frame.getByTestId('board-name').textContent()).toBe('Product roadmap');
     await expect.poll(() => requests.some((r) => r.url().includes('/health?avatar'))).toBe(true);
     const avatar = requests.find((r) => r.url().includes('/health?avatar')) as Request;
-    expect((await avatar.allHeaders()).referer ?? '').not.toContain(created.sessionToken);
+    expect((await avatar.allHeaders()).referer ?? '').not.toContain(created.token);
   });
 
   it('fits a phone-sized frame: no sideways scrolling, and the user’s name and plan still show', async () => {

@@ -4,6 +4,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { ID_TOKEN_CLAIMS } from '#lib/domain/id-token';
 import { HANDOFF_SCRIPT_HASH } from '#lib/embed/handoff';
 import { LocalIdTokenKeys } from '#lib/signing/local-keys';
+import { createSessionAs, demoKey } from '#test/support/create-session-as';
 import {
   apiCall,
   type CallResult,
@@ -31,19 +32,11 @@ beforeAll(async () => {
   });
 });
 
-async function newSession(extra: Record<string, unknown> = {}, headers: Record<string, string> = {}) {
-  const result = await createSessionCall(
-    runtime,
-    { boardId: 'board_with_app', userId: 'customer-42', email: 'ada@example.com', ...extra },
-    headers,
-  );
-  ensureStatus(result, 201);
-  return result.body as {
-    sessionToken: string;
-    embedUrl: string;
-    session: { id: string; expiresAt: string };
-  };
-}
+const newSession = (extra: Record<string, unknown> = {}) =>
+  createSessionAs<{ id: string; expiresAt: string }>(runtime, demoKey(runtime), {
+    boardId: 'board_with_app',
+    ...extra,
+  });
 
 /** The hidden fields of the hand-off form, and its action and method. */
 function formOf(html: string) {
@@ -72,7 +65,7 @@ async function handoffJson(token: string): Promise<{ url: string; idToken: strin
 describe('GET /embed for a board with an application', () => {
   it('answers a page that POSTs id_token to the app URL by an auto-submitting form', async () => {
     const created = await newSession();
-    const result = await call(runtime, `/embed?token=${created.sessionToken}`);
+    const result = await call(runtime, `/embed?token=${created.token}`);
     expect(result.status).toBe(200);
     expect(result.headers.get('content-type')).toBe('text/html; charset=utf-8');
     const form = formOf(result.text);
@@ -81,19 +74,19 @@ describe('GET /embed for a board with an application', () => {
     expect(Object.keys(form.fields)).toEqual(['id_token']);
     expect(await verify(form.fields.id_token as string)).toMatchObject({ sid: created.session.id });
     expect(result.text).toContain(`<script>`);
-    expect(result.text).not.toContain(created.sessionToken);
+    expect(result.text).not.toContain(created.token);
   });
 
   it('passes theme and locale to the app when the embed URL gives them', async () => {
     const created = await newSession();
-    const result = await call(runtime, `/embed?token=${created.sessionToken}&theme=dark&locale=de-AT`);
+    const result = await call(runtime, `/embed?token=${created.token}&theme=dark&locale=de-AT`);
     expect(formOf(result.text).fields).toMatchObject({ theme: 'dark', locale: 'de' });
     expect(result.text).toContain('<html lang="de" data-theme="dark">');
   });
 
   it('sends the embed page’s headers, with a CSP whose form-action names only the app’s origin', async () => {
     const created = await newSession();
-    const result = await call(runtime, `/embed?token=${created.sessionToken}`);
+    const result = await call(runtime, `/embed?token=${created.token}`);
     expect(result.headers.get('cache-control')).toBe('no-store');
     expect(result.headers.get('referrer-policy')).toBe('no-referrer');
     expect(result.headers.get('x-content-type-options')).toBe('nosniff');
@@ -112,13 +105,13 @@ describe('GET /embed for a board with an application', () => {
       embedOrigins: ['https://host.acme.test'],
     });
     const created = await newSession({ boardId: 'board_framed_app' });
-    const result = await call(runtime, `/embed?token=${created.sessionToken}`);
+    const result = await call(runtime, `/embed?token=${created.token}`);
     expect(result.headers.get('content-security-policy')).toContain('frame-ancestors https://host.acme.test');
   });
 
   it('answers {"handoff": {"url", "idToken"}} for Accept: application/json', async () => {
     const created = await newSession();
-    const result = await call(runtime, `/embed?token=${created.sessionToken}`, {
+    const result = await call(runtime, `/embed?token=${created.token}`, {
       headers: { Accept: 'application/json' },
     });
     expect(Object.keys(result.body)).toEqual(['handoff']);
@@ -139,7 +132,7 @@ describe('the ID token', () => {
       plan: 'pro',
       metadata: { team: 'core', seats: 3 },
     });
-    const { idToken } = await handoffJson(created.sessionToken);
+    const { idToken } = await handoffJson(created.token);
     const [published] = await keys.publicKeys();
     expect(decodeProtectedHeader(idToken)).toEqual({ alg: 'ES256', typ: 'JWT', kid: published?.kid });
     const claims = await verify(idToken);
@@ -162,7 +155,7 @@ describe('the ID token', () => {
 
   it('lives five minutes at most', async () => {
     const created = await newSession();
-    const claims = decodeJwt((await handoffJson(created.sessionToken)).idToken);
+    const claims = decodeJwt((await handoffJson(created.token)).idToken);
     const now = Math.floor(Date.now() / 1000);
     expect(Math.abs((claims.iat as number) - now)).toBeLessThanOrEqual(5);
     expect((claims.exp as number) - (claims.iat as number)).toBe(300);
@@ -170,7 +163,7 @@ describe('the ID token', () => {
 
   it('never outlives its session', async () => {
     const created = await newSession({ expiresInSeconds: 60 });
-    const claims = decodeJwt((await handoffJson(created.sessionToken)).idToken);
+    const claims = decodeJwt((await handoffJson(created.token)).idToken);
     expect(claims.exp).toBeLessThanOrEqual(Math.floor(Date.parse(created.session.expiresAt) / 1000));
     expect((claims.exp as number) - (claims.iat as number)).toBeLessThanOrEqual(60);
   });
@@ -178,20 +171,18 @@ describe('the ID token', () => {
   it('has a new jti on every load', async () => {
     const created = await newSession();
     const ids = new Set<unknown>();
-    for (let i = 0; i < 3; i++) ids.add(decodeJwt((await handoffJson(created.sessionToken)).idToken).jti);
+    for (let i = 0; i < 3; i++) ids.add(decodeJwt((await handoffJson(created.token)).idToken).jti);
     expect(ids.size).toBe(3);
   });
 
   it('gives one tenant’s user the same sub in every session, revealing neither user nor tenant', async () => {
-    const first = decodeJwt((await handoffJson((await newSession()).sessionToken)).idToken);
-    const second = decodeJwt((await handoffJson((await newSession({ plan: 'free' })).sessionToken)).idToken);
+    const first = decodeJwt((await handoffJson((await newSession()).token)).idToken);
+    const second = decodeJwt((await handoffJson((await newSession({ plan: 'free' })).token)).idToken);
     expect(second.sub).toBe(first.sub);
     expect(first.sid).not.toBe(second.sid);
     expect(first.sub).not.toContain('customer-42');
     expect(first.sub).not.toContain('org_demo');
-    const other = decodeJwt(
-      (await handoffJson((await newSession({ userId: 'customer-43' })).sessionToken)).idToken,
-    );
+    const other = decodeJwt((await handoffJson((await newSession({ userId: 'customer-43' })).token)).idToken);
     expect(other.sub).not.toBe(first.sub);
   });
 
@@ -205,19 +196,19 @@ describe('the ID token', () => {
     const tokenB = (created.body as { sessionToken: string }).sessionToken;
     const { idToken } = await handoffJson(tokenB);
     const claimsB = await verify(idToken, 'https://other-board.example.test');
-    const claimsA = decodeJwt((await handoffJson((await newSession()).sessionToken)).idToken);
+    const claimsA = decodeJwt((await handoffJson((await newSession()).token)).idToken);
     expect(claimsB.user_id).toBe(claimsA.user_id);
     expect(claimsB.sub).not.toBe(claimsA.sub);
   });
 
   it('holds neither the session token nor its hash', async () => {
     const created = await newSession();
-    const { idToken } = await handoffJson(created.sessionToken);
+    const { idToken } = await handoffJson(created.token);
     const decoded = JSON.stringify(decodeJwt(idToken)) + JSON.stringify(decodeProtectedHeader(idToken));
     const { createHash } = await import('node:crypto');
-    expect(decoded).not.toContain(created.sessionToken);
-    expect(decoded).not.toContain(createHash('sha256').update(created.sessionToken).digest('hex'));
-    expect(idToken).not.toContain(created.sessionToken);
+    expect(decoded).not.toContain(created.token);
+    expect(decoded).not.toContain(createHash('sha256').update(created.token).digest('hex'));
+    expect(idToken).not.toContain(created.token);
   });
 });
 
@@ -258,7 +249,7 @@ describe('refused links of a board with an application', () => {
       `/api/embed/sessions/${created.session.id}/revoke`,
     );
     expectRefusedWithoutToken(
-      await call(runtime, `/embed?token=${created.sessionToken}`),
+      await call(runtime, `/embed?token=${created.token}`),
       401,
       'This embed session has been revoked',
     );
@@ -272,10 +263,10 @@ describe('refused links of a board with an application', () => {
 
   it('refuses a link bound to another browser as before, minting no token', async () => {
     const created = await newSession({ bindToBrowser: true });
-    const first = await call(runtime, `/embed?token=${created.sessionToken}`);
+    const first = await call(runtime, `/embed?token=${created.token}`);
     expect(first.status).toBe(200);
     expect(first.headers.get('set-cookie')).toContain('__Host-embed_binding=');
-    const elsewhere = await call(runtime, `/embed?token=${created.sessionToken}`);
+    const elsewhere = await call(runtime, `/embed?token=${created.token}`);
     expect(elsewhere.status).toBe(401);
     expect(elsewhere.text).not.toMatch(JWT);
   });
@@ -284,13 +275,13 @@ describe('refused links of a board with an application', () => {
 describe('GET /embed for a board without an application', () => {
   it('keeps the built-in page: no form, no token, form-action none', async () => {
     const created = await newSession({ boardId: runtime.demo?.publicBoardId });
-    const result = await call(runtime, `/embed?token=${created.sessionToken}`);
+    const result = await call(runtime, `/embed?token=${created.token}`);
     expect(result.status).toBe(200);
     expect(result.text).toContain('id="embed-root"');
     expect(result.text).not.toContain('embed-handoff');
     expect(result.text).not.toMatch(/eyJ[A-Za-z0-9_-]+\./);
     expect(result.headers.get('content-security-policy')).toContain("form-action 'none'");
-    const json = await call(runtime, `/embed?token=${created.sessionToken}`, {
+    const json = await call(runtime, `/embed?token=${created.token}`, {
       headers: { Accept: 'application/json' },
     });
     expect(Object.keys(json.body).sort()).toEqual(['board', 'session']);

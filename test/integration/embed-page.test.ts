@@ -2,13 +2,12 @@ import { createHash, randomBytes } from 'node:crypto';
 import { DeleteCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
 import { createDocumentClient } from '#lib/dynamodb/client';
+import { createSessionAs, demoKey } from '#test/support/create-session-as';
 import {
   adminEnv,
   apiCall,
   type CallResult,
   call,
-  createSessionCall,
-  ensureStatus,
   reachableUrl,
   storeSession,
 } from '#test/support/local-runtime';
@@ -16,16 +15,8 @@ import { useTestRuntime } from '#test/support/runtime-fixture';
 
 const runtime = useTestRuntime();
 
-async function newSession(extra: Record<string, unknown> = {}) {
-  const result = await createSessionCall(runtime, {
-    boardId: runtime.demo?.publicBoardId,
-    userId: 'customer-7',
-    email: 'grace@example.com',
-    ...extra,
-  });
-  ensureStatus(result, 201);
-  return result.body as { sessionToken: string; embedUrl: string; session: { id: string } };
-}
+const newSession = (extra: Record<string, unknown> = {}) =>
+  createSessionAs(runtime, demoKey(runtime), { userId: 'customer-7', email: 'grace@example.com', ...extra });
 
 const token = () => randomBytes(24).toString('base64url');
 
@@ -63,26 +54,26 @@ describe('GET /embed with a usable token', () => {
 
   it('sends the embed security headers and no X-Frame-Options', async () => {
     const created = await newSession();
-    expectEmbedHeaders(await call(runtime, `/embed?token=${created.sessionToken}`));
+    expectEmbedHeaders(await call(runtime, `/embed?token=${created.token}`));
   });
 
   it('shows the e-mail when no name was given', async () => {
     const created = await newSession();
-    const { text } = await call(runtime, `/embed?token=${created.sessionToken}`);
+    const { text } = await call(runtime, `/embed?token=${created.token}`);
     expect(text).toContain('grace@example.com');
   });
 
   it('embeds the public context as a JSON island without the token or its hash', async () => {
     const created = await newSession({ metadata: { team: 'ops' } });
-    const { text } = await call(runtime, `/embed?token=${created.sessionToken}`);
+    const { text } = await call(runtime, `/embed?token=${created.token}`);
     const island =
       /<script type="application\/json" id="embed-context">(.*?)<\/script>/s.exec(text)?.[1] ?? '';
     const context = JSON.parse(island);
     expect(context.session.id).toBe(created.session.id);
     expect(context.session.metadata).toEqual({ team: 'ops' });
     expect(context.board).toEqual({ id: runtime.demo?.publicBoardId, name: 'Product roadmap' });
-    expect(text).not.toContain(created.sessionToken);
-    expect(text).not.toContain(createHash('sha256').update(created.sessionToken).digest('hex'));
+    expect(text).not.toContain(created.token);
+    expect(text).not.toContain(createHash('sha256').update(created.token).digest('hex'));
     expect(island).not.toContain('tokenHash');
   });
 
@@ -95,7 +86,7 @@ describe('GET /embed with a usable token', () => {
       plan: attr,
       metadata: { note: '</script><script>alert(2)</script>' },
     });
-    const { text } = await call(runtime, `/embed?token=${created.sessionToken}`);
+    const { text } = await call(runtime, `/embed?token=${created.token}`);
     expect(text).toContain('&lt;script&gt;alert(1)&lt;/script&gt;');
     expect(text).not.toContain('<script>alert');
     expect(text).not.toContain('<img src=x');
@@ -105,7 +96,7 @@ describe('GET /embed with a usable token', () => {
 
   it('answers JSON with the public context when asked for JSON', async () => {
     const created = await newSession();
-    const result = await call(runtime, `/embed?token=${created.sessionToken}`, {
+    const result = await call(runtime, `/embed?token=${created.token}`, {
       headers: { Accept: 'application/json' },
     });
     expect(result.status).toBe(200);
@@ -162,11 +153,11 @@ describe('GET /embed with an unusable token', () => {
     const env = adminEnv(runtime);
     await runAdmin(['create-board', '--board', 'short-lived', '--org', 'o', '--visibility', 'PUBLIC'], env);
     const created = await newSession({ boardId: 'short-lived' });
-    expect((await call(runtime, `/embed?token=${created.sessionToken}`)).status).toBe(200);
+    expect((await call(runtime, `/embed?token=${created.token}`)).status).toBe(200);
     const db = createDocumentClient({ endpoint: runtime.dynamoEndpoint, region: 'local' });
     await db.send(new DeleteCommand({ TableName: runtime.tables.boards, Key: { boardId: 'short-lived' } }));
     db.destroy();
-    expect((await call(runtime, `/embed?token=${created.sessionToken}`)).status).toBe(404);
+    expect((await call(runtime, `/embed?token=${created.token}`)).status).toBe(404);
   });
 
   it.each([
@@ -189,7 +180,7 @@ function bindingCookieOf(result: CallResult): string | undefined {
 describe('GET /embed for a session created with bindToBrowser', () => {
   it('binds on the first load, then opens only with the cookie it set', async () => {
     const created = await newSession({ bindToBrowser: true });
-    const path = `/embed?token=${created.sessionToken}`;
+    const path = `/embed?token=${created.token}`;
 
     const first = await call(runtime, path);
     expect(first.status).toBe(200);
@@ -218,7 +209,7 @@ describe('GET /embed for a session created with bindToBrowser', () => {
     expect(before.body.session).toMatchObject({ bindToBrowser: true, boundAt: null });
 
     const opened = Date.now();
-    await call(runtime, `/embed?token=${created.sessionToken}`);
+    await call(runtime, `/embed?token=${created.token}`);
     const after = await apiCall(runtime, apiKey, 'GET', `/api/embed/sessions/${created.session.id}`);
     const boundAt = (after.body.session as { boundAt: string }).boundAt;
     expect(Date.parse(boundAt)).toBeGreaterThanOrEqual(opened - 1000);
@@ -230,13 +221,13 @@ describe('GET /embed for a session created with bindToBrowser', () => {
   it('lets only one of several simultaneous first loads in', async () => {
     const created = await newSession({ bindToBrowser: true });
     const results = await Promise.all(
-      Array.from({ length: 5 }, () => call(runtime, `/embed?token=${created.sessionToken}`)),
+      Array.from({ length: 5 }, () => call(runtime, `/embed?token=${created.token}`)),
     );
     const statuses = results.map((result) => result.status).sort();
     expect(statuses).toEqual([200, 401, 401, 401, 401]);
     const winner = results.find((result) => result.status === 200) as CallResult;
     const secret = bindingCookieOf(winner);
-    const reload = await call(runtime, `/embed?token=${created.sessionToken}`, {
+    const reload = await call(runtime, `/embed?token=${created.token}`, {
       headers: { Cookie: `__Host-embed_binding=${secret}` },
     });
     expect(reload.status).toBe(200);
@@ -244,14 +235,14 @@ describe('GET /embed for a session created with bindToBrowser', () => {
 
   it('says "revoked" for a revoked bound link, even in the browser it is bound to', async () => {
     const created = await newSession({ bindToBrowser: true });
-    const secret = bindingCookieOf(await call(runtime, `/embed?token=${created.sessionToken}`));
+    const secret = bindingCookieOf(await call(runtime, `/embed?token=${created.token}`));
     await apiCall(
       runtime,
       runtime.demo?.apiKey as string,
       'POST',
       `/api/embed/sessions/${created.session.id}/revoke`,
     );
-    const result = await call(runtime, `/embed?token=${created.sessionToken}`, {
+    const result = await call(runtime, `/embed?token=${created.token}`, {
       headers: { Cookie: `__Host-embed_binding=${secret}` },
     });
     expect(result.status).toBe(401);
@@ -261,7 +252,7 @@ describe('GET /embed for a session created with bindToBrowser', () => {
   it('sets no cookie for a session created without bindToBrowser, however often it is opened', async () => {
     const created = await newSession();
     for (let i = 0; i < 2; i++) {
-      const result = await call(runtime, `/embed?token=${created.sessionToken}`);
+      const result = await call(runtime, `/embed?token=${created.token}`);
       expect(result.status).toBe(200);
       expect(result.headers.get('set-cookie')).toBeNull();
     }
@@ -278,10 +269,10 @@ describe('GET /embed for a board with its own embed origins', () => {
     const args = ['create-board', '--board', 'listed-board', '--org', 'o', '--visibility', 'PUBLIC'];
     await runAdmin([...args, '--embed-origins', 'https://app.acme.com, https://*.acme.com'], env);
     const listed = await newSession({ boardId: 'listed-board' });
-    expect(frameAncestors(await call(runtime, `/embed?token=${listed.sessionToken}`))).toBe(
+    expect(frameAncestors(await call(runtime, `/embed?token=${listed.token}`))).toBe(
       'https://app.acme.com https://*.acme.com',
     );
-    expect(frameAncestors(await call(runtime, `/embed?token=${(await newSession()).sessionToken}`))).toBe(
+    expect(frameAncestors(await call(runtime, `/embed?token=${(await newSession()).token}`))).toBe(
       'https: http://localhost:* http://127.0.0.1:*',
     );
     expect(frameAncestors(await call(runtime, `/embed?token=${token()}`))).toBe(
@@ -289,7 +280,7 @@ describe('GET /embed for a board with its own embed origins', () => {
     );
 
     await runAdmin([...args, '--embed-origins', ''], env);
-    expect(frameAncestors(await call(runtime, `/embed?token=${listed.sessionToken}`))).toBe(
+    expect(frameAncestors(await call(runtime, `/embed?token=${listed.token}`))).toBe(
       'https: http://localhost:* http://127.0.0.1:*',
     );
   });
@@ -298,12 +289,12 @@ describe('GET /embed for a board with its own embed origins', () => {
 describe('GET /embed with theme and locale', () => {
   it('renders the requested theme and language, and English with the system theme for anything else', async () => {
     const created = await newSession();
-    const german = await call(runtime, `/embed?token=${created.sessionToken}&theme=dark&locale=de-DE`);
+    const german = await call(runtime, `/embed?token=${created.token}&theme=dark&locale=de-DE`);
     expect(german.text).toContain('<html lang="de" data-theme="dark">');
     expect(german.text).toContain('Angemeldet als');
     const other = await call(
       runtime,
-      `/embed?token=${created.sessionToken}&theme=%22%3E%3Cscript%3E&locale=%3Cb%3Eja%3C%2Fb%3E`,
+      `/embed?token=${created.token}&theme=%22%3E%3Cscript%3E&locale=%3Cb%3Eja%3C%2Fb%3E`,
     );
     expect(other.status).toBe(200);
     expect(other.text).toContain('<html lang="en" data-theme="auto">');
@@ -324,7 +315,7 @@ describe('HEAD /embed (link unfurlers)', () => {
 
   it('answers as GET would, without a body: 200 with the page headers for a usable link', async () => {
     const created = await newSession();
-    const result = await head(`/embed?token=${created.sessionToken}`);
+    const result = await head(`/embed?token=${created.token}`);
     expect(result.status).toBe(200);
     expect(result.text).toBe('');
     expect(result.headers.get('content-type')).toBe('text/html; charset=utf-8');
@@ -348,12 +339,12 @@ describe('HEAD /embed (link unfurlers)', () => {
       'POST',
       `/api/embed/sessions/${created.session.id}/revoke`,
     );
-    expect((await head(`/embed?token=${created.sessionToken}`)).status).toBe(401);
+    expect((await head(`/embed?token=${created.token}`)).status).toBe(401);
   });
 
   it('never binds a bindToBrowser link nor sets a cookie: the first real load still binds it', async () => {
     const created = await newSession({ bindToBrowser: true });
-    const peeked = await head(`/embed?token=${created.sessionToken}`);
+    const peeked = await head(`/embed?token=${created.token}`);
     expect(peeked.status).toBe(200);
     expect(peeked.headers.get('set-cookie')).toBeNull();
     const session = await apiCall(
@@ -363,10 +354,10 @@ describe('HEAD /embed (link unfurlers)', () => {
       `/api/embed/sessions/${created.session.id}`,
     );
     expect(session.body.session).toMatchObject({ bindToBrowser: true, boundAt: null });
-    const opened = await call(runtime, `/embed?token=${created.sessionToken}`);
+    const opened = await call(runtime, `/embed?token=${created.token}`);
     expect(opened.status).toBe(200);
     expect(opened.headers.get('set-cookie')).toMatch(/^__Host-embed_binding=/);
     // A bound link, peeked at by another browser: 401, as GET would answer it.
-    expect((await head(`/embed?token=${created.sessionToken}`)).status).toBe(401);
+    expect((await head(`/embed?token=${created.token}`)).status).toBe(401);
   });
 });

@@ -49,3 +49,9 @@ export async function createdSessionView(
   );
   return read.body.session as SessionView;
 }
+
+/** The seeded demo tenant's API key, as the `who` of `createSessionAs`. */
+export function demoKey(runtime: LocalRuntime): { apiKey: string } {
+  if (!runtime.demo) throw new Error('the runtime was started without the demo data');
+  return { apiKey: runtime.demo.apiKey };
+}
