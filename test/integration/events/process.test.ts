@@ -1,42 +1,23 @@
-import { ScanCommand } from '@aws-sdk/lib-dynamodb';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { LOCAL_TABLE_NAMES } from '#lib/definitions/tables';
 import type { EventSink, RoutedEvent } from '#lib/domain/events';
 import type { StoredSession } from '#lib/domain/session';
-import { createDocumentClient } from '#lib/dynamodb/client';
 import { DynamoEventStore } from '#lib/dynamodb/events';
 import { DynamoSessionRepository, toItem } from '#lib/dynamodb/sessions';
 import { eventId } from '#lib/events/derive';
 import { processStreamRecords, sweepExpired } from '#lib/events/process';
 import { type StreamRecord, toAttributeMap } from '#lib/events/stream';
-import { ensureTables } from '#local/dynamodb';
-import { type FaultProxy, startFaultProxy } from '#test/support/fault-proxy';
 import { storedSession } from '#test/support/fixtures';
-import { startTestDynamo } from '#test/support/test-dynamo';
+import { scanItems } from '#test/support/stored-items';
+import { useTablesBehindProxy } from '#test/support/tables-behind-proxy';
 
 /**
  * The stream processor against a real DynamoDB: records in the format AWS's streams deliver them, events
  * stored once under their fixed id whatever is delivered again, failures handed back for a retry.
  */
-let dynamo: { endpoint: string; close(): Promise<void> };
-let proxy: FaultProxy;
-let db: ReturnType<typeof createDocumentClient>;
-let store: DynamoEventStore;
-let sessions: DynamoSessionRepository;
-
-beforeAll(async () => {
-  dynamo = await startTestDynamo();
-  await ensureTables(dynamo.endpoint, LOCAL_TABLE_NAMES);
-  proxy = await startFaultProxy(dynamo.endpoint);
-  db = createDocumentClient({ endpoint: proxy.endpoint, region: 'local' });
-  store = new DynamoEventStore(db, LOCAL_TABLE_NAMES.events);
-  sessions = new DynamoSessionRepository(db, LOCAL_TABLE_NAMES.sessions);
-});
-afterAll(async () => {
-  db?.destroy();
-  await proxy?.close();
-  await dynamo?.close();
-});
+const { proxy, db } = useTablesBehindProxy();
+const store = new DynamoEventStore(db, LOCAL_TABLE_NAMES.events);
+const sessions = new DynamoSessionRepository(db, LOCAL_TABLE_NAMES.sessions);
 
 let counter = 0;
 function session(overrides: Partial<StoredSession> = {}): StoredSession {
@@ -72,17 +53,8 @@ class RecordingSink implements EventSink {
   }
 }
 
-async function storedEventsOf(sessionId: string): Promise<Record<string, unknown>[]> {
-  const { Items = [] } = await db.send(
-    new ScanCommand({
-      TableName: LOCAL_TABLE_NAMES.events,
-      FilterExpression: 'sessionId = :s',
-      ExpressionAttributeValues: { ':s': sessionId },
-      ConsistentRead: true,
-    }),
-  );
-  return Items;
-}
+const storedEventsOf = (sessionId: string) =>
+  scanItems(db, LOCAL_TABLE_NAMES.events, 'sessionId = :s', { ':s': sessionId });
 
 const now = () => new Date('2026-01-02T00:00:00.000Z');
 

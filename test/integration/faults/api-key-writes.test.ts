@@ -1,12 +1,10 @@
-import { QueryCommand } from '@aws-sdk/lib-dynamodb';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { API_KEY_ID_INDEX, LOCAL_TABLE_NAMES } from '#lib/definitions/tables';
 import type { ApiKeyRecord } from '#lib/domain/api-key';
 import { DynamoApiKeyRepository } from '#lib/dynamodb/api-keys';
-import { createDocumentClient } from '#lib/dynamodb/client';
-import { ensureTables } from '#local/dynamodb';
-import { type Fault, type FaultProxy, startFaultProxy } from '#test/support/fault-proxy';
-import { startTestDynamo } from '#test/support/test-dynamo';
+import { MISSING_ANSWERS } from '#test/support/lost-answers';
+import { queryItems } from '#test/support/stored-items';
+import { useTablesBehindProxy } from '#test/support/tables-behind-proxy';
 
 /**
  * Retries converge for an API key's conditional put (the admin CLI's create-api-key, the local runtime's
@@ -14,29 +12,8 @@ import { startTestDynamo } from '#test/support/test-dynamo';
  * key this very write stored. One key, and the operator is shown it; a different key under the same
  * hash is still refused.
  */
-let dynamo: { endpoint: string; close(): Promise<void> };
-let proxy: FaultProxy;
-let db: ReturnType<typeof createDocumentClient>;
-let keys: DynamoApiKeyRepository;
-
-beforeAll(async () => {
-  dynamo = await startTestDynamo();
-  await ensureTables(dynamo.endpoint, LOCAL_TABLE_NAMES);
-  proxy = await startFaultProxy(dynamo.endpoint);
-  db = createDocumentClient({ endpoint: proxy.endpoint, region: 'local' });
-  keys = new DynamoApiKeyRepository(db, LOCAL_TABLE_NAMES.apiKeys);
-});
-afterAll(async () => {
-  db?.destroy();
-  await proxy?.close();
-  await dynamo?.close();
-});
-beforeEach(() => proxy.clear());
-
-/** The write lands, then its answer is lost once: `then` says how. */
-function lostAnswer(then: 'reset' | 'internal-error'): Fault {
-  return { kind: 'lose-answer', then };
-}
+const { proxy, db } = useTablesBehindProxy();
+const keys = new DynamoApiKeyRepository(db, LOCAL_TABLE_NAMES.apiKeys);
 
 let counter = 0;
 function record(): ApiKeyRecord {
@@ -54,24 +31,11 @@ function record(): ApiKeyRecord {
   };
 }
 
-async function keysWithId(keyId: string): Promise<Record<string, unknown>[]> {
-  const { Items = [] } = await db.send(
-    new QueryCommand({
-      TableName: LOCAL_TABLE_NAMES.apiKeys,
-      IndexName: API_KEY_ID_INDEX,
-      KeyConditionExpression: 'keyId = :k',
-      ExpressionAttributeValues: { ':k': keyId },
-    }),
-  );
-  return Items;
-}
+const keysWithId = (keyId: string) =>
+  queryItems(db, LOCAL_TABLE_NAMES.apiKeys, 'keyId = :k', { ':k': keyId }, API_KEY_ID_INDEX);
 
 describe('an API key put whose answer goes missing after it landed', () => {
-  it.each([
-    ['its answer is lost (connection reset)', lostAnswer('reset')],
-    ['its answer is lost (InternalServerError)', lostAnswer('internal-error')],
-    ['its first answer comes after the deadline', { kind: 'late-answer', delayMs: 1_500, count: 1 } as Fault],
-  ])('succeeds with the one key it stored when %s', async (_name, fault) => {
+  it.each(MISSING_ANSWERS)('succeeds with the one key it stored when %s', async (_name, fault) => {
     const key = record();
     await proxy.inject(fault, { operation: 'PutItem', table: LOCAL_TABLE_NAMES.apiKeys });
     const seen = proxy.requests.length;

@@ -1,17 +1,16 @@
-import { QueryCommand } from '@aws-sdk/lib-dynamodb';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { LOCAL_TABLE_NAMES } from '#lib/definitions/tables';
 import type { EventSink, RoutedEvent } from '#lib/domain/events';
 import type { StoredSession } from '#lib/domain/session';
-import { createDocumentClient } from '#lib/dynamodb/client';
 import { DynamoEventStore, minuteBucket } from '#lib/dynamodb/events';
 import { DynamoSessionRepository } from '#lib/dynamodb/sessions';
 import { sessionEvent } from '#lib/events/derive';
 import { sweepExpired } from '#lib/events/process';
-import { ensureTables } from '#local/dynamodb';
-import { type Fault, type FaultProxy, startFaultProxy } from '#test/support/fault-proxy';
+import type { Fault } from '#test/support/fault-proxy';
 import { storedSession } from '#test/support/fixtures';
-import { startTestDynamo } from '#test/support/test-dynamo';
+import { lostAnswer } from '#test/support/lost-answers';
+import { queryItems } from '#test/support/stored-items';
+import { useTablesBehindProxy } from '#test/support/tables-behind-proxy';
 
 /**
  * Retries converge for the events table's writes (lib/dynamodb/events.ts), on this run's engine: each
@@ -20,34 +19,8 @@ import { startTestDynamo } from '#test/support/test-dynamo';
  * Whatever happens, exactly one effect is stored: one event with the content derived, one expiry note or
  * none, the sweep's mark where the sweep left it.
  */
-let dynamo: { endpoint: string; close(): Promise<void> };
-let proxy: FaultProxy;
-/** Through the proxy: what the service uses. */
-let db: ReturnType<typeof createDocumentClient>;
-/** Straight to DynamoDB: what was really written. */
-let truth: ReturnType<typeof createDocumentClient>;
-let store: DynamoEventStore;
-
-beforeAll(async () => {
-  dynamo = await startTestDynamo();
-  await ensureTables(dynamo.endpoint, LOCAL_TABLE_NAMES);
-  proxy = await startFaultProxy(dynamo.endpoint);
-  db = createDocumentClient({ endpoint: proxy.endpoint, region: 'local' });
-  truth = createDocumentClient({ endpoint: dynamo.endpoint, region: 'local' });
-  store = new DynamoEventStore(db, LOCAL_TABLE_NAMES.events);
-});
-afterAll(async () => {
-  db?.destroy();
-  truth?.destroy();
-  await proxy?.close();
-  await dynamo?.close();
-});
-beforeEach(() => proxy.clear());
-
-/** The write lands, then its answer is lost once: `then` says how. */
-function lostAnswer(then: 'reset' | 'internal-error'): Fault {
-  return { kind: 'lose-answer', then };
-}
+const { proxy, db, truth } = useTablesBehindProxy();
+const store = new DynamoEventStore(db, LOCAL_TABLE_NAMES.events);
 
 /** A late answer: the write lands at once, its answer comes 1.5 s later, past the 1 s attempt timeout. */
 const LATE_MS = 1_500;
@@ -102,17 +75,8 @@ async function writeThrough(
     .map((r) => r.fault);
 }
 
-async function itemsUnder(pk: string): Promise<Record<string, unknown>[]> {
-  const { Items = [] } = await truth.send(
-    new QueryCommand({
-      TableName: LOCAL_TABLE_NAMES.events,
-      KeyConditionExpression: 'pk = :pk',
-      ExpressionAttributeValues: { ':pk': pk },
-      ConsistentRead: true,
-    }),
-  );
-  return Items;
-}
+/** What is really stored under this partition key of the events table. */
+const itemsUnder = (pk: string) => queryItems(truth, LOCAL_TABLE_NAMES.events, 'pk = :pk', { ':pk': pk });
 
 let counter = 0;
 function session(overrides: Partial<StoredSession> = {}): StoredSession {

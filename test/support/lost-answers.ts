@@ -1,0 +1,22 @@
+import type { Fault } from './fault-proxy';
+
+/** The write lands, then its answer is lost once: `then` says how. */
+export function lostAnswer(then: 'reset' | 'internal-error'): Fault {
+  return { kind: 'lose-answer', then };
+}
+
+/** The two ways a landed write's answer is lost, as `it.each` rows: what happens, and the fault's `then`. */
+export const LOST_ANSWER_WAYS = [
+  ['the connection is reset', 'reset'],
+  ['DynamoDB answers InternalServerError', 'internal-error'],
+] as const;
+
+/**
+ * The ways a landed write's answer goes missing that the SDK's own retry meets, as `it.each` rows: the
+ * answer is lost, or the first one comes after the attempt's deadline (1.5 s, past the 1 s timeout).
+ */
+export const MISSING_ANSWERS: Array<[string, Fault]> = [
+  ['its answer is lost (connection reset)', lostAnswer('reset')],
+  ['its answer is lost (InternalServerError)', lostAnswer('internal-error')],
+  ['its first answer comes after the deadline', { kind: 'late-answer', delayMs: 1_500, count: 1 }],
+];

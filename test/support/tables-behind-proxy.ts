@@ -1,0 +1,53 @@
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { beforeEach } from 'vitest';
+import { LOCAL_TABLE_NAMES } from '#lib/definitions/tables';
+import { createDocumentClient } from '#lib/dynamodb/client';
+import { ensureTables } from '#local/dynamodb';
+import { type FaultProxy, startFaultProxy } from './fault-proxy';
+import { lateBound, useForTests } from './late-bound';
+import { startTestDynamo } from './test-dynamo';
+
+/** The service's tables on this run's engine, with a fault proxy in front, for adapter-level fault tests. */
+export interface TablesBehindProxy {
+  proxy: FaultProxy;
+  /** Through the proxy: what the code under test uses. */
+  db: DynamoDBDocumentClient;
+  /** Straight to DynamoDB: what was really written. */
+  truth: DynamoDBDocumentClient;
+}
+
+/**
+ * The tables (`LOCAL_TABLE_NAMES`) behind a fault proxy for the tests of a file: started before them,
+ * closed after them, and the proxy's faults cleared before each test. Each member stands for its value
+ * once started, so a file may build its repositories on `db` at the top.
+ */
+export function useTablesBehindProxy(): TablesBehindProxy {
+  const tables = useForTests(
+    'the tables behind the fault proxy',
+    async () => {
+      const dynamo = await startTestDynamo();
+      await ensureTables(dynamo.endpoint, LOCAL_TABLE_NAMES);
+      const proxy = await startFaultProxy(dynamo.endpoint);
+      return {
+        proxy,
+        db: createDocumentClient({ endpoint: proxy.endpoint, region: 'local' }),
+        truth: createDocumentClient({ endpoint: dynamo.endpoint, region: 'local' }),
+        close: async () => {
+          await proxy.close();
+          await dynamo.close();
+        },
+      };
+    },
+    async (started) => {
+      started.db.destroy();
+      started.truth.destroy();
+      await started.close();
+    },
+  );
+  beforeEach(() => tables.proxy.clear());
+  return {
+    proxy: lateBound(() => tables.proxy),
+    db: lateBound(() => tables.db),
+    truth: lateBound(() => tables.truth),
+  };
+}
