@@ -1,11 +1,11 @@
-import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
 import { LOCAL_TABLE_NAMES } from '#lib/definitions/tables';
 import { hashCredential } from '#lib/domain/credentials';
-import { createDocumentClient } from '#lib/dynamodb/client';
 import { useRuntimeBehindProxy } from '#test/support/fault-suite';
 import { validBody } from '#test/support/fixtures';
 import { call, createSessionCall } from '#test/support/local-runtime';
+import { LOST_ANSWER_WAYS, lostAnswer } from '#test/support/lost-answers';
+import { scanItems } from '#test/support/stored-items';
 
 /**
  * The session's PutItem lands, but its answer is lost: the SDK retries the conditional put, which then
@@ -13,33 +13,13 @@ import { call, createSessionCall } from '#test/support/local-runtime';
  */
 const env = useRuntimeBehindProxy();
 
-async function sessionsWithToken(token: string): Promise<Record<string, unknown>[]> {
-  const db = createDocumentClient({ endpoint: env().upstream, region: 'local' });
-  try {
-    const { Items = [] } = await db.send(
-      new ScanCommand({
-        TableName: LOCAL_TABLE_NAMES.sessions,
-        FilterExpression: 'tokenHash = :h',
-        ExpressionAttributeValues: { ':h': hashCredential(token) },
-        ConsistentRead: true,
-      }),
-    );
-    return Items;
-  } finally {
-    db.destroy();
-  }
-}
+const sessionsWithToken = (token: string) =>
+  scanItems(env().upstream, LOCAL_TABLE_NAMES.sessions, 'tokenHash = :h', { ':h': hashCredential(token) });
 
 describe('when DynamoDB loses the answer to the session PutItem after the write landed', () => {
-  it.each([
-    ['the connection is reset', 'reset'],
-    ['DynamoDB answers InternalServerError', 'internal-error'],
-  ] as const)('answers 201 with the session it wrote when %s', async (_name, then) => {
+  it.each(LOST_ANSWER_WAYS)('answers 201 with the session it wrote when %s', async (_name, then) => {
     const { proxy, runtime } = env();
-    await proxy.inject(
-      { kind: 'lose-answer', then },
-      { operation: 'PutItem', table: LOCAL_TABLE_NAMES.sessions },
-    );
+    await proxy.inject(lostAnswer(then), { operation: 'PutItem', table: LOCAL_TABLE_NAMES.sessions });
     const seen = proxy.requests.length;
     const created = await createSessionCall(runtime, validBody({ boardId: runtime.demo?.publicBoardId }));
     expect(created.status, created.text).toBe(201);

@@ -1,10 +1,10 @@
-import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
 import { LOCAL_TABLE_NAMES } from '#lib/definitions/tables';
-import { createDocumentClient } from '#lib/dynamodb/client';
 import { useRuntimeBehindProxy } from '#test/support/fault-suite';
 import { validBody } from '#test/support/fixtures';
 import { apiCall, call } from '#test/support/local-runtime';
+import { LOST_ANSWER_WAYS, lostAnswer } from '#test/support/lost-answers';
+import { scanItems } from '#test/support/stored-items';
 
 /**
  * A revoke-all's cut-off write lands, but its answer is lost: the SDK sends the same write again, which
@@ -13,26 +13,12 @@ import { apiCall, call } from '#test/support/local-runtime';
 const env = useRuntimeBehindProxy();
 
 async function cutoffEntries(): Promise<string[]> {
-  const db = createDocumentClient({ endpoint: env().upstream, region: 'local' });
-  try {
-    const { Items = [] } = await db.send(
-      new ScanCommand({
-        TableName: LOCAL_TABLE_NAMES.sessions,
-        FilterExpression: 'attribute_exists(cutoffScope)',
-        ConsistentRead: true,
-      }),
-    );
-    return Items.flatMap((item) => Object.keys(item).filter((name) => name.startsWith('entry:')));
-  } finally {
-    db.destroy();
-  }
+  const items = await scanItems(env().upstream, LOCAL_TABLE_NAMES.sessions, 'attribute_exists(cutoffScope)');
+  return items.flatMap((item) => Object.keys(item).filter((name) => name.startsWith('entry:')));
 }
 
 describe('when DynamoDB loses the answer to a revoke-all’s cut-off write after it landed', () => {
-  it.each([
-    ['the connection is reset', 'reset'],
-    ['DynamoDB answers InternalServerError', 'internal-error'],
-  ] as const)('answers 200 with the count and one cut-off when %s', async (_name, then) => {
+  it.each(LOST_ANSWER_WAYS)('answers 200 with the count and one cut-off when %s', async (_name, then) => {
     const { proxy, runtime } = env();
     const demo = runtime.demo as NonNullable<typeof runtime.demo>;
     const userId = `lost-${then}`;
@@ -49,10 +35,7 @@ describe('when DynamoDB loses the answer to a revoke-all’s cut-off write after
       tokens.push(String(created.body.sessionToken));
     }
     const entriesBefore = (await cutoffEntries()).length;
-    await proxy.inject(
-      { kind: 'lose-answer', then },
-      { operation: 'UpdateItem', table: LOCAL_TABLE_NAMES.sessions },
-    );
+    await proxy.inject(lostAnswer(then), { operation: 'UpdateItem', table: LOCAL_TABLE_NAMES.sessions });
     const seen = proxy.requests.length;
     const revoked = await apiCall(runtime, demo.apiKey, 'POST', '/api/embed/sessions/revoke', { userId });
     expect(revoked.status, revoked.text).toBe(200);

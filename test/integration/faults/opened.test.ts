@@ -3,10 +3,10 @@ import { describe, expect, it } from 'vitest';
 import { LOCAL_TABLE_NAMES } from '#lib/definitions/tables';
 import type { SessionEvent } from '#lib/domain/events';
 import { createDocumentClient } from '#lib/dynamodb/client';
-import type { Fault } from '#test/support/fault-proxy';
 import { useRuntimeBehindProxy } from '#test/support/fault-suite';
 import { validBody } from '#test/support/fixtures';
 import { apiCall, type CallResult, call, createSessionCall } from '#test/support/local-runtime';
+import { MISSING_ANSWERS } from '#test/support/lost-answers';
 
 /**
  * Retries converge for the embed page's `openedAt` write (the session.opened event): its conditional
@@ -85,19 +85,8 @@ async function expectOneOpening({ id, token }: { id: string; token: string }, be
   expect(await storedOpenedAt(id)).toBe(openedAt);
 }
 
-/** The write lands, then its answer is lost once: `then` says how. */
-function lostAnswer(then: 'reset' | 'internal-error'): Fault {
-  return { kind: 'lose-answer', then };
-}
-
-const RECOGNISED: Array<[string, Fault]> = [
-  ['its answer is lost (connection reset)', lostAnswer('reset')],
-  ['its answer is lost (InternalServerError)', lostAnswer('internal-error')],
-  ['its first answer comes after the deadline', { kind: 'late-answer', delayMs: 1_500, count: 1 }],
-];
-
 describe('the first load of an embed link whose openedAt write lands but its answer goes missing', () => {
-  it.each(RECOGNISED)('answers 200 and records one opening when %s', async (name, fault) => {
+  it.each(MISSING_ANSWERS)('answers 200 and records one opening when %s', async (name, fault) => {
     const link = await newSession(`opened-${fault.kind}-${name.length}`);
     await env().proxy.inject(fault, { operation: 'UpdateItem', table: LOCAL_TABLE_NAMES.sessions });
     const seen = env().proxy.requests.length;

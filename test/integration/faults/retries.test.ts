@@ -1,10 +1,12 @@
-import { GetCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
 import { LOCAL_TABLE_NAMES } from '#lib/definitions/tables';
 import { createDocumentClient } from '#lib/dynamodb/client';
 import { useRuntimeBehindProxy } from '#test/support/fault-suite';
 import { validBody } from '#test/support/fixtures';
 import { type CallResult, call, createSessionCall } from '#test/support/local-runtime';
+import { LOST_ANSWER_WAYS, lostAnswer } from '#test/support/lost-answers';
+import { scanItems } from '#test/support/stored-items';
 
 /**
  * Retries converge: when DynamoDB applies a write and its answer is lost or comes too late, the request
@@ -39,19 +41,8 @@ async function withTable<T>(use: (db: ReturnType<typeof createDocumentClient>) =
 }
 
 /** Every stored session of this external user, read from the DynamoDB behind the proxy. */
-function sessionsOfUser(userId: string): Promise<Record<string, unknown>[]> {
-  return withTable(async (db) => {
-    const { Items = [] } = await db.send(
-      new ScanCommand({
-        TableName: LOCAL_TABLE_NAMES.sessions,
-        FilterExpression: 'userId = :u',
-        ExpressionAttributeValues: { ':u': userId },
-        ConsistentRead: true,
-      }),
-    );
-    return Items;
-  });
-}
+const sessionsOfUser = (userId: string) =>
+  scanItems(env().upstream, LOCAL_TABLE_NAMES.sessions, 'userId = :u', { ':u': userId });
 
 function storedSession(id: string): Promise<Record<string, unknown> | undefined> {
   return withTable(async (db) => {
@@ -92,15 +83,12 @@ async function expectOneSession(userId: string, answer: CallResult) {
 }
 
 describe('a keyed create whose Idempotency-Key claim was written but its answer lost', () => {
-  it.each([
-    ['the connection is reset', 'reset'],
-    ['DynamoDB answers InternalServerError', 'internal-error'],
-  ] as const)('recognises its own claim and answers 201 when %s', async (_name, then) => {
+  it.each(LOST_ANSWER_WAYS)('recognises its own claim and answers 201 when %s', async (_name, then) => {
     const userId = `lost-claim-${then}`;
-    await env().proxy.inject(
-      { kind: 'lose-answer', then },
-      { operation: 'PutItem', table: LOCAL_TABLE_NAMES.idempotency },
-    );
+    await env().proxy.inject(lostAnswer(then), {
+      operation: 'PutItem',
+      table: LOCAL_TABLE_NAMES.idempotency,
+    });
     const answers = await withRetries(keyedCreate(userId, `claim-${then}`));
     expect(answers.map((a) => a.status)).toEqual([201]);
     await expectOneSession(userId, answers[0] as CallResult);
@@ -162,10 +150,10 @@ describe('a browser-bound link whose bind was written but its answer lost', () =
   it('recognises its own binding: 200 with the cookie, and only that browser opens it later', async () => {
     const { token } = await bindingLink('lost-bind');
     const then = 'internal-error';
-    await env().proxy.inject(
-      { kind: 'lose-answer', then },
-      { operation: 'UpdateItem', table: LOCAL_TABLE_NAMES.sessions },
-    );
+    await env().proxy.inject(lostAnswer(then), {
+      operation: 'UpdateItem',
+      table: LOCAL_TABLE_NAMES.sessions,
+    });
     const first = await open(token);
     expect(first.status, first.text).toBe(200);
     const cookie = cookieOf(first);

@@ -1,10 +1,10 @@
-import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
 import { LOCAL_TABLE_NAMES } from '#lib/definitions/tables';
-import { createDocumentClient } from '#lib/dynamodb/client';
 import type { Fault } from '#test/support/fault-proxy';
 import { useRuntimeBehindProxy } from '#test/support/fault-suite';
 import { apiCall, type CallResult } from '#test/support/local-runtime';
+import { MISSING_ANSWERS } from '#test/support/lost-answers';
+import { scanItems } from '#test/support/stored-items';
 
 /**
  * Retries converge for the webhook endpoints' writes: the create's conditional put and the delete's
@@ -15,20 +15,7 @@ import { apiCall, type CallResult } from '#test/support/local-runtime';
  */
 const env = useRuntimeBehindProxy();
 
-/** The write lands, then its answer is lost once: `then` says how. */
-function lostAnswer(then: 'reset' | 'internal-error'): Fault {
-  return { kind: 'lose-answer', then };
-}
-
-const LATE_ONCE: Fault = { kind: 'late-answer', delayMs: 1_500, count: 1 };
 const LATE_ALWAYS: Fault = { kind: 'late-answer', delayMs: 1_500, count: 3 };
-
-/** Faults the SDK's own retry absorbs: the request answers as if nothing happened. */
-const ABSORBED: Array<[string, Fault]> = [
-  ['its answer is lost (connection reset)', lostAnswer('reset')],
-  ['its answer is lost (InternalServerError)', lostAnswer('internal-error')],
-  ['its first answer comes after the deadline', LATE_ONCE],
-];
 
 const apiKey = () => String(env().runtime.demo?.apiKey);
 const ownerId = () => String(env().runtime.demo?.userId);
@@ -48,22 +35,8 @@ async function listed(): Promise<string[]> {
 }
 
 /** Every item of the owner's in the webhooks table, read from the DynamoDB behind the proxy. */
-async function storedItems(): Promise<Record<string, unknown>[]> {
-  const db = createDocumentClient({ endpoint: env().upstream, region: 'local' });
-  try {
-    const { Items = [] } = await db.send(
-      new ScanCommand({
-        TableName: LOCAL_TABLE_NAMES.webhooks,
-        FilterExpression: 'ownerUserId = :o',
-        ExpressionAttributeValues: { ':o': ownerId() },
-        ConsistentRead: true,
-      }),
-    );
-    return Items;
-  } finally {
-    db.destroy();
-  }
-}
+const storedItems = () =>
+  scanItems(env().upstream, LOCAL_TABLE_NAMES.webhooks, 'ownerUserId = :o', { ':o': ownerId() });
 
 /** The endpoints stored with this URL (tombstones hold no URL). */
 async function endpointsWithUrl(url: string): Promise<Record<string, unknown>[]> {
@@ -102,7 +75,7 @@ async function expectDeleted(id: string) {
 }
 
 describe('POST /api/embed/webhooks when the endpoint put lands but its answer goes missing', () => {
-  it.each(ABSORBED)('answers 201 with the one endpoint it wrote when %s', async (_name, fault) => {
+  it.each(MISSING_ANSWERS)('answers 201 with the one endpoint it wrote when %s', async (_name, fault) => {
     const url = hookUrl('create');
     await injectOnWebhooks(fault);
     const seen = env().proxy.requests.length;
@@ -139,7 +112,7 @@ describe('DELETE /api/embed/webhooks/{id} when the tombstone lands but its answe
     return (created.body.webhook as { id: string }).id;
   }
 
-  it.each(ABSORBED)('answers 204, not 404, when %s', async (_name, fault) => {
+  it.each(MISSING_ANSWERS)('answers 204, not 404, when %s', async (_name, fault) => {
     const id = await endpoint('delete');
     await injectOnWebhooks(fault);
     const seen = env().proxy.requests.length;
