@@ -27,40 +27,32 @@ export function scanItems(
   filter?: string,
   values?: Record<string, unknown>,
 ): Promise<Record<string, unknown>[]> {
-  return withReader(from, async (db) => {
-    const { Items = [] } = await db.send(
-      new ScanCommand({
-        TableName: table,
-        FilterExpression: filter,
-        ExpressionAttributeValues: values,
-        ConsistentRead: true,
-      }),
-    );
-    return Items;
+  const command = new ScanCommand({
+    ConsistentRead: true,
+    TableName: table,
+    FilterExpression: filter,
+    ExpressionAttributeValues: values,
   });
+  return withReader(from, async (db) => (await db.send(command)).Items ?? []);
 }
 
 /**
- * The items of `table` (of its `index` when given) under `keyCondition`: strongly consistent on the
- * table itself; an index answers only eventually consistent reads.
+ * The items of `table` (of its `index` when given) whose key attributes equal `key`: strongly consistent
+ * on the table itself; an index answers only eventually consistent reads.
  */
 export function queryItems(
   from: StoreReader,
   table: string,
-  keyCondition: string,
-  values: Record<string, unknown>,
+  key: Record<string, unknown>,
   index?: string,
 ): Promise<Record<string, unknown>[]> {
-  return withReader(from, async (db) => {
-    const { Items = [] } = await db.send(
-      new QueryCommand({
-        TableName: table,
-        IndexName: index,
-        KeyConditionExpression: keyCondition,
-        ExpressionAttributeValues: values,
-        ConsistentRead: index === undefined,
-      }),
-    );
-    return Items;
+  const names = Object.keys(key);
+  const command = new QueryCommand({
+    TableName: table,
+    IndexName: index,
+    KeyConditionExpression: names.map((name) => `${name} = :${name}`).join(' AND '),
+    ExpressionAttributeValues: Object.fromEntries(names.map((name) => [`:${name}`, key[name]])),
+    ConsistentRead: index === undefined,
   });
+  return withReader(from, async (db) => (await db.send(command)).Items ?? []);
 }

@@ -31,8 +31,7 @@ function record(): ApiKeyRecord {
   };
 }
 
-const keysWithId = (keyId: string) =>
-  queryItems(db, LOCAL_TABLE_NAMES.apiKeys, 'keyId = :k', { ':k': keyId }, API_KEY_ID_INDEX);
+const keysWithId = (keyId: string) => queryItems(db, LOCAL_TABLE_NAMES.apiKeys, { keyId }, API_KEY_ID_INDEX);
 
 describe('an API key put whose answer goes missing after it landed', () => {
   it.each(MISSING_ANSWERS)('succeeds with the one key it stored when %s', async (_name, fault) => {

@@ -76,7 +76,7 @@ async function writeThrough(
 }
 
 /** What is really stored under this partition key of the events table. */
-const itemsUnder = (pk: string) => queryItems(truth, LOCAL_TABLE_NAMES.events, 'pk = :pk', { ':pk': pk });
+const itemsUnder = (pk: string) => queryItems(truth, LOCAL_TABLE_NAMES.events, { pk });
 
 let counter = 0;
 function session(overrides: Partial<StoredSession> = {}): StoredSession {
