@@ -179,33 +179,24 @@ describe('POST /api/embed/sessions: what is stored', () => {
 });
 
 describe('POST /api/embed/sessions: authentication (401)', () => {
+  const HOW_TO_SEND = 'Send your API key as `Authorization: Bearer <key>`';
+  const INVALID = 'The API key is invalid';
   it.each([
-    ['no Authorization header', {}],
-    ['an empty Authorization header', { Authorization: '' }],
-    ['a non-Bearer scheme', { Authorization: 'Basic dXNlcjpwYXNz' }],
-    ['a key without scheme', { Authorization: `esk_${'A'.repeat(43)}` }],
-  ])('returns 401 saying how to send the key for %s', async (_name, headers) => {
+    ['no Authorization header', {}, HOW_TO_SEND],
+    ['an empty Authorization header', { Authorization: '' }, HOW_TO_SEND],
+    ['a non-Bearer scheme', { Authorization: 'Basic dXNlcjpwYXNz' }, HOW_TO_SEND],
+    ['a key without scheme', { Authorization: `esk_${'A'.repeat(43)}` }, HOW_TO_SEND],
+    ['a malformed key', { Authorization: 'Bearer not-a-key' }, INVALID],
+    ['an unknown key', { Authorization: `Bearer esk_${'A'.repeat(43)}` }, INVALID],
+  ])('returns 401 with a Bearer challenge for %s: %s', async (_name, headers, message) => {
     const result = await call(runtime, '/api/embed/sessions', {
       method: 'POST',
       headers: { 'Content-Type': 'application/json', ...headers },
       body: JSON.stringify(valid()),
     });
     expectJsonError(result, 401, 'Unauthorized');
-    expect(result.body.message).toBe('Send your API key as `Authorization: Bearer <key>`');
+    expect(result.body.message).toBe(message);
     expect(result.headers.get('www-authenticate')).toBe('Bearer');
-  });
-
-  it.each([
-    ['a malformed key', { Authorization: 'Bearer not-a-key' }],
-    ['an unknown key', { Authorization: `Bearer esk_${'A'.repeat(43)}` }],
-  ])('returns 401 "The API key is invalid" for %s', async (_name, headers) => {
-    const result = await call(runtime, '/api/embed/sessions', {
-      method: 'POST',
-      headers: { 'Content-Type': 'application/json', ...headers },
-      body: JSON.stringify(valid()),
-    });
-    expectJsonError(result, 401, 'Unauthorized');
-    expect(result.body.message).toBe('The API key is invalid');
   });
 
   it.each(['bearer', 'BEARER', 'BeArEr'])('accepts the %s scheme in any case', async (scheme) => {
