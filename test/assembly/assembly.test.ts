@@ -14,23 +14,29 @@ import type { Json } from './template';
 const ROOT = join(import.meta.dirname, '..', '..');
 const onAssembly = testTarget() === 'assembly';
 
-async function newKey(runtime: AssemblyRuntime): Promise<{ apiKey: string; keyId: string }> {
+/** Runs an admin use case on the runtime's API keys table, with a client of its own. */
+async function onApiKeys<T>(
+  runtime: AssemblyRuntime,
+  use: (deps: Parameters<typeof createApiKey>[0]) => Promise<T>,
+): Promise<T> {
   const db = createDocumentClient({ endpoint: runtime.dynamoEndpoint, region: 'local' });
   try {
-    return await createApiKey(
-      {
-        apiKeys: new DynamoApiKeyRepository(db, runtime.tables.apiKeys),
-        throttling: RECORD_ONLY_THROTTLING,
-        clock: systemClock,
-        random: cryptoRandom,
-      },
-      String(runtime.demo?.userId),
-      null,
-    );
+    const apiKeys = new DynamoApiKeyRepository(db, runtime.tables.apiKeys);
+    return await use({
+      apiKeys,
+      throttling: RECORD_ONLY_THROTTLING,
+      clock: systemClock,
+      random: cryptoRandom,
+    });
   } finally {
     db.destroy();
   }
 }
+
+const newKey = (runtime: AssemblyRuntime) =>
+  onApiKeys(runtime, (deps) => createApiKey(deps, String(runtime.demo?.userId), null));
+const revokeKey = (runtime: AssemblyRuntime, keyId: string) =>
+  onApiKeys(runtime, (deps) => revokeApiKey(deps, keyId));
 
 function createCall(runtime: AssemblyRuntime, apiKey: string | undefined) {
   return fetch(`${runtime.baseUrl}/api/embed/sessions`, {
@@ -100,36 +106,12 @@ describe.runIf(onAssembly)('the synthesized assembly, served as deployed', () =>
   it('keeps a revoked key working until the authorizer result TTL of the template passes', async () => {
     const { apiKey, keyId } = await newKey(runtime);
     expect((await createCall(runtime, apiKey)).status).toBe(201);
-    const db = createDocumentClient({ endpoint: runtime.dynamoEndpoint, region: 'local' });
-    try {
-      await revokeApiKey(
-        {
-          apiKeys: new DynamoApiKeyRepository(db, runtime.tables.apiKeys),
-          throttling: RECORD_ONLY_THROTTLING,
-          clock: systemClock,
-        },
-        keyId,
-      );
-    } finally {
-      db.destroy();
-    }
+    await revokeKey(runtime, keyId);
     // The cached Allow policy (TTL 300 s in cdk.json) still lets the revoked key through: the revocation delay.
     expect((await createCall(runtime, apiKey)).status).toBe(201);
     // A key revoked before its first use was never cached: refused at once.
     const fresh = await newKey(runtime);
-    const db2 = createDocumentClient({ endpoint: runtime.dynamoEndpoint, region: 'local' });
-    try {
-      await revokeApiKey(
-        {
-          apiKeys: new DynamoApiKeyRepository(db2, runtime.tables.apiKeys),
-          throttling: RECORD_ONLY_THROTTLING,
-          clock: systemClock,
-        },
-        fresh.keyId,
-      );
-    } finally {
-      db2.destroy();
-    }
+    await revokeKey(runtime, fresh.keyId);
     expect((await createCall(runtime, fresh.apiKey)).status).toBe(401);
   });
 
