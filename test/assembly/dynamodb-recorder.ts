@@ -1,6 +1,7 @@
 import { once } from 'node:events';
-import { createServer, request, type Server } from 'node:http';
+import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { forwardTo, sendAnswer } from '#test/support/upstream';
 import { type Check, checksFor, type Decision, evaluate } from './iam';
 import type { Json } from './template';
 
@@ -97,21 +98,10 @@ export async function startDynamoRecorder(options: {
           );
           return;
         }
-        const forward = request(
-          {
-            host: target.hostname,
-            port: target.port,
-            method: req.method,
-            path: req.url,
-            headers: { ...req.headers, host: target.host },
-          },
-          (upstream) => {
-            res.writeHead(upstream.statusCode ?? 502, upstream.headers);
-            upstream.pipe(res);
-          },
+        forwardTo(target, req, body).then(
+          (answer) => sendAnswer(res, answer),
+          () => res.destroy(),
         );
-        forward.on('error', () => res.destroy());
-        forward.end(body);
       });
     });
   }

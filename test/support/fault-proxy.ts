@@ -2,7 +2,7 @@ import { once } from 'node:events';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { listenOnFreePort } from './listen';
-import { forwardTo, readAll, type UpstreamAnswer } from './upstream';
+import { forwardTo, readAll, sendAnswer as send } from './upstream';
 
 /**
  * What the proxy does to the DynamoDB requests a fault applies to:
@@ -187,16 +187,6 @@ export async function startFaultProxy(upstream: string): Promise<FaultProxy> {
       if (server.listening) await new Promise((resolve) => server.close(resolve));
     },
   };
-}
-
-type Answer = UpstreamAnswer;
-
-function send(res: ServerResponse, answer: Answer): void {
-  const headers = { ...answer.headers };
-  delete headers['transfer-encoding'];
-  headers['content-length'] = String(answer.body.length);
-  res.writeHead(answer.status, headers);
-  res.end(answer.body);
 }
 
 function answerError(res: ServerResponse, status: number, type: string, message: string): void {

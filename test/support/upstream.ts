@@ -1,4 +1,4 @@
-import { type IncomingMessage, request } from 'node:http';
+import { type IncomingMessage, request, type ServerResponse } from 'node:http';
 
 /** An upstream answer, read whole. */
 export interface UpstreamAnswer {
@@ -35,4 +35,13 @@ export function forwardTo(target: URL, req: IncomingMessage, body: Buffer): Prom
     forwarded.on('error', reject);
     forwarded.end(body);
   });
+}
+
+/** Answers a proxied request with an upstream answer read whole (its length set, no chunked encoding). */
+export function sendAnswer(res: ServerResponse, answer: UpstreamAnswer): void {
+  const headers = { ...answer.headers };
+  delete headers['transfer-encoding'];
+  headers['content-length'] = String(answer.body.length);
+  res.writeHead(answer.status, headers);
+  res.end(answer.body);
 }
