@@ -1,7 +1,12 @@
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { HOST_SCRIPT_VERSION } from '#lib/embed/host-script';
-import { describeInChromium, useChromium, useCustomerSite } from '#test/support/browser';
+import {
+  describeInChromium,
+  recordingMountOptions,
+  useChromium,
+  useCustomerSite,
+} from '#test/support/browser';
 import { createSessionCall, ensureStatus } from '#test/support/local-runtime';
 import { putPublicBoard } from '#test/support/public-board';
 import { useTestRuntime } from '#test/support/runtime-fixture';
@@ -64,14 +69,7 @@ window.readyMessages = [];
 addEventListener('message', (event) => {
   if (event.data && event.data.type === 'ready') readyMessages.push(event.origin);
 });
-EmbedSession.mount('#board', {
-  url: ${JSON.stringify(embedUrl)},
-  onReady: (detail) => embedEvents.push({ type: 'ready', detail }),
-  onResize: (height) => embedEvents.push({ type: 'resize', height }),
-  onExpired: () => embedEvents.push({ type: 'expired' }),
-  onRevoked: () => embedEvents.push({ type: 'revoked' }),
-  onError: (detail) => embedEvents.push({ type: 'error', detail }),
-});
+EmbedSession.mount('#board', ${recordingMountOptions(embedUrl)});
 </script>`;
 }
 

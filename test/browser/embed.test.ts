@@ -5,7 +5,12 @@ import { join } from 'node:path';
 import type { BrowserContext, Page, Request } from 'playwright-core';
 import { afterAll, expect, it } from 'vitest';
 import { FRAME_SCRIPT } from '#lib/embed/frame-script';
-import { describeInChromium, useChromium, useCustomerSite } from '#test/support/browser';
+import {
+  describeInChromium,
+  recordingMountOptions,
+  useChromium,
+  useCustomerSite,
+} from '#test/support/browser';
 import { createSessionAs, demoKey } from '#test/support/create-session-as';
 import { storeSession } from '#test/support/local-runtime';
 import { useTestRuntime } from '#test/support/runtime-fixture';
@@ -132,14 +137,7 @@ window.hostFrames = 0;
 addEventListener('message', (event) => {
   if (event.data && event.data.source === 'embed-session') rawMessages.push(event.data);
 });
-const handle = EmbedSession.mount('#board', {
-  url: ${JSON.stringify(embedUrl)},
-  onReady: (detail) => embedEvents.push({ type: 'ready', detail }),
-  onResize: (height) => embedEvents.push({ type: 'resize', height }),
-  onExpired: () => embedEvents.push({ type: 'expired' }),
-  onRevoked: () => embedEvents.push({ type: 'revoked' }),
-  onError: (detail) => embedEvents.push({ type: 'error', detail }),
-});
+const handle = EmbedSession.mount('#board', ${recordingMountOptions(embedUrl)});
 new MutationObserver(() => heights.push({ height: handle.iframe.style.height, frame: hostFrames }))
   .observe(handle.iframe, { attributes: true, attributeFilter: ['style'] });
 </script>`;

@@ -50,6 +50,21 @@ export function useChromium(): Browser {
   return useForTests('the browser', launchChromium, (browser) => browser.close());
 }
 
+/**
+ * The options of `EmbedSession.mount` for `embedUrl`, as page script: every callback pushes what it got
+ * to `window.embedEvents` (which the page creates), for the test to read.
+ */
+export function recordingMountOptions(embedUrl: string): string {
+  return `{
+  url: ${JSON.stringify(embedUrl)},
+  onReady: (detail) => embedEvents.push({ type: 'ready', detail }),
+  onResize: (height) => embedEvents.push({ type: 'resize', height }),
+  onExpired: () => embedEvents.push({ type: 'expired' }),
+  onRevoked: () => embedEvents.push({ type: 'revoked' }),
+  onError: (detail) => embedEvents.push({ type: 'error', detail }),
+}`;
+}
+
 /** A customer's site: pages on `http://localhost:{port}`, another site than the service on 127.0.0.1. */
 export interface CustomerSite {
   /** The site's origin, once it has started. */
