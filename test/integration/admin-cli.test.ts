@@ -239,72 +239,57 @@ describe('admin CLI: a DynamoDB that is not running', () => {
   });
 });
 
-describe('admin CLI: a board’s embed origins', () => {
-  const board = ['create-board', '--board', 'cli-framed', '--org', 'org-cli', '--visibility', 'PUBLIC'];
+describe('admin CLI: a board’s embed origins, own application and logout URL', () => {
+  /** A board of its own for each setting, so that the rows do not meet. */
+  const board = (option: string) => [
+    'create-board',
+    '--board',
+    `cli${option}`,
+    '--org',
+    'org-cli',
+    '--visibility',
+    'PUBLIC',
+  ];
+  const origins = ['https://app.acme.com', 'https://*.acme.com'];
+  const appUrl = 'http://127.0.0.1:3001/';
+  const logoutUrl = 'http://127.0.0.1:3001/backchannel-logout';
 
-  it('sets, keeps and clears the origins allowed to frame a board', async () => {
-    const set = await admin(...board, '--embed-origins', 'https://app.acme.com,https://*.acme.com');
-    expect(set.code).toBe(0);
-    expect(JSON.parse(set.stdout).embedOrigins).toEqual(['https://app.acme.com', 'https://*.acme.com']);
-
-    const renamed = await admin(...board, '--name', 'Renamed');
-    expect(JSON.parse(renamed.stdout)).toMatchObject({
-      name: 'Renamed',
-      embedOrigins: ['https://app.acme.com', 'https://*.acme.com'],
-    });
-
-    const cleared = await admin(...board, '--embed-origins', '');
-    expect(cleared.code).toBe(0);
-    expect(JSON.parse(cleared.stdout)).not.toHaveProperty('embedOrigins');
-  });
-
-  it('refuses an entry that is no origin, naming it, and changes nothing', async () => {
-    const result = await admin(...board, '--embed-origins', 'https://ok.acme.com,https://acme.com/path');
-    expect(result.code).toBe(1);
-    expect(result.stdout).toBe('');
-    expect(result.stderr).toContain('"https://acme.com/path"');
-  });
-});
-
-describe('admin CLI: a board’s own application', () => {
-  const board = ['create-board', '--board', 'cli-app', '--org', 'org-cli', '--visibility', 'PUBLIC'];
-
-  it('sets, keeps and clears the app URL; loopback http is accepted against the local runtime', async () => {
-    const set = await admin(...board, '--app-url', 'http://127.0.0.1:3001/');
-    expect(set.code).toBe(0);
-    expect(JSON.parse(set.stdout).appUrl).toBe('http://127.0.0.1:3001/');
-
-    const renamed = await admin(...board, '--name', 'Renamed');
-    expect(JSON.parse(renamed.stdout)).toMatchObject({ name: 'Renamed', appUrl: 'http://127.0.0.1:3001/' });
-
-    const cleared = await admin(...board, '--app-url', '');
-    expect(cleared.code).toBe(0);
-    expect(JSON.parse(cleared.stdout)).not.toHaveProperty('appUrl');
-  });
-
-  it('refuses an app URL on plain http off loopback, and changes nothing', async () => {
-    const result = await admin(...board, '--app-url', 'http://board.acme.com/');
-    expect(result.code).toBe(1);
-    expect(result.stdout).toBe('');
-    expect(result.stderr).toContain('https');
-  });
-
-  it('sets, keeps and clears the logout URL, with the app URL’s rule', async () => {
-    const url = 'http://127.0.0.1:3001/backchannel-logout';
-    const set = await admin(...board, '--logout-url', url);
+  it.each([
+    ['the origins allowed to frame it', '--embed-origins', origins.join(','), 'embedOrigins', origins],
+    ['its app URL, loopback http accepted against the local runtime', '--app-url', appUrl, 'appUrl', appUrl],
+    ['its logout URL, with the app URL’s rule', '--logout-url', logoutUrl, 'logoutUrl', logoutUrl],
+  ])('sets, keeps through a rename and clears %s', async (_what, option, value, property, stored) => {
+    const set = await admin(...board(option), option, value);
     expect(set.code, set.stderr).toBe(0);
-    expect(JSON.parse(set.stdout).logoutUrl).toBe(url);
+    expect(JSON.parse(set.stdout)[property]).toEqual(stored);
 
-    const kept = await admin(...board, '--name', 'Kept');
-    expect(JSON.parse(kept.stdout)).toMatchObject({ name: 'Kept', logoutUrl: url });
+    const renamed = await admin(...board(option), '--name', 'Renamed');
+    expect(JSON.parse(renamed.stdout)).toMatchObject({ name: 'Renamed', [property]: stored });
 
-    const refused = await admin(...board, '--logout-url', 'http://board.acme.com/logout');
-    expect(refused.code).toBe(1);
-    expect(refused.stderr).toContain('a logout URL must use https');
-
-    const cleared = await admin(...board, '--logout-url', '');
+    const cleared = await admin(...board(option), option, '');
     expect(cleared.code).toBe(0);
-    expect(JSON.parse(cleared.stdout)).not.toHaveProperty('logoutUrl');
+    expect(JSON.parse(cleared.stdout)).not.toHaveProperty(property);
+  });
+
+  it.each([
+    [
+      'an entry that is no origin, naming it',
+      '--embed-origins',
+      'https://ok.acme.com,https://acme.com/path',
+      '"https://acme.com/path"',
+    ],
+    ['an app URL on plain http off loopback', '--app-url', 'http://board.acme.com/', 'https'],
+    [
+      'a logout URL on plain http off loopback',
+      '--logout-url',
+      'http://board.acme.com/logout',
+      'a logout URL must use https',
+    ],
+  ])('refuses %s, and changes nothing', async (_what, option, value, message) => {
+    const result = await admin(...board(option), option, value);
+    expect(result.code).toBe(1);
+    expect(result.stdout).toBe('');
+    expect(result.stderr).toContain(message);
   });
 });
 
