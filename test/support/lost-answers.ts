@@ -12,6 +12,12 @@ export const LOST_ANSWER_WAYS = [
 ] as const;
 
 /**
+ * Every attempt's write lands and its answer comes after the attempt's deadline (1.5 s, past the 1 s
+ * timeout), so the SDK runs out of attempts on writes that all happened.
+ */
+export const LATE_ON_EVERY_ATTEMPT: Fault = { kind: 'late-answer', delayMs: 1_500, count: 3 };
+
+/**
  * The ways a landed write's answer goes missing that the SDK's own retry meets, as `it.each` rows: the
  * answer is lost, or the first one comes after the attempt's deadline (1.5 s, past the 1 s timeout).
  */

@@ -6,7 +6,7 @@ import { createDocumentClient } from '#lib/dynamodb/client';
 import { useRuntimeBehindProxy } from '#test/support/fault-suite';
 import { validBody } from '#test/support/fixtures';
 import { apiCall, type CallResult, call, createSessionCall } from '#test/support/local-runtime';
-import { MISSING_ANSWERS } from '#test/support/lost-answers';
+import { LATE_ON_EVERY_ATTEMPT, MISSING_ANSWERS } from '#test/support/lost-answers';
 
 /**
  * Retries converge for the embed page's `openedAt` write (the session.opened event): its conditional
@@ -102,10 +102,10 @@ describe('the first load of an embed link whose openedAt write lands but its ans
 
   it('answers 503 when every answer is late, and the next load is 200 with that opening, unwritten again', async () => {
     const link = await newSession('opened-all-late');
-    await env().proxy.inject(
-      { kind: 'late-answer', delayMs: 1_500, count: 3 },
-      { operation: 'UpdateItem', table: LOCAL_TABLE_NAMES.sessions },
-    );
+    await env().proxy.inject(LATE_ON_EVERY_ATTEMPT, {
+      operation: 'UpdateItem',
+      table: LOCAL_TABLE_NAMES.sessions,
+    });
     const before = Date.now();
     const first: CallResult = await load(link.token);
     const after = Date.now();

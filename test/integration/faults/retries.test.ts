@@ -2,10 +2,11 @@ import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
 import { LOCAL_TABLE_NAMES } from '#lib/definitions/tables';
 import { createDocumentClient } from '#lib/dynamodb/client';
+import type { Fault } from '#test/support/fault-proxy';
 import { useRuntimeBehindProxy } from '#test/support/fault-suite';
 import { validBody } from '#test/support/fixtures';
 import { type CallResult, call, createSessionCall } from '#test/support/local-runtime';
-import { LOST_ANSWER_WAYS, lostAnswer } from '#test/support/lost-answers';
+import { LATE_ON_EVERY_ATTEMPT, LOST_ANSWER_WAYS, lostAnswer } from '#test/support/lost-answers';
 import { scanItems } from '#test/support/stored-items';
 
 /**
@@ -13,6 +14,10 @@ import { scanItems } from '#test/support/stored-items';
  * or its retry (honouring `Retry-After`) ends in exactly one effect, the one the caller asked for.
  */
 const env = useRuntimeBehindProxy();
+
+/** Injects `fault` on the `operation` requests to `table`, behind the runtime. */
+const inject = (fault: Fault, operation: string, table: string) =>
+  env().proxy.inject(fault, { operation, table });
 
 /** How many times a caller tries in all before it gives up: a retry must converge within them. */
 const MAX_TRIES = 4;
@@ -85,10 +90,7 @@ async function expectOneSession(userId: string, answer: CallResult) {
 describe('a keyed create whose Idempotency-Key claim was written but its answer lost', () => {
   it.each(LOST_ANSWER_WAYS)('recognises its own claim and answers 201 when %s', async (_name, then) => {
     const userId = `lost-claim-${then}`;
-    await env().proxy.inject(lostAnswer(then), {
-      operation: 'PutItem',
-      table: LOCAL_TABLE_NAMES.idempotency,
-    });
+    await inject(lostAnswer(then), 'PutItem', LOCAL_TABLE_NAMES.idempotency);
     const answers = await withRetries(keyedCreate(userId, `claim-${then}`));
     expect(answers.map((a) => a.status)).toEqual([201]);
     await expectOneSession(userId, answers[0] as CallResult);
@@ -99,10 +101,7 @@ describe('a keyed create whose session write lands but answers after the deadlin
   it('answers 503, and its retry meets its own session: one session, its 201', async () => {
     const userId = 'late-session-write';
     // Every attempt of the SDK is late, so the request runs out of attempts: 503.
-    await env().proxy.inject(
-      { kind: 'late-answer', delayMs: 1_500, count: 3 },
-      { operation: 'PutItem', table: LOCAL_TABLE_NAMES.sessions },
-    );
+    await inject(LATE_ON_EVERY_ATTEMPT, 'PutItem', LOCAL_TABLE_NAMES.sessions);
     const answers = await withRetries(keyedCreate(userId, 'late-session'));
     expect(answers[0]?.status, answers[0]?.text).toBe(503);
     const last = answers.at(-1) as CallResult;
@@ -119,10 +118,7 @@ describe('a keyed create whose session write lands but answers after the deadlin
 describe('a keyed create whose Idempotency-Key claim answers after the deadline', () => {
   it('ends in one session and its 201 within the retries', async () => {
     const userId = 'late-claim';
-    await env().proxy.inject(
-      { kind: 'late-answer', delayMs: 1_500, count: 3 },
-      { operation: 'PutItem', table: LOCAL_TABLE_NAMES.idempotency },
-    );
+    await inject(LATE_ON_EVERY_ATTEMPT, 'PutItem', LOCAL_TABLE_NAMES.idempotency);
     const answers = await withRetries(keyedCreate(userId, 'late-claim'));
     await expectOneSession(userId, answers.at(-1) as CallResult);
   });
@@ -150,10 +146,7 @@ describe('a browser-bound link whose bind was written but its answer lost', () =
   it('recognises its own binding: 200 with the cookie, and only that browser opens it later', async () => {
     const { token } = await bindingLink('lost-bind');
     const then = 'internal-error';
-    await env().proxy.inject(lostAnswer(then), {
-      operation: 'UpdateItem',
-      table: LOCAL_TABLE_NAMES.sessions,
-    });
+    await inject(lostAnswer(then), 'UpdateItem', LOCAL_TABLE_NAMES.sessions);
     const first = await open(token);
     expect(first.status, first.text).toBe(200);
     const cookie = cookieOf(first);
@@ -164,10 +157,7 @@ describe('a browser-bound link whose bind was written but its answer lost', () =
 
   it('answers 503 leaving no binding behind when every answer is late, and the next load binds', async () => {
     const { token, id } = await bindingLink('late-bind');
-    await env().proxy.inject(
-      { kind: 'late-answer', delayMs: 1_500, count: 3 },
-      { operation: 'UpdateItem', table: LOCAL_TABLE_NAMES.sessions },
-    );
+    await inject(LATE_ON_EVERY_ATTEMPT, 'UpdateItem', LOCAL_TABLE_NAMES.sessions);
     const first = await open(token);
     expect(first.status, first.text).toBe(503);
     expect(first.headers.get('retry-after')).toBe('2');

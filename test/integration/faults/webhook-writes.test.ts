@@ -3,7 +3,7 @@ import { LOCAL_TABLE_NAMES } from '#lib/definitions/tables';
 import type { Fault } from '#test/support/fault-proxy';
 import { useRuntimeBehindProxy } from '#test/support/fault-suite';
 import { apiCall, type CallResult } from '#test/support/local-runtime';
-import { MISSING_ANSWERS } from '#test/support/lost-answers';
+import { LATE_ON_EVERY_ATTEMPT, MISSING_ANSWERS } from '#test/support/lost-answers';
 import { scanItems } from '#test/support/stored-items';
 
 /**
@@ -14,8 +14,6 @@ import { scanItems } from '#test/support/stored-items';
  * Exactly one endpoint, or none, is left.
  */
 const env = useRuntimeBehindProxy();
-
-const LATE_ALWAYS: Fault = { kind: 'late-answer', delayMs: 1_500, count: 3 };
 
 const apiKey = () => String(env().runtime.demo?.apiKey);
 const ownerId = () => String(env().runtime.demo?.userId);
@@ -89,7 +87,7 @@ describe('POST /api/embed/webhooks when the endpoint put lands but its answer go
   it('answers 503 when every answer is late, and a retry with the same Idempotency-Key answers that endpoint', async () => {
     const url = hookUrl('create-late');
     const key = { 'Idempotency-Key': `hook-late-${counter}` };
-    await injectOnWebhooks(LATE_ALWAYS);
+    await injectOnWebhooks(LATE_ON_EVERY_ATTEMPT);
     const first = await create(url, key);
     expect(first.status, first.text).toBe(503);
     expect(first.headers.get('retry-after')).toBe('2');
@@ -126,7 +124,7 @@ describe('DELETE /api/embed/webhooks/{id} when the tombstone lands but its answe
 
   it('answers 503 when every answer is late, and the caller’s retry answers 204', async () => {
     const id = await endpoint('delete-late');
-    await injectOnWebhooks(LATE_ALWAYS);
+    await injectOnWebhooks(LATE_ON_EVERY_ATTEMPT);
     const first = await remove(id);
     expect(first.status, first.text).toBe(503);
     expect(first.headers.get('retry-after')).toBe('2');
