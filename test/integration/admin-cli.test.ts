@@ -122,17 +122,21 @@ describe('admin CLI', () => {
     }
   });
 
+  /**
+   * AWS as the CLI sees it in production, but with no credentials: should the CLI wrongly try a call,
+   * it goes to a closed local port, never to AWS.
+   */
+  const AWS_GOING_NOWHERE = {
+    AWS_REGION: 'eu-west-1',
+    AWS_ENDPOINT_URL: 'http://127.0.0.1:9',
+    AWS_EC2_METADATA_DISABLED: 'true',
+    AWS_CONFIG_FILE: join(ROOT, 'no-such-aws-config'),
+    AWS_SHARED_CREDENTIALS_FILE: join(ROOT, 'no-such-aws-credentials'),
+  };
+
   it('refuses to guess table names against AWS: exits 2 naming the missing variable, before any call', async () => {
-    // No DYNAMODB_ENDPOINT, no table names and no credentials. Should the CLI wrongly try a call anyway,
-    // it goes to a closed local port, never to AWS.
-    const awsWithoutTables = {
-      AWS_REGION: 'eu-west-1',
-      AWS_ENDPOINT_URL: 'http://127.0.0.1:9',
-      AWS_ENDPOINT_URL_DYNAMODB: 'http://127.0.0.1:9',
-      AWS_EC2_METADATA_DISABLED: 'true',
-      AWS_CONFIG_FILE: join(ROOT, 'no-such-aws-config'),
-      AWS_SHARED_CREDENTIALS_FILE: join(ROOT, 'no-such-aws-credentials'),
-    };
+    // No DYNAMODB_ENDPOINT and no table names.
+    const awsWithoutTables = { ...AWS_GOING_NOWHERE, AWS_ENDPOINT_URL_DYNAMODB: 'http://127.0.0.1:9' };
     for (const [args, variable] of [
       [['list-boards'], 'BOARDS_TABLE'],
       [['list-api-keys'], 'API_KEYS_TABLE'],
@@ -149,15 +153,7 @@ describe('admin CLI', () => {
   });
 
   it('refuses API key commands against AWS without USAGE_PLAN_ID: exits 2 before any call', async () => {
-    // As above: should the CLI wrongly call anything, the call goes to a closed local port.
-    const awsWithoutPlan = {
-      AWS_REGION: 'eu-west-1',
-      API_KEYS_TABLE: 'keys-prod',
-      AWS_ENDPOINT_URL: 'http://127.0.0.1:9',
-      AWS_EC2_METADATA_DISABLED: 'true',
-      AWS_CONFIG_FILE: join(ROOT, 'no-such-aws-config'),
-      AWS_SHARED_CREDENTIALS_FILE: join(ROOT, 'no-such-aws-credentials'),
-    };
+    const awsWithoutPlan = { ...AWS_GOING_NOWHERE, API_KEYS_TABLE: 'keys-prod' };
     const result = await cli(['create-api-key', '--user', 'u'], awsWithoutPlan, 20_000);
     expect(result.code, result.stderr).toBe(2);
     expect(result.stdout).toBe('');
