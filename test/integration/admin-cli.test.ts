@@ -39,18 +39,13 @@ function admin(...args: string[]): Promise<CliResult> {
   return cli(args, { DYNAMODB_ENDPOINT: runtime.dynamoEndpoint });
 }
 
+/** Runs the admin CLI against the local runtime with the words of a command line (none holds a space). */
+const adminLine = (line: string) => admin(...line.split(' '));
+
 describe('admin CLI', () => {
   it('creates a board, a membership and a key that together let a caller create a session', async () => {
-    const board = await admin(
-      'create-board',
-      '--board',
-      'cli-board',
-      '--org',
-      'org-cli',
-      '--visibility',
-      'PRIVATE',
-      '--name',
-      'CLI',
+    const board = await adminLine(
+      'create-board --board cli-board --org org-cli --visibility PRIVATE --name CLI',
     );
     expect(board.code).toBe(0);
     expect(JSON.parse(board.stdout)).toEqual({
@@ -183,18 +178,8 @@ describe('admin CLI', () => {
 
 describe('admin CLI: create-board on an existing board', () => {
   it('keeps every option left out: name, visibility, organization and origins', async () => {
-    const first = await admin(
-      'create-board',
-      '--board',
-      'cli-kept',
-      '--org',
-      'org-cli',
-      '--visibility',
-      'PRIVATE',
-      '--name',
-      'Roadmap',
-      '--embed-origins',
-      'https://app.acme.com',
+    const first = await adminLine(
+      'create-board --board cli-kept --org org-cli --visibility PRIVATE --name Roadmap --embed-origins https://app.acme.com',
     );
     expect(first.code).toBe(0);
     const renamed = await admin('create-board', '--board', 'cli-kept', '--visibility', 'PUBLIC');
