@@ -13,6 +13,7 @@ import {
 } from '#test/support/browser';
 import { createSessionAs, demoKey } from '#test/support/create-session-as';
 import { storeSession } from '#test/support/local-runtime';
+import { MARKUP_FIELDS } from '#test/support/markup-payloads';
 import { useTestRuntime } from '#test/support/runtime-fixture';
 
 const ARTIFACTS = join(import.meta.dirname, '../artifacts');
@@ -247,21 +248,14 @@ describeInChromium('embed page in a real browser (Chromium)', () => {
   });
 
   it('keeps XSS payloads stored in the session inert and shows them as text', async () => {
-    const scriptPayload = '<script>alert(1)</script>';
-    const attributePayload = '"><img src=x onerror=alert(1)>';
-    const created = await createSession({
-      firstName: scriptPayload,
-      lastName: attributePayload,
-      plan: '<img src=x onerror=alert(2)>',
-      metadata: { note: '</script><script>alert(3)</script>' },
-    });
+    const created = await createSession(MARKUP_FIELDS);
     const { page, frame } = await openFramed(created.embedUrl);
     pages.push(page);
 
     await expect
       .poll(() => frame.getByTestId('user-name').textContent())
-      .toBe(`${scriptPayload} ${attributePayload}`);
-    expect(await frame.getByTestId('plan').textContent()).toBe('<img src=x onerror=alert(2)>');
+      .toBe(`${MARKUP_FIELDS.firstName} ${MARKUP_FIELDS.lastName}`);
+    expect(await frame.getByTestId('plan').textContent()).toBe(MARKUP_FIELDS.plan);
     // Rendered as text, the payloads created no element: no image, and no script but the JSON island and
     // the page's own (which the CSP allows by its hash).
     expect(await frame.locator('img[src="x"]').count()).toBe(0);
@@ -269,7 +263,7 @@ describeInChromium('embed page in a real browser (Chromium)', () => {
     expect(await frame.locator('script[type="application/json"]#embed-context').count()).toBe(1);
     expect(await frame.locator('script:not([type])').textContent()).toBe(FRAME_SCRIPT);
     const context = await frame.locator('#embed-context').textContent();
-    expect(JSON.parse(context ?? '{}').session.metadata.note).toBe('</script><script>alert(3)</script>');
+    expect(JSON.parse(context ?? '{}').session.metadata.note).toBe(MARKUP_FIELDS.metadata.note);
   });
 
   it('shows the expired page inside the frame once the session has expired', async () => {

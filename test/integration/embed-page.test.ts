@@ -11,6 +11,7 @@ import {
   reachableUrl,
   storeSession,
 } from '#test/support/local-runtime';
+import { MARKUP_FIELDS } from '#test/support/markup-payloads';
 import { useTestRuntime } from '#test/support/runtime-fixture';
 
 const runtime = useTestRuntime();
@@ -78,14 +79,7 @@ describe('GET /embed with a usable token', () => {
   });
 
   it('escapes every user-supplied value so markup renders as text', async () => {
-    const payload = '<script>alert(1)</script>';
-    const attr = '"><img src=x onerror=alert(1)>';
-    const created = await newSession({
-      firstName: payload,
-      lastName: attr,
-      plan: attr,
-      metadata: { note: '</script><script>alert(2)</script>' },
-    });
+    const created = await newSession(MARKUP_FIELDS);
     const { text } = await call(runtime, `/embed?token=${created.token}`);
     expect(text).toContain('&lt;script&gt;alert(1)&lt;/script&gt;');
     expect(text).not.toContain('<script>alert');
