@@ -34,10 +34,15 @@ export class DynamoDBClient {
   }
 
   /**
-   * The middleware stack lib/dynamodb/client.ts adds its request deadline to: answered at `send`, no
-   * request ever goes through it, so a middleware is accepted and never run.
+   * The middleware stack lib/dynamodb/client.ts adds its request deadline to and takes the SDK's logger
+   * from: answered at `send`, no request ever goes through it, so a middleware is accepted and never run.
    */
-  middlewareStack = { add() {} };
+  middlewareStack = {
+    add() {},
+    remove() {
+      return true;
+    },
+  };
 }
 
 export class DynamoDBDocumentClient {
