@@ -73,14 +73,11 @@ export class DynamoEmbedSessionStore extends DynamoTable implements EmbedSession
   }
 
   async getCovered(match: TokenMatch): Promise<StoredSession | undefined> {
-    const scopes = cutoffScopesOf(match);
-    const items = await this.batchGetAll([
-      { id: match.id },
-      ...scopes.map((scope) => ({ id: cutoffId(scope) })),
-    ]);
+    const byId = recordIds(cutoffScopesOf(match));
+    const items = await this.batchGetAll([{ id: match.id }, ...[...byId.keys()].map((id) => ({ id }))]);
     const item = items.find((candidate) => candidate.id === match.id);
     if (!item) return undefined;
-    return withCutoffs(toStoredSession(item), recordsOf(items, scopes));
+    return withCutoffs(toStoredSession(item), recordsOf(items, byId));
   }
 
   async get(id: string): Promise<StoredSession | undefined> {
@@ -183,10 +180,10 @@ export class DynamoSessionRepository extends DynamoEmbedSessionStore implements 
   }
 
   async readCutoffs(scopes: readonly CutoffScope[]): Promise<CutoffRecord[]> {
-    const distinct = new Map(scopes.map((scope) => [cutoffId(scope), scope]));
-    if (distinct.size === 0) return [];
-    const items = await this.batchGetAll([...distinct.keys()].map((id) => ({ id })));
-    return recordsOf(items, [...distinct.values()]);
+    const byId = recordIds(scopes);
+    if (byId.size === 0) return [];
+    const items = await this.batchGetAll([...byId.keys()].map((id) => ({ id })));
+    return recordsOf(items, byId);
   }
 
   async applyCutoffs(sessions: readonly StoredSession[]): Promise<StoredSession[]> {
@@ -367,17 +364,35 @@ function attributeString(value: unknown): string | undefined {
 
 /** The id of a scope's cut-off record. */
 function cutoffId(scope: CutoffScope): string {
-  return `${CUTOFF_ID_PREFIX}${createHash('sha256').update(cutoffScopeKey(scope)).digest('hex')}`;
+  return cutoffIdOfKey(cutoffScopeKey(scope));
+}
+
+function cutoffIdOfKey(key: string): string {
+  return `${CUTOFF_ID_PREFIX}${createHash('sha256').update(key).digest('hex')}`;
+}
+
+/**
+ * The distinct scopes by the id of their record. A page of sessions names the same few scopes many times
+ * over (six per session), and each id is a SHA-256: each is hashed once.
+ */
+function recordIds(scopes: readonly CutoffScope[]): Map<string, { scope: CutoffScope; key: string }> {
+  const byKey = new Map<string, CutoffScope>();
+  for (const scope of scopes) byKey.set(cutoffScopeKey(scope), scope);
+  const byId = new Map<string, { scope: CutoffScope; key: string }>();
+  for (const [key, scope] of byKey) byId.set(cutoffIdOfKey(key), { scope, key });
+  return byId;
 }
 
 /** The records among `items`, each with the scope it was read for (its stored key must match). */
-function recordsOf(items: readonly Item[], scopes: readonly CutoffScope[]): CutoffRecord[] {
-  const byId = new Map(items.map((item) => [String(item.id), item]));
+function recordsOf(
+  items: readonly Item[],
+  scopes: ReadonlyMap<string, { scope: CutoffScope; key: string }>,
+): CutoffRecord[] {
   const records: CutoffRecord[] = [];
-  for (const scope of scopes) {
-    const item = byId.get(cutoffId(scope));
-    if (!item || item.cutoffScope !== cutoffScopeKey(scope)) continue;
-    records.push({ scope, entries: entriesOf(item) });
+  for (const item of items) {
+    const read = scopes.get(String(item.id));
+    if (!read || item.cutoffScope !== read.key) continue;
+    records.push({ scope: read.scope, entries: entriesOf(item) });
   }
   return records;
 }
@@ -418,15 +433,13 @@ function toCandidate(item: Item, known: ReturnType<typeof subjectOf>): CountCand
   // `createdAt#id`: ISO times hold no `#`.
   const position = String(item.createdKey);
   const split = position.indexOf('#');
-  const attribute = (name: (typeof SUBJECT_ATTRIBUTES)[number]) =>
-    known[name] ?? optionalStringOf(item, name) ?? '';
   return {
     id: position.slice(split + 1),
     createdAt: position.slice(0, split),
-    orgId: attribute('orgId'),
-    userId: attribute('userId'),
-    boardId: attribute('boardId'),
-    createdByUserId: attribute('createdByUserId'),
+    orgId: known.orgId ?? optionalStringOf(item, 'orgId') ?? '',
+    userId: known.userId ?? optionalStringOf(item, 'userId') ?? '',
+    boardId: known.boardId ?? optionalStringOf(item, 'boardId') ?? '',
+    createdByUserId: known.createdByUserId ?? optionalStringOf(item, 'createdByUserId') ?? '',
   };
 }
 
