@@ -1,4 +1,9 @@
 import { createHash } from 'node:crypto';
+import {
+  type AttributeValue,
+  type QueryCommandInput,
+  QueryCommand as WireQueryCommand,
+} from '@aws-sdk/client-dynamodb';
 import { GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { SESSION_SCOPE_INDEXES, SESSION_TOKEN_INDEX, TTL_ATTRIBUTE } from '#lib/definitions/tables';
 import {
@@ -22,7 +27,7 @@ import type {
 } from '#lib/domain/ports';
 import type { Revocation, SessionBinding, StoredSession } from '#lib/domain/session';
 import { dynamoCall } from './errors';
-import { conditionalWrite, DynamoTable, type Item, optionalStringOf, queryAll } from './table';
+import { conditionalWrite, DynamoTable, type Item, optionalStringOf } from './table';
 
 const NOT_REVOKED = 'attribute_exists(id) AND attribute_not_exists(revokedAt)';
 /** Cut-off records share the table, under ids no session can have (sessions are UUIDs). */
@@ -244,16 +249,32 @@ export class DynamoSessionRepository extends DynamoEmbedSessionStore implements 
     }
     const shards = await Promise.all(
       Array.from({ length: SCOPE_WRITE_SHARDS }, async (_, shard) => {
-        const found = await queryAll(this.db, {
+        const found: CountCandidate[] = [];
+        const input: QueryCommandInput = {
           TableName: this.tableName,
           IndexName: SESSION_SCOPE_INDEXES[scope.by],
           KeyConditionExpression: `${partitionKey} = :pk AND createdKey < :below`,
           FilterExpression: filters.join(' AND '),
-          ExpressionAttributeValues: { ...values, ':pk': shardedScopeKey(value, shard) },
+          ExpressionAttributeValues: wireStrings({ ...values, ':pk': shardedScopeKey(value, shard) }),
           ProjectionExpression: ['createdKey', ...wanted].join(', '),
           Limit: STATE_PAGE_SIZE,
-        });
-        return found.map((item) => toCandidate(item, known));
+        };
+        // DynamoDB's own attribute values, read as they come: the document client would first copy every
+        // entry of up to 100,000 into plain values, which this count reads once and drops.
+        let start: Record<string, AttributeValue> | undefined;
+        do {
+          const page = await dynamoCall(() =>
+            this.db.send(
+              new WireQueryCommand({
+                ...input,
+                ...(start !== undefined ? { ExclusiveStartKey: start } : {}),
+              }),
+            ),
+          );
+          for (const entry of page.Items ?? []) found.push(toCandidate(entry, known));
+          start = page.LastEvaluatedKey;
+        } while (start !== undefined);
+        return found;
       }),
     );
     return shards.flat();
@@ -428,18 +449,28 @@ function subjectOf(scope: SessionScope): Partial<Record<(typeof SUBJECT_ATTRIBUT
   }
 }
 
-/** A count candidate from an index entry and what its scope fixes. */
-function toCandidate(item: Item, known: ReturnType<typeof subjectOf>): CountCandidate {
+/** String values in DynamoDB's own form, for a command sent without the document client's marshalling. */
+function wireStrings(values: Record<string, string>): Record<string, AttributeValue> {
+  const wire: Record<string, AttributeValue> = {};
+  for (const [name, value] of Object.entries(values)) wire[name] = { S: value };
+  return wire;
+}
+
+/** A count candidate from an index entry, in DynamoDB's own form, and what its scope fixes. */
+function toCandidate(
+  entry: Record<string, AttributeValue>,
+  known: ReturnType<typeof subjectOf>,
+): CountCandidate {
   // `createdAt#id`: ISO times hold no `#`.
-  const position = String(item.createdKey);
+  const position = entry.createdKey?.S ?? '';
   const split = position.indexOf('#');
   return {
     id: position.slice(split + 1),
     createdAt: position.slice(0, split),
-    orgId: known.orgId ?? optionalStringOf(item, 'orgId') ?? '',
-    userId: known.userId ?? optionalStringOf(item, 'userId') ?? '',
-    boardId: known.boardId ?? optionalStringOf(item, 'boardId') ?? '',
-    createdByUserId: known.createdByUserId ?? optionalStringOf(item, 'createdByUserId') ?? '',
+    orgId: known.orgId ?? entry.orgId?.S ?? '',
+    userId: known.userId ?? entry.userId?.S ?? '',
+    boardId: known.boardId ?? entry.boardId?.S ?? '',
+    createdByUserId: known.createdByUserId ?? entry.createdByUserId?.S ?? '',
   };
 }
 
