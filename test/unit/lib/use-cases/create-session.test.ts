@@ -279,7 +279,7 @@ describe('createSession: expiry', () => {
     const error = await run(deps, { expiresInSeconds }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ValidationError);
     expect((error as Error).message).toMatch(/^expiresInSeconds is too large/);
-    expect(deps.boards.gets).toEqual([]);
+    expect(deps.boards.lookups).toEqual([]);
     expect(deps.memberships.queries).toEqual([]);
     expect(deps.sessions.created).toEqual([]);
   });
@@ -299,7 +299,7 @@ describe('createSession: board access', () => {
   it('creates a session on a PUBLIC board without ever querying memberships', async () => {
     const deps = setup();
     await run(deps, {}, 'stranger');
-    expect(deps.boards.gets).toEqual([PUBLIC_BOARD.boardId]);
+    expect(deps.boards.lookups).toEqual([PUBLIC_BOARD.boardId]);
     expect(deps.memberships.queries).toEqual([]);
     expect(deps.sessions.created).toHaveLength(1);
   });

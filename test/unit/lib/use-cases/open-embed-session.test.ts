@@ -76,7 +76,7 @@ describe('openEmbedSession', () => {
     // The index only says where the session is; its state comes from a consistent read of the item. The
     // first load records the opening.
     expect(repository.calls).toEqual(['lookupToken', 'get', 'markOpened']);
-    expect(boards.gets).toEqual([PUBLIC_BOARD.boardId]);
+    expect(boards.lookups).toEqual([PUBLIC_BOARD.boardId]);
   });
 
   it('refuses a revoked session, from the consistent read and not from the index', async () => {
