@@ -46,6 +46,16 @@ export const OMITTED_OPTIONALS = {
 /** The spec's default lifetime: 30 days. */
 export const DEFAULT_LIFETIME_SECONDS = 2_592_000;
 
+/** A user of the caller's product as a session describes them: every user field set. */
+export const ADA_PROFILE = {
+  userId: 'customer-42',
+  email: 'ada@example.com',
+  firstName: 'Ada',
+  lastName: 'Lovelace',
+  avatarUrl: 'https://cdn.example.com/ada.png',
+  plan: 'pro',
+} as const;
+
 /** A minimal valid create-session body (the three required fields), with `overrides` on top. */
 export function validBody(overrides: Record<string, unknown> = {}): Record<string, unknown> {
   return { boardId: 'board-public', userId: 'customer-42', email: 'ada@example.com', ...overrides };

@@ -27,6 +27,7 @@ import {
   tickingClock,
 } from '#test/support/fakes';
 import {
+  ADA_PROFILE,
   DEFAULT_LIFETIME_SECONDS,
   keysOf,
   OMITTED_OPTIONALS,
@@ -95,12 +96,7 @@ describe('createSession: the created session', () => {
       id: random.uuids[0],
       boardId: PUBLIC_BOARD.boardId,
       token: result.sessionToken,
-      userId: 'customer-42',
-      email: 'ada@example.com',
-      firstName: 'Ada',
-      lastName: 'Lovelace',
-      avatarUrl: 'https://cdn.example.com/ada.png',
-      plan: 'pro',
+      ...ADA_PROFILE,
       metadata: { team: 'analytics', seats: 3 },
       expiresAt: '2026-01-01T01:00:00.000Z',
       createdAt: NOW,
