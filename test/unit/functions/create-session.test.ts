@@ -9,6 +9,7 @@ import { keysOf, OMITTED_OPTIONALS, SESSION_FIELDS, sorted, validBody } from '#t
 import {
   expectJsonError,
   handlerSuite,
+  invokeWithRequestId,
   LAMBDA_ENVIRONMENT,
   loadHandler,
   parseBody,
@@ -63,12 +64,8 @@ const dynamoCalls = () => recordedCalls(ddb);
 
 const suite = handlerSuite({ mock: ddb, load: loadCreateSession, seed: seedTables });
 
-/** Invokes with `requestId` as API Gateway's request id, the one logs and X-Request-Id carry. */
 const invoke = (event: APIGatewayProxyEvent, requestId = 'lambda-request-id') =>
-  suite.handler()(
-    { ...event, requestContext: { ...event.requestContext, requestId } },
-    lambdaContext('lambda-invocation-id'),
-  );
+  invokeWithRequestId(suite.handler(), event, requestId);
 
 /**
  * The handler's wiring only: what API Gateway hands it (body encodings, the authorizer's context, the

@@ -12,7 +12,12 @@ import { afterAll, afterEach, beforeEach, describe, expect, it, vi } from 'vites
 import { ConfigError, DEFAULT_FRAME_ANCESTORS } from '#lib/platform/config';
 import { dynamoErrors } from '#test/support/dynamo-errors';
 import { embedEvent, lambdaContext } from '#test/support/events';
-import { handlerSuite, loadHandler, dynamoCalls as recordedCalls } from '#test/support/harness';
+import {
+  handlerSuite,
+  invokeWithRequestId,
+  loadHandler,
+  dynamoCalls as recordedCalls,
+} from '#test/support/harness';
 
 // The document client is created when the handler module loads, so the mock must exist first.
 const ddb = mockClient(DynamoDBDocumentClient);
@@ -26,19 +31,20 @@ const TOKEN_INDEX = 'tokenHash-index';
 
 const sha256 = (value: string) => createHash('sha256').update(value).digest('hex');
 
-/** Tokens of the right shape (32 URL-safe characters), one per stored situation. */
-const VALID = 'Valid_Token-0123456789abcdefghij';
-const FIRST = 'First_Token-0123456789abcdefghij';
-const EXPIRED = 'Expired_Token-0123456789abcdefgh';
-const ORPHAN = 'Orphan_Token-0123456789abcdefghi';
-const UNKNOWN = 'Unknown_Token-0123456789abcdefgh';
-const REVOKED = 'Revoked_Token-0123456789abcdefgh';
+/** A token of the right shape (32 URL-safe characters) named for its stored situation. */
+const token = (situation: string) => `${situation}_Token-0123456789abcdefghij`.slice(0, 32);
+const VALID = token('Valid');
+const FIRST = token('First');
+const EXPIRED = token('Expired');
+const ORPHAN = token('Orphan');
+const UNKNOWN = token('Unknown');
+const REVOKED = token('Revoked');
 /** A session created with bindToBrowser, not opened yet. */
-const BINDS = 'Binds_Token-0123456789abcdefghij';
+const BINDS = token('Binds');
 /** A session bound to the browser holding SECRET. */
-const BOUND = 'Bound_Token-0123456789abcdefghij';
+const BOUND = token('Bound');
 /** A session of a board with its own list of embed origins. */
-const LISTED = 'Listed_Token-0123456789abcdefghi';
+const LISTED = token('Listed');
 const SECRET = 'Binding_Secret-0123456789abcdefghijklmnopqr';
 const COOKIE = { Cookie: `theme=dark; __Host-embed_binding=${SECRET}` };
 const BOARD_ORIGINS = ['https://app.acme.com', 'https://*.acme.com'];
@@ -169,12 +175,8 @@ afterEach(() => {
   vi.useRealTimers();
 });
 
-/** Invokes with `requestId` as API Gateway's request id, the one logs and X-Request-Id carry. */
 const invoke = (event: APIGatewayProxyEvent, requestId = 'embed-request-1') =>
-  suite.handler()(
-    { ...event, requestContext: { ...event.requestContext, requestId } },
-    lambdaContext('lambda-invocation-id'),
-  );
+  invokeWithRequestId(suite.handler(), event, requestId);
 
 describe('embed-page handler: a usable token', () => {
   it('answers 200 with the HTML page of the board and the user, and the embed security headers', async () => {
