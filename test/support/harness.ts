@@ -1,6 +1,5 @@
 import type * as Lambda from 'aws-lambda';
 import { afterAll, afterEach, beforeAll, beforeEach, expect, vi } from 'vitest';
-import { lambdaContext } from './events';
 import { captureStdout } from './logs';
 
 /** A proxy-integration handler as the functions export it. */
@@ -14,21 +13,6 @@ export type AuthorizerHandler = (
   event: Lambda.APIGatewayTokenAuthorizerEvent,
   context: Lambda.Context,
 ) => Promise<Lambda.APIGatewayAuthorizerResult>;
-
-/**
- * Invokes a proxy handler with `requestId` as API Gateway's request id (the one logs and X-Request-Id
- * carry), under a fixed Lambda invocation id.
- */
-export function invokeWithRequestId(
-  handler: ProxyHandler,
-  event: Lambda.APIGatewayProxyEvent,
-  requestId: string,
-): Promise<Lambda.APIGatewayProxyResult> {
-  return handler(
-    { ...event, requestContext: { ...event.requestContext, requestId } },
-    lambdaContext('lambda-invocation-id'),
-  );
-}
 
 /** What Lambda always sets in a function's environment, and the handlers read at load. */
 export const LAMBDA_ENVIRONMENT = { AWS_REGION: 'us-east-1' } as const;

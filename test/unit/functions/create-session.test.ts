@@ -9,12 +9,12 @@ import { keysOf, OMITTED_OPTIONALS, SESSION_FIELDS, sorted, validBody } from '#t
 import {
   expectJsonError,
   handlerSuite,
-  invokeWithRequestId,
   LAMBDA_ENVIRONMENT,
   loadHandler,
   parseBody,
   dynamoCalls as recordedCalls,
 } from '#test/support/harness';
+import { invokeWithRequestId } from '#test/support/invoke';
 
 // The document client is created when the handler module loads, so the mock must exist first.
 const ddb = mockClient(DynamoDBDocumentClient);

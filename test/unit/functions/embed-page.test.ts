@@ -12,12 +12,8 @@ import { afterAll, afterEach, beforeEach, describe, expect, it, vi } from 'vites
 import { ConfigError, DEFAULT_FRAME_ANCESTORS } from '#lib/platform/config';
 import { dynamoErrors } from '#test/support/dynamo-errors';
 import { embedEvent, lambdaContext } from '#test/support/events';
-import {
-  handlerSuite,
-  invokeWithRequestId,
-  loadHandler,
-  dynamoCalls as recordedCalls,
-} from '#test/support/harness';
+import { handlerSuite, loadHandler, dynamoCalls as recordedCalls } from '#test/support/harness';
+import { invokeWithRequestId } from '#test/support/invoke';
 
 // The document client is created when the handler module loads, so the mock must exist first.
 const ddb = mockClient(DynamoDBDocumentClient);
