@@ -25,6 +25,13 @@ const SESSIONS_TABLE = 'test-sessions';
 const BOARDS_TABLE = 'test-boards';
 const TOKEN_INDEX = 'tokenHash-index';
 
+/** What opening a link reads: the token on the token index, then the session, then its board. */
+const OPENING_READS = [
+  `QueryCommand ${SESSIONS_TABLE}`,
+  `BatchGetCommand ${SESSIONS_TABLE}`,
+  `GetCommand ${BOARDS_TABLE}`,
+];
+
 const sha256 = (value: string) => createHash('sha256').update(value).digest('hex');
 
 /** A token of the right shape (32 URL-safe characters) named for its stored situation. */
@@ -68,6 +75,10 @@ function storedItem(token: string, overrides: Record<string, unknown> = {}) {
     ...overrides,
   };
 }
+
+/** The session bound to the browser holding SECRET, `overrides` on top. */
+const boundItem = (overrides: Record<string, unknown>) =>
+  storedItem(BOUND, { bindToBrowser: true, bindingHash: sha256(`session-bound_:${SECRET}`), ...overrides });
 
 const queryFor = (token: string) => ({
   TableName: SESSIONS_TABLE,
@@ -115,15 +126,7 @@ function seedTables() {
     storedItem(REVOKED, { revokedAt: iso(Date.now() - 1000), revokedByUserId: 'owner-1' }),
   );
   seedSession(BINDS, storedItem(BINDS, { bindToBrowser: true }));
-  seedSession(
-    BOUND,
-    storedItem(BOUND, {
-      bindToBrowser: true,
-      bindingHash: sha256(`session-bound_:${SECRET}`),
-      boundAt: iso(Date.now() - 60_000),
-      openedAt: iso(Date.now() - 60_000),
-    }),
-  );
+  seedSession(BOUND, boundItem({ boundAt: iso(Date.now() - 60_000), openedAt: iso(Date.now() - 60_000) }));
   seedSession(LISTED, storedItem(LISTED, { boardId: 'board-acme' }));
   ddb.on(GetCommand, { TableName: BOARDS_TABLE, Key: { boardId: 'board-public' } }).resolves({
     Item: { boardId: 'board-public', orgId: 'org-a', visibility: 'PUBLIC', name: 'Product roadmap' },
@@ -188,11 +191,7 @@ describe('embed-page handler: a usable token', () => {
 
   it('costs three DynamoDB reads: the token index, then the session with its cut-offs (consistently) and its board', async () => {
     await invoke(embedEvent({ token: VALID }));
-    expect(dynamoCalls()).toEqual([
-      `QueryCommand ${SESSIONS_TABLE}`,
-      `BatchGetCommand ${SESSIONS_TABLE}`,
-      `GetCommand ${BOARDS_TABLE}`,
-    ]);
+    expect(dynamoCalls()).toEqual(OPENING_READS);
     const [query, session, board] = ddb.calls().map((call) => (call.args[0] as { input: unknown }).input);
     expect(query).toMatchObject({
       IndexName: TOKEN_INDEX,
@@ -243,12 +242,7 @@ describe('embed-page handler: a usable token', () => {
   it('records the first successful load with one conditional update of openedAt alone', async () => {
     const result = await invoke(embedEvent({ token: FIRST }));
     expect(result.statusCode).toBe(200);
-    expect(dynamoCalls()).toEqual([
-      `QueryCommand ${SESSIONS_TABLE}`,
-      `BatchGetCommand ${SESSIONS_TABLE}`,
-      `GetCommand ${BOARDS_TABLE}`,
-      `UpdateCommand ${SESSIONS_TABLE}`,
-    ]);
+    expect(dynamoCalls()).toEqual([...OPENING_READS, `UpdateCommand ${SESSIONS_TABLE}`]);
     const update = ddb.commandCalls(UpdateCommand)[0]?.args[0].input;
     expect(update).toMatchObject({
       TableName: SESSIONS_TABLE,
@@ -268,12 +262,7 @@ describe('embed-page handler: a usable token', () => {
     await vi.advanceTimersByTimeAsync(100);
     const result = await pending;
     expect(result.statusCode).toBe(200);
-    expect(dynamoCalls()).toEqual([
-      `QueryCommand ${SESSIONS_TABLE}`,
-      `QueryCommand ${SESSIONS_TABLE}`,
-      `BatchGetCommand ${SESSIONS_TABLE}`,
-      `GetCommand ${BOARDS_TABLE}`,
-    ]);
+    expect(dynamoCalls()).toEqual([`QueryCommand ${SESSIONS_TABLE}`, ...OPENING_READS]);
   });
 });
 
@@ -291,9 +280,7 @@ describe('embed-page handler: links bound to a browser', () => {
     const secret = cookie?.[1] ?? '';
     // The binding's update, then the first opening's.
     expect(dynamoCalls()).toEqual([
-      `QueryCommand ${SESSIONS_TABLE}`,
-      `BatchGetCommand ${SESSIONS_TABLE}`,
-      `GetCommand ${BOARDS_TABLE}`,
+      ...OPENING_READS,
       `UpdateCommand ${SESSIONS_TABLE}`,
       `UpdateCommand ${SESSIONS_TABLE}`,
     ]);
@@ -329,14 +316,7 @@ describe('embed-page handler: links bound to a browser', () => {
   });
 
   it('says "revoked" for a revoked bound session, even in the browser it is bound to', async () => {
-    seedSession(
-      BOUND,
-      storedItem(BOUND, {
-        bindToBrowser: true,
-        bindingHash: sha256(`session-bound_:${SECRET}`),
-        revokedAt: iso(Date.now() - 1000),
-      }),
-    );
+    seedSession(BOUND, boundItem({ revokedAt: iso(Date.now() - 1000) }));
     for (const headers of [{ ...COOKIE, Accept: 'text/html' }, { Accept: 'text/html' }]) {
       const result = await invoke(embedEvent({ token: BOUND }, headers));
       expectHtmlError(result, 401, 'This embed session has been revoked');
