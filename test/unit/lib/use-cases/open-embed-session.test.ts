@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { bindingHash } from '#lib/domain/credentials';
 import * as errors from '#lib/domain/errors';
 import type { SessionRepository } from '#lib/domain/ports';
-import type { StoredSession } from '#lib/domain/session';
+import type { SessionBinding, StoredSession } from '#lib/domain/session';
 import { type OpenEmbedSessionDeps, openEmbedSession } from '#lib/use-cases/open-embed-session';
 import { FakeBoards, FakeSessions, fixedClock, PUBLIC_BOARD, sequenceRandom } from '#test/support/fakes';
 import { storedSession } from '#test/support/fixtures';
@@ -40,6 +40,21 @@ class LaggingSessions extends FakeSessions {
     this.lookups.push(tokenHash);
     return this.lookups.length > this.missesBeforeVisible ? super.lookupToken(tokenHash) : undefined;
   }
+}
+
+/**
+ * Makes the repository's bind write (the binding asked for, or the one `written` makes: another load's),
+ * then fail as an outage does, its answer lost.
+ */
+function bindThenFail(
+  repository: LaggingSessions,
+  written: (id: string, asked: SessionBinding) => SessionBinding = (_id, asked) => asked,
+) {
+  const bind = repository.bind.bind(repository);
+  repository.bind = async (id, asked) => {
+    await bind(id, written(id, asked));
+    throw new errors.StorageUnavailableError();
+  };
 }
 
 function laggingSessions(session: StoredSession | undefined, missesBeforeVisible = 0) {
@@ -403,11 +418,7 @@ describe('openEmbedSession: a bind whose answer is lost or late', () => {
 
   it('undoes a bind it could not confirm and answers 503, leaving the link to the next load', async () => {
     const { repository } = laggingSessions(binding());
-    const bind = repository.bind.bind(repository);
-    repository.bind = async (id, value) => {
-      await bind(id, value);
-      throw new errors.StorageUnavailableError();
-    };
+    bindThenFail(repository);
     const failure = openEmbedSession(deps(repository).deps, TOKEN);
     await expect(failure).rejects.toBeInstanceOf(errors.StorageUnavailableError);
     await expect(failure).rejects.not.toBeInstanceOf(errors.UnconfirmedBindingError);
@@ -416,11 +427,7 @@ describe('openEmbedSession: a bind whose answer is lost or late', () => {
 
   it('undoes only its own binding, never one another load made', async () => {
     const { repository } = laggingSessions(binding());
-    const bind = repository.bind.bind(repository);
-    repository.bind = async (id) => {
-      await bind(id, { bindingHash: bindingHash(id, SECRET_B), boundAt: NOW });
-      throw new errors.StorageUnavailableError();
-    };
+    bindThenFail(repository, (id) => ({ bindingHash: bindingHash(id, SECRET_B), boundAt: NOW }));
     await expect(openEmbedSession(deps(repository).deps, TOKEN, [SECRET_A])).rejects.toBeInstanceOf(
       errors.StorageUnavailableError,
     );
@@ -429,11 +436,7 @@ describe('openEmbedSession: a bind whose answer is lost or late', () => {
 
   it('gives the browser the secret with the 503 when the binding can be neither confirmed nor undone', async () => {
     const { repository } = laggingSessions(binding());
-    const bind = repository.bind.bind(repository);
-    repository.bind = async (id, value) => {
-      await bind(id, value);
-      throw new errors.StorageUnavailableError();
-    };
+    bindThenFail(repository);
     repository.unbind = async () => {
       throw new errors.StorageUnavailableError();
     };
