@@ -45,12 +45,15 @@ export const BUNDLING = {
    * - The event-stream codec, which only operations with an event-stream member load (DynamoDB has none),
    *   goes, and `node:zlib` with it.
    * - `node:process` becomes the global `process`: Node's module facade for it reads every lazy property.
+   * - `node:stream/web`, which @middy/core imports for its response streaming only, becomes an
+   *   `instanceof` test of the global `ReadableStream`: the module loads all of Web Streams at start.
    */
   alias: {
     '@aws-sdk/credential-provider-node': platformModule('lambda-credentials.ts'),
     '@aws-sdk/middleware-endpoint-discovery': platformModule('lambda-endpoint-discovery.ts'),
     '@smithy/core/event-streams': platformModule('lambda-event-streams.ts'),
     'node:process': platformModule('lambda-process.ts'),
+    'node:stream/web': platformModule('lambda-stream-web.ts'),
   } as Record<string, string>,
 } as const;
 

@@ -49,6 +49,9 @@ function requestDeadline<Args, Output>(next: (args: Args) => Promise<Output>) {
   };
 }
 
+/** The name the SDK registers its logger middleware under (@aws-sdk/middleware-logger). */
+export const SDK_LOGGER_MIDDLEWARE = 'loggerMiddleware';
+
 /**
  * The document client every adapter receives: short per-call timeouts that fire, the SDK's standard
  * retries, and the request's deadline honoured by every attempt (see `DYNAMODB_LIMITS`).
@@ -74,6 +77,10 @@ export function createDocumentClient(config: DynamoConfig): DynamoDBDocumentClie
         }
       : {}),
   });
+  // The SDK's logger middleware copies every answer through its sensitive-data filter to hand the copy to
+  // `logger.info`, even for the no-op logger: a second walk and copy of every item read, which no one
+  // logs. Nothing here logs SDK calls (failures reach our own logger through the error middleware).
+  client.middlewareStack.remove(SDK_LOGGER_MIDDLEWARE);
   client.middlewareStack.add(requestDeadline, {
     step: 'finalizeRequest',
     priority: 'low',

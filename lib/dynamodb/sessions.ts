@@ -1,4 +1,9 @@
 import { createHash } from 'node:crypto';
+import {
+  type AttributeValue,
+  type QueryCommandInput,
+  QueryCommand as WireQueryCommand,
+} from '@aws-sdk/client-dynamodb';
 import { GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { SESSION_SCOPE_INDEXES, SESSION_TOKEN_INDEX, TTL_ATTRIBUTE } from '#lib/definitions/tables';
 import {
@@ -22,7 +27,7 @@ import type {
 } from '#lib/domain/ports';
 import type { Revocation, SessionBinding, StoredSession } from '#lib/domain/session';
 import { dynamoCall } from './errors';
-import { conditionalWrite, DynamoTable, type Item, optionalStringOf, queryAll } from './table';
+import { conditionalWrite, DynamoTable, type Item, optionalStringOf } from './table';
 
 const NOT_REVOKED = 'attribute_exists(id) AND attribute_not_exists(revokedAt)';
 /** Cut-off records share the table, under ids no session can have (sessions are UUIDs). */
@@ -73,14 +78,11 @@ export class DynamoEmbedSessionStore extends DynamoTable implements EmbedSession
   }
 
   async getCovered(match: TokenMatch): Promise<StoredSession | undefined> {
-    const scopes = cutoffScopesOf(match);
-    const items = await this.batchGetAll([
-      { id: match.id },
-      ...scopes.map((scope) => ({ id: cutoffId(scope) })),
-    ]);
+    const byId = recordIds(cutoffScopesOf(match));
+    const items = await this.batchGetAll([{ id: match.id }, ...[...byId.keys()].map((id) => ({ id }))]);
     const item = items.find((candidate) => candidate.id === match.id);
     if (!item) return undefined;
-    return withCutoffs(toStoredSession(item), recordsOf(items, scopes));
+    return withCutoffs(toStoredSession(item), recordsOf(items, byId));
   }
 
   async get(id: string): Promise<StoredSession | undefined> {
@@ -183,10 +185,10 @@ export class DynamoSessionRepository extends DynamoEmbedSessionStore implements 
   }
 
   async readCutoffs(scopes: readonly CutoffScope[]): Promise<CutoffRecord[]> {
-    const distinct = new Map(scopes.map((scope) => [cutoffId(scope), scope]));
-    if (distinct.size === 0) return [];
-    const items = await this.batchGetAll([...distinct.keys()].map((id) => ({ id })));
-    return recordsOf(items, [...distinct.values()]);
+    const byId = recordIds(scopes);
+    if (byId.size === 0) return [];
+    const items = await this.batchGetAll([...byId.keys()].map((id) => ({ id })));
+    return recordsOf(items, byId);
   }
 
   async applyCutoffs(sessions: readonly StoredSession[]): Promise<StoredSession[]> {
@@ -247,16 +249,32 @@ export class DynamoSessionRepository extends DynamoEmbedSessionStore implements 
     }
     const shards = await Promise.all(
       Array.from({ length: SCOPE_WRITE_SHARDS }, async (_, shard) => {
-        const found = await queryAll(this.db, {
+        const found: CountCandidate[] = [];
+        const input: QueryCommandInput = {
           TableName: this.tableName,
           IndexName: SESSION_SCOPE_INDEXES[scope.by],
           KeyConditionExpression: `${partitionKey} = :pk AND createdKey < :below`,
           FilterExpression: filters.join(' AND '),
-          ExpressionAttributeValues: { ...values, ':pk': shardedScopeKey(value, shard) },
+          ExpressionAttributeValues: wireStrings({ ...values, ':pk': shardedScopeKey(value, shard) }),
           ProjectionExpression: ['createdKey', ...wanted].join(', '),
           Limit: STATE_PAGE_SIZE,
-        });
-        return found.map((item) => toCandidate(item, known));
+        };
+        // DynamoDB's own attribute values, read as they come: the document client would first copy every
+        // entry of up to 100,000 into plain values, which this count reads once and drops.
+        let start: Record<string, AttributeValue> | undefined;
+        do {
+          const page = await dynamoCall(() =>
+            this.db.send(
+              new WireQueryCommand({
+                ...input,
+                ...(start !== undefined ? { ExclusiveStartKey: start } : {}),
+              }),
+            ),
+          );
+          for (const entry of page.Items ?? []) found.push(toCandidate(entry, known));
+          start = page.LastEvaluatedKey;
+        } while (start !== undefined);
+        return found;
       }),
     );
     return shards.flat();
@@ -367,17 +385,35 @@ function attributeString(value: unknown): string | undefined {
 
 /** The id of a scope's cut-off record. */
 function cutoffId(scope: CutoffScope): string {
-  return `${CUTOFF_ID_PREFIX}${createHash('sha256').update(cutoffScopeKey(scope)).digest('hex')}`;
+  return cutoffIdOfKey(cutoffScopeKey(scope));
+}
+
+function cutoffIdOfKey(key: string): string {
+  return `${CUTOFF_ID_PREFIX}${createHash('sha256').update(key).digest('hex')}`;
+}
+
+/**
+ * The distinct scopes by the id of their record. A page of sessions names the same few scopes many times
+ * over (six per session), and each id is a SHA-256: each is hashed once.
+ */
+function recordIds(scopes: readonly CutoffScope[]): Map<string, { scope: CutoffScope; key: string }> {
+  const byKey = new Map<string, CutoffScope>();
+  for (const scope of scopes) byKey.set(cutoffScopeKey(scope), scope);
+  const byId = new Map<string, { scope: CutoffScope; key: string }>();
+  for (const [key, scope] of byKey) byId.set(cutoffIdOfKey(key), { scope, key });
+  return byId;
 }
 
 /** The records among `items`, each with the scope it was read for (its stored key must match). */
-function recordsOf(items: readonly Item[], scopes: readonly CutoffScope[]): CutoffRecord[] {
-  const byId = new Map(items.map((item) => [String(item.id), item]));
+function recordsOf(
+  items: readonly Item[],
+  scopes: ReadonlyMap<string, { scope: CutoffScope; key: string }>,
+): CutoffRecord[] {
   const records: CutoffRecord[] = [];
-  for (const scope of scopes) {
-    const item = byId.get(cutoffId(scope));
-    if (!item || item.cutoffScope !== cutoffScopeKey(scope)) continue;
-    records.push({ scope, entries: entriesOf(item) });
+  for (const item of items) {
+    const read = scopes.get(String(item.id));
+    if (!read || item.cutoffScope !== read.key) continue;
+    records.push({ scope: read.scope, entries: entriesOf(item) });
   }
   return records;
 }
@@ -413,20 +449,28 @@ function subjectOf(scope: SessionScope): Partial<Record<(typeof SUBJECT_ATTRIBUT
   }
 }
 
-/** A count candidate from an index entry and what its scope fixes. */
-function toCandidate(item: Item, known: ReturnType<typeof subjectOf>): CountCandidate {
+/** String values in DynamoDB's own form, for a command sent without the document client's marshalling. */
+function wireStrings(values: Record<string, string>): Record<string, AttributeValue> {
+  const wire: Record<string, AttributeValue> = {};
+  for (const [name, value] of Object.entries(values)) wire[name] = { S: value };
+  return wire;
+}
+
+/** A count candidate from an index entry, in DynamoDB's own form, and what its scope fixes. */
+function toCandidate(
+  entry: Record<string, AttributeValue>,
+  known: ReturnType<typeof subjectOf>,
+): CountCandidate {
   // `createdAt#id`: ISO times hold no `#`.
-  const position = String(item.createdKey);
+  const position = entry.createdKey?.S ?? '';
   const split = position.indexOf('#');
-  const attribute = (name: (typeof SUBJECT_ATTRIBUTES)[number]) =>
-    known[name] ?? optionalStringOf(item, name) ?? '';
   return {
     id: position.slice(split + 1),
     createdAt: position.slice(0, split),
-    orgId: attribute('orgId'),
-    userId: attribute('userId'),
-    boardId: attribute('boardId'),
-    createdByUserId: attribute('createdByUserId'),
+    orgId: known.orgId ?? entry.orgId?.S ?? '',
+    userId: known.userId ?? entry.userId?.S ?? '',
+    boardId: known.boardId ?? entry.boardId?.S ?? '',
+    createdByUserId: known.createdByUserId ?? entry.createdByUserId?.S ?? '',
   };
 }
 

@@ -134,7 +134,9 @@ async function planCutoffs(
  * The sessions the scopes hold that were active at `at`, each once, within the caller's tenant for a
  * selection by user. Every scope is read at once. A session the caller created on a board of one of its
  * organizations is in two scopes, the organization's and the caller's own: the caller's scope leaves it
- * out at the index (it is counted through the organization's), and what still comes twice is merged by id.
+ * out (at the index where it can, here always), so the scopes' sessions never overlap. A user's scope may
+ * hold 100,000 sessions, so nothing here allocates per session beyond the list it returns: the tenant's
+ * verdict is asked once per creator, not per session.
  */
 async function collect(
   deps: RevokeUserSessionsDeps,
@@ -147,23 +149,24 @@ async function collect(
   const orgs = scopes.flatMap((scope) => (scope.by === 'orgUser' ? [scope.orgId] : []));
   const found = await Promise.all(
     scopes.map(async (scope) => {
-      const options = scope.by === 'creatorUser' && orgs.length > 0 ? { exceptOrgs: orgs } : {};
-      const candidates = await deps.sessions.scopeCandidates(scope, at, options);
-      if (!byUser) return candidates;
-      const admitted = await tenant.admitted(
-        candidates.map((candidate) => ({
-          id: candidate.id,
-          position: `${candidate.createdAt}#${candidate.id}`,
-          createdByUserId: candidate.createdByUserId,
-          scope,
-        })),
+      if (scope.by === 'creatorUser' && orgs.length > 0) {
+        const candidates = await deps.sessions.scopeCandidates(scope, at, { exceptOrgs: orgs });
+        const counted = new Set(orgs);
+        return candidates.filter((candidate) => !counted.has(candidate.orgId));
+      }
+      const candidates = await deps.sessions.scopeCandidates(scope, at);
+      if (!byUser || scope.by !== 'orgUser') return candidates;
+      const creators = [...new Set(candidates.map((candidate) => candidate.createdByUserId))];
+      const admitted = await Promise.all(
+        creators.map((createdByUserId) => tenant.ownTenant({ orgId: scope.orgId, createdByUserId })),
       );
-      return candidates.filter((_, i) => admitted[i]);
+      const within = new Set(creators.filter((_, i) => admitted[i]));
+      return within.size === creators.length
+        ? candidates
+        : candidates.filter((candidate) => within.has(candidate.createdByUserId));
     }),
   );
-  const byId = new Map<string, CountCandidate>();
-  for (const candidates of found) for (const candidate of candidates) byId.set(candidate.id, candidate);
-  return [...byId.values()];
+  return found.length === 1 ? (found[0] ?? []) : found.flat();
 }
 
 /**
@@ -171,19 +174,34 @@ async function collect(
  * attributes the scopes are keyed by first: a user's 100,000 sessions have a handful of distinct ones.
  */
 export function uniqueScopes(states: readonly CountCandidate[]): CutoffScope[] {
-  const subjects = new Map<string, CountCandidate>();
+  // Nested by attribute rather than keyed by their concatenation: no string built per session.
+  const seen = new Map<string, Map<string, Map<string, Set<string>>>>();
+  const subjects: CountCandidate[] = [];
   for (const state of states) {
-    const key = `${state.orgId}\u0000${state.createdByUserId}\u0000${state.boardId}\u0000${state.userId}`;
-    if (!subjects.has(key)) subjects.set(key, state);
+    const byCreator = entryOf(seen, state.orgId, () => new Map<string, Map<string, Set<string>>>());
+    const byBoard = entryOf(byCreator, state.createdByUserId, () => new Map<string, Set<string>>());
+    const users = entryOf(byBoard, state.boardId, () => new Set<string>());
+    if (users.has(state.userId)) continue;
+    users.add(state.userId);
+    subjects.push(state);
   }
   const scopes = new Map<string, CutoffScope>();
-  for (const subject of subjects.values()) {
+  for (const subject of subjects) {
     for (const scope of cutoffScopesOf(subject)) {
       const key = cutoffScopeKey(scope);
       if (!scopes.has(key)) scopes.set(key, scope);
     }
   }
   return [...scopes.values()];
+}
+
+function entryOf<V>(map: Map<string, V>, key: string, create: () => V): V {
+  let value = map.get(key);
+  if (value === undefined) {
+    value = create();
+    map.set(key, value);
+  }
+  return value;
 }
 
 /**

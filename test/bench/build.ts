@@ -34,6 +34,7 @@ export interface Bundles {
 }
 
 const SDK_STUB = join(import.meta.dirname, 'sdk-stub.mjs');
+const SDK_WIRE_STUB = join(import.meta.dirname, 'sdk-wire-stub.mjs');
 
 /**
  * Builds every bundle the benchmark measures under `outDir`. Functions and floors use
@@ -65,7 +66,7 @@ export async function buildBundles(root: string, outDir: string): Promise<Bundle
     functions[fn] = await bundle(esbuildOptions(entry, join(outDir, 'functions', fn, 'index.mjs')));
     handlerOnly[fn] = await bundle({
       ...esbuildOptions(entry, join(outDir, 'handler-only', fn, 'index.mjs')),
-      alias: { '@aws-sdk/client-dynamodb': SDK_STUB, '@aws-sdk/lib-dynamodb': SDK_STUB },
+      alias: { '@aws-sdk/client-dynamodb': SDK_WIRE_STUB, '@aws-sdk/lib-dynamodb': SDK_STUB },
     });
     const floorEntry = writeEntry(`floor-${fn}.ts`, floorSource(fn));
     floors[fn] = await bundle({

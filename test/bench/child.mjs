@@ -131,14 +131,15 @@ try {
     const imported = performance.now();
     if (job.remainingMs !== undefined) deadline = Date.now() + job.remainingMs;
     const cpuStart = process.cpuUsage();
-    const stubBefore = stubTime.ms;
+    const stubBefore = { ...stubTime };
     const result = await handler(event, context);
     const ms = performance.now() - imported;
     const cpu = process.cpuUsage(cpuStart);
     report({
       ms,
       cpuMs: (cpu.user + cpu.system) / 1000,
-      stubMs: stubTime.ms - stubBefore,
+      stubMs: stubTime.ms - stubBefore.ms,
+      stubCpuMs: stubTime.cpuMs - stubBefore.cpuMs,
       importMs: imported - importStart,
       status: statusOf(result),
       body: typeof result?.body === 'string' ? result.body : undefined,

@@ -42,6 +42,8 @@ export interface OnceSample {
    * on its servers in production, and in parallel across the shards a revoke-all reads.
    */
   stubMs: number;
+  /** The CPU time of the same (what `cpuMs` holds of the stub's work). */
+  stubCpuMs: number;
   importMs: number;
   status: number | string;
   body: string | undefined;

@@ -1,8 +1,9 @@
-// Stands in for @aws-sdk/client-dynamodb and @aws-sdk/lib-dynamodb in the "handler only" bundles
+// Stands in for @aws-sdk/lib-dynamodb (and, through sdk-wire-stub.mjs, @aws-sdk/client-dynamodb) in the "handler only" bundles
 // (esbuild `alias`, see build.ts): `send` answers from the in-memory tables at once, so the warm cost of
 // those bundles is the functions' own work (middy, validation, use case, rendering) without the SDK's
 // per-request pipeline. Only what lib/dynamodb imports is provided; anything else fails the build.
 import { ConditionalCheckFailed, execute } from './memory-tables.mjs';
+import { plainInput, wireOutput } from './wire-values.mjs';
 
 class Command {
   constructor(input) {
@@ -19,6 +20,13 @@ export class QueryCommand extends Command {}
 export class ScanCommand extends Command {}
 export class DeleteCommand extends Command {}
 
+/**
+ * A command of @aws-sdk/client-dynamodb itself (sdk-wire-stub.mjs), sent through the document client
+ * without its marshalling: its input and answer are in DynamoDB's own form.
+ */
+export class WireCommand extends Command {}
+export class WireQueryCommand extends WireCommand {}
+
 /** The DynamoDB operation of each command a request path sends. */
 const OPERATIONS = new Map([
   [GetCommand, 'GetItem'],
@@ -26,6 +34,7 @@ const OPERATIONS = new Map([
   [PutCommand, 'PutItem'],
   [UpdateCommand, 'UpdateItem'],
   [QueryCommand, 'Query'],
+  [WireQueryCommand, 'Query'],
 ]);
 
 export class DynamoDBClient {
@@ -34,10 +43,15 @@ export class DynamoDBClient {
   }
 
   /**
-   * The middleware stack lib/dynamodb/client.ts adds its request deadline to: answered at `send`, no
-   * request ever goes through it, so a middleware is accepted and never run.
+   * The middleware stack lib/dynamodb/client.ts adds its request deadline to and takes the SDK's logger
+   * from: answered at `send`, no request ever goes through it, so a middleware is accepted and never run.
    */
-  middlewareStack = { add() {} };
+  middlewareStack = {
+    add() {},
+    remove() {
+      return true;
+    },
+  };
 }
 
 export class DynamoDBDocumentClient {
@@ -53,6 +67,7 @@ export class DynamoDBDocumentClient {
     const operation = OPERATIONS.get(command.constructor);
     if (!operation) throw new Error(`sdk-stub: ${command.constructor.name} is not used on a request path`);
     try {
+      if (command instanceof WireCommand) return wireOutput(execute(operation, plainInput(command.input)));
       return execute(operation, command.input);
     } catch (error) {
       // As the SDK's service exceptions carry it.

@@ -425,11 +425,13 @@ describe('Lambda bundles (built exactly as the CDK stack builds them)', () => {
         (path) => path.includes('node_modules/@aws-sdk/client-') || path.endsWith('lib/signing/kms-json.ts'),
       );
       expect(resolved.some(({ specifier }) => specifier === '@aws-sdk/credential-provider-node')).toBe(signs);
-      // And no Node module facade of `process`, nor the zlib the event-stream codec needs.
+      // And no Node module facade of `process`, nor the zlib the event-stream codec needs, nor Web Streams.
       const external = Object.values(metafiles.get(name)?.outputs ?? {}).flatMap((output) =>
         output.imports.filter((edge) => edge.external).map((edge) => edge.path),
       );
-      expect(external.filter((id) => id === 'node:process' || id === 'node:zlib')).toEqual([]);
+      expect(external.filter((id) => ['node:process', 'node:zlib', 'node:stream/web'].includes(id))).toEqual(
+        [],
+      );
     },
   );
 

@@ -1,7 +1,8 @@
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { NodeHttpHandler } from '@smithy/node-http-handler';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createDocumentClient, DYNAMODB_LIMITS } from '#lib/dynamodb/client';
+import { createDocumentClient, DYNAMODB_LIMITS, SDK_LOGGER_MIDDLEWARE } from '#lib/dynamodb/client';
 import { isTransientDynamoError } from '#lib/dynamodb/errors';
 import { runWithDeadline } from '#lib/platform/deadline';
 import { startUnansweringServer } from '#test/support/fault-proxy';
@@ -68,5 +69,24 @@ describe('document client: limits of every DynamoDB call', () => {
     const { error } = await failure(() => runWithDeadline(Date.now() - 1, get));
     expect(error.name).toBe('DeadlineExceededError');
     expect(silent.requests() - before).toBe(0);
+  });
+});
+
+describe('document client: no copy of each answer for a logger', () => {
+  const names = (stack: { identify(): string[] }) => stack.identify().map((entry) => entry.split(' - ')[0]);
+
+  it("leaves out the SDK's logger middleware, which filters and copies every answer even for no logger", () => {
+    expect(names(db.middlewareStack)).not.toContain(SDK_LOGGER_MIDDLEWARE);
+    // Still there beside it: the deadline of every attempt.
+    expect(names(db.middlewareStack)).toContain('requestDeadline');
+  });
+
+  it('names a middleware the SDK really registers, so an SDK that renames it fails here', () => {
+    const plain = new DynamoDBClient({ region: 'local' });
+    try {
+      expect(names(plain.middlewareStack)).toContain(SDK_LOGGER_MIDDLEWARE);
+    } finally {
+      plain.destroy();
+    }
   });
 });

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { QueryCommand as WireQueryCommand } from '@aws-sdk/client-dynamodb';
 import { BatchGetCommand, GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
 import { SESSION_TOKEN_INDEX } from '#lib/definitions/tables';
@@ -430,7 +431,7 @@ describe('DynamoSessionRepository.scopeCandidates (revoke-all’s count)', () =>
   it('queries every write shard at once, for the active sessions up to the cut-off and only what the scope does not fix', async () => {
     let inFlight = 0;
     let most = 0;
-    ddb.on(QueryCommand).callsFake(async () => {
+    ddb.on(WireQueryCommand).callsFake(async () => {
       inFlight += 1;
       most = Math.max(most, inFlight);
       await new Promise((resolve) => setTimeout(resolve, 5));
@@ -440,14 +441,19 @@ describe('DynamoSessionRepository.scopeCandidates (revoke-all’s count)', () =>
     await repository.scopeCandidates({ by: 'board', boardId: 'board-1' }, AT);
     // Every shard's first page was in flight at the same time: the count waits for one round trip per page.
     expect(most).toBe(SCOPE_WRITE_SHARDS);
-    const inputs = ddb.commandCalls(QueryCommand).map((call) => call.args[0].input);
+    const inputs = ddb.commandCalls(WireQueryCommand).map((call) => call.args[0].input);
     expect(inputs).toEqual(
       Array.from({ length: SCOPE_WRITE_SHARDS }, (_, shard) => ({
         TableName: 'sessions-t',
         IndexName: 'board-index',
         KeyConditionExpression: 'boardShardKey = :pk AND createdKey < :below',
         FilterExpression: 'expiresAt > :at AND attribute_not_exists(revokedAt)',
-        ExpressionAttributeValues: { ':pk': `board-1#${shard}`, ':below': `${AT}$`, ':at': AT },
+        // DynamoDB's own form: the count reads its answers without the document client's copy.
+        ExpressionAttributeValues: {
+          ':pk': { S: `board-1#${shard}` },
+          ':below': { S: `${AT}$` },
+          ':at': { S: AT },
+        },
         ProjectionExpression: 'createdKey, orgId, userId, createdByUserId',
         Limit: STATE_PAGE_SIZE,
       })),
@@ -456,17 +462,19 @@ describe('DynamoSessionRepository.scopeCandidates (revoke-all’s count)', () =>
   });
 
   it('follows each shard page by page, and fills in what the scope fixes', async () => {
-    ddb.on(QueryCommand).resolves({ Items: [] });
+    ddb.on(WireQueryCommand).resolves({ Items: [] });
     ddb
-      .on(QueryCommand, { ExpressionAttributeValues: { ':pk': `${ORG_USER}#2` } })
+      .on(WireQueryCommand, { ExpressionAttributeValues: { ':pk': { S: `${ORG_USER}#2` } } })
       .resolvesOnce({
-        Items: [{ createdKey: '2026-01-01T00:00:00.000Z#a', createdByUserId: 'owner-1' }],
-        LastEvaluatedKey: { id: 'a' },
+        Items: [{ createdKey: { S: '2026-01-01T00:00:00.000Z#a' }, createdByUserId: { S: 'owner-1' } }],
+        LastEvaluatedKey: { id: { S: 'a' } },
       })
-      .resolvesOnce({ Items: [{ createdKey: '2026-01-02T00:00:00.000Z#b', createdByUserId: 'colleague' }] });
+      .resolvesOnce({
+        Items: [{ createdKey: { S: '2026-01-02T00:00:00.000Z#b' }, createdByUserId: { S: 'colleague' } }],
+      });
     ddb
-      .on(QueryCommand, { ExpressionAttributeValues: { ':pk': `${ORG_USER}#9` } })
-      .resolves({ Items: [{ createdKey: `${AT}#c`, createdByUserId: 'owner-1' }] });
+      .on(WireQueryCommand, { ExpressionAttributeValues: { ':pk': { S: `${ORG_USER}#9` } } })
+      .resolves({ Items: [{ createdKey: { S: `${AT}#c` }, createdByUserId: { S: 'owner-1' } }] });
     const candidates = await repository.scopeCandidates(
       { by: 'orgUser', orgId: SESSION.orgId, userId: SESSION.userId, boardId: 'board-1' },
       AT,
@@ -498,25 +506,25 @@ describe('DynamoSessionRepository.scopeCandidates (revoke-all’s count)', () =>
       },
     ]);
     const second = ddb
-      .commandCalls(QueryCommand)
+      .commandCalls(WireQueryCommand)
       .map((call) => call.args[0].input)
       .find((input) => input.ExclusiveStartKey !== undefined);
     expect(second).toMatchObject({
-      ExclusiveStartKey: { id: 'a' },
+      ExclusiveStartKey: { id: { S: 'a' } },
       FilterExpression: 'expiresAt > :at AND attribute_not_exists(revokedAt) AND boardId = :board',
-      ExpressionAttributeValues: { ':pk': `${ORG_USER}#2`, ':board': 'board-1' },
+      ExpressionAttributeValues: { ':pk': { S: `${ORG_USER}#2` }, ':board': { S: 'board-1' } },
       ProjectionExpression: 'createdKey, createdByUserId',
     });
-    expect(ddb.commandCalls(QueryCommand)).toHaveLength(SCOPE_WRITE_SHARDS + 1);
+    expect(ddb.commandCalls(WireQueryCommand)).toHaveLength(SCOPE_WRITE_SHARDS + 1);
   });
 
   it('leaves out, at the index, the sessions of the organizations counted through their own scopes', async () => {
-    ddb.on(QueryCommand).resolves({ Items: [] });
+    ddb.on(WireQueryCommand).resolves({ Items: [] });
     const scope = { by: 'creatorUser', creatorUserId: 'owner-1', userId: SESSION.userId } as const;
     await repository.scopeCandidates(scope, AT, { exceptOrgs: ['org-a', 'org-b'] });
-    expect(ddb.commandCalls(QueryCommand)[0]?.args[0].input).toMatchObject({
+    expect(ddb.commandCalls(WireQueryCommand)[0]?.args[0].input).toMatchObject({
       FilterExpression: 'expiresAt > :at AND attribute_not_exists(revokedAt) AND NOT orgId IN (:o0, :o1)',
-      ExpressionAttributeValues: { ':o0': 'org-a', ':o1': 'org-b' },
+      ExpressionAttributeValues: { ':o0': { S: 'org-a' }, ':o1': { S: 'org-b' } },
       ProjectionExpression: 'createdKey, orgId, boardId',
     });
   });
