@@ -4,6 +4,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import { type Browser, chromium } from 'playwright-core';
 import { afterAll, beforeAll, describe } from 'vitest';
 import { type Listening, listenOnFreePort } from './listen';
+import { usePerFile } from './per-file';
 
 /** Debian's Chromium (never a downloaded browser), or CHROMIUM_PATH. */
 export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
@@ -46,19 +47,7 @@ function launchChromium(): Promise<Browser> {
  * closed after them. The value returned stands for the browser once it has launched.
  */
 export function useChromium(): Browser {
-  let launched: Browser | undefined;
-  beforeAll(async () => {
-    launched = await launchChromium();
-  });
-  afterAll(async () => {
-    await launched?.close();
-    launched = undefined;
-  });
-  const current = (): Browser => {
-    if (!launched)
-      throw new Error('the browser is used outside its tests (before beforeAll or after afterAll)');
-    return launched;
-  };
+  const current = usePerFile('the browser', launchChromium, (browser) => browser.close());
   return new Proxy({} as Browser, {
     get: (_target, property) => {
       const browser = current();

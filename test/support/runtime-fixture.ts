@@ -1,6 +1,6 @@
-import { afterAll, beforeAll } from 'vitest';
 import type { LocalRuntime } from '#local/runtime';
 import { startTestRuntime, type TestRuntimeOptions } from './local-runtime';
+import { usePerFile } from './per-file';
 
 /**
  * The local runtime of one test file (or one describe block): started before its tests, closed after
@@ -9,19 +9,11 @@ import { startTestRuntime, type TestRuntimeOptions } from './local-runtime';
  * function are read when the runtime starts (after the file's own setup).
  */
 export function useTestRuntime(options: TestRuntimeOptions | (() => TestRuntimeOptions) = {}): LocalRuntime {
-  let started: LocalRuntime | undefined;
-  beforeAll(async () => {
-    started = await startTestRuntime(typeof options === 'function' ? options() : options);
-  });
-  afterAll(async () => {
-    await started?.close();
-    started = undefined;
-  });
-  const current = (): LocalRuntime => {
-    if (!started)
-      throw new Error('the test runtime is used outside its tests (before beforeAll or after afterAll)');
-    return started;
-  };
+  const current = usePerFile(
+    'the test runtime',
+    () => startTestRuntime(typeof options === 'function' ? options() : options),
+    (runtime) => runtime.close(),
+  );
   return new Proxy({} as LocalRuntime, {
     get: (_target, property) => Reflect.get(current(), property),
     has: (_target, property) => Reflect.has(current(), property),
