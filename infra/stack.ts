@@ -96,20 +96,16 @@ export class EmbedSessionStack extends Stack {
       alarmEmail: config.alarmEmail,
     });
 
-    new CfnOutput(this, 'ApiUrl', {
-      value: this.api.restApi.url,
-      description: 'Base URL of the API (stage URL)',
-    });
-    new CfnOutput(this, 'EmbedBaseUrl', {
-      // restApi.url ends with a slash.
-      value: config.publicBaseUrl ? `${config.publicBaseUrl}/embed` : `${this.api.restApi.url}embed`,
-      description: 'Embed page address; embed URLs add ?token=<session token>',
-    });
-    new CfnOutput(this, 'IdTokenSigningKeyAlias', {
-      value: this.idTokenKeys.signingAlias.aliasName,
-      description: 'KMS alias of the key that signs ID tokens for board applications',
-    });
-    new CfnOutput(this, 'Region', { value: Aws.REGION, description: 'AWS_REGION for the admin CLI' });
+    const output = (id: keyof typeof OUTPUTS, value: string) =>
+      new CfnOutput(this, id, { value, description: OUTPUTS[id] });
+    output('ApiUrl', this.api.restApi.url);
+    // restApi.url ends with a slash.
+    output(
+      'EmbedBaseUrl',
+      config.publicBaseUrl ? `${config.publicBaseUrl}/embed` : `${this.api.restApi.url}embed`,
+    );
+    output('IdTokenSigningKeyAlias', this.idTokenKeys.signingAlias.aliasName);
+    output('Region', Aws.REGION);
     for (const [key, table] of Object.entries(this.data.tables) as [
       TableKey,
       DataTables['tables'][TableKey],
@@ -119,28 +115,11 @@ export class EmbedSessionStack extends Stack {
         description: `${TABLES[key].envVar} for the admin CLI`,
       });
     }
-    if (this.api.usagePlan) {
-      new CfnOutput(this, 'UsagePlanId', {
-        value: this.api.usagePlan.usagePlanId,
-        description: 'USAGE_PLAN_ID for the admin CLI: the default per-key rate limit, and the API and stage',
-      });
-    }
-    new CfnOutput(this, 'EventBusName', {
-      value: this.events.bus.eventBusName,
-      description: 'EventBridge bus of the session events (source embed-sessions); route them with rules',
-    });
-    new CfnOutput(this, 'WebhookDeadLetterQueueUrl', {
-      value: this.events.deliveryDeadLetters.queueUrl,
-      description: 'Webhook delivery messages that failed to be handled five times',
-    });
-    new CfnOutput(this, 'StreamFailureQueueUrl', {
-      value: this.events.streamFailures.queueUrl,
-      description: 'Sessions stream batches whose retries ran out (their events were not recorded)',
-    });
-    new CfnOutput(this, 'AlarmTopicArn', {
-      value: this.monitoring.topic.topicArn,
-      description: 'SNS topic of the alarms; subscribe to be notified',
-    });
+    if (this.api.usagePlan) output('UsagePlanId', this.api.usagePlan.usagePlanId);
+    output('EventBusName', this.events.bus.eventBusName);
+    output('WebhookDeadLetterQueueUrl', this.events.deliveryDeadLetters.queueUrl);
+    output('StreamFailureQueueUrl', this.events.streamFailures.queueUrl);
+    output('AlarmTopicArn', this.monitoring.topic.topicArn);
     if (this.api.domainName) {
       new CfnOutput(this, 'CustomDomainTarget', {
         value: this.api.domainName.domainNameAliasDomainName,
@@ -149,6 +128,19 @@ export class EmbedSessionStack extends Stack {
     }
   }
 }
+
+/** The stack's outputs (besides the table names and the custom domain's target), and what each is for. */
+const OUTPUTS = {
+  ApiUrl: 'Base URL of the API (stage URL)',
+  EmbedBaseUrl: 'Embed page address; embed URLs add ?token=<session token>',
+  IdTokenSigningKeyAlias: 'KMS alias of the key that signs ID tokens for board applications',
+  Region: 'AWS_REGION for the admin CLI',
+  UsagePlanId: 'USAGE_PLAN_ID for the admin CLI: the default per-key rate limit, and the API and stage',
+  EventBusName: 'EventBridge bus of the session events (source embed-sessions); route them with rules',
+  WebhookDeadLetterQueueUrl: 'Webhook delivery messages that failed to be handled five times',
+  StreamFailureQueueUrl: 'Sessions stream batches whose retries ran out (their events were not recorded)',
+  AlarmTopicArn: 'SNS topic of the alarms; subscribe to be notified',
+} as const;
 
 /**
  * LOG_LEVEL and the configured optional settings; each function receives the settings its definition

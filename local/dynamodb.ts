@@ -12,14 +12,8 @@ import {
   type Projection,
 } from '@aws-sdk/client-dynamodb';
 import dynalite from 'dynalite';
-import {
-  type IndexProjection,
-  type KeyDefinition,
-  TABLE_KEYS,
-  TABLES,
-  type TableDefinition,
-  type TableKey,
-} from '#lib/definitions/tables';
+import type { IndexProjection, KeyDefinition, TableDefinition, TableKey } from '#lib/definitions/tables';
+import { TABLE_KEYS, TABLES } from '#lib/definitions/tables';
 import { unreachableReason } from '#lib/dynamodb/errors';
 import { closeDynaliteIteratorsOnEnd } from './dynalite-iterators';
 

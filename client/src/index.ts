@@ -19,22 +19,22 @@ export type CreatedSession = components['schemas']['CreatedSession'];
 export type Session = components['schemas']['Session'];
 /** A session another tenant created on your organization's public board: its outline only. */
 export type OtherTenantSession = components['schemas']['OtherTenantSession'];
+export type ListSessionsQuery = NonNullable<operations['listSessions']['parameters']['query']>;
 export type SessionPage = components['schemas']['SessionPage'];
 export type RevokeUserSessionsRequest = components['schemas']['RevokeUserSessionsRequest'];
 export type RevokedCount = components['schemas']['RevokedCount'];
-export type ErrorBody = components['schemas']['Error'];
-export type CreateWebhookRequest = components['schemas']['CreateWebhookRequest'];
-export type Webhook = components['schemas']['Webhook'];
-/** A new endpoint and its signing secret, which no other call shows. */
-export type CreatedWebhook = components['schemas']['CreatedWebhook'];
-export type ListSessionsQuery = NonNullable<operations['listSessions']['parameters']['query']>;
+export type ListEventsQuery = NonNullable<operations['listEvents']['parameters']['query']>;
 export type SessionEvent = components['schemas']['SessionEvent'];
 /** One revoke-all call, told once: its scope, cut-off and count (it names no session). */
 export type SessionsRevokedEvent = components['schemas']['SessionsRevokedEvent'];
 /** Any event a webhook delivers or the events API lists: discriminate on `type`. */
 export type EmbedEvent = SessionEvent | SessionsRevokedEvent;
 export type EventPage = components['schemas']['EventPage'];
-export type ListEventsQuery = NonNullable<operations['listEvents']['parameters']['query']>;
+export type CreateWebhookRequest = components['schemas']['CreateWebhookRequest'];
+export type Webhook = components['schemas']['Webhook'];
+/** A new endpoint and its signing secret, which no other call shows. */
+export type CreatedWebhook = components['schemas']['CreatedWebhook'];
+export type ErrorBody = components['schemas']['Error'];
 
 export interface ClientOptions {
   /** The API's base URL: the stage URL in AWS (the ApiUrl output), http://127.0.0.1:3000 locally. */
@@ -176,6 +176,12 @@ export function createClient(options: ClientOptions) {
     }
   }
 
+  /** A POST that creates, with an Idempotency-Key (yours, or a fresh one) so a retry never creates twice. */
+  function createOnce<T>(path: string, body: unknown, opts: CreateSessionOptions): Promise<T> {
+    const { idempotencyKey = globalThis.crypto.randomUUID(), ...call } = opts;
+    return request<T>('POST', path, { ...call, body, headers: { 'Idempotency-Key': idempotencyKey } });
+  }
+
   // Plain functions, not methods: each works when destructured off the client (`const { getSession } = api`).
 
   /** POST /api/embed/sessions, with an Idempotency-Key so a retry never creates a second session. */
@@ -183,12 +189,7 @@ export function createClient(options: ClientOptions) {
     body: CreateSessionRequest,
     opts: CreateSessionOptions = {},
   ): Promise<CreateSessionResponse> {
-    const { idempotencyKey = globalThis.crypto.randomUUID(), ...call } = opts;
-    return request<CreateSessionResponse>('POST', '/api/embed/sessions', {
-      ...call,
-      body,
-      headers: { 'Idempotency-Key': idempotencyKey },
-    });
+    return createOnce<CreateSessionResponse>('/api/embed/sessions', body, opts);
   }
 
   /** GET /api/embed/sessions/{id} */
@@ -242,12 +243,7 @@ export function createClient(options: ClientOptions) {
     body: CreateWebhookRequest,
     opts: CreateSessionOptions = {},
   ): Promise<CreatedWebhook> {
-    const { idempotencyKey = globalThis.crypto.randomUUID(), ...call } = opts;
-    return request<CreatedWebhook>('POST', '/api/embed/webhooks', {
-      ...call,
-      body,
-      headers: { 'Idempotency-Key': idempotencyKey },
-    });
+    return createOnce<CreatedWebhook>('/api/embed/webhooks', body, opts);
   }
 
   /** GET /api/embed/webhooks: your endpoints, without secrets. */

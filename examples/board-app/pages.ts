@@ -209,10 +209,8 @@ function layout(
   return `<!doctype html>
 <html lang="${options.locale}" data-theme="${options.theme}">
 <head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width,initial-scale=1">
-<meta name="referrer" content="no-referrer">
-<title>${escapeHtml(title)}</title>
+<meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
+<meta name="referrer" content="no-referrer"><title>${escapeHtml(title)}</title>
 <style nonce="${options.nonce}">${STYLE}</style>
 </head>
 <body>

@@ -15,6 +15,20 @@ const timestamp = {
 } as const;
 const nullableText = { type: ['string', 'null'] } as const;
 
+/** An object schema with its required properties, allowing no property beyond those it names. */
+function closedObject<const Required extends readonly string[], const Properties>(
+  required: Required,
+  properties: Properties,
+) {
+  return { type: 'object', additionalProperties: false, required, properties } as const;
+}
+
+/** The page's continuation, on every listing. */
+const nextCursor = {
+  type: ['string', 'null'],
+  description: 'Opaque; pass it as `cursor` for the next page. `null` on the last page.',
+} as const;
+
 /** The spec's session fields without the token, in the spec's order. */
 const sessionFields = {
   id: { type: 'string', format: 'uuid', description: 'Unique session identifier' },
@@ -35,11 +49,9 @@ const sessionFields = {
 } as const;
 
 /** The session everywhere but in the create response: the spec's fields, its status and revocation time. */
-export const sessionSchema = {
-  type: 'object',
-  additionalProperties: false,
-  required: [...Object.keys(sessionFields), 'status', 'revokedAt', 'bindToBrowser', 'boundAt'],
-  properties: {
+export const sessionSchema = closedObject(
+  [...Object.keys(sessionFields), 'status', 'revokedAt', 'bindToBrowser', 'boundAt'],
+  {
     ...sessionFields,
     status: {
       type: 'string',
@@ -57,26 +69,15 @@ export const sessionSchema = {
       description: 'When a bindToBrowser link was first opened, and so bound; null until then',
     },
   },
-} as const;
+);
 
 /**
  * A session another tenant created on a public board of the caller's organization: the organization sees
  * that it exists, and may revoke it, but none of that tenant's user data.
  */
-export const otherTenantSessionSchema = {
-  type: 'object',
-  additionalProperties: false,
-  required: [
-    'id',
-    'boardId',
-    'status',
-    'createdAt',
-    'expiresAt',
-    'revokedAt',
-    'boundAt',
-    'createdByAnotherTenant',
-  ],
-  properties: {
+export const otherTenantSessionSchema = closedObject(
+  ['id', 'boardId', 'status', 'createdAt', 'expiresAt', 'revokedAt', 'boundAt', 'createdByAnotherTenant'],
+  {
     id: sessionFields.id,
     boardId: sessionFields.boardId,
     status: sessionSchema.properties.status,
@@ -91,7 +92,7 @@ export const otherTenantSessionSchema = {
         "organization's public board: its user's data is that tenant's and is left out",
     },
   },
-} as const;
+);
 
 /** Either view of a session a caller may access. */
 const anySession = {
@@ -112,228 +113,134 @@ export const createdSessionSchema = {
   properties: { id, boardId, token: tokenSchema, ...afterBoardId },
 } as const;
 
-export const createSessionResponseSchema = {
-  type: 'object',
-  additionalProperties: false,
-  required: ['session', 'sessionToken', 'embedUrl'],
-  properties: {
-    session: { $ref: '#/components/schemas/CreatedSession' },
-    sessionToken: { ...tokenSchema, description: 'Equal to session.token' },
-    embedUrl: {
-      type: 'string',
-      format: 'uri',
-      description: '`{base_url}/embed?token=<session token>`, for an iframe or a link',
-    },
+export const createSessionResponseSchema = closedObject(['session', 'sessionToken', 'embedUrl'], {
+  session: { $ref: '#/components/schemas/CreatedSession' },
+  sessionToken: { ...tokenSchema, description: 'Equal to session.token' },
+  embedUrl: {
+    type: 'string',
+    format: 'uri',
+    description: '`{base_url}/embed?token=<session token>`, for an iframe or a link',
   },
-} as const;
+});
 
-export const sessionEnvelopeSchema = {
-  type: 'object',
-  additionalProperties: false,
-  required: ['session'],
-  properties: { session: anySession },
-} as const;
+export const sessionEnvelopeSchema = closedObject(['session'], { session: anySession });
 
-export const sessionPageSchema = {
-  type: 'object',
-  additionalProperties: false,
-  required: ['data', 'nextCursor'],
-  properties: {
-    data: { type: 'array', items: anySession },
-    nextCursor: {
-      type: ['string', 'null'],
-      description: 'Opaque; pass it as `cursor` for the next page. `null` on the last page.',
-    },
-  },
-} as const;
+export const sessionPageSchema = closedObject(['data', 'nextCursor'], {
+  data: { type: 'array', items: anySession },
+  nextCursor,
+});
 
 /** A session event (docs/events.md): what happened to one of the caller's sessions. */
-export const sessionEventSchema = {
-  type: 'object',
-  additionalProperties: false,
-  required: ['id', 'type', 'occurredAt', 'sequence', 'data'],
-  properties: {
-    id: {
-      type: 'string',
-      pattern: '^evt_[0-9a-f]{32}$',
-      description: 'Fixed by the session and the type: the same on every delivery of the event',
-    },
-    type: { type: 'string', enum: [...SESSION_EVENT_TYPES] },
-    occurredAt: timestamp,
-    sequence: {
-      type: 'integer',
-      minimum: 1,
-      description: "The event's place among its session's events: increasing in the order they occur",
-    },
-    data: {
-      type: 'object',
-      additionalProperties: false,
-      required: ['session', 'actor'],
-      properties: {
-        session: { $ref: '#/components/schemas/Session' },
-        actor: {
-          type: 'object',
-          additionalProperties: false,
-          required: ['type'],
-          properties: {
-            type: { type: 'string', enum: ['api_key', 'operator', 'board_organization'] },
-            keyId: { type: 'string', description: 'The API key, when one of the caller’s keys did it' },
-          },
-        },
-      },
-    },
+export const sessionEventSchema = closedObject(['id', 'type', 'occurredAt', 'sequence', 'data'], {
+  id: {
+    type: 'string',
+    pattern: '^evt_[0-9a-f]{32}$',
+    description: 'Fixed by the session and the type: the same on every delivery of the event',
   },
-} as const;
+  type: { type: 'string', enum: [...SESSION_EVENT_TYPES] },
+  occurredAt: timestamp,
+  sequence: {
+    type: 'integer',
+    minimum: 1,
+    description: "The event's place among its session's events: increasing in the order they occur",
+  },
+  data: closedObject(['session', 'actor'], {
+    session: { $ref: '#/components/schemas/Session' },
+    actor: closedObject(['type'], {
+      type: { type: 'string', enum: ['api_key', 'operator', 'board_organization'] },
+      keyId: { type: 'string', description: 'The API key, when one of the caller’s keys did it' },
+    }),
+  }),
+});
 
 /** `sessions.revoked` (docs/events.md): one revoke-all call, told once, with the count it answered. */
-export const sessionsRevokedEventSchema = {
-  type: 'object',
-  additionalProperties: false,
-  required: ['id', 'type', 'occurredAt', 'data'],
-  properties: {
-    id: {
-      type: 'string',
-      pattern: '^evt_[0-9a-f]{32}$',
-      description: 'Fixed by the revoke-all call: the same on every delivery of the event',
-    },
-    type: { type: 'string', enum: ['sessions.revoked'] },
-    occurredAt: timestamp,
-    data: {
+export const sessionsRevokedEventSchema = closedObject(['id', 'type', 'occurredAt', 'data'], {
+  id: {
+    type: 'string',
+    pattern: '^evt_[0-9a-f]{32}$',
+    description: 'Fixed by the revoke-all call: the same on every delivery of the event',
+  },
+  type: { type: 'string', enum: ['sessions.revoked'] },
+  occurredAt: timestamp,
+  data: closedObject(['scope', 'cutoff', 'revoked', 'actor'], {
+    scope: {
       type: 'object',
       additionalProperties: false,
-      required: ['scope', 'cutoff', 'revoked', 'actor'],
-      properties: {
-        scope: {
-          type: 'object',
-          additionalProperties: false,
-          description:
-            'The selection as the call named it: `{userId}`, `{userId, boardId}` or `{boardId}` (an ' +
-            'operator’s can also be `{}`: every session of the stage)',
-          properties: { userId: { type: 'string' }, boardId: { type: 'string' } },
-        },
-        cutoff: {
-          ...timestamp,
-          description: 'The sessions of the scope created at or before this instant are revoked',
-        },
-        revoked: {
-          type: 'integer',
-          minimum: 0,
-          description: 'The sessions of the scope that were active at the cut-off, as the call answered',
-        },
-        actor: {
-          type: 'object',
-          additionalProperties: false,
-          required: ['type'],
-          properties: {
-            type: { type: 'string', enum: ['api_key', 'operator'] },
-            keyId: { type: 'string', description: 'The API key that made the call' },
-          },
-        },
-      },
+      description:
+        'The selection as the call named it: `{userId}`, `{userId, boardId}` or `{boardId}` (an ' +
+        'operator’s can also be `{}`: every session of the stage)',
+      properties: { userId: { type: 'string' }, boardId: { type: 'string' } },
+    },
+    cutoff: {
+      ...timestamp,
+      description: 'The sessions of the scope created at or before this instant are revoked',
+    },
+    revoked: {
+      type: 'integer',
+      minimum: 0,
+      description: 'The sessions of the scope that were active at the cut-off, as the call answered',
+    },
+    actor: closedObject(['type'], {
+      type: { type: 'string', enum: ['api_key', 'operator'] },
+      keyId: { type: 'string', description: 'The API key that made the call' },
+    }),
+  }),
+});
+
+export const eventPageSchema = closedObject(['data', 'nextCursor'], {
+  data: {
+    type: 'array',
+    items: {
+      oneOf: [
+        { $ref: '#/components/schemas/SessionEvent' },
+        { $ref: '#/components/schemas/SessionsRevokedEvent' },
+      ],
     },
   },
-} as const;
+  nextCursor,
+});
 
-export const eventPageSchema = {
-  type: 'object',
-  additionalProperties: false,
-  required: ['data', 'nextCursor'],
-  properties: {
-    data: {
-      type: 'array',
-      items: {
-        oneOf: [
-          { $ref: '#/components/schemas/SessionEvent' },
-          { $ref: '#/components/schemas/SessionsRevokedEvent' },
-        ],
-      },
-    },
-    nextCursor: {
-      type: ['string', 'null'],
-      description: 'Opaque; pass it as `cursor` for the next page. `null` on the last page.',
-    },
-  },
-} as const;
-
-export const revokedCountSchema = {
-  type: 'object',
-  additionalProperties: false,
-  required: ['revoked'],
-  properties: { revoked: { type: 'integer', minimum: 0, description: 'Sessions this call revoked' } },
-} as const;
+export const revokedCountSchema = closedObject(['revoked'], {
+  revoked: { type: 'integer', minimum: 0, description: 'Sessions this call revoked' },
+});
 
 /** The one error shape of the whole service, including the errors API Gateway makes itself. */
-export const errorSchema = {
-  type: 'object',
-  additionalProperties: false,
-  required: ['error', 'message'],
-  properties: {
-    error: {
-      type: 'string',
-      description: 'The status name, such as "Bad Request"',
-      examples: ['Bad Request'],
-    },
-    message: {
-      type: 'string',
-      description: 'What went wrong, naming the field when there is one',
-      examples: ['email must be a valid e-mail address'],
-    },
+export const errorSchema = closedObject(['error', 'message'], {
+  error: {
+    type: 'string',
+    description: 'The status name, such as "Bad Request"',
+    examples: ['Bad Request'],
   },
-} as const;
+  message: {
+    type: 'string',
+    description: 'What went wrong, naming the field when there is one',
+    examples: ['email must be a valid e-mail address'],
+  },
+});
 
-export const healthSchema = {
-  type: 'object',
-  additionalProperties: false,
-  required: ['status'],
-  properties: { status: { const: 'ok' } },
-} as const;
+export const healthSchema = closedObject(['status'], { status: { const: 'ok' } });
 
 /** What the embed page hands to the board's front end (as JSON when asked, or in its JSON island). */
-export const embedContextSchema = {
-  type: 'object',
-  additionalProperties: false,
-  required: ['board', 'session'],
-  properties: {
-    board: {
-      type: 'object',
-      additionalProperties: false,
-      required: ['id', 'name'],
-      properties: { id: { type: 'string' }, name: nullableText },
-    },
-    session: {
-      type: 'object',
-      additionalProperties: false,
-      required: Object.keys(sessionFields),
-      properties: sessionFields,
-    },
-  },
-} as const;
+export const embedContextSchema = closedObject(['board', 'session'], {
+  board: closedObject(['id', 'name'], { id: { type: 'string' }, name: nullableText }),
+  session: closedObject(Object.keys(sessionFields), sessionFields),
+});
 
 /** The embed page's JSON for a board with its own application: where to send the user, and the token. */
-export const embedHandOffSchema = {
-  type: 'object',
-  additionalProperties: false,
-  required: ['handoff'],
-  properties: {
-    handoff: {
-      type: 'object',
-      additionalProperties: false,
-      required: ['url', 'idToken'],
-      properties: {
-        url: {
-          type: 'string',
-          format: 'uri',
-          description: 'The board application’s URL, to POST `id_token` to',
-        },
-        idToken: {
-          type: 'string',
-          pattern: '^[A-Za-z0-9_-]+\\.[A-Za-z0-9_-]+\\.[A-Za-z0-9_-]+$',
-          description: 'A JWT (ES256) for the application’s origin; see docs/board-apps.md',
-        },
-      },
+export const embedHandOffSchema = closedObject(['handoff'], {
+  handoff: closedObject(['url', 'idToken'], {
+    url: {
+      type: 'string',
+      format: 'uri',
+      description: 'The board application’s URL, to POST `id_token` to',
     },
-  },
-} as const;
+    idToken: {
+      type: 'string',
+      pattern: '^[A-Za-z0-9_-]+\\.[A-Za-z0-9_-]+\\.[A-Za-z0-9_-]+$',
+      description: 'A JWT (ES256) for the application’s origin; see docs/board-apps.md',
+    },
+  }),
+});
 
 /** The embed page's JSON: the context of the built-in page, or the hand-off to the board's application. */
 export const embedPageJsonSchema = {
@@ -341,10 +248,8 @@ export const embedPageJsonSchema = {
 } as const;
 
 /** The OpenID Connect discovery document (`GET /.well-known/openid-configuration`). */
-export const openIdConfigurationSchema = {
-  type: 'object',
-  additionalProperties: false,
-  required: [
+export const openIdConfigurationSchema = closedObject(
+  [
     'issuer',
     'jwks_uri',
     'response_types_supported',
@@ -354,7 +259,7 @@ export const openIdConfigurationSchema = {
     'backchannel_logout_supported',
     'backchannel_logout_session_supported',
   ],
-  properties: {
+  {
     issuer: {
       type: 'string',
       format: 'uri',
@@ -374,74 +279,51 @@ export const openIdConfigurationSchema = {
       description: 'Every logout token names the session that ended (`sid`, as in the ID token)',
     },
   },
-} as const;
+);
 
 /** The public keys that verify ID tokens (`GET /.well-known/jwks.json`). */
-export const jwksSchema = {
-  type: 'object',
-  additionalProperties: false,
-  required: ['keys'],
-  properties: {
-    keys: {
-      type: 'array',
-      items: {
-        type: 'object',
-        additionalProperties: false,
-        required: ['kty', 'crv', 'x', 'y', 'kid', 'alg', 'use'],
-        properties: {
-          kty: { const: 'EC' },
-          crv: { const: 'P-256' },
-          x: { type: 'string' },
-          y: { type: 'string' },
-          kid: { type: 'string', description: 'Named by the `kid` header of the tokens this key signs' },
-          alg: { const: 'ES256' },
-          use: { const: 'sig' },
-        },
-      },
-    },
+export const jwksSchema = closedObject(['keys'], {
+  keys: {
+    type: 'array',
+    items: closedObject(['kty', 'crv', 'x', 'y', 'kid', 'alg', 'use'], {
+      kty: { const: 'EC' },
+      crv: { const: 'P-256' },
+      x: { type: 'string' },
+      y: { type: 'string' },
+      kid: { type: 'string', description: 'Named by the `kid` header of the tokens this key signs' },
+      alg: { const: 'ES256' },
+      use: { const: 'sig' },
+    }),
   },
-} as const;
+});
 
 /** A webhook endpoint as its owner sees it: never its secret. */
-export const webhookSchema = {
-  type: 'object',
-  additionalProperties: false,
-  required: ['id', 'url', 'events', 'description', 'createdAt'],
-  properties: {
-    id: { type: 'string', pattern: '^whe_[0-9a-f]{32}$', description: 'The endpoint id' },
-    url: { type: 'string', format: 'uri', description: 'Where events are POSTed' },
-    events: {
-      type: 'array',
-      items: { type: 'string', enum: [...EVENT_TYPES] },
-      description: 'The event types it receives',
-    },
-    description: nullableText,
-    createdAt: timestamp,
+export const webhookSchema = closedObject(['id', 'url', 'events', 'description', 'createdAt'], {
+  id: { type: 'string', pattern: '^whe_[0-9a-f]{32}$', description: 'The endpoint id' },
+  url: { type: 'string', format: 'uri', description: 'Where events are POSTed' },
+  events: {
+    type: 'array',
+    items: { type: 'string', enum: [...EVENT_TYPES] },
+    description: 'The event types it receives',
   },
-} as const;
+  description: nullableText,
+  createdAt: timestamp,
+});
 
-export const createdWebhookSchema = {
-  type: 'object',
-  additionalProperties: false,
-  required: ['webhook', 'secret'],
-  properties: {
-    webhook: { $ref: '#/components/schemas/Webhook' },
-    secret: {
-      type: 'string',
-      pattern: '^whsec_[A-Za-z0-9+/]{43}=$',
-      description:
-        'The signing secret (Standard Webhooks): shown only here. Verify `webhook-signature` with the ' +
-        'base64-decoded part after `whsec_`',
-    },
+export const createdWebhookSchema = closedObject(['webhook', 'secret'], {
+  webhook: { $ref: '#/components/schemas/Webhook' },
+  secret: {
+    type: 'string',
+    pattern: '^whsec_[A-Za-z0-9+/]{43}=$',
+    description:
+      'The signing secret (Standard Webhooks): shown only here. Verify `webhook-signature` with the ' +
+      'base64-decoded part after `whsec_`',
   },
-} as const;
+});
 
-export const webhookListSchema = {
-  type: 'object',
-  additionalProperties: false,
-  required: ['data'],
-  properties: { data: { type: 'array', items: { $ref: '#/components/schemas/Webhook' } } },
-} as const;
+export const webhookListSchema = closedObject(['data'], {
+  data: { type: 'array', items: { $ref: '#/components/schemas/Webhook' } },
+});
 
 /** Every response schema, under its name in the OpenAPI document's components. */
 export const RESPONSE_SCHEMAS = {

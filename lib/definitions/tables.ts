@@ -2,6 +2,8 @@
  * The DynamoDB tables, defined once. The CDK stack (`infra/`) and the local runtime (`local/`) both build
  * their tables from these definitions, so the two can never drift.
  */
+import type { SessionScope } from '#lib/domain/ports';
+
 export type AttributeType = 'S' | 'N';
 
 export interface KeyDefinition {
@@ -55,12 +57,12 @@ const ORG_USER_INDEX = 'orgUser-index';
 const CREATOR_USER_INDEX = 'creatorUser-index';
 const BOARD_INDEX = 'board-index';
 const CREATOR_BOARD_INDEX = 'creatorBoard-index';
-export const SESSION_SCOPE_INDEXES = {
+export const SESSION_SCOPE_INDEXES: Readonly<Record<SessionScope['by'], string>> = {
   orgUser: ORG_USER_INDEX,
   creatorUser: CREATOR_USER_INDEX,
   board: BOARD_INDEX,
   creatorBoard: CREATOR_BOARD_INDEX,
-} as const;
+};
 
 /**
  * What revoke-all's count reads of a session from the scope index it counts (the key, `id` and
@@ -108,7 +110,16 @@ export type TableKey = keyof typeof TABLE_ENV_VARS;
 /** The attribute DynamoDB's time to live reads, on every table that has one. */
 export const TTL_ATTRIBUTE = 'ttl';
 
-const CREATED_KEY: KeyDefinition = { name: 'createdKey', type: 'S' };
+const CREATED: KeyDefinition = { name: 'createdKey', type: 'S' };
+// The partition keys of the scope indexes revoke-all counts through, and what those indexes copy.
+const ORG_USER_SHARD: KeyDefinition = { name: 'orgUserShardKey', type: 'S' };
+const CREATOR_SHARD: KeyDefinition = { name: 'creatorUserShardKey', type: 'S' };
+const BOARD_SHARD: KeyDefinition = { name: 'boardShardKey', type: 'S' };
+const STATE: IndexProjection = { include: SESSION_STATE_ATTRIBUTES };
+// The events' indexes: by owner or by session, in the order of their `position`.
+const EVENT_OWNER: KeyDefinition = { name: 'ownerUserId', type: 'S' };
+const EVENT_SESSION: KeyDefinition = { name: 'sessionId', type: 'S' };
+const POSITION: KeyDefinition = { name: 'position', type: 'S' };
 
 export const TABLES = {
   boards: { envVar: BOARDS_TABLE_ENV, partitionKey: { name: 'boardId', type: 'S' }, indexes: [] },
@@ -136,29 +147,14 @@ export const TABLES = {
     partitionKey: { name: 'id', type: 'S' },
     indexes: [
       { indexName: SESSION_TOKEN_INDEX, partitionKey: { name: 'tokenHash', type: 'S' }, projection: 'ALL' },
+      { indexName: ORG_USER_INDEX, partitionKey: ORG_USER_SHARD, sortKey: CREATED, projection: STATE },
+      { indexName: CREATOR_USER_INDEX, partitionKey: CREATOR_SHARD, sortKey: CREATED, projection: STATE },
+      { indexName: BOARD_INDEX, partitionKey: BOARD_SHARD, sortKey: CREATED, projection: STATE },
+      // Listing only (revoke-all never counts through it): keys alone, so a revocation does not write it.
       {
-        indexName: ORG_USER_INDEX,
-        partitionKey: { name: 'orgUserShardKey', type: 'S' },
-        sortKey: CREATED_KEY,
-        projection: { include: SESSION_STATE_ATTRIBUTES },
-      },
-      {
-        indexName: CREATOR_USER_INDEX,
-        partitionKey: { name: 'creatorUserShardKey', type: 'S' },
-        sortKey: CREATED_KEY,
-        projection: { include: SESSION_STATE_ATTRIBUTES },
-      },
-      {
-        indexName: BOARD_INDEX,
-        partitionKey: { name: 'boardShardKey', type: 'S' },
-        sortKey: CREATED_KEY,
-        projection: { include: SESSION_STATE_ATTRIBUTES },
-      },
-      {
-        // Listing only (revoke-all never counts through it): keys alone, so a revocation does not write it.
         indexName: CREATOR_BOARD_INDEX,
         partitionKey: { name: 'creatorBoardShardKey', type: 'S' },
-        sortKey: CREATED_KEY,
+        sortKey: CREATED,
         projection: 'KEYS_ONLY',
       },
     ],
@@ -173,19 +169,9 @@ export const TABLES = {
     sortKey: { name: 'sk', type: 'S' },
     indexes: [
       // A key owner's events, newest first (`occurredAt#id`): the events API.
-      {
-        indexName: EVENT_OWNER_INDEX,
-        partitionKey: { name: 'ownerUserId', type: 'S' },
-        sortKey: { name: 'position', type: 'S' },
-        projection: 'ALL',
-      },
+      { indexName: EVENT_OWNER_INDEX, partitionKey: EVENT_OWNER, sortKey: POSITION, projection: 'ALL' },
       // One session's events (at most five): the events API asked for one session.
-      {
-        indexName: EVENT_SESSION_INDEX,
-        partitionKey: { name: 'sessionId', type: 'S' },
-        sortKey: { name: 'position', type: 'S' },
-        projection: 'ALL',
-      },
+      { indexName: EVENT_SESSION_INDEX, partitionKey: EVENT_SESSION, sortKey: POSITION, projection: 'ALL' },
     ],
     // Events are kept 30 days; DynamoDB deletes them some time after.
     timeToLiveAttribute: TTL_ATTRIBUTE,

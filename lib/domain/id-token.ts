@@ -9,11 +9,22 @@ export const ID_TOKEN_ALG = 'ES256';
 /** A token is good for at most five minutes, and never past its session's expiry. */
 export const ID_TOKEN_MAX_LIFETIME_SECONDS = 5 * 60;
 
-/** The claims of an ID token, exactly; the board application's documentation lists them. */
-export interface IdTokenClaims {
+/**
+ * What every token the service signs claims: who issued it, for which application, the user (a pairwise
+ * subject), the session, when it was issued and expires, and its unique id.
+ */
+interface SessionTokenClaims {
   iss: string;
   aud: string;
   sub: string;
+  sid: string;
+  iat: number;
+  exp: number;
+  jti: string;
+}
+
+/** The claims of an ID token, exactly; the board application's documentation lists them. */
+export interface IdTokenClaims extends SessionTokenClaims {
   user_id: string;
   email: string;
   given_name: string | null;
@@ -23,13 +34,9 @@ export interface IdTokenClaims {
   metadata: Record<string, unknown>;
   board_id: string;
   board_name: string | null;
-  sid: string;
-  iat: number;
-  exp: number;
-  jti: string;
 }
 
-/** The claims discovery announces (`claims_supported`), in the order of `IdTokenClaims`. */
+/** The claims discovery announces (`claims_supported`): an ID token's, in the order it carries them. */
 export const ID_TOKEN_CLAIMS: readonly (keyof IdTokenClaims)[] = [
   'iss',
   'aud',
@@ -61,14 +68,7 @@ export const LOGOUT_TOKEN_LIFETIME_SECONDS = 2 * 60;
  * (`sid`, the ID token's) and its user (`sub`, the same pairwise subject), the back-channel logout
  * event, and never a `nonce`.
  */
-export interface LogoutTokenClaims {
-  iss: string;
-  aud: string;
-  sub: string;
-  sid: string;
-  iat: number;
-  exp: number;
-  jti: string;
+export interface LogoutTokenClaims extends SessionTokenClaims {
   events: { [BACKCHANNEL_LOGOUT_EVENT]: Record<string, never> };
 }
 

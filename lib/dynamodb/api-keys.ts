@@ -37,16 +37,13 @@ export class DynamoApiKeyRepository extends DynamoTable implements ApiKeyReposit
    * is the success it was; anything else under the hash is refused as before.
    */
   async create(record: ApiKeyRecord): Promise<void> {
+    const put = new PutCommand({
+      TableName: this.tableName,
+      Item: toItem(record),
+      ConditionExpression: 'attribute_not_exists(keyHash)',
+    });
     try {
-      await dynamoCall(() =>
-        this.db.send(
-          new PutCommand({
-            TableName: this.tableName,
-            Item: toItem(record),
-            ConditionExpression: 'attribute_not_exists(keyHash)',
-          }),
-        ),
-      );
+      await dynamoCall(() => this.db.send(put));
     } catch (error) {
       if ((error as Error).name !== 'ConditionalCheckFailedException') throw error;
       const stored = await this.getByHash(record.keyHash);

@@ -27,6 +27,7 @@ import {
   DELIVERY_TIMEOUT_MS,
   type DeliveryScheduler,
   type HttpPost,
+  isQueuedAttempt,
   settleAttempt,
 } from '#lib/webhooks/delivery';
 
@@ -50,16 +51,7 @@ export interface LogoutDelivery {
 
 /** True for a well-formed LogoutDelivery (a queue message's, say). */
 export function isLogoutDelivery(value: unknown): value is LogoutDelivery {
-  const d = value as Partial<LogoutDelivery> | undefined;
-  return (
-    typeof d === 'object' &&
-    d !== null &&
-    typeof d.eventId === 'string' &&
-    typeof d.sessionId === 'string' &&
-    typeof d.boardId === 'string' &&
-    typeof d.userId === 'string' &&
-    Number.isInteger(d.attempt)
-  );
+  return isQueuedAttempt<LogoutDelivery>(value, ['eventId', 'sessionId', 'boardId', 'userId']);
 }
 
 /** Where a board's logouts go, and the audience they are for. */

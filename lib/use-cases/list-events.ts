@@ -44,7 +44,8 @@ export async function listEvents(
   caller: ListCaller,
   query: ListEventsQuery,
 ): Promise<EventPage> {
-  let below = query.cursor === undefined ? undefined : decodeEventCursor(query.cursor, caller, query);
+  let below =
+    query.cursor === undefined ? undefined : decodeSignedCursor(EVENTS_CURSOR, query.cursor, caller, query);
   const data: EmbedEvent[] = [];
   let more = false;
   for (let read = 0; read < MAX_READS_PER_PAGE; read++) {
@@ -70,38 +71,20 @@ export async function listEvents(
     if (read === MAX_READS_PER_PAGE - 1) more = true;
   }
   const last = more ? (below ?? undefined) : undefined;
-  return { data, nextCursor: last !== undefined ? encodeEventCursor(last, caller, query) : null };
+  return {
+    data,
+    nextCursor: last !== undefined ? encodeSignedCursor(EVENTS_CURSOR, last, caller, query) : null,
+  };
 }
 
 function positionOf(event: EmbedEvent): EventPosition {
   return `${event.occurredAt}#${event.id}`;
 }
 
-const EVENTS_CURSOR: CursorFormat = {
+const EVENTS_CURSOR: CursorFormat<ListEventsQuery> = {
   version: 1,
   position: /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z#evt_[0-9a-f]{32}$/,
   salt: 'events-cursor',
   info: 'embed-session events cursor v1',
+  boundTo: (caller, query) => JSON.stringify([caller.userId, query.sessionId ?? null, query.type ?? null]),
 };
-
-/** What a cursor is bound to besides the API key: every selecting parameter (not the page size). */
-function queryFingerprint(caller: ListCaller, query: ListEventsQuery): string {
-  return JSON.stringify([caller.userId, query.sessionId ?? null, query.type ?? null]);
-}
-
-/** An opaque cursor: base64url JSON of the position, then its signature. */
-export function encodeEventCursor(
-  position: EventPosition,
-  caller: ListCaller,
-  query: ListEventsQuery,
-): string {
-  return encodeSignedCursor(EVENTS_CURSOR, position, caller.apiKey, queryFingerprint(caller, query));
-}
-
-/**
- * The position a cursor continues below. Malformed, altered, issued to another API key or for another
- * query, or spelled otherwise than the service spells it: 400.
- */
-export function decodeEventCursor(cursor: string, caller: ListCaller, query: ListEventsQuery): EventPosition {
-  return decodeSignedCursor(EVENTS_CURSOR, cursor, caller.apiKey, queryFingerprint(caller, query));
-}

@@ -183,17 +183,14 @@ export function viewBytesAtMost(view: SessionView | OtherTenantSessionView): num
 
 const unitsOf = (value: string | null | undefined): number => (typeof value === 'string' ? value.length : 0);
 
-const SESSIONS_CURSOR: CursorFormat = {
+const SESSIONS_CURSOR: CursorFormat<ListSessionsQuery> = {
   version: 2,
   position: /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z#[0-9a-f-]{36}$/,
   salt: 'list-cursor',
   info: 'embed-session list cursor v2',
+  boundTo: (caller, query) =>
+    JSON.stringify([caller.userId, query.userId ?? null, query.boardId ?? null, query.status ?? null]),
 };
-
-/** What a cursor is bound to besides the API key: every selecting parameter (not the page size). */
-function queryFingerprint(caller: KeyOwner, query: ListSessionsQuery): string {
-  return JSON.stringify([caller.userId, query.userId ?? null, query.boardId ?? null, query.status ?? null]);
-}
 
 /** An opaque cursor: base64url JSON of the position, then its signature. */
 export function encodeCursor(
@@ -201,10 +198,10 @@ export function encodeCursor(
   caller: ListCaller,
   query: ListSessionsQuery,
 ): string {
-  return encodeSignedCursor(SESSIONS_CURSOR, position, caller.apiKey, queryFingerprint(caller, query));
+  return encodeSignedCursor(SESSIONS_CURSOR, position, caller, query);
 }
 
 /** The position a cursor continues below; any cursor the service did not issue for this query is a 400. */
 export function decodeCursor(cursor: string, caller: ListCaller, query: ListSessionsQuery): SessionPosition {
-  return decodeSignedCursor(SESSIONS_CURSOR, cursor, caller.apiKey, queryFingerprint(caller, query));
+  return decodeSignedCursor(SESSIONS_CURSOR, cursor, caller, query);
 }

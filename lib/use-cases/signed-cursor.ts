@@ -1,34 +1,44 @@
 import { createHmac, hkdfSync, timingSafeEqual } from 'node:crypto';
+import type { KeyOwner } from '#lib/domain/api-key';
 import { ValidationError } from '#lib/domain/errors';
 
 const INVALID_CURSOR = 'cursor is invalid or was issued for another query';
 
-/** What tells one listing's cursors from another's: its format version, positions and signing key. */
-export interface CursorFormat {
+/** The caller a cursor is issued to: its API key signs the cursor. */
+export type CursorCaller = KeyOwner & { apiKey: string };
+
+/**
+ * What tells one listing's cursors from another's: its format version, positions and signing key, and
+ * what of the query a cursor is bound to.
+ */
+export interface CursorFormat<Query> {
   readonly version: number;
   /** The one spelling of a position this listing issues. */
   readonly position: RegExp;
   /** HKDF salt and info deriving the signing key from the caller's API key. */
   readonly salt: string;
   readonly info: string;
+  /** What a cursor is bound to besides the API key: every selecting parameter (not the page size). */
+  readonly boundTo: (caller: KeyOwner, query: Query) => string;
 }
 
 /** HMAC-SHA256 of the cursor's content and the query it was issued for, under a key derived from the API key. */
-function signature(format: CursorFormat, payload: string, apiKey: string, query: string): Buffer {
+function signature(format: CursorFormat<never>, payload: string, apiKey: string, query: string): Buffer {
   const key = Buffer.from(hkdfSync('sha256', apiKey, format.salt, format.info, 32));
   return createHmac('sha256', key).update(payload).update('\u0000').update(query).digest();
 }
 
-/**
- * An opaque cursor: base64url JSON of the position, then its signature. `query` is what the cursor is
- * bound to besides the API key: every selecting parameter, not the page size.
- */
-export function encodeSignedCursor(
-  format: CursorFormat,
+/** An opaque cursor: base64url JSON of the position, then its signature. */
+export function encodeSignedCursor<Query>(
+  format: CursorFormat<Query>,
   position: string,
-  apiKey: string,
-  query: string,
+  caller: CursorCaller,
+  query: Query,
 ): string {
+  return signedCursor(format, position, caller.apiKey, format.boundTo(caller, query));
+}
+
+function signedCursor(format: CursorFormat<never>, position: string, apiKey: string, query: string): string {
   const payload = Buffer.from(JSON.stringify({ v: format.version, p: position }), 'utf8').toString(
     'base64url',
   );
@@ -41,12 +51,14 @@ export function encodeSignedCursor(
  * cursor the service issues for what it decodes to (the same bytes spelled otherwise, say): a cursor has
  * one spelling.
  */
-export function decodeSignedCursor(
-  format: CursorFormat,
+export function decodeSignedCursor<Query>(
+  format: CursorFormat<Query>,
   cursor: string,
-  apiKey: string,
-  query: string,
+  caller: CursorCaller,
+  boundQuery: Query,
 ): string {
+  const { apiKey } = caller;
+  const query = format.boundTo(caller, boundQuery);
   const [payload, mac, ...rest] = cursor.split('.');
   if (!payload || !mac || rest.length > 0 || !/^[A-Za-z0-9_-]+$/.test(payload + mac)) {
     throw new ValidationError(INVALID_CURSOR);
@@ -70,6 +82,6 @@ export function decodeSignedCursor(
   ) {
     throw new ValidationError(INVALID_CURSOR);
   }
-  if (encodeSignedCursor(format, p, apiKey, query) !== cursor) throw new ValidationError(INVALID_CURSOR);
+  if (signedCursor(format, p, apiKey, query) !== cursor) throw new ValidationError(INVALID_CURSOR);
   return p;
 }

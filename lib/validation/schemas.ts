@@ -44,23 +44,6 @@ export const createSessionSchema = {
 } as const;
 
 /**
- * GET /api/embed/sessions. Query strings hold only text: parseListSessionsQuery turns the digits of an
- * integer-typed parameter into a number before validating, so `limit` is checked as the integer it is.
- */
-export const listSessionsQuerySchema = {
-  $id: 'list-sessions-query',
-  type: 'object',
-  additionalProperties: false,
-  properties: {
-    userId: idSchema,
-    boardId: idSchema,
-    status: { type: 'string', enum: [...SESSION_STATUSES] },
-    limit: { type: 'integer', minimum: 1, maximum: 100, default: 20 },
-    cursor: { type: 'string', minLength: 1, maxLength: 1024 },
-  },
-} as const;
-
-/**
  * POST /api/embed/sessions/revoke: `userId` (on `boardId`, when given), or `boardId` alone; the parser
  * refuses a body with neither, with a message naming both.
  */
@@ -68,24 +51,38 @@ export const revokeUserSessionsSchema = {
   $id: 'revoke-user-sessions-request',
   type: 'object',
   additionalProperties: false,
-  properties: {
-    userId: idSchema,
-    boardId: idSchema,
-  },
+  properties: { userId: idSchema, boardId: idSchema },
 } as const;
 
+/** A listing's query: the parameters that select, then the page size and the continuation. */
+function listingQuerySchema<const Id extends string, const Selectors>($id: Id, selectors: Selectors) {
+  return {
+    $id,
+    type: 'object',
+    additionalProperties: false,
+    properties: {
+      ...selectors,
+      limit: { type: 'integer', minimum: 1, maximum: 100, default: 20 },
+      cursor: { type: 'string', minLength: 1, maxLength: 1024 },
+    },
+  } as const;
+}
+
+/**
+ * GET /api/embed/sessions. Query strings hold only text: parseListSessionsQuery turns the digits of an
+ * integer-typed parameter into a number before validating, so `limit` is checked as the integer it is.
+ */
+export const listSessionsQuerySchema = listingQuerySchema('list-sessions-query', {
+  userId: idSchema,
+  boardId: idSchema,
+  status: { type: 'string', enum: [...SESSION_STATUSES] },
+});
+
 /** GET /api/embed/events: as the session listing's query, text digits of `limit` made a number first. */
-export const listEventsQuerySchema = {
-  $id: 'list-events-query',
-  type: 'object',
-  additionalProperties: false,
-  properties: {
-    sessionId: idSchema,
-    type: { type: 'string', enum: [...EVENT_TYPES] },
-    limit: { type: 'integer', minimum: 1, maximum: 100, default: 20 },
-    cursor: { type: 'string', minLength: 1, maxLength: 1024 },
-  },
-} as const;
+export const listEventsQuerySchema = listingQuerySchema('list-events-query', {
+  sessionId: idSchema,
+  type: { type: 'string', enum: [...EVENT_TYPES] },
+});
 
 /** POST /api/embed/webhooks: where to deliver, which event types (every type when absent), a note. */
 export const createWebhookSchema = {

@@ -34,6 +34,19 @@ export interface WebhookDelivery {
   attempt: number;
 }
 
+/**
+ * True for an attempt read back from a queue (a webhook delivery, a logout): an object whose named fields
+ * are text and whose `attempt` is an integer.
+ */
+export function isQueuedAttempt<D extends { attempt: number }>(
+  value: unknown,
+  textFields: readonly (keyof D & string)[],
+): value is D {
+  if (typeof value !== 'object' || value === null) return false;
+  const fields = value as Record<string, unknown>;
+  return textFields.every((field) => typeof fields[field] === 'string') && Number.isInteger(fields.attempt);
+}
+
 /** Runs `delivery` after `delaySeconds` (0: as soon as possible). Back-channel logout reuses it. */
 export interface DeliveryScheduler<D = WebhookDelivery> {
   schedule(delivery: D, delaySeconds: number): Promise<void>;

@@ -20,6 +20,7 @@ import {
   attemptDelivery,
   type DeliveryDeps,
   type DeliveryScheduler,
+  isQueuedAttempt,
   type WebhookDelivery,
 } from './delivery';
 
@@ -86,16 +87,7 @@ export interface SqsRecord {
 export type DeliveryMessageOutcome = AttemptOutcome | 'postponed';
 
 function isWebhookDelivery(value: unknown): value is WebhookDelivery {
-  const d = value as Partial<WebhookDelivery> | undefined;
-  return (
-    typeof d === 'object' &&
-    d !== null &&
-    typeof d.eventId === 'string' &&
-    typeof d.ownerUserId === 'string' &&
-    typeof d.endpointId === 'string' &&
-    typeof d.body === 'string' &&
-    Number.isInteger(d.attempt)
-  );
+  return isQueuedAttempt<WebhookDelivery>(value, ['eventId', 'ownerUserId', 'endpointId', 'body']);
 }
 
 /** Parses a delivery queue message; throws on anything else (it then ends in the dead-letter queue). */

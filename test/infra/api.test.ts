@@ -1,28 +1,21 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { FUNCTIONS, ROUTES } from '#lib/definitions/routes';
-import {
-  functionByDescription,
-  type Json,
-  methodsByRoute,
-  resources,
-  type Synthesized,
-  synthesize,
-} from '#test/support/infra';
+import type { Json } from '#test/support/infra';
+import { functionByDescription, methodsByRoute, resources, synthesize } from '#test/support/infra';
+import { useSynthesized } from '#test/support/synthesized';
 
 const PATHS = [...new Set(ROUTES.map((route) => route.path))];
 const API_KEY_ROUTES = ROUTES.filter((route) => route.auth === 'apiKey');
 const OPEN_ROUTES = ROUTES.filter((route) => route.auth === 'none');
 
-let synth: Synthesized;
+const synth = useSynthesized();
 let methods: Record<string, Json>;
 let authorizers: Record<string, Json>;
 
 beforeAll(() => {
-  synth = synthesize();
   methods = methodsByRoute(synth.template);
   authorizers = resources(synth.template, 'AWS::ApiGateway::Authorizer');
 });
-afterAll(() => synth?.dispose());
 
 const label = (route: (typeof ROUTES)[number]) => `${route.method} ${route.path}`;
 const functionId = (name: keyof typeof FUNCTIONS) =>

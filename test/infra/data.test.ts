@@ -1,17 +1,17 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { TABLE_KEYS, TABLES, type TableDefinition } from '#lib/definitions/tables';
-import { type Json, resources, type Synthesized, synthesize, tableLogicalIds } from '#test/support/infra';
+import type { Json } from '#test/support/infra';
+import { resources, tableLogicalIds } from '#test/support/infra';
+import { useSynthesized } from '#test/support/synthesized';
 
-let synth: Synthesized;
+const synth = useSynthesized();
 let tables: Record<string, Json>;
 let ids: ReturnType<typeof tableLogicalIds>;
 
 beforeAll(() => {
-  synth = synthesize();
   tables = resources(synth.template, 'AWS::DynamoDB::Table');
   ids = tableLogicalIds(synth.template);
 });
-afterAll(() => synth?.dispose());
 
 const tableOf = (key: (typeof TABLE_KEYS)[number]): Json => tables[ids[key]];
 

@@ -1,18 +1,18 @@
 import { AwsSolutionsChecks } from 'cdk-nag';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { SERVICE_DEFINITIONS, type ServiceDefinitions } from '#infra/definitions';
 import { FUNCTIONS, ROUTES } from '#lib/definitions/routes';
+import type { Json } from '#test/support/infra';
 import {
   dynamoGrants,
   functionByDescription,
-  type Json,
   methodsByRoute,
   resources,
   roleStatements,
-  type Synthesized,
   synthesize,
   tableLogicalIds,
 } from '#test/support/infra';
+import { useSynthesized } from '#test/support/synthesized';
 
 /**
  * A route table that grows the way lib/definitions/routes.ts will: a new function on a new open path, and a second
@@ -37,14 +37,12 @@ const GROWN: ServiceDefinitions = {
   ],
 };
 
-let synth: Synthesized;
+const synth = useSynthesized({ definitions: GROWN });
 let methods: Record<string, Json>;
 
 beforeAll(() => {
-  synth = synthesize({ definitions: GROWN });
   methods = methodsByRoute(synth.template);
 });
-afterAll(() => synth?.dispose());
 
 describe('a grown route table', () => {
   it('gets a function for the new definition, with its tables and least-privilege grants', () => {

@@ -3,36 +3,34 @@ import { Template } from 'aws-cdk-lib/assertions';
 import { AttributeType, StreamViewType, Table } from 'aws-cdk-lib/aws-dynamodb';
 import { Code, Function as LambdaFunction, Runtime, StartingPosition } from 'aws-cdk-lib/aws-lambda';
 import { DynamoEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import {
   BACKGROUND_FUNCTIONS,
   type BackgroundFunctionName,
   DELIVERY_QUEUE_SOURCE,
   SESSION_STREAM_SOURCE,
 } from '#lib/definitions/background';
-import { type FunctionDefinition, TABLE_ITSELF } from '#lib/definitions/routes';
 import type { TableKey } from '#lib/definitions/tables';
+import type { Json } from '#test/support/infra';
 import {
+  allowedDynamoGrants,
   dynamoGrants,
   functionByDescription,
-  type Json,
   resources,
   roleStatements,
-  type Synthesized,
   synthesize,
   tableLogicalIds,
 } from '#test/support/infra';
+import { useSynthesized } from '#test/support/synthesized';
 
 const NAMES = Object.keys(BACKGROUND_FUNCTIONS) as BackgroundFunctionName[];
 
-let synth: Synthesized;
+const synth = useSynthesized();
 let ids: Record<TableKey, string>;
 
 beforeAll(() => {
-  synth = synthesize();
   ids = tableLogicalIds(synth.template);
 });
-afterAll(() => synth?.dispose());
 
 const fnOf = (name: BackgroundFunctionName): [string, Json] =>
   functionByDescription(synth.template, BACKGROUND_FUNCTIONS[name].description);
@@ -53,19 +51,6 @@ const logicalId = (type: string, pathPart: string): string => {
   expect(found, `${type} ${pathPart}`).toHaveLength(1);
   return (found[0] as [string, Json])[0];
 };
-
-function expectedDynamoGrants(definition: FunctionDefinition): string[] {
-  const grants: string[] = [];
-  for (const [key, actions] of Object.entries(definition.access) as [TableKey, readonly string[]][]) {
-    for (const action of actions) {
-      if (action !== 'Query') grants.push(`${action} on ${key}`);
-      else
-        for (const index of definition.queries?.[key] ?? [])
-          grants.push(index === TABLE_ITSELF ? `Query on ${key}` : `Query on ${key}/index/${index}`);
-    }
-  }
-  return grants.sort();
-}
 
 describe('the sessions stream consumer', () => {
   it('reads the sessions stream from its start, bisecting failed batches, reporting failed records, with bounded retries and age', () => {
@@ -134,7 +119,7 @@ describe('background function grants', () => {
       statementsOf(name).filter((s) => !JSON.stringify(s.Resource).includes('StreamArn')),
       ids,
     );
-    expect(tableGrants).toEqual(expectedDynamoGrants(BACKGROUND_FUNCTIONS[name]));
+    expect(tableGrants).toEqual(allowedDynamoGrants(BACKGROUND_FUNCTIONS[name]));
   });
 
   it.each(NAMES)('lets %s put events on the stack bus only if its definition says so', (name) => {

@@ -1,64 +1,39 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { buildSync } from 'esbuild';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { BUNDLING, esbuildOptions, LAMBDA_SDK_ENVIRONMENT } from '#infra/bundling';
 import { PROJECT_ROOT } from '#infra/constructs/service-function';
 import { BACKGROUND_FUNCTIONS } from '#lib/definitions/background';
-import {
-  API_GATEWAY_TIMEOUT_SECONDS,
-  FUNCTIONS,
-  type FunctionDefinition,
-  runtimeOf,
-  TABLE_ITSELF,
-} from '#lib/definitions/routes';
+import { API_GATEWAY_TIMEOUT_SECONDS, FUNCTIONS, runtimeOf } from '#lib/definitions/routes';
 import { TABLES, type TableKey } from '#lib/definitions/tables';
 import { LAMBDA_RESERVE_MS, REQUEST_BUDGET_MS } from '#lib/http/middlewares/request-budget';
+import type { Json } from '#test/support/infra';
 import {
+  allowedDynamoGrants,
   dynamoGrants,
   functionByDescription,
-  type Json,
   resources,
   roleStatements,
-  type Synthesized,
-  synthesize,
   tableLogicalIds,
 } from '#test/support/infra';
+import { useSynthesized } from '#test/support/synthesized';
 
 const NAMES = Object.keys(FUNCTIONS) as (keyof typeof FUNCTIONS)[];
 
-let synth: Synthesized;
+// The only infra test file that runs esbuild for real: it checks the bundles themselves.
+const synth = useSynthesized({ bundle: true });
 let ids: ReturnType<typeof tableLogicalIds>;
 
-// The only infra test file that runs esbuild for real: it checks the bundles themselves.
 beforeAll(() => {
-  synth = synthesize({ bundle: true });
   ids = tableLogicalIds(synth.template);
 });
-afterAll(() => synth?.dispose());
 
 const fnOf = (name: keyof typeof FUNCTIONS): Json =>
   functionByDescription(synth.template, FUNCTIONS[name].description)[1];
 const roleOf = (name: keyof typeof FUNCTIONS): string => fnOf(name).Properties.Role['Fn::GetAtt'][0];
 const grantsOf = (name: keyof typeof FUNCTIONS): string[] =>
   dynamoGrants(roleStatements(synth.template, roleOf(name)), ids);
-
-/**
- * What lib/definitions/routes.ts allows: each item action on its table, Query on the indexes it names
- * (and on the table itself where it names TABLE_ITSELF).
- */
-function expectedGrants(definition: FunctionDefinition): string[] {
-  const grants: string[] = [];
-  for (const [key, actions] of Object.entries(definition.access) as [TableKey, readonly string[]][]) {
-    for (const action of actions) {
-      if (action !== 'Query') grants.push(`${action} on ${key}`);
-      else
-        for (const index of definition.queries?.[key] ?? [])
-          grants.push(index === TABLE_ITSELF ? `${action} on ${key}` : `${action} on ${key}/index/${index}`);
-    }
-  }
-  return grants.sort();
-}
 
 describe('Lambda functions', () => {
   it('creates exactly one function per entry of the function table and of the background functions', () => {
@@ -117,7 +92,7 @@ describe('Lambda functions', () => {
   );
 
   it.each(NAMES)('grants %s exactly the DynamoDB actions of its access list', (name) => {
-    expect(grantsOf(name)).toEqual(expectedGrants(FUNCTIONS[name]));
+    expect(grantsOf(name)).toEqual(allowedDynamoGrants(FUNCTIONS[name]));
   });
 
   it('grants the authorizer only GetItem on the API keys table', () => {

@@ -1,6 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { jsonTemplate } from '#infra/constructs/api-mapping';
-import { type Json, resources, type Synthesized, synthesize } from '#test/support/infra';
+import type { Json } from '#test/support/infra';
+import { resources, synthesize } from '#test/support/infra';
+import { useSynthesized } from '#test/support/synthesized';
 
 /**
  * What a client must receive for each error API Gateway makes itself, written out here rather than read
@@ -39,11 +41,10 @@ const EXPECTED: Record<
 };
 const TYPES = Object.keys(EXPECTED);
 
-let synth: Synthesized;
+const synth = useSynthesized();
 let byType: Record<string, Json>;
 
 beforeAll(() => {
-  synth = synthesize();
   byType = Object.fromEntries(
     Object.values(resources(synth.template, 'AWS::ApiGateway::GatewayResponse')).map((r) => [
       r.Properties.ResponseType,
@@ -51,7 +52,6 @@ beforeAll(() => {
     ]),
   );
 });
-afterAll(() => synth?.dispose());
 
 const bodyOf = (type: string) => JSON.parse(byType[type].ResponseTemplates['application/json']);
 

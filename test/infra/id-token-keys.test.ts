@@ -1,19 +1,10 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { FUNCTIONS, type FunctionName } from '#lib/definitions/routes';
-import {
-  functionByDescription,
-  type Json,
-  resources,
-  roleStatements,
-  type Synthesized,
-  synthesize,
-} from '#test/support/infra';
+import type { Json, Synthesized } from '#test/support/infra';
+import { functionByDescription, resources, roleStatements, synthesize } from '#test/support/infra';
+import { useSynthesized } from '#test/support/synthesized';
 
-let synth: Synthesized;
-beforeAll(() => {
-  synth = synthesize();
-});
-afterAll(() => synth?.dispose());
+const synth = useSynthesized();
 
 const keysOf = (template: Synthesized['template']) => resources(template, 'AWS::KMS::Key');
 const fnOf = (template: Synthesized['template'], name: FunctionName): Json =>

@@ -1,31 +1,24 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { BACKGROUND_FUNCTIONS } from '#lib/definitions/background';
 import { AUTHORIZER_FUNCTION, FUNCTIONS } from '#lib/definitions/routes';
 import { TABLE_KEYS, type TableKey } from '#lib/definitions/tables';
-import {
-  functionByDescription,
-  type Json,
-  resources,
-  type Synthesized,
-  synthesize,
-  tableLogicalIds,
-} from '#test/support/infra';
+import type { Json, Synthesized } from '#test/support/infra';
+import { functionByDescription, resources, synthesize, tableLogicalIds } from '#test/support/infra';
+import { useSynthesized } from '#test/support/synthesized';
 
 const NAMES = Object.keys(FUNCTIONS) as (keyof typeof FUNCTIONS)[];
 const BACKGROUND_NAMES = Object.keys(BACKGROUND_FUNCTIONS);
 /** The pipeline's queues that page: the delivery dead-letter queue and the stream's on-failure queue. */
 const QUEUE_ALARMS = 2;
 
-let synth: Synthesized;
+const synth = useSynthesized();
 let alarms: Json[];
 let topicId: string;
 
 beforeAll(() => {
-  synth = synthesize();
   alarms = Object.values(resources(synth.template, 'AWS::CloudWatch::Alarm'));
   [topicId] = Object.keys(resources(synth.template, 'AWS::SNS::Topic')) as [string];
 });
-afterAll(() => synth?.dispose());
 
 const withMetric = (namespace: string, metricName: string): Json[] =>
   alarms.filter((a) => a.Properties.Namespace === namespace && a.Properties.MetricName === metricName);

@@ -1,17 +1,13 @@
 import { Validations } from 'aws-cdk-lib';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import type { IConstruct } from 'constructs';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Synthesized, synthesize } from '#test/support/infra';
+import { describe, expect, it } from 'vitest';
+import { synthesize } from '#test/support/infra';
+import { useSynthesized } from '#test/support/synthesized';
 
 const CERTIFICATE_ARN = 'arn:aws:acm:eu-west-1:123456789012:certificate/0a1b2c3d-1234-5678-9abc-def012345678';
 
-let synth: Synthesized;
-
-beforeAll(() => {
-  synth = synthesize();
-});
-afterAll(() => synth?.dispose());
+const synth = useSynthesized();
 
 /** Findings as `rule at construct path`, so a failure names what to fix. */
 function findings(scope: IConstruct): string[] {

@@ -1,28 +1,21 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { constructId } from '#infra/constructs/data';
 import { FUNCTIONS, type FunctionSetting } from '#lib/definitions/routes';
 import { TABLE_KEYS, TABLES } from '#lib/definitions/tables';
-import {
-  functionByDescription,
-  type Json,
-  resources,
-  type Synthesized,
-  synthesize,
-  tableLogicalIds,
-} from '#test/support/infra';
+import type { Json, Synthesized } from '#test/support/infra';
+import { functionByDescription, resources, synthesize, tableLogicalIds } from '#test/support/infra';
+import { useSynthesized } from '#test/support/synthesized';
 
 const CERTIFICATE_ARN = 'arn:aws:acm:eu-west-1:123456789012:certificate/0a1b2c3d-1234-5678-9abc-def012345678';
 
-let synth: Synthesized;
+const synth = useSynthesized();
 let outputs: Record<string, Json>;
 
 beforeAll(() => {
-  synth = synthesize();
   outputs = synth.template.toJSON().Outputs;
 });
-afterAll(() => synth?.dispose());
 
 /** The environment of each function, by function name. */
 const functionVariables = (template: Synthesized['template']): Record<string, Json> =>

@@ -1,20 +1,18 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { ROUTES } from '#lib/definitions/routes';
-import { type Json, methodsByRoute, resources, type Synthesized, synthesize } from '#test/support/infra';
+import type { Json, Synthesized } from '#test/support/infra';
+import { methodsByRoute, resources, synthesize } from '#test/support/infra';
+import { useSynthesized } from '#test/support/synthesized';
 
 const label = (route: (typeof ROUTES)[number]) => `${route.method} ${route.path}`;
 const API_KEY_ROUTES = ROUTES.filter((route) => route.auth === 'apiKey').map(label);
 
-let synth: Synthesized;
+const synth = useSynthesized();
 let methods: Record<string, Json>;
-let plans: Record<string, Json>;
 
 beforeAll(() => {
-  synth = synthesize();
   methods = methodsByRoute(synth.template);
-  plans = resources(synth.template, 'AWS::ApiGateway::UsagePlan');
 });
-afterAll(() => synth?.dispose());
 
 const onlyPlan = (template: Synthesized['template']) => {
   const all = Object.values(resources(template, 'AWS::ApiGateway::UsagePlan'));
@@ -59,7 +57,7 @@ describe('per-key throttling: the default usage plan', () => {
   });
 
   it('sets no quota: keys are throttled, never cut off for the rest of a period', () => {
-    expect(Object.values(plans)[0].Properties.Quota).toBeUndefined();
+    expect(onlyPlan(synth.template).Quota).toBeUndefined();
   });
 
   it('throttles at apiKeyRateLimit and apiKeyBurstLimit from context', () => {

@@ -82,12 +82,14 @@ describe('SDK packages the Lambda bundles depend on by their insides', () => {
 });
 
 describe('the version ranges the SDK declares', () => {
-  it('reads a caret range as npm does', () => {
-    expect(satisfies('3.41.0', '^3.38.0')).toBe(true);
-    expect(satisfies('3.38.0', '^3.38.0')).toBe(true);
-    expect(satisfies('3.37.9', '^3.38.0')).toBe(false);
-    expect(satisfies('4.0.0', '^3.38.0')).toBe(false);
-    expect(satisfies('0.3.1', '^0.2.0')).toBe(false);
+  it.each([
+    ['3.41.0', '^3.38.0', true],
+    ['3.38.0', '^3.38.0', true],
+    ['3.37.9', '^3.38.0', false],
+    ['4.0.0', '^3.38.0', false],
+    ['0.3.1', '^0.2.0', false],
+  ])('reads %s against the caret range %s as npm does: %s', (version, range, expected) => {
+    expect(satisfies(version, range)).toBe(expected);
   });
 
   it('reads an exact version as itself and refuses to guess any other range', () => {

@@ -1,17 +1,17 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { ACCESS_LOG_FIELDS } from '#infra/constructs/api';
-import { type Json, resources, type Synthesized, synthesize } from '#test/support/infra';
+import type { Json } from '#test/support/infra';
+import { resources, synthesize } from '#test/support/infra';
+import { useSynthesized } from '#test/support/synthesized';
 
-let synth: Synthesized;
+const synth = useSynthesized();
 let stage: Json;
 let settings: Json;
 
 beforeAll(() => {
-  synth = synthesize();
   [stage] = Object.values(resources(synth.template, 'AWS::ApiGateway::Stage'));
   [settings] = stage.Properties.MethodSettings;
 });
-afterAll(() => synth?.dispose());
 
 describe('API stage', () => {
   it('is named after the stageName context (default prod)', () => {

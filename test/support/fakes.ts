@@ -1,40 +1,43 @@
 import type { ApiKeyRecord, RateLimit } from '#lib/domain/api-key';
 import type { Board } from '#lib/domain/board';
-import {
-  type CutoffEntry,
-  type CutoffRecord,
-  type CutoffScope,
-  type CutoffTarget,
-  cutoffScopeKey,
-  cutoffScopesOf,
-  withCutoffs,
-} from '#lib/domain/cutoffs';
+import * as Cutoffs from '#lib/domain/cutoffs';
 import type * as Ports from '#lib/domain/ports';
 import type { SessionBinding, StoredSession } from '#lib/domain/session';
 
-/** In-memory boards that record every lookup. */
-export class FakeBoards implements Ports.BoardRepository {
-  readonly gets: string[] = [];
-  private readonly boards = new Map<string, Board>();
+/** Records in memory under a key of each, remembering every key looked up (`lookups`), in order. */
+class RecordedLookups<T> {
+  readonly lookups: string[] = [];
+  protected readonly records = new Map<string, T>();
 
+  constructor(records: T[], keyOf: (record: T) => string) {
+    for (const record of records) this.records.set(keyOf(record), record);
+  }
+
+  protected lookup(key: string): T | undefined {
+    this.lookups.push(key);
+    return this.records.get(key);
+  }
+}
+
+/** In-memory boards that record every lookup. */
+export class FakeBoards extends RecordedLookups<Board> implements Ports.BoardRepository {
   constructor(boards: Board[] = []) {
-    for (const board of boards) this.boards.set(board.boardId, board);
+    super(boards, (board) => board.boardId);
   }
 
   async get(boardId: string): Promise<Board | undefined> {
-    this.gets.push(boardId);
-    return this.boards.get(boardId);
+    return this.lookup(boardId);
   }
 
   async put(board: Board): Promise<boolean> {
-    const existing = this.boards.get(board.boardId);
+    const existing = this.records.get(board.boardId);
     if (existing && existing.orgId !== board.orgId) return false;
-    this.boards.set(board.boardId, board);
+    this.records.set(board.boardId, board);
     return true;
   }
 
   async list(): Promise<Board[]> {
-    return [...this.boards.values()];
+    return [...this.records.values()];
   }
 }
 
@@ -128,7 +131,10 @@ export class FakeSessions implements Ports.SessionRepository {
   }
 
   /** Cut-off records by scope key, as the adapter keeps them (one entry per id). */
-  private readonly cutoffs = new Map<string, { scope: CutoffScope; entries: Map<string, CutoffEntry> }>();
+  private readonly cutoffs = new Map<
+    string,
+    { scope: Cutoffs.CutoffScope; entries: Map<string, Cutoffs.CutoffEntry> }
+  >();
 
   /**
    * The session through `get` (so it is recorded, and can be replaced, as the one consistent read of the
@@ -136,24 +142,29 @@ export class FakeSessions implements Ports.SessionRepository {
    */
   async getCovered(match: Ports.TokenMatch): Promise<StoredSession | undefined> {
     const found = await this.get(match.id);
-    return found && withCutoffs(found, this.recordsOf(cutoffScopesOf(match)));
+    return found && Cutoffs.withCutoffs(found, this.recordsOf(Cutoffs.cutoffScopesOf(match)));
   }
 
-  async readCutoffs(scopes: readonly CutoffScope[]): Promise<CutoffRecord[]> {
+  async readCutoffs(scopes: readonly Cutoffs.CutoffScope[]): Promise<Cutoffs.CutoffRecord[]> {
     this.calls.push('readCutoffs');
     return this.recordsOf(scopes);
   }
 
   async applyCutoffs(sessions: readonly StoredSession[]): Promise<StoredSession[]> {
     this.calls.push('applyCutoffs');
-    return sessions.map((session) => withCutoffs(session, this.recordsOf(cutoffScopesOf(session))));
+    return sessions.map((session) =>
+      Cutoffs.withCutoffs(session, this.recordsOf(Cutoffs.cutoffScopesOf(session))),
+    );
   }
 
-  async writeCutoff(targets: readonly CutoffTarget[], entry: Omit<CutoffEntry, 'creators'>): Promise<void> {
+  async writeCutoff(
+    targets: readonly Cutoffs.CutoffTarget[],
+    entry: Omit<Cutoffs.CutoffEntry, 'creators'>,
+  ): Promise<void> {
     this.calls.push('writeCutoff');
     for (const { scope, creators } of targets) {
-      const key = cutoffScopeKey(scope);
-      const record = this.cutoffs.get(key) ?? { scope, entries: new Map<string, CutoffEntry>() };
+      const key = Cutoffs.cutoffScopeKey(scope);
+      const record = this.cutoffs.get(key) ?? { scope, entries: new Map<string, Cutoffs.CutoffEntry>() };
       record.entries.set(entry.id, {
         ...entry,
         ...(creators !== undefined ? { creators: [...creators] } : {}),
@@ -193,9 +204,9 @@ export class FakeSessions implements Ports.SessionRepository {
     return this.created;
   }
 
-  private recordsOf(scopes: readonly CutoffScope[]): CutoffRecord[] {
-    const records: CutoffRecord[] = [];
-    for (const key of new Set(scopes.map(cutoffScopeKey))) {
+  private recordsOf(scopes: readonly Cutoffs.CutoffScope[]): Cutoffs.CutoffRecord[] {
+    const records: Cutoffs.CutoffRecord[] = [];
+    for (const key of new Set(scopes.map(Cutoffs.cutoffScopeKey))) {
       const record = this.cutoffs.get(key);
       if (record) records.push({ scope: record.scope, entries: [...record.entries.values()] });
     }
@@ -310,40 +321,36 @@ function inScope(session: StoredSession, scope: Ports.SessionScope): boolean {
 }
 
 /** In-memory API keys keyed by hash, recording every lookup. */
-export class FakeApiKeys implements Ports.ApiKeyRepository {
-  readonly lookups: string[] = [];
-  private readonly keys = new Map<string, ApiKeyRecord>();
-
+export class FakeApiKeys extends RecordedLookups<ApiKeyRecord> implements Ports.ApiKeyRepository {
   constructor(records: ApiKeyRecord[] = []) {
-    for (const record of records) this.keys.set(record.keyHash, record);
-  }
-
-  async getByHash(keyHash: string): Promise<ApiKeyRecord | undefined> {
-    this.lookups.push(keyHash);
-    return this.keys.get(keyHash);
+    super(records, (record) => record.keyHash);
   }
 
   async create(record: ApiKeyRecord): Promise<void> {
-    this.keys.set(record.keyHash, record);
+    this.records.set(record.keyHash, record);
+  }
+
+  async getByHash(keyHash: string): Promise<ApiKeyRecord | undefined> {
+    return this.lookup(keyHash);
   }
 
   async revoke(keyId: string, revokedAt: string): Promise<ApiKeyRecord | undefined> {
-    const found = [...this.keys.values()].find((k) => k.keyId === keyId);
+    const found = [...this.records.values()].find((k) => k.keyId === keyId);
     if (!found) return undefined;
     const revoked: ApiKeyRecord = { ...found, status: 'REVOKED', revokedAt };
-    this.keys.set(found.keyHash, revoked);
+    this.records.set(found.keyHash, revoked);
     return revoked;
   }
 
   async list(userId?: string): Promise<ApiKeyRecord[]> {
-    return [...this.keys.values()].filter((k) => userId === undefined || k.userId === userId);
+    return [...this.records.values()].filter((k) => userId === undefined || k.userId === userId);
   }
 
   async setLimits(keyId: string, limits: RateLimit | null): Promise<ApiKeyRecord | undefined> {
-    const found = [...this.keys.values()].find((k) => k.keyId === keyId);
+    const found = [...this.records.values()].find((k) => k.keyId === keyId);
     if (found?.status !== 'ACTIVE') return found;
     const updated: ApiKeyRecord = { ...found, limits };
-    this.keys.set(found.keyHash, updated);
+    this.records.set(found.keyHash, updated);
     return updated;
   }
 }

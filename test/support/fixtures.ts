@@ -1,28 +1,19 @@
 import type { Board } from '#lib/domain/board';
-import type { StoredSession } from '#lib/domain/session';
+import { SPEC_SESSION_FIELDS as SPEC_VIEW_FIELDS, type StoredSession } from '#lib/domain/session';
+
 /**
  * Shared test data: the request bodies and field lists the spec defines, written once so a change to
  * the contract is a change in one place.
  */
 
+const [idField, boardIdField, ...afterBoardId] = SPEC_VIEW_FIELDS;
+
 /**
- * The fields of the spec's embed session, as the create response carries them. Copied from the spec, not
- * imported from lib/domain, so a field dropped there fails the tests instead of changing their oracle.
+ * The fields of the spec's embed session, as the create response carries them: the service's list with
+ * the token in its place. A unit test (test/unit/lib/domain/session.test.ts) holds that list to the
+ * spec document's, so a field dropped there fails the tests instead of changing their oracle.
  */
-export const SPEC_SESSION_FIELDS = [
-  'id',
-  'boardId',
-  'token',
-  'userId',
-  'email',
-  'firstName',
-  'lastName',
-  'avatarUrl',
-  'plan',
-  'metadata',
-  'expiresAt',
-  'createdAt',
-] as const;
+export const SPEC_SESSION_FIELDS = [idField, boardIdField, 'token', ...afterBoardId] as const;
 
 /**
  * The session in the create response: the spec's fields, then its status and revocation time, whether it
@@ -54,6 +45,16 @@ export const OMITTED_OPTIONALS = {
 
 /** The spec's default lifetime: 30 days. */
 export const DEFAULT_LIFETIME_SECONDS = 2_592_000;
+
+/** A user of the caller's product as a session describes them: every user field set. */
+export const ADA_PROFILE = {
+  userId: 'customer-42',
+  email: 'ada@example.com',
+  firstName: 'Ada',
+  lastName: 'Lovelace',
+  avatarUrl: 'https://cdn.example.com/ada.png',
+  plan: 'pro',
+} as const;
 
 /** A minimal valid create-session body (the three required fields), with `overrides` on top. */
 export function validBody(overrides: Record<string, unknown> = {}): Record<string, unknown> {

@@ -7,6 +7,7 @@ import { readInfraConfig } from '#infra/config';
 import { PROJECT_ROOT } from '#infra/constructs/service-function';
 import type { ServiceDefinitions } from '#infra/definitions';
 import { EmbedSessionStack } from '#infra/stack';
+import { type FunctionDefinition, TABLE_ITSELF } from '#lib/definitions/routes';
 import { TABLE_KEYS, TABLES, type TableKey } from '#lib/definitions/tables';
 
 /** The context of cdk.json (defaults and feature flags), so tests synthesize what `cdk synth` does. */
@@ -122,6 +123,24 @@ export function dynamoGrants(statements: Json[], tableIds: Record<TableKey, stri
     if (statement.Effect !== 'Allow') throw new Error('unexpected Deny statement');
     for (const action of actions.filter((a) => a.startsWith('dynamodb:'))) {
       for (const target of targets) grants.push(`${action.slice('dynamodb:'.length)} on ${describe(target)}`);
+    }
+  }
+  return grants.sort();
+}
+
+/**
+ * The DynamoDB permissions a function definition (lib/definitions/routes.ts) allows, as `dynamoGrants`
+ * spells them: each item action on its table, Query on the indexes it names (and on the table itself
+ * where it names TABLE_ITSELF).
+ */
+export function allowedDynamoGrants(definition: FunctionDefinition): string[] {
+  const grants: string[] = [];
+  for (const [key, actions] of Object.entries(definition.access) as [TableKey, readonly string[]][]) {
+    for (const action of actions) {
+      if (action !== 'Query') grants.push(`${action} on ${key}`);
+      else
+        for (const index of definition.queries?.[key] ?? [])
+          grants.push(index === TABLE_ITSELF ? `Query on ${key}` : `Query on ${key}/index/${index}`);
     }
   }
   return grants.sort();

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll } from 'vitest';
+import { usePerFile } from './per-file';
 
 /**
  * A stand-in for a value that exists only while a file's (or suite's) tests run: every read goes to
@@ -22,25 +22,13 @@ export function lateBound<T extends object>(current: () => T): T {
 }
 
 /**
- * A value made before the tests of a file or suite (`beforeAll`) and released after them (`afterAll`);
- * what is returned stands for it once made. `what` names it in the error of a use outside those tests.
+ * A value made before the tests of a file or suite and released after them (`usePerFile`); what is
+ * returned stands for it once made. `what` names it in the error of a use outside those tests.
  */
 export function useForTests<T extends object>(
   what: string,
   make: () => Promise<T>,
-  release: (value: T) => Promise<void> | void = () => undefined,
+  release: (value: T) => unknown = () => undefined,
 ): T {
-  let made: T | undefined;
-  beforeAll(async () => {
-    made = await make();
-  });
-  afterAll(async () => {
-    const value = made;
-    made = undefined;
-    if (value) await release(value);
-  });
-  return lateBound(() => {
-    if (!made) throw new Error(`${what} is used outside its tests (before beforeAll or after afterAll)`);
-    return made;
-  });
+  return lateBound(usePerFile(what, make, release));
 }

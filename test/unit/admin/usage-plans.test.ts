@@ -1,41 +1,31 @@
-import {
-  APIGatewayClient,
-  CreateApiKeyCommand,
-  CreateUsagePlanCommand,
-  CreateUsagePlanKeyCommand,
-  DeleteApiKeyCommand,
-  DeleteUsagePlanCommand,
-  DeleteUsagePlanKeyCommand,
-  GetApiKeysCommand,
-  GetUsagePlanCommand,
-  GetUsagePlansCommand,
-  UpdateUsagePlanCommand,
-  type UsagePlan,
-} from '@aws-sdk/client-api-gateway';
+import * as sdk from '@aws-sdk/client-api-gateway';
 import { mockClient } from 'aws-sdk-client-mock';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { ApiGatewayKeyThrottling, ownPlanName } from '#admin/usage-plans';
 
-const apiGateway = mockClient(APIGatewayClient);
-const throttling = new ApiGatewayKeyThrottling(new APIGatewayClient({ region: 'eu-west-1' }), 'plan-default');
+const apiGateway = mockClient(sdk.APIGatewayClient);
+const throttling = new ApiGatewayKeyThrottling(
+  new sdk.APIGatewayClient({ region: 'eu-west-1' }),
+  'plan-default',
+);
 
 const KEY_ID = 'key_0123456789abcdef01234567';
 const USAGE_ID = `usage_${KEY_ID}`;
 const API_KEY_ID = 'ak-1';
 const STAGE = { apiId: 'api-1', stage: 'prod' };
-const DEFAULT_PLAN: UsagePlan = {
+const DEFAULT_PLAN: sdk.UsagePlan = {
   id: 'plan-default',
   name: 'embed-session-prod',
   apiStages: [{ ...STAGE, throttle: {} }],
   throttle: { rateLimit: 50, burstLimit: 100 },
 };
-const OWN_PLAN: UsagePlan = {
+const OWN_PLAN: sdk.UsagePlan = {
   id: 'plan-own',
   name: `embed-session-prod-${KEY_ID}`,
   apiStages: [STAGE],
   throttle: { rateLimit: 1, burstLimit: 2 },
 };
-const OTHER_STAGE_PLAN: UsagePlan = {
+const OTHER_STAGE_PLAN: sdk.UsagePlan = {
   id: 'plan-staging',
   name: 'x',
   apiStages: [{ apiId: 'api-2', stage: 's' }],
@@ -53,17 +43,17 @@ function account({
   allPlans = [DEFAULT_PLAN],
 }: {
   apiKey?: boolean;
-  keyPlans?: UsagePlan[];
-  allPlans?: UsagePlan[];
+  keyPlans?: sdk.UsagePlan[];
+  allPlans?: sdk.UsagePlan[];
 } = {}) {
-  apiGateway.on(GetApiKeysCommand).resolves({
+  apiGateway.on(sdk.GetApiKeysCommand).resolves({
     items: apiKey ? [{ id: API_KEY_ID, name: USAGE_ID }] : [{ id: 'ak-x', name: `${USAGE_ID}9` }],
   });
-  apiGateway.on(CreateApiKeyCommand).resolves({ id: API_KEY_ID });
-  apiGateway.on(GetUsagePlanCommand).resolves(DEFAULT_PLAN);
-  apiGateway.on(GetUsagePlansCommand).resolves({ items: allPlans });
-  apiGateway.on(GetUsagePlansCommand, { keyId: API_KEY_ID }).resolves({ items: keyPlans });
-  apiGateway.on(CreateUsagePlanCommand).resolves({ id: 'plan-own' });
+  apiGateway.on(sdk.CreateApiKeyCommand).resolves({ id: API_KEY_ID });
+  apiGateway.on(sdk.GetUsagePlanCommand).resolves(DEFAULT_PLAN);
+  apiGateway.on(sdk.GetUsagePlansCommand).resolves({ items: allPlans });
+  apiGateway.on(sdk.GetUsagePlansCommand, { keyId: API_KEY_ID }).resolves({ items: keyPlans });
+  apiGateway.on(sdk.CreateUsagePlanCommand).resolves({ id: 'plan-own' });
 }
 
 beforeEach(() => {
@@ -92,8 +82,8 @@ describe('ApiGatewayKeyThrottling.register', () => {
   it('reuses an API key that already has exactly this name (a retried command), never a prefix match', async () => {
     account({ keyPlans: [] });
     await throttling.register(KEY_ID);
-    expect(apiGateway.commandCalls(CreateApiKeyCommand)).toHaveLength(0);
-    expect(apiGateway.commandCalls(CreateUsagePlanKeyCommand)[0]?.args[0].input.keyId).toBe(API_KEY_ID);
+    expect(apiGateway.commandCalls(sdk.CreateApiKeyCommand)).toHaveLength(0);
+    expect(apiGateway.commandCalls(sdk.CreateUsagePlanKeyCommand)[0]?.args[0].input.keyId).toBe(API_KEY_ID);
   });
 });
 
@@ -140,12 +130,12 @@ describe('ApiGatewayKeyThrottling.apply: limits of its own', () => {
   it('finds its own plan on a later page of usage plans', async () => {
     account({ keyPlans: [DEFAULT_PLAN] });
     apiGateway
-      .on(GetUsagePlansCommand, { position: undefined, keyId: undefined })
+      .on(sdk.GetUsagePlansCommand, { position: undefined, keyId: undefined })
       .resolves({ items: [DEFAULT_PLAN], position: 'page-2' })
-      .on(GetUsagePlansCommand, { position: 'page-2' })
+      .on(sdk.GetUsagePlansCommand, { position: 'page-2' })
       .resolves({ items: [OWN_PLAN] });
     await throttling.apply(KEY_ID, { rate: 7, burst: 3 });
-    expect(apiGateway.commandCalls(CreateUsagePlanCommand)).toHaveLength(0);
+    expect(apiGateway.commandCalls(sdk.CreateUsagePlanCommand)).toHaveLength(0);
     expect(writes().map(([name]) => name)).toEqual([
       'UpdateUsagePlanCommand',
       'DeleteUsagePlanKeyCommand',
@@ -167,10 +157,19 @@ describe('ApiGatewayKeyThrottling.apply: limits of its own', () => {
     account({ keyPlans: [DEFAULT_PLAN, OTHER_STAGE_PLAN] });
     await throttling.apply(KEY_ID, { rate: 5, burst: 10 });
     expect(
-      apiGateway.commandCalls(DeleteUsagePlanKeyCommand).map((c) => c.args[0].input.usagePlanId),
+      apiGateway.commandCalls(sdk.DeleteUsagePlanKeyCommand).map((c) => c.args[0].input.usagePlanId),
     ).toEqual(['plan-default']);
   });
 });
+
+/** The writes that retire a key's own plan: detached from the stage, then deleted. */
+const DELETES_OWN_PLAN = [
+  [
+    'UpdateUsagePlanCommand',
+    { usagePlanId: 'plan-own', patchOperations: [{ op: 'remove', path: '/apiStages', value: 'api-1:prod' }] },
+  ],
+  ['DeleteUsagePlanCommand', { usagePlanId: 'plan-own' }],
+];
 
 describe('ApiGatewayKeyThrottling.apply: back to the defaults', () => {
   it('moves the key back to the default plan, then detaches and deletes its own plan', async () => {
@@ -179,14 +178,7 @@ describe('ApiGatewayKeyThrottling.apply: back to the defaults', () => {
     expect(writes()).toEqual([
       ['DeleteUsagePlanKeyCommand', { usagePlanId: 'plan-own', keyId: API_KEY_ID }],
       ['CreateUsagePlanKeyCommand', { usagePlanId: 'plan-default', keyId: API_KEY_ID, keyType: 'API_KEY' }],
-      [
-        'UpdateUsagePlanCommand',
-        {
-          usagePlanId: 'plan-own',
-          patchOperations: [{ op: 'remove', path: '/apiStages', value: 'api-1:prod' }],
-        },
-      ],
-      ['DeleteUsagePlanCommand', { usagePlanId: 'plan-own' }],
+      ...DELETES_OWN_PLAN,
     ]);
   });
 
@@ -209,17 +201,7 @@ describe('ApiGatewayKeyThrottling.remove', () => {
   it('deletes the API key and the key’s own plan', async () => {
     account({ keyPlans: [OWN_PLAN], allPlans: [DEFAULT_PLAN, OWN_PLAN] });
     await throttling.remove(KEY_ID);
-    expect(writes()).toEqual([
-      ['DeleteApiKeyCommand', { apiKey: API_KEY_ID }],
-      [
-        'UpdateUsagePlanCommand',
-        {
-          usagePlanId: 'plan-own',
-          patchOperations: [{ op: 'remove', path: '/apiStages', value: 'api-1:prod' }],
-        },
-      ],
-      ['DeleteUsagePlanCommand', { usagePlanId: 'plan-own' }],
-    ]);
+    expect(writes()).toEqual([['DeleteApiKeyCommand', { apiKey: API_KEY_ID }], ...DELETES_OWN_PLAN]);
   });
 
   it('deletes only the API key of a key under the defaults, and nothing when it is gone already', async () => {
@@ -235,9 +217,9 @@ describe('ApiGatewayKeyThrottling.remove', () => {
   it('never touches the default plan', async () => {
     account({ keyPlans: [DEFAULT_PLAN] });
     await throttling.remove(KEY_ID);
-    expect(apiGateway.commandCalls(DeleteUsagePlanCommand)).toHaveLength(0);
-    expect(apiGateway.commandCalls(UpdateUsagePlanCommand)).toHaveLength(0);
-    expect(apiGateway.commandCalls(DeleteApiKeyCommand)).toHaveLength(1);
+    expect(apiGateway.commandCalls(sdk.DeleteUsagePlanCommand)).toHaveLength(0);
+    expect(apiGateway.commandCalls(sdk.UpdateUsagePlanCommand)).toHaveLength(0);
+    expect(apiGateway.commandCalls(sdk.DeleteApiKeyCommand)).toHaveLength(1);
   });
 });
 

@@ -8,6 +8,7 @@ import { dynamoErrors } from '#test/support/dynamo-errors';
 import { lambdaContext, METHOD_ARN, tokenEvent } from '#test/support/events';
 import { apiKeyRecord } from '#test/support/fakes';
 import { type AuthorizerHandler, handlerSuite, loadHandler } from '#test/support/harness';
+import { stagePolicyDocument } from '#test/support/policies';
 
 // The document client is created when the handler module loads, so the mock must exist first.
 const ddb = mockClient(DynamoDBDocumentClient);
@@ -68,16 +69,7 @@ describe('authorizer: a valid key', () => {
   it('returns an Allow policy for the whole stage with the key owner and key id in the context', async () => {
     await expect(authorize(`Bearer ${ACTIVE_KEY}`)).resolves.toEqual({
       principalId: 'owner-1',
-      policyDocument: {
-        Version: '2012-10-17',
-        Statement: [
-          {
-            Action: 'execute-api:Invoke',
-            Effect: 'Allow',
-            Resource: 'arn:aws:execute-api:us-east-1:123456789012:abc123def4/prod/*',
-          },
-        ],
-      },
+      policyDocument: stagePolicyDocument('Allow'),
       context: { userId: 'owner-1', keyId: 'key_active' },
       usageIdentifierKey: 'usage_key_active',
     });
@@ -117,16 +109,7 @@ describe('authorizer: a valid key', () => {
 /** A Deny policy for the whole stage: API Gateway's ACCESS_DENIED, which the stack answers "The API key is invalid". */
 const DENY = {
   principalId: 'invalid-api-key',
-  policyDocument: {
-    Version: '2012-10-17',
-    Statement: [
-      {
-        Action: 'execute-api:Invoke',
-        Effect: 'Deny',
-        Resource: 'arn:aws:execute-api:us-east-1:123456789012:abc123def4/prod/*',
-      },
-    ],
-  },
+  policyDocument: stagePolicyDocument('Deny'),
 };
 
 describe('authorizer: refusals', () => {

@@ -14,6 +14,7 @@ import {
   parseBody,
   dynamoCalls as recordedCalls,
 } from '#test/support/harness';
+import { invokeWithRequestId } from '#test/support/invoke';
 
 // The document client is created when the handler module loads, so the mock must exist first.
 const ddb = mockClient(DynamoDBDocumentClient);
@@ -63,12 +64,8 @@ const dynamoCalls = () => recordedCalls(ddb);
 
 const suite = handlerSuite({ mock: ddb, load: loadCreateSession, seed: seedTables });
 
-/** Invokes with `requestId` as API Gateway's request id, the one logs and X-Request-Id carry. */
 const invoke = (event: APIGatewayProxyEvent, requestId = 'lambda-request-id') =>
-  suite.handler()(
-    { ...event, requestContext: { ...event.requestContext, requestId } },
-    lambdaContext('lambda-invocation-id'),
-  );
+  invokeWithRequestId(suite.handler(), event, requestId);
 
 /**
  * The handler's wiring only: what API Gateway hands it (body encodings, the authorizer's context, the

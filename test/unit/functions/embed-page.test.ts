@@ -13,6 +13,7 @@ import { ConfigError, DEFAULT_FRAME_ANCESTORS } from '#lib/platform/config';
 import { dynamoErrors } from '#test/support/dynamo-errors';
 import { embedEvent, lambdaContext } from '#test/support/events';
 import { handlerSuite, loadHandler, dynamoCalls as recordedCalls } from '#test/support/harness';
+import { invokeWithRequestId } from '#test/support/invoke';
 
 // The document client is created when the handler module loads, so the mock must exist first.
 const ddb = mockClient(DynamoDBDocumentClient);
@@ -24,21 +25,29 @@ const SESSIONS_TABLE = 'test-sessions';
 const BOARDS_TABLE = 'test-boards';
 const TOKEN_INDEX = 'tokenHash-index';
 
+/** What opening a link reads: the token on the token index, then the session, then its board. */
+const OPENING_READS = [
+  `QueryCommand ${SESSIONS_TABLE}`,
+  `BatchGetCommand ${SESSIONS_TABLE}`,
+  `GetCommand ${BOARDS_TABLE}`,
+];
+
 const sha256 = (value: string) => createHash('sha256').update(value).digest('hex');
 
-/** Tokens of the right shape (32 URL-safe characters), one per stored situation. */
-const VALID = 'Valid_Token-0123456789abcdefghij';
-const FIRST = 'First_Token-0123456789abcdefghij';
-const EXPIRED = 'Expired_Token-0123456789abcdefgh';
-const ORPHAN = 'Orphan_Token-0123456789abcdefghi';
-const UNKNOWN = 'Unknown_Token-0123456789abcdefgh';
-const REVOKED = 'Revoked_Token-0123456789abcdefgh';
+/** A token of the right shape (32 URL-safe characters) named for its stored situation. */
+const token = (situation: string) => `${situation}_Token-0123456789abcdefghij`.slice(0, 32);
+const VALID = token('Valid');
+const FIRST = token('First');
+const EXPIRED = token('Expired');
+const ORPHAN = token('Orphan');
+const UNKNOWN = token('Unknown');
+const REVOKED = token('Revoked');
 /** A session created with bindToBrowser, not opened yet. */
-const BINDS = 'Binds_Token-0123456789abcdefghij';
+const BINDS = token('Binds');
 /** A session bound to the browser holding SECRET. */
-const BOUND = 'Bound_Token-0123456789abcdefghij';
+const BOUND = token('Bound');
 /** A session of a board with its own list of embed origins. */
-const LISTED = 'Listed_Token-0123456789abcdefghi';
+const LISTED = token('Listed');
 const SECRET = 'Binding_Secret-0123456789abcdefghijklmnopqr';
 const COOKIE = { Cookie: `theme=dark; __Host-embed_binding=${SECRET}` };
 const BOARD_ORIGINS = ['https://app.acme.com', 'https://*.acme.com'];
@@ -66,6 +75,10 @@ function storedItem(token: string, overrides: Record<string, unknown> = {}) {
     ...overrides,
   };
 }
+
+/** The session bound to the browser holding SECRET, `overrides` on top. */
+const boundItem = (overrides: Record<string, unknown>) =>
+  storedItem(BOUND, { bindToBrowser: true, bindingHash: sha256(`session-bound_:${SECRET}`), ...overrides });
 
 const queryFor = (token: string) => ({
   TableName: SESSIONS_TABLE,
@@ -113,15 +126,7 @@ function seedTables() {
     storedItem(REVOKED, { revokedAt: iso(Date.now() - 1000), revokedByUserId: 'owner-1' }),
   );
   seedSession(BINDS, storedItem(BINDS, { bindToBrowser: true }));
-  seedSession(
-    BOUND,
-    storedItem(BOUND, {
-      bindToBrowser: true,
-      bindingHash: sha256(`session-bound_:${SECRET}`),
-      boundAt: iso(Date.now() - 60_000),
-      openedAt: iso(Date.now() - 60_000),
-    }),
-  );
+  seedSession(BOUND, boundItem({ boundAt: iso(Date.now() - 60_000), openedAt: iso(Date.now() - 60_000) }));
   seedSession(LISTED, storedItem(LISTED, { boardId: 'board-acme' }));
   ddb.on(GetCommand, { TableName: BOARDS_TABLE, Key: { boardId: 'board-public' } }).resolves({
     Item: { boardId: 'board-public', orgId: 'org-a', visibility: 'PUBLIC', name: 'Product roadmap' },
@@ -169,12 +174,8 @@ afterEach(() => {
   vi.useRealTimers();
 });
 
-/** Invokes with `requestId` as API Gateway's request id, the one logs and X-Request-Id carry. */
 const invoke = (event: APIGatewayProxyEvent, requestId = 'embed-request-1') =>
-  suite.handler()(
-    { ...event, requestContext: { ...event.requestContext, requestId } },
-    lambdaContext('lambda-invocation-id'),
-  );
+  invokeWithRequestId(suite.handler(), event, requestId);
 
 describe('embed-page handler: a usable token', () => {
   it('answers 200 with the HTML page of the board and the user, and the embed security headers', async () => {
@@ -190,11 +191,7 @@ describe('embed-page handler: a usable token', () => {
 
   it('costs three DynamoDB reads: the token index, then the session with its cut-offs (consistently) and its board', async () => {
     await invoke(embedEvent({ token: VALID }));
-    expect(dynamoCalls()).toEqual([
-      `QueryCommand ${SESSIONS_TABLE}`,
-      `BatchGetCommand ${SESSIONS_TABLE}`,
-      `GetCommand ${BOARDS_TABLE}`,
-    ]);
+    expect(dynamoCalls()).toEqual(OPENING_READS);
     const [query, session, board] = ddb.calls().map((call) => (call.args[0] as { input: unknown }).input);
     expect(query).toMatchObject({
       IndexName: TOKEN_INDEX,
@@ -245,12 +242,7 @@ describe('embed-page handler: a usable token', () => {
   it('records the first successful load with one conditional update of openedAt alone', async () => {
     const result = await invoke(embedEvent({ token: FIRST }));
     expect(result.statusCode).toBe(200);
-    expect(dynamoCalls()).toEqual([
-      `QueryCommand ${SESSIONS_TABLE}`,
-      `BatchGetCommand ${SESSIONS_TABLE}`,
-      `GetCommand ${BOARDS_TABLE}`,
-      `UpdateCommand ${SESSIONS_TABLE}`,
-    ]);
+    expect(dynamoCalls()).toEqual([...OPENING_READS, `UpdateCommand ${SESSIONS_TABLE}`]);
     const update = ddb.commandCalls(UpdateCommand)[0]?.args[0].input;
     expect(update).toMatchObject({
       TableName: SESSIONS_TABLE,
@@ -270,12 +262,7 @@ describe('embed-page handler: a usable token', () => {
     await vi.advanceTimersByTimeAsync(100);
     const result = await pending;
     expect(result.statusCode).toBe(200);
-    expect(dynamoCalls()).toEqual([
-      `QueryCommand ${SESSIONS_TABLE}`,
-      `QueryCommand ${SESSIONS_TABLE}`,
-      `BatchGetCommand ${SESSIONS_TABLE}`,
-      `GetCommand ${BOARDS_TABLE}`,
-    ]);
+    expect(dynamoCalls()).toEqual([`QueryCommand ${SESSIONS_TABLE}`, ...OPENING_READS]);
   });
 });
 
@@ -293,9 +280,7 @@ describe('embed-page handler: links bound to a browser', () => {
     const secret = cookie?.[1] ?? '';
     // The binding's update, then the first opening's.
     expect(dynamoCalls()).toEqual([
-      `QueryCommand ${SESSIONS_TABLE}`,
-      `BatchGetCommand ${SESSIONS_TABLE}`,
-      `GetCommand ${BOARDS_TABLE}`,
+      ...OPENING_READS,
       `UpdateCommand ${SESSIONS_TABLE}`,
       `UpdateCommand ${SESSIONS_TABLE}`,
     ]);
@@ -331,14 +316,7 @@ describe('embed-page handler: links bound to a browser', () => {
   });
 
   it('says "revoked" for a revoked bound session, even in the browser it is bound to', async () => {
-    seedSession(
-      BOUND,
-      storedItem(BOUND, {
-        bindToBrowser: true,
-        bindingHash: sha256(`session-bound_:${SECRET}`),
-        revokedAt: iso(Date.now() - 1000),
-      }),
-    );
+    seedSession(BOUND, boundItem({ revokedAt: iso(Date.now() - 1000) }));
     for (const headers of [{ ...COOKIE, Accept: 'text/html' }, { Accept: 'text/html' }]) {
       const result = await invoke(embedEvent({ token: BOUND }, headers));
       expectHtmlError(result, 401, 'This embed session has been revoked');

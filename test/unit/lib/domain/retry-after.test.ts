@@ -1,35 +1,33 @@
 import { describe, expect, it } from 'vitest';
 import { buildOpenApiDocument } from '#lib/api-reference/openapi';
 import { GATEWAY_RESPONSES } from '#lib/definitions/gateway-responses';
-import {
-  MIN_RETRY_AFTER_SECONDS,
-  retryAfterSeconds,
-  THROTTLED_RETRY_AFTER_SECONDS,
-  UNAVAILABLE_RETRY_AFTER_SECONDS,
-} from '#lib/domain/retry-after';
+import * as RetryAfter from '#lib/domain/retry-after';
 
 describe('Retry-After: whole seconds, rounded up, at least one', () => {
   it('rounds a wait up to the next whole second', () => {
-    expect(retryAfterSeconds(1)).toBe(1);
-    expect(retryAfterSeconds(1_000)).toBe(1);
-    expect(retryAfterSeconds(1_001)).toBe(2);
-    expect(retryAfterSeconds(3_500)).toBe(4);
+    expect(RetryAfter.retryAfterSeconds(1)).toBe(1);
+    expect(RetryAfter.retryAfterSeconds(1_000)).toBe(1);
+    expect(RetryAfter.retryAfterSeconds(1_001)).toBe(2);
+    expect(RetryAfter.retryAfterSeconds(3_500)).toBe(4);
   });
 
   it('never asks for less than one second, even for a wait that is over or never was', () => {
-    expect(MIN_RETRY_AFTER_SECONDS).toBe(1);
-    expect(retryAfterSeconds(0)).toBe(1);
-    expect(retryAfterSeconds(-5_000)).toBe(1);
-    expect(retryAfterSeconds(0.0001)).toBe(1);
+    expect(RetryAfter.MIN_RETRY_AFTER_SECONDS).toBe(1);
+    expect(RetryAfter.retryAfterSeconds(0)).toBe(1);
+    expect(RetryAfter.retryAfterSeconds(-5_000)).toBe(1);
+    expect(RetryAfter.retryAfterSeconds(0.0001)).toBe(1);
   });
 
   it('does not round float noise up into an extra second', () => {
-    expect(retryAfterSeconds((0.1 + 0.2) * 10_000)).toBe(3);
+    expect(RetryAfter.retryAfterSeconds((0.1 + 0.2) * 10_000)).toBe(3);
   });
 
   it('gives the fixed waits of a 429 and a 503 as whole seconds of at least one', () => {
-    for (const seconds of [THROTTLED_RETRY_AFTER_SECONDS, UNAVAILABLE_RETRY_AFTER_SECONDS])
-      expect(retryAfterSeconds(seconds * 1000)).toBe(seconds);
+    for (const seconds of [
+      RetryAfter.THROTTLED_RETRY_AFTER_SECONDS,
+      RetryAfter.UNAVAILABLE_RETRY_AFTER_SECONDS,
+    ])
+      expect(RetryAfter.retryAfterSeconds(seconds * 1000)).toBe(seconds);
   });
 });
 
@@ -41,7 +39,11 @@ describe('every Retry-After of the service follows the one definition', () => {
     expect(sent.length).toBeGreaterThan(0);
     for (const [status, header] of sent)
       expect(header).toBe(
-        String(status === 429 ? THROTTLED_RETRY_AFTER_SECONDS : UNAVAILABLE_RETRY_AFTER_SECONDS),
+        String(
+          status === 429
+            ? RetryAfter.THROTTLED_RETRY_AFTER_SECONDS
+            : RetryAfter.UNAVAILABLE_RETRY_AFTER_SECONDS,
+        ),
       );
   });
 
@@ -51,7 +53,7 @@ describe('every Retry-After of the service follows the one definition', () => {
     };
     expect(document.components.headers['Retry-After']?.schema).toEqual({
       type: 'integer',
-      minimum: MIN_RETRY_AFTER_SECONDS,
+      minimum: RetryAfter.MIN_RETRY_AFTER_SECONDS,
     });
   });
 });

@@ -97,6 +97,25 @@ describe('DynamoApiKeyRepository.create', () => {
   });
 });
 
+/** The query that finds a key by its id, on the keyId index. */
+const keyIdQuery = (keyId: string) => ({
+  TableName: 'keys-t',
+  IndexName: API_KEY_ID_INDEX,
+  KeyConditionExpression: 'keyId = :k',
+  ExpressionAttributeValues: { ':k': keyId },
+});
+
+/** An update of the key under HASH, conditioned on its being there and active, answering the new item. */
+const activeKeyUpdate = (UpdateExpression: string, values: Record<string, unknown> = {}) => ({
+  TableName: 'keys-t',
+  Key: { keyHash: HASH },
+  UpdateExpression,
+  ConditionExpression: 'attribute_exists(keyHash) AND #s = :active',
+  ExpressionAttributeNames: { '#s': 'status' },
+  ExpressionAttributeValues: { ':active': 'ACTIVE', ...values },
+  ReturnValues: 'ALL_NEW',
+});
+
 describe('DynamoApiKeyRepository.setLimits', () => {
   const KEY_ID = 'key_0123456789abcdef01234567';
   const active = () => {
@@ -112,36 +131,19 @@ describe('DynamoApiKeyRepository.setLimits', () => {
     await expect(repository.setLimits(KEY_ID, { rate: 4, burst: 8 })).resolves.toEqual(
       apiKeyRecord(HASH, { keyId: KEY_ID, limits: { rate: 4, burst: 8 } }),
     );
-    expect(ddb.commandCalls(QueryCommand)[0]?.args[0].input).toEqual({
-      TableName: 'keys-t',
-      IndexName: API_KEY_ID_INDEX,
-      KeyConditionExpression: 'keyId = :k',
-      ExpressionAttributeValues: { ':k': KEY_ID },
-    });
-    expect(ddb.commandCalls(UpdateCommand)[0]?.args[0].input).toEqual({
-      TableName: 'keys-t',
-      Key: { keyHash: HASH },
-      UpdateExpression: 'SET rateLimit = :rate, burstLimit = :burst',
-      ConditionExpression: 'attribute_exists(keyHash) AND #s = :active',
-      ExpressionAttributeNames: { '#s': 'status' },
-      ExpressionAttributeValues: { ':active': 'ACTIVE', ':rate': 4, ':burst': 8 },
-      ReturnValues: 'ALL_NEW',
-    });
+    expect(ddb.commandCalls(QueryCommand)[0]?.args[0].input).toEqual(keyIdQuery(KEY_ID));
+    expect(ddb.commandCalls(UpdateCommand)[0]?.args[0].input).toEqual(
+      activeKeyUpdate('SET rateLimit = :rate, burstLimit = :burst', { ':rate': 4, ':burst': 8 }),
+    );
   });
 
   it('removes both limits when cleared', async () => {
     ddb.on(QueryCommand).resolves({ Items: [{ ...active(), rateLimit: 4, burstLimit: 8 }] });
     ddb.on(UpdateCommand).resolves({ Attributes: active() });
     await expect(repository.setLimits(KEY_ID, null)).resolves.toMatchObject({ limits: null });
-    expect(ddb.commandCalls(UpdateCommand)[0]?.args[0].input).toEqual({
-      TableName: 'keys-t',
-      Key: { keyHash: HASH },
-      UpdateExpression: 'REMOVE rateLimit, burstLimit',
-      ConditionExpression: 'attribute_exists(keyHash) AND #s = :active',
-      ExpressionAttributeNames: { '#s': 'status' },
-      ExpressionAttributeValues: { ':active': 'ACTIVE' },
-      ReturnValues: 'ALL_NEW',
-    });
+    expect(ddb.commandCalls(UpdateCommand)[0]?.args[0].input).toEqual(
+      activeKeyUpdate('REMOVE rateLimit, burstLimit'),
+    );
   });
 
   it('writes nothing for a revoked key and returns it as it is', async () => {
@@ -186,12 +188,7 @@ describe('DynamoApiKeyRepository.revoke', () => {
   it('finds the key by its id on the keyId index', async () => {
     ddb.on(QueryCommand).resolves({ Items: [] });
     await repository.revoke(KEY_ID, NOW);
-    expect(ddb.commandCalls(QueryCommand)[0]?.args[0].input).toEqual({
-      TableName: 'keys-t',
-      IndexName: API_KEY_ID_INDEX,
-      KeyConditionExpression: 'keyId = :k',
-      ExpressionAttributeValues: { ':k': KEY_ID },
-    });
+    expect(ddb.commandCalls(QueryCommand)[0]?.args[0].input).toEqual(keyIdQuery(KEY_ID));
   });
 
   it('marks an active key REVOKED with the given time, under its hash, and returns the updated record', async () => {

@@ -26,11 +26,6 @@ describe('DynamoMembershipRepository.isMember', () => {
     ddb.on(GetCommand).resolves({});
     await expect(repository.isMember('o1', 'u2')).resolves.toBe(false);
   });
-
-  it('turns throttling into StorageUnavailableError rather than "not a member"', async () => {
-    ddb.on(GetCommand).rejects(dynamoErrors.throttled());
-    await expect(repository.isMember('o1', 'u1')).rejects.toBeInstanceOf(StorageUnavailableError);
-  });
 });
 
 describe('DynamoMembershipRepository.add', () => {
@@ -42,13 +37,6 @@ describe('DynamoMembershipRepository.add', () => {
       TableName: 'members-t',
       Item: { orgId: 'o1', userId: 'u1', createdAt: '2026-04-05T06:07:08.009Z' },
     });
-  });
-
-  it('turns throttling into StorageUnavailableError', async () => {
-    ddb.on(PutCommand).rejects(dynamoErrors.throttling());
-    await expect(repository.add('o1', 'u1', '2026-01-01T00:00:00.000Z')).rejects.toBeInstanceOf(
-      StorageUnavailableError,
-    );
   });
 });
 
@@ -73,10 +61,26 @@ describe('DynamoMembershipRepository.remove', () => {
     ddb.on(DeleteCommand).resolves({});
     await expect(repository.remove('o1', 'u2')).resolves.toBe(false);
   });
+});
 
-  it('turns an outage into StorageUnavailableError rather than "nothing removed"', async () => {
-    ddb.on(DeleteCommand).rejects(dynamoErrors.timeout());
-    await expect(repository.remove('o1', 'u1')).rejects.toBeInstanceOf(StorageUnavailableError);
+describe('DynamoMembershipRepository: an outage', () => {
+  it.each([
+    [
+      'isMember (rather than "not a member")',
+      () => ddb.on(GetCommand),
+      () => repository.isMember('o1', 'u1'),
+    ],
+    ['add', () => ddb.on(PutCommand), () => repository.add('o1', 'u1', '2026-01-01T00:00:00.000Z')],
+    [
+      'remove (rather than "nothing removed")',
+      () => ddb.on(DeleteCommand),
+      () => repository.remove('o1', 'u1'),
+    ],
+  ])('during %s is StorageUnavailableError, throttled or timed out alike', async (_call, command, call) => {
+    for (const outage of [dynamoErrors.throttled(), dynamoErrors.throttling(), dynamoErrors.timeout()]) {
+      command().rejects(outage);
+      await expect(call(), outage.name).rejects.toBeInstanceOf(StorageUnavailableError);
+    }
   });
 });
 

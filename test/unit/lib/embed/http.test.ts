@@ -1,16 +1,7 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import type { Board } from '#lib/domain/board';
-import {
-  EmbeddedBoardGoneError,
-  InvalidTokenError,
-  MissingTokenError,
-  SessionBoundElsewhereError,
-  SessionExpiredError,
-  SessionRevokedError,
-  StorageUnavailableError,
-  UnconfirmedBindingError,
-} from '#lib/domain/errors';
+import * as errors from '#lib/domain/errors';
 import { FRAME_SCRIPT, FRAME_SCRIPT_HASH } from '#lib/embed/frame-script';
 import {
   BINDING_COOKIE,
@@ -29,6 +20,7 @@ import { renderEmbedError, renderEmbedPage } from '#lib/embed/page';
 import { EMBED_CSS, EMBED_CSS_HASH } from '#lib/embed/styles';
 import { DEFAULT_FRAME_ANCESTORS } from '#lib/platform/config';
 import type { EmbedView } from '#lib/use-cases/open-embed-session';
+import { EMBED_REFUSALS } from '#test/support/embed-refusals';
 import { embedEvent, proxyEvent } from '#test/support/events';
 import { storedSession } from '#test/support/fixtures';
 
@@ -175,7 +167,7 @@ describe('embedErrorRenderer', () => {
   const jsonEvent = proxyEvent({ headers: { accept: 'application/json' } });
 
   it('renders a styled HTML page with the status and the security headers', () => {
-    const result = embedErrorRenderer(htmlEvent, FRAME_ANCESTORS, new InvalidTokenError())(
+    const result = embedErrorRenderer(htmlEvent, FRAME_ANCESTORS, new errors.InvalidTokenError())(
       401,
       'This embed link is not valid',
       {},
@@ -193,13 +185,17 @@ describe('embedErrorRenderer', () => {
 
   it('sets the binding cookie on the 503 of a binding that may have been written, and on no other error', () => {
     const secret = 'S'.repeat(43);
-    const unconfirmed = embedErrorRenderer(htmlEvent, FRAME_ANCESTORS, new UnconfirmedBindingError(secret))(
+    const unconfirmed = embedErrorRenderer(
+      htmlEvent,
+      FRAME_ANCESTORS,
+      new errors.UnconfirmedBindingError(secret),
+    )(503, 'm', {});
+    expect(unconfirmed.headers?.['Set-Cookie']).toBe(bindingCookie(secret));
+    const plain = embedErrorRenderer(htmlEvent, FRAME_ANCESTORS, new errors.StorageUnavailableError())(
       503,
       'm',
       {},
     );
-    expect(unconfirmed.headers?.['Set-Cookie']).toBe(bindingCookie(secret));
-    const plain = embedErrorRenderer(htmlEvent, FRAME_ANCESTORS, new StorageUnavailableError())(503, 'm', {});
     expect(plain.headers).not.toHaveProperty('Set-Cookie');
   });
 
@@ -216,7 +212,7 @@ describe('embedErrorRenderer', () => {
 
   it('renders the page in the language and theme the embed URL asks for', () => {
     const event = embedEvent({ token: 'x', locale: 'de-AT', theme: 'dark' });
-    const result = embedErrorRenderer(event, FRAME_ANCESTORS, new SessionRevokedError())(401, 'm', {});
+    const result = embedErrorRenderer(event, FRAME_ANCESTORS, new errors.SessionRevokedError())(401, 'm', {});
     expect(result.body).toMatch(/^<!doctype html>\n<html lang="de" data-theme="dark">/);
     expect(result.body).toContain(TEXTS.de.errors.session_revoked);
     expect(result.body).toContain('data-embed-code="session_revoked"');
@@ -224,7 +220,7 @@ describe('embedErrorRenderer', () => {
 
   it('answers JSON in English whatever the locale, as the API always does', () => {
     const event = embedEvent({ locale: 'fr' }, { Accept: 'application/json' });
-    const result = embedErrorRenderer(event, FRAME_ANCESTORS, new MissingTokenError())(
+    const result = embedErrorRenderer(event, FRAME_ANCESTORS, new errors.MissingTokenError())(
       400,
       'The embed link has no token',
       {},
@@ -233,9 +229,12 @@ describe('embedErrorRenderer', () => {
   });
 
   it.each([
-    ['expired', new SessionExpiredError({ ...BOARD, embedOrigins: ['https://app.acme.com'] })],
-    ['revoked', new SessionRevokedError({ ...BOARD, embedOrigins: ['https://app.acme.com'] })],
-    ['bound elsewhere', new SessionBoundElsewhereError({ ...BOARD, embedOrigins: ['https://app.acme.com'] })],
+    ['expired', new errors.SessionExpiredError({ ...BOARD, embedOrigins: ['https://app.acme.com'] })],
+    ['revoked', new errors.SessionRevokedError({ ...BOARD, embedOrigins: ['https://app.acme.com'] })],
+    [
+      'bound elsewhere',
+      new errors.SessionBoundElsewhereError({ ...BOARD, embedOrigins: ['https://app.acme.com'] }),
+    ],
   ])('frames the refusal of a known session (%s) under its board’s origins', (_label, error) => {
     for (const event of [htmlEvent, jsonEvent]) {
       const result = embedErrorRenderer(event, FRAME_ANCESTORS, error)(401, error.message, {});
@@ -244,12 +243,12 @@ describe('embedErrorRenderer', () => {
   });
 
   it.each([
-    ['no token', new MissingTokenError()],
-    ['an unknown token', new InvalidTokenError()],
-    ['a gone board', new EmbeddedBoardGoneError()],
-    ['an outage', new StorageUnavailableError()],
+    ['no token', new errors.MissingTokenError()],
+    ['an unknown token', new errors.InvalidTokenError()],
+    ['a gone board', new errors.EmbeddedBoardGoneError()],
+    ['an outage', new errors.StorageUnavailableError()],
     ['a bug', new Error('boom')],
-    ['a refusal whose board is gone', new SessionExpiredError(undefined)],
+    ['a refusal whose board is gone', new errors.SessionExpiredError(undefined)],
   ])('frames the error page of %s under the stage’s default', (_label, error) => {
     const result = embedErrorRenderer(htmlEvent, FRAME_ANCESTORS, error)(401, 'm', {});
     expect(csp(result.headers).get('frame-ancestors')).toEqual(FRAME_ANCESTORS.split(' '));
@@ -261,7 +260,7 @@ describe('embedErrorRenderer', () => {
   });
 
   it('shows its own text for the error, never the message it was given', () => {
-    const result = embedErrorRenderer(htmlEvent, FRAME_ANCESTORS, new MissingTokenError())(
+    const result = embedErrorRenderer(htmlEvent, FRAME_ANCESTORS, new errors.MissingTokenError())(
       400,
       '<img src=x onerror=alert(1)>',
       {},
@@ -302,18 +301,15 @@ describe('embedErrorRenderer', () => {
 });
 
 describe('embedErrorCode', () => {
-  it.each([
-    [new MissingTokenError(), 'missing_token'],
-    [new InvalidTokenError(), 'invalid_token'],
-    [new SessionExpiredError(), 'session_expired'],
-    [new SessionRevokedError(), 'session_revoked'],
-    [new SessionBoundElsewhereError(), 'bound_to_another_browser'],
-    [new EmbeddedBoardGoneError(), 'board_gone'],
-    [new StorageUnavailableError(), 'unavailable'],
-    [new Error('bug'), 'internal'],
-    [undefined, 'internal'],
-  ])('codes %s as %j', (error, code) => {
+  it.each(EMBED_REFUSALS)('codes a refusal as %s', (code, error) => {
     expect(embedErrorCode(error)).toBe(code);
+  });
+
+  it.each([
+    ['an unexpected error', new Error('bug')],
+    ['nothing thrown', undefined],
+  ])('codes %s as internal', (_case, error) => {
+    expect(embedErrorCode(error)).toBe('internal');
   });
 });
 

@@ -1,15 +1,5 @@
 import { describe, expect, it } from 'vitest';
 import {
-  EmbeddedBoardGoneError,
-  InvalidTokenError,
-  MissingTokenError,
-  SessionBoundElsewhereError,
-  SessionExpiredError,
-  SessionRevokedError,
-  StorageUnavailableError,
-} from '#lib/domain/errors';
-import {
-  type EmbedErrorCode,
   formatInstant,
   isLanguageTag,
   LOCALES,
@@ -19,18 +9,28 @@ import {
   TEXTS,
   type Texts,
 } from '#lib/embed/i18n';
+import { EMBED_REFUSALS } from '#test/support/embed-refusals';
 
 describe('parseTheme', () => {
   it.each(['light', 'dark', 'auto'] as const)('takes %j as given', (theme) => {
     expect(parseTheme(theme)).toBe(theme);
   });
 
-  it.each([undefined, '', 'Dark', 'DARK', ' dark', 'dark ', 'blue', 'light dark', '"><script>', 'auto;x'])(
-    'ignores %j and follows the system (auto)',
-    (value) => {
-      expect(parseTheme(value)).toBe('auto');
-    },
-  );
+  const unknownThemes = [
+    undefined,
+    '',
+    'Dark',
+    'DARK',
+    ' dark',
+    'dark ',
+    'blue',
+    'light dark',
+    '"><script>',
+    'auto;x',
+  ];
+  it.each(unknownThemes)('ignores %j and follows the system (auto)', (value) => {
+    expect(parseTheme(value)).toBe('auto');
+  });
 });
 
 describe('isLanguageTag', () => {
@@ -137,16 +137,8 @@ describe('TEXTS', () => {
     for (const [path, text] of entries(TEXTS[locale])) expect(text, path).not.toBe(english.get(path));
   });
 
-  it.each([
-    ['missing_token', new MissingTokenError()],
-    ['invalid_token', new InvalidTokenError()],
-    ['session_expired', new SessionExpiredError()],
-    ['session_revoked', new SessionRevokedError()],
-    ['bound_to_another_browser', new SessionBoundElsewhereError()],
-    ['board_gone', new EmbeddedBoardGoneError()],
-    ['unavailable', new StorageUnavailableError()],
-  ] as const)('says %s in English exactly as the API’s JSON answer does', (code, error) => {
-    expect(TEXTS.en.errors[code as EmbedErrorCode]).toBe(error.message);
+  it.each(EMBED_REFUSALS)('says %s in English exactly as the API’s JSON answer does', (code, error) => {
+    expect(TEXTS.en.errors[code]).toBe(error.message);
   });
 
   it('says "An unexpected error occurred" for anything else, as the API does for a 500', () => {

@@ -195,12 +195,13 @@ describe('renderEmbedPage: every user-supplied value is escaped', () => {
 
 describe('renderEmbedPage: the JSON island', () => {
   it('holds the board and the session fields, parsed back exactly', () => {
+    const metadata = { team: 'ops', seats: 3, flags: [true, null], nested: { a: '</script>' } };
     const full = view({
+      metadata,
       firstName: 'Grace',
       lastName: 'Hopper',
       avatarUrl: 'https://img.example.com/g.png',
       plan: 'pro',
-      metadata: { team: 'ops', seats: 3, flags: [true, null], nested: { a: '</script>' } },
     });
     const session = Object.fromEntries(
       EMBED_CONTEXT_SESSION_FIELDS.map((field) => [field, full.session[field as keyof typeof full.session]]),

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { usageIdentifierOf } from '#lib/domain/api-key';
 import { allowPolicy, apiBaseUrl, keyOwnerOf } from '#lib/http/api-gateway';
 import { API_DOMAIN, METHOD_ARN, proxyEvent } from '#test/support/events';
+import { stagePolicyDocument } from '#test/support/policies';
 
 const OWNER = { userId: 'owner-1', keyId: 'key_0123456789abcdef01234567', limits: null };
 
@@ -9,16 +10,7 @@ describe('allowPolicy', () => {
   it('allows every method and path of the stage (wildcard resource) with the key owner in the context', () => {
     expect(allowPolicy(OWNER, METHOD_ARN)).toEqual({
       principalId: 'owner-1',
-      policyDocument: {
-        Version: '2012-10-17',
-        Statement: [
-          {
-            Action: 'execute-api:Invoke',
-            Effect: 'Allow',
-            Resource: 'arn:aws:execute-api:us-east-1:123456789012:abc123def4/prod/*',
-          },
-        ],
-      },
+      policyDocument: stagePolicyDocument('Allow'),
       context: { userId: 'owner-1', keyId: 'key_0123456789abcdef01234567' },
       usageIdentifierKey: 'usage_key_0123456789abcdef01234567',
     });

@@ -20,6 +20,7 @@ import { createMetrics } from '#lib/platform/metrics';
 import { fetchPost, type HttpPost } from '#lib/webhooks/delivery';
 import { FakeBoards, fixedClock, sequenceRandom } from '#test/support/fakes';
 import { APP_BOARD } from '#test/support/fixtures';
+import { LOGOUT_CANDIDATES } from '#test/support/logout-events';
 import { memoryLogger } from '#test/support/logs';
 import { routedEvent } from '#test/support/webhook-receiver';
 
@@ -103,14 +104,9 @@ describe('BackChannelLogoutSink', () => {
     const { deps, scheduled } = harness({
       boards: [BOARD, { ...BOARD, boardId: 'board-plain', logoutUrl: undefined }],
     });
-    await new BackChannelLogoutSink(deps).publish([
-      ended('session.created'),
-      ended('session.opened'),
-      ended('session.revoked'),
-      ended('session.expired'),
-      ended('session.revoked', 'board-plain'),
-      ended('session.revoked', 'board-unknown'),
-    ]);
+    await new BackChannelLogoutSink(deps).publish(
+      LOGOUT_CANDIDATES.map(([type, boardId]) => ended(type, boardId)),
+    );
     expect(scheduled.map((s) => [s.delivery.boardId, s.delivery.userId, s.delay])).toEqual([
       ['board-1', 'customer-42', 0],
       ['board-1', 'customer-42', 0],

@@ -111,22 +111,6 @@ describe('createBoard: the board’s own embed origins', () => {
     expect((await boards.get('board-1'))?.embedOrigins).toEqual(ORIGINS);
   });
 
-  it('keeps the board’s origins when a replacement leaves them out, so framing never widens by accident', async () => {
-    const boards = new FakeBoards([board({ embedOrigins: ORIGINS })]);
-    const replaced = await createBoard({ boards }, board({ visibility: 'PRIVATE' }));
-    expect(replaced).toEqual(board({ visibility: 'PRIVATE', embedOrigins: ORIGINS }));
-  });
-
-  it.each([
-    ['an empty list', []],
-    ['null', null],
-  ])('removes the board’s origins when given %s, so the stage default applies', async (_label, value) => {
-    const boards = new FakeBoards([board({ embedOrigins: ORIGINS })]);
-    const cleared = await createBoard({ boards }, { ...board(), embedOrigins: value });
-    expect(cleared).not.toHaveProperty('embedOrigins');
-    expect(await boards.get('board-1')).toEqual(board());
-  });
-
   it.each([
     ['a path', 'https://app.acme.com/embed'],
     ['a trailing slash', 'https://app.acme.com/'],
@@ -159,25 +143,6 @@ describe('createBoard: the board’s own application', () => {
     expect(created.appUrl).toBe(APP);
     expect((await boards.get('board-1'))?.appUrl).toBe(APP);
   });
-
-  it('keeps the board’s app URL when a replacement leaves it out', async () => {
-    const boards = new FakeBoards([board({ appUrl: APP })]);
-    const replaced = await createBoard({ boards }, board({ name: 'Renamed' }));
-    expect(replaced).toEqual(board({ name: 'Renamed', appUrl: APP }));
-  });
-
-  it.each([
-    ['an empty string', ''],
-    ['null', null],
-  ])(
-    'removes the board’s app URL when given %s, so the built-in page (or the stage default) applies',
-    async (_label, value) => {
-      const boards = new FakeBoards([board({ appUrl: APP })]);
-      const cleared = await createBoard({ boards }, { ...board(), appUrl: value });
-      expect(cleared).not.toHaveProperty('appUrl');
-      expect(await boards.get('board-1')).toEqual(board());
-    },
-  );
 
   it.each([
     ['plain http on a public host', 'http://board.acme.com'],
@@ -213,6 +178,40 @@ describe('createBoard: the board’s own application', () => {
   });
 });
 
+describe('createBoard: a board’s optional settings', () => {
+  const SET = {
+    embedOrigins: ['https://app.acme.com', 'https://*.acme.com'],
+    appUrl: 'https://board.acme.com/embedded',
+    logoutUrl: 'https://board.acme.com/backchannel-logout',
+  };
+
+  // So framing never widens, nor a board's users are handed elsewhere, by accident.
+  it.each(Object.entries(SET))(
+    'keeps the board’s %s when a replacement leaves it out',
+    async (field, value) => {
+      const boards = new FakeBoards([board({ [field]: value })]);
+      const replaced = await createBoard({ boards }, board({ name: 'Renamed' }));
+      expect(replaced).toEqual(board({ name: 'Renamed', [field]: value }));
+    },
+  );
+
+  // Without origins or an app URL the stage default (or the built-in page) applies; without a logout URL
+  // none is sent.
+  it.each([
+    ['embedOrigins', SET.embedOrigins, []],
+    ['embedOrigins', SET.embedOrigins, null],
+    ['appUrl', SET.appUrl, ''],
+    ['appUrl', SET.appUrl, null],
+    ['logoutUrl', SET.logoutUrl, ''],
+    ['logoutUrl', SET.logoutUrl, null],
+  ])('removes the board’s %s (%j) when given %j', async (field, url, value) => {
+    const boards = new FakeBoards([board({ [field]: url })]);
+    const cleared = await createBoard({ boards }, { ...board(), [field]: value });
+    expect(cleared).not.toHaveProperty(field);
+    expect(await boards.get('board-1')).toEqual(board());
+  });
+});
+
 describe('createBoard: where the board’s application receives back-channel logouts', () => {
   const LOGOUT = 'https://board.acme.com/backchannel-logout';
 
@@ -222,16 +221,6 @@ describe('createBoard: where the board’s application receives back-channel log
     const replaced = await createBoard({ boards }, board({ name: 'Renamed' }));
     expect(replaced).toEqual(board({ name: 'Renamed', logoutUrl: LOGOUT }));
     expect((await boards.get('board-1'))?.logoutUrl).toBe(LOGOUT);
-  });
-
-  it.each([
-    ['an empty string', ''],
-    ['null', null],
-  ])('removes the logout URL when given %s', async (_label, value) => {
-    const boards = new FakeBoards([board({ logoutUrl: LOGOUT })]);
-    const cleared = await createBoard({ boards }, { ...board(), logoutUrl: value });
-    expect(cleared).not.toHaveProperty('logoutUrl');
-    expect(await boards.get('board-1')).toEqual(board());
   });
 
   it.each([

@@ -27,6 +27,7 @@ import {
   tickingClock,
 } from '#test/support/fakes';
 import {
+  ADA_PROFILE,
   DEFAULT_LIFETIME_SECONDS,
   keysOf,
   OMITTED_OPTIONALS,
@@ -95,12 +96,7 @@ describe('createSession: the created session', () => {
       id: random.uuids[0],
       boardId: PUBLIC_BOARD.boardId,
       token: result.sessionToken,
-      userId: 'customer-42',
-      email: 'ada@example.com',
-      firstName: 'Ada',
-      lastName: 'Lovelace',
-      avatarUrl: 'https://cdn.example.com/ada.png',
-      plan: 'pro',
+      ...ADA_PROFILE,
       metadata: { team: 'analytics', seats: 3 },
       expiresAt: '2026-01-01T01:00:00.000Z',
       createdAt: NOW,
@@ -279,7 +275,7 @@ describe('createSession: expiry', () => {
     const error = await run(deps, { expiresInSeconds }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ValidationError);
     expect((error as Error).message).toMatch(/^expiresInSeconds is too large/);
-    expect(deps.boards.gets).toEqual([]);
+    expect(deps.boards.lookups).toEqual([]);
     expect(deps.memberships.queries).toEqual([]);
     expect(deps.sessions.created).toEqual([]);
   });
@@ -299,7 +295,7 @@ describe('createSession: board access', () => {
   it('creates a session on a PUBLIC board without ever querying memberships', async () => {
     const deps = setup();
     await run(deps, {}, 'stranger');
-    expect(deps.boards.gets).toEqual([PUBLIC_BOARD.boardId]);
+    expect(deps.boards.lookups).toEqual([PUBLIC_BOARD.boardId]);
     expect(deps.memberships.queries).toEqual([]);
     expect(deps.sessions.created).toHaveLength(1);
   });

@@ -5,6 +5,7 @@ import type { IdTokenSigner, PairwiseSubjects } from '#lib/domain/ports';
 import { boardAppUrlOf, handOff } from '#lib/use-cases/hand-off';
 import type { EmbedView } from '#lib/use-cases/open-embed-session';
 import { fixedClock, PUBLIC_BOARD, sequenceRandom } from '#test/support/fakes';
+import { ADA_PROFILE } from '#test/support/fixtures';
 
 const NOW = '2026-03-01T12:00:00.000Z';
 const NOW_S = Date.parse(NOW) / 1000;
@@ -29,12 +30,7 @@ const view = (expiresAt = '2026-03-31T12:00:00.000Z'): EmbedView => ({
     id: 'ses_1',
     boardId: PUBLIC_BOARD.boardId,
     orgId: 'org-a',
-    userId: 'customer-42',
-    email: 'ada@example.com',
-    firstName: 'Ada',
-    lastName: 'Lovelace',
-    avatarUrl: 'https://cdn.example.com/ada.png',
-    plan: 'pro',
+    ...ADA_PROFILE,
     metadata: { team: 'core' },
     createdAt: '2026-03-01T11:00:00.000Z',
     expiresAt,

@@ -94,6 +94,9 @@ async function claimOf(d: Parameters<typeof claimIdempotencyKey>[0], r = request
   return outcome.claim;
 }
 
+/** What a claim of a key whose request was answered 201 with `body` returns: that answer, to replay. */
+const replayOf = (body: string) => ({ replay: { status: 201, body } });
+
 describe('Idempotency-Key', () => {
   it.each([
     ['a', true],
@@ -141,9 +144,7 @@ describe('claimIdempotencyKey and finishIdempotentRequest', () => {
     const stored = [...d.idempotency.records.values()][0];
     expect(stored).toMatchObject({ state: 'COMPLETE', status: 201 });
     expect(JSON.stringify(stored)).not.toContain('tok"');
-    await expect(claimIdempotencyKey(d, request())).resolves.toEqual({
-      replay: { status: 201, body: '{"sessionToken":"tok"}' },
-    });
+    await expect(claimIdempotencyKey(d, request())).resolves.toEqual(replayOf('{"sessionToken":"tok"}'));
   });
 
   it('answers 422 for the same key with another body, and for another API key of the same owner', async () => {
@@ -193,9 +194,7 @@ describe('claimIdempotencyKey and finishIdempotentRequest', () => {
     const stored = d.idempotency.records.get(claim.recordId);
     expect(stored).toMatchObject({ state: 'IN_PROGRESS', attemptId: claim.attemptId });
     await finishIdempotentRequest(d, claim, { status: 201, body: '{"ok":1}' });
-    await expect(claimIdempotencyKey(d, request())).resolves.toEqual({
-      replay: { status: 201, body: '{"ok":1}' },
-    });
+    await expect(claimIdempotencyKey(d, request())).resolves.toEqual(replayOf('{"ok":1}'));
   });
 
   it('holds the key for the lease, answering 409 with the seconds left, then lets a retry take over', async () => {
@@ -230,9 +229,7 @@ describe('claimIdempotencyKey and finishIdempotentRequest', () => {
     await finishIdempotentRequest(d, first, { status: 201, body: '{"from":"first"}' });
     expect(d.idempotency.records.get(first.recordId)?.state).toBe('IN_PROGRESS');
     await finishIdempotentRequest(d, retry, { status: 201, body: '{"from":"retry"}' });
-    await expect(claimIdempotencyKey(d, request())).resolves.toEqual({
-      replay: { status: 201, body: '{"from":"retry"}' },
-    });
+    await expect(claimIdempotencyKey(d, request())).resolves.toEqual(replayOf('{"from":"retry"}'));
   });
 
   it('keeps the reservation sealed: another API key of the owner cannot take it over', async () => {

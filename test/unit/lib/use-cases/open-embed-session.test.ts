@@ -1,18 +1,9 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { bindingHash } from '#lib/domain/credentials';
-import {
-  EmbeddedBoardGoneError,
-  InvalidTokenError,
-  MissingTokenError,
-  SessionBoundElsewhereError,
-  SessionExpiredError,
-  SessionRevokedError,
-  StorageUnavailableError,
-  UnconfirmedBindingError,
-} from '#lib/domain/errors';
+import * as errors from '#lib/domain/errors';
 import type { SessionRepository } from '#lib/domain/ports';
-import type { StoredSession } from '#lib/domain/session';
+import type { SessionBinding, StoredSession } from '#lib/domain/session';
 import { type OpenEmbedSessionDeps, openEmbedSession } from '#lib/use-cases/open-embed-session';
 import { FakeBoards, FakeSessions, fixedClock, PUBLIC_BOARD, sequenceRandom } from '#test/support/fakes';
 import { storedSession } from '#test/support/fixtures';
@@ -51,6 +42,21 @@ class LaggingSessions extends FakeSessions {
   }
 }
 
+/**
+ * Makes the repository's bind write (the binding asked for, or the one `written` makes: another load's),
+ * then fail as an outage does, its answer lost.
+ */
+function bindThenFail(
+  repository: LaggingSessions,
+  written: (id: string, asked: SessionBinding) => SessionBinding = (_id, asked) => asked,
+) {
+  const bind = repository.bind.bind(repository);
+  repository.bind = async (id, asked) => {
+    await bind(id, written(id, asked));
+    throw new errors.StorageUnavailableError();
+  };
+}
+
 function laggingSessions(session: StoredSession | undefined, missesBeforeVisible = 0) {
   const repository = new LaggingSessions(session ? [session] : [], missesBeforeVisible);
   return { repository, lookups: repository.lookups };
@@ -85,30 +91,38 @@ describe('openEmbedSession', () => {
     // The index only says where the session is; its state comes from a consistent read of the item. The
     // first load records the opening.
     expect(repository.calls).toEqual(['lookupToken', 'get', 'markOpened']);
-    expect(boards.gets).toEqual([PUBLIC_BOARD.boardId]);
+    expect(boards.lookups).toEqual([PUBLIC_BOARD.boardId]);
   });
 
   it('refuses a revoked session, from the consistent read and not from the index', async () => {
     const { repository } = laggingSessions(stored());
     await repository.markRevoked('session-1', { revokedAt: NOW, byUserId: 'owner-1', byKeyId: 'k' });
-    await expect(openEmbedSession(deps(repository).deps, TOKEN)).rejects.toBeInstanceOf(SessionRevokedError);
+    await expect(openEmbedSession(deps(repository).deps, TOKEN)).rejects.toBeInstanceOf(
+      errors.SessionRevokedError,
+    );
   });
 
   it('calls a session that is both revoked and expired revoked', async () => {
     const { repository } = laggingSessions(stored({ expiresAt: '2026-01-01T00:00:00.000Z' }));
     await repository.markRevoked('session-1', { revokedAt: NOW, byUserId: 'owner-1', byKeyId: 'k' });
-    await expect(openEmbedSession(deps(repository).deps, TOKEN)).rejects.toBeInstanceOf(SessionRevokedError);
+    await expect(openEmbedSession(deps(repository).deps, TOKEN)).rejects.toBeInstanceOf(
+      errors.SessionRevokedError,
+    );
   });
 
   it('calls the link invalid when the session was deleted after the index was read', async () => {
     const { repository } = laggingSessions(stored());
     repository.get = async () => undefined;
-    await expect(openEmbedSession(deps(repository).deps, TOKEN)).rejects.toBeInstanceOf(InvalidTokenError);
+    await expect(openEmbedSession(deps(repository).deps, TOKEN)).rejects.toBeInstanceOf(
+      errors.InvalidTokenError,
+    );
   });
 
   it.each([undefined, ''])('refuses a missing token (%j) without touching DynamoDB', async (token) => {
     const { repository, lookups } = laggingSessions(stored());
-    await expect(openEmbedSession(deps(repository).deps, token)).rejects.toBeInstanceOf(MissingTokenError);
+    await expect(openEmbedSession(deps(repository).deps, token)).rejects.toBeInstanceOf(
+      errors.MissingTokenError,
+    );
     expect(lookups).toEqual([]);
   });
 
@@ -120,7 +134,7 @@ describe('openEmbedSession', () => {
   ])('refuses a token of %s without touching DynamoDB', async (_name, token) => {
     const { repository, lookups } = laggingSessions(stored());
     const { deps: d, sleeps } = deps(repository);
-    await expect(openEmbedSession(d, token)).rejects.toBeInstanceOf(InvalidTokenError);
+    await expect(openEmbedSession(d, token)).rejects.toBeInstanceOf(errors.InvalidTokenError);
     expect(lookups).toEqual([]);
     expect(sleeps).toEqual([]);
   });
@@ -137,14 +151,16 @@ describe('openEmbedSession', () => {
   it('calls an unknown token invalid only after every retry', async () => {
     const { repository, lookups } = laggingSessions(undefined);
     const { deps: d, sleeps } = deps(repository);
-    await expect(openEmbedSession(d, TOKEN)).rejects.toBeInstanceOf(InvalidTokenError);
+    await expect(openEmbedSession(d, TOKEN)).rejects.toBeInstanceOf(errors.InvalidTokenError);
     expect(lookups).toHaveLength(4);
     expect(sleeps).toEqual([100, 200, 400]);
   });
 
   it('treats the session as expired at exactly expiresAt', async () => {
     const { repository } = laggingSessions(stored({ expiresAt: NOW }));
-    await expect(openEmbedSession(deps(repository).deps, TOKEN)).rejects.toBeInstanceOf(SessionExpiredError);
+    await expect(openEmbedSession(deps(repository).deps, TOKEN)).rejects.toBeInstanceOf(
+      errors.SessionExpiredError,
+    );
   });
 
   it('keeps the session usable one millisecond before expiresAt', async () => {
@@ -156,13 +172,15 @@ describe('openEmbedSession', () => {
     const { repository } = laggingSessions(
       stored({ expiresAt: '2026-01-01T00:00:00.000Z', boardId: 'gone' }),
     );
-    await expect(openEmbedSession(deps(repository).deps, TOKEN)).rejects.toBeInstanceOf(SessionExpiredError);
+    await expect(openEmbedSession(deps(repository).deps, TOKEN)).rejects.toBeInstanceOf(
+      errors.SessionExpiredError,
+    );
   });
 
   it('refuses a session whose board no longer exists', async () => {
     const { repository } = laggingSessions(stored({ boardId: 'deleted' }));
     await expect(openEmbedSession(deps(repository).deps, TOKEN)).rejects.toBeInstanceOf(
-      EmbeddedBoardGoneError,
+      errors.EmbeddedBoardGoneError,
     );
   });
 });
@@ -184,7 +202,9 @@ describe('openEmbedSession: recording the first opening', () => {
   it('records nothing for a refused load or a HEAD', async () => {
     const { repository } = laggingSessions(stored());
     await repository.markRevoked('session-1', { revokedAt: NOW, byUserId: 'owner-1', byKeyId: 'k' });
-    await expect(openEmbedSession(deps(repository).deps, TOKEN)).rejects.toBeInstanceOf(SessionRevokedError);
+    await expect(openEmbedSession(deps(repository).deps, TOKEN)).rejects.toBeInstanceOf(
+      errors.SessionRevokedError,
+    );
     const fresh = laggingSessions(stored()).repository;
     await openEmbedSession(deps(fresh).deps, TOKEN, [], { peek: true });
     expect([...repository.calls, ...fresh.calls]).not.toContain('markOpened');
@@ -263,9 +283,9 @@ describe('openEmbedSession: a session created with bindToBrowser', () => {
   ])('refuses a bound session with %s as already opened in another browser', async (_label, secrets) => {
     const { repository } = laggingSessions(boundTo(SECRET_A));
     const error = await openEmbedSession(deps(repository).deps, TOKEN, secrets).catch((e: unknown) => e);
-    expect(error).toBeInstanceOf(SessionBoundElsewhereError);
+    expect(error).toBeInstanceOf(errors.SessionBoundElsewhereError);
     expect((error as Error).message).toBe('This embed link was already opened in another browser');
-    expect((error as SessionBoundElsewhereError).board).toEqual(PUBLIC_BOARD);
+    expect((error as errors.SessionBoundElsewhereError).board).toEqual(PUBLIC_BOARD);
     expect(repository.calls).toEqual(['lookupToken', 'get']);
   });
 
@@ -273,7 +293,7 @@ describe('openEmbedSession: a session created with bindToBrowser', () => {
     const { repository } = laggingSessions(boundTo(SECRET_A, { revokedAt: NOW }));
     for (const secrets of [[SECRET_A], [SECRET_B], []]) {
       await expect(openEmbedSession(deps(repository).deps, TOKEN, secrets)).rejects.toBeInstanceOf(
-        SessionRevokedError,
+        errors.SessionRevokedError,
       );
     }
   });
@@ -281,17 +301,19 @@ describe('openEmbedSession: a session created with bindToBrowser', () => {
   it('says "expired" for an expired bound session in another browser, and never binds an expired one', async () => {
     const { repository } = laggingSessions(boundTo(SECRET_A, { expiresAt: NOW }));
     await expect(openEmbedSession(deps(repository).deps, TOKEN, [SECRET_B])).rejects.toBeInstanceOf(
-      SessionExpiredError,
+      errors.SessionExpiredError,
     );
     const unbound = laggingSessions(binding({ expiresAt: NOW })).repository;
-    await expect(openEmbedSession(deps(unbound).deps, TOKEN)).rejects.toBeInstanceOf(SessionExpiredError);
+    await expect(openEmbedSession(deps(unbound).deps, TOKEN)).rejects.toBeInstanceOf(
+      errors.SessionExpiredError,
+    );
     expect(unbound.calls).not.toContain('bind');
   });
 
   it('does not bind a session whose board is gone', async () => {
     const { repository } = laggingSessions(binding({ boardId: 'deleted' }));
     await expect(openEmbedSession(deps(repository).deps, TOKEN)).rejects.toBeInstanceOf(
-      EmbeddedBoardGoneError,
+      errors.EmbeddedBoardGoneError,
     );
     expect(repository.calls).not.toContain('bind');
   });
@@ -308,7 +330,7 @@ describe('openEmbedSession: a session created with bindToBrowser', () => {
       bindingSecret?: string;
     }>;
     const lost = [a, b].find((o) => o.status === 'rejected') as PromiseRejectedResult;
-    expect(lost.reason).toBeInstanceOf(SessionBoundElsewhereError);
+    expect(lost.reason).toBeInstanceOf(errors.SessionBoundElsewhereError);
     expect((await repository.get('session-1'))?.bindingHash).toBe(
       bindingHash('session-1', won.value.bindingSecret as string),
     );
@@ -335,7 +357,7 @@ describe('openEmbedSession: a session created with bindToBrowser', () => {
       return bind(id, value);
     };
     await expect(openEmbedSession(deps(repository).deps, TOKEN, [SECRET_A])).rejects.toBeInstanceOf(
-      SessionRevokedError,
+      errors.SessionRevokedError,
     );
     expect((await repository.get('session-1'))?.bindingHash).toBeNull();
   });
@@ -346,7 +368,9 @@ describe('openEmbedSession: a session created with bindToBrowser', () => {
     let reads = 0;
     repository.get = async (id) => (++reads === 1 ? get(id) : undefined);
     repository.bind = async () => false;
-    await expect(openEmbedSession(deps(repository).deps, TOKEN)).rejects.toBeInstanceOf(InvalidTokenError);
+    await expect(openEmbedSession(deps(repository).deps, TOKEN)).rejects.toBeInstanceOf(
+      errors.InvalidTokenError,
+    );
   });
 });
 
@@ -368,7 +392,7 @@ describe('openEmbedSession: a peek (HEAD)', () => {
     const { repository } = laggingSessions(bound);
     await expect(
       openEmbedSession(deps(repository).deps, TOKEN, [SECRET_B], { peek: true }),
-    ).rejects.toBeInstanceOf(SessionBoundElsewhereError);
+    ).rejects.toBeInstanceOf(errors.SessionBoundElsewhereError);
     const view = await openEmbedSession(deps(repository).deps, TOKEN, [SECRET_A], { peek: true });
     expect(view.bindingSecret).toBeUndefined();
   });
@@ -394,51 +418,39 @@ describe('openEmbedSession: a bind whose answer is lost or late', () => {
 
   it('undoes a bind it could not confirm and answers 503, leaving the link to the next load', async () => {
     const { repository } = laggingSessions(binding());
-    const bind = repository.bind.bind(repository);
-    repository.bind = async (id, value) => {
-      await bind(id, value);
-      throw new StorageUnavailableError();
-    };
+    bindThenFail(repository);
     const failure = openEmbedSession(deps(repository).deps, TOKEN);
-    await expect(failure).rejects.toBeInstanceOf(StorageUnavailableError);
-    await expect(failure).rejects.not.toBeInstanceOf(UnconfirmedBindingError);
+    await expect(failure).rejects.toBeInstanceOf(errors.StorageUnavailableError);
+    await expect(failure).rejects.not.toBeInstanceOf(errors.UnconfirmedBindingError);
     expect(await repository.get('session-1')).toMatchObject({ bindingHash: null, boundAt: null });
   });
 
   it('undoes only its own binding, never one another load made', async () => {
     const { repository } = laggingSessions(binding());
-    const bind = repository.bind.bind(repository);
-    repository.bind = async (id) => {
-      await bind(id, { bindingHash: bindingHash(id, SECRET_B), boundAt: NOW });
-      throw new StorageUnavailableError();
-    };
+    bindThenFail(repository, (id) => ({ bindingHash: bindingHash(id, SECRET_B), boundAt: NOW }));
     await expect(openEmbedSession(deps(repository).deps, TOKEN, [SECRET_A])).rejects.toBeInstanceOf(
-      StorageUnavailableError,
+      errors.StorageUnavailableError,
     );
     expect((await repository.get('session-1'))?.bindingHash).toBe(bindingHash('session-1', SECRET_B));
   });
 
   it('gives the browser the secret with the 503 when the binding can be neither confirmed nor undone', async () => {
     const { repository } = laggingSessions(binding());
-    const bind = repository.bind.bind(repository);
-    repository.bind = async (id, value) => {
-      await bind(id, value);
-      throw new StorageUnavailableError();
-    };
+    bindThenFail(repository);
     repository.unbind = async () => {
-      throw new StorageUnavailableError();
+      throw new errors.StorageUnavailableError();
     };
     const failure = openEmbedSession(deps(repository).deps, TOKEN);
-    await expect(failure).rejects.toBeInstanceOf(UnconfirmedBindingError);
-    const { bindingSecret } = (await failure.catch((error) => error)) as UnconfirmedBindingError;
+    await expect(failure).rejects.toBeInstanceOf(errors.UnconfirmedBindingError);
+    const { bindingSecret } = (await failure.catch((error) => error)) as errors.UnconfirmedBindingError;
     expect((await repository.get('session-1'))?.bindingHash).toBe(bindingHash('session-1', bindingSecret));
   });
 });
 
 describe('openEmbedSession: refusals name the board for framing', () => {
   it.each([
-    ['revoked', { revokedAt: NOW }, SessionRevokedError],
-    ['expired', { expiresAt: NOW }, SessionExpiredError],
+    ['revoked', { revokedAt: NOW }, errors.SessionRevokedError],
+    ['expired', { expiresAt: NOW }, errors.SessionExpiredError],
   ] as const)('carries the board on a %s refusal', async (_label, overrides, type) => {
     const { repository } = laggingSessions(stored(overrides));
     const error = await openEmbedSession(deps(repository).deps, TOKEN).catch((e: unknown) => e);

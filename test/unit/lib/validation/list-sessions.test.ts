@@ -29,14 +29,13 @@ describe('parseListSessionsQuery', () => {
     expect(parse({ boardId: 'b', limit: '1' })).toEqual({ boardId: 'b', limit: 1 });
   });
 
-  it.each([
+  it.each<[Record<string, string> | null, string]>([
     [null, 'userId or boardId is required (or both)'],
     [{ status: 'active' }, 'userId or boardId is required (or both)'],
-    [{ userId: 'u', limit: '0' }, 'limit must be an integer from 1 to 100'],
-    [{ userId: 'u', limit: '101' }, 'limit must be an integer from 1 to 100'],
-    [{ userId: 'u', limit: '1.5' }, 'limit must be an integer from 1 to 100'],
-    [{ userId: 'u', limit: '-1' }, 'limit must be an integer from 1 to 100'],
-    [{ userId: 'u', limit: '' }, 'limit must be an integer from 1 to 100'],
+    ...['0', '101', '1.5', '-1', ''].map((limit): [Record<string, string>, string] => [
+      { userId: 'u', limit },
+      'limit must be an integer from 1 to 100',
+    ]),
     [{ userId: 'u', status: 'ACTIVE' }, 'status must be one of active, expired, revoked'],
     [{ userId: 'u', order: 'asc' }, 'order is not an allowed query parameter'],
     [{ userId: '' }, 'userId must not be empty'],

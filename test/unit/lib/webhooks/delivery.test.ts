@@ -13,6 +13,7 @@ import {
   EXHAUSTED_METRIC,
   fetchPost,
   type HttpPost,
+  isQueuedAttempt,
   type WebhookDelivery,
   WebhookSink,
 } from '#lib/webhooks/delivery';
@@ -227,6 +228,26 @@ describe('one delivery attempt', () => {
     });
     expect(await attemptDelivery(deps, delivery())).toBe('endpoint-deleted');
     expect(posts).toBe(0);
+  });
+});
+
+describe('an attempt read back from the queue', () => {
+  const queued = { eventId: 'evt_1', ownerUserId: 'owner-a', endpointId: 'whe_1', body: '{}', attempt: 2 };
+  const textFields = ['eventId', 'ownerUserId', 'endpointId', 'body'] as const;
+
+  it('is recognised when its named fields are text and its attempt an integer', () => {
+    expect(isQueuedAttempt<WebhookDelivery>(queued, textFields)).toBe(true);
+  });
+
+  it.each([
+    ['null', null],
+    ['a string', 'evt_1'],
+    ['one named field missing', { ...queued, body: undefined }],
+    ['a named field that is not text', { ...queued, endpointId: 7 }],
+    ['a fractional attempt', { ...queued, attempt: 1.5 }],
+    ['an attempt in text', { ...queued, attempt: '2' }],
+  ])('is refused with %s', (_case, value) => {
+    expect(isQueuedAttempt<WebhookDelivery>(value, textFields)).toBe(false);
   });
 });
 

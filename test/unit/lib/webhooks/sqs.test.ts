@@ -28,6 +28,7 @@ import {
 } from '#lib/webhooks/sqs';
 import { FakeBoards, sequenceRandom } from '#test/support/fakes';
 import { APP_BOARD } from '#test/support/fixtures';
+import { LOGOUT_CANDIDATES } from '#test/support/logout-events';
 import { memoryLogger } from '#test/support/logs';
 import { routedEvent } from '#test/support/webhook-receiver';
 
@@ -290,14 +291,7 @@ describe('back-channel logout through the delivery queue', () => {
       [BOARD, { ...BOARD, boardId: 'board-plain', logoutUrl: undefined }],
     );
     const sink = new BackChannelLogoutSink({ ...deps.logouts, scheduler: deps.scheduler.logouts });
-    await sink.publish([
-      ended('session.created'),
-      ended('session.opened'),
-      ended('session.revoked'),
-      ended('session.expired'),
-      ended('session.revoked', 'board-plain'),
-      ended('session.revoked', 'board-unknown'),
-    ]);
+    await sink.publish(LOGOUT_CANDIDATES.map(([type, boardId]) => ended(type, boardId)));
     expect(queue.sent.map((s) => [s.DelaySeconds, Object.keys(s.message)])).toEqual([
       [0, ['logout']],
       [0, ['logout']],

@@ -1,20 +1,11 @@
-import middy from '@middy/core';
-import type { APIGatewayAuthorizerResult, APIGatewayTokenAuthorizerEvent } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
 import { InvalidApiKeyError, MissingApiKeyError, StorageUnavailableError } from '#lib/domain/errors';
 import { AUTHORIZER_FAILED, authorizerErrors } from '#lib/http/middlewares/authorizer-errors';
 import { lambdaContext, tokenEvent } from '#test/support/events';
-import { memoryLogger } from '#test/support/logs';
+import { failingHandler } from '#test/support/failing-handler';
 
-function failing(error: unknown) {
-  const { logger, lines } = memoryLogger();
-  const handler = middy<APIGatewayTokenAuthorizerEvent, APIGatewayAuthorizerResult>()
-    .use(authorizerErrors({ logger }))
-    .handler(async () => {
-      throw error;
-    });
-  return { lines, invoke: () => handler(tokenEvent('Bearer x'), lambdaContext('auth-req-1')) };
-}
+const failing = (error: unknown) =>
+  failingHandler(authorizerErrors, error, tokenEvent('Bearer x'), lambdaContext('auth-req-1'));
 
 async function rejection(invoke: () => Promise<unknown>): Promise<Error> {
   const outcome = await invoke().then(

@@ -1,5 +1,4 @@
-import middy from '@middy/core';
-import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
+import type { APIGatewayProxyResult } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
 import {
   BoardAccessDeniedError,
@@ -14,21 +13,16 @@ import {
 import { UNAVAILABLE_RETRY_AFTER_SECONDS } from '#lib/domain/retry-after';
 import { httpErrors, statusOf } from '#lib/http/middlewares/http-errors';
 import { lambdaContext, proxyEvent } from '#test/support/events';
-import { memoryLogger } from '#test/support/logs';
+import { failingHandler } from '#test/support/failing-handler';
 
 /** A handler that throws `error`, wrapped in the error middleware with an in-memory logger. */
-function failing(error: unknown) {
-  const { logger, lines } = memoryLogger();
-  const handler = middy<APIGatewayProxyEvent, APIGatewayProxyResult>()
-    .use(httpErrors({ logger }))
-    .handler(async () => {
-      throw error;
-    });
-  return {
-    lines,
-    invoke: () => handler(proxyEvent({ requestId: 'req-123' }), lambdaContext('lambda-invocation-id')),
-  };
-}
+const failing = (error: unknown) =>
+  failingHandler(
+    httpErrors,
+    error,
+    proxyEvent({ requestId: 'req-123' }),
+    lambdaContext('lambda-invocation-id'),
+  );
 
 const body = (result: APIGatewayProxyResult) => JSON.parse(result.body) as Record<string, unknown>;
 
@@ -94,46 +88,29 @@ describe('httpErrors: unexpected errors', () => {
     expect(result.body).not.toContain('a thrown string');
   });
 
-  it('logs the unexpected error, at error level, with the request id', async () => {
-    const { invoke, lines } = failing(new Error('db exploded'));
-    await invoke();
-    expect(lines()).toEqual([
-      expect.objectContaining({
-        level: 'error',
-        message: 'unexpected error',
-        requestId: 'req-123',
-        errorName: 'Error',
-        errorMessage: 'db exploded',
-      }),
-    ]);
+  const cause = Object.assign(new Error('Throughput exceeds the current capacity'), {
+    name: 'ProvisionedThroughputExceededException',
   });
-
-  it('logs a storage outage as a warning with the request id and the underlying cause', async () => {
-    const cause = Object.assign(new Error('Throughput exceeds the current capacity'), {
-      name: 'ProvisionedThroughputExceededException',
-    });
-    const { invoke, lines } = failing(new StorageUnavailableError({ cause }));
+  it.each([
+    [
+      'the unexpected error at error level',
+      new Error('db exploded'),
+      { level: 'error', message: 'unexpected error', errorName: 'Error', errorMessage: 'db exploded' },
+    ],
+    [
+      'a storage outage as a warning with the underlying cause',
+      new StorageUnavailableError({ cause }),
+      { level: 'warn', errorName: 'ProvisionedThroughputExceededException' },
+    ],
+    [
+      'an expected rejection with its status and error name, not its message',
+      new BoardNotFoundError('secret-board'),
+      { level: 'info', status: 404, reason: 'BoardNotFoundError' },
+    ],
+  ])('logs %s, with the request id', async (_case, error, line) => {
+    const { invoke, lines } = failing(error);
     await invoke();
-    expect(lines()).toEqual([
-      expect.objectContaining({
-        level: 'warn',
-        requestId: 'req-123',
-        errorName: 'ProvisionedThroughputExceededException',
-      }),
-    ]);
-  });
-
-  it('logs an expected rejection with its status and error name, not its message', async () => {
-    const { invoke, lines } = failing(new BoardNotFoundError('secret-board'));
-    await invoke();
-    expect(lines()).toEqual([
-      expect.objectContaining({
-        level: 'info',
-        requestId: 'req-123',
-        status: 404,
-        reason: 'BoardNotFoundError',
-      }),
-    ]);
+    expect(lines()).toEqual([expect.objectContaining({ requestId: 'req-123', ...line })]);
     expect(JSON.stringify(lines())).not.toContain('secret-board');
   });
 });
