@@ -7,12 +7,9 @@
 // from an in-memory table without opening a socket, while all of the SDK's work (endpoint rules,
 // credential chain, signing, serialization, retries bookkeeping, parsing) still runs inside the bundle.
 // Any call to `http.request` / `http.get` / `https.get` is a mistake (a real network call) and throws.
-import { EventEmitter } from 'node:events';
-import http from 'node:http';
-import https from 'node:https';
-import { syncBuiltinESMExports } from 'node:module';
 import { performance } from 'node:perf_hooks';
 import { Readable } from 'node:stream';
+import { answerHttpsWith, FakeClientRequest } from '../support/fake-https.mjs';
 import { ConditionalCheckFailed, execute } from './memory-tables.mjs';
 import { plainInput, wireOutput } from './wire-values.mjs';
 
@@ -52,39 +49,8 @@ function answer(target, bodyText) {
   }
 }
 
-/** Stands in for the socket the SDK's timeouts attach to; it is never connecting, so they clear at once. */
-const FAKE_SOCKET = {
-  connecting: false,
-  setTimeout() {},
-  setKeepAlive() {},
-  setNoDelay() {},
-  removeListener() {},
-  on() {},
-  once() {},
-  destroy() {},
-};
-
-/** The slice of `http.ClientRequest` that @smithy/node-http-handler uses. */
-class StubRequest extends EventEmitter {
-  socket = FAKE_SOCKET;
-  destroyed = false;
-  #chunks = [];
-
-  constructor(options, onResponse) {
-    super();
-    this.options = options;
-    if (onResponse) this.once('response', onResponse);
-  }
-
-  setTimeout() {
-    return this;
-  }
-
-  write(chunk) {
-    this.#chunks.push(Buffer.from(chunk));
-    return true;
-  }
-
+/** A request to DynamoDB, answered from the in-memory tables when it ends. */
+class StubRequest extends FakeClientRequest {
   end(chunk) {
     if (chunk !== undefined && chunk !== null) this.write(chunk);
     const headers = this.options.headers ?? {};
@@ -93,7 +59,7 @@ class StubRequest extends EventEmitter {
     const cpuStarted = process.cpuUsage();
     let result;
     try {
-      result = answer(target, Buffer.concat(this.#chunks).toString('utf8'));
+      result = answer(target, this.body);
     } catch (error) {
       // A bug in the benchmark, not a DynamoDB error: make it loud.
       queueMicrotask(() => this.emit('error', error));
@@ -125,28 +91,6 @@ class StubRequest extends EventEmitter {
     else queueMicrotask(respond);
     return this;
   }
-
-  destroy(error) {
-    this.destroyed = true;
-    if (error) this.emit('error', error);
-    return this;
-  }
-
-  abort() {
-    this.destroy();
-  }
 }
 
-const noNetwork = (name) => () => {
-  throw new Error(`dynamo-stub: unexpected network call through ${name}`);
-};
-
-https.request = (options, onResponse) => {
-  if (typeof options === 'string' || options instanceof URL) return noNetwork('https.request(url)')();
-  return new StubRequest(options, onResponse);
-};
-https.get = noNetwork('https.get');
-http.request = noNetwork('http.request');
-http.get = noNetwork('http.get');
-// Named ESM imports of node:http(s) are separate bindings; bring them in line with the patched objects.
-syncBuiltinESMExports();
+answerHttpsWith(StubRequest, 'dynamo-stub');

@@ -9,13 +9,10 @@
 //   throws. The recorded requests are printed after a marker when the process exits.
 // - Every file the process opens through node:fs or node:fs/promises under a `.aws` directory (the SDK's
 //   shared config and credentials files) is recorded too, and printed after a second marker.
-import { EventEmitter } from 'node:events';
 import fs from 'node:fs';
 import fsPromises from 'node:fs/promises';
-import http from 'node:http';
-import https from 'node:https';
-import { syncBuiltinESMExports } from 'node:module';
 import { Readable } from 'node:stream';
+import { answerHttpsWith, FakeClientRequest } from './fake-https.mjs';
 
 export const CAPTURE_MARKER = '@@SIGNED@@';
 export const CONFIG_READS_MARKER = '@@CONFIG_READS@@';
@@ -55,29 +52,11 @@ function recorded(module, name) {
 for (const name of ['readFile', 'open']) recorded(fsPromises, name);
 for (const name of ['readFile', 'readFileSync', 'open', 'openSync', 'createReadStream']) recorded(fs, name);
 
-class CapturedRequest extends EventEmitter {
-  socket = { connecting: false, setTimeout() {}, setKeepAlive() {}, setNoDelay() {}, on() {}, once() {} };
-  #body = [];
-
-  constructor(options, onResponse) {
-    super();
-    this.options = options;
-    if (onResponse) this.once('response', onResponse);
-  }
-
-  setTimeout() {
-    return this;
-  }
-
-  write(chunk) {
-    this.#body.push(Buffer.from(chunk));
-    return true;
-  }
-
+class CapturedRequest extends FakeClientRequest {
   end(chunk) {
     if (chunk !== undefined && chunk !== null) this.write(chunk);
     const { hostname, path, method, headers } = this.options;
-    captured.push({ hostname, path, method, headers, body: Buffer.concat(this.#body).toString('utf8') });
+    captured.push({ hostname, path, method, headers, body: this.body });
     const payload = Buffer.from('{}');
     const response = Readable.from([payload]);
     response.statusCode = 200;
@@ -89,20 +68,6 @@ class CapturedRequest extends EventEmitter {
     queueMicrotask(() => this.emit('response', response));
     return this;
   }
-
-  destroy() {
-    return this;
-  }
 }
 
-const noNetwork = (name) => () => {
-  throw new Error(`capture-signed-requests: unexpected network call through ${name}`);
-};
-https.request = (options, onResponse) => {
-  if (typeof options === 'string' || options instanceof URL) return noNetwork('https.request(url)')();
-  return new CapturedRequest(options, onResponse);
-};
-https.get = noNetwork('https.get');
-http.request = noNetwork('http.request');
-http.get = noNetwork('http.get');
-syncBuiltinESMExports();
+answerHttpsWith(CapturedRequest, 'capture-signed-requests');
