@@ -5,6 +5,7 @@ import { createRequire } from 'node:module';
 import { createServer } from 'node:net';
 import { dirname, join } from 'node:path';
 import { childEnv } from './child-env';
+import { collectOutput } from './child-output';
 
 /**
  * AWS's own DynamoDB Local, the second engine the integration tests run on (`npm run test:dynamodb-local`).
@@ -88,13 +89,7 @@ export async function startDynamoDbLocal(timeoutMs = 60_000): Promise<DynamoDbLo
     { cwd: dir, stdio: ['ignore', 'pipe', 'pipe'], env: childEnv() },
   );
   running.add(child);
-  let output = '';
-  child.stdout?.on('data', (chunk: Buffer) => {
-    output += chunk.toString();
-  });
-  child.stderr?.on('data', (chunk: Buffer) => {
-    output += chunk.toString();
-  });
+  const output = collectOutput(child);
   const endpoint = `http://127.0.0.1:${port}`;
   const close = async () => {
     running.delete(child);
@@ -105,10 +100,10 @@ export async function startDynamoDbLocal(timeoutMs = 60_000): Promise<DynamoDbLo
   };
   const deadline = Date.now() + timeoutMs;
   while (!(await answers(endpoint))) {
-    if (child.exitCode !== null) throw new Error(`DynamoDB Local exited at start-up:\n${output}`);
+    if (child.exitCode !== null) throw new Error(`DynamoDB Local exited at start-up:\n${output()}`);
     if (Date.now() > deadline) {
       await close();
-      throw new Error(`DynamoDB Local did not answer within ${timeoutMs} ms:\n${output}`);
+      throw new Error(`DynamoDB Local did not answer within ${timeoutMs} ms:\n${output()}`);
     }
     await new Promise((resolve) => setTimeout(resolve, 100));
   }

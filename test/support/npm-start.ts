@@ -3,6 +3,7 @@ import { existsSync, readdirSync, readFileSync, readlinkSync } from 'node:fs';
 import { connect } from 'node:net';
 import { join } from 'node:path';
 import { childEnv } from './child-env';
+import { collectOutput } from './child-output';
 
 const ROOT = join(import.meta.dirname, '..', '..');
 
@@ -41,27 +42,21 @@ export async function startNpmStart(env: Record<string, string> = {}, timeoutMs 
     stdio: 'pipe',
   });
   started.add(npm);
-  let text = '';
-  npm.stdout?.on('data', (chunk: Buffer) => {
-    text += chunk.toString();
-  });
-  npm.stderr?.on('data', (chunk: Buffer) => {
-    text += chunk.toString();
-  });
+  const output = collectOutput(npm);
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
     npm.once('exit', (code, signal) => resolve({ code, signal })),
   );
   const deadline = Date.now() + timeoutMs;
-  while (!/Admin CLI against this runtime/.test(text)) {
+  while (!/Admin CLI against this runtime/.test(output())) {
     if (npm.exitCode !== null || npm.signalCode !== null)
-      throw new Error(`npm start exited before its banner:\n${text}`);
+      throw new Error(`npm start exited before its banner:\n${output()}`);
     if (Date.now() > deadline)
-      throw new Error(`npm start printed no banner within ${timeoutMs} ms:\n${text}`);
+      throw new Error(`npm start printed no banner within ${timeoutMs} ms:\n${output()}`);
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
   const field = (pattern: RegExp) => {
-    const value = pattern.exec(text)?.[1];
-    if (!value) throw new Error(`banner without ${pattern}:\n${text}`);
+    const value = pattern.exec(output())?.[1];
+    if (!value) throw new Error(`banner without ${pattern}:\n${output()}`);
     return value;
   };
   const baseUrl = field(/API base URL\s+(\S+)/);
@@ -71,7 +66,7 @@ export async function startNpmStart(env: Record<string, string> = {}, timeoutMs 
   if (serverPid === undefined) throw new Error(`no process of npm start listens on ${port}`);
   return {
     npm,
-    output: () => text,
+    output,
     baseUrl,
     dynamoEndpoint: field(/DynamoDB\s+(http\S+)/),
     apiKey: field(/Demo API key\s+(esk_\S+)/),
