@@ -93,45 +93,43 @@ export class DynamoEmbedSessionStore extends DynamoTable implements EmbedSession
   }
 
   async bind(id: string, binding: SessionBinding): Promise<boolean> {
-    return conditionalWrite(
-      this.db,
-      new UpdateCommand({
-        TableName: this.tableName,
-        Key: { id },
-        // The only update the embed page makes: the binding's two attributes, nothing else.
-        UpdateExpression: 'SET bindingHash = :hash, boundAt = :at',
-        ConditionExpression: BINDABLE,
-        ExpressionAttributeValues: { ':hash': binding.bindingHash, ':at': binding.boundAt, ':yes': true },
-      }),
-    );
+    // The only update the embed page makes: the binding's two attributes, nothing else.
+    return this.updateIf(id, 'SET bindingHash = :hash, boundAt = :at', BINDABLE, {
+      ':hash': binding.bindingHash,
+      ':at': binding.boundAt,
+      ':yes': true,
+    });
   }
 
   async markOpened(id: string, openedAt: string): Promise<void> {
     // Opened already: by another load at the same moment, or by this very write, its answer lost and the
     // SDK retrying it. Either way the first opening is recorded; a session deleted meanwhile needs none.
-    await conditionalWrite(
-      this.db,
-      new UpdateCommand({
-        TableName: this.tableName,
-        Key: { id },
-        // One attribute, set once: the stream carries it as session.opened.
-        UpdateExpression: 'SET openedAt = :at',
-        ConditionExpression: 'attribute_exists(id) AND attribute_not_exists(openedAt)',
-        ExpressionAttributeValues: { ':at': openedAt },
-      }),
-    );
+    // One attribute, set once: the stream carries it as session.opened.
+    await this.updateIf(id, 'SET openedAt = :at', 'attribute_exists(id) AND attribute_not_exists(openedAt)', {
+      ':at': openedAt,
+    });
   }
 
   async unbind(id: string, bindingHash: string): Promise<void> {
     // Not bound with this binding (it never landed, or another load bound it): nothing to undo.
-    await conditionalWrite(
+    await this.updateIf(id, 'REMOVE bindingHash, boundAt', 'bindingHash = :hash', { ':hash': bindingHash });
+  }
+
+  /** One conditional update of a session: true when written, false when its condition refused it. */
+  private updateIf(
+    id: string,
+    update: string,
+    condition: string,
+    values: Record<string, unknown>,
+  ): Promise<boolean> {
+    return conditionalWrite(
       this.db,
       new UpdateCommand({
         TableName: this.tableName,
         Key: { id },
-        UpdateExpression: 'REMOVE bindingHash, boundAt',
-        ConditionExpression: 'bindingHash = :hash',
-        ExpressionAttributeValues: { ':hash': bindingHash },
+        UpdateExpression: update,
+        ConditionExpression: condition,
+        ExpressionAttributeValues: values,
       }),
     );
   }

@@ -10,6 +10,9 @@ import {
 import { canAccess, viewFor } from './session-access';
 import { TenantFilter } from './session-streams';
 
+/** A session as the caller sees it: whole when its tenant's, its outline when another tenant's. */
+type Seen = Promise<SessionView | OtherTenantSessionView>;
+
 export interface ManageSessionDeps {
   sessions: SessionRepository;
   memberships: MembershipRepository;
@@ -20,11 +23,7 @@ export interface ManageSessionDeps {
  * The session with this id, if the caller may access it; otherwise (or when there is none) a 404. A
  * session another tenant created on the caller's organization's public board shows only its outline.
  */
-export async function getSession(
-  deps: ManageSessionDeps,
-  caller: KeyOwner,
-  id: string,
-): Promise<SessionView | OtherTenantSessionView> {
+export async function getSession(deps: ManageSessionDeps, caller: KeyOwner, id: string): Seen {
   const { session, own } = await accessibleSession(deps, caller, id);
   return viewFor(session, deps.clock.now(), own);
 }
@@ -35,11 +34,7 @@ export async function getSession(
  * written). The embed page reads the session consistently, so its link stops working at once.
  * The organization owning the board may revoke a session another tenant created on it, and sees its outline.
  */
-export async function revokeSession(
-  deps: ManageSessionDeps,
-  caller: KeyOwner,
-  id: string,
-): Promise<SessionView | OtherTenantSessionView> {
+export async function revokeSession(deps: ManageSessionDeps, caller: KeyOwner, id: string): Seen {
   const { session, own } = await accessibleSession(deps, caller, id);
   const now = deps.clock.now();
   if (session.revokedAt !== null) return viewFor(session, now, own);
