@@ -331,18 +331,22 @@ async function main(): Promise<void> {
 
   // Cold init, on each Node: every subject once per round, function next to its floor; the order is
   // reversed every other round so neither always runs first.
+  /** A function's bundle handling the event of its cold path. */
+  const coldPathOf = (fn: BenchFunction, id: string): ColdSubject => {
+    const path = pathById(COLD_PATH[fn]);
+    return {
+      id,
+      file: bundles.functions[fn].file,
+      event: path.event,
+      expect: path.expect,
+      ...(path.expectBody !== undefined ? { expectBody: path.expectBody } : {}),
+      env: functionEnv,
+    };
+  };
   const subjectsFor = (primary: boolean): ColdSubject[] => {
     const subjects: ColdSubject[] = [];
     for (const fn of BENCH_FUNCTIONS) {
-      const path = pathById(COLD_PATH[fn]);
-      subjects.push({
-        id: `fn:${fn}`,
-        file: bundles.functions[fn].file,
-        event: path.event,
-        expect: path.expect,
-        ...(path.expectBody !== undefined ? { expectBody: path.expectBody } : {}),
-        env: functionEnv,
-      });
+      subjects.push(coldPathOf(fn, `fn:${fn}`));
       subjects.push({ id: `floor:${fn}`, file: bundles.floors[fn].file, event: {}, expect: 200, env });
       if (!opts.quick) {
         const lean = bundles.leanFloors[fn].file;
@@ -353,15 +357,7 @@ async function main(): Promise<void> {
     if (primary && !opts.quick) {
       for (const fn of REFERENCE_FUNCTIONS) {
         subjects.push({ id: `cjs:${fn}`, file: bundles.cjsFloors[fn].file, event: {}, expect: 200, env });
-        const path = pathById(COLD_PATH[fn]);
-        subjects.push({
-          id: `maps:${fn}`,
-          file: bundles.functions[fn].file,
-          event: path.event,
-          expect: path.expect,
-          nodeArgs: ['--enable-source-maps'],
-          env: functionEnv,
-        });
+        subjects.push({ ...coldPathOf(fn, `maps:${fn}`), nodeArgs: ['--enable-source-maps'] });
       }
     }
     return subjects;

@@ -28,19 +28,11 @@ import { fullBody, storedSession } from '#test/support/fixtures';
  * request path, and the Lambda-like environment of every measured process.
  */
 
-/** The functions the benchmark holds against an SDK floor (health touches no table). */
-export const BENCH_FUNCTIONS = [
-  'createSession',
-  'authorizer',
-  'embedPage',
-  'getSession',
-  'listSessions',
-  'revokeSession',
-  'revokeUserSessions',
-] as const satisfies readonly FunctionName[];
-export type BenchFunction = (typeof BENCH_FUNCTIONS)[number];
-
-export const DISPLAY_NAMES: Record<BenchFunction, string> = {
+/**
+ * The functions the benchmark holds against an SDK floor (health touches no table), by the name the
+ * report gives each, in the report's order.
+ */
+export const DISPLAY_NAMES = {
   createSession: 'create-session',
   authorizer: 'authorizer',
   embedPage: 'embed page',
@@ -48,7 +40,9 @@ export const DISPLAY_NAMES: Record<BenchFunction, string> = {
   listSessions: 'list-sessions',
   revokeSession: 'revoke-session',
   revokeUserSessions: 'revoke-user-sessions',
-};
+} as const satisfies Partial<Record<FunctionName, string>>;
+export type BenchFunction = keyof typeof DISPLAY_NAMES;
+export const BENCH_FUNCTIONS = Object.keys(DISPLAY_NAMES) as BenchFunction[];
 
 const FIXTURE = {
   apiKey: `esk_${'A'.repeat(43)}`,

@@ -611,27 +611,18 @@ describe('DynamoSessionRepository cut-offs', () => {
       ENTRY,
     );
     const inputs = ddb.commandCalls(UpdateCommand).map((call) => call.args[0].input);
+    // Each record keyed by its scope's hash, the entry one attribute named after the call's cut-off id.
+    const write = (scope: unknown[], entry: Record<string, unknown>) => ({
+      TableName: 'sessions-t',
+      Key: { id: cutoffId(scope) },
+      UpdateExpression: 'SET cutoffScope = :scope, #entry = :entry',
+      ExpressionAttributeNames: { '#entry': 'entry:cut-1' },
+      ExpressionAttributeValues: { ':scope': JSON.stringify(scope), ':entry': entry },
+    });
+    const entry = { at: ENTRY.at, byUserId: 'owner-1', byKeyId: 'key_1' };
     expect(inputs).toEqual([
-      {
-        TableName: 'sessions-t',
-        Key: { id: cutoffId(['creatorUser', 'owner-1', 'u']) },
-        UpdateExpression: 'SET cutoffScope = :scope, #entry = :entry',
-        ExpressionAttributeNames: { '#entry': 'entry:cut-1' },
-        ExpressionAttributeValues: {
-          ':scope': JSON.stringify(['creatorUser', 'owner-1', 'u']),
-          ':entry': { at: ENTRY.at, byUserId: 'owner-1', byKeyId: 'key_1' },
-        },
-      },
-      {
-        TableName: 'sessions-t',
-        Key: { id: cutoffId(['orgUser', 'org-a', 'u']) },
-        UpdateExpression: 'SET cutoffScope = :scope, #entry = :entry',
-        ExpressionAttributeNames: { '#entry': 'entry:cut-1' },
-        ExpressionAttributeValues: {
-          ':scope': JSON.stringify(['orgUser', 'org-a', 'u']),
-          ':entry': { at: ENTRY.at, byUserId: 'owner-1', byKeyId: 'key_1', creators: ['owner-1', 'owner-2'] },
-        },
-      },
+      write(['creatorUser', 'owner-1', 'u'], entry),
+      write(['orgUser', 'org-a', 'u'], { ...entry, creators: ['owner-1', 'owner-2'] }),
     ]);
     // No condition: the same write sent again (its answer lost) sets the same attribute to the same value.
     expect(inputs.every((input) => input?.ConditionExpression === undefined)).toBe(true);

@@ -29,6 +29,11 @@ function sessions(count: number, overrides: Parameters<typeof storedSession>[0] 
   );
 }
 
+/** One more session of customer-1 on board-a, outside what `sessions` made (no scope read shows it). */
+function customerSession(id: string, fields: Parameters<typeof storedSession>[0]) {
+  return storedSession({ id, orgId: 'org-a', boardId: 'board-a', userId: 'customer-1', ...fields });
+}
+
 function setup(all: ReturnType<typeof sessions>, now = NOW) {
   return {
     sessions: new FakeSessions(all),
@@ -150,11 +155,7 @@ describe('revokeUserSessions: one cut-off per scope', () => {
   it('leaves a session created after the cut-off active, until a later cut-off covers it', async () => {
     const deps = setup(sessions(1));
     await revokeUserSessions(deps, CALLER, { userId: 'customer-1' });
-    const later = storedSession({
-      id: '20000000-0000-4000-8000-000000000001',
-      orgId: 'org-a',
-      boardId: 'board-a',
-      userId: 'customer-1',
+    const later = customerSession('20000000-0000-4000-8000-000000000001', {
       createdAt: '2026-01-05T00:00:00.001Z',
     });
     await deps.sessions.create(later);
@@ -175,11 +176,7 @@ describe('revokeUserSessions: one cut-off per scope', () => {
     const deps = setup([]);
     await revokeUserSessions(deps, CALLER, { userId: 'customer-1' });
     // Created before the cut-off but absent from every scope read (the index lagged): still covered.
-    const colleagues = storedSession({
-      id: '30000000-0000-4000-8000-000000000001',
-      orgId: 'org-a',
-      boardId: 'board-a',
-      userId: 'customer-1',
+    const colleagues = customerSession('30000000-0000-4000-8000-000000000001', {
       createdByUserId: 'colleague',
       createdAt: '2026-01-04T23:59:59.999Z',
     });
