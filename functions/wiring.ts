@@ -16,7 +16,7 @@ import type {
 } from '#lib/domain/ports';
 import { DynamoApiKeyRepository } from '#lib/dynamodb/api-keys';
 import { DynamoBoardRepository } from '#lib/dynamodb/boards';
-import { createDocumentClient } from '#lib/dynamodb/client';
+import { createDocumentClient, createDynamoClients } from '#lib/dynamodb/client';
 import { DynamoEventStore } from '#lib/dynamodb/events';
 import { DynamoIdempotencyRepository } from '#lib/dynamodb/idempotency';
 import { DynamoMembershipRepository } from '#lib/dynamodb/memberships';
@@ -64,9 +64,11 @@ export function manageSessionDeps(env: Env): ManageSessionDeps {
 /** Ports of listing and revoking a user's or a board's sessions. */
 export function sessionScopeDeps(env: Env): ListSessionsDeps & RevokeUserSessionsDeps {
   const { tables, dynamo } = readStorageConfig(env, ['sessions', 'boards', 'memberships']);
-  const db = createDocumentClient(dynamo);
+  // Every request reads a scope's 16 write shards at once: they go through a client that resolves its
+  // middleware once (lib/dynamodb/client.ts).
+  const { db, shardQueries } = createDynamoClients(dynamo);
   return {
-    sessions: new DynamoSessionRepository(db, tables.sessions),
+    sessions: new DynamoSessionRepository(db, tables.sessions, shardQueries),
     boards: new DynamoBoardRepository(db, tables.boards),
     memberships: new DynamoMembershipRepository(db, tables.memberships),
     clock: systemClock,

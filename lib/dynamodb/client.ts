@@ -53,22 +53,20 @@ function requestDeadline<Args, Output>(next: (args: Args) => Promise<Output>) {
 export const SDK_LOGGER_MIDDLEWARE = 'loggerMiddleware';
 
 /**
- * The document client every adapter receives: short per-call timeouts that fire, the SDK's standard
+ * A client with the limits every DynamoDB call has: short per-call timeouts that fire (through
+ * `requestHandler`, which clients of one function share, so they share its sockets), the SDK's standard
  * retries, and the request's deadline honoured by every attempt (see `DYNAMODB_LIMITS`).
  */
-export function createDocumentClient(config: DynamoConfig): DynamoDBDocumentClient {
+function limitedClient(
+  config: DynamoConfig,
+  requestHandler: NodeHttpHandler,
+  options: { cacheMiddleware: boolean },
+): DynamoDBClient {
   const client = new DynamoDBClient({
     region: config.region,
     maxAttempts: DYNAMODB_LIMITS.maxAttempts,
-    // Documented options of Node's handler; `throwOnRequestTimeout` makes the per-attempt timeout fail the
-    // attempt (without it @smithy/node-http-handler 4 only logs a warning and waits on).
-    requestHandler: new NodeHttpHandler({
-      connectionTimeout: DYNAMODB_LIMITS.connectionTimeoutMs,
-      requestTimeout: DYNAMODB_LIMITS.requestTimeoutMs,
-      // Also bounds a response whose body stalls after its headers arrived.
-      socketTimeout: DYNAMODB_LIMITS.requestTimeoutMs,
-      throwOnRequestTimeout: true,
-    }),
+    requestHandler,
+    cacheMiddleware: options.cacheMiddleware,
     ...(config.endpoint
       ? {
           endpoint: config.endpoint,
@@ -86,7 +84,48 @@ export function createDocumentClient(config: DynamoConfig): DynamoDBDocumentClie
     priority: 'low',
     name: 'requestDeadline',
   });
+  return client;
+}
+
+/** Documented options of Node's handler, one per function's clients. */
+function limitedRequestHandler(): NodeHttpHandler {
+  return new NodeHttpHandler({
+    connectionTimeout: DYNAMODB_LIMITS.connectionTimeoutMs,
+    requestTimeout: DYNAMODB_LIMITS.requestTimeoutMs,
+    // Also bounds a response whose body stalls after its headers arrived.
+    socketTimeout: DYNAMODB_LIMITS.requestTimeoutMs,
+    // Makes the per-attempt timeout fail the attempt (without it @smithy/node-http-handler 4 only logs a
+    // warning and waits on).
+    throwOnRequestTimeout: true,
+  });
+}
+
+function documentClientOf(client: DynamoDBClient): DynamoDBDocumentClient {
   return DynamoDBDocumentClient.from(client, {
     marshallOptions: { removeUndefinedValues: true },
   });
+}
+
+/** The document client every adapter receives, with the limits of every DynamoDB call. */
+export function createDocumentClient(config: DynamoConfig): DynamoDBDocumentClient {
+  return documentClientOf(limitedClient(config, limitedRequestHandler(), { cacheMiddleware: false }));
+}
+
+/**
+ * The clients of a function that reads a scope's write shards, all at once, on every request (listing
+ * and revoke-all): the document client, and a client for those queries in DynamoDB's own form that
+ * resolves its middleware stack once per command class (the SDK's documented `cacheMiddleware`) instead
+ * of on every call. The document client refuses that option (its commands would reuse the first one's
+ * input), hence two clients on one request handler. Nothing here changes a stack after the first request,
+ * the condition the option sets.
+ */
+export function createDynamoClients(config: DynamoConfig): {
+  db: DynamoDBDocumentClient;
+  shardQueries: DynamoDBClient;
+} {
+  const requestHandler = limitedRequestHandler();
+  return {
+    db: documentClientOf(limitedClient(config, requestHandler, { cacheMiddleware: false })),
+    shardQueries: limitedClient(config, requestHandler, { cacheMiddleware: true }),
+  };
 }

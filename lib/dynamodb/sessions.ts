@@ -2,9 +2,16 @@ import { createHash } from 'node:crypto';
 import {
   type AttributeValue,
   type QueryCommandInput,
+  type QueryCommandOutput,
   QueryCommand as WireQueryCommand,
 } from '@aws-sdk/client-dynamodb';
-import { GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import {
+  type DynamoDBDocumentClient,
+  GetCommand,
+  PutCommand,
+  QueryCommand,
+  UpdateCommand,
+} from '@aws-sdk/lib-dynamodb';
 import { SESSION_SCOPE_INDEXES, SESSION_TOKEN_INDEX, TTL_ATTRIBUTE } from '#lib/definitions/tables';
 import {
   type CutoffEntry,
@@ -144,6 +151,19 @@ export class DynamoEmbedSessionStore extends DynamoTable implements EmbedSession
  * back exactly as it was sent. JSON.parse on the way out defines such keys as plain own properties.
  */
 export class DynamoSessionRepository extends DynamoEmbedSessionStore implements SessionRepository {
+  /**
+   * `shardQueries` sends the queries of a scope's write shards, in DynamoDB's own form: the client of
+   * `createDynamoClients` (lib/dynamodb/client.ts) where a function reads scopes on every request, the
+   * document client otherwise.
+   */
+  constructor(
+    db: DynamoDBDocumentClient,
+    tableName: string,
+    private readonly shardQueries: ShardQuerySender = db,
+  ) {
+    super(db, tableName);
+  }
+
   async create(session: StoredSession): Promise<StoredSession> {
     try {
       await dynamoCall(() =>
@@ -262,7 +282,7 @@ export class DynamoSessionRepository extends DynamoEmbedSessionStore implements 
         let start: Record<string, AttributeValue> | undefined;
         do {
           const page = await dynamoCall(() =>
-            this.db.send(
+            this.shardQueries.send(
               new WireQueryCommand({
                 ...input,
                 ...(start !== undefined ? { ExclusiveStartKey: start } : {}),
@@ -292,7 +312,7 @@ export class DynamoSessionRepository extends DynamoEmbedSessionStore implements 
     // Each shard's newest `limit` below the cursor, all shards at once; their merge is the scope's page.
     const pages = await Promise.all(
       Array.from({ length: SCOPE_WRITE_SHARDS }, async (_, shard): Promise<ScopePage> => {
-        const values: Record<string, unknown> = { ':pk': shardedScopeKey(value, shard) };
+        const values: Record<string, string> = { ':pk': shardedScopeKey(value, shard) };
         let condition = `${partitionKey} = :pk`;
         if (options.below !== undefined) {
           condition += ' AND createdKey < :below';
@@ -301,12 +321,12 @@ export class DynamoSessionRepository extends DynamoEmbedSessionStore implements 
         // A user's sessions narrowed to one board: the index holds boardId, so the filter costs no extra read.
         if (boardFilter !== undefined) values[':board'] = boardFilter;
         const { Items, LastEvaluatedKey } = await dynamoCall(() =>
-          this.db.send(
-            new QueryCommand({
+          this.shardQueries.send(
+            new WireQueryCommand({
               TableName: this.tableName,
               IndexName: SESSION_SCOPE_INDEXES[scope.by],
               KeyConditionExpression: condition,
-              ExpressionAttributeValues: values,
+              ExpressionAttributeValues: wireStrings(values),
               ...(boardFilter !== undefined ? { FilterExpression: 'boardId = :board' } : {}),
               ScanIndexForward: false,
               Limit: options.limit,
@@ -315,11 +335,11 @@ export class DynamoSessionRepository extends DynamoEmbedSessionStore implements 
         );
         return {
           refs: (Items ?? []).map((item) => ({
-            id: String(item.id),
-            position: String(item.createdKey),
-            createdByUserId: typeof item.createdByUserId === 'string' ? item.createdByUserId : undefined,
+            id: item.id?.S ?? '',
+            position: item.createdKey?.S ?? '',
+            createdByUserId: item.createdByUserId?.S,
           })),
-          next: LastEvaluatedKey ? String(LastEvaluatedKey.createdKey) : undefined,
+          next: LastEvaluatedKey?.createdKey?.S,
         };
       }),
     );
@@ -445,6 +465,11 @@ function subjectOf(scope: SessionScope): Partial<Record<(typeof SUBJECT_ATTRIBUT
     case 'creatorBoard':
       return { createdByUserId: scope.creatorUserId, boardId: scope.boardId };
   }
+}
+
+/** What sends a scope's shard queries, in DynamoDB's own form. */
+export interface ShardQuerySender {
+  send(command: WireQueryCommand): Promise<QueryCommandOutput>;
 }
 
 /** String values in DynamoDB's own form, for a command sent without the document client's marshalling. */

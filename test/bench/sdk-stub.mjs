@@ -37,6 +37,20 @@ const OPERATIONS = new Map([
   [WireQueryCommand, 'Query'],
 ]);
 
+/** Answers a command at `send`, from the in-memory tables, in the form the command was sent in. */
+async function answer(command) {
+  const operation = OPERATIONS.get(command.constructor);
+  if (!operation) throw new Error(`sdk-stub: ${command.constructor.name} is not used on a request path`);
+  try {
+    if (command instanceof WireCommand) return wireOutput(execute(operation, plainInput(command.input)));
+    return execute(operation, command.input);
+  } catch (error) {
+    // As the SDK's service exceptions carry it.
+    if (error instanceof ConditionalCheckFailed) error.$metadata = { httpStatusCode: 400 };
+    throw error;
+  }
+}
+
 export class DynamoDBClient {
   constructor(config) {
     this.config = config;
@@ -52,6 +66,13 @@ export class DynamoDBClient {
       return true;
     },
   };
+
+  /** The shard queries' client (createDynamoClients) sends commands in DynamoDB's own form. */
+  async send(command) {
+    if (!(command instanceof WireCommand))
+      throw new Error('sdk-stub: the plain client sends wire commands only');
+    return answer(command);
+  }
 }
 
 export class DynamoDBDocumentClient {
@@ -63,16 +84,7 @@ export class DynamoDBDocumentClient {
     this.client = client;
   }
 
-  async send(command) {
-    const operation = OPERATIONS.get(command.constructor);
-    if (!operation) throw new Error(`sdk-stub: ${command.constructor.name} is not used on a request path`);
-    try {
-      if (command instanceof WireCommand) return wireOutput(execute(operation, plainInput(command.input)));
-      return execute(operation, command.input);
-    } catch (error) {
-      // As the SDK's service exceptions carry it.
-      if (error instanceof ConditionalCheckFailed) error.$metadata = { httpStatusCode: 400 };
-      throw error;
-    }
+  send(command) {
+    return answer(command);
   }
 }

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
-import { QueryCommand as WireQueryCommand } from '@aws-sdk/client-dynamodb';
+import { DynamoDBClient, QueryCommand as WireQueryCommand } from '@aws-sdk/client-dynamodb';
 import { BatchGetCommand, GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { mockClient } from 'aws-sdk-client-mock';
 import { describe, expect, it } from 'vitest';
 import { SESSION_TOKEN_INDEX } from '#lib/definitions/tables';
 import { StorageUnavailableError } from '#lib/domain/errors';
@@ -362,24 +363,31 @@ describe('DynamoSessionRepository: write-sharded scope keys', () => {
 
 describe('DynamoSessionRepository.scanScope', () => {
   it('reads every write shard newest first below the cursor, and merges them into one page', async () => {
-    ddb.on(QueryCommand).resolves({ Items: [] });
+    ddb.on(WireQueryCommand).resolves({ Items: [] });
     ddb
-      .on(QueryCommand, { ExpressionAttributeValues: { ':pk': 'board-1#3', ':below': 'k9' } })
-      .resolves({ Items: [{ id: 'a', createdKey: 'k5' }] });
+      .on(WireQueryCommand, {
+        ExpressionAttributeValues: { ':pk': { S: 'board-1#3' }, ':below': { S: 'k9' } },
+      })
+      .resolves({ Items: [{ id: { S: 'a' }, createdKey: { S: 'k5' } }] });
     ddb
-      .on(QueryCommand, { ExpressionAttributeValues: { ':pk': 'board-1#7', ':below': 'k9' } })
-      .resolves({ Items: [{ id: 'b', createdKey: 'k7' }], LastEvaluatedKey: { createdKey: 'k7' } });
+      .on(WireQueryCommand, {
+        ExpressionAttributeValues: { ':pk': { S: 'board-1#7' }, ':below': { S: 'k9' } },
+      })
+      .resolves({
+        Items: [{ id: { S: 'b' }, createdKey: { S: 'k7' } }],
+        LastEvaluatedKey: { id: { S: 'b' }, createdKey: { S: 'k7' }, boardShardKey: { S: 'board-1#7' } },
+      });
     const page = await repository.scanScope({ by: 'board', boardId: 'board-1' }, { below: 'k9', limit: 1 });
     // Shard 7 may hold more below k7, but nothing above it is unread: b is the board's newest, then below k7.
     expect(page).toEqual({ refs: [{ id: 'b', position: 'k7' }], next: 'k7' });
-    const inputs = ddb.commandCalls(QueryCommand).map((call) => call.args[0].input);
+    const inputs = ddb.commandCalls(WireQueryCommand).map((call) => call.args[0].input);
     expect(inputs).toHaveLength(SCOPE_WRITE_SHARDS);
     expect(inputs).toEqual(
       Array.from({ length: SCOPE_WRITE_SHARDS }, (_, shard) => ({
         TableName: 'sessions-t',
         IndexName: 'board-index',
         KeyConditionExpression: 'boardShardKey = :pk AND createdKey < :below',
-        ExpressionAttributeValues: { ':pk': `board-1#${shard}`, ':below': 'k9' },
+        ExpressionAttributeValues: { ':pk': { S: `board-1#${shard}` }, ':below': { S: 'k9' } },
         ScanIndexForward: false,
         Limit: 1,
       })),
@@ -387,17 +395,17 @@ describe('DynamoSessionRepository.scanScope', () => {
   });
 
   it("narrows a user's scope to a board with a filter on the index's boardId", async () => {
-    ddb.on(QueryCommand).resolves({ Items: [] });
+    ddb.on(WireQueryCommand).resolves({ Items: [] });
     const page = await repository.scanScope(
       { by: 'orgUser', orgId: SESSION.orgId, userId: SESSION.userId, boardId: 'board-1' },
       { limit: 5 },
     );
     expect(page).toEqual({ refs: [], next: undefined });
-    expect(ddb.commandCalls(QueryCommand)[0]?.args[0].input).toMatchObject({
+    expect(ddb.commandCalls(WireQueryCommand)[0]?.args[0].input).toMatchObject({
       IndexName: 'orgUser-index',
       KeyConditionExpression: 'orgUserShardKey = :pk',
       FilterExpression: 'boardId = :board',
-      ExpressionAttributeValues: { ':pk': `${ORG_USER}#0`, ':board': 'board-1' },
+      ExpressionAttributeValues: { ':pk': { S: `${ORG_USER}#0` }, ':board': { S: 'board-1' } },
     });
   });
 
@@ -415,14 +423,29 @@ describe('DynamoSessionRepository.scanScope', () => {
   ] as const)(
     'finds a creator scope under the key the session was stored with (%j)',
     async (scope, index, key) => {
-      ddb.on(QueryCommand).resolves({ Items: [] });
+      ddb.on(WireQueryCommand).resolves({ Items: [] });
       await repository.scanScope(scope, { limit: 1 });
-      const inputs = ddb.commandCalls(QueryCommand).map((call) => call.args[0].input);
-      expect(inputs.find((input) => input.ExpressionAttributeValues?.[':pk'] === key)).toMatchObject({
+      const inputs = ddb.commandCalls(WireQueryCommand).map((call) => call.args[0].input);
+      expect(inputs.find((input) => input.ExpressionAttributeValues?.[':pk']?.S === key)).toMatchObject({
         IndexName: index,
       });
     },
   );
+
+  it("reads a creator's id from the index entries, which the tenant filter needs", async () => {
+    ddb.on(WireQueryCommand).resolves({ Items: [] });
+    ddb
+      .on(WireQueryCommand, { ExpressionAttributeValues: { ':pk': { S: `${ORG_USER}#4` } } })
+      .resolves({ Items: [{ id: { S: 'c' }, createdKey: { S: 'k3' }, createdByUserId: { S: 'member-2' } }] });
+    const page = await repository.scanScope(
+      { by: 'orgUser', orgId: SESSION.orgId, userId: SESSION.userId },
+      { limit: 2 },
+    );
+    expect(page).toEqual({
+      refs: [{ id: 'c', position: 'k3', createdByUserId: 'member-2' }],
+      next: undefined,
+    });
+  });
 });
 
 describe('DynamoSessionRepository.scopeCandidates (revoke-all’s count)', () => {
@@ -664,5 +687,25 @@ describe('DynamoSessionRepository cut-offs', () => {
       revokedByUserId: 'first',
       revokedByKeyId: null,
     });
+  });
+});
+
+describe("DynamoSessionRepository: the shard queries' own client", () => {
+  it('sends every shard query of a listing and of a count through it, and nothing else', async () => {
+    const shardQueries = new DynamoDBClient({ region: 'us-east-1' });
+    const wire = mockClient(shardQueries);
+    try {
+      wire.on(WireQueryCommand).resolves({ Items: [] });
+      ddb.onAnyCommand().rejects(new Error('not through the document client'));
+      const repo = new DynamoSessionRepository(db, 'sessions-t', shardQueries);
+      const scope = { by: 'board', boardId: 'board-1' } as const;
+      await repo.scanScope(scope, { limit: 1 });
+      await repo.scopeCandidates(scope, '2026-01-05T00:00:00.000Z');
+      expect(wire.commandCalls(WireQueryCommand)).toHaveLength(2 * SCOPE_WRITE_SHARDS);
+      expect(ddb.calls()).toHaveLength(0);
+    } finally {
+      wire.restore();
+      shardQueries.destroy();
+    }
   });
 });
