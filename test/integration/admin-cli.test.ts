@@ -267,10 +267,21 @@ describe('admin CLI: a board’s embed origins, own application and logout URL',
       'a logout URL must use https',
     ],
   ])('refuses %s, and changes nothing', async (_what, option, value, message) => {
-    const result = await admin(...board(option), option, value);
+    const id = `cli${option}`;
+    const listed = async () => {
+      const boards = JSON.parse((await admin('list-boards')).stdout).boards as { boardId: string }[];
+      return boards.find((b) => b.boardId === id);
+    };
+    // The board exists before the refused change, under a name the change would keep.
+    expect((await admin(...board(option), '--name', 'Before the refusal')).code).toBe(0);
+    const before = await listed();
+    expect(before).toMatchObject({ boardId: id, name: 'Before the refusal' });
+
+    const result = await admin(...board(option), '--name', 'Refused', option, value);
     expect(result.code).toBe(1);
     expect(result.stdout).toBe('');
     expect(result.stderr).toContain(message);
+    expect(await listed()).toEqual(before);
   });
 });
 
