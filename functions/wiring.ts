@@ -1,7 +1,7 @@
 /**
  * The composition root of the handlers: their use cases' ports, wired to the DynamoDB adapters of the
- * tables named in the environment, on one document client per function, once per cold start. A handler
- * builds no adapter itself (a test checks it).
+ * tables named in the environment, on one document client per function (and, for listing and revoke-all, the
+ * shard queries' client beside it), once per cold start. A handler builds no adapter itself (a test checks it).
  */
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { awsJsonCall, EVENTBRIDGE, SQS } from '#lib/aws/json-protocol';
