@@ -1,5 +1,6 @@
 import middy from '@middy/core';
 import type { APIGatewayAuthorizerResult, APIGatewayTokenAuthorizerEvent } from 'aws-lambda';
+import { environmentOf } from '#lib/definitions/environment';
 import { allowPolicy } from '#lib/http/api-gateway';
 import { authorizerErrors } from '#lib/http/middlewares/authorizer-errors';
 import { withRequestBudget } from '#lib/http/middlewares/request-budget';
@@ -8,7 +9,7 @@ import { createLogger } from '#lib/platform/logger';
 import { authorizeApiKey } from '#lib/use-cases/authorize-api-key';
 import { authorizerDeps } from './wiring';
 
-const config = readAuthorizerConfig(process.env);
+const config = readAuthorizerConfig(environmentOf('authorizer', process.env));
 const { apiKeys } = authorizerDeps(config);
 const logger = createLogger({ function: 'authorizer' });
 

@@ -1,3 +1,4 @@
+import { environmentOf } from '#lib/definitions/environment';
 import { apiBaseUrl, keyOwnerOf } from '#lib/http/api-gateway';
 import { jsonApiHandler } from '#lib/http/handler';
 import { idempotency, idempotencyReservationOf } from '#lib/http/middlewares/idempotency';
@@ -14,7 +15,7 @@ import {
 import { parseCreateSessionRequest } from '#lib/validation/create-session';
 import { createSessionDeps } from './wiring';
 
-const config = readCreateSessionConfig(process.env);
+const config = readCreateSessionConfig(environmentOf('createSession', process.env));
 const { deps, idempotencyDeps } = createSessionDeps(config);
 
 /** A keyed create fixes its session's id and token when it claims the key: every re-run writes that session. */

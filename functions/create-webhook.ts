@@ -1,3 +1,4 @@
+import { environmentOf } from '#lib/definitions/environment';
 import { isWebhookId, newWebhookId } from '#lib/domain/webhook';
 import { keyOwnerOf } from '#lib/http/api-gateway';
 import { jsonApiHandler } from '#lib/http/handler';
@@ -8,9 +9,12 @@ import { cryptoRandom } from '#lib/platform/system';
 import { lazyWebhookSecrets } from '#lib/signing/webhook-keys';
 import { createWebhook } from '#lib/use-cases/webhooks';
 import { parseCreateWebhookRequest } from '#lib/validation/create-webhook';
-import { webhookDeps } from './wiring';
+import { createWebhookDeps } from './wiring';
 
-const { deps, config, idempotencyDeps } = webhookDeps(process.env, lazyWebhookSecrets);
+const { deps, config, idempotencyDeps } = createWebhookDeps(
+  environmentOf('createWebhook', process.env),
+  lazyWebhookSecrets,
+);
 
 /** A body far above any valid one (a 2,048-character URL, five types, a 256-character description). */
 const MAX_BODY_BYTES = 16 * 1024;

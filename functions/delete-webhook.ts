@@ -1,11 +1,11 @@
+import { environmentOf } from '#lib/definitions/environment';
 import { keyOwnerOf, pathParameter } from '#lib/http/api-gateway';
 import { jsonApiHandler } from '#lib/http/handler';
 import { emptyResponse } from '#lib/http/response';
-import { lazyWebhookSecrets } from '#lib/signing/webhook-keys';
 import { deleteWebhook } from '#lib/use-cases/webhooks';
-import { webhookDeps } from './wiring';
+import { webhookEndpointDeps } from './wiring';
 
-const { deps } = webhookDeps(process.env, lazyWebhookSecrets);
+const deps = webhookEndpointDeps(environmentOf('deleteWebhook', process.env));
 
 /** DELETE /api/embed/webhooks/{id}: 204; another owner's id, or none, is a 404. */
 export const handler = jsonApiHandler('delete-webhook', {}, async (event) => {

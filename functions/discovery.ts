@@ -1,5 +1,6 @@
 import middy from '@middy/core';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
+import { environmentOf } from '#lib/definitions/environment';
 import { discoveryResponse, JWKS_PATH, jwks, openIdConfiguration } from '#lib/embed/discovery';
 import { apiBaseUrl } from '#lib/http/api-gateway';
 import { httpErrors } from '#lib/http/middlewares/http-errors';
@@ -7,7 +8,7 @@ import { readDiscoveryConfig } from '#lib/platform/config';
 import { createLogger } from '#lib/platform/logger';
 import { lazySigningKeySet } from '#lib/signing/id-token-keys';
 
-const config = readDiscoveryConfig(process.env);
+const config = readDiscoveryConfig(environmentOf('discovery', process.env));
 const keySet = lazySigningKeySet(config.keys);
 const logger = createLogger({ function: 'discovery' });
 

@@ -1,5 +1,6 @@
 import middy from '@middy/core';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
+import { environmentOf } from '#lib/definitions/environment';
 import { handOffResponse } from '#lib/embed/handoff';
 import { bindingCookieValues, embedErrorRenderer, embedPageResponse } from '#lib/embed/http';
 import { apiBaseUrl } from '#lib/http/api-gateway';
@@ -15,7 +16,7 @@ import { boardAppUrlOf, handOff } from '#lib/use-cases/hand-off';
 import { openEmbedSession } from '#lib/use-cases/open-embed-session';
 import { openEmbedSessionDeps } from './wiring';
 
-const config = readEmbedPageConfig(process.env);
+const config = readEmbedPageConfig(environmentOf('embedPage', process.env));
 const deps = openEmbedSessionDeps(config);
 const logger = createLogger({ function: 'embed-page' });
 const idTokenPorts = lazyIdTokenPorts(config.idTokenKeys);

@@ -1,8 +1,9 @@
+import { environmentOf } from '#lib/definitions/environment';
 import { sweepExpired } from '#lib/events/process';
 import { createLogger, describeError } from '#lib/platform/logger';
 import { expirySweepDeps } from './wiring';
 
-const deps = expirySweepDeps(process.env);
+const deps = expirySweepDeps(environmentOf('expirySweep', process.env));
 const logger = createLogger({ function: 'expiry-sweep' });
 
 /** Every five minutes (an EventBridge schedule): `session.expired` for the sessions that expired since. */

@@ -1,3 +1,4 @@
+import { environmentOf } from '#lib/definitions/environment';
 import { apiKeyOf, keyOwnerOf } from '#lib/http/api-gateway';
 import { jsonApiHandler } from '#lib/http/handler';
 import { jsonResponse } from '#lib/http/response';
@@ -5,7 +6,7 @@ import { listEvents } from '#lib/use-cases/list-events';
 import { parseListEventsQuery } from '#lib/validation/list-events';
 import { eventsDeps } from './wiring';
 
-const deps = eventsDeps(process.env);
+const deps = eventsDeps(environmentOf('listEvents', process.env));
 
 /** GET /api/embed/events?sessionId=…&type=…&limit=…&cursor=… */
 export const handler = jsonApiHandler('list-events', {}, async (event) => {

@@ -1,3 +1,4 @@
+import { environmentOf } from '#lib/definitions/environment';
 import { apiKeyOf, keyOwnerOf } from '#lib/http/api-gateway';
 import { jsonApiHandler } from '#lib/http/handler';
 import { jsonResponse } from '#lib/http/response';
@@ -5,7 +6,7 @@ import { listSessions } from '#lib/use-cases/list-sessions';
 import { parseListSessionsQuery } from '#lib/validation/list-sessions';
 import { sessionScopeDeps } from './wiring';
 
-const deps = sessionScopeDeps(process.env);
+const deps = sessionScopeDeps(environmentOf('listSessions', process.env));
 
 /** GET /api/embed/sessions?userId=…&boardId=…&status=…&limit=…&cursor=… */
 export const handler = jsonApiHandler('list-sessions', {}, async (event) => {

@@ -1,10 +1,11 @@
+import { environmentOf } from '#lib/definitions/environment';
 import { keyOwnerOf, pathParameter } from '#lib/http/api-gateway';
 import { jsonApiHandler } from '#lib/http/handler';
 import { jsonResponse } from '#lib/http/response';
 import { revokeSession } from '#lib/use-cases/manage-session';
 import { manageSessionDeps } from './wiring';
 
-const deps = manageSessionDeps(process.env);
+const deps = manageSessionDeps(environmentOf('revokeSession', process.env));
 
 /** POST /api/embed/sessions/{id}/revoke: no body is read, so none is needed. */
 export const handler = jsonApiHandler('revoke-session', {}, async (event) => {

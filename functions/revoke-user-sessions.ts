@@ -1,3 +1,4 @@
+import { environmentOf } from '#lib/definitions/environment';
 import { keyOwnerOf } from '#lib/http/api-gateway';
 import { jsonApiHandler } from '#lib/http/handler';
 import { jsonBody } from '#lib/http/middlewares/json-body';
@@ -6,7 +7,7 @@ import { revokeUserSessions } from '#lib/use-cases/revoke-user-sessions';
 import { parseRevokeUserSessionsRequest } from '#lib/validation/revoke-user-sessions';
 import { sessionScopeDeps } from './wiring';
 
-const deps = sessionScopeDeps(process.env);
+const deps = sessionScopeDeps(environmentOf('revokeUserSessions', process.env));
 /** The body holds two ids; anything near this size is not a revoke request. */
 const MAX_BODY_BYTES = 16 * 1024;
 

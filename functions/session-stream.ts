@@ -1,9 +1,10 @@
+import { environmentOf } from '#lib/definitions/environment';
 import { processStreamRecords } from '#lib/events/process';
 import type { BatchResponse, StreamRecord } from '#lib/events/stream';
 import { createLogger, describeError } from '#lib/platform/logger';
 import { sessionStreamDeps } from './wiring';
 
-const deps = sessionStreamDeps(process.env);
+const deps = sessionStreamDeps(environmentOf('sessionStream', process.env));
 const logger = createLogger({ function: 'session-stream' });
 
 /**

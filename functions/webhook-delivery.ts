@@ -1,3 +1,4 @@
+import { environmentOf } from '#lib/definitions/environment';
 import type { BatchResponse } from '#lib/events/stream';
 import { createLogger, describeError } from '#lib/platform/logger';
 import { lazyIdTokenPorts } from '#lib/signing/id-token-keys';
@@ -5,7 +6,11 @@ import { lazyWebhookSecrets } from '#lib/signing/webhook-keys';
 import { handleDeliveryBatch, type SqsRecord } from '#lib/webhooks/sqs';
 import { webhookDeliveryDeps } from './wiring';
 
-const deps = webhookDeliveryDeps(process.env, lazyWebhookSecrets, lazyIdTokenPorts);
+const deps = webhookDeliveryDeps(
+  environmentOf('webhookDelivery', process.env),
+  lazyWebhookSecrets,
+  lazyIdTokenPorts,
+);
 const logger = createLogger({ function: 'webhook-delivery' });
 
 /**

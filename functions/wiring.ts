@@ -1,10 +1,13 @@
 /**
  * The composition root of the handlers: their use cases' ports, wired to the DynamoDB adapters of the
  * tables named in the environment, on one document client per function (and, for listing and revoke-all, the
- * shard queries' client beside it), once per cold start. A handler builds no adapter itself (a test checks it).
+ * shard queries' client beside it), once per cold start. A handler builds no adapter itself (a test checks it),
+ * and passes only its own environment (`environmentOf` in lib/definitions/environment.ts): the variables its
+ * definition gives it, which are the ones its stack sets.
  */
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { awsJsonCall, EVENTBRIDGE, SQS } from '#lib/aws/json-protocol';
+import type { TableKey } from '#lib/definitions/tables';
 import type { EventSink } from '#lib/domain/events';
 import type {
   ApiKeyRepository,
@@ -28,13 +31,13 @@ import { BackChannelLogoutSink, type LogoutDeps } from '#lib/logout/backchannel'
 import {
   type AuthorizerConfig,
   type CreateSessionConfig,
+  type CreateWebhookConfig,
   type EmbedPageConfig,
   type EventPipelineConfig,
   type IdTokenKeysConfig,
+  readCreateWebhookConfig,
   readEventPipelineConfig,
   readStorageConfig,
-  readWebhooksConfig,
-  type WebhooksConfig,
 } from '#lib/platform/config';
 import { createLogger } from '#lib/platform/logger';
 import { createMetrics } from '#lib/platform/metrics';
@@ -192,12 +195,12 @@ export function expirySweepDeps(env: Env): SweepDeps {
  */
 export function webhookDeliveryDeps(
   env: Env,
-  secretsOf: (config: WebhooksConfig['secrets']) => DeliveryDeps['secrets'],
+  secretsOf: (config: EventPipelineConfig<TableKey>['secrets']) => DeliveryDeps['secrets'],
   tokensOf: (config: IdTokenKeysConfig | undefined) => () => Promise<IdTokenSigner & PairwiseSubjects>,
 ): DeliveryQueueDeps {
   const config = readEventPipelineConfig(env, ['webhooks', 'boards'], {
     eventBus: false,
-    signsLogouts: true,
+    signs: true,
   });
   const db = createDocumentClient(config.dynamo);
   const { sqs } = pipelineCallers(config.dynamo.region);
@@ -230,20 +233,29 @@ export function webhookDeliveryDeps(
   };
 }
 
+/** Ports of listing and deleting webhook endpoints: the endpoint table alone. */
+export function webhookEndpointDeps(env: Env): Pick<WebhookDeps, 'webhooks' | 'clock'> {
+  const { tables, dynamo } = readStorageConfig(env, ['webhooks']);
+  return {
+    webhooks: new DynamoWebhookRepository(createDocumentClient(dynamo), tables.webhooks),
+    clock: systemClock,
+  };
+}
+
 /**
- * Ports of the webhook endpoint routes, their configuration, and, for creating one, the Idempotency-Key
- * middleware's ports, on one document client. The handler passes how secrets are made
- * (`lazyWebhookSecrets`): imported here, its KMS client would land in every bundle.
+ * Ports of creating a webhook endpoint, its configuration, and the Idempotency-Key middleware's ports, on
+ * one document client. The handler passes how secrets are made (`lazyWebhookSecrets`): imported here, its
+ * KMS client would land in every bundle.
  */
-export function webhookDeps(
+export function createWebhookDeps(
   env: Env,
-  secretsOf: (config: WebhooksConfig['secrets']) => WebhookDeps['secrets'],
+  secretsOf: (config: CreateWebhookConfig['secrets']) => WebhookDeps['secrets'],
 ): {
   deps: WebhookDeps;
-  config: WebhooksConfig;
+  config: CreateWebhookConfig;
   idempotencyDeps: IdempotencyDeps;
 } {
-  const config = readWebhooksConfig(env);
+  const config = readCreateWebhookConfig(env);
   const db = createDocumentClient(config.dynamo);
   return {
     config,

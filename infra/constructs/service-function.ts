@@ -10,6 +10,7 @@ import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import { aliasArgs, BUNDLING, LAMBDA_SDK_ENVIRONMENT, shipFilesCommands } from '#infra/bundling';
+import { variablesOf } from '#lib/definitions/environment';
 import {
   type FunctionDefinition,
   type FunctionSetting,
@@ -57,15 +58,15 @@ export class ServiceFunction extends Construct {
     });
     this.logGroup.grantWrite(this.role);
 
-    const environment: Record<string, string> = {
-      ...LAMBDA_SDK_ENVIRONMENT,
-      LOG_LEVEL: props.environment.LOG_LEVEL,
-    };
-    for (const setting of definition.settings) {
-      const value = props.environment[setting];
-      if (value !== undefined) environment[setting] = value;
+    // Exactly the variables the definition gives the function (lib/definitions/environment.ts), which are
+    // the ones its code can see; an optional setting the stage leaves unset is left out.
+    const values: Record<string, string | undefined> = { ...props.environment };
+    for (const key of accessedTables) values[TABLES[key].envVar] = props.tables[key].tableName;
+    const environment: Record<string, string> = { ...LAMBDA_SDK_ENVIRONMENT };
+    for (const variable of variablesOf(definition)) {
+      const value = values[variable];
+      if (value !== undefined) environment[variable] = value;
     }
-    for (const key of accessedTables) environment[TABLES[key].envVar] = props.tables[key].tableName;
     requireLocalEsbuild();
 
     this.function = new NodejsFunction(this, 'Function', {

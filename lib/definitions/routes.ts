@@ -68,6 +68,8 @@ export interface FunctionDefinition {
    * everywhere it is bundled (infra/bundling.ts); locally they are read from node_modules.
    */
   files?: readonly string[];
+  /** `false`: it writes no log line of its own (Lambda's runtime reports a crash), so it is given no LOG_LEVEL. */
+  logs?: false;
   /** Memory and timeout when the house defaults do not fit its work (see `runtimeOf`). */
   memoryMb?: number;
   timeoutSeconds?: number;
@@ -194,6 +196,7 @@ export const FUNCTIONS = {
     description: 'GET /embed.js and GET /embed-board.js: the host and board application scripts',
     access: {},
     settings: [],
+    logs: false,
   },
   discovery: {
     entry: 'functions/discovery.ts',
@@ -209,6 +212,7 @@ export const FUNCTIONS = {
     description: 'GET /health',
     access: {},
     settings: [],
+    logs: false,
   },
   docs: {
     entry: 'functions/docs.ts',

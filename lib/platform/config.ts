@@ -294,8 +294,8 @@ export function readWebhookSecrets(env: Env, problems: string[]): WebhookSecrets
   return path ? { kind: 'file', path } : undefined;
 }
 
-/** The webhook routes' configuration: the endpoint table, the secrets, and the URL rule of the stage. */
-export interface WebhooksConfig {
+/** The configuration of creating a webhook endpoint: its tables, the secrets, and the URL rule of the stage. */
+export interface CreateWebhookConfig {
   tables: Record<'webhooks' | 'idempotency', string>;
   dynamo: DynamoConfig;
   secrets: WebhookSecretsConfig | undefined;
@@ -303,8 +303,8 @@ export interface WebhooksConfig {
   urlRule: BoardAppUrlRule;
 }
 
-/** Reads and validates the configuration of the webhook functions; throws `ConfigError`. */
-export function readWebhooksConfig(env: Env): WebhooksConfig {
+/** Reads and validates the configuration of the create-webhook function; throws `ConfigError`. */
+export function readCreateWebhookConfig(env: Env): CreateWebhookConfig {
   const problems: string[] = [];
   const tables = readTables(env, ['webhooks', 'idempotency'], problems);
   const dynamo = readDynamo(env, problems);
@@ -347,6 +347,7 @@ export interface EventPipelineConfig<K extends TableKey> extends StorageConfig<K
   eventBusName?: string;
   /** WEBHOOK_DELIVERY_QUEUE_URL: the queue where deliveries (and back-channel logouts) wait. */
   deliveryQueueUrl: string;
+  /** Where webhook signing secrets come from: read only by the function that signs deliveries. */
   secrets: WebhookSecretsConfig | undefined;
   /** Back-channel logout: which boards have an application, as the embed page decides it. */
   logout: LogoutConfig;
@@ -362,19 +363,20 @@ export interface LogoutConfig {
    * request to derive it from: the stack passes the API's stage URL when no custom domain is set).
    */
   issuer: string | undefined;
-  /** The keys that sign logout tokens and derive their `sub`: required where logouts are signed. */
+  /** The keys that sign logout tokens and derive their `sub`: read and required where logouts are signed. */
   idTokenKeys: IdTokenKeysConfig | undefined;
 }
 
 /**
  * Reads and validates the configuration of a background function of the event pipeline (the stream
- * consumer, the expiry sweep, webhook delivery); throws `ConfigError`. `signsLogouts`: the function signs
- * back-channel logout tokens, so the issuer and the ID token keys must be set.
+ * consumer, the expiry sweep, webhook delivery); throws `ConfigError`. `signs`: the function signs what it
+ * delivers (webhooks with their secrets, back-channel logout tokens with the ID token keys), so it reads
+ * those keys, and the issuer and the ID token keys must be set; the others read neither.
  */
 export function readEventPipelineConfig<K extends TableKey>(
   env: Env,
   keys: readonly K[],
-  needs: { eventBus: boolean; signsLogouts?: boolean },
+  needs: { eventBus: boolean; signs?: boolean },
 ): EventPipelineConfig<K> {
   const problems: string[] = [];
   const tables = readTables(env, keys, problems);
@@ -385,12 +387,12 @@ export function readEventPipelineConfig<K extends TableKey>(
   if (!isHttpUrl(deliveryQueueUrl))
     problems.push(`WEBHOOK_DELIVERY_QUEUE_URL must be the delivery queue's URL, got "${deliveryQueueUrl}"`);
   if (!env.AWS_REGION?.trim() && !env.AWS_DEFAULT_REGION?.trim()) problems.push('AWS_REGION is required');
-  const secrets = readWebhookSecrets(env, problems);
+  const secrets = needs.signs ? readWebhookSecrets(env, problems) : undefined;
   const issuer = readBaseUrl(env, 'PUBLIC_BASE_URL', problems);
   const appUrlRule = appUrlRuleFor(issuer);
   const boardAppUrl = readBoardAppUrl(env, appUrlRule, problems);
-  const idTokenKeys = readIdTokenKeys(env, dynamo.region, problems);
-  if (needs.signsLogouts) {
+  const idTokenKeys = needs.signs ? readIdTokenKeys(env, dynamo.region, problems) : undefined;
+  if (needs.signs) {
     if (!issuer) problems.push('PUBLIC_BASE_URL is required (the issuer of back-channel logout tokens)');
     if (!idTokenKeys)
       problems.push('ID_TOKEN_SIGNING_KEY and ID_TOKEN_SUBJECT_KEY are required (they sign logout tokens)');

@@ -59,4 +59,5 @@ process.on('message', async ({ id, event, deadline }) => {
     process.send({ id, ok: false, ...errorOf(error) });
   }
 });
-process.send({ ready: true });
+// The init's outcome goes with the ready message, so a start-up check needs no invocation.
+process.send({ ready: true, ...(initError ? { initError } : {}) });

@@ -16,9 +16,16 @@ export class InvocationError extends Error {
   }
 }
 
+/** What an execution environment's init failed with (Lambda's `Runtime.*` error types included). */
+export interface InitError {
+  errorType: string;
+  errorMessage: string;
+}
+
 interface Instance {
   child: ChildProcess;
-  ready: Promise<void>;
+  /** Settles when the init has run: with its error, if it threw. */
+  ready: Promise<InitError | undefined>;
   busy: boolean;
 }
 
@@ -52,8 +59,8 @@ export class LambdaFunctionPool {
     };
     child.stdout?.on('data', keep);
     child.stderr?.on('data', keep);
-    const ready = new Promise<void>((resolve, reject) => {
-      child.once('message', () => resolve());
+    const ready = new Promise<InitError | undefined>((resolve, reject) => {
+      child.once('message', (message: { initError?: InitError }) => resolve(message.initError));
       child.once('exit', (code) =>
         reject(new InvocationError(`exited with ${code}`, 'Runtime.ExitError', true)),
       );
@@ -88,6 +95,21 @@ export class LambdaFunctionPool {
   private release(instance: Instance): void {
     instance.busy = false;
     this.waiting.shift()?.();
+  }
+
+  /**
+   * Starts one execution environment and runs only its init, as Lambda does before a first invocation;
+   * answers the error the init threw, if any.
+   */
+  async coldStart(): Promise<InitError | undefined> {
+    const instance = this.start();
+    try {
+      return await instance.ready;
+    } catch (error) {
+      return { errorType: (error as InvocationError).errorType, errorMessage: (error as Error).message };
+    } finally {
+      await this.close();
+    }
   }
 
   /** Invokes the function with `event`; resolves to its result, rejects as Lambda would report the error. */

@@ -58,6 +58,8 @@ export interface AssemblyRuntime extends LocalRuntime {
   functions: Record<string, AssemblyFunction>;
   /** Each method's function (logical id) by `METHOD path`. */
   methods: Record<string, string>;
+  /** Each method (`METHOD path`, as in `methods`) whose function a request reached. */
+  routesCalled: Set<string>;
   /** The errors functions failed with (init errors included), in order. */
   invocationErrors: { function: string; errorType: string; message: string; init: boolean }[];
   iam(): IamReport;
@@ -67,14 +69,14 @@ export interface AssemblyRuntime extends LocalRuntime {
 
 /**
  * The environment of one function's process: the variables the template sets, what Lambda's runtime sets
- * itself (region, name, memory, and credentials: fake ones, set on purpose), and DYNAMODB_ENDPOINT, which
- * stands in for the regional endpoint's DNS (its own endpoint per function, so the DynamoDB proxy knows
- * the caller). Nothing of this process's environment.
+ * itself (region, name, memory, and credentials: fake ones, set on purpose), and, when given,
+ * DYNAMODB_ENDPOINT, which stands in for the regional endpoint's DNS (its own endpoint per function, so the
+ * DynamoDB proxy knows the caller). Nothing of this process's environment.
  */
 export function functionEnvironment(
   fn: AssemblyFunction,
   region: string,
-  dynamoEndpoint: string,
+  dynamoEndpoint?: string,
 ): Record<string, string> {
   return {
     PATH: '/usr/local/bin:/usr/bin:/bin',
@@ -93,7 +95,7 @@ export function functionEnvironment(
     AWS_SESSION_TOKEN: 'assembly-runner-fake-session-token',
     ASSEMBLY_FUNCTION_ARN: fn.arn,
     ...fn.environment,
-    DYNAMODB_ENDPOINT: dynamoEndpoint,
+    ...(dynamoEndpoint ? { DYNAMODB_ENDPOINT: dynamoEndpoint } : {}),
   };
 }
 
@@ -169,6 +171,7 @@ export async function startAssemblyRuntime(options: AssemblyRuntimeOptions): Pro
       await Promise.all([...pools.values()].map((pool) => pool.close()));
     });
     const invocationErrors: AssemblyRuntime['invocationErrors'] = [];
+    const routesCalled = new Set<string>();
 
     const { model, methods } = assemblyApi(assembly, resolver);
     const server = createServer();
@@ -189,6 +192,8 @@ export async function startAssemblyRuntime(options: AssemblyRuntimeOptions): Pro
         invoke: async (functionName, event) => {
           const pool = pools.get(functionName);
           if (!pool) throw new Error(`no function ${functionName}`);
+          const { httpMethod, resource } = event as { httpMethod?: string; resource?: string };
+          if (httpMethod && resource) routesCalled.add(`${httpMethod} ${resource}`);
           try {
             return await pool.invoke(event);
           } catch (error) {
@@ -239,6 +244,7 @@ export async function startAssemblyRuntime(options: AssemblyRuntimeOptions): Pro
       eventSinks: [],
       functions: Object.fromEntries(functions.map((fn) => [fn.logicalId, fn])),
       methods,
+      routesCalled,
       invocationErrors,
       iam: () => ({
         calls: recorder.calls,

@@ -193,6 +193,8 @@ export interface AssemblyFunction {
   /** Exactly the variables the template sets, resolved. */
   environment: Record<string, string>;
   roleLogicalId: string;
+  /** The template's `Description`, which names what the function serves. */
+  description: string;
 }
 
 /** Every Lambda function of the template, with its asset from the cloud assembly. */
@@ -220,6 +222,7 @@ export function assemblyFunctions(assembly: CloudAssembly, resolver: Resolver): 
         ),
       ),
       roleLogicalId: referencedIds(props.Role)[0] as string,
+      description: String(props.Description ?? ''),
     };
   });
 }

@@ -235,3 +235,18 @@ describe('the README and docs/ say what holds, not which work item brought it', 
     ]);
   });
 });
+
+describe('docs/operations.md, function configuration', () => {
+  it('lists every variable the stack gives any function, each in its own row', async () => {
+    const { ALL_FUNCTIONS, variablesOf } = await import('#lib/definitions/environment');
+    const page = readFileSync(join(DOCS, 'operations.md'), 'utf8');
+    const section = page.slice(page.indexOf('## Function configuration'));
+    const rows = section
+      .split('\n')
+      .filter((line) => line.startsWith('| `'))
+      .map((line) => line.split('|')[1] ?? '');
+    const given = new Set(Object.values(ALL_FUNCTIONS).flatMap((definition) => variablesOf(definition)));
+    const missing = [...given].filter((variable) => !rows.some((row) => row.includes(`\`${variable}\``)));
+    expect(missing).toEqual([]);
+  });
+});

@@ -5,6 +5,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { BUNDLING, esbuildOptions, LAMBDA_SDK_ENVIRONMENT } from '#infra/bundling';
 import { PROJECT_ROOT } from '#infra/constructs/service-function';
 import { BACKGROUND_FUNCTIONS } from '#lib/definitions/background';
+import { variablesOf } from '#lib/definitions/environment';
 import { API_GATEWAY_TIMEOUT_SECONDS, FUNCTIONS, runtimeOf } from '#lib/definitions/routes';
 import { TABLES, type TableKey } from '#lib/definitions/tables';
 import { LAMBDA_RESERVE_MS, REQUEST_BUDGET_MS } from '#lib/http/middlewares/request-budget';
@@ -70,11 +71,13 @@ describe('Lambda functions', () => {
   });
 
   it.each(NAMES)(
-    'gives %s the default log level and no NODE_OPTIONS, which would slow cold starts',
+    'gives %s only the variables of its definition and the SDK settings: the default log level when it logs, no NODE_OPTIONS, which would slow cold starts',
     (name) => {
       const variables = fnOf(name).Properties.Environment.Variables;
+      const allowed = new Set([...variablesOf(FUNCTIONS[name]), ...Object.keys(LAMBDA_SDK_ENVIRONMENT)]);
+      expect(Object.keys(variables).filter((variable) => !allowed.has(variable))).toEqual([]);
       expect(variables.NODE_OPTIONS).toBeUndefined();
-      expect(variables.LOG_LEVEL).toBe('info');
+      expect(variables.LOG_LEVEL).toBe(FUNCTIONS[name].logs === false ? undefined : 'info');
       // Without publicBaseUrl the functions derive embed URLs from the API Gateway request.
       expect(variables.PUBLIC_BASE_URL).toBeUndefined();
     },

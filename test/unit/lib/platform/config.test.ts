@@ -316,8 +316,8 @@ describe('the event pipeline’s back-channel logout settings', () => {
     ID_TOKEN_SIGNING_KEY: 'arn:aws:kms:eu-west-1:123456789012:key/11111111-1111-4111-8111-111111111111',
     ID_TOKEN_SUBJECT_KEY: 'arn:aws:kms:eu-west-1:123456789012:key/22222222-2222-4222-8222-222222222222',
   };
-  const read = (env: Record<string, string>, signsLogouts: boolean) =>
-    readEventPipelineConfig(env, ['webhooks', 'boards'], { eventBus: false, signsLogouts });
+  const read = (env: Record<string, string>, signs: boolean) =>
+    readEventPipelineConfig(env, ['webhooks', 'boards'], { eventBus: false, signs });
 
   it('reads the issuer, the stage’s application and the keys that sign logout tokens, as the embed page does', () => {
     const config = read({ ...PIPELINE, ...SIGNING, BOARD_APP_URL: 'https://app.example.com/in' }, true);
@@ -334,8 +334,10 @@ describe('the event pipeline’s back-channel logout settings', () => {
     });
   });
 
-  it('requires the issuer and the keys only where logouts are signed', () => {
-    expect(read(PIPELINE, false).logout.idTokenKeys).toBeUndefined();
+  it('requires the issuer and the keys only where logouts are signed, and reads no key elsewhere', () => {
+    const unsigned = read({ ...PIPELINE, ...SIGNING, WEBHOOK_MASTER_KEY_FILE: '/tmp/master' }, false);
+    expect(unsigned.logout.idTokenKeys).toBeUndefined();
+    expect(unsigned.secrets).toBeUndefined();
     const error = configError(() => read(PIPELINE, true));
     expect(error.message).toContain('PUBLIC_BASE_URL is required');
     expect(error.message).toContain('ID_TOKEN_SIGNING_KEY');
