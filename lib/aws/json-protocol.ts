@@ -151,15 +151,21 @@ export function awsJsonCall(service: AwsJsonService, options: AwsJsonOptions): A
         return await attempt(operation, body);
       } catch (error) {
         failure = error;
-        const retried =
-          !(error instanceof AwsJsonError) || RETRIED_CODES.has(error.code) || (error.status ?? 0) >= 500;
-        if (!retried || round === limits.maxAttempts) break;
+        if (!isTransientAwsJsonError(error) || round === limits.maxAttempts) break;
         // Jittered backoff as the SDK's standard retries: up to 100 ms, then 200 ms.
         await new Promise((resolve) => setTimeout(resolve, Math.random() * 100 * 2 ** (round - 1)));
       }
     }
     throw failure;
   };
+}
+
+/**
+ * A failure worth another attempt, and, once attempts ran out, an outage rather than a refusal: the
+ * connection failed or timed out, the service failed (5xx) or throttled.
+ */
+export function isTransientAwsJsonError(error: unknown): boolean {
+  return !(error instanceof AwsJsonError) || RETRIED_CODES.has(error.code) || (error.status ?? 0) >= 500;
 }
 
 /** One POST within the limits' request timeout (and connection timeout, if any). */

@@ -123,12 +123,18 @@ export class IdempotencyConflictError extends DomainError {
 /** This Idempotency-Key was used for a different request (another body, or another API key of the owner). */
 export class IdempotencyKeyReusedError extends DomainError {}
 
-/** DynamoDB stayed unavailable or throttled after the SDK's retries; the client may retry later. */
-export class StorageUnavailableError extends DomainError {
+/**
+ * A service the request needs (DynamoDB, KMS) stayed unreachable, failing or throttled after the client's
+ * retries; the caller may retry later.
+ */
+export class DependencyUnavailableError extends DomainError {
   constructor(options?: { cause?: unknown }) {
     super('The service is temporarily unavailable; retry shortly', options);
   }
 }
+
+/** DynamoDB stayed unavailable or throttled after the SDK's retries; the client may retry later. */
+export class StorageUnavailableError extends DependencyUnavailableError {}
 
 /**
  * Storage failed while binding a link to this browser and the binding could not be undone: it may have

@@ -76,7 +76,7 @@ const EMBED_ERROR_CODES: ReadonlyArray<readonly [abstract new (...args: never[])
     [DomainErrors.SessionRevokedError, 'session_revoked'],
     [DomainErrors.SessionBoundElsewhereError, 'bound_to_another_browser'],
     [DomainErrors.EmbeddedBoardGoneError, 'board_gone'],
-    [DomainErrors.StorageUnavailableError, 'unavailable'],
+    [DomainErrors.DependencyUnavailableError, 'unavailable'],
   ];
 
 /** The embed error code of a refusal: what the page's `error` message tells the host, and its text. */

@@ -9,7 +9,9 @@ import {
   type AwsJsonLimits,
   type AwsJsonService,
   awsJsonCall,
+  isTransientAwsJsonError,
 } from '#lib/aws/json-protocol';
+import { DependencyUnavailableError } from '#lib/domain/errors';
 
 /**
  * Limits of every KMS call: a signature takes KMS milliseconds, so an attempt that hangs is abandoned and
@@ -62,7 +64,17 @@ export class KmsJsonClient implements KmsApi {
   readonly #send: AwsJsonCall;
 
   constructor(options: KmsJsonOptions) {
-    this.#send = awsJsonCall(KMS, options);
+    const send = awsJsonCall(KMS, options);
+    // KMS unreachable, failing or throttled once its attempts ran out is an outage the caller may retry
+    // (503), never a bug of ours; a refusal (a wrong key, say) stays an error.
+    this.#send = async (operation, input) => {
+      try {
+        return await send(operation, input);
+      } catch (error) {
+        if (isTransientAwsJsonError(error)) throw new DependencyUnavailableError({ cause: error });
+        throw error;
+      }
+    };
   }
 
   async sign(input: Parameters<KmsApi['sign']>[0]) {

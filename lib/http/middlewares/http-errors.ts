@@ -3,6 +3,7 @@ import type { APIGatewayProxyResult } from 'aws-lambda';
 import {
   BoardAccessDeniedError,
   BoardNotFoundError,
+  DependencyUnavailableError,
   type DomainError,
   EmbeddedBoardGoneError,
   IdempotencyConflictError,
@@ -15,7 +16,6 @@ import {
   SessionExpiredError,
   SessionNotFoundError,
   SessionRevokedError,
-  StorageUnavailableError,
   UnsupportedMediaTypeError,
   ValidationError,
   WebhookNotFoundError,
@@ -45,7 +45,7 @@ const STATUS_BY_ERROR: ReadonlyArray<readonly [ErrorClass, number]> = [
   [PayloadTooLargeError, 413],
   [UnsupportedMediaTypeError, 415],
   [IdempotencyKeyReusedError, 422],
-  [StorageUnavailableError, 503],
+  [DependencyUnavailableError, 503],
 ];
 
 /** The HTTP status of an error, or 500 for anything that is not a known domain error. */
@@ -90,7 +90,7 @@ export function httpErrors(options: {
         message = (error as Error).message;
         if (status === 503) {
           headers['Retry-After'] = String(UNAVAILABLE_RETRY_AFTER_SECONDS);
-          log.warn('storage unavailable', describeError((error as Error).cause ?? error));
+          log.warn('dependency unavailable', describeError((error as Error).cause ?? error));
         } else {
           // Every 409 says when to retry: an earlier attempt holds what this one needs until then.
           if (status === 409) headers['Retry-After'] = String(retryAfterOf(error));

@@ -75,3 +75,21 @@ describe('signed AWS JSON protocol calls', () => {
     expect(received).toHaveLength(3);
   });
 });
+
+describe('the KMS client over the JSON protocol', () => {
+  it('answers KMS failing after its attempts as the outage it is (503), a refusal as the error it is', async () => {
+    const { KmsJsonClient } = await import('#lib/signing/kms-json');
+    const { DependencyUnavailableError } = await import('#lib/domain/errors');
+    const kms = new KmsJsonClient({ region: 'eu-west-1', endpoint, credentials });
+    answers = [
+      [500, { __type: 'KMSInternalException' }],
+      [500, { __type: 'KMSInternalException' }],
+      [500, { __type: 'KMSInternalException' }],
+    ];
+    await expect(kms.getPublicKey({ KeyId: 'k' })).rejects.toBeInstanceOf(DependencyUnavailableError);
+    answers = [[400, { __type: 'NotFoundException', message: 'no such key' }]];
+    const refused = kms.getPublicKey({ KeyId: 'k' });
+    await expect(refused).rejects.toBeInstanceOf(AwsJsonError);
+    await expect(refused).rejects.not.toBeInstanceOf(DependencyUnavailableError);
+  });
+});
