@@ -39,7 +39,11 @@ export async function startAssemblyTestRuntime(
         mkdirSync(reportDir, { recursive: true });
         writeFileSync(
           join(reportDir, `${randomUUID()}.json`),
-          JSON.stringify({ calls: report.calls, denied: report.denied }),
+          JSON.stringify({
+            calls: report.calls,
+            denied: report.denied,
+            routesCalled: [...runtime.routesCalled],
+          }),
         );
       }
       if (report.denied.length > 0) {

@@ -16,7 +16,8 @@ import { dynamoDbLocalUnavailable } from '#test/support/dynamodb-local';
 import { node24 } from '#test/support/node24';
 import type { RecordedCall } from './dynamodb-recorder';
 import { unusedGrants } from './iam';
-import { assemblyFunctions, Resolver, readCloudAssembly, roleStatements } from './template';
+import { uncalledRoutes } from './route-coverage';
+import { assemblyApi, assemblyFunctions, Resolver, readCloudAssembly, roleStatements } from './template';
 
 const ROOT = join(import.meta.dirname, '..', '..');
 
@@ -90,16 +91,19 @@ function main(): number {
         },
       },
     );
-    const denied = report(dir, reportDir);
+    const { denied, uncalled } = report(dir, reportDir);
     if (tests.status !== 0) return tests.status ?? 1;
-    return denied > 0 ? 1 : 0;
+    return denied > 0 || uncalled.length > 0 ? 1 : 0;
   } finally {
     rmSync(work, { recursive: true, force: true });
   }
 }
 
-/** Prints what IAM saw over the whole run; returns how many calls it would have denied. */
-function report(dir: string, reportDir: string): number {
+/**
+ * Prints what IAM saw over the whole run and which routes no test called; answers how many calls IAM
+ * would have denied and the routes left uncalled.
+ */
+function report(dir: string, reportDir: string): { denied: number; uncalled: string[] } {
   let files: string[] = [];
   try {
     files = readdirSync(reportDir).filter((file) => file.endsWith('.json'));
@@ -108,16 +112,25 @@ function report(dir: string, reportDir: string): number {
   }
   const calls: RecordedCall[] = [];
   let denied: RecordedCall[] = [];
+  const routesCalled = new Set<string>();
   for (const file of files) {
     const one = JSON.parse(readFileSync(join(reportDir, file), 'utf8')) as {
       calls: RecordedCall[];
       denied: RecordedCall[];
+      routesCalled?: string[];
     };
     calls.push(...one.calls);
     denied = denied.concat(one.denied);
+    for (const route of one.routesCalled ?? []) routesCalled.add(route);
   }
   const assembly = readCloudAssembly(dir);
   const resolver = new Resolver(assembly);
+  const uncalled = uncalledRoutes(Object.keys(assemblyApi(assembly, resolver).methods), routesCalled);
+  console.log(
+    uncalled.length === 0
+      ? `\nRoutes: every route of the template was called by an assembly test.`
+      : `\nRoutes no assembly test called (each route needs one): ${uncalled.join(', ')}`,
+  );
   console.log(`\nIAM, call by call: ${calls.length} DynamoDB calls checked, ${denied.length} denied.`);
   for (const call of denied)
     console.log(`  DENIED ${call.function} ${call.operation} ${JSON.stringify(call.checks)}`);
@@ -130,7 +143,7 @@ function report(dir: string, reportDir: string): number {
     console.log(`  ${fn.logicalId}: ${unused.length === 0 ? 'none' : ''}`);
     for (const grant of unused) console.log(`    ${grant}`);
   }
-  return denied.length;
+  return { denied: denied.length, uncalled };
 }
 
 process.exit(main());
