@@ -77,7 +77,8 @@ describe('Lambda functions', () => {
       const allowed = new Set([...variablesOf(FUNCTIONS[name]), ...Object.keys(LAMBDA_SDK_ENVIRONMENT)]);
       expect(Object.keys(variables).filter((variable) => !allowed.has(variable))).toEqual([]);
       expect(variables.NODE_OPTIONS).toBeUndefined();
-      expect(variables.LOG_LEVEL).toBe(FUNCTIONS[name].logs === false ? undefined : 'info');
+      const logs = variablesOf(FUNCTIONS[name]).includes('LOG_LEVEL');
+      expect(variables.LOG_LEVEL).toBe(logs ? 'info' : undefined);
       // Without publicBaseUrl the functions derive embed URLs from the API Gateway request.
       expect(variables.PUBLIC_BASE_URL).toBeUndefined();
     },
