@@ -1,5 +1,9 @@
 import { RetentionDays } from 'aws-cdk-lib/aws-logs';
-import { DEFAULT_API_KEY_LIMITS } from '#lib/definitions/rate-limits';
+import {
+  DEFAULT_API_KEY_LIMITS,
+  EMBED_PAGE_CLIENT_LIMIT,
+  WAF_RATE_LIMIT_BOUNDS,
+} from '#lib/definitions/rate-limits';
 import { RATE_LIMIT_BOUNDS } from '#lib/domain/api-key';
 import { boardAppUrlProblem } from '#lib/domain/board-app';
 import { isEmbedOrigin } from '#lib/domain/embed-origins';
@@ -63,6 +67,7 @@ const DOMAIN_NAME = /^(?=.{1,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{
 const CERTIFICATE_ARN = /^arn:aws[a-z-]*:acm:[a-z0-9-]+:\d{12}:certificate\/[A-Za-z0-9-]+$/;
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 const DOMAIN_PAIR = 'customDomainName and certificateArn must be given together';
+const WEB_ACL_ARN = /^arn:aws[a-z-]*:wafv2:[a-z0-9-]+:\d{12}:regional\/webacl\/[A-Za-z0-9_-]+\/[a-f0-9-]+$/;
 
 /**
  * The CDK context keys this stack reads. Problems are reported in this order, so the custom domain
@@ -197,6 +202,27 @@ const CONTEXT_SETTINGS = {
       EMAIL.test(value) ? undefined : `alarmEmail must be an e-mail address, got "${value}"`,
   }),
   metadataMaxBytes: integerSetting(1, METADATA_MAX_BYTES_CEILING, undefined),
+  /**
+   * The embed page's limit per client address: requests per 5 minutes, enforced by the rate-based rule of
+   * the web ACL the stack puts on the stage (AWS WAF's bounds).
+   */
+  embedPageRateLimit: integerSetting(
+    WAF_RATE_LIMIT_BOUNDS.min,
+    WAF_RATE_LIMIT_BOUNDS.max,
+    EMBED_PAGE_CLIENT_LIMIT.requests,
+  ),
+  /**
+   * A regional web ACL of the operator's own to put on the stage instead of the stack's (which is then not
+   * created): its rules decide, so it should limit the embed page per client itself.
+   */
+  webAclArn: setting({
+    parse: String,
+    default: undefined,
+    check: (value) =>
+      WEB_ACL_ARN.test(value)
+        ? undefined
+        : `webAclArn must be the ARN of a regional AWS WAF web ACL (arn:aws:wafv2:<region>:<account>:regional/webacl/<name>/<id>), got "${value}"`,
+  }),
 };
 
 export type ContextKey = keyof typeof CONTEXT_SETTINGS;

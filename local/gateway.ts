@@ -13,6 +13,7 @@ import {
   gatewayResponse,
   methodNotAllowed,
 } from '#lib/definitions/gateway-responses';
+import { CLIENT_LIMITED_RESPONSE } from '#lib/definitions/rate-limits';
 import {
   AUTHORIZER_FUNCTION,
   FUNCTIONS,
@@ -24,7 +25,13 @@ import { isRateLimitValue, type RateLimit } from '#lib/domain/api-key';
 import { REQUEST_ID_HEADER } from '#lib/http/request-id';
 import { headerValue } from '#lib/http/response';
 import type { Logger } from '#lib/platform/logger';
-import { KeyRateLimiter, type MonotonicClock, type RateLimitDecision } from './rate-limiter';
+import {
+  type ClientLimit,
+  ClientRateLimiter,
+  KeyRateLimiter,
+  type MonotonicClock,
+  type RateLimitDecision,
+} from './rate-limiter';
 import { resolveResource } from './routing';
 
 /** A Lambda handler as exported by `functions/*.ts`. */
@@ -68,6 +75,8 @@ export interface ApiModel {
   apiKeySource: 'AUTHORIZER' | 'HEADER';
   /** The limit of keys without their own: the default usage plan's throttle. */
   apiKeyLimits: RateLimit;
+  /** The stage's web ACL's limit per client address (the embed page's), or undefined when it has none. */
+  clientLimit: ClientLimit | undefined;
   /** A gateway response as configured. */
   response(type: GatewayResponseType): GatewayReply;
   /** The answer to a method the resource does not have (its `ANY` mock), or undefined when none. */
@@ -108,6 +117,8 @@ export interface GatewayOptions {
   securityHeaders: Readonly<Record<string, string>>;
   /** The limit of API keys without their own, as the stack's default usage plan sets it. */
   apiKeyLimits: RateLimit;
+  /** The embed page's limit per client address, as the stage's web ACL sets it. */
+  clientLimit: ClientLimit;
   /** The rate limiter's clock; the real monotonic one unless a test passes its own. */
   clock?: MonotonicClock;
 }
@@ -137,7 +148,9 @@ export function createGateway(options: GatewayOptions): (req: IncomingMessage, r
 }
 
 /** The API of lib/definitions/routes.ts, as the local runtime serves it. */
-export function localApi(options: Pick<GatewayOptions, 'securityHeaders' | 'apiKeyLimits'>): ApiModel {
+export function localApi(
+  options: Pick<GatewayOptions, 'securityHeaders' | 'apiKeyLimits' | 'clientLimit'>,
+): ApiModel {
   return {
     routes: ROUTES,
     stage: STAGE,
@@ -148,6 +161,7 @@ export function localApi(options: Pick<GatewayOptions, 'securityHeaders' | 'apiK
     authorizer: { function: AUTHORIZER_FUNCTION, identityHeader: 'Authorization', resultTtlSeconds: 0 },
     apiKeySource: 'AUTHORIZER',
     apiKeyLimits: options.apiKeyLimits,
+    clientLimit: options.clientLimit,
     response: (type) => gatewayResponse(type, options.securityHeaders),
     methodNotAllowed: (_path, allowed) => methodNotAllowed(allowed, options.securityHeaders),
   };
@@ -172,11 +186,16 @@ export function createApiGateway(
   options: EmulatorOptions,
 ): (req: IncomingMessage, res: ServerResponse) => void {
   const limiter = new KeyRateLimiter(options.api.apiKeyLimits, options.clock);
+  const clients = options.api.clientLimit && new ClientRateLimiter(options.api.clientLimit, options.clock);
   const cache = new AuthorizerCache(options.clock);
   return (req, res) => {
     const started = performance.now();
     const requestId = randomUUID();
-    route(options, limiter, cache, req, requestId)
+    // The web ACL decides before API Gateway routes or authorizes anything, on the whole request path.
+    const refused =
+      clients?.counts(requestUrl(req.url)?.pathname ?? '') &&
+      !clients.take(req.socket.remoteAddress ?? 'unknown');
+    (refused ? Promise.resolve(clientLimitedReply()) : route(options, limiter, cache, req, requestId))
       .catch((error: unknown) => {
         options.logger.error('local gateway failure', { requestId, errorMessage: (error as Error).message });
         return gatewayReply(options, 'DEFAULT_5XX');
@@ -202,6 +221,18 @@ export function createApiGateway(
         options.logger.error('local gateway failure', { requestId, errorMessage: (error as Error).message });
         res.destroy();
       });
+  };
+}
+
+/** What the web ACL's rate-based rule answers a client over its limit (WAF's custom response). */
+function clientLimitedReply(): Reply {
+  return {
+    status: CLIENT_LIMITED_RESPONSE.status,
+    headers: {
+      'Content-Type': CLIENT_LIMITED_RESPONSE.contentType,
+      'Retry-After': String(CLIENT_LIMITED_RESPONSE.retryAfterSeconds),
+    },
+    body: Buffer.from(CLIENT_LIMITED_RESPONSE.body, 'utf8'),
   };
 }
 

@@ -1,4 +1,10 @@
-import { DEFAULT_API_KEY_LIMITS, RATE_LIMIT_HEADERS } from '#lib/definitions/rate-limits';
+import {
+  DEFAULT_API_KEY_LIMITS,
+  EMBED_PAGE_CLIENT_LIMIT,
+  EMBED_PAGE_LIMITED_PATH,
+  RATE_LIMIT_HEADERS,
+  WAF_RATE_LIMIT_BOUNDS,
+} from '#lib/definitions/rate-limits';
 import { RATE_LIMIT_BOUNDS, type RateLimit } from '#lib/domain/api-key';
 import { retryAfterSeconds } from '#lib/domain/retry-after';
 import { type Env, readInteger } from '#lib/platform/config';
@@ -19,6 +25,25 @@ export function readApiKeyLimits(env: Env, problems: string[]): RateLimit {
       burst.max,
       problems,
     ),
+  };
+}
+
+/**
+ * The local gateway's limit per client address on the embed page: `EMBED_PAGE_RATE_LIMIT` requests per
+ * 5 minutes, defaulting to the stack's.
+ */
+export function readClientLimit(env: Env, problems: string[]): ClientLimit {
+  return {
+    requests: readInteger(
+      env,
+      'EMBED_PAGE_RATE_LIMIT',
+      EMBED_PAGE_CLIENT_LIMIT.requests,
+      WAF_RATE_LIMIT_BOUNDS.min,
+      WAF_RATE_LIMIT_BOUNDS.max,
+      problems,
+    ),
+    windowSeconds: EMBED_PAGE_CLIENT_LIMIT.windowSeconds,
+    pathSuffix: EMBED_PAGE_LIMITED_PATH,
   };
 }
 
@@ -89,4 +114,58 @@ export class KeyRateLimiter {
 /** Seconds rounded up, never negative, ignoring float noise. */
 function wholeSeconds(seconds: number): number {
   return Math.max(0, Math.ceil(seconds - EPSILON));
+}
+
+/** A limit of requests per client address over a window, as a rate-based rule of AWS WAF counts them. */
+export interface ClientLimit {
+  requests: number;
+  windowSeconds: number;
+  /** The request paths it counts: those ending with this (the rule's scope-down statement). */
+  pathSuffix: string;
+}
+
+interface ClientWindow {
+  /** Clock reading at which the current window began. */
+  start: number;
+  current: number;
+  previous: number;
+}
+
+/**
+ * Requests per client address over a sliding window, estimated from the counts of the current and the
+ * previous fixed window (the previous one weighted by how much of it still overlaps): the approximate
+ * count a rate-based rule keeps, in constant memory per address. Every request counts, refused ones too,
+ * as they do in AWS WAF; an address is refused while its estimate is at the limit.
+ */
+export class ClientRateLimiter {
+  private readonly windows = new Map<string, ClientWindow>();
+
+  constructor(
+    private readonly limit: ClientLimit,
+    private readonly now: MonotonicClock = () => performance.now(),
+  ) {}
+
+  /** Whether the path is one the limit counts. */
+  counts(path: string): boolean {
+    return path.endsWith(this.limit.pathSuffix);
+  }
+
+  /** Counts one request of `address`; true when it may pass. */
+  take(address: string): boolean {
+    const windowMs = this.limit.windowSeconds * 1000;
+    const now = this.now();
+    let window = this.windows.get(address);
+    if (!window || now - window.start >= 2 * windowMs) {
+      window = { start: now, current: 0, previous: 0 };
+      this.windows.set(address, window);
+    } else if (now - window.start >= windowMs) {
+      window.start += windowMs;
+      window.previous = window.current;
+      window.current = 0;
+    }
+    const overlap = 1 - (now - window.start) / windowMs;
+    const estimate = window.previous * overlap + window.current;
+    window.current += 1;
+    return estimate < this.limit.requests;
+  }
 }

@@ -29,7 +29,7 @@ import { ensureTables, reachableHost, startEmbeddedDynamo } from './dynamodb';
 import { type LocalEvents, startLocalEvents } from './events';
 import { createGateway, type LambdaHandler } from './gateway';
 import { localIdTokenKeyFile } from './id-token-keys';
-import { type MonotonicClock, readApiKeyLimits } from './rate-limiter';
+import { type ClientLimit, type MonotonicClock, readApiKeyLimits, readClientLimit } from './rate-limiter';
 import { type DemoData, seedDemoData } from './seed';
 import { localWebhookMasterKeyFile } from './webhook-keys';
 
@@ -68,6 +68,8 @@ export interface LocalRuntime {
   demo: DemoData | undefined;
   /** The limit of keys without their own, from API_KEY_RATE_LIMIT and API_KEY_BURST_LIMIT. */
   apiKeyLimits: RateLimit;
+  /** The embed page's limit per client address, from EMBED_PAGE_RATE_LIMIT; absent where none applies. */
+  clientLimit?: ClientLimit;
   /**
    * The change feed turning session changes into events (as the stream consumer does on AWS); absent
    * where something else serves the routes (the assembly runner).
@@ -124,6 +126,7 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
     const problems: string[] = [];
     const frameAncestors = readFrameAncestors(process.env, problems);
     const apiKeyLimits = readApiKeyLimits(process.env, problems);
+    const clientLimit = readClientLimit(process.env, problems);
     const retrySeconds = readWebhookRetrySeconds(process.env, problems);
     const webhookSecrets = readWebhookSecrets(process.env, problems);
     const appUrlRule = appUrlRuleFor(process.env.PUBLIC_BASE_URL);
@@ -137,6 +140,7 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
       logger,
       securityHeaders,
       apiKeyLimits,
+      clientLimit,
       clock: options.rateLimitClock,
     });
     server.on('clientError', clientErrorResponder(securityHeaders));
@@ -181,6 +185,7 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
       tables: LOCAL_TABLE_NAMES,
       demo,
       apiKeyLimits,
+      clientLimit,
       events: feed,
       eventSinks: [webhooks.sink, logouts.sink],
       close: async () => {

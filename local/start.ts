@@ -145,6 +145,7 @@ Embed session service running locally
   Demo boards        ${demo?.publicBoardId} (PUBLIC), ${demo?.privateBoardId} (PRIVATE, your org), ${demo?.otherOrgBoardId} (PRIVATE, other org)
   Board application  ${boardApp.origin}   (examples/board-app, the demo boards' appUrl; BOARD_APP_PORT)
   Rate limit per key ${runtime.apiKeyLimits.rate} requests/s, bursts of ${runtime.apiKeyLimits.burst} (API_KEY_RATE_LIMIT, API_KEY_BURST_LIMIT)
+  Embed page limit   ${runtime.clientLimit?.requests} loads per 5 minutes per client address (EMBED_PAGE_RATE_LIMIT)
 
 Open the demo board as an embedded user (valid for 30 days):
   ${embedUrl}

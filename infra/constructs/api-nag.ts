@@ -12,12 +12,6 @@ export function acknowledgeApiFindings(restApi: RestApi): void {
         'gateway model validation would duplicate the schema and replace that message with a generic one.',
     },
     {
-      id: 'AwsSolutions-APIG3',
-      reason:
-        'No WAF for now: callers are server-side SaaS backends with API keys; stage throttling and the ' +
-        'authorizer cache bound abuse. A web ACL can be associated with the stage without code changes.',
-    },
-    {
       id: 'AwsSolutions-APIG6',
       reason:
         'Execution logging is off on purpose: it records headers and query strings, where API keys and ' +

@@ -20,6 +20,7 @@ import type { InfraConfig } from '#infra/config';
 import type { RouteSpec, ServiceDefinitions } from '#infra/definitions';
 import { gatewaySecurityHeaders } from '#lib/definitions/gateway-responses';
 import { addCustomDomain } from './api-custom-domain';
+import { ApiFirewall } from './api-firewall';
 import { addGatewayResponses } from './api-gateway-responses';
 import { addMethodNotAllowed } from './api-method-not-allowed';
 import { acknowledgeApiFindings, acknowledgeNoAuth } from './api-nag';
@@ -63,6 +64,7 @@ export class EmbedApi extends Construct {
   /** The throttle of every API key without one of its own; the admin CLI adds keys to it. */
   readonly usagePlan: UsagePlan | undefined;
   readonly domainName: DomainName | undefined;
+  readonly firewall: ApiFirewall;
 
   constructor(scope: Construct, id: string, props: EmbedApiProps) {
     super(scope, id);
@@ -133,6 +135,11 @@ export class EmbedApi extends Construct {
     }
 
     addGatewayResponses(this.restApi, securityHeaders);
+    this.firewall = new ApiFirewall(this, 'Firewall', {
+      stage: this.restApi.deploymentStage,
+      embedPageRateLimit: config.embedPageRateLimit,
+      webAclArn: config.webAclArn,
+    });
     if (config.customDomain) this.domainName = addCustomDomain(this, this.restApi, config.customDomain);
     acknowledgeApiFindings(this.restApi);
   }

@@ -290,6 +290,14 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
         media: { 'text/html': 'An error page' },
       },
       404: { ...ERROR('The session’s board no longer exists'), media: { 'text/html': 'An error page' } },
+      429: {
+        ...ERROR(
+          'Too many loads from this client address (by default 1,000 in 5 minutes, the stage’s web ACL), ' +
+            'or the stage’s own throttle; retry after `Retry-After` seconds',
+          ['Retry-After'],
+        ),
+        media: { 'text/html': 'A short page saying so, from the web ACL' },
+      },
       503: { ...ERROR('Temporarily unavailable', ['Retry-After']), media: { 'text/html': 'An error page' } },
     },
   },
@@ -306,6 +314,7 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
       400: { description: 'The link has no token' },
       401: { description: 'The token is invalid, or the session expired, was revoked or is bound elsewhere' },
       404: { description: 'The session’s board no longer exists' },
+      429: { description: 'Too many loads from this client address', headers: ['Retry-After'] },
       503: { description: 'Temporarily unavailable', headers: ['Retry-After'] },
     },
   },

@@ -10,6 +10,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { WAF_RATE_LIMIT_BOUNDS } from '#lib/definitions/rate-limits';
 import { RATE_LIMIT_BOUNDS } from '#lib/domain/api-key';
 import { childEnv } from '#test/support/child-env';
 import { dynamoDbLocalUnavailable } from '#test/support/dynamodb-local';
@@ -33,12 +34,14 @@ export const ASSEMBLY_TEST_FILES = [
 ];
 
 /**
- * Context for this synthesis on top of cdk.json's: per-key limits at API Gateway's maxima, so that no
- * test of another rule is throttled (the local fixture does the same); everything else as deployed.
+ * Context for this synthesis on top of cdk.json's: per-key limits at API Gateway's maxima and the embed
+ * page's per-client limit at AWS WAF's, so that no test of another rule is throttled (the local fixture does
+ * the same); everything else as deployed.
  */
 const CONTEXT = {
   apiKeyRateLimit: RATE_LIMIT_BOUNDS.rate.max,
   apiKeyBurstLimit: RATE_LIMIT_BOUNDS.burst.max,
+  embedPageRateLimit: WAF_RATE_LIMIT_BOUNDS.max,
 };
 
 /** Children get PATH and HOME, and what this script sets on purpose; never this process's environment. */

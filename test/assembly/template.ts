@@ -8,6 +8,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { GatewayReply, GatewayResponseType } from '#lib/definitions/gateway-responses';
 import type { ApiModel, ApiRoute } from '#local/gateway';
+import type { ClientLimit } from '#local/rate-limiter';
 
 // biome-ignore lint/suspicious/noExplicitAny: CloudFormation JSON is untyped.
 export type Json = any;
@@ -441,6 +442,7 @@ export function assemblyApi(assembly: CloudAssembly, resolver: Resolver): Assemb
   );
   if (plans.length !== 1) throw new Error(`expected one usage plan on the stage, found ${plans.length}`);
   const throttle = (plans[0] as [string, Json])[1].Properties.Throttle ?? {};
+  const clientLimit = stageClientLimit(assembly, stageId);
 
   return {
     model: {
@@ -457,9 +459,39 @@ export function assemblyApi(assembly: CloudAssembly, resolver: Resolver): Assemb
       },
       apiKeySource: api.Properties.ApiKeySourceType === 'AUTHORIZER' ? 'AUTHORIZER' : 'HEADER',
       apiKeyLimits: { rate: Number(throttle.RateLimit), burst: Number(throttle.BurstLimit) },
+      clientLimit,
       response,
       methodNotAllowed: (path) => mocks[path],
     },
     methods,
+  };
+}
+
+/**
+ * The per-client limit of the web ACL associated with the stage: its one rate-based rule, counting the
+ * paths its scope-down statement names. Undefined when the stage has no web ACL of the template's own (an
+ * operator's, by ARN, is not in the template).
+ */
+function stageClientLimit(assembly: CloudAssembly, stageId: string): ClientLimit | undefined {
+  const association = resourcesOfType(assembly, 'AWS::WAFv2::WebACLAssociation').find(([, a]) =>
+    referencedIds(a.Properties.ResourceArn).includes(stageId),
+  );
+  const aclId = association && referencedIds(association[1].Properties.WebACLArn)[0];
+  const acl = aclId ? assembly.template.Resources[aclId] : undefined;
+  if (!acl) return undefined;
+  const rules = (acl.Properties.Rules ?? []).filter((rule: Json) => rule.Statement.RateBasedStatement);
+  if (rules.length !== 1) throw new Error(`expected one rate-based rule in ${aclId}, found ${rules.length}`);
+  const rate = rules[0].Statement.RateBasedStatement;
+  const match = rate.ScopeDownStatement?.ByteMatchStatement;
+  if (
+    rate.AggregateKeyType !== 'IP' ||
+    match?.PositionalConstraint !== 'ENDS_WITH' ||
+    !match.FieldToMatch.UriPath
+  )
+    throw new Error(`the rate-based rule of ${aclId} is not one the assembly runner emulates`);
+  return {
+    requests: Number(rate.Limit),
+    windowSeconds: Number(rate.EvaluationWindowSec ?? 300),
+    pathSuffix: String(match.SearchString),
   };
 }

@@ -1,4 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest';
+import { CLIENT_LIMITED_RESPONSE, EMBED_PAGE_CLIENT_LIMIT } from '#lib/definitions/rate-limits';
 import { FUNCTIONS, ROUTES } from '#lib/definitions/routes';
 import type { Json } from '#test/support/infra';
 import { functionByDescription, methodsByRoute, resources, synthesize } from '#test/support/infra';
@@ -189,5 +190,69 @@ describe('CORS', () => {
   it('answers no preflight: OPTIONS falls to the 405 and no method returns CORS headers', () => {
     expect(Object.keys(methods).filter((key) => key.startsWith('OPTIONS '))).toEqual([]);
     expect(JSON.stringify(synth.template.toJSON())).not.toContain('Access-Control-Allow');
+  });
+});
+
+describe('the stage’s web ACL: the embed page limited per client address', () => {
+  it('blocks one source address over 1,000 embed page loads in 5 minutes with a 429 page, and lets the rest pass', () => {
+    const [acl] = Object.values(resources(synth.template, 'AWS::WAFv2::WebACL'));
+    expect(acl.Properties.Scope).toBe('REGIONAL');
+    expect(acl.Properties.DefaultAction).toEqual({ Allow: {} });
+    expect(acl.Properties.Rules).toHaveLength(1);
+    const [rule] = acl.Properties.Rules;
+    expect(rule.Statement.RateBasedStatement).toEqual({
+      Limit: EMBED_PAGE_CLIENT_LIMIT.requests,
+      EvaluationWindowSec: EMBED_PAGE_CLIENT_LIMIT.windowSeconds,
+      AggregateKeyType: 'IP',
+      ScopeDownStatement: {
+        ByteMatchStatement: {
+          FieldToMatch: { UriPath: {} },
+          PositionalConstraint: 'ENDS_WITH',
+          SearchString: '/embed',
+          TextTransformations: [{ Priority: 0, Type: 'NONE' }],
+        },
+      },
+    });
+    const response = rule.Action.Block.CustomResponse;
+    expect(response.ResponseCode).toBe(429);
+    expect(response.ResponseHeaders).toEqual([{ Name: 'Retry-After', Value: '60' }]);
+    expect(acl.Properties.CustomResponseBodies[response.CustomResponseBodyKey]).toEqual({
+      ContentType: 'TEXT_HTML',
+      Content: CLIENT_LIMITED_RESPONSE.body,
+    });
+  });
+
+  it('keeps no sampled request, whose URI and headers would hold tokens and API keys', () => {
+    const [acl] = Object.values(resources(synth.template, 'AWS::WAFv2::WebACL'));
+    const configs = [
+      acl.Properties.VisibilityConfig,
+      ...acl.Properties.Rules.map((r: Json) => r.VisibilityConfig),
+    ];
+    for (const config of configs) expect(config.SampledRequestsEnabled).toBe(false);
+  });
+
+  it('is associated with the API’s stage', () => {
+    const [id] = Object.keys(resources(synth.template, 'AWS::WAFv2::WebACL'));
+    const [association] = Object.values(resources(synth.template, 'AWS::WAFv2::WebACLAssociation'));
+    expect(association.Properties.WebACLArn).toEqual({ 'Fn::GetAtt': [id, 'Arn'] });
+    const stageId = Object.keys(resources(synth.template, 'AWS::ApiGateway::Stage'))[0];
+    expect(JSON.stringify(association.Properties.ResourceArn)).toContain(`"Ref":"${stageId}"`);
+  });
+
+  it('takes the limit from the embedPageRateLimit context key, and associates an operator’s own web ACL instead of making one', () => {
+    const arn =
+      'arn:aws:wafv2:eu-west-1:123456789012:regional/webacl/shared/0a1b2c3d-aaaa-bbbb-cccc-0123456789ab';
+    const limited = synthesize({ context: { embedPageRateLimit: 200 } });
+    const own = synthesize({ context: { webAclArn: arn } });
+    try {
+      const [acl] = Object.values(resources(limited.template, 'AWS::WAFv2::WebACL'));
+      expect(acl.Properties.Rules[0].Statement.RateBasedStatement.Limit).toBe(200);
+      expect(resources(own.template, 'AWS::WAFv2::WebACL')).toEqual({});
+      const [association] = Object.values(resources(own.template, 'AWS::WAFv2::WebACLAssociation'));
+      expect(association.Properties.WebACLArn).toBe(arn);
+    } finally {
+      limited.dispose();
+      own.dispose();
+    }
   });
 });

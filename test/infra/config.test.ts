@@ -26,12 +26,33 @@ describe('CDK context defaults', () => {
       metadataMaxBytes: undefined,
       boardAppUrl: undefined,
       idTokenSigningKeys: ['1'],
+      embedPageRateLimit: 1000,
+      webAclArn: undefined,
     });
   });
 
   it('lists in cdk.json the same defaults as the code', () => {
     expect(readInfraConfig((key) => CDK_JSON_CONTEXT[key])).toEqual(read({}));
     for (const [key, value] of Object.entries(CONTEXT_DEFAULTS)) expect(CDK_JSON_CONTEXT[key]).toEqual(value);
+  });
+});
+
+describe('CDK context: the embed page’s limit per client', () => {
+  it('takes a limit within AWS WAF’s bounds and an existing regional web ACL', () => {
+    const arn =
+      'arn:aws:wafv2:eu-west-1:123456789012:regional/webacl/shared-acl/0a1b2c3d-aaaa-bbbb-cccc-0123456789ab';
+    expect(read({ embedPageRateLimit: '50', webAclArn: arn })).toMatchObject({
+      embedPageRateLimit: 50,
+      webAclArn: arn,
+    });
+  });
+
+  it.each([
+    [{ embedPageRateLimit: 9 }, 'embedPageRateLimit'],
+    [{ embedPageRateLimit: 1.5 }, 'embedPageRateLimit'],
+    [{ webAclArn: 'arn:aws:wafv2:eu-west-1:123456789012:global/webacl/cf/abc' }, 'regional AWS WAF web ACL'],
+  ])('refuses %j, naming it', (context, named) => {
+    expect(() => read(context)).toThrow(named);
   });
 });
 

@@ -73,7 +73,6 @@ describe('cdk-nag AwsSolutions', () => {
     const rules = [...new Set(acknowledgments(synth.app).map(([, rule]) => rule))].sort();
     expect(rules).toEqual([
       'AwsSolutions-APIG2',
-      'AwsSolutions-APIG3',
       'AwsSolutions-APIG4',
       'AwsSolutions-APIG6',
       'AwsSolutions-COG4',

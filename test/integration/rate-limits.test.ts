@@ -16,7 +16,14 @@ const LIMITS = { rate: 1, burst: 3 };
 /** The rate limiter's clock stands still unless a test moves it: no refill happens behind a test's back. */
 const clock = manualMonotonicClock();
 
-const runtime = useTestRuntime({ apiKeyLimits: LIMITS, rateLimitClock: clock });
+/** Embed page loads per 5 minutes per client address: the least AWS WAF allows, small enough to reach. */
+const EMBED_PAGE_LIMIT = 10;
+
+const runtime = useTestRuntime({
+  apiKeyLimits: LIMITS,
+  rateLimitClock: clock,
+  embedPageRateLimit: EMBED_PAGE_LIMIT,
+});
 
 /** A cheap authenticated request: a session that does not exist, answered 404 by the function. */
 const lookup = (apiKey: string) => apiCall(runtime, apiKey, 'GET', `/api/embed/sessions/${randomUUID()}`);
@@ -132,5 +139,25 @@ describe('per-key rate limits on the local runtime', () => {
       expect(answer.headers.get('ratelimit-limit')).toBeNull();
       expect(answer.headers.get('ratelimit-remaining')).toBeNull();
     }
+  });
+});
+
+describe('the embed page limited per client address on the local runtime', () => {
+  it('answers 429 with Retry-After once one address loaded it EMBED_PAGE_RATE_LIMIT times in 5 minutes, before any lookup', async () => {
+    // A malformed token is refused without a lookup: the cheapest load, and still counted. Other tests of
+    // this file may have loaded the page already, so the limit comes within EMBED_PAGE_LIMIT + 1 loads.
+    const statuses: number[] = [];
+    for (let i = 0; i <= EMBED_PAGE_LIMIT; i++)
+      statuses.push((await call(runtime, '/embed?token=nope')).status);
+    const firstRefusal = statuses.indexOf(429);
+    expect(firstRefusal).toBeGreaterThanOrEqual(0);
+    expect(statuses.slice(0, firstRefusal).every((status) => status === 401)).toBe(true);
+    expect(statuses.slice(firstRefusal).every((status) => status === 429)).toBe(true);
+    const refused = await call(runtime, '/embed?token=nope');
+    expect(refused.status).toBe(429);
+    expect(refused.headers.get('retry-after')).toBe('60');
+    expect(refused.text).toContain('Too many requests');
+    // The scripts and the API are not counted.
+    expect((await call(runtime, '/embed.js')).status).toBe(200);
   });
 });

@@ -1,5 +1,6 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
+import { WAF_RATE_LIMIT_BOUNDS } from '#lib/definitions/rate-limits';
 import { TABLE_KEYS, TABLES } from '#lib/definitions/tables';
 import { RATE_LIMIT_BOUNDS, type RateLimit } from '#lib/domain/api-key';
 import type { Board } from '#lib/domain/board';
@@ -34,6 +35,8 @@ export interface TestRuntimeOptions {
   dynamoEndpoint?: string;
   /** The interface to listen on, 127.0.0.1 if absent (HOST under `npm start`). */
   host?: string;
+  /** The embed page's loads per 5 minutes per client address (EMBED_PAGE_RATE_LIMIT); unlimited if absent. */
+  embedPageRateLimit?: number;
 }
 
 /**
@@ -86,6 +89,8 @@ export async function startTestRuntime(options: TestRuntimeOptions = {}): Promis
   const limits = options.apiKeyLimits ?? UNTHROTTLED;
   process.env.API_KEY_RATE_LIMIT = String(limits.rate);
   process.env.API_KEY_BURST_LIMIT = String(limits.burst);
+  // Every test loads the embed page from 127.0.0.1: only the test of the limit itself may reach it.
+  process.env.EMBED_PAGE_RATE_LIMIT = String(options.embedPageRateLimit ?? WAF_RATE_LIMIT_BOUNDS.max);
   const own =
     !options.dynamoEndpoint && testEngine() === 'dynamodb-local' ? await startTestDynamo() : undefined;
   try {

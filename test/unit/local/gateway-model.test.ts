@@ -28,6 +28,7 @@ function model(overrides: Partial<ApiModel> = {}): ApiModel {
     authorizer: { function: 'Authorizer', identityHeader: 'X-Key', resultTtlSeconds: 300 },
     apiKeySource: 'AUTHORIZER',
     apiKeyLimits: { rate: 1000, burst: 1000 },
+    clientLimit: undefined,
     response: (type) => ({
       status: type === 'UNAUTHORIZED' ? 401 : 499,
       headers: {},

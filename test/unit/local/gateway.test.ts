@@ -4,8 +4,10 @@ import type { AddressInfo } from 'node:net';
 import type { APIGatewayAuthorizerResult, APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { GATEWAY_RESPONSES } from '#lib/definitions/gateway-responses';
+import { CLIENT_LIMITED_RESPONSE } from '#lib/definitions/rate-limits';
 import type { FunctionName } from '#lib/definitions/routes';
 import { createGateway, type LambdaHandler, policyAllows } from '#local/gateway';
+import { ClientRateLimiter } from '#local/rate-limiter';
 import { manualMonotonicClock } from '#test/support/fakes';
 import type { AuthorizerHandler, ProxyHandler } from '#test/support/harness';
 import { memoryLogger } from '#test/support/logs';
@@ -114,6 +116,8 @@ const allowAll: APIGatewayAuthorizerResult = {
 
 /** Limits high enough that no test but the throttling ones ever meets them. */
 const GENEROUS = { rate: 10_000, burst: 5_000 };
+/** The embed page's per-client limit of the shared gateway: no test of another rule reaches it. */
+const UNLIMITED_CLIENTS = { requests: 1_000_000, windowSeconds: 60, pathSuffix: '/embed' };
 /** The rate limiter's clock: it stands still, so only the tests that move it see a refill. */
 const clock = manualMonotonicClock();
 
@@ -157,6 +161,7 @@ beforeAll(async () => {
       logger: logs.logger,
       securityHeaders: SECURITY_HEADERS,
       apiKeyLimits: GENEROUS,
+      clientLimit: UNLIMITED_CLIENTS,
       clock,
     }),
   );
@@ -568,6 +573,71 @@ describe('local gateway: per-key throttling', () => {
       rateLimit: 1,
       burstLimit: 4,
     });
+  });
+});
+
+describe('local gateway: the embed page limited per client address, as the web ACL does', () => {
+  it('refuses a client over its limit in the window with the 429 page, before the function runs, and lets it in again once the window has passed', async () => {
+    const limit = { requests: 3, windowSeconds: 60, pathSuffix: '/embed' };
+    const own = manualMonotonicClock();
+    const limited = createServer(
+      createGateway({
+        handlers: handlers as unknown as Record<FunctionName, LambdaHandler>,
+        domainName: 'gateway.test:1234',
+        logger: logs.logger,
+        securityHeaders: SECURITY_HEADERS,
+        apiKeyLimits: GENEROUS,
+        clientLimit: limit,
+        clock: own,
+      }),
+    );
+    limited.listen(0, '127.0.0.1');
+    await once(limited, 'listening');
+    const base = `http://127.0.0.1:${(limited.address() as AddressInfo).port}`;
+    try {
+      handlers.embedPage.mockResolvedValue({ statusCode: 200, body: 'board' });
+      const statuses: number[] = [];
+      for (let i = 0; i < limit.requests; i++)
+        statuses.push((await fetch(`${base}/embed?token=t${i}`)).status);
+      expect(statuses).toEqual([200, 200, 200]);
+      const refused = await fetch(`${base}/embed?token=over`);
+      expect(refused.status).toBe(429);
+      expect(refused.headers.get('retry-after')).toBe(String(CLIENT_LIMITED_RESPONSE.retryAfterSeconds));
+      expect(refused.headers.get('content-type')).toBe(CLIENT_LIMITED_RESPONSE.contentType);
+      expect(await refused.text()).toBe(CLIENT_LIMITED_RESPONSE.body);
+      expect(handlers.embedPage).toHaveBeenCalledTimes(limit.requests);
+      // Other routes are not counted, nor limited.
+      handlers.health.mockResolvedValue({ statusCode: 200, body: '{}' });
+      expect((await fetch(`${base}/health`)).status).toBe(200);
+      // Two windows later nothing of the earlier ones is left.
+      own.advance(2 * limit.windowSeconds * 1000);
+      expect((await fetch(`${base}/embed?token=again`)).status).toBe(200);
+    } finally {
+      limited.closeAllConnections();
+      limited.close();
+    }
+  });
+});
+
+describe('ClientRateLimiter, the estimate of a sliding window', () => {
+  it('weights the previous window by how much of it still overlaps the last windowSeconds', () => {
+    const now = manualMonotonicClock();
+    const limiter = new ClientRateLimiter({ requests: 10, windowSeconds: 10, pathSuffix: '/embed' }, now);
+    for (let i = 0; i < 10; i++) expect(limiter.take('a')).toBe(true);
+    expect(limiter.take('a')).toBe(false);
+    expect(limiter.take('b')).toBe(true);
+    // Half into the next window: half of the previous 11 still count, so 5 more fit, not 10.
+    now.advance(15_000);
+    const passed = Array.from({ length: 10 }, () => limiter.take('a')).filter(Boolean).length;
+    expect(passed).toBe(5);
+  });
+
+  it('counts only paths that end with its suffix', () => {
+    const limiter = new ClientRateLimiter({ requests: 1, windowSeconds: 60, pathSuffix: '/embed' });
+    expect(limiter.counts('/prod/embed')).toBe(true);
+    expect(limiter.counts('/embed')).toBe(true);
+    expect(limiter.counts('/embed.js')).toBe(false);
+    expect(limiter.counts('/embed/ended')).toBe(false);
   });
 });
 
