@@ -45,7 +45,7 @@ import { cryptoRandom, systemClock, timerSleep } from '#lib/platform/system';
 import type { CreateSessionDeps } from '#lib/use-cases/create-session';
 import type { ListSessionsDeps } from '#lib/use-cases/list-sessions';
 import type { ManageSessionDeps } from '#lib/use-cases/manage-session';
-import { DEFAULT_MISS_RETRY_DELAYS_MS, type OpenEmbedSessionDeps } from '#lib/use-cases/open-embed-session';
+import type { OpenEmbedSessionDeps } from '#lib/use-cases/open-embed-session';
 import type { RevokeUserSessionsDeps } from '#lib/use-cases/revoke-user-sessions';
 import type { WebhookDeps } from '#lib/use-cases/webhooks';
 import { AWS_RETRY_SECONDS, type DeliveryDeps, fetchPost, WebhookSink } from '#lib/webhooks/delivery';
@@ -122,9 +122,7 @@ export function openEmbedSessionDeps(
     sessions: new DynamoEmbedSessionStore(db, config.tables.sessions),
     boards: new DynamoBoardRepository(db, config.tables.boards),
     clock: systemClock,
-    sleep: timerSleep,
     random: cryptoRandom,
-    missRetryDelaysMs: DEFAULT_MISS_RETRY_DELAYS_MS,
   };
 }
 

@@ -2209,7 +2209,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Too many requests; retry after `Retry-After` seconds */
+            /** @description Too many loads from this client address (by default 1,000 in 5 minutes, the stage’s web ACL), or the stage’s own throttle; retry after `Retry-After` seconds */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -2217,6 +2217,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                    "text/html": string;
                 };
             };
             /** @description An unexpected error; the message shows no internals */
@@ -2317,15 +2318,13 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Too many requests; retry after `Retry-After` seconds */
+            /** @description Too many loads from this client address */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
+                content?: never;
             };
             /** @description An unexpected error; the message shows no internals */
             500: {

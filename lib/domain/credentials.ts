@@ -24,6 +24,21 @@ export function newSessionToken(random: RandomSource): string {
   return random.bytes(SESSION_TOKEN_BYTES).toString('base64url');
 }
 
+/**
+ * The id of the session a token opens: derived from the token (SHA-256, 128 bits of it, in the form of a
+ * UUID of version 8, RFC 9562's custom kind), so the embed page reads the session by its key in one
+ * consistent read, with no eventually consistent index to wait for and nothing to look up for a token
+ * that opens nothing. The id reveals nothing of the token (a hash cannot be reversed), and the token's own
+ * hash is still what the page checks.
+ */
+export function sessionIdOfToken(token: string): string {
+  const digest = createHash('sha256').update(`session-id:${token}`, 'utf8').digest();
+  digest[6] = ((digest[6] ?? 0) & 0x0f) | 0x80;
+  digest[8] = ((digest[8] ?? 0) & 0x3f) | 0x80;
+  const hex = digest.subarray(0, 16).toString('hex');
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20, 32)}`;
+}
+
 /** True when `value` has the shape of a session token (checked before any lookup). */
 export function isSessionTokenFormat(value: string): boolean {
   return SESSION_TOKEN_FORMAT.test(value);

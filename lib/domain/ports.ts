@@ -98,7 +98,10 @@ export type CountCandidate = Pick<
 
 /** What the embed page does with sessions: find one by token, read it with its cut-offs, bind it, mark it opened. */
 export interface EmbedSessionStore {
-  /** The session a token hash points to, from an eventually consistent index. */
+  /**
+   * The session a token hash points to, from an eventually consistent index: only for sessions created
+   * before ids were derived from tokens (`sessionIdOfToken`).
+   */
   lookupToken(tokenHash: string): Promise<TokenMatch | undefined>;
   /** The session as it is now (strongly consistent). */
   get(id: string): Promise<StoredSession | undefined>;
@@ -119,6 +122,10 @@ export interface EmbedSessionStore {
   markOpened(id: string, openedAt: string): Promise<void>;
   /** Removes a binding, only if it is this one (`bindingHash`): undoes a bind that may have landed unanswered. */
   unbind(id: string, bindingHash: string): Promise<void>;
+  /** The records of these scopes as they are now (strongly consistent); scopes without one are left out. */
+  readCutoffs(scopes: readonly CutoffScope[]): Promise<CutoffRecord[]>;
+  /** The sessions with the cut-offs that cover them applied, in one read of their records. */
+  applyCutoffs(sessions: readonly StoredSession[]): Promise<StoredSession[]>;
 }
 
 export interface SessionRepository extends EmbedSessionStore {
@@ -133,10 +140,6 @@ export interface SessionRepository extends EmbedSessionStore {
   scanScope(scope: SessionScope, options: { below?: SessionPosition; limit: number }): Promise<ScopePage>;
   /** Revokes the session unless it is revoked already; returns it as it now is (the first revocation wins). */
   revoke(id: string, revocation: Revocation): Promise<StoredSession | undefined>;
-  /** The records of these scopes as they are now (strongly consistent); scopes without one are left out. */
-  readCutoffs(scopes: readonly CutoffScope[]): Promise<CutoffRecord[]>;
-  /** The sessions with the cut-offs that cover them applied, in one read of their records. */
-  applyCutoffs(sessions: readonly StoredSession[]): Promise<StoredSession[]>;
   /**
    * Adds `entry` to the record of each target's scope (with the target's creators, where it names them):
    * one write per scope, whatever the sessions it holds. Writing the same entry again (a retry after a

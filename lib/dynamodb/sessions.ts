@@ -92,6 +92,19 @@ export class DynamoEmbedSessionStore extends DynamoTable implements EmbedSession
     return withCutoffs(toStoredSession(item), recordsOf(items, byId));
   }
 
+  async readCutoffs(scopes: readonly CutoffScope[]): Promise<CutoffRecord[]> {
+    const byId = recordIds(scopes);
+    if (byId.size === 0) return [];
+    const items = await this.batchGetAll([...byId.keys()].map((id) => ({ id })));
+    return recordsOf(items, byId);
+  }
+
+  async applyCutoffs(sessions: readonly StoredSession[]): Promise<StoredSession[]> {
+    if (sessions.length === 0) return [];
+    const records = await this.readCutoffs(sessions.flatMap(cutoffScopesOf));
+    return sessions.map((session) => withCutoffs(session, records));
+  }
+
   async get(id: string): Promise<StoredSession | undefined> {
     const { Item } = await dynamoCall(() =>
       this.db.send(new GetCommand({ TableName: this.tableName, Key: { id }, ConsistentRead: true })),
@@ -200,19 +213,6 @@ export class DynamoSessionRepository extends DynamoEmbedSessionStore implements 
     // Read the session as it is now (dynalite ignores ReturnValuesOnConditionCheckFailure).
     const stored = await this.get(session.id);
     return stored?.tokenHash === session.tokenHash ? stored : undefined;
-  }
-
-  async readCutoffs(scopes: readonly CutoffScope[]): Promise<CutoffRecord[]> {
-    const byId = recordIds(scopes);
-    if (byId.size === 0) return [];
-    const items = await this.batchGetAll([...byId.keys()].map((id) => ({ id })));
-    return recordsOf(items, byId);
-  }
-
-  async applyCutoffs(sessions: readonly StoredSession[]): Promise<StoredSession[]> {
-    if (sessions.length === 0) return [];
-    const records = await this.readCutoffs(sessions.flatMap(cutoffScopesOf));
-    return sessions.map((session) => withCutoffs(session, records));
   }
 
   async writeCutoff(targets: readonly CutoffTarget[], entry: Omit<CutoffEntry, 'creators'>): Promise<void> {

@@ -1,6 +1,11 @@
 import type { KeyOwner } from '#lib/domain/api-key';
 import { isPublicBoard } from '#lib/domain/board';
-import { hashCredential, isSessionTokenFormat, newSessionToken } from '#lib/domain/credentials';
+import {
+  hashCredential,
+  isSessionTokenFormat,
+  newSessionToken,
+  sessionIdOfToken,
+} from '#lib/domain/credentials';
 import { BoardAccessDeniedError, BoardNotFoundError, ValidationError } from '#lib/domain/errors';
 import type {
   BoardRepository,
@@ -57,7 +62,8 @@ export interface SessionIdentity {
 
 /** A new session identity, to fix before the session is written. */
 export function newSessionIdentity(random: RandomSource): SessionIdentity {
-  return { id: random.uuid(), token: newSessionToken(random) };
+  const token = newSessionToken(random);
+  return { id: sessionIdOfToken(token), token };
 }
 
 /** An identity as text, to keep with an Idempotency-Key's claim (sealed there: it holds the token). */

@@ -6,6 +6,7 @@ import {
   isSessionTokenFormat,
   newBindingSecret,
   sameHash,
+  sessionIdOfToken,
 } from '#lib/domain/credentials';
 import {
   EmbeddedBoardGoneError,
@@ -42,24 +43,17 @@ export interface OpenEmbedSessionDeps {
   sessions: EmbedSessionStore;
   boards: BoardRepository;
   clock: Clock;
-  sleep: Sleep;
   /** Draws the binding secret of a browser that brings none. */
   random: RandomSource;
-  /**
-   * Waits before re-reading a token that was not found. The token GSI is eventually consistent, so a
-   * session created a moment ago may not be visible yet; an unknown token costs these delays in total.
-   */
-  missRetryDelaysMs: readonly number[];
 }
-
-/** Retry schedule used in production: 0.7 s in all, well beyond typical GSI propagation. */
-export const DEFAULT_MISS_RETRY_DELAYS_MS = [100, 200, 400] as const;
 
 /**
  * Resolves an embed token to a usable session. A malformed token is refused without touching DynamoDB.
- * A valid one costs three reads: the token index (which only says where the session is), then, at once,
- * the session itself with the revocation cut-offs that could cover it, in one consistent BatchGetItem (so
- * a revocation or a revoke-all applies from the very next load), and its board.
+ * A well-formed one costs three reads in two round trips: the session by the id its token derives
+ * (`sessionIdOfToken`: one consistent GetItem, so a session created a moment ago opens at once), then, at
+ * once, the revocation cut-offs that could cover it (one consistent BatchGetItem, so a revocation or a
+ * revoke-all applies from the very next load) and its board. A session created before ids were derived
+ * from tokens is found by the token index instead, once: an unknown token costs one GetItem and one Query.
  * Expiry is checked here because DynamoDB TTL deletes expired items only eventually.
  *
  * A `bindToBrowser` session is then checked against `browserSecrets` (the binding cookies the browser
@@ -79,14 +73,9 @@ export async function openEmbedSession(
   if (!isSessionTokenFormat(token)) throw new InvalidTokenError();
 
   const tokenHash = hashCredential(token);
-  const match = await lookupWithRetries(deps, tokenHash);
-  if (!match) throw new InvalidTokenError();
-
-  // The session and the cut-off records that could cover it come in one consistent read.
-  const [stored, board] = await Promise.all([
-    deps.sessions.getCovered(match),
-    deps.boards.get(match.boardId),
-  ]);
+  const found = await findSession(deps, token, tokenHash);
+  if (!found) throw new InvalidTokenError();
+  const [stored, board] = found;
   // Deleted by its TTL since the index was read, or an index entry that is not this token's after all.
   if (!stored || stored.tokenHash !== tokenHash) throw new InvalidTokenError();
 
@@ -190,15 +179,26 @@ async function bindOrUndo(
   }
 }
 
-async function lookupWithRetries(
+/**
+ * The session a token opens, with the cut-offs that cover it applied, and its board; undefined when the
+ * token opens nothing. By the derived id first; by the token index, once, for a session older than that.
+ */
+async function findSession(
   deps: OpenEmbedSessionDeps,
+  token: string,
   tokenHash: string,
-): Promise<TokenMatch | undefined> {
-  let match = await deps.sessions.lookupToken(tokenHash);
-  for (const delay of deps.missRetryDelaysMs) {
-    if (match) break;
-    await deps.sleep(delay);
-    match = await deps.sessions.lookupToken(tokenHash);
+): Promise<[StoredSession | undefined, Board | undefined] | undefined> {
+  const own = await deps.sessions.get(sessionIdOfToken(token));
+  if (own) {
+    if (own.tokenHash !== tokenHash) return undefined;
+    const [[covered], board] = await Promise.all([
+      deps.sessions.applyCutoffs([own]),
+      deps.boards.get(own.boardId),
+    ]);
+    return [covered, board];
   }
-  return match;
+  const match = await deps.sessions.lookupToken(tokenHash);
+  if (!match) return undefined;
+  // The session and the cut-off records that could cover it come in one consistent read.
+  return Promise.all([deps.sessions.getCovered(match), deps.boards.get(match.boardId)]);
 }

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SESSION_SCOPE_INDEXES } from '#lib/definitions/tables';
+import { SESSION_SCOPE_INDEXES, SESSION_TOKEN_INDEX } from '#lib/definitions/tables';
 import type { LocalRuntime } from '#local/runtime';
 import { validBody } from '#test/support/fixtures';
 import { startLaggingIndexProxy } from '#test/support/lagging-index-proxy';
@@ -8,9 +8,9 @@ import { useTestRuntime } from '#test/support/runtime-fixture';
 import { startTestDynamo } from '#test/support/test-dynamo';
 
 /**
- * The scope indexes lag writes (DynamoDB's global secondary indexes are eventually consistent): here by
- * two seconds, so a session created a moment before a revoke-all is missing from every index read the
- * call makes. The cut-off must cover it all the same.
+ * The indexes lag writes (DynamoDB's global secondary indexes are eventually consistent): here by two
+ * seconds, so a session created a moment before a revoke-all is missing from every index read the call
+ * makes, and from the token index. The cut-off must cover it all the same, and its link opens at once.
  */
 let proxy: Awaited<ReturnType<typeof startLaggingIndexProxy>>;
 let dynamo: Awaited<ReturnType<typeof startTestDynamo>>;
@@ -18,7 +18,7 @@ let dynamo: Awaited<ReturnType<typeof startTestDynamo>>;
 beforeAll(async () => {
   dynamo = await startTestDynamo();
   proxy = await startLaggingIndexProxy(dynamo.endpoint, {
-    indexes: Object.values(SESSION_SCOPE_INDEXES),
+    indexes: [...Object.values(SESSION_SCOPE_INDEXES), SESSION_TOKEN_INDEX],
     lagMs: 2_000,
   });
 });
@@ -66,5 +66,26 @@ describe('revoke-all while the scope indexes lag', () => {
     });
     expect(page.status).toBe(401);
     expect(page.body).toEqual({ error: 'Unauthorized', message: 'This embed session has been revoked' });
+  });
+});
+
+describe('a link opened the moment its session is created, while the token index lags', () => {
+  it('opens at once: the page reads the session by the id its token derives, not through the index', async () => {
+    const demo = runtime.demo as NonNullable<LocalRuntime['demo']>;
+    const created = await apiCall(
+      runtime,
+      demo.apiKey,
+      'POST',
+      '/api/embed/sessions',
+      validBody({ boardId: demo.publicBoardId, userId: 'lag-open' }),
+    );
+    expect(created.status).toBe(201);
+    const hiddenBefore = proxy.hidden();
+    const page = await call(runtime, `/embed?token=${created.body.sessionToken}`, {
+      headers: { Accept: 'application/json' },
+    });
+    expect(page.status).toBe(200);
+    // Nothing was asked of the lagging index.
+    expect(proxy.hidden()).toBe(hiddenBefore);
   });
 });

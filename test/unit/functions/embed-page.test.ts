@@ -9,6 +9,7 @@ import {
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterAll, afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { sessionIdOfToken } from '#lib/domain/credentials';
 import { ConfigError, DEFAULT_FRAME_ANCESTORS } from '#lib/platform/config';
 import { dynamoErrors } from '#test/support/dynamo-errors';
 import { embedEvent, lambdaContext } from '#test/support/events';
@@ -25,9 +26,12 @@ const SESSIONS_TABLE = 'test-sessions';
 const BOARDS_TABLE = 'test-boards';
 const TOKEN_INDEX = 'tokenHash-index';
 
-/** What opening a link reads: the token on the token index, then the session, then its board. */
+/**
+ * What opening a link reads: the session by the id its token derives, then its cut-off records and its
+ * board. No index.
+ */
 const OPENING_READS = [
-  `QueryCommand ${SESSIONS_TABLE}`,
+  `GetCommand ${SESSIONS_TABLE}`,
   `BatchGetCommand ${SESSIONS_TABLE}`,
   `GetCommand ${BOARDS_TABLE}`,
 ];
@@ -48,6 +52,8 @@ const BINDS = token('Binds');
 const BOUND = token('Bound');
 /** A session of a board with its own list of embed origins. */
 const LISTED = token('Listed');
+/** A session created before ids were derived from tokens: found through the token index. */
+const LEGACY = token('Legacy');
 const SECRET = 'Binding_Secret-0123456789abcdefghijklmnopqr';
 const COOKIE = { Cookie: `theme=dark; __Host-embed_binding=${SECRET}` };
 const BOARD_ORIGINS = ['https://app.acme.com', 'https://*.acme.com'];
@@ -59,7 +65,7 @@ const iso = (ms: number) => new Date(ms).toISOString();
 function storedItem(token: string, overrides: Record<string, unknown> = {}) {
   const expiresAt = Date.now() + HOUR;
   return {
-    id: `session-${token.slice(0, 6).toLowerCase()}`,
+    id: sessionIdOfToken(token),
     boardId: 'board-public',
     tokenHash: sha256(token),
     userId: 'customer-7',
@@ -78,7 +84,11 @@ function storedItem(token: string, overrides: Record<string, unknown> = {}) {
 
 /** The session bound to the browser holding SECRET, `overrides` on top. */
 const boundItem = (overrides: Record<string, unknown>) =>
-  storedItem(BOUND, { bindToBrowser: true, bindingHash: sha256(`session-bound_:${SECRET}`), ...overrides });
+  storedItem(BOUND, {
+    bindToBrowser: true,
+    bindingHash: sha256(`${sessionIdOfToken(BOUND)}:${SECRET}`),
+    ...overrides,
+  });
 
 const queryFor = (token: string) => ({
   TableName: SESSIONS_TABLE,
@@ -189,26 +199,43 @@ describe('embed-page handler: a usable token', () => {
     expect(result.body).toContain('data-testid="plan" title="pro">pro<');
   });
 
-  it('costs three DynamoDB reads: the token index, then the session with its cut-offs (consistently) and its board', async () => {
+  it('costs three DynamoDB reads and no index: the session by its id, then its cut-offs (consistently) and its board', async () => {
     await invoke(embedEvent({ token: VALID }));
     expect(dynamoCalls()).toEqual(OPENING_READS);
-    const [query, session, board] = ddb.calls().map((call) => (call.args[0] as { input: unknown }).input);
+    const [session, cutoffs, board] = ddb.calls().map((call) => (call.args[0] as { input: unknown }).input);
+    expect(session).toEqual({
+      TableName: SESSIONS_TABLE,
+      Key: { id: sessionIdOfToken(VALID) },
+      ConsistentRead: true,
+    });
+    expect(JSON.stringify(session)).not.toContain(VALID);
+    // One consistent batch of the six cut-off records that could cover it.
+    const batch = (
+      cutoffs as { RequestItems: Record<string, { Keys: { id: string }[]; ConsistentRead: boolean }> }
+    ).RequestItems[SESSIONS_TABLE];
+    expect(batch?.ConsistentRead).toBe(true);
+    expect(batch?.Keys.map((key) => key.id.replace(/[0-9a-f]{64}$/, '…'))).toEqual(Array(6).fill('cutoff#…'));
+    expect(board).toEqual({ TableName: BOARDS_TABLE, Key: { boardId: 'board-public' } });
+  });
+
+  it('finds a session created before ids were derived from tokens through the token index, once', async () => {
+    const legacy = { ...storedItem(LEGACY), id: 'session-legacy' };
+    seedSession(LEGACY, legacy);
+    const result = await invoke(embedEvent({ token: LEGACY }));
+    expect(result.statusCode).toBe(200);
+    expect(dynamoCalls()).toEqual([
+      `GetCommand ${SESSIONS_TABLE}`,
+      `QueryCommand ${SESSIONS_TABLE}`,
+      `BatchGetCommand ${SESSIONS_TABLE}`,
+      `GetCommand ${BOARDS_TABLE}`,
+      `UpdateCommand ${SESSIONS_TABLE}`,
+    ]);
+    const query = ddb.commandCalls(QueryCommand)[0]?.args[0].input;
     expect(query).toMatchObject({
       IndexName: TOKEN_INDEX,
       KeyConditionExpression: 'tokenHash = :h',
-      ExpressionAttributeValues: { ':h': sha256(VALID) },
+      ExpressionAttributeValues: { ':h': sha256(LEGACY) },
     });
-    expect(JSON.stringify(query)).not.toContain(VALID);
-    // One consistent batch: the session and the six cut-off records that could cover it.
-    const batch = (
-      session as { RequestItems: Record<string, { Keys: { id: string }[]; ConsistentRead: boolean }> }
-    ).RequestItems[SESSIONS_TABLE];
-    expect(batch?.ConsistentRead).toBe(true);
-    expect(batch?.Keys[0]).toEqual({ id: 'session-valid_' });
-    expect(batch?.Keys.slice(1).map((key) => key.id.replace(/[0-9a-f]{64}$/, '…'))).toEqual(
-      Array(6).fill('cutoff#…'),
-    );
-    expect(board).toEqual({ TableName: BOARDS_TABLE, Key: { boardId: 'board-public' } });
   });
 
   it('hands the stored metadata, parsed from its JSON text, to the page context without the token hash', async () => {
@@ -216,7 +243,7 @@ describe('embed-page handler: a usable token', () => {
     const island = /<script type="application\/json" id="embed-context">(.*?)<\/script>/s.exec(result.body);
     const context = JSON.parse(island?.[1] ?? 'null') as { session: Record<string, unknown> };
     expect(context.session).toMatchObject({
-      id: 'session-valid_',
+      id: sessionIdOfToken(VALID),
       boardId: 'board-public',
       userId: 'customer-7',
       metadata: { team: 'ops', seats: 3 },
@@ -246,23 +273,17 @@ describe('embed-page handler: a usable token', () => {
     const update = ddb.commandCalls(UpdateCommand)[0]?.args[0].input;
     expect(update).toMatchObject({
       TableName: SESSIONS_TABLE,
-      Key: { id: 'session-first_' },
+      Key: { id: sessionIdOfToken(FIRST) },
       UpdateExpression: 'SET openedAt = :at',
       ConditionExpression: 'attribute_exists(id) AND attribute_not_exists(openedAt)',
     });
   });
 
-  it('opens a session that the token index shows only on a later read', async () => {
-    vi.useFakeTimers({ toFake: ['setTimeout'] });
-    ddb
-      .on(QueryCommand, queryFor(VALID))
-      .resolvesOnce({ Items: [] })
-      .resolves({ Items: [{ id: 'session-valid_', boardId: 'board-public' }] });
-    const pending = invoke(embedEvent({ token: VALID }));
-    await vi.advanceTimersByTimeAsync(100);
-    const result = await pending;
+  it('opens a session at once whatever the token index shows: it is read by its id', async () => {
+    ddb.on(QueryCommand, queryFor(VALID)).resolves({ Items: [] });
+    const result = await invoke(embedEvent({ token: VALID }));
     expect(result.statusCode).toBe(200);
-    expect(dynamoCalls()).toEqual([`QueryCommand ${SESSIONS_TABLE}`, ...OPENING_READS]);
+    expect(ddb.commandCalls(QueryCommand)).toHaveLength(0);
   });
 });
 
@@ -287,9 +308,9 @@ describe('embed-page handler: links bound to a browser', () => {
     const update = ddb.commandCalls(UpdateCommand)[0]?.args[0].input;
     expect(update).toMatchObject({
       TableName: SESSIONS_TABLE,
-      Key: { id: 'session-binds_' },
+      Key: { id: sessionIdOfToken(BINDS) },
       UpdateExpression: 'SET bindingHash = :hash, boundAt = :at',
-      ExpressionAttributeValues: { ':hash': sha256(`session-binds_:${secret}`), ':yes': true },
+      ExpressionAttributeValues: { ':hash': sha256(`${sessionIdOfToken(BINDS)}:${secret}`), ':yes': true },
     });
     expect(update?.ConditionExpression).toContain('attribute_not_exists(bindingHash)');
     expect(JSON.stringify(update)).not.toContain(secret);
@@ -424,24 +445,10 @@ describe('embed-page handler: an unusable token', () => {
     expect(ddb.calls()).toHaveLength(0);
   });
 
-  it('answers 401 for an unknown token after retrying the index read for 0.7 s in all', async () => {
-    vi.useFakeTimers({ toFake: ['setTimeout'] });
-    let settled = false;
-    const pending = invoke(embedEvent({ token: UNKNOWN })).finally(() => {
-      settled = true;
-    });
-    await vi.advanceTimersByTimeAsync(0);
-    expect(ddb.commandCalls(QueryCommand)).toHaveLength(1);
-    await vi.advanceTimersByTimeAsync(100);
-    expect(ddb.commandCalls(QueryCommand)).toHaveLength(2);
-    await vi.advanceTimersByTimeAsync(200);
-    expect(ddb.commandCalls(QueryCommand)).toHaveLength(3);
-    await vi.advanceTimersByTimeAsync(399);
-    expect(settled).toBe(false);
-    await vi.advanceTimersByTimeAsync(1);
-    const result = await pending;
+  it('answers 401 for an unknown token after one read by id and one index query, waiting for nothing', async () => {
+    const result = await invoke(embedEvent({ token: UNKNOWN }));
     expectHtmlError(result, 401, 'This embed link is not valid');
-    expect(dynamoCalls()).toEqual(Array(4).fill(`QueryCommand ${SESSIONS_TABLE}`));
+    expect(dynamoCalls()).toEqual([`GetCommand ${SESSIONS_TABLE}`, `QueryCommand ${SESSIONS_TABLE}`]);
   });
 
   it('answers 401 with the expiry message once expiresAt has passed', async () => {
@@ -481,8 +488,8 @@ describe('embed-page handler: an unusable token', () => {
 });
 
 describe('embed-page handler: DynamoDB failures', () => {
-  it('answers a 503 page with Retry-After when the token index read is throttled', async () => {
-    ddb.on(QueryCommand).rejects(dynamoErrors.throttled());
+  it('answers a 503 page with Retry-After when the session read is throttled', async () => {
+    ddb.on(GetCommand, { TableName: SESSIONS_TABLE }).rejects(dynamoErrors.throttled());
     const result = await invoke(embedEvent({ token: VALID }));
     expectHtmlError(result, 503, 'temporarily unavailable');
     expect(result.headers?.['Retry-After']).toBe('2');
@@ -497,7 +504,7 @@ describe('embed-page handler: DynamoDB failures', () => {
   });
 
   it('answers a 500 page that shows no internals for an unexpected error, and logs it with the request id', async () => {
-    ddb.on(QueryCommand).rejects(dynamoErrors.validation());
+    ddb.on(GetCommand, { TableName: SESSIONS_TABLE }).rejects(dynamoErrors.validation());
     const result = await invoke(embedEvent({ token: VALID }), 'req-500');
     expectHtmlError(result, 500, 'An unexpected error occurred');
     expect(result.body).toContain('Something went wrong');

@@ -12,6 +12,7 @@ import {
   newSessionToken,
   SESSION_TOKEN_LENGTH,
   sameHash,
+  sessionIdOfToken,
 } from '#lib/domain/credentials';
 import { cryptoRandom } from '#lib/platform/system';
 import { sequenceRandom } from '#test/support/fakes';
@@ -172,5 +173,22 @@ describe('sameHash', () => {
   ])('is false when the other hash is %s', (_label, other) => {
     expect(sameHash(hash, other)).toBe(false);
     expect(sameHash(other, hash)).toBe(false);
+  });
+});
+
+describe('sessionIdOfToken', () => {
+  const token = 'AbCdEfGhIjKlMnOpQrStUvWxYz012-_9';
+
+  it('derives the same id from the same token, a different one from another, as a UUID of version 8', () => {
+    const id = sessionIdOfToken(token);
+    expect(sessionIdOfToken(token)).toBe(id);
+    expect(sessionIdOfToken(`${token.slice(1)}A`)).not.toBe(id);
+    expect(id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-8[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+  });
+
+  it('is not the token’s stored hash, nor holds the token', () => {
+    const id = sessionIdOfToken(token);
+    expect(hashCredential(token)).not.toContain(id.replaceAll('-', ''));
+    expect(id).not.toContain(token.slice(0, 8));
   });
 });

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { bindingHash } from '#lib/domain/credentials';
+import { bindingHash, sessionIdOfToken } from '#lib/domain/credentials';
 import * as errors from '#lib/domain/errors';
 import type { SessionRepository } from '#lib/domain/ports';
 import type { SessionBinding, StoredSession } from '#lib/domain/session';
@@ -10,10 +10,12 @@ import { storedSession } from '#test/support/fixtures';
 
 const TOKEN = 'AbCdEfGhIjKlMnOpQrStUvWxYz012-_9';
 const NOW = '2026-06-01T12:00:00.000Z';
+/** The id a session created with TOKEN has: derived from the token. */
+const ID = sessionIdOfToken(TOKEN);
 
 function stored(overrides: Partial<StoredSession> = {}): StoredSession {
   return storedSession({
-    id: 'session-1',
+    id: ID,
     boardId: PUBLIC_BOARD.boardId,
     tokenHash: createHash('sha256').update(TOKEN).digest('hex'),
     userId: 'u-1',
@@ -63,40 +65,43 @@ function laggingSessions(session: StoredSession | undefined, missesBeforeVisible
 }
 
 function deps(sessions: SessionRepository, overrides: Partial<OpenEmbedSessionDeps> = {}) {
-  const sleeps: number[] = [];
   const boards = new FakeBoards([PUBLIC_BOARD]);
   const all: OpenEmbedSessionDeps = {
     sessions,
     boards,
     clock: fixedClock(NOW),
-    sleep: async (ms) => {
-      sleeps.push(ms);
-    },
-    missRetryDelaysMs: [100, 200, 400],
     random: sequenceRandom(),
     ...overrides,
   };
-  return { deps: all, sleeps, boards };
+  return { deps: all, boards };
 }
 
 describe('openEmbedSession', () => {
-  it('returns the session without its token hash, and its board, with three reads', async () => {
+  it('returns the session without its token hash, and its board, with three reads and no index', async () => {
     const { repository, lookups } = laggingSessions(stored());
     const { deps: d, boards } = deps(repository);
     const view = await openEmbedSession(d, TOKEN);
     expect(view.board).toEqual(PUBLIC_BOARD);
-    expect(view.session.id).toBe('session-1');
+    expect(view.session.id).toBe(ID);
     expect(view.session).not.toHaveProperty('tokenHash');
-    expect(lookups).toEqual([createHash('sha256').update(TOKEN).digest('hex')]);
-    // The index only says where the session is; its state comes from a consistent read of the item. The
-    // first load records the opening.
-    expect(repository.calls).toEqual(['lookupToken', 'get', 'markOpened']);
+    expect(lookups).toEqual([]);
+    // The session by the id its token derives (consistent), then its cut-offs; the first load records
+    // the opening.
+    expect(repository.calls).toEqual(['get', 'applyCutoffs', 'markOpened']);
     expect(boards.lookups).toEqual([PUBLIC_BOARD.boardId]);
+  });
+
+  it('opens a session created before ids were derived from tokens through the token index, once', async () => {
+    const { repository, lookups } = laggingSessions(stored({ id: 'legacy-1' }));
+    const view = await openEmbedSession(deps(repository).deps, TOKEN);
+    expect(view.session.id).toBe('legacy-1');
+    expect(lookups).toHaveLength(1);
+    expect(repository.calls).toEqual(['get', 'lookupToken', 'get', 'markOpened']);
   });
 
   it('refuses a revoked session, from the consistent read and not from the index', async () => {
     const { repository } = laggingSessions(stored());
-    await repository.markRevoked('session-1', { revokedAt: NOW, byUserId: 'owner-1', byKeyId: 'k' });
+    await repository.markRevoked(ID, { revokedAt: NOW, byUserId: 'owner-1', byKeyId: 'k' });
     await expect(openEmbedSession(deps(repository).deps, TOKEN)).rejects.toBeInstanceOf(
       errors.SessionRevokedError,
     );
@@ -104,14 +109,14 @@ describe('openEmbedSession', () => {
 
   it('calls a session that is both revoked and expired revoked', async () => {
     const { repository } = laggingSessions(stored({ expiresAt: '2026-01-01T00:00:00.000Z' }));
-    await repository.markRevoked('session-1', { revokedAt: NOW, byUserId: 'owner-1', byKeyId: 'k' });
+    await repository.markRevoked(ID, { revokedAt: NOW, byUserId: 'owner-1', byKeyId: 'k' });
     await expect(openEmbedSession(deps(repository).deps, TOKEN)).rejects.toBeInstanceOf(
       errors.SessionRevokedError,
     );
   });
 
   it('calls the link invalid when the session was deleted after the index was read', async () => {
-    const { repository } = laggingSessions(stored());
+    const { repository } = laggingSessions(stored({ id: 'legacy-1' }));
     repository.get = async () => undefined;
     await expect(openEmbedSession(deps(repository).deps, TOKEN)).rejects.toBeInstanceOf(
       errors.InvalidTokenError,
@@ -133,27 +138,27 @@ describe('openEmbedSession', () => {
     ['padding', `${TOKEN.slice(1)}=`],
   ])('refuses a token of %s without touching DynamoDB', async (_name, token) => {
     const { repository, lookups } = laggingSessions(stored());
-    const { deps: d, sleeps } = deps(repository);
-    await expect(openEmbedSession(d, token)).rejects.toBeInstanceOf(errors.InvalidTokenError);
+    await expect(openEmbedSession(deps(repository).deps, token)).rejects.toBeInstanceOf(
+      errors.InvalidTokenError,
+    );
     expect(lookups).toEqual([]);
-    expect(sleeps).toEqual([]);
+    expect(repository.calls).toEqual([]);
   });
 
-  it('opens a session the token index does not show yet, by retrying the miss', async () => {
-    const { repository, lookups } = laggingSessions(stored(), 2);
-    const { deps: d, sleeps } = deps(repository);
-    const view = await openEmbedSession(d, TOKEN);
-    expect(view.session.id).toBe('session-1');
-    expect(lookups).toHaveLength(3);
-    expect(sleeps).toEqual([100, 200]);
+  it('opens a session created a moment ago that no index shows yet: it is read by its id', async () => {
+    const { repository, lookups } = laggingSessions(stored(), 3);
+    const view = await openEmbedSession(deps(repository).deps, TOKEN);
+    expect(view.session.id).toBe(ID);
+    expect(lookups).toEqual([]);
   });
 
-  it('calls an unknown token invalid only after every retry', async () => {
+  it('calls an unknown token invalid after one read by id and one index query, waiting for nothing', async () => {
     const { repository, lookups } = laggingSessions(undefined);
-    const { deps: d, sleeps } = deps(repository);
-    await expect(openEmbedSession(d, TOKEN)).rejects.toBeInstanceOf(errors.InvalidTokenError);
-    expect(lookups).toHaveLength(4);
-    expect(sleeps).toEqual([100, 200, 400]);
+    await expect(openEmbedSession(deps(repository).deps, TOKEN)).rejects.toBeInstanceOf(
+      errors.InvalidTokenError,
+    );
+    expect(lookups).toHaveLength(1);
+    expect(repository.calls).toEqual(['get', 'lookupToken']);
   });
 
   it('treats the session as expired at exactly expiresAt', async () => {
@@ -193,7 +198,7 @@ describe('openEmbedSession: recording the first opening', () => {
   it('records openedAt on the first successful load, once: a session holding it costs no write', async () => {
     const { repository } = laggingSessions(stored());
     await openEmbedSession(deps(repository).deps, TOKEN);
-    expect((await repository.get('session-1'))?.openedAt).toBe(NOW);
+    expect((await repository.get(ID))?.openedAt).toBe(NOW);
     repository.calls.length = 0;
     for (let load = 0; load < 3; load++) await openEmbedSession(deps(repository).deps, TOKEN);
     expect(repository.calls.filter((call) => call === 'markOpened')).toEqual([]);
@@ -201,7 +206,7 @@ describe('openEmbedSession: recording the first opening', () => {
 
   it('records nothing for a refused load or a HEAD', async () => {
     const { repository } = laggingSessions(stored());
-    await repository.markRevoked('session-1', { revokedAt: NOW, byUserId: 'owner-1', byKeyId: 'k' });
+    await repository.markRevoked(ID, { revokedAt: NOW, byUserId: 'owner-1', byKeyId: 'k' });
     await expect(openEmbedSession(deps(repository).deps, TOKEN)).rejects.toBeInstanceOf(
       errors.SessionRevokedError,
     );
@@ -217,7 +222,7 @@ describe('openEmbedSession: a session created without bindToBrowser', () => {
     const view = await openEmbedSession(deps(repository).deps, TOKEN, [SECRET_A]);
     expect(view.bindingSecret).toBeUndefined();
     expect(view.session).not.toHaveProperty('bindingHash');
-    expect(repository.calls).toEqual(['lookupToken', 'get']);
+    expect(repository.calls).toEqual(['get', 'applyCutoffs']);
   });
 });
 
@@ -225,7 +230,7 @@ describe('openEmbedSession: a session created with bindToBrowser', () => {
   const binding = (overrides: Partial<StoredSession> = {}) => stored({ bindToBrowser: true, ...overrides });
   const boundTo = (secret: string, overrides: Partial<StoredSession> = {}) =>
     binding({
-      bindingHash: bindingHash('session-1', secret),
+      bindingHash: bindingHash(ID, secret),
       boundAt: '2026-06-01T11:30:00.000Z',
       openedAt: '2026-06-01T11:30:00.000Z',
       ...overrides,
@@ -240,11 +245,11 @@ describe('openEmbedSession: a session created with bindToBrowser', () => {
     expect(view.bindingSecret).toBe(secret);
     expect(view.session.boundAt).toBe(NOW);
     expect(view.session).not.toHaveProperty('bindingHash');
-    const saved = await repository.get('session-1');
-    expect(saved?.bindingHash).toBe(bindingHash('session-1', secret));
+    const saved = await repository.get(ID);
+    expect(saved?.bindingHash).toBe(bindingHash(ID, secret));
     expect(saved?.boundAt).toBe(NOW);
     expect(JSON.stringify(saved)).not.toContain(secret);
-    expect(repository.calls).toEqual(['lookupToken', 'get', 'bind', 'markOpened', 'get']);
+    expect(repository.calls).toEqual(['get', 'applyCutoffs', 'bind', 'markOpened', 'get']);
   });
 
   it('binds to the secret the browser already holds, so one cookie serves all its sessions', async () => {
@@ -253,12 +258,12 @@ describe('openEmbedSession: a session created with bindToBrowser', () => {
     const view = await openEmbedSession(deps(repository, { random }).deps, TOKEN, [SECRET_A]);
     expect(view.bindingSecret).toBe(SECRET_A);
     expect(random.sizes).toEqual([]);
-    expect((await repository.get('session-1'))?.bindingHash).toBe(bindingHash('session-1', SECRET_A));
+    expect((await repository.get(ID))?.bindingHash).toBe(bindingHash(ID, SECRET_A));
   });
 
   it('keys the stored hash with the session id, so two sessions bound by one browser store unrelated hashes', () => {
-    expect(bindingHash('session-1', SECRET_A)).not.toBe(bindingHash('session-2', SECRET_A));
-    expect(bindingHash('session-1', SECRET_A)).toMatch(/^[0-9a-f]{64}$/);
+    expect(bindingHash(ID, SECRET_A)).not.toBe(bindingHash('session-2', SECRET_A));
+    expect(bindingHash(ID, SECRET_A)).toMatch(/^[0-9a-f]{64}$/);
   });
 
   it('ignores a malformed cookie value and binds to a new secret', async () => {
@@ -273,7 +278,7 @@ describe('openEmbedSession: a session created with bindToBrowser', () => {
     const view = await openEmbedSession(deps(repository).deps, TOKEN, [SECRET_B, SECRET_A]);
     expect(view.bindingSecret).toBe(SECRET_A);
     expect(view.session.boundAt).toBe('2026-06-01T11:30:00.000Z');
-    expect(repository.calls).toEqual(['lookupToken', 'get']);
+    expect(repository.calls).toEqual(['get', 'applyCutoffs']);
   });
 
   it.each([
@@ -286,7 +291,7 @@ describe('openEmbedSession: a session created with bindToBrowser', () => {
     expect(error).toBeInstanceOf(errors.SessionBoundElsewhereError);
     expect((error as Error).message).toBe('This embed link was already opened in another browser');
     expect((error as errors.SessionBoundElsewhereError).board).toEqual(PUBLIC_BOARD);
-    expect(repository.calls).toEqual(['lookupToken', 'get']);
+    expect(repository.calls).toEqual(['get', 'applyCutoffs']);
   });
 
   it('says "revoked" for a revoked bound session, whichever browser asks', async () => {
@@ -331,9 +336,7 @@ describe('openEmbedSession: a session created with bindToBrowser', () => {
     }>;
     const lost = [a, b].find((o) => o.status === 'rejected') as PromiseRejectedResult;
     expect(lost.reason).toBeInstanceOf(errors.SessionBoundElsewhereError);
-    expect((await repository.get('session-1'))?.bindingHash).toBe(
-      bindingHash('session-1', won.value.bindingSecret as string),
-    );
+    expect((await repository.get(ID))?.bindingHash).toBe(bindingHash(ID, won.value.bindingSecret as string));
   });
 
   it('opens the session for the loser of a race when it holds the winning secret (two tabs, one browser)', async () => {
@@ -359,7 +362,7 @@ describe('openEmbedSession: a session created with bindToBrowser', () => {
     await expect(openEmbedSession(deps(repository).deps, TOKEN, [SECRET_A])).rejects.toBeInstanceOf(
       errors.SessionRevokedError,
     );
-    expect((await repository.get('session-1'))?.bindingHash).toBeNull();
+    expect((await repository.get(ID))?.bindingHash).toBeNull();
   });
 
   it('calls the link invalid when the session disappeared before the binding write', async () => {
@@ -380,13 +383,13 @@ describe('openEmbedSession: a peek (HEAD)', () => {
     const view = await openEmbedSession(deps(repository).deps, TOKEN, [], { peek: true });
     expect(view.bindingSecret).toBeUndefined();
     expect(repository.calls).not.toContain('bind');
-    expect((await repository.get('session-1'))?.bindingHash).toBeNull();
+    expect((await repository.get(ID))?.bindingHash).toBeNull();
   });
 
   it('still refuses a bound link to a browser without its secret, and lets the right one in', async () => {
     const bound = stored({
       bindToBrowser: true,
-      bindingHash: bindingHash('session-1', SECRET_A),
+      bindingHash: bindingHash(ID, SECRET_A),
       boundAt: NOW,
     });
     const { repository } = laggingSessions(bound);
@@ -411,9 +414,7 @@ describe('openEmbedSession: a bind whose answer is lost or late', () => {
     };
     const view = await openEmbedSession(deps(repository).deps, TOKEN);
     expect(view.bindingSecret).toMatch(/^[A-Za-z0-9_-]{43}$/);
-    expect((await repository.get('session-1'))?.bindingHash).toBe(
-      bindingHash('session-1', view.bindingSecret as string),
-    );
+    expect((await repository.get(ID))?.bindingHash).toBe(bindingHash(ID, view.bindingSecret as string));
   });
 
   it('undoes a bind it could not confirm and answers 503, leaving the link to the next load', async () => {
@@ -422,7 +423,7 @@ describe('openEmbedSession: a bind whose answer is lost or late', () => {
     const failure = openEmbedSession(deps(repository).deps, TOKEN);
     await expect(failure).rejects.toBeInstanceOf(errors.StorageUnavailableError);
     await expect(failure).rejects.not.toBeInstanceOf(errors.UnconfirmedBindingError);
-    expect(await repository.get('session-1')).toMatchObject({ bindingHash: null, boundAt: null });
+    expect(await repository.get(ID)).toMatchObject({ bindingHash: null, boundAt: null });
   });
 
   it('undoes only its own binding, never one another load made', async () => {
@@ -431,7 +432,7 @@ describe('openEmbedSession: a bind whose answer is lost or late', () => {
     await expect(openEmbedSession(deps(repository).deps, TOKEN, [SECRET_A])).rejects.toBeInstanceOf(
       errors.StorageUnavailableError,
     );
-    expect((await repository.get('session-1'))?.bindingHash).toBe(bindingHash('session-1', SECRET_B));
+    expect((await repository.get(ID))?.bindingHash).toBe(bindingHash(ID, SECRET_B));
   });
 
   it('gives the browser the secret with the 503 when the binding can be neither confirmed nor undone', async () => {
@@ -443,7 +444,7 @@ describe('openEmbedSession: a bind whose answer is lost or late', () => {
     const failure = openEmbedSession(deps(repository).deps, TOKEN);
     await expect(failure).rejects.toBeInstanceOf(errors.UnconfirmedBindingError);
     const { bindingSecret } = (await failure.catch((error) => error)) as errors.UnconfirmedBindingError;
-    expect((await repository.get('session-1'))?.bindingHash).toBe(bindingHash('session-1', bindingSecret));
+    expect((await repository.get(ID))?.bindingHash).toBe(bindingHash(ID, bindingSecret));
   });
 });
 
