@@ -41,7 +41,7 @@ import {
 } from '#lib/platform/config';
 import { createLogger } from '#lib/platform/logger';
 import { createMetrics } from '#lib/platform/metrics';
-import { cryptoRandom, systemClock, timerSleep } from '#lib/platform/system';
+import { cryptoRandom, systemClock } from '#lib/platform/system';
 import type { CreateSessionDeps } from '#lib/use-cases/create-session';
 import type { ListSessionsDeps } from '#lib/use-cases/list-sessions';
 import type { ManageSessionDeps } from '#lib/use-cases/manage-session';

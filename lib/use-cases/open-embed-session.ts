@@ -18,14 +18,7 @@ import {
   StorageUnavailableError,
   UnconfirmedBindingError,
 } from '#lib/domain/errors';
-import type {
-  BoardRepository,
-  Clock,
-  EmbedSessionStore,
-  RandomSource,
-  Sleep,
-  TokenMatch,
-} from '#lib/domain/ports';
+import type { BoardRepository, Clock, EmbedSessionStore, RandomSource } from '#lib/domain/ports';
 import { type SessionBinding, type StoredSession, sessionStatus } from '#lib/domain/session';
 
 /** What the embed page may show: the session without its token hash or binding hash, and its board. */
