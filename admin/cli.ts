@@ -51,6 +51,12 @@ function parseOptions(command: AdminCommand, args: string[]): Record<string, str
   }
 }
 
+/** What asks for the usage text rather than a command. */
+const HELP = new Set(['help', '--help', '-h']);
+
+/** The hint under a usage error: one line, instead of the whole usage text. */
+export const USAGE_HINT = 'Run `npm run --silent admin -- help` for the commands and their options.';
+
 /** Runs one admin command and returns the JSON document to print. */
 export async function runAdmin(
   argv: string[],
@@ -61,6 +67,12 @@ export async function runAdmin(
   const command = commands.find((candidate) => candidate.name === name);
   if (!command) throw new UsageError(name ? `Unknown command "${name}"` : 'No command given');
   const values = parseOptions(command, rest);
+  const need = (option: string) => {
+    const value = values[option];
+    if (value === undefined || value === '') throw new UsageError(`${command.name} needs --${option}`);
+    return value;
+  };
+  if (command.storage === false) return command.run(httpOnlyContext(values, need));
 
   const problems: string[] = [];
   const dynamo = readDynamo(env, problems);
@@ -96,11 +108,7 @@ export async function runAdmin(
   };
   const context: AdminContext = {
     values,
-    need: (option) => {
-      const value = values[option];
-      if (value === undefined || value === '') throw new UsageError(`${command.name} needs --${option}`);
-      return value;
-    },
+    need,
     local,
     db,
     table,
@@ -123,6 +131,27 @@ export async function runAdmin(
   }
 }
 
+/** The context of a command that talks only HTTP: asking it for storage is a bug of the command. */
+function httpOnlyContext(values: AdminContext['values'], need: AdminContext['need']): AdminContext {
+  const none = (): never => {
+    throw new Error('this command declares it uses no storage');
+  };
+  return {
+    values,
+    need,
+    local: true,
+    get db() {
+      return none();
+    },
+    table: none,
+    boards: none,
+    memberships: none,
+    apiKeys: none,
+    sessions: none,
+    throttling: none,
+  };
+}
+
 /**
  * The line the CLI prints for a failure: a DynamoDB that cannot be reached is named with its URL (or its
  * region, against AWS), not reported as a passing outage.
@@ -138,13 +167,43 @@ export function adminErrorMessage(error: unknown, env: Record<string, string | u
   return error instanceof Error ? error.message : String(error);
 }
 
+/** Where the CLI writes. */
+export interface AdminIo {
+  out(text: string): void;
+  err(text: string): void;
+}
+
+/**
+ * The CLI: `help` (or `--help`, `-h`) prints the usage text and exits 0; a command prints its one JSON
+ * document; a usage mistake prints one line and the hint (exit 2), any other failure one line (exit 1).
+ */
+export async function main(
+  argv: string[],
+  env: Record<string, string | undefined>,
+  io: AdminIo,
+  commands: readonly AdminCommand[] = ADMIN_COMMANDS,
+): Promise<number> {
+  if (argv[0] !== undefined && HELP.has(argv[0])) {
+    io.out(`${usageText(commands)}\n`);
+    return 0;
+  }
+  try {
+    io.out(`${JSON.stringify(await runAdmin(argv, env, commands), null, 2)}\n`);
+    return 0;
+  } catch (error) {
+    io.err(`error: ${adminErrorMessage(error, env)}\n`);
+    if (error instanceof UsageError) {
+      io.err(`${USAGE_HINT}\n`);
+      return 2;
+    }
+    return 1;
+  }
+}
+
 const isMain = process.argv[1] && import.meta.url.endsWith(process.argv[1].replace(/\\/g, '/'));
 if (isMain) {
-  try {
-    process.stdout.write(`${JSON.stringify(await runAdmin(process.argv.slice(2), process.env), null, 2)}\n`);
-  } catch (error) {
-    const message = adminErrorMessage(error, process.env);
-    process.stderr.write(`error: ${message}\n${error instanceof UsageError ? `\n${usageText()}\n` : ''}`);
-    process.exitCode = error instanceof UsageError ? 2 : 1;
-  }
+  process.exitCode = await main(process.argv.slice(2), process.env, {
+    out: (text) => process.stdout.write(text),
+    err: (text) => process.stderr.write(text),
+  });
 }

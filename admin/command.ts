@@ -40,6 +40,11 @@ export interface AdminCommand {
   options: readonly string[];
   /** Its lines of the usage text, the first starting with the name; later lines indented as printed. */
   usage: readonly string[];
+  /**
+   * `false` for a command that only talks HTTP to a running service (`listen`): the CLI then reads no
+   * DynamoDB setting and opens no client for it.
+   */
+  storage?: false;
   /** Runs it and returns the one JSON document the CLI prints. */
   run(context: AdminContext): Promise<unknown>;
 }

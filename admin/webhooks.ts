@@ -47,8 +47,17 @@ export async function listen(
   options: ListenOptions,
   io: { print: (line: string) => void; until: AbortSignal; fetch?: typeof fetch },
 ): Promise<{ forwardedTo: string; endpointId: string; deleted: boolean }> {
-  const call = io.fetch ?? fetch;
+  const send = io.fetch ?? fetch;
   const base = options.baseUrl.replace(/\/+$/, '');
+  // A service that is not running is named with its URL, not reported as "fetch failed".
+  const call: typeof fetch = async (url, init) => {
+    try {
+      return await send(url, init);
+    } catch (error) {
+      const reason = (error as { cause?: { code?: string } }).cause?.code ?? (error as Error).message;
+      throw new Error(`cannot reach the service at ${base} (--base-url): ${reason}. Is it running?`);
+    }
+  };
   const auth = { Authorization: `Bearer ${options.apiKey}` };
   const created = await call(`${base}/api/embed/webhooks`, {
     method: 'POST',
@@ -68,7 +77,14 @@ export async function listen(
   const { id } = answer.webhook;
   io.print(`Forwarding events to ${options.forwardTo} (endpoint ${id}). Ctrl-C to stop.`);
   io.print(`Signing secret: ${answer.secret}`);
-  if (!io.until.aborted) await once(io.until, 'abort');
+  // Nothing else keeps the process alive while it waits (the service delivers, not this process): without
+  // a timer Node would end here, mid-await, and leave the endpoint behind.
+  const keepAlive = setInterval(() => undefined, 1 << 30);
+  try {
+    if (!io.until.aborted) await once(io.until, 'abort');
+  } finally {
+    clearInterval(keepAlive);
+  }
   const deleted = await call(`${base}/api/embed/webhooks/${id}`, { method: 'DELETE', headers: auth });
   return { forwardedTo: options.forwardTo, endpointId: id, deleted: deleted.status === 204 };
 }
@@ -103,6 +119,7 @@ export const WEBHOOK_COMMANDS: AdminCommand[] = [
   {
     name: 'listen',
     options: ['forward-to', 'api-key', 'base-url', 'events'],
+    storage: false,
     usage: [
       'listen --forward-to <url> --api-key <key> [--base-url <url>] [--events <type,type,…>]',
       "                                                   forwards the key owner's session events (signed,",

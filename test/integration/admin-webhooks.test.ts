@@ -1,7 +1,11 @@
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runAdmin } from '#admin/cli';
 import { listen } from '#admin/webhooks';
 import type { LocalRuntime } from '#local/runtime';
+import { childEnv } from '#test/support/child-env';
 import { createdSessionView } from '#test/support/create-session-as';
 import { adminEnv, apiCall, testTarget } from '#test/support/local-runtime';
 import { useTestRuntime } from '#test/support/runtime-fixture';
@@ -80,4 +84,57 @@ describe.skipIf(testTarget() === 'assembly')('admin webhook commands', () => {
     }>;
     expect(remaining.map((w) => w.url)).not.toContain(`${receiver.url}/listen`);
   });
+
+  it.each(['SIGTERM', 'SIGINT'] as const)(
+    'listen, as a process of its own with no DynamoDB setting, stays in the foreground until %s, then deletes its endpoint and exits 0',
+    async (signal) => {
+      const forwardTo = `${receiver.url}/listen-${signal}`;
+      const child = spawn(
+        process.execPath,
+        [
+          '--import',
+          'tsx',
+          'admin/cli.ts',
+          'listen',
+          '--api-key',
+          demo.apiKey,
+          '--forward-to',
+          forwardTo,
+          '--base-url',
+          runtime.baseUrl,
+        ],
+        { cwd: join(import.meta.dirname, '../..'), env: childEnv(), stdio: ['ignore', 'pipe', 'pipe'] },
+      );
+      let stdout = '';
+      let stderr = '';
+      child.stdout.on('data', (chunk: Buffer) => {
+        stdout += chunk.toString();
+      });
+      const exited = once(child, 'exit');
+      try {
+        await new Promise<void>((resolve, reject) => {
+          child.stderr.on('data', (chunk: Buffer) => {
+            stderr += chunk.toString();
+            if (stderr.includes('Signing secret:')) resolve();
+          });
+          child.once('exit', (code) => reject(new Error(`listen exited early (${code}): ${stderr}`)));
+        });
+        // An event is delivered while it runs: the process is still there afterwards, waiting.
+        await runtime.eventSinks[0]?.publish([
+          routedEvent(await demoSession(), 'session.created', { userId: demo.userId }),
+        ]);
+        await receiver.waitFor(1, `/listen-${signal}`);
+        expect(child.exitCode).toBeNull();
+        child.kill(signal);
+        const [code] = await exited;
+        expect(code).toBe(0);
+        expect(JSON.parse(stdout)).toMatchObject({ forwardedTo: forwardTo, deleted: true });
+        const remaining = (await apiCall(runtime, demo.apiKey, 'GET', '/api/embed/webhooks')).body
+          .data as Array<{ url: string }>;
+        expect(remaining.map((w) => w.url)).not.toContain(forwardTo);
+      } finally {
+        if (child.exitCode === null) child.kill('SIGKILL');
+      }
+    },
+  );
 });

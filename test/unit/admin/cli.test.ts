@@ -12,7 +12,8 @@ import {
 import { PutCommand, QueryCommand, ScanCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterAll, beforeEach, describe, expect, it } from 'vitest';
-import { runAdmin } from '#admin/cli';
+import { main, runAdmin, USAGE_HINT } from '#admin/cli';
+import { ADMIN_COMMANDS } from '#admin/commands';
 import { mockedDocumentClient } from '#test/support/dynamo-mock';
 import { apiKeyRecord } from '#test/support/fakes';
 
@@ -164,5 +165,50 @@ describe('admin CLI: rate limit options', () => {
     await expect(runAdmin(['set-rate-limit', '--key-id', KEY_ID, '--rate', '5'], local)).rejects.toThrow(
       'set-rate-limit needs --burst',
     );
+  });
+});
+
+describe('admin CLI: help and usage mistakes', () => {
+  const runMain = async (argv: string[], env: Record<string, string> = {}) => {
+    const out: string[] = [];
+    const err: string[] = [];
+    const code = await main(argv, env, { out: (text) => out.push(text), err: (text) => err.push(text) });
+    return { code, out: out.join(''), err: err.join('') };
+  };
+
+  it.each(['help', '--help', '-h'])('`%s` prints every command on stdout and exits 0', async (word) => {
+    const { code, out, err } = await runMain([word]);
+    expect(code).toBe(0);
+    expect(err).toBe('');
+    for (const command of ADMIN_COMMANDS) expect(out).toContain(`  ${command.name}`);
+  });
+
+  it.each([
+    [['bogus'], 'error: Unknown command "bogus"'],
+    [[], 'error: No command given'],
+    [['create-board', '--nope', 'x'], 'error: create-board:'],
+    [['add-member', '--org', 'o'], 'error: add-member needs --user'],
+  ])('answers %j with one line and the hint, on stderr, exit 2', async (argv, first) => {
+    const { code, out, err } = await runMain(argv, { DYNAMODB_ENDPOINT: 'http://127.0.0.1:9' });
+    expect(code).toBe(2);
+    expect(out).toBe('');
+    const lines = err.trimEnd().split('\n');
+    expect(lines).toHaveLength(2);
+    expect(lines[0]).toContain(first);
+    expect(lines[1]).toBe(USAGE_HINT);
+  });
+
+  it('runs `listen` without any DynamoDB setting: it only talks HTTP to the service', async () => {
+    const { code, err } = await runMain([
+      'listen',
+      '--api-key',
+      'esk_x',
+      '--forward-to',
+      'https://r.example',
+    ]);
+    // It got as far as calling the service (none runs at the default base URL in this test).
+    expect(err).not.toContain('AWS_REGION');
+    expect(err).not.toContain('DYNAMODB_ENDPOINT');
+    expect(code).toBe(1);
   });
 });
