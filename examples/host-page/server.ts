@@ -95,15 +95,13 @@ if (import.meta.url === `file://${process.argv[1]}`) {
     process.exit(1);
   });
   const { userId, firstName, lastName } = config.user;
-  console.log(`
-Host page example running
+  console.log(`Host page example running
   Open in a browser  ${running.url}
   Embed service      ${config.apiBaseUrl}   (EMBED_API_URL)
   Board              ${config.boardId}   (HOST_PAGE_BOARD)
   Signed-in user     ${userId}, ${firstName} ${lastName}
 
-Each page view creates a session with your API key, which stays in this process. Ctrl-C stops it.
-`);
+Each page view creates a session with your API key, which stays in this process. Ctrl-C stops it.`);
   const stop = () => void running.close().then(() => process.exit(0));
   process.on('SIGINT', stop);
   process.on('SIGTERM', stop);

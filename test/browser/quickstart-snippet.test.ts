@@ -1,9 +1,8 @@
 import { randomBytes } from 'node:crypto';
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { beforeAll, expect, it } from 'vitest';
 import { describeInChromium, useChromium, useCustomerSite } from '#test/support/browser';
 import { storeSession } from '#test/support/local-runtime';
+import { quickstartHtml } from '#test/support/quickstart';
 import { useTestRuntime } from '#test/support/runtime-fixture';
 
 /**
@@ -11,17 +10,16 @@ import { useTestRuntime } from '#test/support/runtime-fixture';
  * the customer's backend once for a new embedUrl, and stops when that one is no better. The snippet it
  * replaced (`onExpired: () => location.reload()` with a fixed embedUrl) reloaded the page without end.
  */
-const QUICKSTART = readFileSync(join(import.meta.dirname, '../../docs/quickstart.md'), 'utf8');
 
-/** The quickstart's one html block holding the host script tag, with the script pointed at `baseUrl`. */
-function quickstartSnippet(baseUrl: string): string {
-  const blocks = [...QUICKSTART.matchAll(/^```html\n([\s\S]*?\/embed\.js\?v=[\s\S]*?)^```$/gm)];
-  if (blocks.length !== 1)
-    throw new Error(`docs/quickstart.md must hold one html block with embed.js, found ${blocks.length}`);
-  return ((blocks[0] as RegExpMatchArray)[1] as string).replace(
-    /https?:\/\/[^/"]+(\/embed\.js\?v=)/,
-    `${baseUrl}$1`,
-  );
+/**
+ * The quickstart's one html block holding the host script tag, with the script pointed at `baseUrl` and
+ * `embedUrl` rendered into it, as the customer's server renders it (HTML-escaped).
+ */
+function quickstartSnippet(baseUrl: string, embedUrl = ''): string {
+  const attribute = embedUrl.replaceAll('&', '&amp;').replaceAll('"', '&quot;').replaceAll('<', '&lt;');
+  return quickstartHtml()
+    .replace(/https?:\/\/[^/"]+(\/embed\.js\?v=)/, `${baseUrl}$1`)
+    .replace(/data-embed-url="[^"]*"/, () => `data-embed-url="${attribute}"`);
 }
 
 /** The path the snippet asks for a new embedUrl: the customer's backend route. */
@@ -62,18 +60,17 @@ beforeAll(() => {
 });
 
 /**
- * The customer's page: the server renders `embedUrl` into it, then the quickstart's snippet. The page counts
- * its own calls to fetch and, after the snippet's listener, every `expired` message a frame posts.
+ * The customer's page: the quickstart's snippet with `embedUrl` rendered into it. The page counts its own
+ * calls to fetch and, after the snippet's listener, every `expired` message a frame posts.
  */
 async function openCustomerPage(embedUrl: string) {
   const url = site.page(
     `<script>
-  const embedUrl = ${JSON.stringify(embedUrl)};
   window.fetches = 0;
   const realFetch = window.fetch.bind(window);
   window.fetch = (...args) => { window.fetches++; return realFetch(...args); };
 </script>
-${quickstartSnippet(runtime.baseUrl)}
+${quickstartSnippet(runtime.baseUrl, embedUrl)}
 <script>
   window.expiredMessages = 0;
   addEventListener('message', (event) => {

@@ -1,67 +1,95 @@
-import { execFile } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { childEnv } from '#test/support/child-env';
-import { killNpmStarts, type NpmStart, startNpmStart } from '#test/support/npm-start';
+import { isAlive, killNpmStarts, type NpmStart, startNpmStart } from '#test/support/npm-start';
+import {
+  DOCUMENTED,
+  isForeground,
+  QUICKSTART,
+  QuickstartShell,
+  quickstartHtml,
+  shownPattern,
+  stepsOf,
+} from '#test/support/quickstart';
 
 /**
  * docs/quickstart.md is run as a newcomer runs it: `npm start`, then every shell block in order in one
  * shell (so the variables one block sets reach the next), with the service's own ports in place of the
- * default ones the page names. What a block prints must be what the page shows after it.
+ * default ones the page names. What a block prints must be what the page shows after it. The block that
+ * starts the example host page stays in the foreground until Ctrl-C, as the page says: it runs in the
+ * background here, is asked for its page, then gets the Ctrl-C before the next block.
  */
 const ROOT = join(import.meta.dirname, '../..');
-const QUICKSTART = readFileSync(join(ROOT, 'docs/quickstart.md'), 'utf8');
-const DOCUMENTED_API = 'http://127.0.0.1:3000';
-const DOCUMENTED_DYNAMODB = 'http://127.0.0.1:8000';
-
-interface Step {
-  command: string;
-  /** The ```text block right after the command, if the page shows what it prints. */
-  shown?: string;
-}
-
-/** The page's ```sh blocks, each with the ```text block that follows it directly, if any. */
-function stepsOf(markdown: string): Step[] {
-  const blocks = [...markdown.matchAll(/^```(sh|text)\n([\s\S]*?)^```$\n*/gm)];
-  const steps: Step[] = [];
-  for (const [index, block] of blocks.entries()) {
-    if (block[1] !== 'sh') continue;
-    const next = blocks[index + 1];
-    const adjacent = next?.[1] === 'text' && next.index === (block.index ?? 0) + block[0].length;
-    steps.push({ command: block[2] as string, ...(adjacent ? { shown: next[2] as string } : {}) });
-  }
-  return steps;
-}
-
-/** A shown output as a pattern: `…` stands for whatever the service generated (ids, tokens). */
-function shownPattern(shown: string): RegExp {
-  const escaped = shown.split('…').map((part) => part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'));
-  return new RegExp(`^${escaped.join('[^\\s]+')}$`);
-}
 
 let service: NpmStart;
+let shell: QuickstartShell;
 const steps = stepsOf(QUICKSTART);
 const [start, ...tasks] = steps;
 /** What each task's block printed, in order. */
-let printed: string[] = [];
+const printed: string[] = [];
+/** The host page's address, as its banner gives it. */
+let hostPageUrl: string = DOCUMENTED.hostPage;
+/** The host page's answer to `GET /` while it ran, and how its process ended on Ctrl-C. */
+let hostPage: { status: number; headers: Headers; html: string; aliveAfterCtrlC: boolean };
 
 /** The page's text with the service's own addresses in place of the default ones. */
 const local = (text: string) =>
-  text.replaceAll(DOCUMENTED_API, service.baseUrl).replaceAll(DOCUMENTED_DYNAMODB, service.dynamoEndpoint);
+  text
+    .replaceAll(DOCUMENTED.api, service.baseUrl)
+    .replaceAll(DOCUMENTED.dynamodb, service.dynamoEndpoint)
+    .replaceAll(DOCUMENTED.boardApp, service.boardAppOrigin)
+    .replaceAll(DOCUMENTED.hostPage, hostPageUrl.replace(/\/$/, ''));
+
+/** Starts a foreground block in the background, waits for its banner, asks for its page, then Ctrl-C. */
+async function runForeground(command: string, shown: string | undefined): Promise<string> {
+  const running = await shell.runInBackground(local(command));
+  const lastLine = shown?.trim().split('\n').at(-1) ?? '';
+  await vi.waitFor(
+    () => {
+      if (!isAlive(running.pid)) throw new Error(`the host page stopped:\n${running.output()}`);
+      if (!running.output().includes(lastLine)) throw new Error('no banner yet');
+    },
+    { timeout: 60_000, interval: 50 },
+  );
+  const banner = running.output();
+  hostPageUrl = /Open in a browser\s+(http\S+)/.exec(banner)?.[1] ?? hostPageUrl;
+  const response = await fetch(hostPageUrl);
+  hostPage = {
+    status: response.status,
+    headers: response.headers,
+    html: await response.text(),
+    aliveAfterCtrlC: true,
+  };
+  process.kill(running.pid, 'SIGINT');
+  await vi
+    .waitFor(
+      () => {
+        if (isAlive(running.pid)) throw new Error('the host page is still running after Ctrl-C');
+      },
+      { timeout: 10_000, interval: 50 },
+    )
+    .catch(() => undefined);
+  hostPage.aliveAfterCtrlC = isAlive(running.pid);
+  return banner;
+}
 
 beforeAll(async () => {
   service = await startNpmStart();
-  const marker = '@@quickstart-step@@';
-  const script = ['set -euo pipefail', ...tasks.map((task) => `echo ${marker}\n${local(task.command)}`)];
-  const { stdout } = await promisify(execFile)('bash', ['-c', script.join('\n')], {
-    cwd: ROOT,
-    env: childEnv(),
-  });
-  printed = stdout.split(`${marker}\n`).slice(1);
-}, 120_000);
-afterAll(() => killNpmStarts());
+  // The host page on a free port, as `npm start` runs on free ports here (HOST_PAGE_PORT=0).
+  shell = new QuickstartShell(childEnv({ HOST_PAGE_PORT: '0' }));
+  for (const task of tasks) {
+    printed.push(
+      isForeground(task)
+        ? await runForeground(task.command, task.shown)
+        : await shell.run(local(task.command)),
+    );
+  }
+}, 180_000);
+afterAll(() => {
+  shell?.close();
+  killNpmStarts();
+});
 
 describe('docs/quickstart.md, run as written', () => {
   it('starts the service with `npm install && npm start`, which the test runs as the first step', () => {
@@ -70,11 +98,11 @@ describe('docs/quickstart.md, run as written', () => {
   });
 
   it('runs every task block in one shell without a failing command', () => {
-    expect(tasks.length).toBeGreaterThanOrEqual(4);
+    expect(tasks.length).toBeGreaterThanOrEqual(5);
     expect(printed).toHaveLength(tasks.length);
   });
 
-  it('creates a board, a membership and a key whose creation prints no key in the terminal', () => {
+  it('creates a board drawn by the reference application npm start runs, a membership, and a key it never prints', () => {
     const [created] = printed;
     expect(
       created
@@ -82,7 +110,13 @@ describe('docs/quickstart.md, run as written', () => {
         .split(/\n(?=\{)/)
         .map((document) => JSON.parse(document)),
     ).toEqual([
-      { boardId: 'roadmap', orgId: 'acme', visibility: 'PRIVATE', name: 'Roadmap' },
+      {
+        boardId: 'roadmap',
+        orgId: 'acme',
+        visibility: 'PRIVATE',
+        name: 'Roadmap',
+        appUrl: `${service.boardAppOrigin}/handoff`,
+      },
       expect.objectContaining({ orgId: 'acme', userId: 'acme-backend' }),
     ]);
     expect(created).not.toMatch(/esk_/);
@@ -95,13 +129,38 @@ describe('docs/quickstart.md, run as written', () => {
     },
   );
 
-  it('shows an active session, a link that opens the board, then the revoked session and its refused link', () => {
+  it('shows an active session, a link that opens the board, the host page running, then the revoked session and its refused link', () => {
     expect(tasks.map((task) => task.shown?.trim().split('\n').at(-1))).toEqual([
       undefined,
-      `${DOCUMENTED_API}/embed?token=…`,
+      `${DOCUMENTED.api}/embed?token=…`,
       '200',
+      'Each page view creates a session with your API key, which stays in this process. Ctrl-C stops it.',
       '401',
     ]);
+  });
+
+  it("starts the host page of step 3 with the key of step 1, which serves the page with a session's embedUrl and never the key", () => {
+    expect(tasks.filter(isForeground)).toHaveLength(1);
+    expect(hostPage.status).toBe(200);
+    expect(hostPage.html).toMatch(
+      new RegExp(
+        `data-embed-url="${service.baseUrl.replace(/[.]/g, '\\.')}/embed\\?token=[A-Za-z0-9_-]{32}"`,
+      ),
+    );
+    expect(hostPage.html).not.toMatch(/esk_/);
+    expect(hostPage.headers.get('content-security-policy')).toContain("default-src 'none'");
+  });
+
+  it('stops the host page on Ctrl-C, so step 4 goes on in the same terminal', () => {
+    expect(hostPage.aliveAfterCtrlC).toBe(false);
+  });
+
+  it("shows in step 3 exactly the snippet of the example's page", () => {
+    const page = readFileSync(join(ROOT, 'examples/host-page/page.html'), 'utf8');
+    const snippet = quickstartHtml()
+      .replace(`${DOCUMENTED.api}/embed.js`, '{{apiBaseUrl}}/embed.js')
+      .replace(/data-embed-url="[^"]*"/, 'data-embed-url="{{embedUrl}}"');
+    expect(page).toContain(snippet);
   });
 });
 
