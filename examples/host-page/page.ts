@@ -38,9 +38,23 @@ export function inlineBlocks(template: string, tag: 'script' | 'style'): string[
   return [...blocks].filter((block) => !/\ssrc=/.test(block[1] ?? '')).map((block) => block[2] ?? '');
 }
 
-for (const block of [...inlineBlocks(PAGE_TEMPLATE, 'script'), ...inlineBlocks(PAGE_TEMPLATE, 'style')]) {
-  if (block.includes('{{')) throw new Error('page.html: a value placeholder inside a script or style block');
+/**
+ * Throws unless every placeholder of `template` is in text or in a double-quoted attribute, where escaping
+ * makes any value inert: never in a script or style block, an unquoted or single-quoted attribute, or a tag
+ * name. Checked when this module loads, so a page edited into an unsafe one never serves.
+ */
+export function checkPlaceholders(template: string): void {
+  for (const block of [...inlineBlocks(template, 'script'), ...inlineBlocks(template, 'style')]) {
+    if (block.includes('{{')) throw new Error('page.html: a placeholder inside a script or style block');
+  }
+  for (const tag of template.matchAll(/<[^>]*\{\{[^>]*>/g)) {
+    const outsideQuotes = tag[0].replace(/="[^"]*"/g, '=""');
+    if (outsideQuotes.includes('{{'))
+      throw new Error(`page.html: a placeholder outside "quotes" in ${tag[0]}`);
+  }
 }
+
+checkPlaceholders(PAGE_TEMPLATE);
 
 export function renderPage(values: PageValues, template = PAGE_TEMPLATE): string {
   return template.replace(/\{\{(\w+)\}\}/g, (_placeholder, name: string) => {
