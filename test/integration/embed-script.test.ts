@@ -10,11 +10,16 @@ const ROOT = join(import.meta.dirname, '../..');
 
 const runtime = useTestRuntime();
 
-/** The `<script src="…/embed.js?v=…" integrity="…">` tags a Markdown page tells hosts to paste. */
+/**
+ * The `<script src="…/embed.js?v=…" integrity="…">` tags a page tells hosts to paste, or, in the example
+ * host page's template, serves (its base URL a `{{apiBaseUrl}}` placeholder).
+ */
 function scriptTags(page: string): Array<{ path: string; integrity: string }> {
-  const markdown = readFileSync(join(ROOT, page), 'utf8');
+  const text = readFileSync(join(ROOT, page), 'utf8');
   return [
-    ...markdown.matchAll(/<script src="https?:\/\/[^/"]+(\/embed\.js\?v=[0-9a-f]+)"\s+integrity="([^"]+)"/g),
+    ...text.matchAll(
+      /<script src="(?:https?:\/\/[^/"]+|\{\{apiBaseUrl\}\})(\/embed\.js\?v=[0-9a-f]+)"\s+integrity="([^"]+)"/g,
+    ),
   ].map((match) => ({ path: match[1] ?? '', integrity: match[2] ?? '' }));
 }
 
@@ -51,19 +56,22 @@ describe('GET /embed.js on the local runtime', () => {
   });
 });
 
-describe.each(['docs/quickstart.md', 'docs/embedding.md'])('the script tag in %s', (page) => {
-  it('pins exactly the bytes the service serves: its integrity hash and its version match them', async () => {
-    const tags = scriptTags(page);
-    expect(tags, `${page} must show exactly one embed.js script tag`).toHaveLength(1);
-    const [tag] = tags;
-    const bytes = await served(tag?.path ?? '');
-    const integrity = `sha384-${createHash('sha384').update(bytes).digest('base64')}`;
-    expect(
-      tag,
-      `update ${page}: the script is now at ${HOST_SCRIPT_PATH} with ${HOST_SCRIPT_INTEGRITY}`,
-    ).toEqual({
-      path: HOST_SCRIPT_PATH,
-      integrity,
+describe.each(['docs/quickstart.md', 'docs/embedding.md', 'examples/host-page/page.html'])(
+  'the script tag in %s',
+  (page) => {
+    it('pins exactly the bytes the service serves: its integrity hash and its version match them', async () => {
+      const tags = scriptTags(page);
+      expect(tags, `${page} must show exactly one embed.js script tag`).toHaveLength(1);
+      const [tag] = tags;
+      const bytes = await served(tag?.path ?? '');
+      const integrity = `sha384-${createHash('sha384').update(bytes).digest('base64')}`;
+      expect(
+        tag,
+        `update ${page}: the script is now at ${HOST_SCRIPT_PATH} with ${HOST_SCRIPT_INTEGRITY}`,
+      ).toEqual({
+        path: HOST_SCRIPT_PATH,
+        integrity,
+      });
     });
-  });
-});
+  },
+);
