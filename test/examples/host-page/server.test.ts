@@ -1,8 +1,10 @@
 import { execFile } from 'node:child_process';
+import { createServer } from 'node:http';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { childEnv } from '#test/support/child-env';
+import { listenOnFreePort } from '#test/support/listen';
 import { DEMO_USER, hostPageEnv } from '../../../examples/host-page/server';
 
 /**
@@ -78,18 +80,36 @@ describe('hostPageEnv', () => {
   });
 });
 
+/** Runs the script in a shell holding only PATH and HOME plus `env`; resolves with how it failed. */
+async function failedRun(env: Record<string, string>) {
+  const run = promisify(execFile)('npm', ['run', '--silent', 'example:host-page'], {
+    cwd: ROOT,
+    env: childEnv(env),
+  });
+  return (await run.then(
+    () => undefined,
+    (error: unknown) => error,
+  )) as { code: number; stdout: string; stderr: string } | undefined;
+}
+
 describe('npm run example:host-page', () => {
   it('exits 1 in a shell holding only PATH and HOME, saying that EMBED_API_KEY is missing and printing nothing else', async () => {
-    const run = promisify(execFile)('npm', ['run', '--silent', 'example:host-page'], {
-      cwd: ROOT,
-      env: childEnv({ HOST_PAGE_PORT: '0' }),
-    });
-    const failure = (await run.then(
-      () => undefined,
-      (error: unknown) => error,
-    )) as { code: number; stdout: string; stderr: string } | undefined;
+    const failure = await failedRun({ HOST_PAGE_PORT: '0' });
     expect(failure?.code).toBe(1);
     expect(failure?.stdout).toBe('');
     expect(failure?.stderr).toMatch(/^EMBED_API_KEY is not set: the host page needs your API key/);
+  });
+
+  it('exits 1 naming HOST_PAGE_PORT when its port is taken', async () => {
+    const taken = await listenOnFreePort(createServer());
+    try {
+      const failure = await failedRun({ EMBED_API_KEY: KEY, HOST_PAGE_PORT: String(taken.port) });
+      expect(failure?.code).toBe(1);
+      expect(failure?.stderr.trim()).toBe(
+        `Port ${taken.port} is already in use. Set HOST_PAGE_PORT to a free port.`,
+      );
+    } finally {
+      await taken.close();
+    }
   });
 });
