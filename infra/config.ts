@@ -56,6 +56,21 @@ function integerSetting<D extends number | undefined>(
   };
 }
 
+/** A yes/no setting: JSON `true`/`false` from cdk.json, or the words from `-c key=value`. */
+function booleanSetting(fallback: boolean): ContextSetting<boolean, boolean> {
+  return {
+    parse: (raw) =>
+      (raw === true || raw === 'true'
+        ? true
+        : raw === false || raw === 'false'
+          ? false
+          : Number.NaN) as boolean,
+    default: fallback,
+    check: (value, { key, raw }) =>
+      typeof value === 'boolean' ? undefined : `${key} must be true or false, got "${show(raw)}"`,
+  };
+}
+
 const RETENTION_VALUES = new Set(
   Object.values(RetentionDays).filter((v): v is number => typeof v === 'number'),
 );
@@ -215,6 +230,19 @@ const CONTEXT_SETTINGS = {
    * A regional web ACL of the operator's own to put on the stage instead of the stack's (which is then not
    * created): its rules decide, so it should limit the embed page per client itself.
    */
+  /** A CloudWatch dashboard of the service's golden signals (about $3 a month); `false` leaves it out. */
+  dashboard: booleanSetting(true),
+  /**
+   * With a custom domain, the API's default `execute-api` endpoint is disabled, so the domain (and what
+   * fronts it) is the only way in; `false` keeps both.
+   */
+  disableExecuteApiEndpoint: booleanSetting(true),
+  /**
+   * The account-wide API Gateway setting (`AWS::ApiGateway::Account`) naming the role that writes access
+   * logs: one per account and region, so only one stack may own it. `false` when another stage or another
+   * team's stack already sets it.
+   */
+  apiGatewayAccountRole: booleanSetting(true),
   webAclArn: setting({
     parse: String,
     default: undefined,

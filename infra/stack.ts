@@ -1,6 +1,7 @@
 import { Aws, CfnOutput, Fn, Stack, type StackProps } from 'aws-cdk-lib';
 import type { Construct } from 'constructs';
 import { EmbedApi } from '#infra/constructs/api';
+import { ServiceDashboard } from '#infra/constructs/dashboard';
 import { constructId, DataTables } from '#infra/constructs/data';
 import { EventPipeline } from '#infra/constructs/events';
 import { ServiceFunctions } from '#infra/constructs/functions';
@@ -29,6 +30,7 @@ export class EmbedSessionStack extends Stack {
   readonly events: EventPipeline;
   readonly api: EmbedApi;
   readonly monitoring: Monitoring;
+  readonly dashboard: ServiceDashboard | undefined;
   readonly webhooks: Webhooks;
 
   constructor(scope: Construct, id: string, props: EmbedSessionStackProps) {
@@ -95,6 +97,16 @@ export class EmbedSessionStack extends Stack {
       tables: this.data.tables,
       alarmEmail: config.alarmEmail,
     });
+    this.dashboard = config.dashboard
+      ? new ServiceDashboard(this, 'Dashboard', {
+          stageName: config.stageName,
+          apiName: this.api.restApi.restApiName,
+          routes: definitions.routes,
+          functions: [this.functions, this.background],
+          events: this.events,
+          streamConsumer: this.background.get('sessionStream'),
+        })
+      : undefined;
 
     const output = (id: keyof typeof OUTPUTS, value: string) =>
       new CfnOutput(this, id, { value, description: OUTPUTS[id] });

@@ -81,9 +81,13 @@ export class EmbedApi extends Construct {
       // client could set to spend another key's budget.
       apiKeySourceType: ApiKeySourceType.AUTHORIZER,
       // Access logging needs the account-level API Gateway logging role; it outlives the stack
-      // because other APIs of the account may rely on it.
-      cloudWatchRole: true,
-      cloudWatchRoleRemovalPolicy: RemovalPolicy.RETAIN,
+      // because other APIs of the account may rely on it. One stack per account and region owns it
+      // (`apiGatewayAccountRole`): another stage, or another team's stack, may set it already.
+      cloudWatchRole: config.apiGatewayAccountRole,
+      ...(config.apiGatewayAccountRole ? { cloudWatchRoleRemovalPolicy: RemovalPolicy.RETAIN } : {}),
+      // Behind a custom domain the domain is the only way in (`disableExecuteApiEndpoint`): what fronts
+      // it (a WAF, a CDN, the TLS policy) cannot be bypassed through the default endpoint.
+      disableExecuteApiEndpoint: config.customDomain !== undefined && config.disableExecuteApiEndpoint,
       deployOptions: {
         stageName: config.stageName,
         throttlingRateLimit: config.throttleRateLimit,

@@ -2,7 +2,13 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { CLIENT_LIMITED_RESPONSE, EMBED_PAGE_CLIENT_LIMIT } from '#lib/definitions/rate-limits';
 import { FUNCTIONS, ROUTES } from '#lib/definitions/routes';
 import type { Json } from '#test/support/infra';
-import { functionByDescription, methodsByRoute, resources, synthesize } from '#test/support/infra';
+import {
+  functionByDescription,
+  methodsByRoute,
+  resources,
+  type Synthesized,
+  synthesize,
+} from '#test/support/infra';
 import { useSynthesized } from '#test/support/synthesized';
 
 const PATHS = [...new Set(ROUTES.map((route) => route.path))];
@@ -253,6 +259,39 @@ describe('the stage’s web ACL: the embed page limited per client address', () 
     } finally {
       limited.dispose();
       own.dispose();
+    }
+  });
+});
+
+describe('hardening of the stage', () => {
+  const CERTIFICATE = 'arn:aws:acm:eu-west-1:123456789012:certificate/0a1b2c3d-1234-5678-9abc-def012345678';
+  const restApiOf = (template: Synthesized['template']) =>
+    Object.values(resources(template, 'AWS::ApiGateway::RestApi'))[0];
+
+  it('disables the default execute-api endpoint once a custom domain is the way in, unless told not to', () => {
+    expect(restApiOf(synth.template).Properties.DisableExecuteApiEndpoint).toBeFalsy();
+    const domain = { customDomainName: 'embed.example.com', certificateArn: CERTIFICATE };
+    const withDomain = synthesize({ context: domain });
+    const keptOpen = synthesize({ context: { ...domain, disableExecuteApiEndpoint: false } });
+    try {
+      expect(restApiOf(withDomain.template).Properties.DisableExecuteApiEndpoint).toBe(true);
+      expect(restApiOf(keptOpen.template).Properties.DisableExecuteApiEndpoint).toBeFalsy();
+    } finally {
+      withDomain.dispose();
+      keptOpen.dispose();
+    }
+  });
+
+  it('owns the account-wide API Gateway logging setting by default, and leaves it to another stack when told', () => {
+    expect(Object.keys(resources(synth.template, 'AWS::ApiGateway::Account'))).toHaveLength(1);
+    const shared = synthesize({ context: { apiGatewayAccountRole: false } });
+    try {
+      expect(resources(shared.template, 'AWS::ApiGateway::Account')).toEqual({});
+      // Access logs still go to the stage's own log group.
+      const [stage] = Object.values(resources(shared.template, 'AWS::ApiGateway::Stage'));
+      expect(stage.Properties.AccessLogSetting.DestinationArn).toBeDefined();
+    } finally {
+      shared.dispose();
     }
   });
 });

@@ -28,6 +28,9 @@ describe('CDK context defaults', () => {
       idTokenSigningKeys: ['1'],
       embedPageRateLimit: 1000,
       webAclArn: undefined,
+      dashboard: true,
+      disableExecuteApiEndpoint: true,
+      apiGatewayAccountRole: true,
     });
   });
 
@@ -54,6 +57,18 @@ describe('CDK context: the embed page’s limit per client', () => {
   ])('refuses %j, naming it', (context, named) => {
     expect(() => read(context)).toThrow(named);
   });
+});
+
+describe('CDK context: yes/no settings', () => {
+  it.each(['dashboard', 'disableExecuteApiEndpoint', 'apiGatewayAccountRole'] as const)(
+    'reads %s from JSON booleans and from -c words, and refuses anything else',
+    (key) => {
+      expect(read({ [key]: false })[key]).toBe(false);
+      expect(read({ [key]: 'false' })[key]).toBe(false);
+      expect(read({ [key]: 'true' })[key]).toBe(true);
+      expect(() => read({ [key]: 'no' })).toThrow(`${key} must be true or false, got "no"`);
+    },
+  );
 });
 
 describe('CDK context: boardAppUrl', () => {

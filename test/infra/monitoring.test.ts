@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { BACKGROUND_FUNCTIONS } from '#lib/definitions/background';
-import { AUTHORIZER_FUNCTION, FUNCTIONS } from '#lib/definitions/routes';
+import { AUTHORIZER_FUNCTION, FUNCTIONS, ROUTES } from '#lib/definitions/routes';
 import { TABLE_KEYS, type TableKey } from '#lib/definitions/tables';
 import type { Json, Synthesized } from '#test/support/infra';
 import { functionByDescription, resources, synthesize, tableLogicalIds } from '#test/support/infra';
@@ -170,6 +170,47 @@ describe('alarms', () => {
       });
     } finally {
       override.dispose();
+    }
+  });
+});
+
+describe('the dashboard of golden signals', () => {
+  /** The dashboard's body as written, each reference to a resource standing as `{ref}`. */
+  const body = (template: Synthesized['template']): string => {
+    const [dashboard] = Object.values(resources(template, 'AWS::CloudWatch::Dashboard'));
+    const parts: Json[] = dashboard?.Properties.DashboardBody['Fn::Join'][1] ?? [];
+    return parts.map((part) => (typeof part === 'string' ? part : '{ref}')).join('');
+  };
+
+  it('shows every route’s requests, 4xx, 5xx and p99 latency from API Gateway’s per-method metrics', () => {
+    const text = body(synth.template);
+    for (const route of ROUTES) {
+      expect(text, `${route.method} ${route.path}`).toContain(`${route.method} ${route.path}`);
+    }
+    for (const metric of ['"Count"', '"4XXError"', '"5XXError"', '"Latency"', '"p99"'])
+      expect(text).toContain(metric);
+    // The per-method metrics exist only with detailed metrics on the stage.
+    const [stage] = Object.values(resources(synth.template, 'AWS::ApiGateway::Stage'));
+    expect(stage.Properties.MethodSettings).toContainEqual(expect.objectContaining({ MetricsEnabled: true }));
+  });
+
+  it('shows throttles, the dead-letter and stream-failure depths, and the delivery lag', () => {
+    const text = body(synth.template);
+    for (const metric of [
+      '"Throttles"',
+      '"ApproximateNumberOfMessagesVisible"',
+      '"ApproximateAgeOfOldestMessage"',
+      '"IteratorAge"',
+    ])
+      expect(text).toContain(metric);
+  });
+
+  it('is left out with the dashboard context key set to false', () => {
+    const without = synthesize({ context: { dashboard: false } });
+    try {
+      expect(resources(without.template, 'AWS::CloudWatch::Dashboard')).toEqual({});
+    } finally {
+      without.dispose();
     }
   });
 });
