@@ -54,7 +54,8 @@ export async function listen(
     try {
       return await send(url, init);
     } catch (error) {
-      const reason = (error as { cause?: { code?: string } }).cause?.code ?? (error as Error).message;
+      const cause = (error as { cause?: { code?: string; message?: string } }).cause;
+      const reason = cause?.code ?? cause?.message ?? (error as Error).message;
       throw new Error(`cannot reach the service at ${base} (--base-url): ${reason}. Is it running?`);
     }
   };

@@ -250,3 +250,17 @@ describe('docs/operations.md, function configuration', () => {
     expect(missing).toEqual([]);
   });
 });
+
+describe('files the docs have an operator make', () => {
+  it.each(['cdk-outputs.json', 'client/embed-session-client-0.1.0.tgz', 'embed-session-client-0.1.0.tgz'])(
+    'ignores %s, which `cdk deploy --outputs-file` or `npm pack --workspace client` leaves in the checkout',
+    async (path) => {
+      const { execFileSync } = await import('node:child_process');
+      const { childEnv } = await import('#test/support/child-env');
+      // Exit 0 when ignored; check-ignore throws on exit 1 (not ignored).
+      expect(() =>
+        execFileSync('git', ['check-ignore', '--no-index', '-q', path], { cwd: ROOT, env: childEnv() }),
+      ).not.toThrow();
+    },
+  );
+});

@@ -55,8 +55,12 @@ describe('the CDK app entry (infra/app.ts)', () => {
   it('fails synthesis with a clear message on an invalid context value', async () => {
     const result = await runApp({ ...CDK_JSON_CONTEXT, authorizerCacheTtlSeconds: 7200 });
     expect(result.ok).toBe(false);
-    expect(result.ok ? '' : result.stderr).toContain(
+    const stderr = result.ok ? '' : result.stderr;
+    expect(stderr).toContain(
       'Invalid CDK context: authorizerCacheTtlSeconds must be an integer from 0 to 3600, got "7200"',
     );
+    // The message alone: no stack trace of the app's code under it.
+    expect(stderr).not.toMatch(/^\s+at /m);
+    expect(stderr).not.toContain('InfraConfigError');
   });
 });
