@@ -34,6 +34,8 @@ export interface IdTokenClaims extends SessionTokenClaims {
   metadata: Record<string, unknown>;
   board_id: string;
   board_name: string | null;
+  /** The embed session's own expiry (seconds since the epoch): an application's session ends by then. */
+  session_exp: number;
 }
 
 /** The claims discovery announces (`claims_supported`): an ID token's, in the order it carries them. */
@@ -53,6 +55,7 @@ export const ID_TOKEN_CLAIMS: readonly (keyof IdTokenClaims)[] = [
   'sid',
   'iat',
   'exp',
+  'session_exp',
   'jti',
 ];
 

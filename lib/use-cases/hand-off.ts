@@ -33,7 +33,8 @@ export function boardAppUrlOf(
 
 /**
  * Vouches for the user of a usable embed session to the board's application: an ID token for the app's
- * origin, issued by `issuer`, good for five minutes at most and never past the session's expiry, with a
+ * origin, issued by `issuer`, good for five minutes at most and never past the session's expiry (which it
+ * carries, `session_exp`, so the app's own session ends with the embed session), with a
  * pairwise subject (stable for the tenant's user, unrelated across tenants) and a fresh `jti` the app
  * uses to refuse a replay. Only what the session's creator vouched for goes in: never the session token
  * nor anything derived from it.
@@ -62,6 +63,7 @@ export async function handOff(
     sid: session.id,
     iat,
     exp: Math.min(iat + ID_TOKEN_MAX_LIFETIME_SECONDS, sessionEnd),
+    session_exp: sessionEnd,
     jti: deps.random.uuid(),
   };
   return { url: target.appUrl, idToken: await deps.signer.sign(claims) };

@@ -168,6 +168,14 @@ describe('the ID token', () => {
     expect((claims.exp as number) - (claims.iat as number)).toBeLessThanOrEqual(60);
   });
 
+  it('carries the session’s own expiry as session_exp, in seconds of the service’s clock', async () => {
+    const created = await newSession({ expiresInSeconds: 3600 });
+    const claims = decodeJwt((await handoffJson(created.token)).idToken);
+    expect(claims.session_exp).toBe(Math.floor(Date.parse(created.session.expiresAt) / 1000));
+    expect((claims.session_exp as number) - (claims.iat as number)).toBeGreaterThan(3590);
+    expect(claims.exp).toBe((claims.iat as number) + 300);
+  });
+
   it('has a new jti on every load', async () => {
     const created = await newSession();
     const ids = new Set<unknown>();

@@ -29,6 +29,7 @@ const claims = (overrides: Partial<IdTokenClaims> = {}): IdTokenClaims => ({
   sid: 'ses_1',
   iat: now,
   exp: now + 300,
+  session_exp: now + 3600,
   jti: 'j1',
   ...overrides,
 });

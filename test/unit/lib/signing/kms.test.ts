@@ -54,6 +54,7 @@ describe('KmsIdTokenSigner', () => {
     sid: 'ses',
     iat: now,
     exp: now + 60,
+    session_exp: now + 3600,
     jti: 'j',
   });
 

@@ -31,6 +31,7 @@ const claims = (overrides: Partial<IdTokenClaims> = {}): IdTokenClaims => ({
   sid: 'ses_1',
   iat: now,
   exp: now + 300,
+  session_exp: now + 3600,
   jti: 'jti-1',
   ...overrides,
 });

@@ -72,6 +72,7 @@ describe('handOff', () => {
       sid: 'ses_1',
       iat: NOW_S,
       exp: NOW_S + 300,
+      session_exp: Date.parse('2026-03-31T12:00:00.000Z') / 1000,
       jti: '00000000-0000-4000-8000-000000000001',
     });
   });
@@ -80,6 +81,13 @@ describe('handOff', () => {
     const d = deps();
     await handOff(d, view('2026-03-01T12:01:30.500Z'), { issuer: 'https://e.example.com', appUrl: APP });
     expect(d.signer.signed[0]?.exp).toBe(NOW_S + 90);
+  });
+
+  it('carries the session’s own expiry beside exp, in whole seconds never past it', async () => {
+    const d = deps();
+    await handOff(d, view('2026-03-01T14:00:00.900Z'), { issuer: 'https://e.example.com', appUrl: APP });
+    expect(d.signer.signed[0]?.session_exp).toBe(NOW_S + 2 * 3600);
+    expect(d.signer.signed[0]?.exp).toBe(NOW_S + 300);
   });
 
   it('gives every token its own jti', async () => {
