@@ -12,6 +12,8 @@ export const MESSAGE_SOURCE = 'embed-session';
  * - `expired` when the session's expiry passes while the page is open (the page then shows the expired
  *   view without a reload), or on the expired error page; `revoked` on the revoked error page.
  *
+ * It also swaps a failed avatar image for the initials under it (the CSP allows no inline handler).
+ *
  * Messages carry `sessionId` and `boardId` at most, never the token, the e-mail or metadata: the page
  * cannot know its parent's origin (it sends no referrer and reads none), so it posts to any (`*`).
  * The expiry is counted from the server's own `data-expires-in-ms`, so a wrong clock in the browser
@@ -45,6 +47,12 @@ export const FRAME_SCRIPT = `(() => {
     if (!Number.isNaN(at.getTime())) {
       time.textContent = at.toLocaleString(doc.documentElement.lang || 'en', { dateStyle: 'medium', timeStyle: 'short' });
     }
+  }
+  // A failed avatar gives way to the initials under it, rather than a broken-image icon. An image that
+  // failed before this script ran is complete with no width; one still loading reports its error.
+  for (const image of doc.querySelectorAll('img.avatar-image')) {
+    if (image.complete && image.naturalWidth === 0) image.remove();
+    else image.addEventListener('error', () => image.remove());
   }
   const expire = () => {
     const view = doc.getElementById('embed-expired');

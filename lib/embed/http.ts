@@ -113,7 +113,7 @@ export function embedErrorRenderer(
       ? jsonResponse(status, errorBody(status, message), { ...base, ...extra })
       : htmlResponse(
           status,
-          renderEmbedError(status, embedErrorCode(error), parsePresentation(event.queryStringParameters)),
+          renderEmbedError(embedErrorCode(error), parsePresentation(event.queryStringParameters)),
           { ...base, ...extra },
         );
 }

@@ -34,165 +34,206 @@ export const EMBED_ERROR_CODES = [
 ] as const;
 export type EmbedErrorCode = (typeof EMBED_ERROR_CODES)[number];
 
+/**
+ * Every notice a page may show instead of the board: each refusal, and `ended`, the neutral view after a
+ * session ended for a reason the page is not told.
+ */
+export type NoticeCode = EmbedErrorCode | 'ended';
+
+/**
+ * What an end user reads instead of the board: one plain sentence saying what happened and one action
+ * they can take, in the words of someone inside another product who never saw the API (no status code,
+ * no "token", no "embed session"). Inside a frame the one thing a user can do is reload the page around
+ * it, which asks the host for a new link.
+ */
+export interface Notice {
+  sentence: string;
+  action: string;
+}
+
 /** Every text the page shows, in one language. */
 export interface Texts {
   signedInAs: string;
+  /** Before the instant the user's access ends, on the board page. */
   expires: string;
   emptyTitle: string;
   emptyBody: string;
-  /** Error page headings by HTTP status; `other` for any status without its own. */
-  errorTitles: Record<400 | 401 | 404 | 503 | 'other', string>;
-  errors: Record<EmbedErrorCode, string>;
-  /**
-   * What the end user can do about a refused link, in the words of someone inside another product who
-   * never saw the API: shown under the message on the page, never in the JSON answer.
-   */
-  refusalHints: Record<RefusalCode, string>;
+  notices: Record<NoticeCode, Notice>;
 }
 
-/** The refusals an end user can meet on a link that was once good, each with a hint on what to do. */
-export const REFUSAL_CODES = [
-  'invalid_token',
-  'session_expired',
-  'session_revoked',
-  'bound_to_another_browser',
-] as const satisfies readonly EmbedErrorCode[];
-export type RefusalCode = (typeof REFUSAL_CODES)[number];
-
 /**
- * The page's texts. English is the API's own wording: the error messages equal the domain errors' (a test
- * holds them together), so the page and the JSON answer say the same thing.
+ * The page's texts. The pages speak to end users; the JSON answers (`Accept: application/json`) keep the
+ * API's own messages, the domain errors', for developers.
  */
 export const TEXTS: Readonly<Record<Locale, Texts>> = {
   en: {
     signedInAs: 'Signed in as',
-    expires: 'Session expires',
+    expires: 'Access until',
     emptyTitle: 'Nothing to show yet',
     emptyBody: 'The board’s own application shows its content here.',
-    errorTitles: {
-      400: 'This embed link is incomplete',
-      401: 'This board can’t be opened',
-      404: 'This board is no longer available',
-      503: 'Temporarily unavailable',
-      other: 'Something went wrong',
-    },
-    errors: {
-      missing_token: 'The embed link has no token',
-      invalid_token: 'This embed link is not valid',
-      session_expired: 'This embed session has expired. Ask the site that showed it to reload it.',
-      session_revoked: 'This embed session has been revoked',
-      bound_to_another_browser: 'This embed link was already opened in another browser',
-      board_gone: 'The board of this embed session no longer exists',
-      unavailable: 'The service is temporarily unavailable; retry shortly',
-      internal: 'An unexpected error occurred',
-    },
-    refusalHints: {
-      invalid_token: 'Ask the site that sent you here to open the board again.',
-      session_expired:
-        'Your access to this board has ended. Ask the site that sent you here to open it again.',
-      session_revoked:
-        'Your access to this board was withdrawn. Ask the site that sent you here to open it again.',
-      bound_to_another_browser:
-        'This link works only in the browser that opened it first. Ask the site that sent you here to open the board again.',
+    notices: {
+      missing_token: {
+        sentence: 'This link to the board is incomplete.',
+        action: 'Reload the page to try again.',
+      },
+      invalid_token: {
+        sentence: 'This link to the board is not valid.',
+        action: 'Reload the page to try again.',
+      },
+      session_expired: {
+        sentence: 'Your access to this board has ended.',
+        action: 'Reload the page to open the board again.',
+      },
+      session_revoked: {
+        sentence: 'Your access to this board was withdrawn.',
+        action: 'Reload the page to open the board again.',
+      },
+      bound_to_another_browser: {
+        sentence: 'This link to the board was opened in another browser.',
+        action: 'Reload the page to open the board again.',
+      },
+      board_gone: {
+        sentence: 'This board no longer exists.',
+        action: 'Contact this site’s support if you need it.',
+      },
+      unavailable: {
+        sentence: 'The board can’t be shown right now.',
+        action: 'Reload the page in a moment to try again.',
+      },
+      internal: {
+        sentence: 'Something went wrong while opening the board.',
+        action: 'Reload the page to try again.',
+      },
+      ended: { sentence: 'This board is closed.', action: 'Reload the page to open the board again.' },
     },
   },
   de: {
     signedInAs: 'Angemeldet als',
-    expires: 'Sitzung gültig bis',
+    expires: 'Zugang bis',
     emptyTitle: 'Noch nichts anzuzeigen',
     emptyBody: 'Die Anwendung des Boards zeigt ihre Inhalte hier an.',
-    errorTitles: {
-      400: 'Dieser Einbettungslink ist unvollständig',
-      401: 'Dieses Board kann nicht geöffnet werden',
-      404: 'Dieses Board ist nicht mehr verfügbar',
-      503: 'Vorübergehend nicht verfügbar',
-      other: 'Etwas ist schiefgelaufen',
-    },
-    errors: {
-      missing_token: 'Der Einbettungslink enthält kein Token',
-      invalid_token: 'Dieser Einbettungslink ist ungültig',
-      session_expired:
-        'Diese eingebettete Sitzung ist abgelaufen. Bitten Sie die Website, die sie angezeigt hat, sie neu zu laden.',
-      session_revoked: 'Diese eingebettete Sitzung wurde widerrufen',
-      bound_to_another_browser: 'Dieser Einbettungslink wurde bereits in einem anderen Browser geöffnet',
-      board_gone: 'Das Board dieser eingebetteten Sitzung existiert nicht mehr',
-      unavailable: 'Der Dienst ist vorübergehend nicht verfügbar; versuchen Sie es gleich noch einmal',
-      internal: 'Ein unerwarteter Fehler ist aufgetreten',
-    },
-    refusalHints: {
-      invalid_token:
-        'Bitten Sie die Website, über die Sie hierher gekommen sind, das Board erneut zu öffnen.',
-      session_expired:
-        'Ihr Zugang zu diesem Board ist abgelaufen. Bitten Sie die Website, über die Sie hierher gekommen sind, es erneut zu öffnen.',
-      session_revoked:
-        'Ihr Zugang zu diesem Board wurde zurückgezogen. Bitten Sie die Website, über die Sie hierher gekommen sind, es erneut zu öffnen.',
-      bound_to_another_browser:
-        'Dieser Link funktioniert nur in dem Browser, der ihn zuerst geöffnet hat. Bitten Sie die Website, über die Sie hierher gekommen sind, das Board erneut zu öffnen.',
+    notices: {
+      missing_token: {
+        sentence: 'Dieser Link zum Board ist unvollständig.',
+        action: 'Laden Sie die Seite neu, um es erneut zu versuchen.',
+      },
+      invalid_token: {
+        sentence: 'Dieser Link zum Board ist ungültig.',
+        action: 'Laden Sie die Seite neu, um es erneut zu versuchen.',
+      },
+      session_expired: {
+        sentence: 'Ihr Zugang zu diesem Board ist abgelaufen.',
+        action: 'Laden Sie die Seite neu, um das Board wieder zu öffnen.',
+      },
+      session_revoked: {
+        sentence: 'Ihr Zugang zu diesem Board wurde zurückgezogen.',
+        action: 'Laden Sie die Seite neu, um das Board wieder zu öffnen.',
+      },
+      bound_to_another_browser: {
+        sentence: 'Dieser Link zum Board wurde in einem anderen Browser geöffnet.',
+        action: 'Laden Sie die Seite neu, um das Board wieder zu öffnen.',
+      },
+      board_gone: {
+        sentence: 'Dieses Board gibt es nicht mehr.',
+        action: 'Wenden Sie sich an den Support dieser Website, wenn Sie es brauchen.',
+      },
+      unavailable: {
+        sentence: 'Das Board kann gerade nicht angezeigt werden.',
+        action: 'Laden Sie die Seite gleich neu, um es erneut zu versuchen.',
+      },
+      internal: {
+        sentence: 'Beim Öffnen des Boards ist etwas schiefgelaufen.',
+        action: 'Laden Sie die Seite neu, um es erneut zu versuchen.',
+      },
+      ended: {
+        sentence: 'Dieses Board ist geschlossen.',
+        action: 'Laden Sie die Seite neu, um das Board wieder zu öffnen.',
+      },
     },
   },
   fr: {
     signedInAs: 'Connecté en tant que',
-    expires: 'Session valable jusqu’au',
+    expires: 'Accès jusqu’au',
     emptyTitle: 'Rien à afficher pour le moment',
     emptyBody: 'L’application du tableau affiche son contenu ici.',
-    errorTitles: {
-      400: 'Ce lien d’intégration est incomplet',
-      401: 'Ce tableau ne peut pas être ouvert',
-      404: 'Ce tableau n’est plus disponible',
-      503: 'Temporairement indisponible',
-      other: 'Une erreur est survenue',
-    },
-    errors: {
-      missing_token: 'Le lien d’intégration ne contient pas de jeton',
-      invalid_token: 'Ce lien d’intégration n’est pas valide',
-      session_expired: 'Cette session intégrée a expiré. Demandez au site qui l’affichait de la recharger.',
-      session_revoked: 'Cette session intégrée a été révoquée',
-      bound_to_another_browser: 'Ce lien d’intégration a déjà été ouvert dans un autre navigateur',
-      board_gone: 'Le tableau de cette session intégrée n’existe plus',
-      unavailable: 'Le service est temporairement indisponible ; réessayez dans un instant',
-      internal: 'Une erreur inattendue s’est produite',
-    },
-    refusalHints: {
-      invalid_token: 'Demandez au site qui vous a envoyé ici d’ouvrir à nouveau le tableau.',
-      session_expired:
-        'Votre accès à ce tableau a pris fin. Demandez au site qui vous a envoyé ici de l’ouvrir à nouveau.',
-      session_revoked:
-        'Votre accès à ce tableau a été retiré. Demandez au site qui vous a envoyé ici de l’ouvrir à nouveau.',
-      bound_to_another_browser:
-        'Ce lien ne fonctionne que dans le navigateur qui l’a ouvert en premier. Demandez au site qui vous a envoyé ici d’ouvrir à nouveau le tableau.',
+    notices: {
+      missing_token: {
+        sentence: 'Ce lien vers le tableau est incomplet.',
+        action: 'Rechargez la page pour réessayer.',
+      },
+      invalid_token: {
+        sentence: 'Ce lien vers le tableau n’est pas valide.',
+        action: 'Rechargez la page pour réessayer.',
+      },
+      session_expired: {
+        sentence: 'Votre accès à ce tableau a pris fin.',
+        action: 'Rechargez la page pour rouvrir le tableau.',
+      },
+      session_revoked: {
+        sentence: 'Votre accès à ce tableau a été retiré.',
+        action: 'Rechargez la page pour rouvrir le tableau.',
+      },
+      bound_to_another_browser: {
+        sentence: 'Ce lien vers le tableau a été ouvert dans un autre navigateur.',
+        action: 'Rechargez la page pour rouvrir le tableau.',
+      },
+      board_gone: {
+        sentence: 'Ce tableau n’existe plus.',
+        action: 'Contactez l’assistance de ce site si vous en avez besoin.',
+      },
+      unavailable: {
+        sentence: 'Le tableau ne peut pas être affiché pour le moment.',
+        action: 'Rechargez la page dans un instant pour réessayer.',
+      },
+      internal: {
+        sentence: 'Un problème est survenu à l’ouverture du tableau.',
+        action: 'Rechargez la page pour réessayer.',
+      },
+      ended: { sentence: 'Ce tableau est fermé.', action: 'Rechargez la page pour rouvrir le tableau.' },
     },
   },
   es: {
     signedInAs: 'Sesión iniciada como',
-    expires: 'Sesión válida hasta',
+    expires: 'Acceso hasta el',
     emptyTitle: 'Nada que mostrar todavía',
     emptyBody: 'La aplicación del tablero muestra su contenido aquí.',
-    errorTitles: {
-      400: 'Este enlace de inserción está incompleto',
-      401: 'No se puede abrir este tablero',
-      404: 'Este tablero ya no está disponible',
-      503: 'No disponible temporalmente',
-      other: 'Algo salió mal',
-    },
-    errors: {
-      missing_token: 'El enlace de inserción no contiene ningún token',
-      invalid_token: 'Este enlace de inserción no es válido',
-      session_expired:
-        'Esta sesión insertada ha caducado. Pida al sitio que la mostraba que vuelva a cargarla.',
-      session_revoked: 'Esta sesión insertada ha sido revocada',
-      bound_to_another_browser: 'Este enlace de inserción ya se abrió en otro navegador',
-      board_gone: 'El tablero de esta sesión insertada ya no existe',
-      unavailable: 'El servicio no está disponible temporalmente; vuelva a intentarlo en breve',
-      internal: 'Se produjo un error inesperado',
-    },
-    refusalHints: {
-      invalid_token: 'Pida al sitio que le envió aquí que vuelva a abrir el tablero.',
-      session_expired:
-        'Su acceso a este tablero ha terminado. Pida al sitio que le envió aquí que vuelva a abrirlo.',
-      session_revoked:
-        'Su acceso a este tablero fue retirado. Pida al sitio que le envió aquí que vuelva a abrirlo.',
-      bound_to_another_browser:
-        'Este enlace solo funciona en el navegador que lo abrió primero. Pida al sitio que le envió aquí que vuelva a abrir el tablero.',
+    notices: {
+      missing_token: {
+        sentence: 'Este enlace al tablero está incompleto.',
+        action: 'Vuelva a cargar la página para intentarlo de nuevo.',
+      },
+      invalid_token: {
+        sentence: 'Este enlace al tablero no es válido.',
+        action: 'Vuelva a cargar la página para intentarlo de nuevo.',
+      },
+      session_expired: {
+        sentence: 'Su acceso a este tablero ha terminado.',
+        action: 'Vuelva a cargar la página para abrir el tablero de nuevo.',
+      },
+      session_revoked: {
+        sentence: 'Su acceso a este tablero fue retirado.',
+        action: 'Vuelva a cargar la página para abrir el tablero de nuevo.',
+      },
+      bound_to_another_browser: {
+        sentence: 'Este enlace al tablero se abrió en otro navegador.',
+        action: 'Vuelva a cargar la página para abrir el tablero de nuevo.',
+      },
+      board_gone: {
+        sentence: 'Este tablero ya no existe.',
+        action: 'Contacte con el soporte de este sitio si lo necesita.',
+      },
+      unavailable: {
+        sentence: 'El tablero no se puede mostrar ahora.',
+        action: 'Vuelva a cargar la página en un momento para intentarlo de nuevo.',
+      },
+      internal: {
+        sentence: 'Algo salió mal al abrir el tablero.',
+        action: 'Vuelva a cargar la página para intentarlo de nuevo.',
+      },
+      ended: {
+        sentence: 'Este tablero está cerrado.',
+        action: 'Vuelva a cargar la página para abrir el tablero de nuevo.',
+      },
     },
   },
 };

@@ -5,9 +5,8 @@ import { escapeHtml, jsonIsland } from './html';
 import {
   type EmbedErrorCode,
   formatInstant,
+  type NoticeCode,
   type Presentation,
-  REFUSAL_CODES,
-  type RefusalCode,
   TEXTS,
   type Texts,
 } from './i18n';
@@ -73,25 +72,16 @@ ${body}
 `;
 }
 
-/** The heading of an error page with this status. */
-function errorTitle(texts: Texts, status: number): string {
-  const titles = texts.errorTitles;
-  return status === 400 || status === 401 || status === 404 || status === 503 ? titles[status] : titles.other;
-}
-
-const isRefusal = (code: EmbedErrorCode): code is RefusalCode =>
-  (REFUSAL_CODES as readonly string[]).includes(code);
-
-/** The notice an error page shows, and the board page keeps ready for when its session expires. */
-function notice(texts: Texts, status: number, code: EmbedErrorCode): string {
-  return `<div class="notice" role="alert" data-testid="embed-error" data-code="${code}">
-<span class="code">${status}</span>
-<h1>${escapeHtml(errorTitle(texts, status))}</h1>
-<p>${escapeHtml(texts.errors[code])}</p>${
-    isRefusal(code)
-      ? `\n<p class="hint" data-testid="embed-hint">${escapeHtml(texts.refusalHints[code])}</p>`
-      : ''
-  }
+/**
+ * The notice a page shows instead of the board: its one sentence as the heading and its one action, no
+ * status code (the host page reads the status and the `code`, the end user never needs them).
+ * `data-testid` names where it is shown: `embed-error` on a refusal, `embed-ended` on an ended view.
+ */
+export function notice(texts: Texts, code: NoticeCode, testId = 'embed-error'): string {
+  const { sentence, action } = texts.notices[code];
+  return `<div class="notice" role="alert" data-testid="${testId}" data-code="${code}">
+<h1>${escapeHtml(sentence)}</h1>
+<p class="action" data-testid="embed-action">${escapeHtml(action)}</p>
 </div>`;
 }
 
@@ -112,9 +102,12 @@ export function renderEmbedPage(view: EmbedView, options: EmbedPageOptions): str
   const texts = TEXTS[presentation.locale];
   const name = displayName(session);
   const boardName = board.name?.trim() || board.boardId;
-  const avatar = session.avatarUrl
-    ? `<img class="avatar" src="${escapeHtml(session.avatarUrl)}" alt="" width="32" height="32" referrerpolicy="no-referrer">`
-    : `<span class="avatar initials" aria-hidden="true">${escapeHtml(initials(name))}</span>`;
+  // The image lies over the initials: while it loads, and when it fails (the page's script removes a
+  // failed image), the user sees the initials rather than a broken-image icon.
+  const image = session.avatarUrl
+    ? `<img class="avatar-image" src="${escapeHtml(session.avatarUrl)}" alt="" width="32" height="32" referrerpolicy="no-referrer">`
+    : '';
+  const avatar = `<span class="avatar initials" aria-hidden="true">${escapeHtml(initials(name))}${image}</span>`;
   const plan = session.plan?.trim()
     ? `<span class="plan" data-testid="plan" title="${escapeHtml(session.plan)}">${escapeHtml(session.plan)}</span>`
     : '';
@@ -133,20 +126,23 @@ export function renderEmbedPage(view: EmbedView, options: EmbedPageOptions): str
 </main>
 <p class="meta" data-testid="session-expiry">${escapeHtml(texts.expires)} <time datetime="${escapeHtml(session.expiresAt)}" data-local>${escapeHtml(formatInstant(session.expiresAt, presentation.locale))}</time></p>
 </div>
-<template id="embed-expired">${notice(texts, 401, 'session_expired')}</template>
+<template id="embed-expired">${notice(texts, 'session_expired')}</template>
 <script type="application/json" id="embed-context">${jsonIsland(embedContext(view))}</script>`,
   );
 }
 
-/** A styled error page shown inside the iframe, in the host's language, naming its `code` for the host. */
-export function renderEmbedError(status: number, code: EmbedErrorCode, presentation: Presentation): string {
+/**
+ * A styled error page shown inside the iframe, in the host's language, naming its `code` for the host
+ * (the HTTP status says the rest; the page shows none).
+ */
+export function renderEmbedError(code: EmbedErrorCode, presentation: Presentation): string {
   const texts = TEXTS[presentation.locale];
   return layout(
     presentation,
-    errorTitle(texts, status),
+    texts.notices[code].sentence,
     { 'embed-state': 'error', 'embed-code': code },
     `<div class="embed notice-page" id="embed-root">
-${notice(texts, status, code)}
+${notice(texts, code)}
 </div>`,
   );
 }

@@ -195,7 +195,7 @@ describeInChromium('embed page in a real browser (Chromium)', () => {
     await expect
       .poll(() =>
         frame
-          .locator('img.avatar')
+          .locator('img.avatar-image')
           .evaluate((img) => (img as unknown as { naturalWidth: number }).naturalWidth),
       )
       .toBe(1);
@@ -266,6 +266,20 @@ describeInChromium('embed page in a real browser (Chromium)', () => {
     expect(JSON.parse(context ?? '{}').session.metadata.note).toBe(MARKUP_FIELDS.metadata.note);
   });
 
+  it('shows the initials, not a broken image, when the avatar fails to load', async () => {
+    const created = await createSession({
+      firstName: 'Ada',
+      lastName: 'Lovelace',
+      avatarUrl: `${site.origin}/no-such-avatar.png`,
+    });
+    const { page, frame } = await openFramed(created.embedUrl);
+    pages.push(page);
+    await expect.poll(() => frame.getByTestId('board-name').textContent()).toBe('Product roadmap');
+    await expect.poll(() => frame.locator('img').count()).toBe(0);
+    expect(await frame.locator('.avatar.initials').textContent()).toBe('AL');
+    expect(await frame.locator('.avatar.initials').isVisible()).toBe(true);
+  });
+
   it('shows the expired page inside the frame once the session has expired', async () => {
     const token = randomBytes(24).toString('base64url');
     await storeSession(runtime, token, {
@@ -276,7 +290,8 @@ describeInChromium('embed page in a real browser (Chromium)', () => {
     pages.push(page);
     await expect
       .poll(() => frame.getByTestId('embed-error').textContent())
-      .toContain('This embed session has expired');
+      .toContain('Your access to this board has ended.');
+    expect(await frame.getByTestId('embed-error').textContent()).not.toContain('401');
     await page.screenshot({ path: join(ARTIFACTS, 'embed-expired.png') });
   });
 
@@ -285,7 +300,7 @@ describeInChromium('embed page in a real browser (Chromium)', () => {
     pages.push(page);
     await expect
       .poll(() => frame.getByTestId('embed-error').textContent())
-      .toContain('This embed link is not valid');
+      .toContain('This link to the board is not valid.');
   });
 
   it('mounts with the host script: the frame takes the board’s height and follows it within a frame or two', async () => {
@@ -343,7 +358,11 @@ describeInChromium('embed page in a real browser (Chromium)', () => {
     expect(await hostEvents(page)).not.toContainEqual({ type: 'expired' });
     await expect.poll(() => hostEvents(page), { timeout: 10_000 }).toContainEqual({ type: 'expired' });
     const frame = page.frameLocator('iframe');
-    expect(await frame.getByTestId('embed-error').textContent()).toContain('This embed session has expired');
+    // The client-side expired view: what happened and what to do, and no status code (no request failed).
+    expect((await frame.getByTestId('embed-error').innerText()).split('\n').filter(Boolean)).toEqual([
+      'Your access to this board has ended.',
+      'Reload the page to open the board again.',
+    ]);
     expect(embedLoads).toHaveLength(1);
     // The expired notice has its own height, and the frame follows it.
     await expect.poll(() => iframeHeight(page)).toBe(await contentHeight(page));
@@ -447,7 +466,7 @@ setInterval(() => {
       .toContain('Noch nichts anzuzeigen');
     expect(await frame.locator('html').getAttribute('lang')).toBe('de');
     expect(await frame.getByTestId('user').textContent()).toContain('Angemeldet als');
-    expect(await frame.getByTestId('session-expiry').textContent()).toContain('Sitzung gültig bis');
+    expect(await frame.getByTestId('session-expiry').textContent()).toContain('Zugang bis');
     const background = () =>
       frame.locator('body').evaluate((body) => {
         const view = globalThis as unknown as { getComputedStyle(e: unknown): { backgroundColor: string } };
@@ -470,7 +489,7 @@ setInterval(() => {
     pages.push(error.page);
     await expect
       .poll(() => error.frame.getByTestId('embed-error').textContent())
-      .toContain('Dieser Einbettungslink ist ungültig');
+      .toContain('Dieser Link zum Board ist ungültig.');
   });
 
   it('refuses a bound link in a second browser, while reloads in the first keep working', async () => {
@@ -498,7 +517,7 @@ setInterval(() => {
       const b = await openFramed(created.embedUrl, 960, second);
       await expect
         .poll(() => b.frame.getByTestId('embed-error').textContent())
-        .toContain('This embed link was already opened in another browser');
+        .toContain('This link to the board was opened in another browser.');
       expect(await second.cookies(runtime.baseUrl)).toEqual([]);
       await b.page.screenshot({ path: join(ARTIFACTS, 'embed-bound-elsewhere.png') });
 

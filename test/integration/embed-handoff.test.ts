@@ -241,7 +241,7 @@ describe('refused links of a board with an application', () => {
     expectRefusedWithoutToken(
       await call(runtime, `/embed?token=${token}`),
       401,
-      'This embed session has expired',
+      'Your access to this board has ended.',
     );
     const json = await call(runtime, `/embed?token=${token}`, { headers: { Accept: 'application/json' } });
     expect(json.status).toBe(401);
@@ -259,7 +259,7 @@ describe('refused links of a board with an application', () => {
     expectRefusedWithoutToken(
       await call(runtime, `/embed?token=${created.token}`),
       401,
-      'This embed session has been revoked',
+      'Your access to this board was withdrawn.',
     );
   });
 

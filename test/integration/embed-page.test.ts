@@ -112,14 +112,15 @@ describe('GET /embed with an unusable token', () => {
     ['malformed', 'short'],
     ['too long', 'A'.repeat(33)],
     ['unknown', token()],
-  ])('returns 401 "This embed link is not valid" for a %s token', async (_name, value) => {
+  ])('returns 401 with the invalid-link page for a %s token', async (_name, value) => {
     const result = await call(runtime, `/embed?token=${encodeURIComponent(value)}`);
     expect(result.status).toBe(401);
-    expect(result.text).toContain('This embed link is not valid');
+    expect(result.text).toContain('data-code="invalid_token"');
+    expect(result.text).toContain('This link to the board is not valid.');
     expectEmbedHeaders(result);
   });
 
-  it('returns 401 with an expiry message once expiresAt has passed', async () => {
+  it('returns 401 with the expired page once expiresAt has passed', async () => {
     const expired = token();
     await storeSession(runtime, expired, {
       boardId: runtime.demo?.publicBoardId as string,
@@ -127,8 +128,8 @@ describe('GET /embed with an unusable token', () => {
     });
     const result = await call(runtime, `/embed?token=${expired}`);
     expect(result.status).toBe(401);
-    expect(result.text).toContain('This embed session has expired');
-    expect(result.text).toContain('reload');
+    expect(result.text).toContain('Your access to this board has ended.');
+    expect(result.text).toContain('Reload the page to open the board again.');
   });
 
   it('returns 404 when the session’s board no longer exists', async () => {
@@ -190,7 +191,7 @@ describe('GET /embed for a session created with bindToBrowser', () => {
     for (const cookie of [undefined, `__Host-embed_binding=${'x'.repeat(43)}`]) {
       const elsewhere = await call(runtime, path, { headers: cookie ? { Cookie: cookie } : {} });
       expect(elsewhere.status).toBe(401);
-      expect(elsewhere.text).toContain('This embed link was already opened in another browser');
+      expect(elsewhere.text).toContain('data-code="bound_to_another_browser"');
       expect(elsewhere.headers.get('set-cookie')).toBeNull();
       expectEmbedHeaders(elsewhere);
     }
@@ -240,7 +241,7 @@ describe('GET /embed for a session created with bindToBrowser', () => {
       headers: { Cookie: `__Host-embed_binding=${secret}` },
     });
     expect(result.status).toBe(401);
-    expect(result.text).toContain('This embed session has been revoked');
+    expect(result.text).toContain('data-code="session_revoked"');
   });
 
   it('sets no cookie for a session created without bindToBrowser, however often it is opened', async () => {
@@ -299,7 +300,7 @@ describe('GET /embed with theme and locale', () => {
   it('renders error pages in the requested language', async () => {
     const result = await call(runtime, `/embed?token=${token()}&locale=es`);
     expect(result.status).toBe(401);
-    expect(result.text).toContain('Este enlace de inserción no es válido');
+    expect(result.text).toContain('Este enlace al tablero no es válido.');
   });
 });
 

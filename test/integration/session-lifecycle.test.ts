@@ -440,7 +440,8 @@ describe('POST /api/embed/sessions/{id}/revoke', () => {
     expect(page.body).toEqual({ error: 'Unauthorized', message: 'This embed session has been revoked' });
     const html = await call(runtime, `/embed?token=${token}`);
     expect(html.status).toBe(401);
-    expect(html.text).toContain('This embed session has been revoked');
+    expect(html.text).toContain('data-code="session_revoked"');
+    expect(html.text).toContain('Your access to this board was withdrawn.');
     const again = await revoke(owner, session.id);
     expect(again.status).toBe(200);
     expect((again.body.session as SessionBody).revokedAt).toBe(revoked.revokedAt);

@@ -10,6 +10,8 @@ import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterAll, afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { sessionIdOfToken } from '#lib/domain/credentials';
+import { escapeHtml } from '#lib/embed/html';
+import { type EmbedErrorCode, TEXTS } from '#lib/embed/i18n';
 import { ConfigError, DEFAULT_FRAME_ANCESTORS } from '#lib/platform/config';
 import { dynamoErrors } from '#test/support/dynamo-errors';
 import { embedEvent, lambdaContext } from '#test/support/events';
@@ -169,13 +171,14 @@ function expectEmbedHeaders(result: APIGatewayProxyResult, frameAncestors = DEFA
   expect(Object.keys(headers).map((name) => name.toLowerCase())).not.toContain('x-frame-options');
 }
 
-function expectHtmlError(result: APIGatewayProxyResult, status: number, message: string) {
+/** An error page with `status`, naming `code` and saying its end-user sentence (never the status). */
+function expectHtmlError(result: APIGatewayProxyResult, status: number, code: EmbedErrorCode) {
   expect(result.statusCode).toBe(status);
   expect(result.headers?.['Content-Type']).toBe('text/html; charset=utf-8');
   expect(result.body).toMatch(/^<!doctype html>/);
-  expect(result.body).toContain('data-testid="embed-error"');
-  expect(result.body).toContain(`<span class="code">${status}</span>`);
-  expect(result.body).toContain(message);
+  expect(result.body).toContain(`data-testid="embed-error" data-code="${code}"`);
+  expect(result.body).toContain(escapeHtml(TEXTS.en.notices[code].sentence));
+  expect(/<div class="notice"[\s\S]*?<\/div>/.exec(result.body)?.[0]).not.toContain(String(status));
   expectEmbedHeaders(result);
 }
 
@@ -326,7 +329,7 @@ describe('embed-page handler: links bound to a browser', () => {
 
   it('refuses a bound session in another browser with 401 and no cookie', async () => {
     const result = await invoke(embedEvent({ token: BOUND }));
-    expectHtmlError(result, 401, 'This embed link was already opened in another browser');
+    expectHtmlError(result, 401, 'bound_to_another_browser');
     expect(result.body).toContain('data-embed-code="bound_to_another_browser"');
     expect(result.headers?.['Set-Cookie']).toBeUndefined();
     const json = await invoke(embedEvent({ token: BOUND }, JSON_ACCEPT));
@@ -340,7 +343,7 @@ describe('embed-page handler: links bound to a browser', () => {
     seedSession(BOUND, boundItem({ revokedAt: iso(Date.now() - 1000) }));
     for (const headers of [{ ...COOKIE, Accept: 'text/html' }, { Accept: 'text/html' }]) {
       const result = await invoke(embedEvent({ token: BOUND }, headers));
-      expectHtmlError(result, 401, 'This embed session has been revoked');
+      expectHtmlError(result, 401, 'session_revoked');
       expect(result.headers?.['Set-Cookie']).toBeUndefined();
     }
   });
@@ -405,7 +408,7 @@ describe('embed-page handler: theme and language', () => {
     const result = await invoke(embedEvent({ token: EXPIRED, locale: 'fr' }));
     expect(result.statusCode).toBe(401);
     expect(result.body).toContain('<html lang="fr" data-theme="auto">');
-    expect(result.body).toContain('Cette session intégrée a expiré.');
+    expect(result.body).toContain('Votre accès à ce tableau a pris fin.');
   });
 
   it.each([
@@ -427,7 +430,7 @@ describe('embed-page handler: an unusable token', () => {
     ['an empty token', { token: '' }],
   ])('answers 400 for %s without touching DynamoDB', async (_label, query) => {
     const result = await invoke(embedEvent(query));
-    expectHtmlError(result, 400, 'The embed link has no token');
+    expectHtmlError(result, 400, 'missing_token');
     expect(ddb.calls()).toHaveLength(0);
   });
 
@@ -441,30 +444,30 @@ describe('embed-page handler: an unusable token', () => {
     ['a space', `${VALID.slice(0, 31)} `],
   ])('answers 401 for a malformed token (%s) with zero DynamoDB calls', async (_label, token) => {
     const result = await invoke(embedEvent({ token }));
-    expectHtmlError(result, 401, 'This embed link is not valid');
+    expectHtmlError(result, 401, 'invalid_token');
     expect(ddb.calls()).toHaveLength(0);
   });
 
   it('answers 401 for an unknown token after one read by id and one index query, waiting for nothing', async () => {
     const result = await invoke(embedEvent({ token: UNKNOWN }));
-    expectHtmlError(result, 401, 'This embed link is not valid');
+    expectHtmlError(result, 401, 'invalid_token');
     expect(dynamoCalls()).toEqual([`GetCommand ${SESSIONS_TABLE}`, `QueryCommand ${SESSIONS_TABLE}`]);
   });
 
-  it('answers 401 with the expiry message once expiresAt has passed', async () => {
+  it('answers 401 with the expired page once expiresAt has passed', async () => {
     const result = await invoke(embedEvent({ token: EXPIRED }));
-    expectHtmlError(result, 401, 'This embed session has expired');
-    expect(result.body).toContain('reload it');
+    expectHtmlError(result, 401, 'session_expired');
+    expect(result.body).toContain('Reload the page to open the board again.');
   });
 
-  it('answers 401 "This embed session has been revoked" for a revoked session', async () => {
+  it('answers 401 with the revoked page for a revoked session', async () => {
     const result = await invoke(embedEvent({ token: REVOKED }));
-    expectHtmlError(result, 401, 'This embed session has been revoked');
+    expectHtmlError(result, 401, 'session_revoked');
   });
 
   it('answers 404 when the session’s board no longer exists', async () => {
     const result = await invoke(embedEvent({ token: ORPHAN }));
-    expectHtmlError(result, 404, 'The board of this embed session no longer exists');
+    expectHtmlError(result, 404, 'board_gone');
   });
 
   it.each([
@@ -491,7 +494,7 @@ describe('embed-page handler: DynamoDB failures', () => {
   it('answers a 503 page with Retry-After when the session read is throttled', async () => {
     ddb.on(GetCommand, { TableName: SESSIONS_TABLE }).rejects(dynamoErrors.throttled());
     const result = await invoke(embedEvent({ token: VALID }));
-    expectHtmlError(result, 503, 'temporarily unavailable');
+    expectHtmlError(result, 503, 'unavailable');
     expect(result.headers?.['Retry-After']).toBe('2');
   });
 
@@ -506,7 +509,7 @@ describe('embed-page handler: DynamoDB failures', () => {
   it('answers a 500 page that shows no internals for an unexpected error, and logs it with the request id', async () => {
     ddb.on(GetCommand, { TableName: SESSIONS_TABLE }).rejects(dynamoErrors.validation());
     const result = await invoke(embedEvent({ token: VALID }), 'req-500');
-    expectHtmlError(result, 500, 'An unexpected error occurred');
+    expectHtmlError(result, 500, 'internal');
     expect(result.body).toContain('Something went wrong');
     for (const internal of ['ValidationException', 'internal detail', 'parameter values', 'node_modules']) {
       expect(result.body).not.toContain(internal);

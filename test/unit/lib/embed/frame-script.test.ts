@@ -20,6 +20,27 @@ interface PageOptions {
   framed?: boolean;
   context?: unknown;
   height?: number;
+  /** The avatar images on the page: already failed (complete, no width), or still loading. */
+  avatars?: FakeImage[];
+}
+
+/** An avatar `<img>`: whether it finished loading, its width, its error listeners, whether it was removed. */
+class FakeImage {
+  removed = false;
+  readonly listeners: Array<() => void> = [];
+  constructor(
+    readonly complete: boolean,
+    readonly naturalWidth: number,
+  ) {}
+  addEventListener(type: string, listener: () => void) {
+    if (type === 'error') this.listeners.push(listener);
+  }
+  remove() {
+    this.removed = true;
+  }
+  fail() {
+    for (const listener of this.listeners) listener();
+  }
 }
 
 function runPage(options: PageOptions) {
@@ -63,7 +84,12 @@ function runPage(options: PageOptions) {
     },
     documentElement: { lang: 'de' },
     getElementById: (id: string) => elements[id] ?? null,
-    querySelectorAll: (selector: string) => (selector === 'time[data-local]' ? [time] : []),
+    querySelectorAll: (selector: string) =>
+      selector === 'time[data-local]'
+        ? [time]
+        : selector === 'img.avatar-image'
+          ? (options.avatars ?? [])
+          : [],
     addEventListener: (type: string, listener: () => void) => {
       listeners[type] = [...(listeners[type] ?? []), listener];
     },
@@ -246,6 +272,22 @@ describe('the board page’s messages', () => {
     expect(page.time.textContent).toBe(
       new Date('2026-01-31T17:05:00.000Z').toLocaleString('de', { dateStyle: 'medium', timeStyle: 'short' }),
     );
+  });
+
+  it('removes an avatar image that fails to load, so the initials under it show', () => {
+    const loading = new FakeImage(false, 0);
+    runPage({ state: 'ready', context: CONTEXT, avatars: [loading] });
+    expect(loading.removed).toBe(false);
+    loading.fail();
+    expect(loading.removed).toBe(true);
+  });
+
+  it('removes an avatar image that failed before the script ran, and keeps one that loaded', () => {
+    const failed = new FakeImage(true, 0);
+    const loaded = new FakeImage(true, 64);
+    runPage({ state: 'ready', context: CONTEXT, avatars: [failed, loaded] });
+    expect(failed.removed).toBe(true);
+    expect(loaded.removed).toBe(false);
   });
 
   it('still reports ready and resizes, without ids, when the context island is unreadable', () => {

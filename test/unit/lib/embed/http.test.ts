@@ -47,6 +47,9 @@ const VIEW: EmbedView = {
 };
 const NOW = new Date('2026-01-02T00:00:00.000Z');
 
+/** The notice an error page shows the end user (its sentence and its action). */
+const noticeOf = (html: string) => /<div class="notice"[\s\S]*?<\/div>/.exec(html)?.[0] ?? '';
+
 /** Header names in lower case, as a browser would compare them. */
 const headerNames = (headers: Record<string, unknown> | undefined) =>
   Object.keys(headers ?? {}).map((name) => name.toLowerCase());
@@ -78,7 +81,7 @@ describe('embedHeaders', () => {
 
   it.each([
     ['the board page', renderEmbedPage(VIEW, { presentation: DEFAULT_PRESENTATION, now: NOW })],
-    ['an error page', renderEmbedError(401, 'invalid_token', DEFAULT_PRESENTATION)],
+    ['an error page', renderEmbedError('invalid_token', DEFAULT_PRESENTATION)],
   ])('allows the inline script %s actually carries, byte for byte', (_label, html) => {
     const scripts = [...html.matchAll(/<script>(.*?)<\/script>/gs)].map((m) => m[1] ?? '');
     expect(scripts).toHaveLength(1);
@@ -178,8 +181,8 @@ describe('embedErrorRenderer', () => {
       'Content-Type': 'text/html; charset=utf-8',
     });
     expect(result.body).toMatch(/^<!doctype html>/);
-    expect(result.body).toContain('<span class="code">401</span>');
-    expect(result.body).toContain('This embed link is not valid');
+    expect(result.body).toContain(`<h1>${TEXTS.en.notices.invalid_token.sentence}</h1>`);
+    expect(noticeOf(result.body)).not.toContain('401');
     expect(headerNames(result.headers)).not.toContain('x-frame-options');
   });
 
@@ -200,21 +203,23 @@ describe('embedErrorRenderer', () => {
   });
 
   it.each([
-    [400, 'This embed link is incomplete'],
-    [401, 'This board can’t be opened'],
-    [404, 'This board is no longer available'],
-    [503, 'Temporarily unavailable'],
-    [500, 'Something went wrong'],
-  ])('titles a %i page %j', (status, title) => {
-    const result = embedErrorRenderer(htmlEvent, FRAME_ANCESTORS)(status, 'message', {});
-    expect(result.body).toContain(`<h1>${title}</h1>`);
+    [400, new errors.MissingTokenError(), 'This link to the board is incomplete.'],
+    [401, new errors.InvalidTokenError(), 'This link to the board is not valid.'],
+    [404, new errors.EmbeddedBoardGoneError(), 'This board no longer exists.'],
+    [503, new errors.StorageUnavailableError(), 'The board can’t be shown right now.'],
+    [500, new Error('boom'), 'Something went wrong while opening the board.'],
+  ])('answers %i with a page that says %j, and not its status', (status, error, sentence) => {
+    const result = embedErrorRenderer(htmlEvent, FRAME_ANCESTORS, error)(status, 'message', {});
+    expect(result.statusCode).toBe(status);
+    expect(result.body).toContain(`<h1>${sentence}</h1>`);
+    expect(noticeOf(result.body)).not.toContain(String(status));
   });
 
   it('renders the page in the language and theme the embed URL asks for', () => {
     const event = embedEvent({ token: 'x', locale: 'de-AT', theme: 'dark' });
     const result = embedErrorRenderer(event, FRAME_ANCESTORS, new errors.SessionRevokedError())(401, 'm', {});
     expect(result.body).toMatch(/^<!doctype html>\n<html lang="de" data-theme="dark">/);
-    expect(result.body).toContain(TEXTS.de.errors.session_revoked);
+    expect(result.body).toContain(TEXTS.de.notices.session_revoked.sentence);
     expect(result.body).toContain('data-embed-code="session_revoked"');
   });
 
@@ -267,7 +272,7 @@ describe('embedErrorRenderer', () => {
     );
     expect(result.body).not.toContain('<img');
     expect(result.body).not.toContain('onerror');
-    expect(result.body).toContain(TEXTS.en.errors.missing_token);
+    expect(result.body).toContain(TEXTS.en.notices.missing_token.sentence);
   });
 
   it('answers {error, message} JSON with the same security headers when JSON is wanted', () => {

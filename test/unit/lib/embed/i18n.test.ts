@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import {
+  EMBED_ERROR_CODES,
   formatInstant,
   isLanguageTag,
   LOCALES,
@@ -9,7 +10,6 @@ import {
   TEXTS,
   type Texts,
 } from '#lib/embed/i18n';
-import { EMBED_REFUSALS } from '#test/support/embed-refusals';
 
 describe('parseTheme', () => {
   it.each(['light', 'dark', 'auto'] as const)('takes %j as given', (theme) => {
@@ -137,12 +137,8 @@ describe('TEXTS', () => {
     for (const [path, text] of entries(TEXTS[locale])) expect(text, path).not.toBe(english.get(path));
   });
 
-  it.each(EMBED_REFUSALS)('says %s in English exactly as the API’s JSON answer does', (code, error) => {
-    expect(TEXTS.en.errors[code]).toBe(error.message);
-  });
-
-  it('says "An unexpected error occurred" for anything else, as the API does for a 500', () => {
-    expect(TEXTS.en.errors.internal).toBe('An unexpected error occurred');
+  it.each(LOCALES)('has a notice in %s for every refusal and for the neutral ended view', (locale) => {
+    expect(Object.keys(TEXTS[locale].notices).sort()).toEqual([...EMBED_ERROR_CODES, 'ended'].sort());
   });
 });
 

@@ -9,7 +9,6 @@ import {
   formatInstant,
   LOCALES,
   type Presentation,
-  REFUSAL_CODES,
   TEXTS,
 } from '#lib/embed/i18n';
 import { displayName, embedContext, renderEmbedError, renderEmbedPage as renderPage } from '#lib/embed/page';
@@ -121,15 +120,17 @@ describe('renderEmbedPage: the signed-in user', () => {
     expect(html).not.toContain('<img');
   });
 
-  it('shows the avatar image without a referrer instead of initials when an avatar URL is given', () => {
+  it('lays the avatar image, without a referrer, over the initials, which show when it fails to load', () => {
     const html = renderEmbedPage(
       view({ firstName: 'Grace', avatarUrl: 'https://img.example.com/g.png?s=64&r=g' }),
     );
-    const img = /<img [^>]*>/.exec(html)?.[0] ?? '';
+    const avatar = /<span class="avatar initials" aria-hidden="true">G(<img [^>]*>)<\/span>/.exec(html);
+    expect(avatar, 'the image inside the initials').not.toBeNull();
+    const img = avatar?.[1] ?? '';
+    expect(img).toContain('class="avatar-image"');
     expect(img).toContain('src="https://img.example.com/g.png?s=64&amp;r=g"');
     expect(img).toContain('referrerpolicy="no-referrer"');
     expect(img).toContain('alt=""');
-    expect(html).not.toContain('class="avatar initials"');
   });
 
   it('shows the plan badge when a plan is given', () => {
@@ -305,8 +306,8 @@ describe('renderEmbedPage: what the service knows, and the hand-over to the boar
   it('keeps the expired view ready in an inert template, so it can switch without a reload', () => {
     const template = /<template id="embed-expired">(.*?)<\/template>/s.exec(html)?.[1] ?? '';
     expect(template).toContain('data-code="session_expired"');
-    expect(template).toContain(escapeHtml(TEXTS.en.errors.session_expired));
-    expect(template).toContain('<span class="code">401</span>');
+    expect(template).toContain(escapeHtml(TEXTS.en.notices.session_expired.sentence));
+    expect(template).toContain(escapeHtml(TEXTS.en.notices.session_expired.action));
   });
 
   it('measures its content in one element, which never stretches to the frame', () => {
@@ -330,7 +331,7 @@ describe('renderEmbedPage: theme and language', () => {
       texts.expires,
       texts.emptyTitle,
       texts.emptyBody,
-      texts.errors.session_expired,
+      texts.notices.session_expired.sentence,
     ]) {
       expect(html).toContain(escapeHtml(text));
     }
@@ -344,87 +345,103 @@ describe('renderEmbedPage: theme and language', () => {
 });
 
 describe('renderEmbedError', () => {
-  it('shows the status, the title and the message of its code', () => {
-    const html = renderEmbedError(401, 'invalid_token', DEFAULT_PRESENTATION);
-    expect(html).toContain('<span class="code">401</span>');
-    expect(html).toContain('<h1>This board can’t be opened</h1>');
-    expect(html).toContain('<p>This embed link is not valid</p>');
-    expect(html).toContain('<title>This board can’t be opened</title>');
+  it('shows the sentence and the action of its code, and titles the page with the sentence', () => {
+    const html = renderEmbedError('invalid_token', DEFAULT_PRESENTATION);
+    expect(html).toContain('<h1>This link to the board is not valid.</h1>');
+    expect(html).toContain('<p class="action" data-testid="embed-action">Reload the page to try again.</p>');
+    expect(html).toContain('<title>This link to the board is not valid.</title>');
     expect(html).toContain('role="alert"');
     expect(html).toContain('<meta name="referrer" content="no-referrer">');
   });
 
   it('names its code for the page’s script, which reports it to the host', () => {
-    const html = renderEmbedError(401, 'session_revoked', DEFAULT_PRESENTATION);
+    const html = renderEmbedError('session_revoked', DEFAULT_PRESENTATION);
     expect(html).toContain('<body data-embed-state="error" data-embed-code="session_revoked">');
     expect(html).toContain('data-code="session_revoked"');
   });
 
   it('carries the page’s own script and no other', () => {
-    const html = renderEmbedError(404, 'board_gone', DEFAULT_PRESENTATION);
+    const html = renderEmbedError('board_gone', DEFAULT_PRESENTATION);
     expect(count(html, '<script')).toBe(1);
     expect(count(html, OWN_SCRIPT)).toBe(1);
     expect(html).not.toContain('id="embed-context"');
   });
 
   it('measures the notice alone, so the host can size the frame to it', () => {
-    expect(renderEmbedError(400, 'missing_token', DEFAULT_PRESENTATION)).toContain(
+    expect(renderEmbedError('missing_token', DEFAULT_PRESENTATION)).toContain(
       '<div class="embed notice-page" id="embed-root">',
     );
   });
 
   it.each(EMBED_ERROR_CODES)('renders %s in every language the page ships', (code) => {
     for (const locale of LOCALES) {
-      const html = renderEmbedError(401, code, { theme: 'auto', locale });
+      const html = renderEmbedError(code, { theme: 'auto', locale });
       expect(html).toContain(`<html lang="${locale}"`);
-      expect(html).toContain(escapeHtml(TEXTS[locale].errors[code]));
-      expect(html).toContain(escapeHtml(TEXTS[locale].errorTitles[401]));
+      expect(html).toContain(`<h1>${escapeHtml(TEXTS[locale].notices[code].sentence)}</h1>`);
+      expect(html).toContain(escapeHtml(TEXTS[locale].notices[code].action));
     }
   });
 
-  it.each(REFUSAL_CODES)(
-    'tells the end user what to do about %s, in the page’s language, and asks the site that sent them',
-    (code) => {
-      const asks = {
-        en: 'the site that sent you here',
-        de: 'die Website, über die Sie hierher gekommen sind',
-        fr: 'au site qui vous a envoyé ici',
-        es: 'al sitio que le envió aquí',
-      };
-      for (const locale of LOCALES) {
-        const html = renderEmbedError(401, code, { theme: 'auto', locale });
-        const hint = TEXTS[locale].refusalHints[code];
-        expect(byTestId(html, 'embed-hint')).toBe(escapeHtml(hint));
-        expect(hint).toContain(asks[locale]);
-        expect(hint).not.toMatch(/token|session|API|401/i);
-      }
-    },
-  );
-
-  it.each(['missing_token', 'board_gone', 'unavailable', 'internal'] as const)(
-    'gives no end-user hint for %s, which is not a refused link',
-    (code) => {
-      expect(renderEmbedError(400, code, DEFAULT_PRESENTATION)).not.toContain('embed-hint');
-    },
-  );
-
-  it.each([
-    [400, 400],
-    [401, 401],
-    [404, 404],
-    [503, 503],
-    [500, 'other'],
-    [502, 'other'],
-  ] as const)('titles a %i page with its status’s heading', (status, key) => {
-    expect(renderEmbedError(status, 'internal', { theme: 'auto', locale: 'fr' })).toContain(
-      `<h1>${escapeHtml(TEXTS.fr.errorTitles[key])}</h1>`,
-    );
-  });
-
   it('applies the requested theme', () => {
-    expect(renderEmbedError(401, 'session_expired', { theme: 'dark', locale: 'es' })).toMatch(
+    expect(renderEmbedError('session_expired', { theme: 'dark', locale: 'es' })).toMatch(
       /^<!doctype html>\n<html lang="es" data-theme="dark">/,
     );
+  });
+});
+
+/** The text a reader sees in a notice, one entry per element: its sentence, its action. */
+function noticeTexts(html: string): string[] {
+  const notice = /<div class="notice"[^>]*>([\s\S]*?)<\/div>/.exec(html)?.[1] ?? '';
+  return [...notice.matchAll(/<([a-z0-9]+)[^>]*>([^<]*)<\/\1>/g)].map((m) => m[2] ?? '');
+}
+
+describe('what the end user reads instead of the board', () => {
+  const pages = LOCALES.flatMap((locale) => [
+    ...EMBED_ERROR_CODES.map((code) => ({
+      what: `the ${code} page in ${locale}`,
+      html: renderEmbedError(code, { theme: 'auto', locale }),
+    })),
+    {
+      what: `the expired view of the board page in ${locale}`,
+      html:
+        /<template id="embed-expired">([\s\S]*?)<\/template>/.exec(
+          renderEmbedPage(view(), { theme: 'auto', locale }),
+        )?.[1] ?? '',
+    },
+  ]);
+
+  it.each(pages)('$what: one sentence and one action, each once', ({ html }) => {
+    const texts = noticeTexts(html);
+    expect(texts).toHaveLength(2);
+    expect(html).toMatch(/<h1>[^<]+<\/h1>\n<p class="action" data-testid="embed-action">[^<]+<\/p>\n<\/div>/);
+    const [sentence, action] = texts;
+    expect(sentence).not.toBe(action);
+    // Each is one sentence: it ends with a full stop, and nothing else in it ends a sentence.
+    for (const text of texts) expect(text).toMatch(/^[^.;!?]+\.$/);
+  });
+
+  it.each(pages)('$what: no status code and no developer words', ({ html }) => {
+    const text = noticeTexts(html).join(' ');
+    expect(text).not.toMatch(/\d/);
+    expect(html).not.toContain('class="code"');
+    expect(text).not.toMatch(/token|jeton|embed|einbett|intégr|inserci|session|sitzung|sesión|API|HTTP/i);
+  });
+
+  it('says the same thing in the same words wherever the same thing happened', () => {
+    for (const locale of LOCALES) {
+      const { notices } = TEXTS[locale];
+      // Every ended access is reopened the same way, and every failed link is retried the same way.
+      const reopen = new Set(
+        (['session_expired', 'session_revoked', 'bound_to_another_browser', 'ended'] as const).map(
+          (code) => notices[code].action,
+        ),
+      );
+      expect([...reopen], locale).toHaveLength(1);
+      const retry = new Set(
+        (['missing_token', 'invalid_token', 'internal'] as const).map((code) => notices[code].action),
+      );
+      expect([...retry], locale).toHaveLength(1);
+    }
   });
 });
 
