@@ -1,6 +1,7 @@
 import middy from '@middy/core';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import { environmentOf } from '#lib/definitions/environment';
+import { ENDED_VIEW_PATH, endedViewResponse } from '#lib/embed/ended';
 import { handOffResponse } from '#lib/embed/handoff';
 import { bindingCookieValues, embedErrorRenderer, embedPageResponse } from '#lib/embed/http';
 import { apiBaseUrl } from '#lib/http/api-gateway';
@@ -23,7 +24,8 @@ const idTokenPorts = lazyIdTokenPorts(config.idTokenKeys);
 
 /**
  * GET /embed?token=…: the embedded board, or a styled error page (JSON when asked for). HEAD: the same
- * answer without its body, and without binding a link to a browser.
+ * answer without its body, and without binding a link to a browser. GET /embed/ended: the view after a
+ * session ended, which reads nothing.
  */
 export const handler = withRequestId(withRequestBudget(middy<APIGatewayProxyEvent, APIGatewayProxyResult>()))
   .use(headWithoutBody())
@@ -34,6 +36,7 @@ export const handler = withRequestId(withRequestBudget(middy<APIGatewayProxyEven
     }),
   )
   .handler(async (event) => {
+    if (event.resource === ENDED_VIEW_PATH) return endedViewResponse(event, config.frameAncestors);
     const view = await openEmbedSession(
       deps,
       event.queryStringParameters?.token,

@@ -318,6 +318,32 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
       503: { description: 'Temporarily unavailable', headers: ['Retry-After'] },
     },
   },
+  'GET /embed/ended': {
+    operationId: 'endedView',
+    summary: 'The view after a session ended',
+    description:
+      'Where a board application sends its frame once its session of an embed session ended: one sentence ' +
+      'and one action for the end user, in the session’s language and theme, and the `expired` or ' +
+      '`revoked` message to the host page, as the built-in page posts them. No token: it shows nothing of ' +
+      'the session. Never an error: a missing or unknown value falls back (a neutral view, English, `auto`).',
+    tag: 'Embed page',
+    query: [
+      {
+        name: 'reason',
+        description: '`expired` or `revoked`; anything else shows the neutral view',
+        required: false,
+      },
+      {
+        name: 'locale',
+        description: 'A BCP 47 tag: `de`, `fr` and `es` have their own texts, else English',
+        required: false,
+      },
+      { name: 'theme', description: '`light`, `dark` or `auto` (the default)', required: false },
+    ],
+    responses: {
+      200: { description: 'The view', media: { 'text/html': 'The expired, revoked or neutral view' } },
+    },
+  },
   'GET /embed.js': {
     operationId: 'hostScript',
     summary: 'The host script',

@@ -175,7 +175,8 @@ export const FUNCTIONS = {
   },
   embedPage: {
     entry: 'functions/embed-page.ts',
-    description: 'GET /embed and HEAD /embed: the embedded board page',
+    description:
+      'GET /embed, HEAD /embed and GET /embed/ended: the embedded board page, the view after an end',
     // UpdateItem only to bind a bindToBrowser session on its first load (its two binding attributes), or
     // undo that; BatchGetItem reads the session with the cut-off records that could cover it.
     access: { sessions: ['Query', 'GetItem', 'BatchGetItem', 'UpdateItem'], boards: ['GetItem'] },
@@ -257,6 +258,8 @@ export const ROUTES: readonly RouteDefinition[] = [
   { method: 'GET', path: '/embed', function: 'embedPage', auth: 'none' },
   // As GET, without a body and without side effects (no binding): what link unfurlers send.
   { method: 'HEAD', path: '/embed', function: 'embedPage', auth: 'none' },
+  // Where a board application sends its frame after its session ended: no token, nothing read.
+  { method: 'GET', path: '/embed/ended', function: 'embedPage', auth: 'none' },
   { method: 'GET', path: '/embed.js', function: 'embedScript', auth: 'none' },
   { method: 'GET', path: '/embed-board.js', function: 'embedScript', auth: 'none' },
   { method: 'GET', path: '/.well-known/openid-configuration', function: 'discovery', auth: 'none' },

@@ -10,7 +10,8 @@ export const MESSAGE_SOURCE = 'embed-session';
  * - `ready` once the board is rendered, `error` (with a `code`) on an error page, each with `height`, the
  *   content's height in CSS pixels; then `resize` whenever that height changes;
  * - `expired` when the session's expiry passes while the page is open (the page then shows the expired
- *   view without a reload), or on the expired error page; `revoked` on the revoked error page.
+ *   view without a reload), or on the expired error page; `revoked` on the revoked error page;
+ * - on the view after an end (`GET /embed/ended`), `expired` or `revoked` as it shows, with its height.
  *
  * It also swaps a failed avatar image for the initials under it (the CSP allows no inline handler).
  *
@@ -89,6 +90,10 @@ export const FRAME_SCRIPT = `(() => {
     const remaining = body.getAttribute('data-expires-in-ms');
     const ms = remaining ? Number(remaining) : Number.NaN;
     if (Number.isFinite(ms) && ms >= 0) watchExpiry(ms);
+  } else if (state === 'ended') {
+    // The view a board application sent its frame to: the host hears the end as from the built-in page.
+    const reason = body.getAttribute('data-embed-reason');
+    post(reason === 'expired' || reason === 'revoked' ? reason : 'resize', { height: reported });
   } else {
     const code = body.getAttribute('data-embed-code') || 'internal';
     post('error', { code: code, height: reported });

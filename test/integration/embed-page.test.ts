@@ -304,6 +304,34 @@ describe('GET /embed with theme and locale', () => {
   });
 });
 
+describe('GET /embed/ended (the view a board application sends its frame to)', () => {
+  it('shows the expired or revoked view in the session’s language and theme, with no token, under the stage’s frame-ancestors', async () => {
+    for (const [reason, code, sentence] of [
+      ['expired', 'session_expired', 'Ihr Zugang zu diesem Board ist abgelaufen.'],
+      ['revoked', 'session_revoked', 'Ihr Zugang zu diesem Board wurde zurückgezogen.'],
+    ] as const) {
+      const result = await call(runtime, `/embed/ended?reason=${reason}&locale=de&theme=dark`);
+      expect(result.status).toBe(200);
+      expect(result.headers.get('content-type')).toBe('text/html; charset=utf-8');
+      expectEmbedHeaders(result);
+      expect(result.text).toMatch(/^<!doctype html>\n<html lang="de" data-theme="dark">/);
+      expect(result.text).toContain(`data-testid="embed-ended" data-code="${code}"`);
+      expect(result.text).toContain(sentence);
+      expect(result.text).toContain(`data-embed-reason="${reason}"`);
+    }
+  });
+
+  it('falls back to a neutral view in English and the automatic theme, never an error page', async () => {
+    for (const query of ['', '?reason=deleted&locale=pt&theme=neon', '?reason=&locale=&theme=']) {
+      const result = await call(runtime, `/embed/ended${query}`);
+      expect(result.status).toBe(200);
+      expect(result.text).toMatch(/^<!doctype html>\n<html lang="en" data-theme="auto">/);
+      expect(result.text).toContain('This board is closed.');
+      expect(result.text).not.toContain('data-testid="embed-error"');
+    }
+  });
+});
+
 describe('HEAD /embed (link unfurlers)', () => {
   const head = (path: string, headers: Record<string, string> = {}) =>
     call(runtime, path, { method: 'HEAD', headers });

@@ -14,7 +14,7 @@ import { escapeHtml } from '#lib/embed/html';
 import { type EmbedErrorCode, TEXTS } from '#lib/embed/i18n';
 import { ConfigError, DEFAULT_FRAME_ANCESTORS } from '#lib/platform/config';
 import { dynamoErrors } from '#test/support/dynamo-errors';
-import { embedEvent, lambdaContext } from '#test/support/events';
+import { embedEvent, lambdaContext, proxyEvent } from '#test/support/events';
 import { handlerSuite, loadHandler, dynamoCalls as recordedCalls } from '#test/support/harness';
 import { invokeWithRequestId } from '#test/support/invoke';
 
@@ -420,6 +420,25 @@ describe('embed-page handler: theme and language', () => {
     expect(result.body).toContain('<html lang="en" data-theme="auto">');
     expect(result.body).not.toContain('neon');
     expect(result.body).not.toContain('alert(1)');
+  });
+});
+
+describe('embed-page handler: the view after an end', () => {
+  it('answers GET /embed/ended with the view in the asked language and theme, touching no table', async () => {
+    const result = await invoke(
+      proxyEvent({
+        method: 'GET',
+        path: '/embed/ended',
+        query: { reason: 'revoked', locale: 'es', theme: 'dark' },
+        authorizer: null,
+      }),
+    );
+    expect(result.statusCode).toBe(200);
+    expectEmbedHeaders(result);
+    expect(result.body).toContain('<html lang="es" data-theme="dark">');
+    expect(result.body).toContain('data-embed-reason="revoked"');
+    expect(result.body).toContain(TEXTS.es.notices.session_revoked.sentence);
+    expect(ddb.calls()).toHaveLength(0);
   });
 });
 

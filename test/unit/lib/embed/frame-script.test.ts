@@ -14,8 +14,9 @@ interface Posted {
 }
 
 interface PageOptions {
-  state: 'ready' | 'error';
+  state: 'ready' | 'error' | 'ended';
   code?: string;
+  reason?: string;
   expiresInMs?: number;
   framed?: boolean;
   context?: unknown;
@@ -49,6 +50,7 @@ function runPage(options: PageOptions) {
   const observers: Array<() => void> = [];
   const attributes: Record<string, string> = { 'data-embed-state': options.state };
   if (options.code !== undefined) attributes['data-embed-code'] = options.code;
+  if (options.reason !== undefined) attributes['data-embed-reason'] = options.reason;
   if (options.expiresInMs !== undefined) attributes['data-expires-in-ms'] = String(options.expiresInMs);
   const time = { textContent: 'UTC text', getAttribute: () => '2026-01-31T17:05:00.000Z' };
   const root = {
@@ -316,5 +318,17 @@ describe('an error page’s messages', () => {
     const page = runPage({ state: 'error', code: 'board_gone', height: 200 });
     page.resize(260);
     expect(page.messages()[1]).toEqual({ source: MESSAGE_SOURCE, type: 'resize', height: 260 });
+  });
+});
+
+describe('the ended view’s messages', () => {
+  it.each(['expired', 'revoked'])('posts %s with its height, and no ids', (reason) => {
+    const page = runPage({ state: 'ended', reason, height: 150.5 });
+    expect(page.messages()).toEqual([{ source: MESSAGE_SOURCE, type: reason, height: 151 }]);
+  });
+
+  it('posts only its height from the neutral view, which tells no end', () => {
+    const page = runPage({ state: 'ended', reason: 'ended', height: 150 });
+    expect(page.messages()).toEqual([{ source: MESSAGE_SOURCE, type: 'resize', height: 150 }]);
   });
 });
