@@ -59,6 +59,10 @@ export const HOST_SCRIPT = `/*! embed-session host script: EmbedSession.mount(ta
     iframe.style.height = (auto ? 150 : fixed) + 'px';
     // The board application's origin, once the embed page (and only it) announced the hand-off to it.
     let appOrigin = null;
+    // An application posts ready on each of its pages, and an end may be said twice (by the application,
+    // then by the view it goes to): the host hears the board shown once, and its end once, per mount.
+    let shown = false;
+    let ended = false;
     const originOf = (value) => {
       try {
         const parsed = new URL(value);
@@ -83,11 +87,15 @@ export const HOST_SCRIPT = `/*! embed-session host script: EmbedSession.mount(ta
       const ids = {};
       if (typeof data.sessionId === 'string') ids.sessionId = data.sessionId;
       if (typeof data.boardId === 'string') ids.boardId = data.boardId;
-      if (data.type === 'ready') call(settings.onReady, Object.assign(ids, { height: height }));
-      else if (data.type === 'resize' && height !== undefined) call(settings.onResize, height);
-      else if (data.type === 'expired') call(settings.onExpired);
-      else if (data.type === 'revoked') call(settings.onRevoked);
-      else if (data.type === 'error') {
+      if (data.type === 'ready' && !shown) {
+        shown = true;
+        call(settings.onReady, Object.assign(ids, { height: height }));
+      } else if ((data.type === 'resize' || data.type === 'ready') && height !== undefined) {
+        call(settings.onResize, height);
+      } else if ((data.type === 'expired' || data.type === 'revoked') && !ended) {
+        ended = true;
+        call(data.type === 'expired' ? settings.onExpired : settings.onRevoked);
+      } else if (data.type === 'error') {
         call(settings.onError, { code: typeof data.code === 'string' ? data.code : 'internal', height: height });
       }
     };

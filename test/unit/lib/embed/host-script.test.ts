@@ -215,9 +215,52 @@ describe('EmbedSession.mount: messages', () => {
     const { calls, fromFrame, iframe } = mounted();
     fromFrame({ type: 'error', code: 'session_revoked', height: 180 });
     fromFrame({ type: 'revoked' });
-    fromFrame({ type: 'expired', sessionId: 's-1' });
-    expect(calls).toEqual([['error', { code: 'session_revoked', height: 180 }], ['revoked'], ['expired']]);
+    expect(calls).toEqual([['error', { code: 'session_revoked', height: 180 }], ['revoked']]);
     expect(iframe.style.height).toBe('180px');
+  });
+
+  it('calls onExpired for an expired message', () => {
+    const { calls, fromFrame } = mounted();
+    fromFrame({ type: 'expired', sessionId: 's-1' });
+    expect(calls).toEqual([['expired']]);
+  });
+
+  it('reports the end once per mount: the first of expired and revoked, whoever says it again', () => {
+    const { calls, fromFrame, iframe } = mounted();
+    fromFrame({ type: 'expired' });
+    fromFrame({ type: 'expired', height: 160 });
+    fromFrame({ type: 'revoked' });
+    expect(calls).toEqual([['expired']]);
+    // The later messages still size the frame.
+    expect(iframe.style.height).toBe('160px');
+  });
+
+  it('calls onReady once per mount: a later ready, from another page of the board, only resizes', () => {
+    const { calls, fromFrame, iframe } = mounted();
+    fromFrame({ type: 'ready', sessionId: 's-1', boardId: 'b-1', height: 240 });
+    fromFrame({ type: 'ready', sessionId: 's-1', boardId: 'b-1', height: 300 });
+    fromFrame({ type: 'ready', sessionId: 's-1', boardId: 'b-1' });
+    expect(calls).toEqual([
+      ['ready', { sessionId: 's-1', boardId: 'b-1', height: 240 }],
+      ['resize', 300],
+    ]);
+    expect(iframe.style.height).toBe('300px');
+  });
+
+  it('calls onReady again for a new mount of the same page', () => {
+    const page = hostPage();
+    const heard: string[] = [];
+    for (const name of ['first', 'second']) {
+      const handle = page.api.mount('#board', { url: EMBED_URL, onReady: () => heard.push(name) });
+      for (let i = 0; i < 2; i++)
+        page.deliver({
+          source: handle.iframe.contentWindow,
+          origin: EMBED_ORIGIN,
+          data: { source: MESSAGE_SOURCE, type: 'ready', height: 100 },
+        });
+      handle.destroy();
+    }
+    expect(heard).toEqual(['first', 'second']);
   });
 
   it.each([
@@ -261,15 +304,16 @@ describe('EmbedSession.mount: messages', () => {
       const { calls, fromApp, iframe } = handedOff();
       fromApp({ type: 'ready', height: 420, sessionId: 's-1', boardId: 'b-1' });
       fromApp({ type: 'resize', height: 480 });
-      fromApp({ type: 'expired' });
       fromApp({ type: 'revoked' });
       expect(calls).toEqual([
         ['ready', { sessionId: 's-1', boardId: 'b-1', height: 420 }],
         ['resize', 480],
-        ['expired'],
         ['revoked'],
       ]);
       expect(iframe.style.height).toBe('480px');
+      const other = handedOff();
+      other.fromApp({ type: 'expired' });
+      expect(other.calls).toEqual([['expired']]);
     });
 
     it('announces nothing to the host itself', () => {
