@@ -382,9 +382,11 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
     operationId: 'boardScript',
     summary: 'The board application script',
     description:
-      'For a board’s own application, shown in the frame after the hand-off: `EmbedBoard.ready(ids)`, ' +
-      '`EmbedBoard.expired()` and `EmbedBoard.revoked()` tell the host page what happens, and the page’s ' +
-      'height is reported as it changes. Public, cacheable for an hour.',
+      'For a board’s own application, shown in the frame after the hand-off: `EmbedBoard.ready(options)` ' +
+      'tells the host page the board is shown and reports the page’s height as it changes; given the ' +
+      'session’s remaining time (and optionally a watch URL of the application), it ends the page with the ' +
+      'session: `expired` or `revoked` to the host, and the frame to `GET /embed/ended`, as ' +
+      '`EmbedBoard.ended(reason)` does. Public, cacheable for an hour.',
     tag: 'Embed page',
     responses: { 200: { description: 'The script', media: { 'text/javascript': 'ES2020' } } },
   },
