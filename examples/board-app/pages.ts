@@ -1,7 +1,8 @@
 /**
  * The board application's pages: the board (a few feature requests with votes), and the page that says
- * why a hand-off or a visit was refused. Four languages, light and dark; plain HTML with one small script
- * that loads the service's `/embed-board.js` so the host page hears `ready` and `resize`.
+ * why a hand-off or a vote was refused. Four languages, light and dark; plain HTML with one small script
+ * that loads the service's `/embed-board.js` so the host page hears `ready`, `resize` and the session's
+ * end. After the session ended the service's own view says so (see app.ts), not a page of this one.
  */
 import type { Refusal } from './verify';
 
@@ -16,13 +17,16 @@ export function parseTheme(value: unknown): Theme {
   return value === 'light' || value === 'dark' ? value : 'auto';
 }
 
+/** Why this application shows its refused page: a hand-off it refused, or a vote with a stale form. */
+export type RefusedReason = Refusal | 'forbidden';
+
 interface Texts {
   signedInAs: string;
   vote: string;
   voted: string;
   votes: (n: number) => string;
   refusedTitle: string;
-  refused: Record<Refusal | 'no-session' | 'ended', string>;
+  refused: Record<RefusedReason, string>;
   reopen: string;
 }
 
@@ -39,8 +43,7 @@ const TEXTS: Record<Locale, Texts> = {
       replayed: 'The sign-in link was used already.',
       audience: 'The sign-in link is meant for another application.',
       unavailable: 'The sign-in service cannot be reached right now. Try again in a moment.',
-      'no-session': 'You are not signed in to this board.',
-      ended: 'Your session on this board has ended.',
+      forbidden: 'This vote was not accepted.',
     },
     reopen: 'Open the board again from the page that shows it.',
   },
@@ -56,8 +59,7 @@ const TEXTS: Record<Locale, Texts> = {
       replayed: 'Der Anmeldelink wurde bereits verwendet.',
       audience: 'Der Anmeldelink gilt für eine andere Anwendung.',
       unavailable: 'Der Anmeldedienst ist gerade nicht erreichbar. Bitte gleich noch einmal versuchen.',
-      'no-session': 'Sie sind bei diesem Board nicht angemeldet.',
-      ended: 'Ihre Sitzung auf diesem Board ist beendet.',
+      forbidden: 'Diese Stimme wurde nicht angenommen.',
     },
     reopen: 'Öffnen Sie das Board erneut über die Seite, die es zeigt.',
   },
@@ -73,8 +75,7 @@ const TEXTS: Record<Locale, Texts> = {
       replayed: 'Le lien de connexion a déjà été utilisé.',
       audience: 'Le lien de connexion est destiné à une autre application.',
       unavailable: 'Le service de connexion est injoignable pour le moment. Réessayez dans un instant.',
-      'no-session': 'Vous n’êtes pas connecté à ce tableau.',
-      ended: 'Votre session sur ce tableau est terminée.',
+      forbidden: 'Ce vote n’a pas été accepté.',
     },
     reopen: 'Rouvrez le tableau depuis la page qui l’affiche.',
   },
@@ -90,8 +91,7 @@ const TEXTS: Record<Locale, Texts> = {
       replayed: 'El enlace de acceso ya se ha utilizado.',
       audience: 'El enlace de acceso es para otra aplicación.',
       unavailable: 'El servicio de acceso no está disponible ahora. Inténtelo de nuevo en un momento.',
-      'no-session': 'No ha iniciado sesión en este tablero.',
-      ended: 'Su sesión en este tablero ha terminado.',
+      forbidden: 'Este voto no se ha aceptado.',
     },
     reopen: 'Vuelva a abrir el tablero desde la página que lo muestra.',
   },
@@ -131,7 +131,7 @@ button[aria-pressed="true"] { background: var(--accent); color: var(--bg); }
 export interface Post {
   id: string;
   title: Record<Locale, string>;
-  /** The sessions' users (`sub`) who voted for it. */
+  /** The users (`userKey`: tenant and subject) who voted for it. */
   voters: Set<string>;
 }
 
@@ -141,11 +141,16 @@ export interface BoardView {
   sid: string;
   userName: string;
   picture: string | null;
-  sub: string;
+  /** The signed-in user's key among the voters (tenant and subject). */
+  voter: string;
   posts: Post[];
   csrf: string;
   locale: Locale;
   theme: Theme;
+  /** The seconds the session has left, for `/embed-board.js` to end the page on time. */
+  expiresIn: number;
+  /** This application's URL that `/embed-board.js` watches for an end the server learned first. */
+  watch: string;
   /** Where the service serves `/embed-board.js`: the issuer. */
   serviceUrl: string;
   nonce: string;
@@ -157,7 +162,7 @@ export function boardPage(view: BoardView): string {
   const avatar = view.picture ? `<img src="${escapeHtml(view.picture)}" alt="">` : '';
   const posts = view.posts
     .map((post) => {
-      const voted = post.voters.has(view.sub);
+      const voted = post.voters.has(view.voter);
       return `<li data-post="${escapeHtml(post.id)}"><span class="title">${escapeHtml(post.title[view.locale])}</span>
 <span class="count">${escapeHtml(t.votes(post.voters.size))}</span>
 <form method="post" action="/vote"><input type="hidden" name="post" value="${escapeHtml(post.id)}"><input type="hidden" name="csrf" value="${escapeHtml(view.csrf)}"><button type="submit" aria-pressed="${voted}">${escapeHtml(voted ? t.voted : t.vote)}</button></form></li>`;
@@ -174,21 +179,23 @@ ${posts}
 </ul>
 </main>
 <script src="${escapeHtml(view.serviceUrl)}/embed-board.js"></script>
-<script nonce="${view.nonce}">EmbedBoard.ready(${scriptJson({ sessionId: view.sid, boardId: view.boardId })});</script>`,
+<script nonce="${view.nonce}">EmbedBoard.ready(${scriptJson({
+      sessionId: view.sid,
+      boardId: view.boardId,
+      expiresIn: view.expiresIn,
+      locale: view.locale,
+      theme: view.theme,
+      watch: view.watch,
+    })});</script>`,
   );
 }
 
-/** Why the board is not shown, in the user's language. `ended` tells the host page the session was revoked. */
+/** Why the board is not shown, in the user's language. */
 export function refusedPage(
-  reason: Refusal | 'no-session' | 'ended',
-  options: { locale: Locale; theme: Theme; serviceUrl?: string; nonce: string },
+  reason: RefusedReason,
+  options: { locale: Locale; theme: Theme; nonce: string },
 ): string {
   const t = TEXTS[options.locale];
-  const tell =
-    reason === 'ended' && options.serviceUrl
-      ? `<script src="${escapeHtml(options.serviceUrl)}/embed-board.js"></script>
-<script nonce="${options.nonce}">EmbedBoard.revoked();</script>`
-      : '';
   return layout(
     options,
     t.refusedTitle,
@@ -196,8 +203,7 @@ export function refusedPage(
 <h1>${escapeHtml(t.refusedTitle)}</h1>
 <p>${escapeHtml(t.refused[reason])}</p>
 <p class="notice">${escapeHtml(t.reopen)}</p>
-</main>
-${tell}`,
+</main>`,
   );
 }
 

@@ -9,9 +9,14 @@ import { createRemoteJWKSet, type JWTPayload, jwtVerify } from 'jose';
 /** The claims of the hand-off's ID token this application reads (see docs/board-apps.md for all). */
 export interface BoardUser extends JWTPayload {
   sub: string;
+  /** The tenant the user belongs to, when the service names it: a user is (`tid`, `sub`). */
+  tid?: string;
   sid: string;
   jti: string;
+  iat: number;
   exp: number;
+  /** The embed session's own expiry, in seconds on the service's clock, like `iat`. */
+  session_exp: number;
   email: string;
   given_name: string | null;
   family_name: string | null;
@@ -19,6 +24,9 @@ export interface BoardUser extends JWTPayload {
   board_id: string;
   board_name: string | null;
 }
+
+/** Whom a logout token logs out: one embed session (`sid`), or a user's every session (`sub`, `tid`). */
+export type LoggedOut = { sid: string } | { sub: string; tid?: string };
 
 /** Why a token was refused; the page says which, never how the check failed inside. */
 export type Refusal = 'invalid' | 'expired' | 'replayed' | 'audience' | 'unavailable';
@@ -78,30 +86,46 @@ export class TokenVerifier {
       if (typeof payload[claim] !== 'string' || payload[claim] === '')
         throw new TokenRefused('invalid', `the token has no ${claim}`);
     }
-    if (typeof payload.exp !== 'number') throw new TokenRefused('invalid', 'the token has no exp');
+    for (const claim of ['iat', 'exp', 'session_exp'] as const) {
+      if (typeof payload[claim] !== 'number') throw new TokenRefused('invalid', `the token has no ${claim}`);
+    }
+    if ('tid' in payload && (typeof payload.tid !== 'string' || payload.tid === ''))
+      throw new TokenRefused('invalid', 'the token has a tid that is not a string');
     // A logout token (or any other event token) is never a sign-in.
     if ('events' in payload) throw new TokenRefused('invalid', 'an event token is not an ID token');
     this.#forgetExpired();
     const jti = payload.jti as string;
     if (this.#seen.has(jti)) throw new TokenRefused('replayed', `jti ${jti} was used already`);
-    this.#seen.set(jti, payload.exp);
+    this.#seen.set(jti, payload.exp as number);
     return payload as BoardUser;
   }
 
   /**
-   * The `sid` of a good logout token (Back-Channel Logout 1.0, section 2.6): signature, `iss`, `aud`, `iat`,
-   * the back-channel logout event, a `sid`, and no `nonce`. Throws `TokenRefused` otherwise.
+   * Whom a good logout token logs out (Back-Channel Logout 1.0, section 2.6): signature, `iss`, `aud`,
+   * `iat`, the back-channel logout event, a `sid` or a `sub` (or both), and no `nonce`. A token with a
+   * `sid` ends that embed session; one without ends every session of its user (`sub`, in its tenant `tid`
+   * when it names one). Throws `TokenRefused` otherwise.
    */
-  async verifyLogout(logoutToken: string): Promise<string> {
+  async verifyLogout(logoutToken: string): Promise<LoggedOut> {
     const payload = await this.#verify(logoutToken, MAX_LOGOUT_AGE);
     const events = payload.events as Record<string, unknown> | undefined;
     const event = events && typeof events === 'object' ? events[LOGOUT_EVENT] : undefined;
     if (event === null || typeof event !== 'object' || Array.isArray(event))
       throw new TokenRefused('invalid', 'the token carries no back-channel logout event');
     if ('nonce' in payload) throw new TokenRefused('invalid', 'a logout token has no nonce');
-    if (typeof payload.sid !== 'string' || payload.sid === '')
-      throw new TokenRefused('invalid', 'the logout token names no sid');
-    return payload.sid;
+    const named = (claim: 'sid' | 'sub' | 'tid') => {
+      const value = payload[claim];
+      if (value === undefined) return undefined;
+      if (typeof value !== 'string' || value === '')
+        throw new TokenRefused('invalid', `the logout token's ${claim} is not a string`);
+      return value;
+    };
+    const sid = named('sid');
+    const sub = named('sub');
+    const tid = named('tid');
+    if (sid !== undefined) return { sid };
+    if (sub !== undefined) return tid === undefined ? { sub } : { sub, tid };
+    throw new TokenRefused('invalid', 'the logout token names neither a sid nor a sub');
   }
 
   async #verify(token: string, maxTokenAge: string): Promise<JWTPayload> {

@@ -8,6 +8,7 @@ import { LocalIdTokenKeys } from '#lib/signing/local-keys';
 import { createSessionCall, ensureStatus } from '#test/support/local-runtime';
 import { putPublicBoard } from '#test/support/public-board';
 import { useTestRuntime } from '#test/support/runtime-fixture';
+import { LOOK_COOKIE, SESSION_COOKIE } from '../../../examples/board-app/app';
 import { type RunningBoardApp, startBoardApp } from '../../../examples/board-app/server';
 import { LOGOUT_EVENT } from '../../../examples/board-app/verify';
 
@@ -51,9 +52,12 @@ async function handedOffToken(user: Record<string, unknown> = {}): Promise<strin
   return handoff.idToken;
 }
 
-/** A token signed with the runtime's key: a good hand-off's claims unless `claims` overrides them. */
-function signed(claims: Record<string, unknown>): Promise<string> {
-  const iat = Math.floor(Date.now() / 1000);
+/**
+ * A token signed with the runtime's key: a good hand-off's claims unless `claims` overrides them, issued
+ * `at` (seconds; now by default), for a session that ends an hour later.
+ */
+function signed(claims: Record<string, unknown>, at = Math.floor(Date.now() / 1000)): Promise<string> {
+  const iat = at;
   return keys.sign({
     iss: runtime.baseUrl,
     aud: app.origin,
@@ -70,6 +74,7 @@ function signed(claims: Record<string, unknown>): Promise<string> {
     sid: randomUUID(),
     iat,
     exp: iat + 300,
+    session_exp: iat + 3600,
     jti: randomUUID(),
     ...claims,
   } as IdTokenClaims);
@@ -84,15 +89,33 @@ function post(path: string, fields: Record<string, string>, headers: Record<stri
   });
 }
 
-/** Posts the hand-off; on success returns the session cookie (`name=value`). */
-async function handOff(idToken: string, extra: Record<string, string> = {}) {
-  const response = await post('/handoff', { id_token: idToken, ...extra });
-  const setCookie = response.headers.get('set-cookie');
-  return { response, cookie: setCookie?.split(';')[0], setCookie, text: await response.text() };
+/**
+ * Posts the hand-off (to `to`, the shared app unless told); on success returns the session cookie and the
+ * look cookie (`name=value; name=value`), and the session cookie's own Set-Cookie.
+ */
+async function handOff(idToken: string, extra: Record<string, string> = {}, to = app) {
+  const response = await fetch(`${to.origin}/handoff`, {
+    method: 'POST',
+    redirect: 'manual',
+    headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({ id_token: idToken, ...extra }).toString(),
+  });
+  const cookies = response.headers.getSetCookie();
+  const setCookie = cookies.find((c) => c.startsWith(`${SESSION_COOKIE}=`)) ?? null;
+  const cookie = cookies.length > 0 ? cookies.map((c) => c.split(';')[0]).join('; ') : undefined;
+  return { response, cookie, setCookie, cookies, text: await response.text() };
 }
 
-function board(cookie: string | undefined) {
-  return fetch(`${app.origin}/board`, { headers: cookie ? { Cookie: cookie } : {} });
+function board(cookie: string | undefined, on = app) {
+  return fetch(`${on.origin}/board`, { redirect: 'manual', headers: cookie ? { Cookie: cookie } : {} });
+}
+
+/** Where the app sends the frame when it shows no board: the service's ended view, with its query. */
+function endedView(response: Response): { status: number; reason?: string; locale?: string; theme?: string } {
+  const location = new URL(response.headers.get('location') ?? 'about:blank');
+  expect(`${location.origin}${location.pathname}`).toBe(`${runtime.baseUrl}/embed/ended`);
+  const query = Object.fromEntries(location.searchParams);
+  return { status: response.status, ...query };
 }
 
 describe('the reference board application: the hand-off', () => {
@@ -202,12 +225,25 @@ describe('the reference board application: the hand-off', () => {
     }
   });
 
-  it('answers 400 to a hand-off without a token, and 401 to the board without a session', async () => {
+  it('answers 400 to a hand-off without a token, and sends a request without a session to the service’s ended view', async () => {
     expect((await post('/handoff', { theme: 'dark' })).status).toBe(400);
-    const page = await board(undefined);
-    expect(page.status).toBe(401);
-    expect(await page.text()).toContain('data-reason="no-session"');
-    expect((await board('__Host-board-session=forged')).status).toBe(401);
+    for (const cookie of [undefined, '__Host-board-session=forged']) {
+      const page = await board(cookie);
+      expect(endedView(page)).toEqual({ status: 303, locale: 'en', theme: 'auto' });
+      expect(await page.text()).toBe('');
+    }
+    // The look cookie of an earlier session still tells its language and theme.
+    const forgotten = await board('__Host-board-session=forgotten; __Host-board-look=de.dark');
+    expect(endedView(forgotten)).toEqual({ status: 303, locale: 'de', theme: 'dark' });
+  });
+
+  it('keeps the session’s language and theme in a cookie of their own, beside the session', async () => {
+    const { cookies } = await handOff(await signed({}), { locale: 'fr', theme: 'light' });
+    const look = cookies.find((c) => c.startsWith(`${LOOK_COOKIE}=`));
+    expect(look).toMatch(/^__Host-board-look=fr\.light; /);
+    expect((look as string).split('; ')).toEqual(
+      expect.arrayContaining(['Path=/', 'Secure', 'HttpOnly', 'SameSite=None', 'Partitioned']),
+    );
   });
 
   it('counts a vote once per user and takes it back on a second vote, with the session’s form token only', async () => {
@@ -229,6 +265,151 @@ describe('the reference board application: the hand-off', () => {
     expect(Number(await count())).toBe(before + 1);
     await post('/vote', { post: 'csv-export', csrf }, { Cookie: cookie as string });
     expect(Number(await count())).toBe(before);
+  });
+});
+
+/** The vote count and the signed-in user's own vote on a post, as the board page shows them. */
+async function voteOn(cookie: string, postId: string, on = app) {
+  const html = await (await board(cookie, on)).text();
+  const item = new RegExp(`data-post="${postId}">[\\s\\S]*?</li>`).exec(html)?.[0] ?? '';
+  return {
+    count: Number(/<span class="count">(\d+)/.exec(item)?.[1]),
+    mine: /aria-pressed="true"/.test(item),
+    csrf: /name="csrf" value="([^"]+)"/.exec(html)?.[1] as string,
+  };
+}
+
+async function castVote(cookie: string, postId: string, on = app) {
+  const { csrf } = await voteOn(cookie, postId, on);
+  const answer = await fetch(`${on.origin}/vote`, {
+    method: 'POST',
+    redirect: 'manual',
+    headers: { 'Content-Type': 'application/x-www-form-urlencoded', Cookie: cookie },
+    body: new URLSearchParams({ post: postId, csrf }).toString(),
+  });
+  expect(answer.status).toBe(303);
+}
+
+describe('the reference board application: whose user it is', () => {
+  it('takes another tenant’s user with the same userId and sub for a different user: no vote of theirs is theirs', async () => {
+    const boardId = `board-${randomUUID()}`;
+    const sameUser = { user_id: 'customer-42', sub: 'same-subject', board_id: boardId };
+    const tenantA = await handOff(await signed({ ...sameUser, tid: 'tenant-a' }));
+    const tenantB = await handOff(await signed({ ...sameUser, tid: 'tenant-b' }));
+
+    await castVote(tenantA.cookie as string, 'sso');
+    expect(await voteOn(tenantA.cookie as string, 'sso')).toMatchObject({ count: 1, mine: true });
+    // The other tenant's user sees the vote counted, but not as theirs…
+    expect(await voteOn(tenantB.cookie as string, 'sso')).toMatchObject({ count: 1, mine: false });
+    // …and voting adds theirs rather than taking the first one's back.
+    await castVote(tenantB.cookie as string, 'sso');
+    expect(await voteOn(tenantB.cookie as string, 'sso')).toMatchObject({ count: 2, mine: true });
+    expect(await voteOn(tenantA.cookie as string, 'sso')).toMatchObject({ count: 2, mine: true });
+  });
+
+  it('keeps one user’s votes across their sessions, and tells two subjects of one tenant apart', async () => {
+    const boardId = `board-${randomUUID()}`;
+    const first = await handOff(await signed({ sub: 'ada', tid: 'tenant-a', board_id: boardId }));
+    const again = await handOff(await signed({ sub: 'ada', tid: 'tenant-a', board_id: boardId }));
+    const other = await handOff(await signed({ sub: 'grace', tid: 'tenant-a', board_id: boardId }));
+    await castVote(first.cookie as string, 'csv-export');
+    expect(await voteOn(again.cookie as string, 'csv-export')).toMatchObject({ count: 1, mine: true });
+    expect(await voteOn(other.cookie as string, 'csv-export')).toMatchObject({ count: 1, mine: false });
+  });
+});
+
+describe('the reference board application: its session ends with the embed session', () => {
+  /** An app whose clock the test moves, starting at the real time (the tokens are signed at it). */
+  async function appWithClock() {
+    const clock = { ms: Date.now() };
+    const clocked = await startBoardApp({ port: 0 });
+    clocked.serve({ issuer: runtime.baseUrl, now: () => new Date(clock.ms) });
+    opened.push(clocked);
+    return { clocked, clock };
+  }
+  const opened: RunningBoardApp[] = [];
+  afterAll(async () => {
+    for (const each of opened) await each.close();
+  });
+
+  /** A token for the clocked app: issued now, for an embed session with `left` seconds left. */
+  const tokenFor = (on: RunningBoardApp, left: number, claims: Record<string, unknown> = {}) => {
+    const iat = Math.floor(Date.now() / 1000);
+    return signed({ aud: on.origin, iat, session_exp: iat + left, ...claims }, iat);
+  };
+
+  it('never serves the board after the session’s expiry: the board, a vote and the watch all say it ended', async () => {
+    const { clocked, clock } = await appWithClock();
+    const { cookie } = await handOff(await tokenFor(clocked, 12), { locale: 'de', theme: 'dark' }, clocked);
+    const session = cookie as string;
+    clock.ms += 11_000;
+    const page = await board(session, clocked);
+    expect(page.status).toBe(200);
+    // The page's script is told the time left, to end the frame on time.
+    expect(/"expiresIn":([\d.]+)/.exec(await page.text())?.[1]).toBe('1');
+    const { count, csrf } = await voteOn(session, 'sso', clocked);
+
+    clock.ms += 1_000;
+    expect(endedView(await board(session, clocked))).toEqual({
+      status: 303,
+      reason: 'expired',
+      locale: 'de',
+      theme: 'dark',
+    });
+    const vote = await fetch(`${clocked.origin}/vote`, {
+      method: 'POST',
+      redirect: 'manual',
+      headers: { 'Content-Type': 'application/x-www-form-urlencoded', Cookie: session },
+      body: new URLSearchParams({ post: 'sso', csrf }).toString(),
+    });
+    expect(endedView(vote)).toMatchObject({ status: 303, reason: 'expired' });
+    const watched = await fetch(`${clocked.origin}/session`, { headers: { Cookie: session } });
+    expect(await watched.json()).toEqual({ active: false, reason: 'expired' });
+    // The vote did not count: the board, asked again by a live session of the same user, still says so.
+    const fresh = await handOff(await tokenFor(clocked, 600), {}, clocked);
+    expect((await voteOn(fresh.cookie as string, 'sso', clocked)).count).toBe(count);
+  });
+
+  it('counts the time left on the service’s clock (session_exp − iat), however far its own clock is off', async () => {
+    const { clocked, clock } = await appWithClock();
+    // The token was issued by a service whose clock is two minutes behind this application's (as far as
+    // a five-minute token allows).
+    const serviceNow = Math.floor(Date.now() / 1000) - 120;
+    const token = await signed(
+      { aud: clocked.origin, iat: serviceNow, exp: serviceNow + 300, session_exp: serviceNow + 30 },
+      serviceNow,
+    );
+    const { cookie } = await handOff(token, {}, clocked);
+    clock.ms += 29_000;
+    expect((await board(cookie, clocked)).status).toBe(200);
+    clock.ms += 1_000;
+    expect(endedView(await board(cookie, clocked))).toMatchObject({ status: 303, reason: 'expired' });
+  });
+
+  it('keeps its own session no longer than eight hours, however long the embed session lasts', async () => {
+    const { clocked, clock } = await appWithClock();
+    const { cookie } = await handOff(await tokenFor(clocked, 30 * 24 * 3600), {}, clocked);
+    clock.ms += 8 * 3600 * 1000 - 1000;
+    expect((await board(cookie, clocked)).status).toBe(200);
+    clock.ms += 1000;
+    expect((await board(cookie, clocked)).status).toBe(303);
+  });
+
+  it('refuses a hand-off token without session_exp', async () => {
+    const refused = await handOff(await signed({ session_exp: undefined }));
+    expect(refused.response.status).toBe(401);
+    expect(refused.setCookie).toBeNull();
+    expect(refused.text).toContain('data-reason="invalid"');
+  });
+
+  it('answers the watch with {"active": true} while the session lives, and {"active": false} without one', async () => {
+    const { cookie } = await handOff(await signed({}));
+    const watch = (headers: Record<string, string>) => fetch(`${app.origin}/session`, { headers });
+    const live = await watch({ Cookie: cookie as string });
+    expect(live.status).toBe(200);
+    expect(live.headers.get('cache-control')).toBe('no-store');
+    expect(await live.json()).toEqual({ active: true });
+    expect(await (await watch({})).json()).toEqual({ active: false });
   });
 });
 
@@ -260,14 +441,46 @@ describe('the reference board application: back-channel logout', () => {
     expect(answer.headers.get('cache-control')).toBe('no-store');
 
     for (const session of [first, second]) {
-      const page = await board(session.cookie);
-      expect(page.status).toBe(401);
-      const html = await page.text();
-      expect(html).toContain('data-reason="ended"');
-      // The host page is told, through the board script, that the session was revoked.
-      expect(html).toContain('EmbedBoard.revoked();');
+      // The frame goes to the service's revoked view, which tells the host page; the watch says so too.
+      expect(endedView(await board(session.cookie))).toEqual({
+        status: 303,
+        reason: 'revoked',
+        locale: 'en',
+        theme: 'auto',
+      });
+      const watched = await fetch(`${app.origin}/session`, { headers: { Cookie: session.cookie as string } });
+      expect(await watched.json()).toEqual({ active: false, reason: 'revoked' });
     }
     expect((await board(other.cookie)).status).toBe(200);
+  });
+
+  it('ends every session of the user a logout token without sid names (sub, in its tenant), and no other', async () => {
+    const sub = `subject-${randomUUID()}`;
+    const tenantA = [
+      await handOff(await signed({ sub, tid: 'tenant-a' }), { locale: 'es', theme: 'dark' }),
+      await handOff(await signed({ sub, tid: 'tenant-a' })),
+    ];
+    const tenantB = await handOff(await signed({ sub, tid: 'tenant-b' }));
+    const someoneElse = await handOff(await signed({ tid: 'tenant-a' }));
+
+    const answer = await post('/backchannel-logout', {
+      logout_token: await logoutToken('', { sid: undefined, sub, tid: 'tenant-a' }),
+    });
+    expect(answer.status).toBe(200);
+    expect(endedView(await board(tenantA[0]?.cookie))).toEqual({
+      status: 303,
+      reason: 'revoked',
+      locale: 'es',
+      theme: 'dark',
+    });
+    expect((await board(tenantA[1]?.cookie)).status).toBe(303);
+    expect((await board(tenantB.cookie)).status).toBe(200);
+    expect((await board(someoneElse.cookie)).status).toBe(200);
+
+    // Without a tid, the subject's sessions end in every tenant.
+    await post('/backchannel-logout', { logout_token: await logoutToken('', { sid: undefined, sub }) });
+    expect((await board(tenantB.cookie)).status).toBe(303);
+    expect((await board(someoneElse.cookie)).status).toBe(200);
   });
 
   it('answers 400, no-store, to a logout token that is unsigned, misaddressed or not a logout event', async () => {
@@ -278,7 +491,8 @@ describe('the reference board application: back-channel logout', () => {
       'no events claim': await logoutToken(sid, { events: undefined }),
       'another event': await logoutToken(sid, { events: { 'https://example.com/other-event': {} } }),
       'a nonce': await logoutToken(sid, { nonce: 'n-0S6_WzA2Mj' }),
-      'no sid': await logoutToken(sid, { sid: undefined }),
+      'neither sid nor sub': await logoutToken(sid, { sid: undefined }),
+      'a sid that is no string': await logoutToken(sid, { sid: 42 }),
       'another audience': await logoutToken(sid, { aud: 'https://other-board.example.com' }),
       'another issuer': await logoutToken(sid, { iss: 'https://evil.example.com' }),
       'no iat': await logoutToken(sid, { iat: undefined }),
