@@ -29,6 +29,8 @@ const runtime = useTestRuntime();
 let app: RunningBoardApp;
 let receiver: WebhookReceiver;
 let demo: KeyOwnerFixture;
+/** When set, the app's clock stands still there: its session then never ends by itself, only by a logout. */
+let appClockStoppedAt: number | undefined;
 
 const APP_BOARD = `board_bcl_app_${randomUUID().slice(0, 8)}`;
 const FLAKY_BOARD = `board_bcl_flaky_${randomUUID().slice(0, 8)}`;
@@ -42,7 +44,7 @@ beforeAll(async () => {
     apiKey: String(runtime.demo?.apiKey),
   };
   app = await startBoardApp({ port: 0 });
-  app.serve({ issuer: runtime.baseUrl });
+  app.serve({ issuer: runtime.baseUrl, now: () => new Date(appClockStoppedAt ?? Date.now()) });
   // Fails the first logout to /flaky, answers 200 to everything else.
   receiver = await startWebhookReceiver((request, nth) =>
     request.path === '/flaky' && nth === 1 ? 500 : 200,
@@ -99,7 +101,8 @@ async function signInToApp(token: string): Promise<string> {
   return cookie;
 }
 
-const boardPage = (cookie: string) => fetch(`${app.origin}/board`, { headers: { Cookie: cookie } });
+const boardPage = (cookie: string) =>
+  fetch(`${app.origin}/board`, { redirect: 'manual', headers: { Cookie: cookie } });
 
 /** Runs the change feed and the expiry sweep until the app refuses the cookie; fails after `within`. */
 async function untilAppRefuses(cookie: string, within = 15_000): Promise<Response> {
@@ -162,7 +165,8 @@ describe.skipIf(testTarget() === 'assembly')('back-channel logout to board appli
 
     await revoke(session.id);
     const after = await untilAppRefuses(cookie);
-    expect(after.status).toBe(401);
+    expect(after.status).toBe(303);
+    expect(after.headers.get('location')).toContain('/embed/ended?reason=revoked');
   });
 
   it('ends the application’s session when the embed session expires', async () => {
@@ -181,8 +185,15 @@ describe.skipIf(testTarget() === 'assembly')('back-channel logout to board appli
     expect(before.status).toBe(200);
     await before.body?.cancel();
 
-    const after = await untilAppRefuses(cookie);
-    expect(after.status).toBe(401);
+    // The app would end its session at session_exp by itself: stop its clock, so only the logout can.
+    appClockStoppedAt = Date.now();
+    try {
+      const after = await untilAppRefuses(cookie);
+      expect(after.status).toBe(303);
+      expect(after.headers.get('location')).toContain('/embed/ended?reason=revoked');
+    } finally {
+      appClockStoppedAt = undefined;
+    }
   });
 
   it('sends a logout token that verifies with jose from the discovery document, as the ID token’s sid, sub and aud', async () => {
