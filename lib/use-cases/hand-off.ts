@@ -45,8 +45,10 @@ export async function handOff(
   target: { issuer: string; appUrl: string },
 ): Promise<HandOff> {
   const { session, board } = view;
-  const iat = Math.floor(deps.clock.now().getTime() / 1000);
-  const sessionEnd = Math.floor(Date.parse(session.expiresAt) / 1000);
+  const now = deps.clock.now().getTime();
+  const iat = Math.floor(now / 1000);
+  const sessionEndMs = Date.parse(session.expiresAt);
+  const sessionEnd = Math.floor(sessionEndMs / 1000);
   const claims: IdTokenClaims = {
     iss: target.issuer,
     aud: appOrigin(target.appUrl),
@@ -63,7 +65,10 @@ export async function handOff(
     sid: session.id,
     iat,
     exp: Math.min(iat + ID_TOKEN_MAX_LIFETIME_SECONDS, sessionEnd),
-    session_exp: sessionEnd,
+    // Whole seconds, chosen so that session_exp − iat is the time the session has left, rounded down: an
+    // application counting it from the hand-off ends its session within a second before the embed
+    // session does, never after (the session's expiry itself, floored, could be a second later).
+    session_exp: iat + Math.floor((sessionEndMs - now) / 1000),
     jti: deps.random.uuid(),
   };
   return { url: target.appUrl, idToken: await deps.signer.sign(claims) };

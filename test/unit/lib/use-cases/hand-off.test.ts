@@ -90,6 +90,18 @@ describe('handOff', () => {
     expect(d.signer.signed[0]?.exp).toBe(NOW_S + 300);
   });
 
+  it('makes session_exp − iat the time the session has left, rounded down, so an app counting it never outlives it', async () => {
+    // Signed at 12:00:00.600 for a session ending at 12:01:30.500: 89.9 s left, and iat is 12:00:00.
+    const d = { ...deps(), clock: fixedClock('2026-03-01T12:00:00.600Z') };
+    await handOff(d, view('2026-03-01T12:01:30.500Z'), { issuer: 'https://e.example.com', appUrl: APP });
+    const claims = d.signer.signed[0] as IdTokenClaims;
+    expect(claims.iat).toBe(NOW_S);
+    expect(claims.session_exp - claims.iat).toBe(89);
+    // Never past the session's own expiry, though its floor (12:01:30) would give 90 s.
+    expect(claims.session_exp).toBeLessThanOrEqual(Date.parse('2026-03-01T12:01:30.500Z') / 1000);
+    expect(claims.exp).toBe(NOW_S + 90);
+  });
+
   it('gives every token its own jti', async () => {
     const d = deps();
     for (let i = 0; i < 3; i++) await handOff(d, view(), { issuer: 'https://e.example.com', appUrl: APP });
