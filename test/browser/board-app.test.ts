@@ -1,5 +1,5 @@
-import type { Page } from 'playwright-core';
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import type { BrowserContext, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HOST_SCRIPT_VERSION } from '#lib/embed/host-script';
 import {
   describeInChromium,
@@ -7,7 +7,7 @@ import {
   useChromium,
   useCustomerSite,
 } from '#test/support/browser';
-import { createSessionCall, ensureStatus } from '#test/support/local-runtime';
+import { apiCall, createSessionCall, ensureStatus } from '#test/support/local-runtime';
 import { putPublicBoard } from '#test/support/public-board';
 import { useTestRuntime } from '#test/support/runtime-fixture';
 import { type RunningBoardApp, startBoardApp } from '../../examples/board-app/server';
@@ -30,6 +30,7 @@ beforeAll(async () => {
   await putPublicBoard(runtime, 'board_reference_app', 'org_demo', {
     name: 'Feature requests',
     appUrl: app.appUrl,
+    logoutUrl: `${app.origin}/backchannel-logout`,
   });
 }, 120_000);
 
@@ -40,19 +41,21 @@ afterAll(async () => {
 
 const hostPage = (body: string) => site.page(body);
 
-async function embedUrlFor(userId: string): Promise<{ embedUrl: string; sessionId: string }> {
+async function embedUrlFor(
+  userId: string,
+  extra: Record<string, unknown> = {},
+): Promise<{ embedUrl: string; sessionId: string; expiresAt: string }> {
   const created = await createSessionCall(runtime, {
     boardId: 'board_reference_app',
     userId,
     email: 'ada@example.com',
     firstName: 'Ada',
     lastName: 'Lovelace',
+    ...extra,
   });
   ensureStatus(created, 201);
-  return {
-    embedUrl: created.body.embedUrl as string,
-    sessionId: (created.body.session as { id: string }).id,
-  };
+  const session = created.body.session as { id: string; expiresAt: string };
+  return { embedUrl: created.body.embedUrl as string, sessionId: session.id, expiresAt: session.expiresAt };
 }
 
 type HostEvent = { type: string; detail?: { sessionId?: string; boardId?: string }; height?: number };
@@ -81,6 +84,12 @@ async function open(url: string): Promise<Page> {
 }
 
 const hostEvents = (page: Page) => page.evaluate(() => (globalThis as unknown as HostWindow).embedEvents);
+
+/** How many `ready` messages the board application's frames posted to the page. */
+const readyFrom = async (page: Page) =>
+  (await page.evaluate(() => (globalThis as unknown as HostWindow).readyMessages)).filter(
+    (origin) => origin === app.origin,
+  ).length;
 
 /** The frame of `page` showing the board application, once it does. */
 async function appFrame(page: Page) {
@@ -189,5 +198,132 @@ describeInChromium('the reference board application in the iframe', () => {
     const refused = await resubmit(tampered);
     expect(refused.status).toBe(401);
     expect(refused.text).toContain('The sign-in link is not valid.');
+  });
+
+  describe('the session’s end reaches the open frame', () => {
+    const contexts: BrowserContext[] = [];
+    afterAll(async () => {
+      for (const context of contexts) await context.close().catch(() => undefined);
+    });
+
+    /**
+     * A customer's page mounting `embedUrl`, in a browser context whose clock is `offsetMs` off the real
+     * one; every host callback is also reported to the test at once, stamped with the test's own clock.
+     */
+    async function openWithClockOff(embedUrl: string, offsetMs: number) {
+      const context = await browser.newContext({ viewport: { width: 900, height: 900 } });
+      contexts.push(context);
+      await context.clock.install({ time: Date.now() + offsetMs });
+      const heard: Array<{ type: string; at: number }> = [];
+      await context.exposeBinding('hostHeard', (_source, type: string) => {
+        heard.push({ type, at: Date.now() });
+      });
+      const page = await context.newPage();
+      await page.goto(
+        hostPage(`<script src="${runtime.baseUrl}/embed.js?v=${HOST_SCRIPT_VERSION}"></script>
+<div id="board"></div>
+<script>
+window.embedEvents = [];
+const heard = (type, detail) => {
+  embedEvents.push(detail === undefined ? { type } : { type, detail });
+  hostHeard(type);
+};
+EmbedSession.mount('#board', {
+  url: ${JSON.stringify(embedUrl)},
+  onReady: (detail) => heard('ready', detail),
+  onExpired: () => heard('expired'),
+  onRevoked: () => heard('revoked'),
+  onError: (detail) => heard('error', detail),
+});
+</script>`),
+      );
+      return { page, heard };
+    }
+
+    /** The frame of `page` on the service's ended view, once it is there. */
+    async function endedFrame(page: Page) {
+      const onEnded = () => page.frames().find((f) => f.url().startsWith(`${runtime.baseUrl}/embed/ended?`));
+      await expect.poll(() => onEnded() !== undefined, { timeout: 10_000 }).toBe(true);
+      return onEnded() as NonNullable<ReturnType<typeof onEnded>>;
+    }
+
+    it('a short session expires while open: the expired view in its language and theme, onExpired within 2 s, the browser’s clock minutes off', async () => {
+      const { embedUrl, expiresAt } = await embedUrlFor('customer-expiring', { expiresInSeconds: 4 });
+      // The browser's clock is seven minutes ahead: a page that trusted it would end at once.
+      const { page, heard } = await openWithClockOff(`${embedUrl}&locale=de&theme=dark`, 7 * 60_000);
+      const frame = await appFrame(page);
+      expect(Math.abs((await frame.evaluate(() => Date.now())) - Date.now() - 7 * 60_000)).toBeLessThan(
+        5_000,
+      );
+      await expect.poll(() => heard.map((h) => h.type)).toContain('ready');
+      expect(heard.map((h) => h.type)).not.toContain('expired');
+
+      await expect.poll(() => heard.map((h) => h.type), { timeout: 10_000 }).toContain('expired');
+      const expiredAt = heard.find((h) => h.type === 'expired')?.at as number;
+      expect(Math.abs(expiredAt - Date.parse(expiresAt))).toBeLessThanOrEqual(2_000);
+
+      const ended = await endedFrame(page);
+      expect(new URL(ended.url()).searchParams.get('reason')).toBe('expired');
+      await expect
+        .poll(() => ended.getByTestId('embed-ended').innerText())
+        .toContain('Ihr Zugang zu diesem Board ist abgelaufen.');
+      expect(await ended.locator('html').getAttribute('data-theme')).toBe('dark');
+      // The board script and the ended view both said it; the host heard it once.
+      await page.waitForTimeout(300);
+      expect(heard.filter((h) => h.type === 'expired')).toHaveLength(1);
+      expect(heard.map((h) => h.type)).not.toContain('error');
+    });
+
+    it('a revoke while open: onRevoked within 5 s of the answer, and the app answers no content afterwards', async () => {
+      const { embedUrl, sessionId } = await embedUrlFor('customer-revoked');
+      const { page, heard } = await openWithClockOff(`${embedUrl}&locale=fr&theme=light`, -3 * 60_000);
+      await appFrame(page);
+      await expect.poll(() => heard.map((h) => h.type)).toContain('ready');
+
+      const answer = await apiCall(
+        runtime,
+        runtime.demo?.apiKey as string,
+        'POST',
+        `/api/embed/sessions/${sessionId}/revoke`,
+      );
+      expect(answer.status).toBe(200);
+      const answeredAt = Date.now();
+      await expect.poll(() => heard.map((h) => h.type), { timeout: 6_000 }).toContain('revoked');
+      expect((heard.find((h) => h.type === 'revoked')?.at as number) - answeredAt).toBeLessThanOrEqual(5_000);
+
+      const ended = await endedFrame(page);
+      await expect
+        .poll(() => ended.getByTestId('embed-ended').innerText())
+        .toContain('Votre accès à ce tableau a été retiré.');
+      // The app's own page, asked again with the session's cookie in this site's partition, shows no board.
+      await page.evaluate((src) => {
+        const doc = (
+          globalThis as unknown as { document: { body: { insertAdjacentHTML(p: string, h: string): void } } }
+        ).document;
+        doc.body.insertAdjacentHTML('beforeend', `<iframe id="again" title="again" src="${src}"></iframe>`);
+      }, `${app.origin}/board`);
+      const again = page.frameLocator('#again');
+      await expect.poll(() => again.getByTestId('embed-ended').count()).toBe(1);
+      expect(await again.locator('#user-name').count()).toBe(0);
+    });
+
+    it('says ready once per mount across several pages of the application', async () => {
+      const { embedUrl, sessionId } = await embedUrlFor('customer-clicking');
+      const page = await open(hostPage(mountedPage(embedUrl)));
+      for (const post of ['sso', 'csv-export', 'dark-mode']) {
+        const frame = await appFrame(page);
+        const before = await readyFrom(page);
+        await frame.locator(`li[data-post="${post}"] button`).click();
+        // Each vote loads the board again, which says ready again.
+        await expect.poll(() => readyFrom(page)).toBeGreaterThan(before);
+      }
+      const frame = await appFrame(page);
+      await expect
+        .poll(() => frame.locator('li[data-post="dark-mode"] button').getAttribute('aria-pressed'))
+        .toBe('true');
+      expect(await readyFrom(page)).toBeGreaterThanOrEqual(4);
+      const ready = (await hostEvents(page)).filter((e) => e.type === 'ready');
+      expect(ready).toEqual([{ type: 'ready', detail: expect.objectContaining({ sessionId }) }]);
+    });
   });
 });
