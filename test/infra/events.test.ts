@@ -10,6 +10,7 @@ import {
   DELIVERY_QUEUE_SOURCE,
   SESSION_STREAM_SOURCE,
 } from '#lib/definitions/background';
+import { FUNCTIONS } from '#lib/definitions/routes';
 import type { TableKey } from '#lib/definitions/tables';
 import type { Json } from '#test/support/infra';
 import {
@@ -243,10 +244,7 @@ describe('webhook delivery queue', () => {
       context: { publicBaseUrl: 'https://boards.example.com', boardAppUrl: 'https://app.example.com/in' },
     });
     try {
-      const [, embed] = functionByDescription(
-        configured.template,
-        'GET /embed and HEAD /embed: the embedded board page',
-      );
+      const [, embed] = functionByDescription(configured.template, FUNCTIONS.embedPage.description);
       const embedEnv = embed.Properties.Environment.Variables;
       for (const name of NAMES) {
         const [, fn] = functionByDescription(configured.template, BACKGROUND_FUNCTIONS[name].description);
