@@ -1,9 +1,26 @@
 import { defineConfig } from 'vitest/config';
 
+/**
+ * The stack's test files that read the one shared synthesis (`useSynthesized()` without options). Those
+ * that bundle for real, lint the template or run the app in a process of their own run with the rest, in
+ * parallel.
+ */
+const SHARED_SYNTHESIS = [
+  'test/infra/api.test.ts',
+  'test/infra/data.test.ts',
+  'test/infra/events.test.ts',
+  'test/infra/gateway-responses.test.ts',
+  'test/infra/id-token-keys.test.ts',
+  'test/infra/monitoring.test.ts',
+  'test/infra/nag.test.ts',
+  'test/infra/operations-doc.test.ts',
+  'test/infra/outputs.test.ts',
+  'test/infra/rate-limits.test.ts',
+  'test/infra/stage.test.ts',
+];
+
 export default defineConfig({
   test: {
-    include: ['test/**/*.test.ts'],
-    exclude: ['test/bench/**', 'node_modules/**'],
     // Handlers read their configuration at import; give every test file the tables' names. No AWS_*
     // variable here: a child process never sees this environment (test/support/setup-child-env.ts), and
     // a test that needs a region, as in Lambda, says so itself.
@@ -21,5 +38,27 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 120_000,
     pool: 'forks',
+    projects: [
+      // The stack's tests that read the stack as cdk.json configures it (test/support/synthesized.ts).
+      {
+        // Their files run one after another in one process that keeps its modules, so the app is
+        // synthesized once per run, not once per file. They change no global state of that process.
+        extends: true,
+        test: {
+          name: 'stack',
+          include: SHARED_SYNTHESIS,
+          isolate: false,
+          fileParallelism: false,
+        },
+      },
+      {
+        extends: true,
+        test: {
+          name: 'runtime',
+          include: ['test/**/*.test.ts'],
+          exclude: [...SHARED_SYNTHESIS, 'test/bench/**', 'node_modules/**'],
+        },
+      },
+    ],
   },
 });

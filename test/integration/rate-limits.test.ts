@@ -1,15 +1,9 @@
-import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
-import { childEnv } from '#test/support/child-env';
+import { main } from '#admin/cli';
 import { manualMonotonicClock } from '#test/support/fakes';
 import { apiCall, type CallResult, call, keyOwner } from '#test/support/local-runtime';
 import { useTestRuntime } from '#test/support/runtime-fixture';
-
-const run = promisify(execFile);
-const ROOT = join(import.meta.dirname, '../..');
 
 /** One request per second, bursts of three: small enough to reach in a test, with room to see it fall. */
 const LIMITS = { rate: 1, burst: 3 };
@@ -35,13 +29,19 @@ const limitsOf = (result: CallResult) => ({
   reset: Number(result.headers.get('ratelimit-reset') ?? Number.NaN),
 });
 
-/** Runs the admin CLI against this runtime in its own process, as an operator does. */
+/** Runs the admin CLI against this runtime (in this process: test/integration/admin-cli.test.ts runs it as one). */
 async function admin(...args: string[]): Promise<Record<string, unknown>> {
-  const { stdout } = await run(process.execPath, ['--import', 'tsx', 'admin/cli.ts', ...args], {
-    cwd: ROOT,
-    env: childEnv({ DYNAMODB_ENDPOINT: runtime.dynamoEndpoint }),
-  });
-  return JSON.parse(stdout) as Record<string, unknown>;
+  const out: string[] = [];
+  const code = await main(
+    args,
+    { DYNAMODB_ENDPOINT: runtime.dynamoEndpoint },
+    {
+      out: (text) => out.push(text),
+      err: () => undefined,
+    },
+  );
+  expect(code).toBe(0);
+  return JSON.parse(out.join('')) as Record<string, unknown>;
 }
 
 describe('per-key rate limits on the local runtime', () => {

@@ -93,3 +93,19 @@ describe('npm run build:generated', () => {
       expect(scripts[name], `${name} stays a script of its own`).toMatch(/^tsx /);
   });
 });
+
+describe('vitest.config.ts: the stack’s tests that share one synthesis', () => {
+  it('lists exactly the test files that read the shared synthesis, so none synthesizes in a process of its own by mistake', async () => {
+    const { readdirSync, readFileSync } = await import('node:fs');
+    const { join } = await import('node:path');
+    const root = join(import.meta.dirname, '..', '..');
+    const config = readFileSync(join(root, 'vitest.config.ts'), 'utf8');
+    const listed = [...config.matchAll(/'(test\/infra\/[^']+\.test\.ts)'/g)].map((m) => m[1]).sort();
+    const sharing = readdirSync(join(root, 'test', 'infra'))
+      .filter((file) => file.endsWith('.test.ts'))
+      .filter((file) => readFileSync(join(root, 'test', 'infra', file), 'utf8').includes('useSynthesized()'))
+      .map((file) => `test/infra/${file}`)
+      .sort();
+    expect(listed).toEqual(sharing);
+  });
+});
