@@ -1,3 +1,5 @@
+import type { Tenant } from './tenant';
+
 /**
  * The embed session. The token itself is never stored: only its hash, so a copy of the table opens
  * nothing. Who created a session and who revoked it are recorded, because access to a session follows
@@ -8,6 +10,11 @@ export interface StoredSession {
   boardId: string;
   /** The organization that owned the board when the session was created (boards never change owner). */
   orgId: string;
+  /**
+   * Whose end user this is, decided at creation: the board's organization when the key owner was then a
+   * member of it, else the key owner. The pairwise `sub` board applications see is per tenant.
+   */
+  tenant: Tenant;
   tokenHash: string;
   userId: string;
   email: string;

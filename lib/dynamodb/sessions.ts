@@ -33,6 +33,7 @@ import type {
   TokenMatch,
 } from '#lib/domain/ports';
 import type { Revocation, SessionBinding, StoredSession } from '#lib/domain/session';
+import { legacyTenant, parseTenant } from '#lib/domain/tenant';
 import { dynamoCall } from './errors';
 import { conditionalWrite, DynamoTable, type Item, optionalStringOf } from './table';
 
@@ -578,13 +579,16 @@ function scopeShardKeys(session: StoredSession): Item {
 /**
  * A stored session, without the TTL and index attributes, its metadata parsed back into an object.
  * Sessions stored before ownership was recorded read with an empty organization and creator, so no
- * caller reaches them through either rule.
+ * caller reaches them through either rule; sessions stored before tenants were recorded belong to their
+ * board's organization, as their subjects were derived then (`legacyTenant`).
  */
 export function toStoredSession(item: Item): StoredSession {
+  const orgId = optionalStringOf(item, 'orgId') ?? '';
   return {
     id: String(item.id),
     boardId: String(item.boardId),
-    orgId: optionalStringOf(item, 'orgId') ?? '',
+    orgId,
+    tenant: parseTenant(item.tenant) ?? legacyTenant(orgId),
     tokenHash: String(item.tokenHash),
     userId: String(item.userId),
     email: String(item.email),

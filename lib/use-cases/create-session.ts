@@ -15,6 +15,7 @@ import type {
   SessionRepository,
 } from '#lib/domain/ports';
 import { type CreatedSessionView, type StoredSession, toCreatedSessionView } from '#lib/domain/session';
+import { tenantOf } from '#lib/domain/tenant';
 
 /** The latest instant an ISO 8601 timestamp with a four-digit year can express. */
 export const MAX_TIMESTAMP_MS = Date.UTC(9999, 11, 31, 23, 59, 59, 999);
@@ -92,9 +93,10 @@ export interface CreatedSession {
 }
 
 /**
- * Creates an embed session: checks the board exists and is accessible to the key owner, then stores the
- * session with only the hash of its new token. At most three DynamoDB calls: board, membership (private
- * boards only), one conditional put. A put that meets this very session (same id and token: an earlier
+ * Creates an embed session: checks the board exists and is accessible to the key owner, decides whose end
+ * user it is (its tenant), then stores the session with only the hash of its new token. Three DynamoDB
+ * calls: board, membership (one consistent read, which decides both access to a private board and the
+ * tenant on any board), one conditional put. A put that meets this very session (same id and token: an earlier
  * run of the same keyed create, or the SDK's retry of a put whose answer was lost) is the success it was,
  * and the answer describes the session as stored.
  */
@@ -112,15 +114,16 @@ export async function createSession(
 
   const board = await deps.boards.get(request.boardId);
   if (!board) throw new BoardNotFoundError(request.boardId);
-  if (!isPublicBoard(board) && !(await isOrgMember(deps.memberships, board.orgId, command.keyOwner.userId))) {
-    throw new BoardAccessDeniedError();
-  }
+  const member = await isOrgMember(deps.memberships, board.orgId, command.keyOwner.userId);
+  if (!isPublicBoard(board) && !member) throw new BoardAccessDeniedError();
 
   const { id, token } = command.identity ?? newSessionIdentity(deps.random);
   const session: StoredSession = {
     id,
     boardId: request.boardId,
     orgId: board.orgId,
+    // A member creates sessions for its organization's users; anyone else on a public board for its own.
+    tenant: tenantOf(board.orgId, command.keyOwner.userId, member),
     tokenHash: hashCredential(token),
     userId: request.userId,
     email: request.email,

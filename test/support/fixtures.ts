@@ -90,6 +90,8 @@ export function storedSession(overrides: Partial<StoredSession> = {}): StoredSes
     id: '3f2c1e0a-0000-4000-8000-000000000001',
     boardId: 'board-public',
     orgId: 'org-a',
+    // The board's organization unless the test says whose user it is (as for a member's session).
+    tenant: { kind: 'organization', id: overrides.orgId ?? 'org-a' },
     tokenHash: 'a'.repeat(64),
     userId: 'customer-42',
     email: 'ada@example.com',

@@ -92,9 +92,13 @@ describe('create-session handler: success', () => {
     expect(body.embedUrl).toBe(`https://${API_DOMAIN}/prod/embed?token=${session.token}`);
   });
 
-  it('uses exactly 2 DynamoDB calls for a public board: the board read and one conditional put', async () => {
+  it('uses exactly 3 DynamoDB calls for a public board: the board, the membership that decides the tenant, one conditional put', async () => {
     await invoke(post(validBody()));
-    expect(dynamoCalls()).toEqual([`GetCommand ${BOARDS_TABLE}`, `PutCommand ${SESSIONS_TABLE}`]);
+    expect(dynamoCalls()).toEqual([
+      `GetCommand ${BOARDS_TABLE}`,
+      `GetCommand ${MEMBERSHIPS_TABLE}`,
+      `PutCommand ${SESSIONS_TABLE}`,
+    ]);
     expect(ddb.commandCalls(PutCommand)[0]?.args[0].input.ConditionExpression).toBe(
       'attribute_not_exists(id)',
     );

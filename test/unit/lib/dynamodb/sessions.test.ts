@@ -292,6 +292,27 @@ describe('DynamoSessionRepository.get', () => {
     expect((await repository.get(SESSION.id))?.bindToBrowser).toBe(false);
   });
 
+  it('stores the tenant with its kind, and reads it back as stored', async () => {
+    ddb.on(PutCommand).resolves({});
+    const outsiders = { ...SESSION, tenant: { kind: 'keyOwner', id: 'org-a' } } as const;
+    await repository.create(outsiders);
+    const item = ddb.commandCalls(PutCommand)[0]?.args[0].input.Item;
+    expect(item?.tenant).toEqual({ kind: 'keyOwner', id: 'org-a' });
+    ddb.on(GetCommand).resolves({ Item: item });
+    expect((await repository.get(SESSION.id))?.tenant).toEqual({ kind: 'keyOwner', id: 'org-a' });
+  });
+
+  it('reads a session stored before tenants were recorded as its board organization’s, as its subject was', async () => {
+    const { tenant: _t, ...legacy } = STORED_ITEM;
+    ddb.on(GetCommand).resolves({ Item: { ...legacy, orgId: 'org-legacy' } });
+    expect((await repository.get(SESSION.id))?.tenant).toEqual({ kind: 'organization', id: 'org-legacy' });
+  });
+
+  it('reads a malformed tenant as the legacy one, never as another kind', async () => {
+    ddb.on(GetCommand).resolves({ Item: { ...STORED_ITEM, tenant: { kind: 'admin', id: 'x' } } });
+    expect((await repository.get(SESSION.id))?.tenant).toEqual({ kind: 'organization', id: SESSION.orgId });
+  });
+
   it('reads a session stored before ownership was recorded with no organization and no creator', async () => {
     const { orgId: _o, createdByUserId: _u, createdByKeyId: _k, ...legacy } = STORED_ITEM;
     ddb.on(GetCommand).resolves({ Item: legacy });

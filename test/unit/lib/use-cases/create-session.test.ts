@@ -176,7 +176,7 @@ describe('createSession: what is stored', () => {
     expect(JSON.stringify(stored)).not.toContain(result.sessionToken);
   });
 
-  it('stores every other field exactly as returned, with its board’s organization and its creator', async () => {
+  it('stores every other field exactly as returned, with its board’s organization, its tenant and its creator', async () => {
     const deps = setup();
     const { session } = await run(deps, { firstName: 'Ada', metadata: { a: [1, { b: null }] } });
     const { token: _token, status: _status, ...rest } = session;
@@ -184,6 +184,7 @@ describe('createSession: what is stored', () => {
       ...rest,
       tokenHash: sha256(session.token),
       orgId: PUBLIC_BOARD.orgId,
+      tenant: { kind: 'keyOwner', id: OWNER },
       createdByUserId: OWNER,
       createdByKeyId: 'key_test',
       revokedByUserId: null,
@@ -292,11 +293,10 @@ describe('createSession: board access', () => {
     expect(deps.sessions.created).toEqual([]);
   });
 
-  it('creates a session on a PUBLIC board without ever querying memberships', async () => {
+  it('creates a session on a PUBLIC board for a key owner of no organization', async () => {
     const deps = setup();
     await run(deps, {}, 'stranger');
     expect(deps.boards.lookups).toEqual([PUBLIC_BOARD.boardId]);
-    expect(deps.memberships.queries).toEqual([]);
     expect(deps.sessions.created).toHaveLength(1);
   });
 
@@ -390,5 +390,49 @@ describe('createSession: an identity fixed before the run (a keyed create)', () 
     expect(decodeSessionIdentity('not json')).toBeUndefined();
     expect(decodeSessionIdentity(JSON.stringify({ id: 'x', token: 'short' }))).toBeUndefined();
     expect(decodeSessionIdentity(JSON.stringify({ token: identity.token }))).toBeUndefined();
+  });
+});
+
+describe('createSession: the tenant, decided once and stored with the session', () => {
+  it('is the board’s organization when the key owner is a member of it', async () => {
+    const deps = setup({ members: [{ orgId: PRIVATE_BOARD.orgId, userId: OWNER }] });
+    await run(deps, { boardId: PRIVATE_BOARD.boardId });
+    expect(deps.sessions.created[0]?.tenant).toEqual({ kind: 'organization', id: PRIVATE_BOARD.orgId });
+  });
+
+  it('is the board’s organization on a PUBLIC board too, when the key owner is a member', async () => {
+    const deps = setup({ members: [{ orgId: PUBLIC_BOARD.orgId, userId: OWNER }] });
+    await run(deps);
+    expect(deps.sessions.created[0]?.tenant).toEqual({ kind: 'organization', id: PUBLIC_BOARD.orgId });
+  });
+
+  it('is the key owner on another organization’s PUBLIC board, from one membership read', async () => {
+    const deps = setup({ members: [{ orgId: 'org-elsewhere', userId: 'stranger' }] });
+    await run(deps, {}, 'stranger');
+    expect(deps.memberships.queries).toEqual([{ orgId: PUBLIC_BOARD.orgId, userId: 'stranger' }]);
+    expect(deps.sessions.created[0]?.tenant).toEqual({ kind: 'keyOwner', id: 'stranger' });
+  });
+
+  it('is the key owner on a PUBLIC board recorded without an organization, without a membership read', async () => {
+    const board: Board = { boardId: 'orphan-public', orgId: '', visibility: 'PUBLIC', name: null };
+    const deps = setup({ boards: [board] });
+    await run(deps, { boardId: 'orphan-public' });
+    expect(deps.memberships.queries).toEqual([]);
+    expect(deps.sessions.created[0]?.tenant).toEqual({ kind: 'keyOwner', id: OWNER });
+  });
+
+  it('keeps an organization id and a key owner id that are equal apart, by their kind', async () => {
+    const board: Board = { boardId: 'b-same', orgId: 'same-id', visibility: 'PUBLIC', name: null };
+    const member = setup({ boards: [board], members: [{ orgId: 'same-id', userId: 'someone' }] });
+    await run(member, { boardId: 'b-same' }, 'someone');
+    const outsider = setup({ boards: [board] });
+    await run(outsider, { boardId: 'b-same' }, 'same-id');
+    expect(member.sessions.created[0]?.tenant).toEqual({ kind: 'organization', id: 'same-id' });
+    expect(outsider.sessions.created[0]?.tenant).toEqual({ kind: 'keyOwner', id: 'same-id' });
+  });
+
+  it('never shows the tenant in the answer: it is the service’s own field', async () => {
+    const { session } = await run(setup());
+    expect(session).not.toHaveProperty('tenant');
   });
 });

@@ -30,6 +30,7 @@ const view = (expiresAt = '2026-03-31T12:00:00.000Z'): EmbedView => ({
     id: 'ses_1',
     boardId: PUBLIC_BOARD.boardId,
     orgId: 'org-a',
+    tenant: { kind: 'organization', id: 'org-a' },
     ...ADA_PROFILE,
     metadata: { team: 'core' },
     createdAt: '2026-03-01T11:00:00.000Z',
