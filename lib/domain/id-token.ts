@@ -25,6 +25,8 @@ interface SessionTokenClaims {
 
 /** The claims of an ID token, exactly; the board application's documentation lists them. */
 export interface IdTokenClaims extends SessionTokenClaims {
+  /** The tenant whose user this is, opaquely: a keyed hash, stable per tenant, never a raw id. */
+  tid: string;
   user_id: string;
   email: string;
   given_name: string | null;
@@ -43,6 +45,7 @@ export const ID_TOKEN_CLAIMS: readonly (keyof IdTokenClaims)[] = [
   'iss',
   'aud',
   'sub',
+  'tid',
   'user_id',
   'email',
   'given_name',

@@ -8,6 +8,7 @@ import type { CutoffEntry, CutoffRecord, CutoffScope, CutoffTarget } from './cut
 import type { PublicSigningJwk, SignedTokenClaims } from './id-token';
 import type { IdempotencyAttempt, IdempotencyRecord } from './idempotency';
 import type { Revocation, SessionBinding, StoredSession } from './session';
+import type { Tenant } from './tenant';
 import type { WebhookEndpoint } from './webhook';
 
 /** Source of the current time; injected so tests can freeze it. */
@@ -228,12 +229,15 @@ export interface IdTokenSigner {
 }
 
 /**
- * Pairwise subjects: the `sub` of an external user as one tenant's board applications see it. Stable for
- * one tenant's user, different for the same user id of another tenant, and revealing neither (a keyed
- * hash whose key only the adapter holds).
+ * Pairwise subjects: the `sub` of an external user as board applications see it, per tenant (the one the
+ * session recorded). Stable for one tenant's user, different for the same user id of another tenant, and
+ * revealing neither (a keyed hash whose key only the adapter holds). With it, the tenant's own opaque id
+ * (`tid`), for applications that tell tenants apart.
  */
 export interface PairwiseSubjects {
-  subjectOf(tenantId: string, userId: string): Promise<string>;
+  subjectOf(tenant: Tenant, userId: string): Promise<string>;
+  /** The tenant's opaque id: stable, the same for every user of the tenant, revealing no raw id. */
+  tenantIdOf(tenant: Tenant): Promise<string>;
 }
 
 /** The public keys that verify ID tokens, as published at `/.well-known/jwks.json`. */

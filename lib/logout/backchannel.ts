@@ -19,6 +19,7 @@ import type {
   PairwiseSubjects,
   RandomSource,
 } from '#lib/domain/ports';
+import { legacyTenant } from '#lib/domain/tenant';
 import type { Logger } from '#lib/platform/logger';
 import type { Metrics } from '#lib/platform/metrics';
 import { boardAppUrlOf } from '#lib/use-cases/hand-off';
@@ -144,7 +145,7 @@ export async function logoutToken(
   const claims: LogoutTokenClaims = {
     iss: deps.issuer,
     aud: target.audience,
-    sub: await tokens.subjectOf(board.orgId, delivery.userId),
+    sub: await tokens.subjectOf(legacyTenant(board.orgId), delivery.userId),
     sid: delivery.sessionId,
     iat,
     exp: iat + LOGOUT_TOKEN_LIFETIME_SECONDS,

@@ -1,8 +1,9 @@
 import { createHash } from 'node:crypto';
 import { compactJwt, jwtSigningInput, type SignedTokenClaims } from '#lib/domain/id-token';
 import type { IdTokenSigner, PairwiseSubjects } from '#lib/domain/ports';
+import type { Tenant } from '#lib/domain/tenant';
 import type { KmsApi } from './kms-json';
-import { subjectMessage } from './subject';
+import { tenantIdMessage, tenantSubjectMessage } from './subject';
 
 /** KMS signs a message of up to 4,096 bytes as is; a longer one is signed by its SHA-256 digest. */
 const KMS_RAW_MESSAGE_MAX_BYTES = 4096;
@@ -37,11 +38,19 @@ export class KmsIdTokenSigner implements IdTokenSigner, PairwiseSubjects {
     return compactJwt(input, derToJoseSignature(Signature));
   }
 
-  async subjectOf(tenantId: string, userId: string): Promise<string> {
+  subjectOf(tenant: Tenant, userId: string): Promise<string> {
+    return this.mac(tenantSubjectMessage(tenant, userId));
+  }
+
+  tenantIdOf(tenant: Tenant): Promise<string> {
+    return this.mac(tenantIdMessage(tenant));
+  }
+
+  private async mac(message: Buffer): Promise<string> {
     const { Mac } = await this.kms.generateMac({
       KeyId: this.subjectKeyArn,
       MacAlgorithm: 'HMAC_SHA_256',
-      Message: subjectMessage(tenantId, userId),
+      Message: message,
     });
     if (!Mac) throw new Error('KMS answered GenerateMac without a MAC');
     return Buffer.from(Mac).toString('base64url');

@@ -19,7 +19,8 @@ import {
   type SignedTokenClaims,
 } from '#lib/domain/id-token';
 import type { IdTokenSigner, PairwiseSubjects, SigningKeySet } from '#lib/domain/ports';
-import { subjectMessage } from './subject';
+import type { Tenant } from '#lib/domain/tenant';
+import { tenantIdMessage, tenantSubjectMessage } from './subject';
 
 /** What the local key file holds: the P-256 private key (a JWK) and the pairwise-subject secret. */
 interface KeyFile {
@@ -80,9 +81,17 @@ export class LocalIdTokenKeys implements IdTokenSigner, PairwiseSubjects, Signin
     );
   }
 
-  async subjectOf(tenantId: string, userId: string): Promise<string> {
+  subjectOf(tenant: Tenant, userId: string): Promise<string> {
+    return this.#mac(tenantSubjectMessage(tenant, userId));
+  }
+
+  tenantIdOf(tenant: Tenant): Promise<string> {
+    return this.#mac(tenantIdMessage(tenant));
+  }
+
+  async #mac(message: Buffer): Promise<string> {
     const { subjectSecret } = await this.#keys();
-    return createHmac('sha256', subjectSecret).update(subjectMessage(tenantId, userId)).digest('base64url');
+    return createHmac('sha256', subjectSecret).update(message).digest('base64url');
   }
 
   async publicKeys(): Promise<PublicSigningJwk[]> {

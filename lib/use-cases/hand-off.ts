@@ -34,9 +34,9 @@ export function boardAppUrlOf(
 /**
  * Vouches for the user of a usable embed session to the board's application: an ID token for the app's
  * origin, issued by `issuer`, good for five minutes at most and never past the session's expiry (which it
- * carries, `session_exp`, so the app's own session ends with the embed session), with a
- * pairwise subject (stable for the tenant's user, unrelated across tenants) and a fresh `jti` the app
- * uses to refuse a replay. Only what the session's creator vouched for goes in: never the session token
+ * carries, `session_exp`, so the app's own session ends with the embed session), with a pairwise subject
+ * (stable for the tenant's user, unrelated across tenants), the tenant's opaque id (`tid`) and a fresh
+ * `jti` the app uses to refuse a replay. Only what the session's creator vouched for goes in: never the session token
  * nor anything derived from it.
  */
 export async function handOff(
@@ -49,10 +49,16 @@ export async function handOff(
   const iat = Math.floor(now / 1000);
   const sessionEndMs = Date.parse(session.expiresAt);
   const sessionEnd = Math.floor(sessionEndMs / 1000);
+  // Both from the tenant the session recorded at creation, never from the board alone.
+  const [sub, tid] = await Promise.all([
+    deps.subjects.subjectOf(session.tenant, session.userId),
+    deps.subjects.tenantIdOf(session.tenant),
+  ]);
   const claims: IdTokenClaims = {
     iss: target.issuer,
     aud: appOrigin(target.appUrl),
-    sub: await deps.subjects.subjectOf(session.orgId, session.userId),
+    sub,
+    tid,
     user_id: session.userId,
     email: session.email,
     given_name: session.firstName,

@@ -150,7 +150,7 @@ describe.skipIf(missing !== undefined)('back-channel logout on AWS, signed in KM
       kmsClient(REGION, moto.endpoint),
       keys.signing,
       keys.subject,
-    ).subjectOf(board.orgId, logout.userId);
+    ).subjectOf({ kind: 'organization', id: board.orgId }, logout.userId);
     const jtis: unknown[] = [];
     for (const request of requests) {
       expect(request.headers['content-type']).toBe('application/x-www-form-urlencoded');

@@ -5,6 +5,7 @@ import { ID_TOKEN_CLAIMS } from '#lib/domain/id-token';
 import { HANDOFF_SCRIPT_HASH } from '#lib/embed/handoff';
 import { LocalIdTokenKeys } from '#lib/signing/local-keys';
 import { createSessionAs, demoKey } from '#test/support/create-session-as';
+import { useKeyOwnerCast } from '#test/support/key-owner-cast';
 import {
   apiCall,
   type CallResult,
@@ -212,6 +213,15 @@ describe('the ID token', () => {
     expect(claimsB.sub).not.toBe(claimsA.sub);
   });
 
+  it('carries a tid naming the tenant opaquely, announced in discovery’s claims_supported', async () => {
+    const claims = decodeJwt((await handoffJson((await newSession()).token)).idToken);
+    expect(claims.tid).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    expect(claims.tid).not.toContain('org_demo');
+    expect(claims.tid).not.toBe(claims.sub);
+    const discovery = ensureStatus(await call(runtime, '/.well-known/openid-configuration'), 200);
+    expect(discovery.body.claims_supported).toContain('tid');
+  });
+
   it('holds neither the session token nor its hash', async () => {
     const created = await newSession();
     const { idToken } = await handoffJson(created.token);
@@ -296,5 +306,43 @@ describe('GET /embed for a board without an application', () => {
       headers: { Accept: 'application/json' },
     });
     expect(Object.keys(json.body).sort()).toEqual(['board', 'session']);
+  });
+});
+
+describe('the ID token’s subject and tenant, per tenant', () => {
+  const cast = useKeyOwnerCast(runtime, 'handoff-');
+  /** The claims the board application receives for a session `who` creates on `boardId`. */
+  async function claimsFor(who: { apiKey: string }, fields: Record<string, unknown> = {}) {
+    const created = await createSessionAs(runtime, who, { boardId: 'board_with_app', ...fields });
+    return decodeJwt((await handoffJson(created.token)).idToken);
+  }
+
+  it('gives one organization’s user one sub and tid across sessions, boards and the keys of its members', async () => {
+    await putPublicBoard(runtime, 'board_with_app_2', 'org_demo', { appUrl: APP_URL });
+    const byOwner = await claimsFor(cast.owner);
+    const again = await claimsFor(cast.owner, { plan: 'free' });
+    const byColleague = await claimsFor(cast.colleague);
+    const onAnotherBoard = await claimsFor(cast.colleague, { boardId: 'board_with_app_2' });
+    for (const claims of [again, byColleague, onAnotherBoard]) {
+      expect(claims.sub).toBe(byOwner.sub);
+      expect(claims.tid).toBe(byOwner.tid);
+    }
+    expect(new Set([byOwner, again, byColleague, onAnotherBoard].map((claims) => claims.sid)).size).toBe(4);
+  });
+
+  it('gives a key owner outside the board’s organization one sub across its sessions and its keys', async () => {
+    const first = await claimsFor(cast.outsider);
+    const secondKey = await claimsFor(cast.outsiderSecondKey);
+    expect(secondKey.sub).toBe(first.sub);
+    expect(secondKey.tid).toBe(first.tid);
+  });
+
+  it('gives another tenant’s customer-42 on the organization’s PUBLIC board another sub and tid', async () => {
+    const boardOwners = await claimsFor(cast.owner, { userId: 'customer-42' });
+    const outsiders = await claimsFor(cast.outsider, { userId: 'customer-42' });
+    expect(outsiders.user_id).toBe(boardOwners.user_id);
+    expect(outsiders.sub).not.toBe(boardOwners.sub);
+    expect(outsiders.tid).not.toBe(boardOwners.tid);
+    expect(`${outsiders.sub}${outsiders.tid}`).not.toContain('outsider');
   });
 });

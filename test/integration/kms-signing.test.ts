@@ -17,6 +17,7 @@ const claims = (overrides: Partial<IdTokenClaims> = {}): IdTokenClaims => ({
   iss: 'https://embed.example.com',
   aud: 'https://board.example.com',
   sub: 's',
+  tid: 't',
   user_id: 'customer-42',
   email: 'ada@example.com',
   given_name: 'Ada',
@@ -116,12 +117,24 @@ describe.skipIf(missing !== undefined)('KMS signing adapter, against moto_server
 
   it('derives pairwise subjects with the HMAC key: stable, distinct across tenants and stages', async () => {
     const signer = new KmsIdTokenSigner(kms, arns.signing, arns.subject);
-    const subject = await signer.subjectOf('org_a', 'customer-42');
-    expect(await signer.subjectOf('org_a', 'customer-42')).toBe(subject);
-    expect(await signer.subjectOf('org_b', 'customer-42')).not.toBe(subject);
+    const orgA = { kind: 'organization', id: 'org_a' } as const;
+    const subject = await signer.subjectOf(orgA, 'customer-42');
+    expect(await signer.subjectOf(orgA, 'customer-42')).toBe(subject);
+    expect(await signer.subjectOf({ kind: 'organization', id: 'org_b' }, 'customer-42')).not.toBe(subject);
+    expect(await signer.subjectOf({ kind: 'keyOwner', id: 'org_a' }, 'customer-42')).not.toBe(subject);
     expect(subject).toMatch(/^[A-Za-z0-9_-]{43}$/);
     const otherStage = new KmsIdTokenSigner(kms, arns.signing, arns.otherSubject);
-    expect(await otherStage.subjectOf('org_a', 'customer-42')).not.toBe(subject);
+    expect(await otherStage.subjectOf(orgA, 'customer-42')).not.toBe(subject);
+  });
+
+  it('derives the tenant id with the same HMAC key: stable, per tenant, never a subject', async () => {
+    const signer = new KmsIdTokenSigner(kms, arns.signing, arns.subject);
+    const orgA = { kind: 'organization', id: 'org_a' } as const;
+    const tid = await signer.tenantIdOf(orgA);
+    expect(await signer.tenantIdOf(orgA)).toBe(tid);
+    expect(tid).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    expect(await signer.tenantIdOf({ kind: 'keyOwner', id: 'org_a' })).not.toBe(tid);
+    expect(await signer.subjectOf(orgA, 'customer-42')).not.toBe(tid);
   });
 
   it('reports what KMS refused by its error code, at once, without trying again', async () => {

@@ -465,3 +465,12 @@ export function apiKeyRecord(keyHash: string, overrides: Partial<ApiKeyRecord> =
     ...overrides,
   };
 }
+
+/**
+ * Pairwise subjects that show what they were derived from: `sub(<kind>:<tenant id>,<user id>)` and
+ * `tid(<kind>:<tenant id>)`, so a test sees which tenant a claim names.
+ */
+export const VISIBLE_SUBJECTS: Ports.PairwiseSubjects = {
+  subjectOf: async (tenant, userId) => `sub(${tenant.kind}:${tenant.id},${userId})`,
+  tenantIdOf: async (tenant) => `tid(${tenant.kind}:${tenant.id})`,
+};

@@ -18,7 +18,7 @@ import {
 } from '#lib/logout/backchannel';
 import { createMetrics } from '#lib/platform/metrics';
 import { fetchPost, type HttpPost } from '#lib/webhooks/delivery';
-import { FakeBoards, fixedClock, sequenceRandom } from '#test/support/fakes';
+import { FakeBoards, fixedClock, sequenceRandom, VISIBLE_SUBJECTS } from '#test/support/fakes';
 import { APP_BOARD } from '#test/support/fixtures';
 import { LOGOUT_CANDIDATES } from '#test/support/logout-events';
 import { memoryLogger } from '#test/support/logs';
@@ -31,7 +31,7 @@ const BOARD = APP_BOARD;
 const tokens: IdTokenSigner & PairwiseSubjects = {
   sign: async (claims) =>
     `${Buffer.from(JSON.stringify({ alg: 'ES256', typ: 'events' in claims ? 'logout+jwt' : 'JWT' })).toString('base64url')}.${Buffer.from(JSON.stringify(claims)).toString('base64url')}.sig`,
-  subjectOf: async (tenantId, userId) => `sub(${tenantId},${userId})`,
+  ...VISIBLE_SUBJECTS,
 };
 
 function harness(options: { boards?: Board[]; post?: HttpPost; retrySeconds?: number[] } = {}) {
@@ -127,7 +127,7 @@ describe('attemptLogout', () => {
     expect(decodeJwt(token)).toEqual({
       iss: 'https://embed.example.com',
       aud: 'https://board.acme.com',
-      sub: 'sub(org-a,customer-42)',
+      sub: 'sub(organization:org-a,customer-42)',
       sid: 'sess-1',
       iat,
       exp: iat + 120,

@@ -2,8 +2,10 @@ import { createHash, generateKeyPairSync, sign, verify } from 'node:crypto';
 import { createLocalJWKSet, jwtVerify } from 'jose';
 import { describe, expect, it } from 'vitest';
 import { type IdTokenClaims, jwtSigningInput } from '#lib/domain/id-token';
+import type { Tenant } from '#lib/domain/tenant';
 import { derToJoseSignature, KmsIdTokenSigner, kmsKeyId } from '#lib/signing/kms';
 import type { KmsApi } from '#lib/signing/kms-json';
+import { tenantIdMessage, tenantSubjectMessage } from '#lib/signing/subject';
 
 const ARN = 'arn:aws:kms:eu-west-1:123456789012:key/11111111-2222-3333-4444-555555555555';
 
@@ -42,6 +44,7 @@ describe('KmsIdTokenSigner', () => {
     iss: 'https://e.example.com',
     aud: 'https://b.example.com',
     sub: 's',
+    tid: 't',
     user_id: 'u',
     email: 'u@example.com',
     given_name: null,
@@ -82,5 +85,41 @@ describe('KmsIdTokenSigner', () => {
     const jwk = { ...publicKey.export({ format: 'jwk' }), kid: kmsKeyId(ARN), alg: 'ES256' };
     const { payload } = await jwtVerify(token, createLocalJWKSet({ keys: [jwk as never] }));
     expect(payload.metadata).toEqual(big);
+  });
+
+  it('derives subjects and tenant ids with GenerateMac on the subject key, over exactly the bytes every adapter hashes', async () => {
+    const SUBJECT_ARN = `${ARN.slice(0, -1)}6`;
+    const macs: Array<Parameters<KmsApi['generateMac']>[0]> = [];
+    const kms: KmsApi = {
+      sign: () => Promise.reject(new Error('not sent')),
+      generateMac: async (input) => {
+        macs.push(input);
+        return { Mac: createHash('sha256').update(input.Message).digest() };
+      },
+      getPublicKey: () => Promise.reject(new Error('not sent')),
+    };
+    const signer = new KmsIdTokenSigner(kms, ARN, SUBJECT_ARN);
+    const org: Tenant = { kind: 'organization', id: 'org_a' };
+    const owner: Tenant = { kind: 'keyOwner', id: 'owner-1' };
+    const sub = await signer.subjectOf(org, 'customer-42');
+    await signer.subjectOf(owner, 'customer-42');
+    const tid = await signer.tenantIdOf(org);
+    expect(macs.map((call) => [call.KeyId, call.MacAlgorithm])).toEqual([
+      [SUBJECT_ARN, 'HMAC_SHA_256'],
+      [SUBJECT_ARN, 'HMAC_SHA_256'],
+      [SUBJECT_ARN, 'HMAC_SHA_256'],
+    ]);
+    expect(macs.map((call) => Buffer.from(call.Message).toString('utf8'))).toEqual([
+      '["pairwise-sub","org_a","customer-42"]',
+      '["pairwise-sub-key-owner","owner-1","customer-42"]',
+      '["tenant-id","organization","org_a"]',
+    ]);
+    expect(Buffer.from(macs[0]?.Message ?? [])).toEqual(tenantSubjectMessage(org, 'customer-42'));
+    expect(Buffer.from(macs[1]?.Message ?? [])).toEqual(tenantSubjectMessage(owner, 'customer-42'));
+    expect(Buffer.from(macs[2]?.Message ?? [])).toEqual(tenantIdMessage(org));
+    expect(sub).toBe(
+      createHash('sha256').update('["pairwise-sub","org_a","customer-42"]').digest('base64url'),
+    );
+    expect(tid).toBe(createHash('sha256').update('["tenant-id","organization","org_a"]').digest('base64url'));
   });
 });

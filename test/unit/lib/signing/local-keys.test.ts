@@ -1,10 +1,14 @@
+import { createHmac } from 'node:crypto';
 import { chmod, mkdtemp, readFile, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createLocalJWKSet, decodeProtectedHeader, jwtVerify } from 'jose';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { IdTokenClaims } from '#lib/domain/id-token';
+import type { Tenant } from '#lib/domain/tenant';
 import { ensureLocalKeyFile, LocalIdTokenKeys } from '#lib/signing/local-keys';
+
+const ORG_A: Tenant = { kind: 'organization', id: 'org_a' };
 
 let dir: string;
 beforeEach(async () => {
@@ -19,6 +23,7 @@ const claims = (overrides: Partial<IdTokenClaims> = {}): IdTokenClaims => ({
   iss: 'http://127.0.0.1:3000',
   aud: 'http://127.0.0.1:3001',
   sub: 'subject',
+  tid: 'tenant',
   user_id: 'customer-42',
   email: 'ada@example.com',
   given_name: 'Ada',
@@ -101,20 +106,49 @@ describe('LocalIdTokenKeys', () => {
 
   it('derives a pairwise subject: stable per tenant and user, different across tenants, revealing neither', async () => {
     const signer = await keys();
-    const subject = await signer.subjectOf('org_a', 'customer-42');
-    expect(await signer.subjectOf('org_a', 'customer-42')).toBe(subject);
-    expect(await signer.subjectOf('org_b', 'customer-42')).not.toBe(subject);
-    expect(await signer.subjectOf('org_a', 'customer-43')).not.toBe(subject);
+    const subject = await signer.subjectOf(ORG_A, 'customer-42');
+    expect(await signer.subjectOf(ORG_A, 'customer-42')).toBe(subject);
+    expect(await signer.subjectOf({ kind: 'organization', id: 'org_b' }, 'customer-42')).not.toBe(subject);
+    expect(await signer.subjectOf(ORG_A, 'customer-43')).not.toBe(subject);
     expect(subject).toMatch(/^[A-Za-z0-9_-]{43}$/);
     expect(subject).not.toContain('customer');
     expect(subject).not.toContain('org_a');
   });
 
+  it('keeps an organization’s subjects as they were: the HMAC of subjectMessage(orgId, userId)', async () => {
+    const signer = await keys();
+    const { subjectSecret } = JSON.parse(await readFile(join(dir, 'keys.json'), 'utf8')) as {
+      subjectSecret: string;
+    };
+    const before = createHmac('sha256', Buffer.from(subjectSecret, 'base64url'))
+      .update('["pairwise-sub","org_a","customer-42"]')
+      .digest('base64url');
+    expect(await signer.subjectOf(ORG_A, 'customer-42')).toBe(before);
+  });
+
+  it('gives a key owner tenant subjects of its own, even under an id equal to an organization’s', async () => {
+    const signer = await keys();
+    const asOwner = await signer.subjectOf({ kind: 'keyOwner', id: 'org_a' }, 'customer-42');
+    expect(asOwner).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    expect(asOwner).not.toBe(await signer.subjectOf(ORG_A, 'customer-42'));
+  });
+
+  it('derives the tenant id: stable, per tenant and kind, revealing no raw id, and never a subject', async () => {
+    const signer = await keys();
+    const tid = await signer.tenantIdOf(ORG_A);
+    expect(await signer.tenantIdOf(ORG_A)).toBe(tid);
+    expect(tid).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    expect(tid).not.toContain('org_a');
+    expect(await signer.tenantIdOf({ kind: 'keyOwner', id: 'org_a' })).not.toBe(tid);
+    expect(await signer.tenantIdOf({ kind: 'organization', id: 'org_b' })).not.toBe(tid);
+    expect(await signer.subjectOf(ORG_A, '')).not.toBe(tid);
+  });
+
   it('gives another key file (another stage) other subjects for the same tenant and user', async () => {
     const other = join(dir, 'other.json');
     await ensureLocalKeyFile(other);
-    expect(await new LocalIdTokenKeys(other).subjectOf('org_a', 'u')).not.toBe(
-      await (await keys()).subjectOf('org_a', 'u'),
+    expect(await new LocalIdTokenKeys(other).subjectOf(ORG_A, 'u')).not.toBe(
+      await (await keys()).subjectOf(ORG_A, 'u'),
     );
   });
 });

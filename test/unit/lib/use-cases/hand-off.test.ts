@@ -4,7 +4,7 @@ import { ID_TOKEN_CLAIMS, type IdTokenClaims } from '#lib/domain/id-token';
 import type { IdTokenSigner, PairwiseSubjects } from '#lib/domain/ports';
 import { boardAppUrlOf, handOff } from '#lib/use-cases/hand-off';
 import type { EmbedView } from '#lib/use-cases/open-embed-session';
-import { fixedClock, PUBLIC_BOARD, sequenceRandom } from '#test/support/fakes';
+import { fixedClock, PUBLIC_BOARD, sequenceRandom, VISIBLE_SUBJECTS } from '#test/support/fakes';
 import { ADA_PROFILE } from '#test/support/fixtures';
 
 const NOW = '2026-03-01T12:00:00.000Z';
@@ -22,7 +22,7 @@ function recordingSigner(): IdTokenSigner & { signed: IdTokenClaims[] } {
   };
   return signer;
 }
-const subjects: PairwiseSubjects = { subjectOf: async (tenant, user) => `sub(${tenant},${user})` };
+const subjects: PairwiseSubjects = VISIBLE_SUBJECTS;
 
 const view = (expiresAt = '2026-03-31T12:00:00.000Z'): EmbedView => ({
   board: { ...PUBLIC_BOARD, name: 'Roadmap' },
@@ -60,7 +60,8 @@ describe('handOff', () => {
     expect(claims).toEqual({
       iss: 'https://embed.example.com',
       aud: 'https://board.acme.com',
-      sub: 'sub(org-a,customer-42)',
+      sub: 'sub(organization:org-a,customer-42)',
+      tid: 'tid(organization:org-a)',
       user_id: 'customer-42',
       email: 'ada@example.com',
       given_name: 'Ada',

@@ -26,7 +26,7 @@ import {
   SQS_MAX_DELAY_SECONDS,
   SqsDeliveryScheduler,
 } from '#lib/webhooks/sqs';
-import { FakeBoards, sequenceRandom } from '#test/support/fakes';
+import { FakeBoards, sequenceRandom, VISIBLE_SUBJECTS } from '#test/support/fakes';
 import { APP_BOARD } from '#test/support/fixtures';
 import { LOGOUT_CANDIDATES } from '#test/support/logout-events';
 import { memoryLogger } from '#test/support/logs';
@@ -62,7 +62,7 @@ const LOGOUT: LogoutDelivery = {
 const TOKENS: IdTokenSigner & PairwiseSubjects = {
   sign: async (claims) =>
     `${Buffer.from('{"alg":"ES256"}').toString('base64url')}.${Buffer.from(JSON.stringify(claims)).toString('base64url')}.sig`,
-  subjectOf: async (tenantId, userId) => `sub(${tenantId},${userId})`,
+  ...VISIBLE_SUBJECTS,
 };
 
 /**
@@ -325,7 +325,7 @@ describe('back-channel logout through the delivery queue', () => {
     expect(decodeJwt(token)).toMatchObject({
       iss: 'https://embed.example.com',
       aud: 'https://board.acme.com',
-      sub: 'sub(org-a,customer-42)',
+      sub: 'sub(organization:org-a,customer-42)',
       sid: LOGOUT.sessionId,
       events: { 'http://schemas.openid.net/event/backchannel-logout': {} },
     });
