@@ -8,6 +8,7 @@
  * again, yields the same event (same id, same sequence), never a second one.
  */
 import type { SessionView } from './session';
+import type { Tenant } from './tenant';
 
 export const SESSION_EVENT_TYPES = [
   'session.created',
@@ -85,6 +86,11 @@ export interface RoutedSessionEvent {
   ownerUserId: string;
   sessionId: string;
   boardId: string;
+  /**
+   * Whose end user the session is for, as it recorded at creation: the subject of a back-channel logout
+   * is derived from it. Routing only: never in the event a receiver sees.
+   */
+  tenant: Tenant;
 }
 
 /**

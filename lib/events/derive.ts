@@ -72,6 +72,7 @@ export function sessionEvent(
     ownerUserId: session.createdByUserId,
     sessionId: session.id,
     boardId: session.boardId,
+    tenant: session.tenant,
   };
 }
 

@@ -19,7 +19,7 @@ import type {
   PairwiseSubjects,
   RandomSource,
 } from '#lib/domain/ports';
-import { legacyTenant } from '#lib/domain/tenant';
+import { legacyTenant, parseTenant, type Tenant } from '#lib/domain/tenant';
 import type { Logger } from '#lib/platform/logger';
 import type { Metrics } from '#lib/platform/metrics';
 import { boardAppUrlOf } from '#lib/use-cases/hand-off';
@@ -46,13 +46,19 @@ export interface LogoutDelivery {
   boardId: string;
   /** The external user the session was for: its pairwise subject is the token's `sub`. */
   userId: string;
+  /**
+   * The session's tenant, which the subject is per. Absent only from a message queued before tenants were
+   * recorded: such a logout is for a session of the board's organization (`legacyTenant`).
+   */
+  tenant?: Tenant;
   /** How many attempts failed before this one. */
   attempt: number;
 }
 
 /** True for a well-formed LogoutDelivery (a queue message's, say). */
 export function isLogoutDelivery(value: unknown): value is LogoutDelivery {
-  return isQueuedAttempt<LogoutDelivery>(value, ['eventId', 'sessionId', 'boardId', 'userId']);
+  if (!isQueuedAttempt<LogoutDelivery>(value, ['eventId', 'sessionId', 'boardId', 'userId'])) return false;
+  return value.tenant === undefined || parseTenant(value.tenant) !== undefined;
 }
 
 /** Where a board's logouts go, and the audience they are for. */
@@ -121,6 +127,7 @@ export class BackChannelLogoutSink implements EventSink {
           sessionId: routed.sessionId,
           boardId: routed.boardId,
           userId: routed.event.data.session.userId,
+          tenant: routed.tenant,
           attempt: 0,
         },
         0,
@@ -131,8 +138,8 @@ export class BackChannelLogoutSink implements EventSink {
 
 /**
  * The logout token of one attempt: `iss`, `aud` (the application's origin), `sub` (the pairwise subject
- * of the ID token: boards never change organization, so the board's is the session's), `sid`, a fresh
- * `iat`, `exp` and `jti`, the back-channel logout event, no `nonce`; header `typ: logout+jwt`.
+ * of the ID token: the session's tenant's, as the hand-off derived it), `sid`, a fresh `iat`, `exp` and
+ * `jti`, the back-channel logout event, no `nonce`; header `typ: logout+jwt`.
  */
 export async function logoutToken(
   deps: Pick<LogoutDeps, 'tokens' | 'issuer' | 'clock' | 'random'>,
@@ -145,7 +152,7 @@ export async function logoutToken(
   const claims: LogoutTokenClaims = {
     iss: deps.issuer,
     aud: target.audience,
-    sub: await tokens.subjectOf(legacyTenant(board.orgId), delivery.userId),
+    sub: await tokens.subjectOf(delivery.tenant ?? legacyTenant(board.orgId), delivery.userId),
     sid: delivery.sessionId,
     iat,
     exp: iat + LOGOUT_TOKEN_LIFETIME_SECONDS,

@@ -130,6 +130,8 @@ describe.skipIf(missing !== undefined)('back-channel logout on AWS, signed in KM
       sessionId: '7a7a7a7a-0000-4000-8000-000000000001',
       boardId: board.boardId,
       userId: 'customer-42',
+      // A session another tenant created on the organization's public board: its own subjects.
+      tenant: { kind: 'keyOwner', id: 'owner-elsewhere' } as const,
       attempt: 0,
     };
     expect(await worker({ Records: [{ messageId: 'm1', body: JSON.stringify({ logout }) }] })).toEqual({
@@ -150,7 +152,7 @@ describe.skipIf(missing !== undefined)('back-channel logout on AWS, signed in KM
       kmsClient(REGION, moto.endpoint),
       keys.signing,
       keys.subject,
-    ).subjectOf({ kind: 'organization', id: board.orgId }, logout.userId);
+    ).subjectOf(logout.tenant, logout.userId);
     const jtis: unknown[] = [];
     for (const request of requests) {
       expect(request.headers['content-type']).toBe('application/x-www-form-urlencoded');

@@ -7,6 +7,7 @@ import {
   apiCall,
   call,
   type KeyOwnerFixture,
+  keyOwner,
   putBoard,
   storeSession,
   testTarget,
@@ -31,11 +32,14 @@ let receiver: WebhookReceiver;
 let demo: KeyOwnerFixture;
 /** When set, the app's clock stands still there: its session then never ends by itself, only by a logout. */
 let appClockStoppedAt: number | undefined;
+/** A key owner of no organization: its sessions on org_demo's public boards are its own tenant's. */
+let outsider: KeyOwnerFixture;
 
 const APP_BOARD = `board_bcl_app_${randomUUID().slice(0, 8)}`;
 const FLAKY_BOARD = `board_bcl_flaky_${randomUUID().slice(0, 8)}`;
 const NO_LOGOUT_BOARD = `board_bcl_none_${randomUUID().slice(0, 8)}`;
 const NO_APP_BOARD = `board_bcl_noapp_${randomUUID().slice(0, 8)}`;
+const TENANTS_BOARD = `board_bcl_tenants_${randomUUID().slice(0, 8)}`;
 
 beforeAll(async () => {
   demo = {
@@ -66,15 +70,24 @@ beforeAll(async () => {
   );
   await putBoard(runtime, board(NO_LOGOUT_BOARD, { appUrl: `${receiver.url}/handoff` }));
   await putBoard(runtime, board(NO_APP_BOARD, { logoutUrl: `${receiver.url}/no-app` }));
+  await putBoard(
+    runtime,
+    board(TENANTS_BOARD, { appUrl: `${receiver.url}/handoff`, logoutUrl: `${receiver.url}/tenants` }),
+  );
+  outsider = await keyOwner(runtime, `bcl-outsider-${randomUUID().slice(0, 8)}`);
 });
 afterAll(async () => {
   await app?.close();
   await receiver?.close();
 });
 
-async function createSession(boardId: string): Promise<{ id: string; token: string }> {
-  const created = await apiCall(runtime, demo.apiKey, 'POST', '/api/embed/sessions', {
-    ...validBody({ boardId, userId: `user-${randomUUID()}` }),
+async function createSession(
+  boardId: string,
+  who: KeyOwnerFixture = demo,
+  userId = `user-${randomUUID()}`,
+): Promise<{ id: string; token: string }> {
+  const created = await apiCall(runtime, who.apiKey, 'POST', '/api/embed/sessions', {
+    ...validBody({ boardId, userId }),
   });
   expect(created.status, created.text).toBe(201);
   return { id: (created.body.session as { id: string }).id, token: String(created.body.sessionToken) };
@@ -117,8 +130,8 @@ async function untilAppRefuses(cookie: string, within = 15_000): Promise<Respons
   }
 }
 
-async function revoke(sessionId: string) {
-  const result = await apiCall(runtime, demo.apiKey, 'POST', `/api/embed/sessions/${sessionId}/revoke`);
+async function revoke(sessionId: string, who: KeyOwnerFixture = demo) {
+  const result = await apiCall(runtime, who.apiKey, 'POST', `/api/embed/sessions/${sessionId}/revoke`);
   expect(result.status, result.text).toBeLessThan(300);
 }
 
@@ -214,6 +227,22 @@ describe.skipIf(testTarget() === 'assembly')('back-channel logout to board appli
       events: { 'http://schemas.openid.net/event/backchannel-logout': {} },
     });
     expect(Number(claims.exp) - Number(claims.iat)).toBeLessThanOrEqual(120);
+  });
+
+  it('names each tenant’s user by the sub its ID token had: another tenant’s customer-42 is another sub', async () => {
+    const userId = `customer-${randomUUID().slice(0, 8)}`;
+    const member = await createSession(TENANTS_BOARD, demo, userId);
+    const other = await createSession(TENANTS_BOARD, outsider, userId);
+    const idTokens = {
+      [member.id]: decodeJwt((await handOff(member.token)).idToken),
+      [other.id]: decodeJwt((await handOff(other.token)).idToken),
+    };
+    await revoke(member.id);
+    await revoke(other.id, outsider);
+    const logouts = (await received('/tenants', 2)).map((r) => decodeJwt(logoutTokenOf(r)));
+    expect(logouts.map((claims) => claims.sid).sort()).toEqual([member.id, other.id].sort());
+    for (const claims of logouts) expect(claims.sub).toBe(idTokens[String(claims.sid)]?.sub);
+    expect(idTokens[member.id]?.sub).not.toBe(idTokens[other.id]?.sub);
   });
 
   it('retries a logout the application failed, with a fresh token, until it answers 2xx', async () => {

@@ -5,6 +5,7 @@ import type { AddressInfo } from 'node:net';
 import type { EventActor, RoutedEvent, SessionEventType } from '#lib/domain/events';
 import { eventSequence } from '#lib/domain/events';
 import type { SessionView } from '#lib/domain/session';
+import type { Tenant } from '#lib/domain/tenant';
 
 export interface ReceivedWebhook {
   path: string;
@@ -103,7 +104,7 @@ export function verifiedByReceiver(
 export function routedEvent(
   session: SessionView,
   type: SessionEventType,
-  owner: { userId: string; keyId?: string },
+  owner: { userId: string; keyId?: string; tenant?: Tenant },
   actor: EventActor = { type: 'api_key', ...(owner.keyId ? { keyId: owner.keyId } : {}) },
 ): RoutedEvent {
   return {
@@ -117,5 +118,7 @@ export function routedEvent(
     ownerUserId: owner.userId,
     sessionId: session.id,
     boardId: session.boardId,
+    // The session's tenant: its key owner unless the test says otherwise.
+    tenant: owner.tenant ?? { kind: 'keyOwner', id: owner.userId },
   };
 }

@@ -80,7 +80,10 @@ const BOARD_ITEM = {
 
 /** The record of a session revoked by its creator: revokedAt appears on the item. */
 function revokeRecord(n: number): StreamRecord {
-  const session = storedSession({ id: `6f1c2b4e-0000-4000-8000-${String(n).padStart(12, '0')}` });
+  const session = storedSession({
+    id: `6f1c2b4e-0000-4000-8000-${String(n).padStart(12, '0')}`,
+    tenant: { kind: 'keyOwner', id: 'owner-1' },
+  });
   const revoked = {
     ...session,
     revokedAt: '2026-01-02T00:00:00.000Z',
@@ -163,6 +166,7 @@ describe('the sessions stream consumer', () => {
         sessionId: '6f1c2b4e-0000-4000-8000-000000000001',
         boardId: 'board-public',
         userId: 'customer-42',
+        tenant: { kind: 'keyOwner', id: 'owner-1' },
         attempt: 0,
       },
     });

@@ -112,6 +112,15 @@ describe('BackChannelLogoutSink', () => {
       ['board-1', 'customer-42', 0],
     ]);
   });
+
+  it('carries the session’s tenant, from which the logout token’s sub is derived', async () => {
+    const { deps, scheduled } = harness();
+    const tenant = { kind: 'keyOwner', id: 'owner-b' } as const;
+    await new BackChannelLogoutSink(deps).publish([
+      routedEvent(view(), 'session.revoked', { userId: 'owner-b', tenant }),
+    ]);
+    expect(scheduled.map((s) => s.delivery.tenant)).toEqual([tenant]);
+  });
 });
 
 describe('attemptLogout', () => {
@@ -134,6 +143,21 @@ describe('attemptLogout', () => {
       jti: expect.any(String),
       events: { 'http://schemas.openid.net/event/backchannel-logout': {} },
     });
+  });
+
+  it('derives the sub from the session’s tenant, as the hand-off did, not from the board’s organization', async () => {
+    const { deps, posted } = harness();
+    await attemptLogout(deps, { ...delivery, tenant: { kind: 'keyOwner', id: 'owner-b' } });
+    const token = String(new URLSearchParams(posted[0]?.body).get('logout_token'));
+    expect(decodeJwt(token).sub).toBe('sub(keyOwner:owner-b,customer-42)');
+  });
+
+  it('takes a logout queued before tenants were recorded as the board organization’s, as its session was', async () => {
+    const { deps, posted } = harness();
+    const { tenant: _, ...queuedBefore } = { ...delivery, tenant: undefined };
+    await attemptLogout(deps, queuedBefore);
+    const token = String(new URLSearchParams(posted[0]?.body).get('logout_token'));
+    expect(decodeJwt(token).sub).toBe(`sub(organization:${BOARD.orgId},customer-42)`);
   });
 
   it('schedules no retry once a failed logout is retried and the application answers 2xx', async () => {

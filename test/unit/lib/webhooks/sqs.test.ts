@@ -302,6 +302,7 @@ describe('back-channel logout through the delivery queue', () => {
         sessionId: LOGOUT.sessionId,
         boardId: BOARD.boardId,
         userId: LOGOUT.userId,
+        tenant: { kind: 'keyOwner', id: 'owner-a' },
         attempt: 0,
       });
     }
@@ -360,12 +361,15 @@ describe('back-channel logout through the delivery queue', () => {
     const malformed = [
       JSON.stringify({ logout: { ...LOGOUT, userId: 42 } }),
       JSON.stringify({ logout: LOGOUT, delivery: DELIVERY }),
+      JSON.stringify({ logout: { ...LOGOUT, tenant: { kind: 'admin', id: 'x' } } }),
     ];
     expect(
       await handleDeliveryBatch(
         deps,
         malformed.map((b, i) => ({ messageId: `bad${i}`, body: b })),
       ),
-    ).toEqual({ batchItemFailures: [{ itemIdentifier: 'bad0' }, { itemIdentifier: 'bad1' }] });
+    ).toEqual({
+      batchItemFailures: [{ itemIdentifier: 'bad0' }, { itemIdentifier: 'bad1' }, { itemIdentifier: 'bad2' }],
+    });
   });
 });
