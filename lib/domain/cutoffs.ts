@@ -162,3 +162,99 @@ export function withCutoffs<T extends StoredSession>(
     revokedByKeyId: revocation.byKeyId,
   };
 }
+
+/** The scope a record's stored key names (`cutoffScopeKey`'s text); undefined for anything else. */
+export function parseCutoffScopeKey(key: string): CutoffScope | undefined {
+  let parts: unknown;
+  try {
+    parts = JSON.parse(key);
+  } catch {
+    return undefined;
+  }
+  if (!Array.isArray(parts) || !parts.every((part) => typeof part === 'string')) return undefined;
+  const [kind, a, b] = parts as string[];
+  const scope: CutoffScope | undefined =
+    kind === 'orgUser' && parts.length === 3
+      ? { kind, orgId: a as string, userId: b as string }
+      : kind === 'creatorUser' && parts.length === 3
+        ? { kind, creatorUserId: a as string, userId: b as string }
+        : kind === 'boardUser' && parts.length === 3
+          ? { kind, boardId: a as string, userId: b as string }
+          : kind === 'board' && parts.length === 2
+            ? { kind, boardId: a as string }
+            : kind === 'user' && parts.length === 2
+              ? { kind, userId: a as string }
+              : kind === 'stage' && parts.length === 1
+                ? { kind }
+                : undefined;
+  // Only the one spelling `cutoffScopeKey` writes names a scope.
+  return scope !== undefined && cutoffScopeKey(scope) === key ? scope : undefined;
+}
+
+/**
+ * Where one cut-off entry stands among all of them, for the question "which cut-off ended this session":
+ * by its instant, then its id, then its record's key. A total order, so exactly one (entry, record) pair
+ * ends each session a cut-off covers, even when one call wrote the same entry into several records.
+ */
+function cutoffRank(entry: CutoffEntry, scope: CutoffScope): [string, string, string] {
+  return [entry.at, entry.id, cutoffScopeKey(scope)];
+}
+
+function rankBefore(a: [string, string, string], b: [string, string, string]): boolean {
+  for (let i = 0; i < 3; i++) {
+    if ((a[i] as string) !== (b[i] as string)) return (a[i] as string) < (b[i] as string);
+  }
+  return false;
+}
+
+/** Whether `entry` of a record of `scope` covers the session: in scope, created at or before it, by one of its creators. */
+function covers(
+  entry: CutoffEntry,
+  scope: CutoffScope,
+  session: CutoffSubject & Pick<StoredSession, 'createdAt'>,
+) {
+  return (
+    inScope(scope, session) &&
+    entry.at >= session.createdAt &&
+    (entry.creators === undefined || entry.creators.includes(session.createdByUserId))
+  );
+}
+
+/**
+ * The first cut-off covering the session, in `cutoffRank`'s order, as an entry and the scope of its
+ * record; undefined when none covers it. One revoke-all writes the same entry into several records, and
+ * two calls can cover one session: this names exactly one of them.
+ */
+export function firstCoveringCutoff(
+  session: CutoffSubject & Pick<StoredSession, 'createdAt'>,
+  records: Iterable<CutoffRecord>,
+): { entry: CutoffEntry; scope: CutoffScope } | undefined {
+  let first: { entry: CutoffEntry; scope: CutoffScope; rank: [string, string, string] } | undefined;
+  for (const record of records) {
+    for (const entry of record.entries) {
+      if (!covers(entry, record.scope, session)) continue;
+      const rank = cutoffRank(entry, record.scope);
+      if (!first || rankBefore(rank, first.rank)) first = { entry, scope: record.scope, rank };
+    }
+  }
+  return first && { entry: first.entry, scope: first.scope };
+}
+
+/**
+ * The instant after which the sessions a record's entry could have ended were created: the latest entry
+ * of the same record that comes before it (`cutoffRank`) and covers every session it covers (no creators
+ * named, or all of its creators among them). A session created at or before that instant was covered by
+ * that earlier entry, so this one did not end it. Undefined when no such entry exists: from the start.
+ */
+export function coveredSince(record: CutoffRecord, entry: CutoffEntry): string | undefined {
+  const rank = cutoffRank(entry, record.scope);
+  let since: string | undefined;
+  for (const other of record.entries) {
+    if (other.id === entry.id || !rankBefore(cutoffRank(other, record.scope), rank)) continue;
+    const widerOrSame =
+      other.creators === undefined ||
+      entry.creators?.every((creator) => other.creators?.includes(creator)) === true;
+    if (widerOrSame && (since === undefined || other.at > since)) since = other.at;
+  }
+  return since;
+}

@@ -97,6 +97,52 @@ export type CountCandidate = Pick<
   'id' | 'orgId' | 'userId' | 'boardId' | 'createdByUserId' | 'createdAt'
 >;
 
+/**
+ * Where the sessions a cut-off record covers are read from, for the logouts of a revoke-all: one of the
+ * scope indexes (narrowed to a board where it names one), or, for the operators' scopes no index holds
+ * (every session of an external user id across tenants, every session of the stage), the table itself.
+ */
+export type CoveredScope = SessionScope | { by: 'allOfUser'; userId: string } | { by: 'stage' };
+
+/** Which sessions of a scope a cut-off entry may have ended: created after `since` (when given) and at or before `upTo`. */
+export interface CoveredRange {
+  since?: string;
+  /** The entry's instant: the sessions must have been created by then, and not expired before it. */
+  upTo: string;
+}
+
+/** One page of one part of a covered scope, in creation order. */
+export interface CoveredPage {
+  /** The sessions as they are now (read strongly consistently), none revoked on its own. */
+  sessions: StoredSession[];
+  /** Where the part continues (opaque), or undefined once it is done. */
+  next?: string;
+}
+
+/**
+ * What the logouts of a revoke-all read: the cut-off records, and the sessions a record's scope holds,
+ * part by part (the index's write shards, or segments of a scan), each part a page at a time, so no step
+ * of the work holds more than one page.
+ */
+export interface CoveredSessions {
+  /** How many parts every covered scope is read in: the parts are 0 to `coveredParts - 1`. */
+  readonly coveredParts: number;
+  /** As `SessionRepository.readCutoffs`. */
+  readCutoffs(scopes: readonly CutoffScope[]): Promise<CutoffRecord[]>;
+  /**
+   * Up to `limit` entries of one part of the scope, created in `range`, not revoked on their own and not
+   * expired before `range.upTo` (as the index or scan holds them), continuing after `after`; the sessions
+   * among them, read again consistently. A page may hold fewer sessions than `limit`, or none, and still
+   * have a `next`.
+   */
+  coveredPage(
+    scope: CoveredScope,
+    part: number,
+    range: CoveredRange,
+    options: { after?: string; limit: number },
+  ): Promise<CoveredPage>;
+}
+
 /** What the embed page does with sessions: find one by token, read it with its cut-offs, bind it, mark it opened. */
 export interface EmbedSessionStore {
   /**

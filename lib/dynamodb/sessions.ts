@@ -415,7 +415,7 @@ function cutoffIdOfKey(key: string): string {
  * The distinct scopes by the id of their record. A page of sessions names the same few scopes many times
  * over (six per session), and each id is a SHA-256: each is hashed once.
  */
-function recordIds(scopes: readonly CutoffScope[]): Map<string, { scope: CutoffScope; key: string }> {
+export function recordIds(scopes: readonly CutoffScope[]): Map<string, { scope: CutoffScope; key: string }> {
   const byKey = new Map<string, CutoffScope>();
   for (const scope of scopes) byKey.set(cutoffScopeKey(scope), scope);
   const byId = new Map<string, { scope: CutoffScope; key: string }>();
@@ -424,7 +424,7 @@ function recordIds(scopes: readonly CutoffScope[]): Map<string, { scope: CutoffS
 }
 
 /** The records among `items`, each with the scope it was read for (its stored key must match). */
-function recordsOf(
+export function recordsOf(
   items: readonly Item[],
   scopes: ReadonlyMap<string, { scope: CutoffScope; key: string }>,
 ): CutoffRecord[] {
@@ -499,12 +499,12 @@ function toCandidate(
 }
 
 /** The board a user's scope is narrowed to, filtered on the index (which holds `boardId`). */
-function boardFilterOf(scope: SessionScope): string | undefined {
+export function boardFilterOf(scope: SessionScope): string | undefined {
   return scope.by === 'orgUser' || scope.by === 'creatorUser' ? scope.boardId : undefined;
 }
 
 /** The index and the scope's key, before sharding, that hold a scope. */
-function scopeKey(scope: SessionScope): { partitionKey: string; value: string } {
+export function scopeKey(scope: SessionScope): { partitionKey: string; value: string } {
   switch (scope.by) {
     case 'orgUser':
       return { partitionKey: 'orgUserShardKey', value: compositeKey('org-user', scope.orgId, scope.userId) };

@@ -2,9 +2,11 @@ import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LOCAL_TABLE_NAMES, SESSION_SCOPE_INDEXES } from '#lib/definitions/tables';
 import { hashCredential } from '#lib/domain/credentials';
+import type { CoveredRange, CoveredScope } from '#lib/domain/ports';
 import type { StoredSession } from '#lib/domain/session';
 import { DynamoBoardRepository } from '#lib/dynamodb/boards';
 import { createDocumentClient } from '#lib/dynamodb/client';
+import { DynamoCoveredSessions } from '#lib/dynamodb/covered-sessions';
 import { DynamoIdempotencyRepository } from '#lib/dynamodb/idempotency';
 import { DynamoMembershipRepository } from '#lib/dynamodb/memberships';
 import { DynamoSessionRepository, SCOPE_WRITE_SHARDS, sessionShard } from '#lib/dynamodb/sessions';
@@ -270,6 +272,79 @@ describe('DynamoSessionRepository on the embedded DynamoDB', () => {
     const unknown = '00000000-0000-4000-8000-999999999999';
     expect(await sessions.revoke(unknown, first)).toBeUndefined();
     expect(await sessions.get(unknown)).toBeUndefined();
+  });
+});
+
+describe('DynamoCoveredSessions on the embedded DynamoDB', () => {
+  /** Every session of every part of `scope`, following each part's cursor a page of `limit` at a time. */
+  async function readAll(
+    covered: DynamoCoveredSessions,
+    scope: CoveredScope,
+    range: CoveredRange,
+    limit: number,
+  ): Promise<{ ids: string[]; pages: number }> {
+    const ids: string[] = [];
+    let pages = 0;
+    for (let part = 0; part < covered.coveredParts; part++) {
+      let after: string | undefined;
+      do {
+        const page = await covered.coveredPage(scope, part, range, {
+          ...(after !== undefined ? { after } : {}),
+          limit,
+        });
+        pages += 1;
+        ids.push(...page.sessions.map((found) => found.id));
+        after = page.next;
+      } while (after !== undefined);
+    }
+    return { ids: ids.sort(), pages };
+  }
+
+  it('reads the sessions a cut-off covers, part by part and page by page: in its range, neither revoked nor expired before it, each once', async () => {
+    const covered = new DynamoCoveredSessions(db, LOCAL_TABLE_NAMES.sessions);
+    const board = `board-covered-${counter}`;
+    const at = (minute: number) => `2026-02-01T00:${String(minute).padStart(2, '0')}:00.000Z`;
+    const inRange = Array.from({ length: 24 }, (_, n) =>
+      session({ boardId: board, userId: `u${n % 3}`, createdAt: at(10 + (n % 10)), expiresAt: at(59) }),
+    );
+    const outside = [
+      session({ boardId: board, createdAt: at(5), expiresAt: at(59) }), // at or before `since`
+      session({ boardId: board, createdAt: at(31), expiresAt: at(59) }), // after the cut-off
+      session({ boardId: board, createdAt: at(12), expiresAt: at(25) }), // expired before it
+      session({ boardId: 'board-elsewhere', createdAt: at(12), expiresAt: at(59) }),
+    ];
+    const revoked = session({ boardId: board, createdAt: at(12), expiresAt: at(59) });
+    for (const stored of [...inRange, ...outside, revoked]) await sessions.create(stored);
+    await sessions.revoke(revoked.id, { revokedAt: at(20), byUserId: 'owner-1', byKeyId: null });
+    const range = { since: at(5), upTo: at(30) };
+
+    const byIndex = await readAll(covered, { by: 'board', boardId: board }, range, 2);
+    expect(byIndex.ids).toEqual(inRange.map((found) => found.id).sort());
+    expect(byIndex.pages).toBeGreaterThan(covered.coveredParts);
+
+    const oneUser = await readAll(
+      covered,
+      { by: 'orgUser', orgId: 'org-a', userId: 'u1', boardId: board },
+      range,
+      3,
+    );
+    expect(oneUser.ids).toEqual(
+      inRange
+        .filter((found) => found.userId === 'u1')
+        .map((found) => found.id)
+        .sort(),
+    );
+
+    const scanned = await readAll(covered, { by: 'allOfUser', userId: 'u2' }, range, 5);
+    expect(scanned.ids).toEqual(
+      inRange
+        .filter((found) => found.userId === 'u2')
+        .map((found) => found.id)
+        .sort(),
+    );
+    const stage = await readAll(covered, { by: 'stage' }, range, 7);
+    expect(stage.ids).toEqual(expect.arrayContaining(inRange.map((found) => found.id)));
+    for (const left of [...outside.slice(0, 3), revoked]) expect(stage.ids).not.toContain(left.id);
   });
 });
 

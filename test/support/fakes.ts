@@ -3,6 +3,7 @@ import type { Board } from '#lib/domain/board';
 import * as Cutoffs from '#lib/domain/cutoffs';
 import type * as Ports from '#lib/domain/ports';
 import type { SessionBinding, StoredSession } from '#lib/domain/session';
+import { SCOPE_WRITE_SHARDS, sessionShard } from '#lib/dynamodb/sessions';
 
 /** Records in memory under a key of each, remembering every key looked up (`lookups`), in order. */
 class RecordedLookups<T> {
@@ -88,8 +89,12 @@ export class FakeMemberships implements Ports.MembershipRepository {
  * conditional put, scopes are read newest first in pages, revocations keep the first one. Every call is
  * recorded in `calls`.
  */
-export class FakeSessions implements Ports.SessionRepository {
+export class FakeSessions implements Ports.SessionRepository, Ports.CoveredSessions {
   readonly calls: string[] = [];
+  /** Parts of a covered scope, as the adapter's write shards (each session in the part its id says). */
+  readonly coveredParts = SCOPE_WRITE_SHARDS;
+  /** The page size of every covered page read, in order. */
+  readonly coveredLimits: number[] = [];
   /** The page size of every scope read, in order. */
   readonly scanLimits: number[] = [];
   private readonly byId = new Map<string, StoredSession>();
@@ -204,6 +209,46 @@ export class FakeSessions implements Ports.SessionRepository {
     return this.created;
   }
 
+  private readonly parts = new Map<string, number>();
+  private partOf(id: string): number {
+    let part = this.parts.get(id);
+    if (part === undefined) {
+      part = sessionShard(id, this.coveredParts);
+      this.parts.set(id, part);
+    }
+    return part;
+  }
+
+  /** A page of one part of the scope, oldest first, as the adapter reads it (its filter applied). */
+  async coveredPage(
+    scope: Ports.CoveredScope,
+    part: number,
+    range: Ports.CoveredRange,
+    options: { after?: string; limit: number },
+  ): Promise<Ports.CoveredPage> {
+    this.calls.push(`coveredPage:${scope.by}`);
+    this.coveredLimits.push(options.limit);
+    const all = this.created
+      .filter(
+        (session) =>
+          coveredBy(session, scope) &&
+          this.partOf(session.id) === part &&
+          (range.since === undefined || session.createdAt > range.since) &&
+          session.createdAt <= range.upTo &&
+          session.expiresAt >= range.upTo &&
+          session.revokedAt === null,
+      )
+      .map((session) => ({ session, position: `${session.createdAt}#${session.id}` }))
+      .filter(({ position }) => options.after === undefined || position > options.after)
+      .sort((a, b) => (a.position < b.position ? -1 : 1));
+    const page = all.slice(0, options.limit);
+    const more = all.length > options.limit;
+    return {
+      sessions: page.map(({ session }) => structuredClone(session)),
+      ...(more ? { next: page[page.length - 1]?.position } : {}),
+    };
+  }
+
   private recordsOf(scopes: readonly Cutoffs.CutoffScope[]): Cutoffs.CutoffRecord[] {
     const records: Cutoffs.CutoffRecord[] = [];
     for (const key of new Set(scopes.map(Cutoffs.cutoffScopeKey))) {
@@ -298,6 +343,12 @@ export class FakeSessions implements Ports.SessionRepository {
 }
 
 type StoredRevocation = Parameters<Ports.SessionRepository['revoke']>[1];
+
+function coveredBy(session: StoredSession, scope: Ports.CoveredScope): boolean {
+  if (scope.by === 'stage') return true;
+  if (scope.by === 'allOfUser') return session.userId === scope.userId;
+  return inScope(session, scope);
+}
 
 function inScope(session: StoredSession, scope: Ports.SessionScope): boolean {
   switch (scope.by) {
