@@ -20,6 +20,7 @@ import type {
 import { DynamoApiKeyRepository } from '#lib/dynamodb/api-keys';
 import { DynamoBoardRepository } from '#lib/dynamodb/boards';
 import { createDocumentClient, createDynamoClients } from '#lib/dynamodb/client';
+import { DynamoCoveredSessions } from '#lib/dynamodb/covered-sessions';
 import { DynamoEventStore } from '#lib/dynamodb/events';
 import { DynamoIdempotencyRepository } from '#lib/dynamodb/idempotency';
 import { DynamoMembershipRepository } from '#lib/dynamodb/memberships';
@@ -28,6 +29,7 @@ import { DynamoWebhookRepository } from '#lib/dynamodb/webhooks';
 import { EventBusSink } from '#lib/events/event-bus';
 import type { ProcessorDeps, SweepDeps } from '#lib/events/process';
 import { BackChannelLogoutSink, type LogoutDeps } from '#lib/logout/backchannel';
+import { queuedFanOutStarts } from '#lib/logout/fan-out';
 import {
   type AuthorizerConfig,
   type CreateSessionConfig,
@@ -160,14 +162,23 @@ function pipelineSinks(
   ];
 }
 
-/** Ports of the sessions table's stream consumer. */
+/**
+ * Ports of the sessions table's stream consumer: besides the sinks, it starts the logout fan-out of each
+ * cut-off a revoke-all writes, as a first message on the delivery queue (whose worker runs the steps).
+ */
 export function sessionStreamDeps(env: Env): ProcessorDeps {
   const config = readEventPipelineConfig(env, ['events', 'webhooks', 'boards'], { eventBus: true });
   const db = createDocumentClient(config.dynamo);
+  const queue = new SqsDeliveryScheduler(
+    pipelineCallers(config.dynamo.region).sqs,
+    config.deliveryQueueUrl,
+    systemClock,
+  );
   return {
     store: new DynamoEventStore(db, config.tables.events),
     sinks: pipelineSinks(config, db),
     now: () => systemClock.now(),
+    fanOuts: queuedFanOutStarts(queue),
   };
 }
 
@@ -186,8 +197,9 @@ export function expirySweepDeps(env: Env): SweepDeps {
 }
 
 /**
- * Ports of the delivery queue's worker, on the AWS retry schedule: webhook delivery, and back-channel
- * logout (each attempt signs its logout token in KMS). The handler passes how secrets and ID token keys
+ * Ports of the delivery queue's worker, on the AWS retry schedule: webhook delivery, back-channel logout
+ * (each attempt signs its logout token in KMS), and the steps of a revoke-all's logout fan-out (which
+ * read the sessions table). The handler passes how secrets and ID token keys
  * are made (`lazyWebhookSecrets`, `lazyIdTokenPorts`), as for the webhook routes and the embed page:
  * imported here, their KMS client would land in every bundle.
  */
@@ -196,7 +208,7 @@ export function webhookDeliveryDeps(
   secretsOf: (config: EventPipelineConfig<TableKey>['secrets']) => DeliveryDeps['secrets'],
   tokensOf: (config: IdTokenKeysConfig | undefined) => () => Promise<IdTokenSigner & PairwiseSubjects>,
 ): DeliveryQueueDeps {
-  const config = readEventPipelineConfig(env, ['webhooks', 'boards'], {
+  const config = readEventPipelineConfig(env, ['webhooks', 'boards', 'sessions'], {
     eventBus: false,
     signs: true,
   });
@@ -204,8 +216,9 @@ export function webhookDeliveryDeps(
   const { sqs } = pipelineCallers(config.dynamo.region);
   const scheduler = new SqsDeliveryScheduler(sqs, config.deliveryQueueUrl, systemClock);
   const metrics = createMetrics({ service: 'webhook-delivery' });
+  const boards = new DynamoBoardRepository(db, config.tables.boards);
   const logouts: LogoutDeps = {
-    boards: new DynamoBoardRepository(db, config.tables.boards),
+    boards,
     tokens: tokensOf(config.logout.idTokenKeys),
     issuer: config.logout.issuer ?? '',
     stageAppUrl: config.logout.boardAppUrl,
@@ -228,6 +241,14 @@ export function webhookDeliveryDeps(
     metrics,
     retrySeconds: AWS_RETRY_SECONDS,
     logouts,
+    fanOut: {
+      sessions: new DynamoCoveredSessions(db, config.tables.sessions),
+      boards,
+      stageAppUrl: config.logout.boardAppUrl,
+      appUrlRule: config.logout.appUrlRule,
+      queue: scheduler,
+      logger: createLogger({ component: 'logout-fan-out' }),
+    },
   };
 }
 

@@ -4,7 +4,7 @@ import type { EventSink } from '#lib/domain/events';
 import { DynamoEventStore } from '#lib/dynamodb/events';
 import { DynamoSessionRepository } from '#lib/dynamodb/sessions';
 import type { Item } from '#lib/dynamodb/table';
-import { processStreamRecords, sweepExpired } from '#lib/events/process';
+import { type FanOutStarter, processStreamRecords, sweepExpired } from '#lib/events/process';
 import { type StreamRecord, toAttributeMap } from '#lib/events/stream';
 import { createLogger, type Logger } from '#lib/platform/logger';
 
@@ -18,6 +18,8 @@ export interface LocalEventsOptions {
   tables: Record<TableKey, string>;
   /** Where recorded events go: webhook delivery and any other consumer append theirs here. */
   sinks: EventSink[];
+  /** Starts the back-channel logouts of each cut-off a revoke-all writes, as the stream consumer does. */
+  fanOuts?: FanOutStarter;
   logger?: Logger;
   pollMs?: number;
   sweepMs?: number;
@@ -48,7 +50,13 @@ export async function startLocalEvents(options: LocalEventsOptions): Promise<Loc
   const now = options.now ?? (() => new Date());
   const store = new DynamoEventStore(options.client, options.tables.events);
   const sessions = new DynamoSessionRepository(options.client, options.tables.sessions);
-  const deps = { store, sinks: options.sinks, now, sessions };
+  const deps = {
+    store,
+    sinks: options.sinks,
+    now,
+    sessions,
+    ...(options.fanOuts ? { fanOuts: options.fanOuts } : {}),
+  };
   const onFailure = (error: unknown, context: Record<string, unknown>) =>
     logger.error('event processing failed; will retry', { ...context, error: String(error) });
 

@@ -9,6 +9,7 @@ import type { RateLimit } from '#lib/domain/api-key';
 import type { EventSink } from '#lib/domain/events';
 import { DynamoBoardRepository } from '#lib/dynamodb/boards';
 import { createDocumentClient } from '#lib/dynamodb/client';
+import { DynamoCoveredSessions } from '#lib/dynamodb/covered-sessions';
 import { DynamoWebhookRepository } from '#lib/dynamodb/webhooks';
 import { localBackChannelLogout } from '#lib/logout/local';
 import {
@@ -78,9 +79,14 @@ export interface LocalRuntime {
   /**
    * Where this runtime's session events go: webhook delivery (signed, retried on the schedule of
    * WEBHOOK_RETRY_SECONDS), then back-channel logout (on the same schedule). The local change feed
-   * publishes to each of them.
+   * publishes to each of them, and starts the logout fan-out of each revoke-all's cut-offs.
    */
   eventSinks: readonly EventSink[];
+  /**
+   * Resolves once every back-channel logout scheduled so far is done, a revoke-all's fan-out included
+   * (absent where something else serves the routes, as `events`).
+   */
+  logoutsSettled?: () => Promise<void>;
   close(): Promise<void>;
 }
 
@@ -163,6 +169,8 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
     // Back-channel logout to the application of a board with a `logoutUrl`, signed by the ID token keys.
     const logouts = localBackChannelLogout({
       boards: new DynamoBoardRepository(client, LOCAL_TABLE_NAMES.boards),
+      // What a revoke-all's logouts read: the cut-offs and the sessions they cover.
+      sessions: new DynamoCoveredSessions(client, LOCAL_TABLE_NAMES.sessions),
       tokens: lazyIdTokenPorts(idTokenKeys),
       issuer: process.env.PUBLIC_BASE_URL,
       stageAppUrl,
@@ -174,7 +182,13 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
     // Where the session events go once recorded: webhook delivery, back-channel logout, then what tests
     // add through `eventSinks`.
     const sinks: EventSink[] = [webhooks.sink, logouts.sink, ...(options.eventSinks ?? [])];
-    events = await startLocalEvents({ client, tables: LOCAL_TABLE_NAMES, sinks, logger });
+    events = await startLocalEvents({
+      client,
+      tables: LOCAL_TABLE_NAMES,
+      sinks,
+      fanOuts: logouts.fanOuts,
+      logger,
+    });
     const feed = events;
 
     const listening = server;
@@ -188,6 +202,7 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
       clientLimit,
       events: feed,
       eventSinks: [webhooks.sink, logouts.sink],
+      logoutsSettled: () => logouts.settled(),
       close: async () => {
         await feed.stop();
         await webhooks.close();

@@ -38,6 +38,7 @@ const OPERATIONS: Record<DynamoAction, Operation> = {
   UpdateItem: Operation.UPDATE_ITEM,
   DeleteItem: Operation.DELETE_ITEM,
   Query: Operation.QUERY,
+  Scan: Operation.SCAN,
 };
 
 export interface MonitoringProps {

@@ -7,6 +7,7 @@
  */
 import type { FunctionDefinition } from './routes';
 import { TABLE_ITSELF } from './routes';
+import { SESSION_SCOPE_INDEXES } from './tables';
 
 /** The queues of the pipeline. */
 export type QueueKey = 'webhookDeliveries';
@@ -48,7 +49,7 @@ export const BACKGROUND_FUNCTIONS = {
   sessionStream: {
     entry: 'functions/session-stream.ts',
     description:
-      'Sessions table stream: records session events, puts them on the bus, queues webhooks and logouts',
+      'Sessions table stream: records session events, puts them on the bus, queues webhooks, logouts and revoke-all logout fan-outs',
     // PutItem records an event (conditional on its fixed id) and notes a created session's expiry;
     // GetItem tells a refused put that met its own earlier write. Boards: GetItem reads an ended
     // session's board, whose logout URL says whether a back-channel logout is queued.
@@ -84,9 +85,19 @@ export const BACKGROUND_FUNCTIONS = {
   webhookDelivery: {
     entry: 'functions/webhook-delivery.ts',
     description:
-      'Delivery queue: one signed webhook or back-channel logout attempt per message, retries as delayed messages',
-    // Each attempt reads its endpoint, or its board (a cleared logout URL is sent nothing more).
-    access: { webhooks: ['GetItem'], boards: ['GetItem'] },
+      'Delivery queue: one signed webhook or back-channel logout attempt per message, retries as delayed messages; revoke-all logout fan-out steps',
+    // Each attempt reads its endpoint, or its board (a cleared logout URL is sent nothing more). A step of
+    // a revoke-all's logout fan-out reads a page of the sessions a cut-off covers from a scope index
+    // (Query), those sessions again and the cut-off records that could cover them (BatchGetItem), or, for
+    // an operator's cut-off of a user across tenants or of the stage, a segment of the table (Scan).
+    access: { webhooks: ['GetItem'], boards: ['GetItem'], sessions: ['Query', 'BatchGetItem', 'Scan'] },
+    queries: {
+      sessions: [
+        SESSION_SCOPE_INDEXES.orgUser,
+        SESSION_SCOPE_INDEXES.creatorUser,
+        SESSION_SCOPE_INDEXES.board,
+      ],
+    },
     // PUBLIC_BASE_URL is the logout tokens' issuer (the stack passes the API's stage URL without a
     // domain); the ID token keys sign them and derive their pairwise `sub`.
     settings: [

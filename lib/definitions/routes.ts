@@ -17,7 +17,18 @@ export const TABLE_ITSELF = '';
  * grants and API Gateway methods from these; the local gateway serves the same routes with the same
  * handler exports.
  */
-export type DynamoAction = 'GetItem' | 'BatchGetItem' | 'PutItem' | 'UpdateItem' | 'DeleteItem' | 'Query';
+/**
+ * A DynamoDB action a function may be granted. No route scans: only the delivery worker, for the logouts
+ * of an operator's cut-off of a whole stage or of a user across tenants, which no index holds.
+ */
+export type DynamoAction =
+  | 'GetItem'
+  | 'BatchGetItem'
+  | 'PutItem'
+  | 'UpdateItem'
+  | 'DeleteItem'
+  | 'Query'
+  | 'Scan';
 
 /** Optional settings a function reads from its environment, besides LOG_LEVEL and its table names. */
 export type FunctionSetting =

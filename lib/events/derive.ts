@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { CutoffEntry } from '#lib/domain/cutoffs';
+import { type CutoffEntry, type CutoffScope, parseCutoffScopeKey } from '#lib/domain/cutoffs';
 import {
   type EventActor,
   eventSequence,
@@ -186,4 +186,22 @@ export function revokeAllEvent(
     sessionId: null,
     boardId: notice.scope.boardId ?? null,
   };
+}
+
+/**
+ * The logout fan-outs one change of a cut-off record starts: one per entry that appeared in it (each
+ * cut-off a revoke-all wrote into this record, its first and its last alike, announced or not), named by
+ * the record's scope and the entry. Nothing for any other item, nor for an entry the old image already
+ * held (the same write retried, or another entry written beside it).
+ */
+export function cutoffFanOuts(change: ItemChange): Array<{ scope: CutoffScope; entryId: string }> {
+  const { oldImage, newImage } = change;
+  if (change.eventName === 'REMOVE' || !newImage) return [];
+  const entries = cutoffEntriesOf(newImage);
+  if (entries.length === 0) return [];
+  const scope =
+    typeof newImage.cutoffScope === 'string' ? parseCutoffScopeKey(newImage.cutoffScope) : undefined;
+  if (!scope) return [];
+  const before = new Set((oldImage ? cutoffEntriesOf(oldImage) : []).map((entry) => entry.id));
+  return entries.filter((entry) => !before.has(entry.id)).map((entry) => ({ scope, entryId: entry.id }));
 }

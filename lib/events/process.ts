@@ -1,14 +1,25 @@
+import type { CutoffScope } from '#lib/domain/cutoffs';
 import type { EventSink, RoutedEvent } from '#lib/domain/events';
 import type { DynamoEventStore } from '#lib/dynamodb/events';
 import { minuteBucket } from '#lib/dynamodb/events';
 import type { DynamoSessionRepository } from '#lib/dynamodb/sessions';
-import { deriveEvents, expiredEvent } from './derive';
+import { cutoffFanOuts, deriveEvents, expiredEvent } from './derive';
 import { type BatchResponse, fromAttributeMap, type StreamRecord } from './stream';
 
 export interface ProcessorDeps {
   store: DynamoEventStore;
   sinks: readonly EventSink[];
   now: () => Date;
+  /**
+   * Starts the back-channel logouts of the cut-offs a record's change wrote (lib/logout/fan-out.ts);
+   * absent where nothing sends logouts.
+   */
+  fanOuts?: FanOutStarter;
+}
+
+/** Starts the logout fan-out of each cut-off entry that appeared: queues each job's first step. */
+export interface FanOutStarter {
+  start(jobs: ReadonlyArray<{ scope: CutoffScope; entryId: string }>): Promise<void>;
 }
 
 /** What failed while handling one record or due note; logged by the caller, never swallowed. */
@@ -45,6 +56,10 @@ export async function processStreamRecords(
   for (const [index, record] of records.entries()) {
     try {
       await recordAndPublish(deps, eventsOf(record, deps.now()));
+      // After the events: a failure here fails the record, so both are offered again (the events are
+      // stored once by their ids; a fan-out started twice only repeats logouts with the same `sid`).
+      const jobs = deps.fanOuts ? fanOutsOf(record) : [];
+      if (jobs.length > 0) await deps.fanOuts?.start(jobs);
     } catch (error) {
       onFailure(error, { eventID: record.eventID, eventName: record.eventName });
       return {
@@ -55,6 +70,18 @@ export async function processStreamRecords(
     }
   }
   return { batchItemFailures: [] };
+}
+
+/** The logout fan-outs a stream record starts (a cut-off record gaining entries). */
+export function fanOutsOf(record: StreamRecord): Array<{ scope: CutoffScope; entryId: string }> {
+  const name = record.eventName;
+  if (name !== 'INSERT' && name !== 'MODIFY') return [];
+  const { OldImage, NewImage } = record.dynamodb ?? {};
+  return cutoffFanOuts({
+    eventName: name,
+    oldImage: OldImage ? fromAttributeMap(OldImage) : undefined,
+    newImage: NewImage ? fromAttributeMap(NewImage) : undefined,
+  });
 }
 
 /** The events a stream record stands for. */

@@ -1,21 +1,40 @@
-/** The back-channel logout sink of the local runtime: attempts on timers, the webhook retry schedule. */
+/**
+ * The back-channel logout of the local runtime: attempts on timers, the webhook retry schedule; and the
+ * steps of a revoke-all's logout fan-out on timers too, run in this process instead of from a queue.
+ */
 import type { BoardAppUrlRule } from '#lib/domain/board-app';
+import type { CutoffScope } from '#lib/domain/cutoffs';
 import type { EventSink } from '#lib/domain/events';
-import type { BoardRepository, IdTokenSigner, PairwiseSubjects } from '#lib/domain/ports';
+import type { BoardRepository, CoveredSessions, IdTokenSigner, PairwiseSubjects } from '#lib/domain/ports';
 import type { Logger } from '#lib/platform/logger';
 import { createMetrics, type Metrics } from '#lib/platform/metrics';
 import { cryptoRandom, systemClock } from '#lib/platform/system';
 import { fetchPost, type HttpPost } from '#lib/webhooks/delivery';
 import { TimerDeliveryScheduler } from '#lib/webhooks/local-scheduler';
 import { attemptLogout, BackChannelLogoutSink, type LogoutDelivery, type LogoutDeps } from './backchannel';
+import {
+  expandLogouts,
+  type FanOutDeps,
+  type FanOutQueue,
+  type LogoutFanOut,
+  queuedFanOutStarts,
+} from './fan-out';
 
 export interface LocalBackChannelLogout {
   sink: EventSink;
+  /** Starts the logout fan-out of the cut-offs a revoke-all writes (the local change feed's `fanOuts`). */
+  fanOuts: { start(jobs: ReadonlyArray<{ scope: CutoffScope; entryId: string }>): Promise<void> };
+  /**
+   * Resolves once every fan-out step and logout attempt scheduled so far, and all they scheduled in turn,
+   * is done (retries included): tests count what a revoke-all sent after it, without waiting on a timer.
+   */
+  settled(): Promise<void>;
   close(): Promise<void>;
 }
 
 export function localBackChannelLogout(options: {
   boards: BoardRepository;
+  sessions: CoveredSessions;
   tokens: () => Promise<IdTokenSigner & PairwiseSubjects>;
   issuer: string;
   stageAppUrl: string | undefined;
@@ -33,7 +52,56 @@ export function localBackChannelLogout(options: {
     random: cryptoRandom,
     scheduler: { schedule: async () => undefined },
   };
-  const scheduler = new TimerDeliveryScheduler<LogoutDelivery>((delivery) => attemptLogout(deps, delivery));
-  deps.scheduler = scheduler;
-  return { sink: new BackChannelLogoutSink(deps), close: () => scheduler.close() };
+  const logouts = new TimerDeliveryScheduler<LogoutDelivery>((delivery) => attemptLogout(deps, delivery));
+  deps.scheduler = logouts;
+
+  // A step that fails is run again on the retry schedule, as SQS offers a failed message again on AWS.
+  const steps: TimerDeliveryScheduler<{ job: LogoutFanOut; failures: number }> = new TimerDeliveryScheduler(
+    async ({ job, failures }) => {
+      try {
+        await expandLogouts(fanOutDeps, job);
+      } catch (error) {
+        const delay = options.retrySeconds[failures];
+        options.logger.warn('logout fan-out step failed', {
+          entryId: job.entryId,
+          part: job.part ?? null,
+          error: String(error),
+          ...(delay !== undefined ? { retryInSeconds: delay } : { givenUp: true }),
+        });
+        if (delay !== undefined) await steps.schedule({ job, failures: failures + 1 }, delay);
+      }
+    },
+  );
+  const queue: FanOutQueue = {
+    send: async (works) => {
+      for (const { work, delaySeconds } of works) {
+        if ('logout' in work) await logouts.schedule(work.logout, delaySeconds);
+        else await steps.schedule({ job: work.fanOut, failures: 0 }, delaySeconds);
+      }
+    },
+  };
+  const fanOutDeps: FanOutDeps = {
+    sessions: options.sessions,
+    boards: options.boards,
+    stageAppUrl: options.stageAppUrl,
+    appUrlRule: options.appUrlRule,
+    queue,
+    logger: options.logger,
+  };
+  return {
+    sink: new BackChannelLogoutSink(deps),
+    fanOuts: queuedFanOutStarts(queue),
+    settled: async () => {
+      // A step schedules logouts and a logout's retry nothing else: idle in that order, then both at once.
+      for (;;) {
+        await steps.whenIdle();
+        await logouts.whenIdle();
+        if (steps.isIdle() && logouts.isIdle()) return;
+      }
+    },
+    close: async () => {
+      await steps.close();
+      await logouts.close();
+    },
+  };
 }

@@ -1,7 +1,7 @@
 /**
  * Webhook delivery and back-channel logout on AWS: each (event, endpoint), and each logout of an ended
  * session, waits in the one SQS delivery queue between attempts (a message says which it is: `delivery`
- * or `logout`). SQS delays a message by at most 15 minutes, so a longer wait is a chain of messages: each
+ * or `logout`; a revoke-all's logouts are queued by the steps of its fan-out, `fanOut` messages). SQS delays a message by at most 15 minutes, so a longer wait is a chain of messages: each
  * carries the time it is due (`notBefore`), and a message taken before then is sent again with the
  * remaining delay (at most 15 minutes), without an attempt. The schedule (AWS_RETRY_SECONDS) spans about
  * 37 hours.
@@ -16,6 +16,14 @@ import {
   type LogoutDeps,
 } from '#lib/logout/backchannel';
 import {
+  type DelayedWork,
+  expandLogouts,
+  type FanOutDeps,
+  type FanOutQueue,
+  isLogoutFanOut,
+  type LogoutFanOut,
+} from '#lib/logout/fan-out';
+import {
   type AttemptOutcome,
   attemptDelivery,
   type DeliveryDeps,
@@ -27,8 +35,17 @@ import {
 /** The longest delay SQS gives one message. */
 export const SQS_MAX_DELAY_SECONDS = 900;
 
-/** What one message carries: a webhook delivery, or a back-channel logout. Never a token or a secret. */
-export type QueuedWork = { delivery: WebhookDelivery } | { logout: LogoutDelivery };
+/**
+ * What one message carries: a webhook delivery, a back-channel logout, or a step of a revoke-all's logout
+ * fan-out. Never a token or a secret.
+ */
+export type QueuedWork =
+  | { delivery: WebhookDelivery }
+  | { logout: LogoutDelivery }
+  | { fanOut: LogoutFanOut };
+
+/** SendMessageBatch takes at most ten messages. */
+export const SQS_BATCH_MAX = 10;
 
 /** The body of a message on the delivery queue. */
 export type DeliveryMessage = QueuedWork & {
@@ -36,8 +53,11 @@ export type DeliveryMessage = QueuedWork & {
   notBefore?: string;
 };
 
-/** Schedules deliveries as SQS messages on the delivery queue; `logouts` schedules logouts on it. */
-export class SqsDeliveryScheduler implements DeliveryScheduler {
+/**
+ * Schedules deliveries as SQS messages on the delivery queue; `logouts` schedules logouts on it, and
+ * `send` queues a fan-out's works in batches of ten.
+ */
+export class SqsDeliveryScheduler implements DeliveryScheduler, FanOutQueue {
   /** The same queue, for back-channel logouts (`{"logout": …}` messages). */
   readonly logouts: DeliveryScheduler<LogoutDelivery> = {
     schedule: (logout, delaySeconds) => this.enqueue({ logout }, delaySeconds),
@@ -58,18 +78,38 @@ export class SqsDeliveryScheduler implements DeliveryScheduler {
       delaySeconds > SQS_MAX_DELAY_SECONDS
         ? new Date(this.clock.now().getTime() + delaySeconds * 1000).toISOString()
         : undefined;
-    await this.send(
+    await this.sendOne(
       { ...work, ...(notBefore ? { notBefore } : {}) },
       Math.min(delaySeconds, SQS_MAX_DELAY_SECONDS),
     );
   }
 
-  /** Sends a message that came too early again, for the rest of its wait (at most 15 minutes). */
-  async postpone(message: DeliveryMessage, remainingSeconds: number): Promise<void> {
-    await this.send(message, Math.min(Math.max(0, Math.ceil(remainingSeconds)), SQS_MAX_DELAY_SECONDS));
+  /**
+   * Queues works with one SendMessageBatch per ten. A batch SQS refuses in part fails the whole call:
+   * the step that sent it is run again, and what it queues again repeats only what was queued already.
+   */
+  async send(works: readonly DelayedWork[]): Promise<void> {
+    for (let start = 0; start < works.length; start += SQS_BATCH_MAX) {
+      const batch = works.slice(start, start + SQS_BATCH_MAX);
+      const answer = await this.call('SendMessageBatch', {
+        QueueUrl: this.queueUrl,
+        Entries: batch.map(({ work, delaySeconds }, i) => ({
+          Id: String(i),
+          MessageBody: JSON.stringify(work),
+          DelaySeconds: Math.min(Math.max(0, Math.ceil(delaySeconds)), SQS_MAX_DELAY_SECONDS),
+        })),
+      });
+      const failed = Array.isArray(answer.Failed) ? answer.Failed.length : 0;
+      if (failed > 0) throw new Error(`SQS refused ${failed} of ${batch.length} messages of a batch`);
+    }
   }
 
-  private async send(message: DeliveryMessage, delaySeconds: number): Promise<void> {
+  /** Sends a message that came too early again, for the rest of its wait (at most 15 minutes). */
+  async postpone(message: DeliveryMessage, remainingSeconds: number): Promise<void> {
+    await this.sendOne(message, Math.min(Math.max(0, Math.ceil(remainingSeconds)), SQS_MAX_DELAY_SECONDS));
+  }
+
+  private async sendOne(message: DeliveryMessage, delaySeconds: number): Promise<void> {
     await this.call('SendMessage', {
       QueueUrl: this.queueUrl,
       MessageBody: JSON.stringify(message),
@@ -84,7 +124,7 @@ export interface SqsRecord {
   body: string;
 }
 
-export type DeliveryMessageOutcome = AttemptOutcome | 'postponed';
+export type DeliveryMessageOutcome = AttemptOutcome | 'postponed' | 'expanded';
 
 function isWebhookDelivery(value: unknown): value is WebhookDelivery {
   return isQueuedAttempt<WebhookDelivery>(value, ['eventId', 'ownerUserId', 'endpointId', 'body']);
@@ -92,25 +132,35 @@ function isWebhookDelivery(value: unknown): value is WebhookDelivery {
 
 /** Parses a delivery queue message; throws on anything else (it then ends in the dead-letter queue). */
 export function parseDeliveryMessage(body: string): DeliveryMessage {
-  const parsed = JSON.parse(body) as { delivery?: unknown; logout?: unknown; notBefore?: unknown } | null;
+  const parsed = JSON.parse(body) as {
+    delivery?: unknown;
+    logout?: unknown;
+    fanOut?: unknown;
+    notBefore?: unknown;
+  } | null;
   const dueTimeValid =
     parsed?.notBefore === undefined ||
     (typeof parsed.notBefore === 'string' && !Number.isNaN(Date.parse(parsed.notBefore)));
-  const kinds = [parsed?.delivery, parsed?.logout].filter((work) => work !== undefined).length;
+  const kinds = [parsed?.delivery, parsed?.logout, parsed?.fanOut].filter(
+    (work) => work !== undefined,
+  ).length;
   const valid =
     dueTimeValid &&
     kinds === 1 &&
     (parsed?.delivery === undefined || isWebhookDelivery(parsed.delivery)) &&
-    (parsed?.logout === undefined || isLogoutDelivery(parsed.logout));
-  if (!valid) throw new Error('Not a webhook delivery or back-channel logout message');
+    (parsed?.logout === undefined || isLogoutDelivery(parsed.logout)) &&
+    (parsed?.fanOut === undefined || isLogoutFanOut(parsed.fanOut));
+  if (!valid) throw new Error('Not a webhook delivery, back-channel logout or logout fan-out message');
   return parsed as DeliveryMessage;
 }
 
-/** What the delivery queue's worker needs: webhook delivery's ports, and back-channel logout's. */
+/** What the delivery queue's worker needs: webhook delivery's ports, back-channel logout's, the fan-out's. */
 export type DeliveryQueueDeps = DeliveryDeps & {
   scheduler: SqsDeliveryScheduler;
   /** Back-channel logout's ports; their scheduler is `scheduler.logouts`. */
   logouts: LogoutDeps;
+  /** The ports of a revoke-all's logout fan-out; its queue is `scheduler`. */
+  fanOut: FanOutDeps;
 };
 
 /**
@@ -128,6 +178,10 @@ export async function handleDeliveryMessage(
       await deps.scheduler.postpone(message, remaining);
       return 'postponed';
     }
+  }
+  if ('fanOut' in message) {
+    await expandLogouts(deps.fanOut, message.fanOut);
+    return 'expanded';
   }
   return 'logout' in message
     ? attemptLogout(deps.logouts, message.logout)

@@ -484,7 +484,8 @@ type Command =
   | 'PutCommand'
   | 'UpdateCommand'
   | 'DeleteCommand'
-  | 'QueryCommand';
+  | 'QueryCommand'
+  | 'ScanCommand';
 type FloorCall = { command: Command; input: Record<string, unknown> };
 
 const sessionKey = (id: string) => ({ TableName: TABLE_NAMES.sessions, Key: { id } });
@@ -728,6 +729,7 @@ const COMMAND_OF: Record<DynamoAction, Command> = {
   UpdateItem: 'UpdateCommand',
   DeleteItem: 'DeleteCommand',
   Query: 'QueryCommand',
+  Scan: 'ScanCommand',
 };
 
 /**

@@ -1,8 +1,11 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { DELIVERY_QUEUE_SOURCE } from '#lib/definitions/background';
 import { TABLES } from '#lib/definitions/tables';
 import { SCOPE_WRITE_SHARDS } from '#lib/dynamodb/sessions';
+import { FAN_OUT_PAGE_SIZE, LOGOUTS_PER_PART_PER_SECOND } from '#lib/logout/fan-out';
+import { SQS_BATCH_MAX } from '#lib/webhooks/sqs';
 
 /**
  * The capacity arithmetic of docs/scale.md, recomputed: a figure on the page that no longer follows from
@@ -104,5 +107,39 @@ describe('docs/scale.md: one board at 10,000 creates a second', () => {
     const requests = 2 * HOT_BOARD_CREATES;
     expect(requests).toBe(2 * API_GATEWAY_ACCOUNT_RPS);
     expect(PAGE).toContain(`**${thousands(requests)} requests/s**`);
+  });
+});
+
+describe('docs/scale.md: the logouts of a revoke-all', () => {
+  const COVERED = 10_000;
+  /** The page's assumptions: one second per logout, Lambda's SQS scaling, KMS's elliptic-curve quota. */
+  const SECONDS_PER_LOGOUT = 1;
+  const SQS_START_INVOCATIONS = 5;
+  const SQS_ADDED_PER_SECOND = 300 / 60;
+  const KMS_ECC_PER_SECOND = 1_000;
+
+  it('releases 10,000 logouts within 60 s, at a rate the delivery function reaches in seconds', () => {
+    const perPart = COVERED / SCOPE_WRITE_SHARDS;
+    expect(PAGE).toContain(`${thousands(COVERED)} / ${SCOPE_WRITE_SHARDS} parts | **${perPart}**`);
+    expect(PAGE).toContain(
+      `${perPart} / ${FAN_OUT_PAGE_SIZE} per page, rounded up | **${Math.ceil(perPart / FAN_OUT_PAGE_SIZE)}**`,
+    );
+    const rate = SCOPE_WRITE_SHARDS * LOGOUTS_PER_PART_PER_SECOND;
+    expect(PAGE).toContain(
+      `${SCOPE_WRITE_SHARDS} parts × ${LOGOUTS_PER_PART_PER_SECOND} logouts/s | **${rate} logouts/s**`,
+    );
+    const release = perPart / LOGOUTS_PER_PART_PER_SECOND;
+    expect(release).toBeLessThan(60);
+    expect(PAGE).toContain(`${perPart} / ${LOGOUTS_PER_PART_PER_SECOND} per second | **${release} s**`);
+    expect(PAGE).toContain(`${thousands(COVERED)} logouts / ${SQS_BATCH_MAX} per \`SendMessageBatch\``);
+    const invocations = (rate * SECONDS_PER_LOGOUT) / DELIVERY_QUEUE_SOURCE.batchSize;
+    expect(PAGE).toContain(
+      `/ ${DELIVERY_QUEUE_SOURCE.batchSize} messages per invocation | **${invocations}** invocations`,
+    );
+    const scaling = (invocations - SQS_START_INVOCATIONS) / SQS_ADDED_PER_SECOND;
+    expect(PAGE).toContain(
+      `(${invocations} − ${SQS_START_INVOCATIONS}) / ${SQS_ADDED_PER_SECOND} | **${scaling} s**`,
+    );
+    expect(PAGE).toContain(`**${(rate / KMS_ECC_PER_SECOND) * 100} %** of the signing quota`);
   });
 });

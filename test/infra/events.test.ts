@@ -173,6 +173,16 @@ describe('background function grants', () => {
     expect(actionsOf('expirySweep', 'kms:')).toEqual([]);
   });
 
+  it('lets only the delivery worker scan, and only the sessions table: the logouts of an operator’s cut-off no index holds', () => {
+    const sessions = JSON.stringify({ 'Fn::GetAtt': [ids.sessions, 'Arn'] });
+    const scans = NAMES.flatMap((name) => actionsOf(name, 'dynamodb:Scan').map((a) => `${name}: ${a}`));
+    expect(scans).toEqual([`webhookDelivery: dynamodb:Scan on ${sessions}`]);
+    // A revoke-all's logouts read the three scope indexes that hold a cut-off's sessions, nothing else.
+    const queried = actionsOf('webhookDelivery', 'dynamodb:Query').map((a) => a.split(' on ')[1]);
+    expect(queried).toHaveLength(3);
+    for (const index of queried) expect(index).toMatch(/(orgUser|creatorUser|board)-index/);
+  });
+
   it('lets the consumer, the sweep and the delivery worker read boards, item by item and nothing else', () => {
     const boards = JSON.stringify({ 'Fn::GetAtt': [ids.boards, 'Arn'] });
     for (const name of NAMES) {

@@ -174,7 +174,7 @@ describe.skipIf(!onDynamoDbLocal)('the stream processor on DynamoDB Local stream
     expect(await processStreamRecords(deps, records)).toEqual({ batchItemFailures: [] });
     for (const event of published) expect(await deps.store.get(event.event.id)).toEqual(event.event);
   });
-  it('derives one sessions.revoked from the real records of a revoke-all’s cut-off writes', async () => {
+  it('derives one sessions.revoked, and starts a logout fan-out per entry and record, from the real records of a revoke-all’s cut-off writes', async () => {
     const sessions = new DynamoSessionRepository(db, SESSIONS);
     const targets: CutoffTarget[] = [
       { scope: { kind: 'creatorUser', creatorUserId: 'owner-r', userId: 'customer-r' } },
@@ -193,12 +193,24 @@ describe.skipIf(!onDynamoDbLocal)('the stream processor on DynamoDB Local stream
     );
     expect(records.map((r) => r.eventName)).toEqual(['INSERT', 'INSERT', 'MODIFY', 'MODIFY']);
     const published: RoutedEvent[] = [];
+    const started: string[] = [];
     const deps = {
       store: new DynamoEventStore(db, EVENTS),
       sinks: [{ publish: async (events) => void published.push(...events) } satisfies EventSink],
       now: () => new Date('2026-06-01T00:00:00.000Z'),
+      fanOuts: {
+        start: async (jobs: ReadonlyArray<{ scope: { kind: string }; entryId: string }>) =>
+          void started.push(...jobs.map((job) => `${job.scope.kind} ${job.entryId}`)),
+      },
     };
     expect(await processStreamRecords(deps, records)).toEqual({ batchItemFailures: [] });
+    // Every entry written into every record starts its logout fan-out, once per record change.
+    expect(started).toEqual([
+      'creatorUser first-r',
+      'orgUser first-r',
+      'creatorUser last-r',
+      'orgUser last-r',
+    ]);
     expect(published).toEqual([
       {
         ownerUserId: 'owner-r',

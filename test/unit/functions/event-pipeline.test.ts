@@ -2,7 +2,9 @@
  * The event pipeline's handlers as Lambda runs them: DynamoDB through aws-sdk-client-mock, the bus and the
  * queue through a fake of the signed JSON caller. No real AWS.
  */
+import { createHash } from 'node:crypto';
 import {
+  BatchGetCommand,
   DynamoDBDocumentClient,
   GetCommand,
   PutCommand,
@@ -37,6 +39,10 @@ vi.mock('#lib/aws/json-protocol', async (importOriginal) => {
             }
           : { FailedEntryCount: 0, Entries: entries.map((_, i) => ({ EventId: `e${i}` })) };
       }
+      if (operation === 'SendMessageBatch') {
+        const entries = input.Entries as Array<{ Id: string }>;
+        return { Successful: entries.map((entry) => ({ Id: entry.Id })), Failed: [] };
+      }
       return { MessageId: 'm1' };
     },
   };
@@ -65,6 +71,7 @@ const ENDPOINT_ITEM = {
 const DELIVERY_ENV = {
   WEBHOOKS_TABLE: ENV.WEBHOOKS_TABLE,
   BOARDS_TABLE: ENV.BOARDS_TABLE,
+  SESSIONS_TABLE: ENV.SESSIONS_TABLE,
   WEBHOOK_DELIVERY_QUEUE_URL: ENV.WEBHOOK_DELIVERY_QUEUE_URL,
   PUBLIC_BASE_URL: 'https://embed.example.com',
   ID_TOKEN_SIGNING_KEY: 'arn:aws:kms:us-east-1:123456789012:key/11111111-1111-4111-8111-111111111111',
@@ -98,6 +105,19 @@ function revokeRecord(n: number): StreamRecord {
       NewImage: toAttributeMap(toItem(revoked)),
     },
   };
+}
+
+/** A board cut-off record as a revoke-all leaves it: its scope's key, and one attribute per entry. */
+function cutoffRecordItem(entryIds: readonly string[]): Record<string, unknown> {
+  const key = JSON.stringify(['board', 'board-public']);
+  const item: Record<string, unknown> = {
+    id: `cutoff#${createHash('sha256').update(key).digest('hex')}`,
+    cutoffScope: key,
+  };
+  for (const id of entryIds) {
+    item[`entry:${id}`] = { at: '2026-01-02T00:00:00.000Z', byUserId: 'owner-1', byKeyId: 'key-1' };
+  }
+  return item;
 }
 
 function insertRecord(n: number): StreamRecord {
@@ -170,6 +190,29 @@ describe('the sessions stream consumer', () => {
         attempt: 0,
       },
     });
+  });
+
+  it('starts the logout fan-out of every cut-off entry a revoke-all wrote, on the delivery queue', async () => {
+    const handler = await load();
+    const before = cutoffRecordItem(['entry-first']);
+    const after = cutoffRecordItem(['entry-first', 'entry-last']);
+    const record: StreamRecord = {
+      eventID: 'record-1',
+      eventName: 'MODIFY',
+      dynamodb: {
+        Keys: { id: { S: String(after.id) } },
+        OldImage: toAttributeMap(before),
+        NewImage: toAttributeMap(after),
+      },
+    };
+    expect(await handler({ Records: [record] })).toEqual({ batchItemFailures: [] });
+    const batches = sent.calls.filter((c) => c.operation === 'SendMessageBatch');
+    expect(batches).toHaveLength(1);
+    expect(batches[0]?.input.QueueUrl).toBe(ENV.WEBHOOK_DELIVERY_QUEUE_URL);
+    const entries = batches[0]?.input.Entries as Array<{ MessageBody: string; DelaySeconds: number }>;
+    expect(entries.map((entry) => [JSON.parse(entry.MessageBody), entry.DelaySeconds])).toEqual([
+      [{ fanOut: { scope: { kind: 'board', boardId: 'board-public' }, entryId: 'entry-last' } }, 0],
+    ]);
   });
 
   it('queues no logout for a revoked session whose board has no logout URL', async () => {
@@ -266,6 +309,27 @@ describe('the webhook delivery handler', () => {
     });
     expect(ddb.commandCalls(GetCommand).map((c) => c.args[0].input.TableName)).toEqual([ENV.BOARDS_TABLE]);
     expect(sent.calls).toEqual([]);
+  });
+
+  it('runs a fan-out’s start: reads its cut-off record consistently, and queues a step for each of the 16 parts', async () => {
+    const handler = await loadHandler<
+      (event: { Records: Array<{ messageId: string; body: string }> }) => Promise<BatchResponse>
+    >(() => import('#functions/webhook-delivery'), DELIVERY_ENV);
+    ddb
+      .on(BatchGetCommand)
+      .resolves({ Responses: { [ENV.SESSIONS_TABLE]: [cutoffRecordItem(['entry-1'])] } });
+    const fanOut = { scope: { kind: 'board', boardId: 'board-public' }, entryId: 'entry-1' };
+    expect(await handler({ Records: [{ messageId: 'm1', body: JSON.stringify({ fanOut }) }] })).toEqual({
+      batchItemFailures: [],
+    });
+    const read = ddb.commandCalls(BatchGetCommand)[0]?.args[0].input.RequestItems?.[ENV.SESSIONS_TABLE];
+    expect(read?.ConsistentRead).toBe(true);
+    const batches = sent.calls.filter((c) => c.operation === 'SendMessageBatch');
+    expect(batches.map((c) => (c.input.Entries as unknown[]).length)).toEqual([10, 6]);
+    const parts = batches.flatMap((c) =>
+      (c.input.Entries as Array<{ MessageBody: string }>).map((e) => JSON.parse(e.MessageBody).fanOut.part),
+    );
+    expect(parts).toEqual(Array.from({ length: 16 }, (_, part) => part));
   });
 
   it('refuses to start without the logout tokens’ issuer or keys', async () => {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { eventSequence, type RoutedEvent, type RoutedSessionEvent } from '#lib/domain/events';
 import { toItem } from '#lib/dynamodb/sessions';
-import { deriveEvents, eventId, OPERATOR_USER_ID, revokeAllEventId } from '#lib/events/derive';
+import { cutoffFanOuts, deriveEvents, eventId, OPERATOR_USER_ID, revokeAllEventId } from '#lib/events/derive';
 import { storedSession } from '#test/support/fixtures';
 
 const NOW = new Date('2026-01-02T00:00:00.000Z');
@@ -261,5 +261,45 @@ describe('deriving sessions.revoked from revocation cut-off records', () => {
     expect(revokeAllEventId('a')).not.toBe(revokeAllEventId('b'));
     expect(revokeAllEventId('a')).toMatch(/^evt_[0-9a-f]{32}$/);
     expect(revokeAllEventId('a')).not.toBe(eventId('a', 'session.revoked'));
+  });
+});
+
+describe('starting the logout fan-out of revocation cut-off records', () => {
+  const scope = { kind: 'creatorUser', creatorUserId: 'owner-1', userId: 'customer-1' } as const;
+  const record = (entries: Record<string, unknown>) => ({
+    id: 'cutoff#0f0f',
+    cutoffScope: '["creatorUser","owner-1","customer-1"]',
+    ...entries,
+  });
+  const entry = (at: string) => ({ at, byUserId: 'owner-1', byKeyId: 'key_1' });
+  const first = { 'entry:first': entry('2026-01-03T00:00:00.000Z') };
+  const last = { 'entry:last': entry('2026-01-03T00:00:00.250Z') };
+
+  it('starts one fan-out per entry that appeared, announced or not, named by the record’s scope', () => {
+    expect(cutoffFanOuts({ eventName: 'INSERT', newImage: record(first) })).toEqual([
+      { scope, entryId: 'first' },
+    ]);
+    expect(
+      cutoffFanOuts({
+        eventName: 'MODIFY',
+        oldImage: record(first),
+        newImage: record({ ...first, ...last }),
+      }),
+    ).toEqual([{ scope, entryId: 'last' }]);
+    // Both writes folded into one record (the local feed): both entries, once each.
+    expect(cutoffFanOuts({ eventName: 'INSERT', newImage: record({ ...first, ...last }) })).toEqual([
+      { scope, entryId: 'first' },
+      { scope, entryId: 'last' },
+    ]);
+  });
+
+  it('starts nothing for an entry the record already held, a removed record, a session, or a record of no known scope', () => {
+    const both = record({ ...first, ...last });
+    expect(cutoffFanOuts({ eventName: 'MODIFY', oldImage: both, newImage: both })).toEqual([]);
+    expect(cutoffFanOuts({ eventName: 'REMOVE', oldImage: both })).toEqual([]);
+    expect(cutoffFanOuts({ eventName: 'INSERT', newImage: item() })).toEqual([]);
+    expect(cutoffFanOuts({ eventName: 'INSERT', newImage: { ...both, cutoffScope: '["nope"]' } })).toEqual(
+      [],
+    );
   });
 });

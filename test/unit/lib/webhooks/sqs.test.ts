@@ -26,7 +26,7 @@ import {
   SQS_MAX_DELAY_SECONDS,
   SqsDeliveryScheduler,
 } from '#lib/webhooks/sqs';
-import { FakeBoards, sequenceRandom, VISIBLE_SUBJECTS } from '#test/support/fakes';
+import { FakeBoards, FakeSessions, sequenceRandom, VISIBLE_SUBJECTS } from '#test/support/fakes';
 import { APP_BOARD } from '#test/support/fixtures';
 import { LOGOUT_CANDIDATES } from '#test/support/logout-events';
 import { memoryLogger } from '#test/support/logs';
@@ -66,23 +66,27 @@ const TOKENS: IdTokenSigner & PairwiseSubjects = {
 };
 
 /**
- * A fake SQS delivery queue: SendMessage puts a message, visible `DelaySeconds` after the fake clock's
- * now; `next` takes the earliest visible message and moves the clock to it, as time passing would.
+ * A fake SQS delivery queue: SendMessage (and each entry of SendMessageBatch) puts a message, visible
+ * `DelaySeconds` after the fake clock's now; `next` takes the earliest visible message and moves the
+ * clock to it, as time passing would.
  */
 function fakeQueue(startIso = '2026-03-01T00:00:00.000Z') {
   let now = Date.parse(startIso);
   const clock = { now: () => new Date(now) };
   const waiting: Array<{ visibleAt: number; body: string; delay: number }> = [];
   const sent: Array<{ QueueUrl: unknown; DelaySeconds: number; message: DeliveryMessage }> = [];
+  const put = (queueUrl: unknown, body: string, delay: number) => {
+    waiting.push({ visibleAt: now + delay * 1000, body, delay });
+    sent.push({ QueueUrl: queueUrl, DelaySeconds: delay, message: JSON.parse(body) });
+  };
   const call: AwsJsonCall = async (operation, input) => {
+    if (operation === 'SendMessageBatch') {
+      const entries = input.Entries as Array<{ Id: string; MessageBody: string; DelaySeconds: number }>;
+      for (const entry of entries) put(input.QueueUrl, entry.MessageBody, entry.DelaySeconds);
+      return { Successful: entries.map((entry) => ({ Id: entry.Id })), Failed: [] };
+    }
     expect(operation).toBe('SendMessage');
-    const delay = input.DelaySeconds as number;
-    waiting.push({ visibleAt: now + delay * 1000, body: input.MessageBody as string, delay });
-    sent.push({
-      QueueUrl: input.QueueUrl,
-      DelaySeconds: delay,
-      message: JSON.parse(input.MessageBody as string),
-    });
+    put(input.QueueUrl, input.MessageBody as string, input.DelaySeconds as number);
     return { MessageId: `m${sent.length}` };
   };
   return {
@@ -145,6 +149,14 @@ function harness(post: HttpPost, endpoints: WebhookEndpoint[] = [ENDPOINT], boar
     metrics,
     retrySeconds: AWS_RETRY_SECONDS,
     logouts,
+    fanOut: {
+      sessions: new FakeSessions(),
+      boards: logouts.boards,
+      stageAppUrl: undefined,
+      appUrlRule: { allowLoopbackHttp: false },
+      queue: scheduler,
+      logger,
+    },
   };
   /** Runs the delivery function on every message until the queue is empty. */
   const drain = async () => {

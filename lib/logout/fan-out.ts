@@ -1,0 +1,255 @@
+/**
+ * The back-channel logouts of a revoke-all. A revoke-all writes cut-off records, never each session, so
+ * no `session.revoked` is derived for the sessions it covers; instead every cut-off entry that appears in
+ * a record (the stream consumer sees each) starts a fan-out job, which the delivery queue's worker runs
+ * in bounded steps: each step reads one page of one part of the record's scope, queues one logout per
+ * session that this very entry ended (and whose board has a logout target), and queues the next step.
+ *
+ * Exactly one (entry, record) pair ends a session (`firstCoveringCutoff`): a call that writes the same
+ * entry into several records, two calls covering one session, the first and the last cut-off of one
+ * call, each session still gets one logout. Nothing here is remembered between steps but the cursor in
+ * the next message, so a step that fails is run again whole (its logouts are queued again, with the same
+ * `sid`), and a job started twice (a stream record delivered again) runs twice: logouts may repeat, always
+ * naming the same session, and none is ever skipped. Applications deduplicate by `sid` (docs/board-apps.md).
+ */
+import type { Board } from '#lib/domain/board';
+import type { BoardAppUrlRule } from '#lib/domain/board-app';
+import {
+  type CutoffEntry,
+  type CutoffScope,
+  coveredSince,
+  cutoffScopeKey,
+  cutoffScopesOf,
+  firstCoveringCutoff,
+  parseCutoffScopeKey,
+} from '#lib/domain/cutoffs';
+import type { BoardRepository, CoveredScope, CoveredSessions } from '#lib/domain/ports';
+import type { StoredSession } from '#lib/domain/session';
+import type { Logger } from '#lib/platform/logger';
+import { type LogoutDelivery, logoutTargetOf } from './backchannel';
+
+/** One step of the logouts of one cut-off entry: its record, the entry, and where the step reads. */
+export interface LogoutFanOut {
+  /** The scope of the cut-off record the entry was written into. */
+  scope: CutoffScope;
+  entryId: string;
+  /** The part (write shard or scan segment) this step reads; absent on the job's start, which starts every part. */
+  part?: number;
+  /** Where the part continues (the cursor of the page before); absent at the part's beginning. */
+  after?: string;
+}
+
+/** True for a well-formed LogoutFanOut (a queue message's, say). */
+export function isLogoutFanOut(value: unknown): value is LogoutFanOut {
+  if (typeof value !== 'object' || value === null) return false;
+  const { scope, entryId, part, after } = value as Record<string, unknown>;
+  let scopeKey: string | undefined;
+  try {
+    scopeKey = cutoffScopeKey(scope as CutoffScope);
+  } catch {
+    return false;
+  }
+  return (
+    typeof scopeKey === 'string' &&
+    parseCutoffScopeKey(scopeKey) !== undefined &&
+    typeof entryId === 'string' &&
+    entryId !== '' &&
+    (part === undefined || (Number.isInteger(part) && (part as number) >= 0)) &&
+    (after === undefined || typeof after === 'string')
+  );
+}
+
+/** What the fan-out queues: logouts, and its own next steps. */
+export type FanOutWork = { logout: LogoutDelivery } | { fanOut: LogoutFanOut };
+
+/** A work to queue, visible after `delaySeconds`. */
+export interface DelayedWork {
+  work: FanOutWork;
+  delaySeconds: number;
+}
+
+/** Where the fan-out's works wait: the delivery queue on AWS (in batches of ten), timers locally. */
+export interface FanOutQueue {
+  send(works: readonly DelayedWork[]): Promise<void>;
+}
+
+/**
+ * Index entries (or scanned items) one step reads: with the sessions read again (five `BatchGetItem`
+ * calls of 100), their cut-off records and boards, and 50 batches of ten messages, a step takes well
+ * under a second and never holds more than this many sessions.
+ */
+export const FAN_OUT_PAGE_SIZE = 500;
+
+/**
+ * How many logouts one part releases a second: each step spreads its logouts over whole seconds with
+ * message delays, and queues its next step once the last is released. With 16 parts, one revoke-all
+ * signs at most 320 logout tokens a second, a third of KMS's default rate for its elliptic-curve keys,
+ * which the embed page's hand-offs share (docs/scale.md).
+ */
+export const LOGOUTS_PER_PART_PER_SECOND = 20;
+
+export interface FanOutDeps {
+  sessions: CoveredSessions;
+  boards: BoardRepository;
+  /** The stage's default board application (`BOARD_APP_URL`). */
+  stageAppUrl: string | undefined;
+  appUrlRule: BoardAppUrlRule;
+  queue: FanOutQueue;
+  logger: Logger;
+}
+
+/** What one step did: the logouts it queued, and whether its part goes on. */
+export interface FanOutStep {
+  logouts: number;
+  continued: boolean;
+}
+
+/**
+ * Runs one step. The job's start reads the record and queues a step for every part. A part's step reads
+ * one page of sessions the entry may have ended (created after the latest earlier entry of the record
+ * that covered them all, up to the entry), keeps those this entry and record ended (first covering
+ * cut-off, not revoked on their own, not expired before it), and queues a logout for each whose board
+ * has a logout target, spread over seconds, then the step after it. A record or entry that is gone ends
+ * the job: there is nothing left to tell.
+ */
+export async function expandLogouts(deps: FanOutDeps, job: LogoutFanOut): Promise<FanOutStep> {
+  const scopeKey = cutoffScopeKey(job.scope);
+  const [record] = await deps.sessions.readCutoffs([job.scope]);
+  const entry = record?.entries.find((candidate) => candidate.id === job.entryId);
+  if (!record || !entry) {
+    deps.logger.warn('cut-off entry not found; its logouts are not sent', { entryId: job.entryId });
+    return { logouts: 0, continued: false };
+  }
+  if (job.part === undefined) {
+    const parts = Array.from({ length: deps.sessions.coveredParts }, (_, part): DelayedWork => {
+      return { work: { fanOut: { scope: job.scope, entryId: job.entryId, part } }, delaySeconds: 0 };
+    });
+    await deps.queue.send(parts);
+    return { logouts: 0, continued: true };
+  }
+
+  const read = await coveredScopeOf(deps.boards, job.scope);
+  if (!read) return { logouts: 0, continued: false };
+  const since = coveredSince(record, entry);
+  const page = await deps.sessions.coveredPage(
+    read,
+    job.part,
+    { ...(since !== undefined ? { since } : {}), upTo: entry.at },
+    { ...(job.after !== undefined ? { after: job.after } : {}), limit: FAN_OUT_PAGE_SIZE },
+  );
+  const ended = await endedByEntry(deps, page.sessions, entry, scopeKey);
+  const logouts = await logoutsOf(deps, ended, entry);
+
+  const works: DelayedWork[] = logouts.map((logout, i) => ({
+    work: { logout },
+    delaySeconds: Math.floor(i / LOGOUTS_PER_PART_PER_SECOND),
+  }));
+  if (page.next !== undefined) {
+    // The next page's logouts come after this page's last, so the part keeps to its rate.
+    works.push({
+      work: { fanOut: { ...job, after: page.next } },
+      delaySeconds: Math.ceil(logouts.length / LOGOUTS_PER_PART_PER_SECOND),
+    });
+  }
+  if (works.length > 0) await deps.queue.send(works);
+  return { logouts: logouts.length, continued: page.next !== undefined };
+}
+
+/**
+ * Where a record's sessions are read. A board-and-user record has no index of its own: its sessions are
+ * its board's organization's sessions of that user, narrowed to the board (sessions take their board's
+ * organization, which never changes); a board that is gone has no application left to tell.
+ */
+async function coveredScopeOf(
+  boards: BoardRepository,
+  scope: CutoffScope,
+): Promise<CoveredScope | undefined> {
+  switch (scope.kind) {
+    case 'orgUser':
+      return { by: 'orgUser', orgId: scope.orgId, userId: scope.userId };
+    case 'creatorUser':
+      return { by: 'creatorUser', creatorUserId: scope.creatorUserId, userId: scope.userId };
+    case 'boardUser': {
+      const board = await boards.get(scope.boardId);
+      return board && { by: 'orgUser', orgId: board.orgId, userId: scope.userId, boardId: scope.boardId };
+    }
+    case 'board':
+      return { by: 'board', boardId: scope.boardId };
+    case 'user':
+      return { by: 'allOfUser', userId: scope.userId };
+    case 'stage':
+      return { by: 'stage' };
+  }
+}
+
+/**
+ * The sessions this entry of this record ended: its first covering cut-off is this one (read with every
+ * record that could cover them), they were not revoked on their own (that revocation sends its own
+ * logout, before or after), and they had not expired before the cut-off (the expiry sends its own: the
+ * sweep takes a session whose cut-off is after its `expiresAt` as expired).
+ */
+async function endedByEntry(
+  deps: FanOutDeps,
+  sessions: readonly StoredSession[],
+  entry: CutoffEntry,
+  scopeKey: string,
+): Promise<StoredSession[]> {
+  const candidates = sessions.filter(
+    (session) => session.revokedAt === null && session.createdAt <= entry.at && session.expiresAt >= entry.at,
+  );
+  if (candidates.length === 0) return [];
+  // Every record that could cover one of them (the store reads each once, however many name it).
+  const records = await deps.sessions.readCutoffs(candidates.flatMap(cutoffScopesOf));
+  return candidates.filter((session) => {
+    const first = firstCoveringCutoff(session, records);
+    return first?.entry.id === entry.id && cutoffScopeKey(first.scope) === scopeKey;
+  });
+}
+
+/** One logout per session whose board has a logout target; each board read once per step. */
+async function logoutsOf(
+  deps: FanOutDeps,
+  sessions: readonly StoredSession[],
+  entry: CutoffEntry,
+): Promise<LogoutDelivery[]> {
+  const boards = new Map<string, Promise<Board | undefined>>();
+  const logouts: LogoutDelivery[] = [];
+  for (const session of sessions) {
+    let board = boards.get(session.boardId);
+    if (!board) {
+      board = deps.boards.get(session.boardId);
+      boards.set(session.boardId, board);
+    }
+    const found = await board;
+    if (!found || !logoutTargetOf(found, deps.stageAppUrl, deps.appUrlRule)) continue;
+    logouts.push({
+      eventId: revokeAllLogoutId(entry.id),
+      sessionId: session.id,
+      boardId: session.boardId,
+      userId: session.userId,
+      tenant: session.tenant,
+      attempt: 0,
+    });
+  }
+  return logouts;
+}
+
+/** What a revoke-all's logouts name as their cause in the logs: the cut-off entry, not an event. */
+export function revokeAllLogoutId(entryId: string): string {
+  return `cutoff:${entryId}`;
+}
+
+/** Starts fan-outs by queuing each job's first step (the stream consumer's `fanOuts`). */
+export function queuedFanOutStarts(queue: FanOutQueue): {
+  start(jobs: ReadonlyArray<{ scope: CutoffScope; entryId: string }>): Promise<void>;
+} {
+  return {
+    start: (jobs) =>
+      queue.send(
+        jobs.map((job) => ({
+          work: { fanOut: { scope: job.scope, entryId: job.entryId } },
+          delaySeconds: 0,
+        })),
+      ),
+  };
+}
