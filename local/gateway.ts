@@ -452,26 +452,19 @@ function globToRegExp(glob: string): RegExp {
 function proxyEvent(options: EmulatorOptions, request: RoutedRequest): APIGatewayProxyEvent {
   const { api } = options;
   const { req, url, matched, pathParameters, headers, body, authorizer, requestId } = request;
-  const multiValueHeaders: Record<string, string[]> = {};
-  for (let i = 0; i < req.rawHeaders.length; i += 2) {
-    const name = req.rawHeaders[i] as string;
-    multiValueHeaders[name] = [...(multiValueHeaders[name] ?? []), req.rawHeaders[i + 1] as string];
-  }
-  const query: Record<string, string> = {};
-  const multiQuery: Record<string, string[]> = {};
-  for (const [key, value] of url.searchParams) {
-    query[key] = value;
-    multiQuery[key] = [...(multiQuery[key] ?? []), value];
-  }
-  const hasQuery = Object.keys(query).length > 0;
+  const multiValueHeaders = grouped(headerPairs(req));
+  const multiQuery = grouped(url.searchParams);
+  // The last value of each name wins, as in API Gateway's single-value maps.
+  const query = Object.fromEntries(url.searchParams);
+  const hasQuery = multiQuery.size > 0;
   return {
     resource: matched.path,
     path: url.pathname,
     httpMethod: matched.method,
     headers,
-    multiValueHeaders,
+    multiValueHeaders: Object.fromEntries(multiValueHeaders),
     queryStringParameters: hasQuery ? query : null,
-    multiValueQueryStringParameters: hasQuery ? multiQuery : null,
+    multiValueQueryStringParameters: hasQuery ? Object.fromEntries(multiQuery) : null,
     pathParameters,
     stageVariables: null,
     body: body.length > 0 ? body.toString('utf8') : null,
@@ -531,12 +524,28 @@ async function readBody(req: IncomingMessage): Promise<Buffer | undefined> {
   return Buffer.concat(chunks);
 }
 
+/** The request's headers as name and value pairs, names as the client sent them, in order. */
+function headerPairs(req: IncomingMessage): Array<[string, string]> {
+  const pairs: Array<[string, string]> = [];
+  for (let i = 0; i < req.rawHeaders.length; i += 2)
+    pairs.push([req.rawHeaders[i] as string, req.rawHeaders[i + 1] as string]);
+  return pairs;
+}
+
+/**
+ * Every value of each name, in order. A Map, not an object literal: a caller's names are data, and one
+ * named `constructor` or `__proto__` must not meet what every object inherits. `Object.fromEntries` then
+ * makes each name an own property, `__proto__` included.
+ */
+function grouped(pairs: Iterable<[string, string]>): Map<string, string[]> {
+  const groups = new Map<string, string[]>();
+  for (const [name, value] of pairs) groups.set(name, [...(groups.get(name) ?? []), value]);
+  return groups;
+}
+
 /** Header names as the client sent them, last value wins (API Gateway's `headers`). */
 function singleHeaders(req: IncomingMessage): Record<string, string> {
-  const headers: Record<string, string> = {};
-  for (let i = 0; i < req.rawHeaders.length; i += 2)
-    headers[req.rawHeaders[i] as string] = req.rawHeaders[i + 1] as string;
-  return headers;
+  return Object.fromEntries(headerPairs(req));
 }
 
 function gatewayReply(options: EmulatorOptions, type: GatewayResponseType): Reply {

@@ -279,6 +279,25 @@ describe('GET /api/embed/sessions', () => {
     expect(result.body).toEqual({ error: 'Bad Request', message });
   });
 
+  it.each(['constructor', '__proto__', 'toString', 'hasOwnProperty', 'valueOf'])(
+    'takes a query parameter or header named %s as an ordinary name: 400 for the unknown parameter, nothing for the header',
+    async (name) => {
+      const refused = await apiCall(
+        runtime,
+        owner.apiKey,
+        'GET',
+        `/api/embed/sessions?userId=u&${name}=1&${name}=2`,
+      );
+      expect(refused.status).toBe(400);
+      expect(refused.body.error).toBe('Bad Request');
+      expect(refused.body.message).toMatch(new RegExp(`^${name} (must be given once|is not an allowed)`));
+      const listed = await apiCall(runtime, owner.apiKey, 'GET', '/api/embed/sessions?userId=u', undefined, {
+        [name]: 'x',
+      });
+      expect(listed.status).toBe(200);
+    },
+  );
+
   it('answers 400 for a parameter given twice', async () => {
     const result = await apiCall(runtime, owner.apiKey, 'GET', '/api/embed/sessions?userId=a&userId=b');
     expect(result.body).toEqual({ error: 'Bad Request', message: 'userId must be given once' });

@@ -434,6 +434,50 @@ describe('local gateway: the v1 proxy event', () => {
     expect(event.path).toBe('/embed');
   });
 
+  describe('names of what every object inherits are ordinary names', () => {
+    const INHERITED_NAMES = ['constructor', '__proto__', 'toString', 'hasOwnProperty', 'valueOf'];
+
+    it.each(INHERITED_NAMES)(
+      'passes a query parameter named %s, once and twice, as any other',
+      async (name) => {
+        const response = await fetch(`${baseUrl}/embed?token=T0k&${name}=1&${name}=2`);
+        expect(response.status).toBe(200);
+        const event = onlyEvent(handlers.embedPage);
+        expect(Object.hasOwn(event.queryStringParameters ?? {}, name)).toBe(true);
+        expect(event.queryStringParameters?.[name]).toBe('2');
+        expect(event.multiValueQueryStringParameters?.[name]).toEqual(['1', '2']);
+        expect(event.queryStringParameters?.token).toBe('T0k');
+        // The maps stay plain objects: nothing a caller names changes what they inherit.
+        expect(Object.getPrototypeOf(event.queryStringParameters)).toBe(Object.prototype);
+      },
+    );
+
+    it.each(INHERITED_NAMES)('passes a header named %s, sent twice, as any other', async (name) => {
+      const status = await new Promise<number>((resolve, reject) => {
+        const req = request(`${baseUrl}/embed?token=abc`, { method: 'GET' });
+        req.setHeader(name, ['one', 'two']);
+        req.on('response', (res) => {
+          res.resume();
+          resolve(res.statusCode ?? 0);
+        });
+        req.on('error', reject);
+        req.end();
+      });
+      expect(status).toBe(200);
+      const event = onlyEvent(handlers.embedPage);
+      expect(Object.hasOwn(event.headers, name)).toBe(true);
+      expect(event.headers[name]).toBe('two');
+      expect(event.multiValueHeaders[name]).toEqual(['one', 'two']);
+      expect(Object.getPrototypeOf(event.headers)).toBe(Object.prototype);
+    });
+
+    it('authorizes a protected route whose request carries such names', async () => {
+      const response = await post('{}', { constructor: 'x', toString: 'y' });
+      expect(response.status).toBe(200);
+      expect(onlyEvent(handlers.createSession).headers.constructor).toBe('x');
+    });
+  });
+
   it('sends back the status, headers and body of the function', async () => {
     handlers.embedPage.mockResolvedValue({
       statusCode: 418,
