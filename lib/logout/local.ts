@@ -43,6 +43,8 @@ export function localBackChannelLogout(options: {
   logger: Logger;
   metrics?: Metrics;
   post?: HttpPost;
+  /** Seconds before an attempt that threw runs again (LOCAL_REDELIVERY_SECONDS unless given). */
+  redeliverySeconds?: number;
 }): LocalBackChannelLogout {
   const deps: LogoutDeps = {
     ...options,
@@ -52,7 +54,16 @@ export function localBackChannelLogout(options: {
     random: cryptoRandom,
     scheduler: { schedule: async () => undefined },
   };
-  const logouts = new TimerDeliveryScheduler<LogoutDelivery>((delivery) => attemptLogout(deps, delivery));
+  const logouts = new TimerDeliveryScheduler<LogoutDelivery>((delivery) => attemptLogout(deps, delivery), {
+    logger: options.logger,
+    contextOf: ({ eventId, sessionId, boardId, attempt }) => ({
+      eventId,
+      sessionId,
+      boardId,
+      attempt: attempt + 1,
+    }),
+    redeliverySeconds: options.redeliverySeconds,
+  });
   deps.scheduler = logouts;
 
   // A step that fails is run again on the retry schedule, as SQS offers a failed message again on AWS.
@@ -70,6 +81,12 @@ export function localBackChannelLogout(options: {
         });
         if (delay !== undefined) await steps.schedule({ job, failures: failures + 1 }, delay);
       }
+    },
+    // The step handles its own failures above; what still throws is logged and offered again.
+    {
+      logger: options.logger,
+      contextOf: ({ job, failures }) => ({ entryId: job.entryId, part: job.part ?? null, failures }),
+      redeliverySeconds: options.redeliverySeconds,
     },
   );
   const queue: FanOutQueue = {

@@ -19,6 +19,8 @@ export function localWebhookDelivery(options: {
   logger: Logger;
   metrics?: Metrics;
   post?: HttpPost;
+  /** Seconds before an attempt that threw runs again (LOCAL_REDELIVERY_SECONDS unless given). */
+  redeliverySeconds?: number;
 }): LocalWebhookDelivery {
   const deps: DeliveryDeps = {
     webhooks: options.webhooks,
@@ -30,7 +32,11 @@ export function localWebhookDelivery(options: {
     clock: systemClock,
     scheduler: { schedule: async () => undefined },
   };
-  const scheduler = new TimerDeliveryScheduler((delivery) => attemptDelivery(deps, delivery));
+  const scheduler = new TimerDeliveryScheduler((delivery) => attemptDelivery(deps, delivery), {
+    logger: options.logger,
+    contextOf: ({ eventId, endpointId, attempt }) => ({ eventId, endpointId, attempt: attempt + 1 }),
+    redeliverySeconds: options.redeliverySeconds,
+  });
   deps.scheduler = scheduler;
   return { sink: new WebhookSink(deps), close: () => scheduler.close() };
 }
