@@ -1,8 +1,18 @@
 import { describe, expect, it } from 'vitest';
 import type { AwsJsonCall } from '#lib/aws/json-protocol';
+import type { RoutedEvent } from '#lib/domain/events';
 import type { SessionView } from '#lib/domain/session';
 import { OPERATOR_USER_ID, revokeAllEvent } from '#lib/events/derive';
-import { EVENT_BUS_SOURCE, EventBusError, EventBusSink, PUT_EVENTS_MAX_ENTRIES } from '#lib/events/event-bus';
+import {
+  EVENT_BUS_MAX_BYTES,
+  EVENT_BUS_SOURCE,
+  EventBusError,
+  EventBusSink,
+  eventBridgeEventBytes,
+  PUT_EVENTS_MAX_ENTRIES,
+  type PutEventsEntry,
+  putEventsEntry,
+} from '#lib/events/event-bus';
 import { routedEvent } from '#test/support/webhook-receiver';
 
 const session = (n: number) =>
@@ -74,6 +84,43 @@ describe('the event bus sink', () => {
       PUT_EVENTS_MAX_ENTRIES,
       3,
     ]);
+  });
+
+  it('keeps the entries of one call below 256 KB together: ten events of 30 KB metadata take two calls', async () => {
+    const bus = recordingBus(accepted);
+    const large = (n: number) =>
+      routedEvent(
+        { ...session(n), metadata: { pad: 'x'.repeat(30 * 1024) } } as SessionView,
+        'session.created',
+        { userId: 'owner-a' },
+      );
+    await new EventBusSink(bus.call, 'embed-bus').publish(Array.from({ length: 10 }, (_, n) => large(n)));
+    const sizes = bus.calls.map((entries) =>
+      entries.reduce((sum, entry) => sum + eventBridgeEventBytes(entry as unknown as PutEventsEntry), 0),
+    );
+    expect(bus.calls.map((entries) => entries.length)).toEqual([8, 2]);
+    for (const size of sizes) expect(size).toBeLessThan(EVENT_BUS_MAX_BYTES);
+    // Every event was put once, in order.
+    expect(bus.calls.flat().map((entry) => JSON.parse(String(entry.Detail)).data.session.id)).toEqual(
+      Array.from({ length: 10 }, (_, n) => session(n).id),
+    );
+  });
+
+  it('measures an entry as EventBridge represents the event: its envelope, and the detail as an object', () => {
+    const [event] = events(1);
+    const entry = putEventsEntry('embed-bus', event as RoutedEvent);
+    const represented = JSON.stringify({
+      version: '0',
+      id: '00000000-0000-0000-0000-000000000000',
+      'detail-type': entry.DetailType,
+      source: entry.Source,
+      account: '000000000000',
+      time: '2000-01-01T00:00:00Z',
+      region: 'r'.repeat(32),
+      resources: [],
+      detail: JSON.parse(entry.Detail),
+    });
+    expect(eventBridgeEventBytes(entry)).toBe(Buffer.byteLength(represented));
   });
 
   it('fails the publish when the bus refuses an entry, so the stream record is retried', async () => {
