@@ -7,7 +7,11 @@ import {
 import { RATE_LIMIT_BOUNDS } from '#lib/domain/api-key';
 import { boardAppUrlProblem } from '#lib/domain/board-app';
 import { isEmbedOrigin } from '#lib/domain/embed-origins';
-import { DEFAULT_FRAME_ANCESTORS, METADATA_MAX_BYTES_CEILING } from '#lib/platform/config';
+import {
+  DEFAULT_FRAME_ANCESTORS,
+  METADATA_CEILING_REASON,
+  METADATA_MAX_BYTES_CEILING,
+} from '#lib/platform/config';
 import { LOG_LEVELS, type LogLevel } from '#lib/platform/logger';
 import { integerRangeProblem, parseBaseUrl } from '#lib/platform/values';
 
@@ -216,7 +220,15 @@ const CONTEXT_SETTINGS = {
     check: (value) =>
       EMAIL.test(value) ? undefined : `alarmEmail must be an e-mail address, got "${value}"`,
   }),
-  metadataMaxBytes: integerSetting(1, METADATA_MAX_BYTES_CEILING, undefined),
+  /** The create-session function's METADATA_MAX_BYTES, refused at synth above what the event carriers hold. */
+  metadataMaxBytes: setting({
+    parse: readNumber,
+    default: undefined,
+    check: (value, { key, raw }) => {
+      const problem = integerRangeProblem(key, value, 1, METADATA_MAX_BYTES_CEILING, show(raw));
+      return problem && `${problem} (${METADATA_CEILING_REASON})`;
+    },
+  }),
   /**
    * The embed page's limit per client address: requests per 5 minutes, enforced by the rate-based rule of
    * the web ACL the stack puts on the stage (AWS WAF's bounds).
@@ -226,10 +238,6 @@ const CONTEXT_SETTINGS = {
     WAF_RATE_LIMIT_BOUNDS.max,
     EMBED_PAGE_CLIENT_LIMIT.requests,
   ),
-  /**
-   * A regional web ACL of the operator's own to put on the stage instead of the stack's (which is then not
-   * created): its rules decide, so it should limit the embed page per client itself.
-   */
   /** A CloudWatch dashboard of the service's golden signals (about $3 a month); `false` leaves it out. */
   dashboard: booleanSetting(true),
   /**
@@ -243,6 +251,10 @@ const CONTEXT_SETTINGS = {
    * team's stack already sets it.
    */
   apiGatewayAccountRole: booleanSetting(true),
+  /**
+   * A regional web ACL of the operator's own to put on the stage instead of the stack's (which is then not
+   * created): its rules decide, so it should limit the embed page per client itself.
+   */
   webAclArn: setting({
     parse: String,
     default: undefined,

@@ -38,11 +38,16 @@ export const SESSION_STREAM_SOURCE = {
   maxRecordAgeHours: 24,
 } as const;
 
-/** The delivery queue: how many messages one invocation takes, and how often one is offered. */
+/** The delivery queue: how many messages one invocation takes, how often one is offered, how large one is. */
 export const DELIVERY_QUEUE_SOURCE = {
   batchSize: 10,
   /** Receives of a message before the dead-letter queue takes it (a message failing to be handled). */
   maxReceiveCount: 5,
+  /**
+   * The largest message the queue takes: SQS's default (256 KiB), which the stack leaves as it is. A
+   * webhook delivery carries its event's JSON, so METADATA_MAX_BYTES is bounded by it too.
+   */
+  maxMessageBytes: 256 * 1024,
 } as const;
 
 export const BACKGROUND_FUNCTIONS = {

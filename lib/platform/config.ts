@@ -10,8 +10,25 @@ export class ConfigError extends Error {
 export type Env = Record<string, string | undefined>;
 
 export const DEFAULT_METADATA_MAX_BYTES = 32 * 1024;
-/** DynamoDB items are at most 400 KB; metadata must leave room for the rest of the session. */
-export const METADATA_MAX_BYTES_CEILING = 350 * 1024;
+/**
+ * Room kept free in every carrier of a session's metadata, beyond the largest event computed for it: for
+ * what the computation cannot see (a field added to events later, EventBridge's envelope growing).
+ */
+export const METADATA_SIZE_MARGIN_BYTES = 8 * 1024;
+/**
+ * The largest METADATA_MAX_BYTES accepted: every event that carries a session's metadata must fit what
+ * carries it. An EventBridge entry holds 256 KB, the event as EventBridge represents it; a webhook delivery
+ * waits on the SQS queue as a message of at most 256 KiB, where the event's JSON is a string inside JSON,
+ * so each quote or backslash of the metadata counts twice. The largest event (every other field at its
+ * longest and worst for escaping: about 20 KB) with this much metadata makes a delivery message of about
+ * 246 KB and an EventBridge event of about 137 KB, leaving METADATA_SIZE_MARGIN_BYTES free in the queue's
+ * 256 KiB (test/unit/lib/events/event-sizes.test.ts computes both, and that 1 KiB more would not fit).
+ */
+export const METADATA_MAX_BYTES_CEILING = 114 * 1024;
+
+/** Why the ceiling is what it is, for the message that refuses a larger METADATA_MAX_BYTES. */
+export const METADATA_CEILING_REASON =
+  'so that every event carrying a session’s metadata fits an EventBridge entry and a webhook delivery message, 256 KiB each';
 /**
  * Largest request body the API reads. It must hold the largest accepted metadata however the client
  * encodes it: escaping every character as `\uXXXX` (Python's json.dumps does so for non-ASCII) takes up
@@ -140,14 +157,7 @@ export function readBoardAppUrl(env: Env, rule: BoardAppUrlRule, problems: strin
 export function readCreateSessionConfig(env: Env): CreateSessionConfig {
   const problems: string[] = [];
   const tables = readTables(env, ['boards', 'memberships', 'sessions', 'idempotency'], problems);
-  const metadataMaxBytes = readInteger(
-    env,
-    'METADATA_MAX_BYTES',
-    DEFAULT_METADATA_MAX_BYTES,
-    1,
-    METADATA_MAX_BYTES_CEILING,
-    problems,
-  );
+  const metadataMaxBytes = readMetadataMaxBytes(env, problems);
   const publicBaseUrl = readBaseUrl(env, 'PUBLIC_BASE_URL', problems);
   const dynamo = readDynamo(env, problems);
   fail(problems);
@@ -158,6 +168,21 @@ export function readCreateSessionConfig(env: Env): CreateSessionConfig {
     metadataMaxBytes,
     maxBodyBytes: metadataMaxBytes * BODY_ESCAPING_FACTOR + BODY_OVERHEAD_BYTES,
   };
+}
+
+/** METADATA_MAX_BYTES: 1 to METADATA_MAX_BYTES_CEILING, saying why when it is above. */
+export function readMetadataMaxBytes(env: Env, problems: string[]): number {
+  const found: string[] = [];
+  const value = readInteger(
+    env,
+    'METADATA_MAX_BYTES',
+    DEFAULT_METADATA_MAX_BYTES,
+    1,
+    METADATA_MAX_BYTES_CEILING,
+    found,
+  );
+  problems.push(...found.map((problem) => `${problem} (${METADATA_CEILING_REASON})`));
+  return value;
 }
 
 /** Reads and validates the table names and DynamoDB settings of a function; throws `ConfigError`. */

@@ -247,8 +247,15 @@ describe('CDK context validation', () => {
     [
       'metadataMaxBytes',
       { metadataMaxBytes: 400_000 },
-      'metadataMaxBytes must be an integer from 1 to 358400',
+      'metadataMaxBytes must be an integer from 1 to 116736',
     ],
+    // The old ceiling (350 KiB) let an event outgrow its EventBridge entry and its delivery message.
+    [
+      'metadataMaxBytes',
+      { metadataMaxBytes: 358_400 },
+      'metadataMaxBytes must be an integer from 1 to 116736, got "358400" (so that every event carrying a session’s metadata fits an EventBridge entry and a webhook delivery message, 256 KiB each)',
+    ],
+    ['metadataMaxBytes', { metadataMaxBytes: 116_737 }, 'fits an EventBridge entry'],
   ])('rejects an invalid %s (%j) with a clear message', (_, context, message) => {
     expect(() => read(context)).toThrowError(InfraConfigError);
     expect(() => read(context)).toThrowError(message);

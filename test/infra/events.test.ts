@@ -212,6 +212,8 @@ describe('webhook delivery queue', () => {
     expect(queue.Properties.VisibilityTimeout).toBeGreaterThanOrEqual(
       BACKGROUND_FUNCTIONS.webhookDelivery.timeoutSeconds * 6,
     );
+    // SQS's default message size, which METADATA_MAX_BYTES_CEILING is computed against.
+    expect(queue.Properties.MaximumMessageSize ?? 256 * 1024).toBe(DELIVERY_QUEUE_SOURCE.maxMessageBytes);
   });
 
   it('encrypts every queue and refuses plain-HTTP access', () => {

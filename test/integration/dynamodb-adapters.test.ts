@@ -85,7 +85,7 @@ describe('DynamoSessionRepository on the embedded DynamoDB', () => {
     expect(JSON.stringify(Item)).not.toContain(`token-${counter}`);
   });
 
-  it('stores the largest session the API can accept: the 350 KiB metadata ceiling and every field at its longest', async () => {
+  it('stores the largest session the API can accept: the metadata ceiling and every field at its longest', async () => {
     // Four-byte characters make the 256-character fields as large as they can be in bytes.
     const longest = '😀'.repeat(256);
     const metadata = { pad: 'x'.repeat(METADATA_MAX_BYTES_CEILING - '{"pad":""}'.length) };

@@ -3,6 +3,7 @@ import {
   ConfigError,
   DEFAULT_FRAME_ANCESTORS,
   DEFAULT_METADATA_MAX_BYTES,
+  METADATA_MAX_BYTES_CEILING,
   readAuthorizerConfig,
   readCreateSessionConfig,
   readEmbedPageConfig,
@@ -119,17 +120,29 @@ describe('readCreateSessionConfig', () => {
     it.each([
       ['1', 1],
       ['1024', 1024],
-      ['358400', 350 * 1024],
+      ['116736', 114 * 1024],
     ])('accepts %s and sizes the body limit 16 KiB above it', (value, bytes) => {
       const config = readCreateSessionConfig({ ...ENV, METADATA_MAX_BYTES: value });
       expect(config.metadataMaxBytes).toBe(bytes);
       expect(config.maxBodyBytes).toBe(6 * bytes + 16 * 1024);
     });
 
-    it.each(['0', '-1', '358401', '1.5', '1e3', 'abc', '32 KiB'])('refuses %j', (value) => {
+    it.each(['0', '-1', '116737', '1.5', '1e3', 'abc', '32 KiB'])('refuses %j', (value) => {
       expect(
         configError(() => readCreateSessionConfig({ ...ENV, METADATA_MAX_BYTES: value })).message,
       ).toContain('METADATA_MAX_BYTES');
+    });
+
+    it('refuses at start-up a value above what an event’s carriers hold, saying why (the old 350 KiB too)', () => {
+      expect(METADATA_MAX_BYTES_CEILING).toBe(114 * 1024);
+      for (const value of ['116737', '358400']) {
+        expect(
+          configError(() => readCreateSessionConfig({ ...ENV, METADATA_MAX_BYTES: value })).message,
+        ).toBe(
+          `Invalid configuration: METADATA_MAX_BYTES must be an integer from 1 to 116736, got "${value}" ` +
+            '(so that every event carrying a session’s metadata fits an EventBridge entry and a webhook delivery message, 256 KiB each)',
+        );
+      }
     });
   });
 
