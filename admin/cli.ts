@@ -13,7 +13,7 @@ import { createDocumentClient } from '#lib/dynamodb/client';
 import { unreachableReason } from '#lib/dynamodb/errors';
 import { DynamoMembershipRepository } from '#lib/dynamodb/memberships';
 import { DynamoSessionRepository } from '#lib/dynamodb/sessions';
-import { readDynamo } from '#lib/platform/config';
+import { readDestinationPolicy, readDynamo } from '#lib/platform/config';
 import { cryptoRandom, systemClock } from '#lib/platform/system';
 import { RECORD_ONLY_THROTTLING } from '#lib/use-cases/admin';
 import { type AdminCommand, type AdminContext, UsageError } from './command';
@@ -76,6 +76,7 @@ export async function runAdmin(
 
   const problems: string[] = [];
   const dynamo = readDynamo(env, problems);
+  const destinations = readDestinationPolicy(env, problems);
   if (problems.length > 0) throw new UsageError(problems.join('; '));
   const local = dynamo.endpoint !== undefined;
   // The local runtime's table names are defaults only against a local endpoint: in an AWS account they
@@ -110,6 +111,7 @@ export async function runAdmin(
     values,
     need,
     local,
+    destinations,
     db,
     table,
     boards: () => new DynamoBoardRepository(db, table('boards')),

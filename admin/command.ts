@@ -5,6 +5,7 @@
  */
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { TableKey } from '#lib/definitions/tables';
+import type { DestinationPolicy } from '#lib/domain/destinations';
 import type { KeyThrottling } from '#lib/domain/ports';
 import type { DynamoApiKeyRepository } from '#lib/dynamodb/api-keys';
 import type { DynamoBoardRepository } from '#lib/dynamodb/boards';
@@ -21,6 +22,11 @@ export interface AdminContext {
   need(option: string): string;
   /** True against a DynamoDB endpoint (the local runtime), false against AWS. */
   local: boolean;
+  /**
+   * Where the service may POST for a board (its logout URL): public internet hosts; loopback too against
+   * the local runtime with WEBHOOK_ALLOW_LOOPBACK=1, as the runtime itself is started.
+   */
+  destinations: DestinationPolicy;
   /** The document client, for a command whose adapters are not below (it is closed after the command). */
   db: DynamoDBDocumentClient;
   /** A table's name: from its variable, or locally its default; a `UsageError` against AWS without one. */

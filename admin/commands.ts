@@ -59,10 +59,11 @@ const BOARD_COMMANDS: AdminCommand[] = [
       '             [--logout-url <url>]   where its application receives back-channel logouts ("" clears)',
       '             on an existing board every option left out keeps its value (--name "" clears the name)',
     ],
-    run: ({ values, need, boards, local }) =>
+    run: ({ values, need, boards, local, destinations }) =>
       createBoard(
-        // http://127.0.0.1 and http://localhost apps only on the local runtime (a DynamoDB endpoint).
-        { boards: boards(), appUrlRule: { allowLoopbackHttp: local } },
+        // http://127.0.0.1 and http://localhost apps only on the local runtime (a DynamoDB endpoint); a
+        // logout URL, which the service itself POSTs to, on loopback only with WEBHOOK_ALLOW_LOOPBACK=1.
+        { boards: boards(), appUrlRule: { allowLoopbackHttp: local }, destinations },
         {
           boardId: need('board'),
           // Left out, each keeps the existing board's value (org and visibility are needed for a new one).

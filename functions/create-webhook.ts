@@ -31,7 +31,7 @@ export const handler = jsonApiHandler(
     const created = await createWebhook(deps, {
       keyOwner: keyOwnerOf(event),
       request: parseCreateWebhookRequest(event.body as unknown),
-      urlRule: config.urlRule,
+      destinations: config.destinations,
       ...(reserved !== undefined && isWebhookId(reserved) ? { id: reserved } : {}),
     });
     return jsonResponse(201, created);

@@ -8,6 +8,7 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { awsJsonCall, EVENTBRIDGE, SQS } from '#lib/aws/json-protocol';
 import type { TableKey } from '#lib/definitions/tables';
+import { PUBLIC_DESTINATIONS } from '#lib/domain/destinations';
 import type { EventSink } from '#lib/domain/events';
 import type {
   ApiKeyRepository,
@@ -50,7 +51,8 @@ import type { ManageSessionDeps } from '#lib/use-cases/manage-session';
 import type { OpenEmbedSessionDeps } from '#lib/use-cases/open-embed-session';
 import type { RevokeUserSessionsDeps } from '#lib/use-cases/revoke-user-sessions';
 import type { WebhookDeps } from '#lib/use-cases/webhooks';
-import { AWS_RETRY_SECONDS, type DeliveryDeps, fetchPost, WebhookSink } from '#lib/webhooks/delivery';
+import { AWS_RETRY_SECONDS, type DeliveryDeps, WebhookSink } from '#lib/webhooks/delivery';
+import { destinationPost } from '#lib/webhooks/destination-post';
 import { type DeliveryQueueDeps, SqsDeliveryScheduler } from '#lib/webhooks/sqs';
 
 type Env = Record<string, string | undefined>;
@@ -217,6 +219,8 @@ export function webhookDeliveryDeps(
   const scheduler = new SqsDeliveryScheduler(sqs, config.deliveryQueueUrl, systemClock);
   const metrics = createMetrics({ service: 'webhook-delivery' });
   const boards = new DynamoBoardRepository(db, config.tables.boards);
+  // Public internet hosts only, checked at each attempt after resolving, connecting to what was checked.
+  const post = destinationPost(PUBLIC_DESTINATIONS);
   const logouts: LogoutDeps = {
     boards,
     tokens: tokensOf(config.logout.idTokenKeys),
@@ -224,7 +228,7 @@ export function webhookDeliveryDeps(
     stageAppUrl: config.logout.boardAppUrl,
     appUrlRule: config.logout.appUrlRule,
     scheduler: scheduler.logouts,
-    post: fetchPost,
+    post,
     clock: systemClock,
     random: cryptoRandom,
     logger: createLogger({ component: 'backchannel-logout' }),
@@ -235,7 +239,7 @@ export function webhookDeliveryDeps(
     webhooks: new DynamoWebhookRepository(db, config.tables.webhooks),
     secrets: secretsOf(config.secrets),
     scheduler,
-    post: fetchPost,
+    post,
     clock: systemClock,
     logger: createLogger({ component: 'webhook-delivery' }),
     metrics,

@@ -6,6 +6,7 @@ import { gatewaySecurityHeaders } from '#lib/definitions/gateway-responses';
 import { FUNCTIONS, type FunctionName } from '#lib/definitions/routes';
 import { LOCAL_TABLE_NAMES, TABLE_KEYS, TABLES } from '#lib/definitions/tables';
 import type { RateLimit } from '#lib/domain/api-key';
+import type { DestinationPolicy } from '#lib/domain/destinations';
 import type { EventSink } from '#lib/domain/events';
 import { DynamoBoardRepository } from '#lib/dynamodb/boards';
 import { createDocumentClient } from '#lib/dynamodb/client';
@@ -16,6 +17,7 @@ import {
   appUrlRuleFor,
   fail,
   readBoardAppUrl,
+  readDestinationPolicy,
   readFrameAncestors,
   readIdTokenKeys,
   readWebhookRetrySeconds,
@@ -71,6 +73,8 @@ export interface LocalRuntime {
   apiKeyLimits: RateLimit;
   /** The embed page's limit per client address, from EMBED_PAGE_RATE_LIMIT; absent where none applies. */
   clientLimit?: ClientLimit;
+  /** Where webhooks and logouts may go: public hosts, and loopback with WEBHOOK_ALLOW_LOOPBACK=1. */
+  destinations: DestinationPolicy;
   /**
    * The change feed turning session changes into events (as the stream consumer does on AWS); absent
    * where something else serves the routes (the assembly runner).
@@ -138,7 +142,14 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
     const appUrlRule = appUrlRuleFor(process.env.PUBLIC_BASE_URL);
     const stageAppUrl = readBoardAppUrl(process.env, appUrlRule, problems);
     const idTokenKeys = readIdTokenKeys(process.env, 'local', problems);
+    // WEBHOOK_ALLOW_LOOPBACK=1: the operator allows receivers on this machine (create-webhook reads it too).
+    const destinations = readDestinationPolicy(process.env, problems);
     fail(problems);
+    // The reference application this runtime's own start put beside it (`demoLogoutUrl`) is sent its
+    // logouts whatever the setting: it is no tenant's destination, and it only runs on loopback.
+    const logoutDestinations: DestinationPolicy = options.demoLogoutUrl
+      ? { ...destinations, trustedOrigins: [new URL(options.demoLogoutUrl).origin] }
+      : destinations;
     const securityHeaders = gatewaySecurityHeaders(frameAncestors);
     gateway = createGateway({
       handlers: await loadHandlers(),
@@ -156,6 +167,7 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
       ? await seedDemoData(client, LOCAL_TABLE_NAMES, {
           appUrl: options.demoAppUrl,
           logoutUrl: options.demoLogoutUrl,
+          destinations: logoutDestinations,
         })
       : undefined;
 
@@ -164,6 +176,7 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
       secrets: lazyWebhookSecrets(webhookSecrets),
       retrySeconds,
       logger: logger.child({ component: 'webhook-delivery' }),
+      destinations,
     });
 
     // Back-channel logout to the application of a board with a `logoutUrl`, signed by the ID token keys.
@@ -177,6 +190,7 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
       appUrlRule,
       retrySeconds,
       logger: logger.child({ component: 'backchannel-logout' }),
+      destinations: logoutDestinations,
     });
 
     // Where the session events go once recorded: webhook delivery, back-channel logout, then what tests
@@ -200,6 +214,7 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
       demo,
       apiKeyLimits,
       clientLimit,
+      destinations,
       events: feed,
       eventSinks: [webhooks.sink, logouts.sink],
       logoutsSettled: () => logouts.settled(),

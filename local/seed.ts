@@ -1,5 +1,6 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { TableKey } from '#lib/definitions/tables';
+import type { DestinationPolicy } from '#lib/domain/destinations';
 import { DynamoApiKeyRepository } from '#lib/dynamodb/api-keys';
 import { DynamoBoardRepository } from '#lib/dynamodb/boards';
 import { DynamoMembershipRepository } from '#lib/dynamodb/memberships';
@@ -45,13 +46,13 @@ export const DEMO_KEY_NAME = 'demo key (npm start)';
 export async function seedDemoData(
   db: DynamoDBDocumentClient,
   tables: Record<TableKey, string>,
-  options: { appUrl?: string; logoutUrl?: string } = {},
+  options: { appUrl?: string; logoutUrl?: string; destinations?: DestinationPolicy } = {},
 ): Promise<DemoData> {
   const boards = new DynamoBoardRepository(db, tables.boards);
   // With an app URL (the reference board application `npm start` runs), the demo boards hand their users
   // to it (and it receives their back-channel logouts); without one, a board keeps the application it had
   // (none on a fresh start: the built-in page).
-  const deps = { boards, appUrlRule: LOCAL_APP_URL_RULE };
+  const deps = { boards, appUrlRule: LOCAL_APP_URL_RULE, destinations: options.destinations };
   const { appUrl, logoutUrl } = options;
   await createBoard(deps, {
     boardId: DEMO.publicBoardId,

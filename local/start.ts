@@ -136,6 +136,12 @@ const dynamoLine = runtime.embeddedDynamo
   ? `Embedded DynamoDB  ${runtime.dynamoEndpoint}  (${process.env.DATA_DIR ? `persisted in ${process.env.DATA_DIR}` : 'in memory'})`
   : `DynamoDB           ${runtime.dynamoEndpoint}  (DYNAMODB_ENDPOINT; tables created there when missing${process.env.DATA_DIR ? '; DATA_DIR unused' : ''})`;
 
+// Webhooks and back-channel logouts go to public internet hosts only, as on AWS, unless the operator
+// allows receivers on this machine; the demo application's logouts are the runtime's own.
+const loopbackLine = runtime.destinations.allowLoopback
+  ? 'Loopback receivers allowed (WEBHOOK_ALLOW_LOOPBACK=1): webhooks and logouts may go to 127.0.0.1, ::1, localhost'
+  : 'Loopback receivers refused: webhooks and logouts go to public hosts only (WEBHOOK_ALLOW_LOOPBACK=1 allows 127.0.0.1, ::1, localhost)';
+
 console.log(`
 Embed session service running locally
   API base URL       ${runtime.baseUrl}
@@ -146,6 +152,7 @@ Embed session service running locally
   Board application  ${boardApp.origin}   (examples/board-app, the demo boards' appUrl; BOARD_APP_PORT)
   Rate limit per key ${runtime.apiKeyLimits.rate} requests/s, bursts of ${runtime.apiKeyLimits.burst} (API_KEY_RATE_LIMIT, API_KEY_BURST_LIMIT)
   Embed page limit   ${runtime.clientLimit?.requests} loads per 5 minutes per client address (EMBED_PAGE_RATE_LIMIT)
+  ${loopbackLine}
 
 Open the demo board as an embedded user (valid for 30 days):
   ${embedUrl}

@@ -41,6 +41,15 @@ export const LOCAL_FORMS: Readonly<Partial<Record<FunctionSetting, string>>> = {
   WEBHOOK_SECRET_KEY: 'WEBHOOK_MASTER_KEY_FILE',
 };
 
+/**
+ * Variables only the local runtime sets, never the stack, and the functions that read them: the operator's
+ * WEBHOOK_ALLOW_LOOPBACK lets endpoints on this machine be registered (create-webhook checks it; deliveries
+ * are the runtime's own). `variablesOf` leaves them out, so no deployed function is ever given one.
+ */
+export const LOCAL_ONLY_VARIABLES: Readonly<Partial<Record<AnyFunctionName, readonly string[]>>> = {
+  createWebhook: ['WEBHOOK_ALLOW_LOOPBACK'],
+};
+
 /** The tables a function accesses, as its definition lists them. */
 export function tableKeysOf(definition: FunctionDefinition): TableKey[] {
   return Object.keys(definition.access) as TableKey[];
@@ -60,7 +69,7 @@ export function variablesOf(definition: FunctionDefinition): string[] {
 
 /**
  * The environment a function's code reads: of `env`, only the variables its definition gives it, their
- * local forms and what Lambda sets; any other name reads as unset. In Lambda this changes nothing; in the
+ * local forms, its local-only variables and what Lambda sets; any other name reads as unset. In Lambda this changes nothing; in the
  * local runtime and the tests, where one process holds every function's variables, a function that reads
  * what its stack would not give it fails as it would on AWS.
  */
@@ -69,6 +78,7 @@ export function environmentOf(name: AnyFunctionName, env: Env): Env {
   const visible = new Set<string>([
     ...variablesOf(definition),
     ...definition.settings.flatMap((setting) => LOCAL_FORMS[setting] ?? []),
+    ...(LOCAL_ONLY_VARIABLES[name] ?? []),
     ...PLATFORM_VARIABLES,
   ]);
   return new Proxy(env, {

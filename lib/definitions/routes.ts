@@ -160,8 +160,9 @@ export const FUNCTIONS = {
       webhooks: ['PutItem', 'GetItem'],
       idempotency: ['PutItem', 'GetItem', 'UpdateItem'],
     },
-    // PUBLIC_BASE_URL: loopback http endpoint URLs are for the local runtime only.
-    settings: ['PUBLIC_BASE_URL', 'WEBHOOK_SECRET_KEY'],
+    // Endpoint URLs must point to the public internet; only the local runtime may allow loopback ones,
+    // through a variable the stack never sets (LOCAL_ONLY_VARIABLES in lib/definitions/environment.ts).
+    settings: ['WEBHOOK_SECRET_KEY'],
     webhookSecrets: true,
   },
   listWebhooks: {

@@ -2,7 +2,7 @@
  * Webhook endpoints: where a tenant (an API key owner) receives the events of the sessions it created.
  * Pure and in the domain: the use cases, the admin CLI and the delivery apply the same rules.
  */
-import type { BoardAppUrlRule } from './board-app';
+import { type DestinationPolicy, destinationRefusal, isLoopbackHost } from './destinations';
 import { EVENT_TYPES, type EventType } from './events';
 
 /** A stored webhook endpoint. Its signing secret is never stored: it is derived (see WebhookSecrets). */
@@ -68,11 +68,11 @@ export function webhookSecretKey(secret: string): Buffer {
 export const ALL_EVENT_TYPES: readonly EventType[] = EVENT_TYPES;
 
 /**
- * The problem with `value` as an endpoint URL, or undefined when it is one: the rule of board application
- * URLs (https, or loopback http on the local runtime only; a host; no credentials, no fragment; at most
- * 2,048 characters).
+ * The problem with `value` as an endpoint URL, or undefined when it is one: an absolute https URL (http
+ * only to a loopback receiver the policy allows), with a host on the public internet (see
+ * lib/domain/destinations.ts), without credentials or a fragment, at most 2,048 characters.
  */
-export function webhookUrlProblem(value: string, rule: BoardAppUrlRule): string | undefined {
+export function webhookUrlProblem(value: string, policy: DestinationPolicy): string | undefined {
   let url: URL;
   try {
     url = new URL(value);
@@ -81,15 +81,23 @@ export function webhookUrlProblem(value: string, rule: BoardAppUrlRule): string 
   }
   if (url.hostname === '' || value !== value.trim()) return `url "${value}" is not an absolute URL`;
   if (value.length > 2048) return 'url is at most 2048 characters';
-  const loopback = url.protocol === 'http:' && (url.hostname === '127.0.0.1' || url.hostname === 'localhost');
-  if (url.protocol !== 'https:' && !(loopback && rule.allowLoopbackHttp)) {
-    return rule.allowLoopbackHttp
-      ? `url must use https (or http on 127.0.0.1 or localhost), got "${value}"`
+  const loopbackHttp = url.protocol === 'http:' && policy.allowLoopback && isLoopbackHost(url.hostname);
+  if (url.protocol !== 'https:' && !loopbackHttp) {
+    return policy.allowLoopback
+      ? `url must use https (or http to a loopback receiver: 127.0.0.1, ::1, localhost), got "${value}"`
       : `url must use https, got "${value}"`;
   }
   if (url.username || url.password) return 'url must not contain a user name or password';
   if (value.includes('#')) return 'url must not have a fragment';
+  const refused = destinationRefusal(url, policy);
+  if (refused !== undefined)
+    return `url must point to the public internet: ${refused}${loopbackHint(url, policy)}`;
   return undefined;
+}
+
+/** For a loopback host refused on the local runtime: how its operator allows it. */
+function loopbackHint(url: URL, policy: DestinationPolicy): string {
+  return policy.loopbackHint && isLoopbackHost(url.hostname) ? ` (${policy.loopbackHint})` : '';
 }
 
 /** Whether an endpoint receives events of this type. */

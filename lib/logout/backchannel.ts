@@ -34,6 +34,8 @@ import {
 
 /** The metric counting back-channel logouts given up after their last attempt. */
 export const LOGOUT_EXHAUSTED_METRIC = 'BackChannelLogoutsExhausted';
+/** The metric counting back-channel logouts not sent: their destination was refused when sending. */
+export const LOGOUT_REFUSED_METRIC = 'BackChannelLogoutsRefused';
 
 /** The event types that end a session, and with it the application's session. */
 const ENDING = new Set(['session.revoked', 'session.expired']);
@@ -197,5 +199,7 @@ export async function attemptLogout(deps: LogoutDeps, delivery: LogoutDelivery):
     givenUp: 'back-channel logout given up after its last attempt',
     retrying: 'back-channel logout failed; retrying',
     exhaustedMetric: LOGOUT_EXHAUSTED_METRIC,
+    refused: 'back-channel logout refused: its destination is not on the public internet; not sent',
+    refusedMetric: LOGOUT_REFUSED_METRIC,
   });
 }

@@ -4,12 +4,14 @@
  */
 import type { BoardAppUrlRule } from '#lib/domain/board-app';
 import type { CutoffScope } from '#lib/domain/cutoffs';
+import type { DestinationPolicy } from '#lib/domain/destinations';
 import type { EventSink } from '#lib/domain/events';
 import type { BoardRepository, CoveredSessions, IdTokenSigner, PairwiseSubjects } from '#lib/domain/ports';
 import type { Logger } from '#lib/platform/logger';
 import { createMetrics, type Metrics } from '#lib/platform/metrics';
 import { cryptoRandom, systemClock } from '#lib/platform/system';
-import { fetchPost, type HttpPost } from '#lib/webhooks/delivery';
+import type { HttpPost } from '#lib/webhooks/delivery';
+import { destinationPost } from '#lib/webhooks/destination-post';
 import { TimerDeliveryScheduler } from '#lib/webhooks/local-scheduler';
 import { attemptLogout, BackChannelLogoutSink, type LogoutDelivery, type LogoutDeps } from './backchannel';
 import {
@@ -42,6 +44,8 @@ export function localBackChannelLogout(options: {
   retrySeconds: readonly number[];
   logger: Logger;
   metrics?: Metrics;
+  /** Where requests may go: public internet hosts, and loopback when the operator allowed it. */
+  destinations: DestinationPolicy;
   post?: HttpPost;
   /** Seconds before an attempt that threw runs again (LOCAL_REDELIVERY_SECONDS unless given). */
   redeliverySeconds?: number;
@@ -49,7 +53,7 @@ export function localBackChannelLogout(options: {
   const deps: LogoutDeps = {
     ...options,
     metrics: options.metrics ?? createMetrics({ service: 'backchannel-logout' }),
-    post: options.post ?? fetchPost,
+    post: options.post ?? destinationPost(options.destinations),
     clock: systemClock,
     random: cryptoRandom,
     scheduler: { schedule: async () => undefined },

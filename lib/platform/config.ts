@@ -1,5 +1,6 @@
 import { TABLE_ENV_VARS, type TableKey } from '#lib/definitions/tables';
 import { type BoardAppUrlRule, boardAppUrlProblem, isLoopbackHttpUrl } from '#lib/domain/board-app';
+import type { DestinationPolicy } from '#lib/domain/destinations';
 import { integerRangeProblem, isFrameAncestorSource, isHttpUrl, parseBaseUrl } from './values';
 
 /** Raised at start-up when the environment is incomplete or invalid; the message lists every problem. */
@@ -319,13 +320,13 @@ export function readWebhookSecrets(env: Env, problems: string[]): WebhookSecrets
   return path ? { kind: 'file', path } : undefined;
 }
 
-/** The configuration of creating a webhook endpoint: its tables, the secrets, and the URL rule of the stage. */
+/** The configuration of creating a webhook endpoint: its tables, the secrets, and where endpoints may point. */
 export interface CreateWebhookConfig {
   tables: Record<'webhooks' | 'idempotency', string>;
   dynamo: DynamoConfig;
   secrets: WebhookSecretsConfig | undefined;
-  /** Loopback http endpoint URLs are accepted on the local runtime only (as for board app URLs). */
-  urlRule: BoardAppUrlRule;
+  /** Public internet hosts only; loopback too on a local runtime started with WEBHOOK_ALLOW_LOOPBACK=1. */
+  destinations: DestinationPolicy;
 }
 
 /** Reads and validates the configuration of the create-webhook function; throws `ConfigError`. */
@@ -333,10 +334,36 @@ export function readCreateWebhookConfig(env: Env): CreateWebhookConfig {
   const problems: string[] = [];
   const tables = readTables(env, ['webhooks', 'idempotency'], problems);
   const dynamo = readDynamo(env, problems);
-  const publicBaseUrl = readBaseUrl(env, 'PUBLIC_BASE_URL', problems);
   const secrets = readWebhookSecrets(env, problems);
+  const destinations = readDestinationPolicy(env, problems);
   fail(problems);
-  return { tables, dynamo, secrets, urlRule: appUrlRuleFor(publicBaseUrl) };
+  return { tables, dynamo, secrets, destinations };
+}
+
+/** The variable by which the local runtime's operator allows loopback receivers. */
+export const ALLOW_LOOPBACK_VARIABLE = 'WEBHOOK_ALLOW_LOOPBACK';
+
+/** What a refusal of a loopback receiver tells the local runtime's operator. */
+export const ALLOW_LOOPBACK_HINT = `${ALLOW_LOOPBACK_VARIABLE}=1 allows a receiver on this machine, on the local runtime only`;
+
+/**
+ * Where webhooks and back-channel logouts may be sent: public internet hosts only, unless the operator of
+ * a local runtime (a DynamoDB endpoint of its own, never AWS) allows loopback receivers with
+ * WEBHOOK_ALLOW_LOOPBACK=1. The variable anywhere else, or any other value, is a configuration error:
+ * the default stays safe.
+ */
+export function readDestinationPolicy(env: Env, problems: string[]): DestinationPolicy {
+  const raw = env[ALLOW_LOOPBACK_VARIABLE]?.trim() ?? '';
+  const local = Boolean(env.DYNAMODB_ENDPOINT?.trim());
+  if (raw !== '' && raw !== '0' && raw !== '1') {
+    problems.push(`${ALLOW_LOOPBACK_VARIABLE} must be 1 (allow loopback receivers) or 0, got "${raw}"`);
+  } else if (raw === '1' && !local) {
+    problems.push(
+      `${ALLOW_LOOPBACK_VARIABLE} is for the local runtime only (with DYNAMODB_ENDPOINT); on AWS, loopback receivers are always refused`,
+    );
+  }
+  const allowLoopback = raw === '1' && local;
+  return local && !allowLoopback ? { allowLoopback, loopbackHint: ALLOW_LOOPBACK_HINT } : { allowLoopback };
 }
 
 /** The local runtime's default retry schedule of webhook deliveries, in seconds after each failure. */

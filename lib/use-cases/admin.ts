@@ -3,6 +3,12 @@ import { type Board, PUBLIC_VISIBILITY } from '#lib/domain/board';
 import { type BoardAppUrlRule, boardAppUrlProblem } from '#lib/domain/board-app';
 import { hashCredential, newApiKey } from '#lib/domain/credentials';
 import type { CutoffTarget } from '#lib/domain/cutoffs';
+import {
+  type DestinationPolicy,
+  destinationRefusal,
+  isLoopbackHost,
+  PUBLIC_DESTINATIONS,
+} from '#lib/domain/destinations';
 import { isEmbedOrigin } from '#lib/domain/embed-origins';
 import { ValidationError } from '#lib/domain/errors';
 import { MAX_ID_LENGTH } from '#lib/domain/ids';
@@ -36,7 +42,8 @@ export type ApiKeySummary = Omit<ApiKeyRecord, 'keyHash'>;
  * `visibility` (required for a new board), `name` (null clears it), `embedOrigins` (a list replaces the
  * board's own; an empty list or null removes it so the stage default applies) and `appUrl` (a URL
  * replaces the board's own; `""` or null removes it) and `logoutUrl` (the same rule as `appUrl`: where the
- * application receives back-channel logouts).
+ * application receives back-channel logouts, which the service POSTs, so its host must also be on the
+ * public internet: `deps.destinations`, public hosts only unless told otherwise).
  */
 export type BoardInput = Pick<Board, 'boardId'> &
   Partial<Pick<Board, 'orgId' | 'visibility' | 'name'>> & {
@@ -49,12 +56,26 @@ export type BoardInput = Pick<Board, 'boardId'> &
 export const REMOTE_APP_URL_RULE: BoardAppUrlRule = { allowLoopbackHttp: false };
 
 /**
+ * Why the service may not POST a board's logouts to `logoutUrl` (an absolute URL already): its host must
+ * be on the public internet, as a webhook endpoint's. The app URL needs no such check: the browser, not the
+ * service, posts to it.
+ */
+function logoutDestinationProblem(logoutUrl: string, destinations: DestinationPolicy): string | undefined {
+  const url = new URL(logoutUrl);
+  const refused = destinationRefusal(url, destinations);
+  if (refused === undefined) return undefined;
+  const hint =
+    destinations.loopbackHint && isLoopbackHost(url.hostname) ? ` (${destinations.loopbackHint})` : '';
+  return `a logout URL must point to the public internet: ${refused}${hint}`;
+}
+
+/**
  * Creates a board, or updates the one with the same id (how operators change a visibility or name):
  * what the input leaves out keeps its value. A board never moves to another organization: its sessions
  * recorded the owner their access follows.
  */
 export async function createBoard(
-  deps: { boards: BoardRepository; appUrlRule?: BoardAppUrlRule },
+  deps: { boards: BoardRepository; appUrlRule?: BoardAppUrlRule; destinations?: DestinationPolicy },
   input: BoardInput,
 ): Promise<Board> {
   const { embedOrigins: given, appUrl: givenAppUrl, logoutUrl: givenLogoutUrl } = input;
@@ -87,10 +108,12 @@ export async function createBoard(
     : undefined;
   if (appUrlProblem !== undefined) throw new ValidationError(appUrlProblem);
   const logoutUrlProblem = givenLogoutUrl
-    ? boardAppUrlProblem(givenLogoutUrl, deps.appUrlRule ?? REMOTE_APP_URL_RULE)
+    ? (boardAppUrlProblem(givenLogoutUrl, deps.appUrlRule ?? REMOTE_APP_URL_RULE)?.replace(
+        /\ban app URL\b/,
+        'a logout URL',
+      ) ?? logoutDestinationProblem(givenLogoutUrl, deps.destinations ?? PUBLIC_DESTINATIONS))
     : undefined;
-  if (logoutUrlProblem !== undefined)
-    throw new ValidationError(logoutUrlProblem.replace(/\ban app URL\b/, 'a logout URL'));
+  if (logoutUrlProblem !== undefined) throw new ValidationError(logoutUrlProblem);
   // Replacing a board without naming its origins must not quietly widen who may frame it, nor without
   // naming its application quietly send its users back to the built-in page.
   const embedOrigins = given === undefined ? existing?.embedOrigins : [...new Set(given ?? [])];

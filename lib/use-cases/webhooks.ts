@@ -1,5 +1,5 @@
 import type { KeyOwner } from '#lib/domain/api-key';
-import type { BoardAppUrlRule } from '#lib/domain/board-app';
+import type { DestinationPolicy } from '#lib/domain/destinations';
 import { ValidationError, WebhookNotFoundError } from '#lib/domain/errors';
 import type { EventType } from '#lib/domain/events';
 import type { Clock, RandomSource, WebhookRepository, WebhookSecrets } from '#lib/domain/ports';
@@ -30,7 +30,8 @@ export interface CreateWebhookRequest {
 export interface CreateWebhookCommand {
   keyOwner: KeyOwner;
   request: CreateWebhookRequest;
-  urlRule: BoardAppUrlRule;
+  /** Where endpoints may point: public internet hosts (loopback too where the local operator allows it). */
+  destinations: DestinationPolicy;
   /** The endpoint id fixed when the request's Idempotency-Key was claimed; drawn now otherwise. */
   id?: string;
 }
@@ -51,7 +52,7 @@ export async function createWebhook(
   command: CreateWebhookCommand,
 ): Promise<CreatedWebhook> {
   const { request } = command;
-  const problem = webhookUrlProblem(request.url, command.urlRule);
+  const problem = webhookUrlProblem(request.url, command.destinations);
   if (problem !== undefined) throw new ValidationError(problem);
   const events = request.events
     ? ALL_EVENT_TYPES.filter((type) => request.events?.includes(type))

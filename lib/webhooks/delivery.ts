@@ -52,13 +52,21 @@ export interface DeliveryScheduler<D = WebhookDelivery> {
   schedule(delivery: D, delaySeconds: number): Promise<void>;
 }
 
-/** POSTs a body; answers the status, or undefined when no answer came (timeout, refused, reset). */
+/** A request not sent: its URL, or an address its host resolved to, is not one the service sends to. */
+export interface DestinationRefused {
+  refused: string;
+}
+
+/**
+ * POSTs a body; answers the status, undefined when no answer came (timeout, connection refused, reset), or
+ * `{refused}` when the destination policy kept it from being sent at all (lib/webhooks/destination-post.ts).
+ */
 export type HttpPost = (
   url: string,
   headers: Record<string, string>,
   body: string,
   timeoutMs: number,
-) => Promise<number | undefined>;
+) => Promise<number | undefined | DestinationRefused>;
 
 export interface DeliveryDeps {
   webhooks: WebhookRepository;
@@ -105,7 +113,10 @@ export class WebhookSink implements EventSink {
   }
 }
 
-export type AttemptOutcome = 'delivered' | 'retrying' | 'exhausted' | 'endpoint-deleted';
+export type AttemptOutcome = 'delivered' | 'retrying' | 'exhausted' | 'endpoint-deleted' | 'refused';
+
+/** The metric counting deliveries not sent because their destination was refused at delivery time. */
+export const REFUSED_METRIC = 'WebhookDeliveriesRefused';
 
 /**
  * One attempt: the endpoint is read again (a deleted one receives nothing more), the body is signed with
@@ -145,6 +156,8 @@ export async function attemptDelivery(
     givenUp: 'webhook delivery given up after its last attempt',
     retrying: 'webhook delivery failed; retrying',
     exhaustedMetric: EXHAUSTED_METRIC,
+    refused: 'webhook delivery refused: its destination is not on the public internet; not sent',
+    refusedMetric: REFUSED_METRIC,
   });
 }
 
@@ -155,11 +168,18 @@ export interface AttemptReport {
   retrying: string;
   /** The metric counting deliveries given up after their last attempt. */
   exhaustedMetric: string;
+  /** Logged when the destination was refused at delivery time (nothing sent, no retry). */
+  refused: string;
+  /** The metric counting those. */
+  refusedMetric: string;
 }
 
 /**
- * What an attempt's answer (`status`, undefined when none came) leads to: delivered on a 2xx; otherwise
- * the next attempt scheduled after its delay in `retrySeconds`, or, after the last, given up and counted.
+ * What an attempt's answer (`status`, undefined when none came) leads to: delivered on a 2xx; refused
+ * (nothing was sent) when the destination policy kept the request back, logged and counted, and not tried
+ * again: the URL was accepted at registration, so its name now resolves where the service never sends (a
+ * rebinding, or a record gone wrong), and retrying for 37 hours would send nothing either; otherwise the
+ * next attempt scheduled after its delay in `retrySeconds`, or, after the last, given up and counted.
  */
 export async function settleAttempt<D extends { attempt: number }>(
   deps: {
@@ -169,10 +189,16 @@ export async function settleAttempt<D extends { attempt: number }>(
     retrySeconds: readonly number[];
   },
   delivery: D,
-  status: number | undefined,
+  answer: number | undefined | DestinationRefused,
   context: Record<string, unknown>,
   report: AttemptReport,
 ): Promise<AttemptOutcome> {
+  if (typeof answer === 'object') {
+    deps.logger.warn(report.refused, { ...context, reason: answer.refused });
+    deps.metrics.count(report.refusedMetric);
+    return 'refused';
+  }
+  const status = answer;
   if (status !== undefined && status >= 200 && status < 300) {
     deps.logger.info(report.delivered, { ...context, status });
     return 'delivered';
@@ -187,23 +213,3 @@ export async function settleAttempt<D extends { attempt: number }>(
   await deps.scheduler.schedule({ ...delivery, attempt: delivery.attempt + 1 }, delay);
   return 'retrying';
 }
-
-/**
- * POST with the platform's fetch: redirects are never followed (a 3xx is a failed attempt), the answer's
- * body is discarded, and an attempt that has not answered within `timeoutMs` is abandoned.
- */
-export const fetchPost: HttpPost = async (url, headers, body, timeoutMs) => {
-  try {
-    const response = await fetch(url, {
-      method: 'POST',
-      headers,
-      body,
-      redirect: 'manual',
-      signal: AbortSignal.timeout(timeoutMs),
-    });
-    await response.body?.cancel().catch(() => undefined);
-    return response.status;
-  } catch {
-    return undefined;
-  }
-};

@@ -1,10 +1,12 @@
 /** The webhook sink of the local runtime: deliveries on timers, the schedule from WEBHOOK_RETRY_SECONDS. */
+import type { DestinationPolicy } from '#lib/domain/destinations';
 import type { EventSink } from '#lib/domain/events';
 import type { WebhookRepository, WebhookSecrets } from '#lib/domain/ports';
 import type { Logger } from '#lib/platform/logger';
 import { createMetrics, type Metrics } from '#lib/platform/metrics';
 import { systemClock } from '#lib/platform/system';
-import { attemptDelivery, type DeliveryDeps, fetchPost, type HttpPost, WebhookSink } from './delivery';
+import { attemptDelivery, type DeliveryDeps, type HttpPost, WebhookSink } from './delivery';
+import { destinationPost } from './destination-post';
 import { TimerDeliveryScheduler } from './local-scheduler';
 
 export interface LocalWebhookDelivery {
@@ -18,6 +20,8 @@ export function localWebhookDelivery(options: {
   retrySeconds: readonly number[];
   logger: Logger;
   metrics?: Metrics;
+  /** Where requests may go: public internet hosts, and loopback when the operator allowed it. */
+  destinations: DestinationPolicy;
   post?: HttpPost;
   /** Seconds before an attempt that threw runs again (LOCAL_REDELIVERY_SECONDS unless given). */
   redeliverySeconds?: number;
@@ -28,7 +32,7 @@ export function localWebhookDelivery(options: {
     retrySeconds: options.retrySeconds,
     logger: options.logger,
     metrics: options.metrics ?? createMetrics({ service: 'webhook-delivery' }),
-    post: options.post ?? fetchPost,
+    post: options.post ?? destinationPost(options.destinations),
     clock: systemClock,
     scheduler: { schedule: async () => undefined },
   };

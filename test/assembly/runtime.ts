@@ -12,6 +12,7 @@ import { CreateTableCommand, DynamoDBClient, UpdateTimeToLiveCommand } from '@aw
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { TABLE_KEYS, TABLES, type TableKey } from '#lib/definitions/tables';
 import type { RateLimit } from '#lib/domain/api-key';
+import { PUBLIC_DESTINATIONS } from '#lib/domain/destinations';
 import { createLogger, type Logger } from '#lib/platform/logger';
 import { createApiGateway } from '#local/gateway';
 import type { LocalRuntime } from '#local/runtime';
@@ -240,6 +241,8 @@ export async function startAssemblyRuntime(options: AssemblyRuntimeOptions): Pro
       tables: names,
       demo,
       apiKeyLimits,
+      // As deployed: public internet hosts only.
+      destinations: PUBLIC_DESTINATIONS,
       // As deployed, events reach delivery through the stack's stream consumer and queue, not in process.
       eventSinks: [],
       functions: Object.fromEntries(functions.map((fn) => [fn.logicalId, fn])),

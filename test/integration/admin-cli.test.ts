@@ -247,13 +247,22 @@ describe('admin CLI: a board’s embed origins, own application and logout URL',
   const origins = ['https://app.acme.com', 'https://*.acme.com'];
   const appUrl = 'http://127.0.0.1:3001/';
   const logoutUrl = 'http://127.0.0.1:3001/backchannel-logout';
+  /** As an operator allowing receivers on this machine runs it: WEBHOOK_ALLOW_LOOPBACK=1. */
+  const adminAllowingLoopback = (...args: string[]) =>
+    cli(args, { DYNAMODB_ENDPOINT: runtime.dynamoEndpoint, WEBHOOK_ALLOW_LOOPBACK: '1' });
 
   it.each([
     ['the origins allowed to frame it', '--embed-origins', origins.join(','), 'embedOrigins', origins],
     ['its app URL, loopback http accepted against the local runtime', '--app-url', appUrl, 'appUrl', appUrl],
-    ['its logout URL, with the app URL’s rule', '--logout-url', logoutUrl, 'logoutUrl', logoutUrl],
+    [
+      'its logout URL, on loopback where WEBHOOK_ALLOW_LOOPBACK=1 allows it',
+      '--logout-url',
+      logoutUrl,
+      'logoutUrl',
+      logoutUrl,
+    ],
   ])('sets, keeps through a rename and clears %s', async (_what, option, value, property, stored) => {
-    const set = await admin(...board(option), option, value);
+    const set = await adminAllowingLoopback(...board(option), option, value);
     expect(set.code, set.stderr).toBe(0);
     expect(JSON.parse(set.stdout)[property]).toEqual(stored);
 
@@ -278,6 +287,18 @@ describe('admin CLI: a board’s embed origins, own application and logout URL',
       '--logout-url',
       'http://board.acme.com/logout',
       'a logout URL must use https',
+    ],
+    [
+      'a logout URL inside the network the service runs in',
+      '--logout-url',
+      'https://169.254.169.254/latest/meta-data/',
+      'a logout URL must point to the public internet: 169.254.169.254 is a link-local address',
+    ],
+    [
+      'a loopback logout URL unless WEBHOOK_ALLOW_LOOPBACK=1 allows it, saying so',
+      '--logout-url',
+      logoutUrl,
+      '127.0.0.1 is a loopback address (WEBHOOK_ALLOW_LOOPBACK=1 allows a receiver on this machine, on the local runtime only)',
     ],
   ])('refuses %s, and changes nothing', async (_what, option, value, message) => {
     const id = `cli${option}`;

@@ -3,7 +3,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { afterAll, describe, expect, it } from 'vitest';
+import { decodeJwt } from 'jose';
+import { afterAll, describe, expect, it, vi } from 'vitest';
 import { LOCAL_TABLE_NAMES } from '#lib/definitions/tables';
 import { DynamoApiKeyRepository } from '#lib/dynamodb/api-keys';
 import { createDocumentClient } from '#lib/dynamodb/client';
@@ -74,6 +75,48 @@ describe('npm start: the reference board application', () => {
     const page = await board.text();
     expect(page).toContain('<strong id="user-name">Ada Lovelace</strong>');
     expect(page).toContain('<h1>Product roadmap</h1>');
+
+    // Loopback receivers are refused by default, and the banner says how to allow them; the reference
+    // application the runtime started itself still receives the demo boards' logouts: revoking the
+    // demo session ends the board's session too.
+    expect(service.output()).toContain(
+      'Loopback receivers refused: webhooks and logouts go to public hosts only (WEBHOOK_ALLOW_LOOPBACK=1 allows 127.0.0.1, ::1, localhost)',
+    );
+    const refusedHook = await fetch(`${service.baseUrl}/api/embed/webhooks`, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${service.apiKey}`, 'Content-Type': 'application/json' },
+      body: JSON.stringify({ url: `${service.boardAppOrigin}/hook` }),
+    });
+    expect(refusedHook.status).toBe(400);
+    const sessionId = (decodeJwt(idToken) as { sid: string }).sid;
+    const revoked = await fetch(`${service.baseUrl}/api/embed/sessions/${sessionId}/revoke`, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${service.apiKey}` },
+    });
+    expect(revoked.status).toBe(200);
+    await vi.waitFor(
+      async () => {
+        const after = await fetch(`${service.boardAppOrigin}/board`, { headers: { Cookie: cookie } });
+        await after.body?.cancel();
+        expect(after.status).toBe(401);
+      },
+      { timeout: 15_000, interval: 100 },
+    );
+    process.kill(service.npm.pid as number, 'SIGTERM');
+    await expectStopped(service);
+  });
+
+  it('names WEBHOOK_ALLOW_LOOPBACK in its banner when the operator allows loopback receivers', async () => {
+    const service = await startNpmStart({ WEBHOOK_ALLOW_LOOPBACK: '1' });
+    expect(service.output()).toContain(
+      'Loopback receivers allowed (WEBHOOK_ALLOW_LOOPBACK=1): webhooks and logouts may go to 127.0.0.1, ::1, localhost',
+    );
+    const hook = await fetch(`${service.baseUrl}/api/embed/webhooks`, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${service.apiKey}`, 'Content-Type': 'application/json' },
+      body: JSON.stringify({ url: `${service.boardAppOrigin}/hook` }),
+    });
+    expect(hook.status).toBe(201);
     process.kill(service.npm.pid as number, 'SIGTERM');
     await expectStopped(service);
   });

@@ -11,7 +11,7 @@ import { DynamoBoardRepository } from '#lib/dynamodb/boards';
 import { createDocumentClient } from '#lib/dynamodb/client';
 import { DynamoMembershipRepository } from '#lib/dynamodb/memberships';
 import { DynamoSessionRepository } from '#lib/dynamodb/sessions';
-import { createLogger } from '#lib/platform/logger';
+import { createLogger, type Logger } from '#lib/platform/logger';
 import { cryptoRandom, systemClock } from '#lib/platform/system';
 import { addMember, createApiKey, RECORD_ONLY_THROTTLING } from '#lib/use-cases/admin';
 import type { MonotonicClock } from '#local/rate-limiter';
@@ -37,6 +37,14 @@ export interface TestRuntimeOptions {
   host?: string;
   /** The embed page's loads per 5 minutes per client address (EMBED_PAGE_RATE_LIMIT); unlimited if absent. */
   embedPageRateLimit?: number;
+  /**
+   * Whether webhook and logout receivers on loopback are allowed (WEBHOOK_ALLOW_LOOPBACK=1), as a developer
+   * allows them for a receiver on their machine: true unless false, since the tests' receivers listen on
+   * 127.0.0.1. Read when the runtime's handlers load: one value per test file.
+   */
+  loopbackReceivers?: boolean;
+  /** Where the runtime logs (its deliveries' lines included); silent below errors if absent. */
+  logger?: Logger;
 }
 
 /**
@@ -91,6 +99,7 @@ export async function startTestRuntime(options: TestRuntimeOptions = {}): Promis
   process.env.API_KEY_BURST_LIMIT = String(limits.burst);
   // Every test loads the embed page from 127.0.0.1: only the test of the limit itself may reach it.
   process.env.EMBED_PAGE_RATE_LIMIT = String(options.embedPageRateLimit ?? WAF_RATE_LIMIT_BOUNDS.max);
+  process.env.WEBHOOK_ALLOW_LOOPBACK = options.loopbackReceivers === false ? '0' : '1';
   const own =
     !options.dynamoEndpoint && testEngine() === 'dynamodb-local' ? await startTestDynamo() : undefined;
   try {
@@ -100,7 +109,7 @@ export async function startTestRuntime(options: TestRuntimeOptions = {}): Promis
       host: options.host,
       dynamoEndpoint: options.dynamoEndpoint ?? own?.endpoint,
       seed: true,
-      logger: createLogger({}, { level: 'error' }),
+      logger: options.logger ?? createLogger({}, { level: 'error' }),
       rateLimitClock: options.rateLimitClock,
     });
     return own ? { ...runtime, close: () => runtime.close().finally(() => own.close()) } : runtime;

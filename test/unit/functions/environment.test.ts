@@ -101,6 +101,21 @@ describe('the environment of each function, decided by its definition', () => {
     expect(environmentOf('sessionStream', env).ID_TOKEN_KEY_FILE).toBeUndefined();
   });
 
+  it('shows WEBHOOK_ALLOW_LOOPBACK, which only the local runtime sets, to create-webhook alone, and the stack sets it on no function', async () => {
+    const env = { WEBHOOK_ALLOW_LOOPBACK: '1' };
+    expect(environmentOf('createWebhook', env).WEBHOOK_ALLOW_LOOPBACK).toBe('1');
+    for (const name of NAMES.filter((n) => n !== 'createWebhook'))
+      expect(environmentOf(name, env).WEBHOOK_ALLOW_LOOPBACK, name).toBeUndefined();
+    for (const name of NAMES)
+      expect(variablesOf(ALL_FUNCTIONS[name]), name).not.toContain('WEBHOOK_ALLOW_LOOPBACK');
+    // A deployed create-webhook reads it, and would refuse to start were it ever set there.
+    const reads = await loadWith('createWebhook', deployedEnvironment('createWebhook'));
+    expect(reads.has('WEBHOOK_ALLOW_LOOPBACK')).toBe(true);
+    await expect(
+      loadWith('createWebhook', { ...deployedEnvironment('createWebhook'), WEBHOOK_ALLOW_LOOPBACK: '1' }),
+    ).rejects.toThrow(/WEBHOOK_ALLOW_LOOPBACK is for the local runtime only/);
+  });
+
   it('fails a handler at start-up, naming the variable, when its definition leaves out a table it needs', async () => {
     const env = deployedEnvironment('deleteWebhook');
     delete env.WEBHOOKS_TABLE;

@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { decodeJwt, decodeProtectedHeader } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Board } from '#lib/domain/board';
+import { PUBLIC_DESTINATIONS } from '#lib/domain/destinations';
 import type { SessionEventType } from '#lib/domain/events';
 import type { IdTokenSigner, PairwiseSubjects } from '#lib/domain/ports';
 import type { SessionView } from '#lib/domain/session';
@@ -12,12 +13,14 @@ import {
   attemptLogout,
   BackChannelLogoutSink,
   LOGOUT_EXHAUSTED_METRIC,
+  LOGOUT_REFUSED_METRIC,
   type LogoutDelivery,
   type LogoutDeps,
   logoutTargetOf,
 } from '#lib/logout/backchannel';
 import { createMetrics } from '#lib/platform/metrics';
-import { fetchPost, type HttpPost } from '#lib/webhooks/delivery';
+import type { HttpPost } from '#lib/webhooks/delivery';
+import { destinationPost } from '#lib/webhooks/destination-post';
 import { FakeBoards, fixedClock, sequenceRandom, VISIBLE_SUBJECTS } from '#test/support/fakes';
 import { APP_BOARD } from '#test/support/fixtures';
 import { LOGOUT_CANDIDATES } from '#test/support/logout-events';
@@ -178,6 +181,33 @@ describe('attemptLogout', () => {
     expect(metricLines.join('\n')).toContain(LOGOUT_EXHAUSTED_METRIC);
   });
 
+  it('counts and logs a logout whose destination is refused as it is sent, and never tries it again', async () => {
+    const { deps, scheduled, metricLines, lines } = harness({
+      post: async () => ({ refused: 'board.acme.com resolves to 169.254.169.254, a link-local address' }),
+    });
+    expect(await attemptLogout(deps, delivery)).toBe('refused');
+    expect(scheduled).toEqual([]);
+    expect(metricLines.join('\n')).toContain(LOGOUT_REFUSED_METRIC);
+    expect(lines()).toContainEqual(
+      expect.objectContaining({
+        level: 'warn',
+        message: 'back-channel logout refused: its destination is not on the public internet; not sent',
+        sessionId: 'sess-1',
+        reason: 'board.acme.com resolves to 169.254.169.254, a link-local address',
+      }),
+    );
+  });
+
+  it('sends the real request nowhere when the board’s logoutUrl resolves inside the network', async () => {
+    const { deps, scheduled } = harness({
+      post: destinationPost(PUBLIC_DESTINATIONS, {
+        resolve: async () => [{ address: '10.0.0.5', family: 4 }],
+      }),
+    });
+    expect(await attemptLogout(deps, delivery)).toBe('refused');
+    expect(scheduled).toEqual([]);
+  });
+
   it('sends nothing more once the board’s logoutUrl is cleared', async () => {
     const { deps, posted } = harness({ boards: [{ ...BOARD, logoutUrl: undefined }] });
     expect(await attemptLogout(deps, delivery)).toBe('endpoint-deleted');
@@ -211,7 +241,10 @@ describe('a logout endpoint that redirects', () => {
 
   it('is a failed attempt: the redirect is not followed', async () => {
     const loopback = { ...BOARD, appUrl: 'http://127.0.0.1:1/handoff', logoutUrl: url };
-    const { deps, scheduled } = harness({ boards: [loopback], post: fetchPost });
+    const { deps, scheduled } = harness({
+      boards: [loopback],
+      post: destinationPost({ allowLoopback: true }),
+    });
     deps.appUrlRule = { allowLoopbackHttp: true };
     expect(await attemptLogout(deps, delivery)).toBe('retrying');
     expect(scheduled).toHaveLength(1);

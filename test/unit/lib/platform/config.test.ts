@@ -1,11 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import {
+  ALLOW_LOOPBACK_HINT,
   ConfigError,
   DEFAULT_FRAME_ANCESTORS,
   DEFAULT_METADATA_MAX_BYTES,
   METADATA_MAX_BYTES_CEILING,
   readAuthorizerConfig,
   readCreateSessionConfig,
+  readCreateWebhookConfig,
+  readDestinationPolicy,
   readEmbedPageConfig,
   readEventPipelineConfig,
   readWebhookRetrySeconds,
@@ -361,5 +364,50 @@ describe('the event pipeline’s back-channel logout settings', () => {
       read({ ...PIPELINE, ...SIGNING, BOARD_APP_URL: 'http://127.0.0.1:3001/' }, true),
     );
     expect(error.message).toContain('BOARD_APP_URL');
+  });
+});
+
+describe('WEBHOOK_ALLOW_LOOPBACK: where webhooks and logouts may go', () => {
+  const LOCAL = { DYNAMODB_ENDPOINT: 'http://127.0.0.1:8000' };
+  const read = (env: Record<string, string>) => {
+    const problems: string[] = [];
+    return { policy: readDestinationPolicy(env, problems), problems };
+  };
+
+  it('refuses loopback by default, on AWS and on the local runtime (which says how to allow it)', () => {
+    expect(read({})).toEqual({ policy: { allowLoopback: false }, problems: [] });
+    expect(read(LOCAL)).toEqual({
+      policy: { allowLoopback: false, loopbackHint: ALLOW_LOOPBACK_HINT },
+      problems: [],
+    });
+    expect(read({ ...LOCAL, WEBHOOK_ALLOW_LOOPBACK: '0' }).policy.allowLoopback).toBe(false);
+  });
+
+  it('allows loopback receivers on the local runtime when its operator sets it to 1', () => {
+    expect(read({ ...LOCAL, WEBHOOK_ALLOW_LOOPBACK: '1' })).toEqual({
+      policy: { allowLoopback: true },
+      problems: [],
+    });
+  });
+
+  it('is a configuration error anywhere but the local runtime, and for any other value', () => {
+    const onAws = read({ WEBHOOK_ALLOW_LOOPBACK: '1' });
+    expect(onAws.policy.allowLoopback).toBe(false);
+    expect(onAws.problems).toEqual([
+      'WEBHOOK_ALLOW_LOOPBACK is for the local runtime only (with DYNAMODB_ENDPOINT); on AWS, loopback receivers are always refused',
+    ]);
+    const wrong = read({ ...LOCAL, WEBHOOK_ALLOW_LOOPBACK: 'yes' });
+    expect(wrong.policy.allowLoopback).toBe(false);
+    expect(wrong.problems).toEqual([
+      'WEBHOOK_ALLOW_LOOPBACK must be 1 (allow loopback receivers) or 0, got "yes"',
+    ]);
+  });
+
+  it('is what create-webhook applies to endpoint URLs', () => {
+    const env = { WEBHOOKS_TABLE: 'w', IDEMPOTENCY_TABLE: 'i', ...LOCAL, WEBHOOK_ALLOW_LOOPBACK: '1' };
+    expect(readCreateWebhookConfig(env).destinations).toEqual({ allowLoopback: true });
+    expect(() => readCreateWebhookConfig({ ...env, DYNAMODB_ENDPOINT: '', AWS_REGION: 'eu-west-1' })).toThrow(
+      'WEBHOOK_ALLOW_LOOPBACK is for the local runtime only',
+    );
   });
 });

@@ -235,12 +235,57 @@ describe('createBoard: where the board’s application receives back-channel log
     expect(await boards.list()).toEqual([]);
   });
 
-  it('accepts a loopback http logout URL where the rule allows it (the local runtime)', async () => {
+  it('accepts a loopback http logout URL where the rules allow it (the local runtime, loopback allowed)', async () => {
     const created = await createBoard(
-      { boards: new FakeBoards(), appUrlRule: { allowLoopbackHttp: true } },
+      {
+        boards: new FakeBoards(),
+        appUrlRule: { allowLoopbackHttp: true },
+        destinations: { allowLoopback: true },
+      },
       { ...board(), logoutUrl: 'http://127.0.0.1:3001/backchannel-logout' },
     );
     expect(created.logoutUrl).toBe('http://127.0.0.1:3001/backchannel-logout');
+  });
+
+  it.each([
+    [
+      'the instance metadata service',
+      'https://169.254.169.254/latest/meta-data/',
+      '169.254.169.254 is a link-local address',
+    ],
+    ['a private address', 'https://10.0.0.1/logout', '10.0.0.1 is a private address'],
+    ['the same in decimal', 'https://2852039166/logout', '169.254.169.254 is a link-local address'],
+    [
+      'an IPv4-mapped loopback address',
+      'https://[::ffff:127.0.0.1]/logout',
+      '[::ffff:7f00:1] is an IPv4-mapped address of 127.0.0.1, a loopback address',
+    ],
+    ['an internal name', 'https://board-app/logout', 'board-app is a single-label name'],
+    ['a loopback name', 'https://localhost/logout', 'localhost is a loopback name'],
+  ])(
+    'refuses a logout URL pointing at %s: the service itself would POST there',
+    async (_label, logoutUrl, reason) => {
+      const boards = new FakeBoards();
+      const outcome = createBoard({ boards }, { ...board(), logoutUrl });
+      await expect(outcome).rejects.toThrow(`a logout URL must point to the public internet: ${reason}`);
+      expect(await boards.list()).toEqual([]);
+    },
+  );
+
+  it('refuses loopback on the local runtime unless allowed, saying how; the app URL needs no such check', async () => {
+    const local = {
+      boards: new FakeBoards(),
+      appUrlRule: { allowLoopbackHttp: true },
+      destinations: { allowLoopback: false, loopbackHint: 'WEBHOOK_ALLOW_LOOPBACK=1 allows it' },
+    };
+    await expect(
+      createBoard(local, { ...board(), logoutUrl: 'http://127.0.0.1:3001/backchannel-logout' }),
+    ).rejects.toThrow(
+      'a logout URL must point to the public internet: 127.0.0.1 is a loopback address (WEBHOOK_ALLOW_LOOPBACK=1 allows it)',
+    );
+    // The browser posts to the app URL, not the service: loopback stays fine there.
+    const created = await createBoard(local, { ...board(), appUrl: 'http://127.0.0.1:3001/handoff' });
+    expect(created.appUrl).toBe('http://127.0.0.1:3001/handoff');
   });
 });
 

@@ -1,7 +1,4 @@
-import { once } from 'node:events';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { WebhookRepository, WebhookSecrets } from '#lib/domain/ports';
 import type { SessionView } from '#lib/domain/session';
 import { formatWebhookSecret, type WebhookEndpoint } from '#lib/domain/webhook';
@@ -11,9 +8,9 @@ import {
   attemptDelivery,
   type DeliveryDeps,
   EXHAUSTED_METRIC,
-  fetchPost,
   type HttpPost,
   isQueuedAttempt,
+  REFUSED_METRIC,
   type WebhookDelivery,
   WebhookSink,
 } from '#lib/webhooks/delivery';
@@ -217,6 +214,24 @@ describe('one delivery attempt', () => {
     expect(logged).not.toContain('v1,');
   });
 
+  it('counts and logs a delivery whose destination is refused as it is sent, and never tries it again', async () => {
+    const { deps, scheduled, metricLines, lines } = harness({
+      post: async () => ({ refused: 'hooks.example.com resolves to 10.0.0.7, a private address' }),
+    });
+    expect(await attemptDelivery(deps, delivery())).toBe('refused');
+    expect(scheduled).toEqual([]);
+    expect(metricLines.map((line) => JSON.parse(line)[REFUSED_METRIC])).toEqual([1]);
+    expect(lines()).toContainEqual(
+      expect.objectContaining({
+        level: 'warn',
+        message: 'webhook delivery refused: its destination is not on the public internet; not sent',
+        eventId: 'evt_1',
+        endpointId: 'whe_00000000000000000000000000000001',
+        reason: 'hooks.example.com resolves to 10.0.0.7, a private address',
+      }),
+    );
+  });
+
   it('sends nothing to an endpoint deleted since the event was scheduled', async () => {
     let posts = 0;
     const { deps } = harness({
@@ -248,35 +263,5 @@ describe('an attempt read back from the queue', () => {
     ['an attempt in text', { ...queued, attempt: '2' }],
   ])('is refused with %s', (_case, value) => {
     expect(isQueuedAttempt<WebhookDelivery>(value, textFields)).toBe(false);
-  });
-});
-
-describe('the HTTP POST of a delivery', () => {
-  let server: Server;
-  let base: string;
-  const hits: string[] = [];
-  beforeAll(async () => {
-    server = createServer((req, res) => {
-      hits.push(req.url ?? '');
-      if (req.url === '/moved') res.writeHead(307, { Location: '/target' }).end();
-      else if (req.url === '/slow') setTimeout(() => res.writeHead(200).end(), 2_000);
-      else res.writeHead(200).end();
-    });
-    server.listen(0, '127.0.0.1');
-    await once(server, 'listening');
-    base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  });
-  afterAll(async () => {
-    server.closeAllConnections();
-    await new Promise((resolve) => server.close(resolve));
-  });
-
-  it('never follows a redirect: the 3xx is the attempt’s answer', async () => {
-    expect(await fetchPost(`${base}/moved`, {}, '{}', 5_000)).toBe(307);
-    expect(hits).not.toContain('/target');
-  });
-
-  it('abandons an attempt that does not answer within its timeout', async () => {
-    expect(await fetchPost(`${base}/slow`, {}, '{}', 100)).toBeUndefined();
   });
 });

@@ -5,6 +5,7 @@
  */
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { DELIVERY_QUEUE_SOURCE } from '#lib/definitions/background';
+import { PUBLIC_DESTINATIONS } from '#lib/domain/destinations';
 import { StorageUnavailableError } from '#lib/domain/errors';
 import type { RoutedEvent } from '#lib/domain/events';
 import type { WebhookRepository } from '#lib/domain/ports';
@@ -136,6 +137,7 @@ describe('local webhook delivery when attempts throw', () => {
       retrySeconds: [1, 2, 4],
       logger,
       metrics: { count: () => undefined },
+      destinations: PUBLIC_DESTINATIONS,
       post: async (_url, headers) => {
         const id = String(headers['webhook-id']);
         if (!failedOnce.has(id)) {
@@ -175,6 +177,7 @@ describe('local back-channel logout when reading the board throws', () => {
       retrySeconds: [1],
       logger,
       metrics: { count: () => undefined },
+      destinations: PUBLIC_DESTINATIONS,
       post: async (url) => {
         posted.push(url);
         return 200;
