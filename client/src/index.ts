@@ -32,6 +32,9 @@ export type EmbedEvent = SessionEvent | SessionsRevokedEvent;
 export type EventPage = components['schemas']['EventPage'];
 export type CreateWebhookRequest = components['schemas']['CreateWebhookRequest'];
 export type Webhook = components['schemas']['Webhook'];
+export type ListWebhooksQuery = NonNullable<operations['listWebhooks']['parameters']['query']>;
+/** A page of endpoints: follow `nextCursor` until it is `null`. */
+export type WebhookList = components['schemas']['WebhookList'];
 /** A new endpoint and its signing secret, which no other call shows. */
 export type CreatedWebhook = components['schemas']['CreatedWebhook'];
 export type ErrorBody = components['schemas']['Error'];
@@ -246,9 +249,22 @@ export function createClient(options: ClientOptions) {
     return createOnce<CreatedWebhook>('/api/embed/webhooks', body, opts);
   }
 
-  /** GET /api/embed/webhooks: your endpoints, without secrets. */
-  async function listWebhooks(opts: CallOptions = {}): Promise<Webhook[]> {
-    return (await request<{ data: Webhook[] }>('GET', '/api/embed/webhooks', opts)).data;
+  /** GET /api/embed/webhooks: one page of your endpoints (at most 16 in all), oldest first, without secrets. */
+  function listWebhooks(query: ListWebhooksQuery = {}, opts: CallOptions = {}): Promise<WebhookList> {
+    return request<WebhookList>('GET', `/api/embed/webhooks?${queryString(query)}`, opts);
+  }
+
+  /** Every one of your endpoints, page after page, following nextCursor to its end. */
+  async function* listAllWebhooks(
+    query: Omit<ListWebhooksQuery, 'cursor'> = {},
+    opts: CallOptions = {},
+  ): AsyncGenerator<Webhook, void, undefined> {
+    let cursor: string | null = null;
+    do {
+      const page: WebhookList = await listWebhooks({ ...query, ...(cursor ? { cursor } : {}) }, opts);
+      yield* page.data;
+      cursor = page.nextCursor;
+    } while (cursor);
   }
 
   /** DELETE /api/embed/webhooks/{id}: it receives nothing more. */
@@ -266,6 +282,7 @@ export function createClient(options: ClientOptions) {
     revokeUserSessions,
     createWebhook,
     listWebhooks,
+    listAllWebhooks,
     deleteWebhook,
   };
 }

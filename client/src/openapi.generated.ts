@@ -114,13 +114,13 @@ export interface paths {
         };
         /**
          * List webhook endpoints
-         * @description Your webhook endpoints, oldest first, without their secrets.
+         * @description A page of your webhook endpoints (at most 16 in all), oldest first, without their secrets. Follow `nextCursor` until it is `null`; a cursor is bound to the caller.
          */
         get: operations["listWebhooks"];
         put?: never;
         /**
          * Create a webhook endpoint
-         * @description Registers an https URL to receive the events of the sessions you create (every type unless `events` narrows them), signed as Standard Webhooks describes (docs/events.md). The answer shows the signing secret (`whsec_…`) once: keep it; no other call shows it. Send an `Idempotency-Key` to retry safely: a repeat answers the same endpoint and secret.
+         * @description Registers an https URL to receive the events of the sessions you create (every type unless `events` narrows them), signed as Standard Webhooks describes (docs/events.md). The URL must point to the public internet: loopback, private, link-local and other internal addresses and names are refused, in any notation, and checked again at every delivery. A key owner has at most 16 endpoints: the 17th create is a `422` until one is deleted. The answer shows the signing secret (`whsec_…`) once: keep it; no other call shows it. Send an `Idempotency-Key` to retry safely: a repeat answers the same endpoint and secret.
          */
         post: operations["createWebhook"];
         delete?: never;
@@ -751,6 +751,8 @@ export interface components {
         };
         WebhookList: {
             data: components["schemas"]["Webhook"][];
+            /** @description Opaque; pass it as `cursor` for the next page. `null` on the last page. */
+            nextCursor: string | null;
         };
     };
     responses: never;
@@ -1718,14 +1720,17 @@ export interface operations {
     };
     listWebhooks: {
         parameters: {
-            query?: never;
+            query?: {
+                limit?: number;
+                cursor?: string;
+            };
             header?: never;
             path?: never;
             cookie?: never;
         };
         requestBody?: never;
         responses: {
-            /** @description Your endpoints */
+            /** @description A page of your endpoints */
             200: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -1735,6 +1740,18 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["WebhookList"];
+                };
+            };
+            /** @description A query parameter is invalid, or the cursor was issued to another caller */
+            400: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description No API key ("Send your API key as `Authorization: Bearer <key>`"), or one that is malformed, unknown or revoked ("The API key is invalid") */
@@ -1876,7 +1893,7 @@ export interface operations {
                     "application/json": components["schemas"]["CreatedWebhook"];
                 };
             };
-            /** @description The body or a header is invalid (a URL that is not https, …); the message names it */
+            /** @description The body or a header is invalid (a URL that is not https, or not on the public internet, …); the message names it */
             400: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -1949,7 +1966,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description This Idempotency-Key was already used with another body (or another API key) */
+            /** @description The key owner has 16 webhook endpoints already (delete one first), or this Idempotency-Key was already used with another body (or another API key) */
             422: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];

@@ -321,8 +321,9 @@ export const createdWebhookSchema = closedObject(['webhook', 'secret'], {
   },
 });
 
-export const webhookListSchema = closedObject(['data'], {
+export const webhookListSchema = closedObject(['data', 'nextCursor'], {
   data: { type: 'array', items: { $ref: '#/components/schemas/Webhook' } },
+  nextCursor,
 });
 
 /** Every response schema, under its name in the OpenAPI document's components. */

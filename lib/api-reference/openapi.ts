@@ -14,6 +14,7 @@ import {
   createWebhookSchema,
   listEventsQuerySchema,
   listSessionsQuerySchema,
+  listWebhooksQuerySchema,
   revokeUserSessionsSchema,
 } from '#lib/validation/schemas';
 import { RESPONSE_SCHEMAS } from './api-schemas';
@@ -33,6 +34,13 @@ function component(schema: { $id: string } & Record<string, unknown>): Record<st
   const { $id: _id, ...rest } = schema;
   return rest;
 }
+
+/** The query schemas the handlers validate with, by the name an operation gives them. */
+const QUERY_SCHEMAS = {
+  ListSessionsQuery: listSessionsQuerySchema,
+  ListEventsQuery: listEventsQuerySchema,
+  ListWebhooksQuery: listWebhooksQuerySchema,
+};
 
 const REQUEST_SCHEMAS = {
   CreateSessionRequest: component(createSessionSchema),
@@ -226,8 +234,8 @@ function pathParameters(path: string): Json[] {
 
 function queryParameters(doc: OperationDoc): Json[] {
   if (doc.query === undefined) return [];
-  if (doc.query === 'ListSessionsQuery' || doc.query === 'ListEventsQuery') {
-    const schema = doc.query === 'ListSessionsQuery' ? listSessionsQuerySchema : listEventsQuerySchema;
+  if (typeof doc.query === 'string') {
+    const schema = QUERY_SCHEMAS[doc.query];
     return Object.entries(schema.properties).map(([name, schema]) => ({
       name,
       in: 'query',

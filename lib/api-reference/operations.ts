@@ -52,7 +52,7 @@ export interface OperationDoc {
    * The query parameters: the properties of a request schema the handler validates with
    * (lib/validation/schemas.ts), or, for a parameter read without one, its description.
    */
-  query?: 'ListSessionsQuery' | 'ListEventsQuery' | readonly QueryParameterDoc[];
+  query?: 'ListSessionsQuery' | 'ListEventsQuery' | 'ListWebhooksQuery' | readonly QueryParameterDoc[];
   /** Create takes an Idempotency-Key (see docs/api.md). */
   idempotent?: boolean;
   responses: Readonly<Record<number, ResponseDoc>>;
@@ -220,9 +220,12 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
     summary: 'Create a webhook endpoint',
     description:
       'Registers an https URL to receive the events of the sessions you create (every type unless ' +
-      '`events` narrows them), signed as Standard Webhooks describes (docs/events.md). The answer shows ' +
-      'the signing secret (`whsec_…`) once: keep it; no other call shows it. Send an `Idempotency-Key` ' +
-      'to retry safely: a repeat answers the same endpoint and secret.',
+      '`events` narrows them), signed as Standard Webhooks describes (docs/events.md). The URL must point ' +
+      'to the public internet: loopback, private, link-local and other internal addresses and names are ' +
+      'refused, in any notation, and checked again at every delivery. A key owner has at most 16 ' +
+      'endpoints: the 17th create is a `422` until one is deleted. The answer shows the signing secret ' +
+      '(`whsec_…`) once: keep it; no other call shows it. Send an `Idempotency-Key` to retry safely: a ' +
+      'repeat answers the same endpoint and secret.',
     tag: 'Webhooks',
     body: {
       schema: 'CreateWebhookRequest',
@@ -239,22 +242,32 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
         schema: 'CreatedWebhook',
         headers: ['Idempotent-Replayed'],
       },
-      400: ERROR('The body or a header is invalid (a URL that is not https, …); the message names it'),
+      400: ERROR(
+        'The body or a header is invalid (a URL that is not https, or not on the public internet, …); the message names it',
+      ),
       409: ERROR(
         'A request with this Idempotency-Key is still in progress; retry after `Retry-After` seconds',
         ['Retry-After'],
       ),
       413: ERROR('The body is larger than the service accepts'),
       415: ERROR('Content-Type is not application/json'),
-      422: ERROR('This Idempotency-Key was already used with another body (or another API key)'),
+      422: ERROR(
+        'The key owner has 16 webhook endpoints already (delete one first), or this Idempotency-Key was already used with another body (or another API key)',
+      ),
     },
   },
   'GET /api/embed/webhooks': {
     operationId: 'listWebhooks',
     summary: 'List webhook endpoints',
-    description: 'Your webhook endpoints, oldest first, without their secrets.',
+    description:
+      'A page of your webhook endpoints (at most 16 in all), oldest first, without their secrets. Follow ' +
+      '`nextCursor` until it is `null`; a cursor is bound to the caller.',
     tag: 'Webhooks',
-    responses: { 200: { description: 'Your endpoints', schema: 'WebhookList' } },
+    query: 'ListWebhooksQuery',
+    responses: {
+      200: { description: 'A page of your endpoints', schema: 'WebhookList' },
+      400: ERROR('A query parameter is invalid, or the cursor was issued to another caller'),
+    },
   },
   'DELETE /api/embed/webhooks/{id}': {
     operationId: 'deleteWebhook',

@@ -156,10 +156,13 @@ export const FUNCTIONS = {
     entry: 'functions/create-webhook.ts',
     description: 'POST /api/embed/webhooks: creates a webhook endpoint and shows its secret once',
     access: {
-      // GetItem: only to tell a put that met its own earlier attempt from a conflict.
-      webhooks: ['PutItem', 'GetItem'],
+      // UpdateItem claims a place in the owner's registry (at most 16 endpoints); GetItem reads the
+      // registry, a stale claim's endpoint, or a put that met its own earlier attempt; PutItem writes the
+      // endpoint (and an owner's first registry); Query lists the owner's endpoints for that registry.
+      webhooks: ['PutItem', 'GetItem', 'UpdateItem', 'Query'],
       idempotency: ['PutItem', 'GetItem', 'UpdateItem'],
     },
+    queries: { webhooks: [TABLE_ITSELF] },
     // Endpoint URLs must point to the public internet; only the local runtime may allow loopback ones,
     // through a variable the stack never sets (LOCAL_ONLY_VARIABLES in lib/definitions/environment.ts).
     settings: ['WEBHOOK_SECRET_KEY'],
@@ -175,8 +178,9 @@ export const FUNCTIONS = {
   deleteWebhook: {
     entry: 'functions/delete-webhook.ts',
     description: 'DELETE /api/embed/webhooks/{id}: deletes a webhook endpoint',
-    // PutItem replaces the endpoint with its tombstone; GetItem reads a refused delete back.
-    access: { webhooks: ['PutItem', 'GetItem'] },
+    // PutItem replaces the endpoint with its tombstone; GetItem reads a refused delete back; UpdateItem
+    // gives its place in the owner's registry back.
+    access: { webhooks: ['PutItem', 'GetItem', 'UpdateItem'] },
     settings: [],
   },
   authorizer: {

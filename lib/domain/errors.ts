@@ -103,6 +103,15 @@ export class WebhookNotFoundError extends DomainError {
   }
 }
 
+/** The key owner has as many webhook endpoints as one may have; a create waits for a delete. */
+export class WebhookLimitReachedError extends DomainError {
+  constructor(readonly maxPerOwner: number) {
+    super(
+      `An API key owner has at most ${maxPerOwner} webhook endpoints: delete one before creating another`,
+    );
+  }
+}
+
 /** The session's board was deleted after the session was created. */
 export class EmbeddedBoardGoneError extends DomainError {
   constructor() {

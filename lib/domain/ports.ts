@@ -295,9 +295,11 @@ export interface SigningKeySet {
 export interface WebhookRepository {
   /**
    * Stores a new endpoint; when one with its id exists already (a retry of this very create, whose answer
-   * was lost), answers that one if it is the same endpoint, and throws otherwise.
+   * was lost), answers that one if it is the same endpoint, and throws otherwise. Throws
+   * `WebhookLimitReachedError` when the owner has `maxPerOwner` endpoints already, however many creates
+   * run at once.
    */
-  create(endpoint: WebhookEndpoint): Promise<WebhookEndpoint>;
+  create(endpoint: WebhookEndpoint, limits: { maxPerOwner: number }): Promise<WebhookEndpoint>;
   get(ownerUserId: string, id: string): Promise<WebhookEndpoint | undefined>;
   /** The owner's endpoints, oldest first. */
   list(ownerUserId: string): Promise<WebhookEndpoint[]>;

@@ -33,6 +33,12 @@ export function toWebhookView(endpoint: WebhookEndpoint): WebhookView {
   return { id, url, events: [...events], description, createdAt };
 }
 
+/**
+ * The most endpoints one key owner may have (what Stripe allows): the fan-out of each event is bounded by
+ * it. The 17th create is a 422; the bound holds under concurrent creates (lib/dynamodb/webhooks.ts).
+ */
+export const MAX_WEBHOOK_ENDPOINTS_PER_OWNER = 16;
+
 /** `whe_` and 32 hex digits. */
 export const WEBHOOK_ID_PATTERN = /^whe_[0-9a-f]{32}$/;
 

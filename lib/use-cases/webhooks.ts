@@ -6,12 +6,15 @@ import type { Clock, RandomSource, WebhookRepository, WebhookSecrets } from '#li
 import {
   ALL_EVENT_TYPES,
   isWebhookId,
+  MAX_WEBHOOK_ENDPOINTS_PER_OWNER,
   newWebhookId,
   toWebhookView,
   type WebhookEndpoint,
   type WebhookView,
   webhookUrlProblem,
 } from '#lib/domain/webhook';
+import type { ListCaller } from './list-sessions';
+import { type CursorFormat, decodeSignedCursor, encodeSignedCursor } from './signed-cursor';
 
 export interface WebhookDeps {
   webhooks: WebhookRepository;
@@ -66,17 +69,63 @@ export async function createWebhook(
     createdAt: deps.clock.now().toISOString(),
     createdByKeyId: command.keyOwner.keyId,
   };
-  const stored = await deps.webhooks.create(endpoint);
+  const stored = await deps.webhooks.create(endpoint, { maxPerOwner: MAX_WEBHOOK_ENDPOINTS_PER_OWNER });
   return { webhook: toWebhookView(stored), secret: await deps.secrets.secretOf(stored.id) };
 }
 
-/** The key owner's endpoints, without secrets. */
+export const DEFAULT_WEBHOOK_LIMIT = 20;
+
+/** GET /api/embed/webhooks: a page size, and where the previous page ended. */
+export interface ListWebhooksQuery {
+  limit: number;
+  cursor?: string;
+}
+
+export interface WebhookPage {
+  data: WebhookView[];
+  nextCursor: string | null;
+}
+
+/**
+ * One page of the key owner's endpoints, without secrets, oldest first (by `createdAt`, then id). The
+ * owner has at most MAX_WEBHOOK_ENDPOINTS_PER_OWNER of them, so every page reads them all and cuts its
+ * slice: the cursor is the place of the last endpoint answered, signed for the caller's API key as the
+ * session listing's, so an endpoint created or deleted between pages neither repeats nor shifts another.
+ */
 export async function listWebhooks(
   deps: Pick<WebhookDeps, 'webhooks'>,
-  keyOwner: KeyOwner,
-): Promise<WebhookView[]> {
-  return (await deps.webhooks.list(keyOwner.userId)).map(toWebhookView);
+  caller: ListCaller,
+  query: ListWebhooksQuery,
+): Promise<WebhookPage> {
+  const after =
+    query.cursor === undefined ? undefined : decodeSignedCursor(WEBHOOKS_CURSOR, query.cursor, caller, query);
+  const endpoints = (await deps.webhooks.list(caller.userId)).filter(
+    (endpoint) => after === undefined || positionOf(endpoint) > after,
+  );
+  const page = endpoints.slice(0, query.limit);
+  const last = page.at(-1);
+  return {
+    data: page.map(toWebhookView),
+    nextCursor:
+      endpoints.length > query.limit && last !== undefined
+        ? encodeSignedCursor(WEBHOOKS_CURSOR, positionOf(last), caller, query)
+        : null,
+  };
 }
+
+/** `createdAt#id`: an endpoint's place in its owner's listing, oldest first. */
+function positionOf(endpoint: Pick<WebhookEndpoint, 'createdAt' | 'id'>): string {
+  return `${endpoint.createdAt}#${endpoint.id}`;
+}
+
+const WEBHOOKS_CURSOR: CursorFormat<ListWebhooksQuery> = {
+  version: 1,
+  position: /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z#whe_[0-9a-f]{32}$/,
+  salt: 'webhooks-cursor',
+  info: 'embed-session webhooks cursor v1',
+  // Nothing selects: a cursor is bound to its caller alone.
+  boundTo: (caller) => JSON.stringify([caller.userId]),
+};
 
 /**
  * Deletes one of the key owner's endpoints; another owner's id, or none, is not found. Idempotent: a

@@ -84,6 +84,9 @@ export const listEventsQuerySchema = listingQuerySchema('list-events-query', {
   type: { type: 'string', enum: [...EVENT_TYPES] },
 });
 
+/** GET /api/embed/webhooks: a page size and a continuation, nothing that selects. */
+export const listWebhooksQuerySchema = listingQuerySchema('list-webhooks-query', {});
+
 /** POST /api/embed/webhooks: where to deliver, which event types (every type when absent), a note. */
 export const createWebhookSchema = {
   $id: 'create-webhook-request',
@@ -108,5 +111,6 @@ export const VALIDATORS = {
   validateListSessionsQuery: listSessionsQuerySchema,
   validateRevokeUserSessions: revokeUserSessionsSchema,
   validateListEventsQuery: listEventsQuerySchema,
+  validateListWebhooksQuery: listWebhooksQuerySchema,
   validateCreateWebhook: createWebhookSchema,
 } as const;

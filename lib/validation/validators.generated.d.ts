@@ -9,4 +9,5 @@ export declare const validateCreateSession: StandaloneValidator;
 export declare const validateListSessionsQuery: StandaloneValidator;
 export declare const validateRevokeUserSessions: StandaloneValidator;
 export declare const validateListEventsQuery: StandaloneValidator;
+export declare const validateListWebhooksQuery: StandaloneValidator;
 export declare const validateCreateWebhook: StandaloneValidator;

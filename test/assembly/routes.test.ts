@@ -33,7 +33,7 @@ describe.runIf(onAssembly)('every route of the template, reached on the assembly
   it('lists the caller’s webhook endpoints, none yet: GET /api/embed/webhooks', async () => {
     const response = await api('/api/embed/webhooks');
     expect(response.status).toBe(200);
-    expect(await response.json()).toEqual({ data: [] });
+    expect(await response.json()).toEqual({ data: [], nextCursor: null });
   });
 
   it('answers 404 for an endpoint the caller does not have: DELETE /api/embed/webhooks/{id}', async () => {

@@ -190,7 +190,12 @@ describe('Lambda functions', () => {
     const all = NAMES.flatMap((name) => grantsOf(name).map((grant) => `${name}: ${grant}`));
     const deletes = all.filter((grant) => /: (DeleteItem|Scan|BatchWriteItem)/.test(grant));
     expect(deletes).toEqual([]);
-    expect(grantsOf('deleteWebhook')).toEqual(['GetItem on webhooks', 'PutItem on webhooks']);
+    // UpdateItem only gives the deleted endpoint's place in the owner's registry back.
+    expect(grantsOf('deleteWebhook')).toEqual([
+      'GetItem on webhooks',
+      'PutItem on webhooks',
+      'UpdateItem on webhooks',
+    ]);
   });
 
   it.each(NAMES)('lets %s write only to its own log group, with retention', (name) => {

@@ -314,9 +314,17 @@ const SAMPLES: Record<FunctionName, () => Sample | Promise<Sample>> = {
     },
   }),
   listWebhooks: () => ({
-    event: proxyEvent({ method: 'GET', path: '/api/embed/webhooks', authorizer: demoCaller() }),
+    // The API key signs the page's cursor, as for the session and event listings.
+    event: proxyEvent({
+      method: 'GET',
+      path: '/api/embed/webhooks',
+      query: { limit: '5' },
+      headers: { Authorization: `Bearer ${runtime.demo?.apiKey}` },
+      authorizer: demoCaller(),
+    }),
     status: 200,
     check: (result) => {
+      expect(JSON.parse(result.body)).toMatchObject({ data: expect.any(Array), nextCursor: null });
       expect(result.body).not.toContain('whsec_');
     },
   }),

@@ -50,9 +50,18 @@ describe('the typed client against the local runtime', () => {
           { idempotencyKey: 'client-hook-1' },
         ),
       ).toEqual(created);
-      expect((await api.listWebhooks()).map((w) => w.id)).toContain(created.webhook.id);
+      const second = await api.createWebhook({ url: 'https://127.0.0.1:9/client-hook-2' });
+      const page = await api.listWebhooks({ limit: 1 });
+      expect(page.data).toHaveLength(1);
+      expect(page.nextCursor).toEqual(expect.any(String));
+      const all = [];
+      for await (const webhook of api.listAllWebhooks({ limit: 1 })) all.push(webhook.id);
+      expect(all).toEqual(expect.arrayContaining([created.webhook.id, second.webhook.id]));
+      await api.deleteWebhook(second.webhook.id);
       await expect(api.deleteWebhook(created.webhook.id)).resolves.toBeUndefined();
-      expect((await api.listWebhooks()).map((w) => w.id)).not.toContain(created.webhook.id);
+      const left = [];
+      for await (const webhook of api.listAllWebhooks()) left.push(webhook.id);
+      expect(left).not.toContain(created.webhook.id);
       await expect(api.deleteWebhook(created.webhook.id)).resolves.toBeUndefined();
       await expect(api.deleteWebhook('whe_0123456789abcdef0123456789abcdef')).rejects.toMatchObject({
         status: 404,

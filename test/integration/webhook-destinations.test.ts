@@ -114,15 +114,18 @@ describe('delivering: checked again when sent', () => {
     const path = `/rebound-${randomUUID()}`;
     const endpointId = `whe_${randomUUID().replaceAll('-', '')}`;
     try {
-      await new DynamoWebhookRepository(db, runtime.tables.webhooks).create({
-        id: endpointId,
-        ownerUserId: demo.userId,
-        url: `${receiver.url}${path}`,
-        events: [...ALL_EVENT_TYPES],
-        description: null,
-        createdAt: new Date().toISOString(),
-        createdByKeyId: demo.keyId,
-      });
+      await new DynamoWebhookRepository(db, runtime.tables.webhooks).create(
+        {
+          id: endpointId,
+          ownerUserId: demo.userId,
+          url: `${receiver.url}${path}`,
+          events: [...ALL_EVENT_TYPES],
+          description: null,
+          createdAt: new Date().toISOString(),
+          createdByKeyId: demo.keyId,
+        },
+        { maxPerOwner: 16 },
+      );
       await createSessionAs(runtime, demo);
       await vi.waitFor(
         () =>

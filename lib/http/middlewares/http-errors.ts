@@ -18,6 +18,7 @@ import {
   SessionRevokedError,
   UnsupportedMediaTypeError,
   ValidationError,
+  WebhookLimitReachedError,
   WebhookNotFoundError,
 } from '#lib/domain/errors';
 import { UNAVAILABLE_RETRY_AFTER_SECONDS } from '#lib/domain/retry-after';
@@ -45,6 +46,7 @@ const STATUS_BY_ERROR: ReadonlyArray<readonly [ErrorClass, number]> = [
   [PayloadTooLargeError, 413],
   [UnsupportedMediaTypeError, 415],
   [IdempotencyKeyReusedError, 422],
+  [WebhookLimitReachedError, 422],
   [DependencyUnavailableError, 503],
 ];
 

@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { LOCAL_TABLE_NAMES } from '#lib/definitions/tables';
 import type { Fault } from '#test/support/fault-proxy';
 import { useRuntimeBehindProxy } from '#test/support/fault-suite';
@@ -49,8 +49,9 @@ function requestsSince(from: number): string[] {
     .map((r) => `${r.operation}:${r.fault}`);
 }
 
-/** Applies `fault` to the webhooks table's requests, whatever their operation. */
-const injectOnWebhooks = (fault: Fault) => env().proxy.inject(fault, { table: LOCAL_TABLE_NAMES.webhooks });
+/** Applies `fault` to the webhooks table's requests of one operation (the endpoint's put, unless told). */
+const injectOnWebhooks = (fault: Fault, operation = 'PutItem') =>
+  env().proxy.inject(fault, { table: LOCAL_TABLE_NAMES.webhooks, operation });
 
 let counter = 0;
 const hookUrl = (name: string) => `http://127.0.0.1:9/${name}-${++counter}`;
@@ -72,16 +73,47 @@ async function expectDeleted(id: string) {
   expect(await listed()).not.toContain(id);
 }
 
+/** The owner's registry of endpoint places (at most 16): the claims it holds. */
+async function claims(): Promise<string[]> {
+  const registry = (await storedItems()).find((item) => item.webhookId === 'registry');
+  return Object.keys((registry?.claims ?? {}) as Record<string, string>).sort();
+}
+
+beforeAll(async () => {
+  // The owner's first create makes its registry; the faults below meet the writes of a create after it.
+  expect((await create(hookUrl('first'))).status).toBe(201);
+});
+
 describe('POST /api/embed/webhooks when the endpoint put lands but its answer goes missing', () => {
   it.each(MISSING_ANSWERS)('answers 201 with the one endpoint it wrote when %s', async (_name, fault) => {
     const url = hookUrl('create');
     await injectOnWebhooks(fault);
     const seen = env().proxy.requests.length;
     const answer = await create(url);
-    // The put landed, its answer went missing, and the SDK's retry was refused and read that very endpoint.
-    expect(requestsSince(seen)).toEqual([`PutItem:${fault.kind}`, 'PutItem:none', 'GetItem:none']);
+    // The place was claimed, the put landed, its answer went missing, and the SDK's retry was refused and
+    // read that very endpoint.
+    expect(requestsSince(seen)).toEqual([
+      'UpdateItem:none',
+      `PutItem:${fault.kind}`,
+      'PutItem:none',
+      'GetItem:none',
+    ]);
     await env().proxy.clear();
     await expectOneEndpoint(url, answer);
+    expect(await claims()).toContain((answer.body.webhook as { id: string }).id);
+  });
+
+  it.each(MISSING_ANSWERS)('claims one place when the claim lands but %s', async (_name, fault) => {
+    const url = hookUrl('claim');
+    const before = (await claims()).length;
+    await injectOnWebhooks(fault, 'UpdateItem');
+    const seen = env().proxy.requests.length;
+    const answer = await create(url);
+    // The SDK's retry of the claim meets its own place (the id is drawn before), and the create goes on.
+    expect(requestsSince(seen)).toEqual([`UpdateItem:${fault.kind}`, 'UpdateItem:none', 'PutItem:none']);
+    await env().proxy.clear();
+    await expectOneEndpoint(url, answer);
+    expect(await claims()).toHaveLength(before + 1);
   });
 
   it('answers 503 when every answer is late, and a retry with the same Idempotency-Key answers that endpoint', async () => {
@@ -116,11 +148,31 @@ describe('DELETE /api/embed/webhooks/{id} when the tombstone lands but its answe
     const seen = env().proxy.requests.length;
     const answer = await remove(id);
     expect(answer.status, answer.text).toBe(204);
-    // The tombstone landed, its answer went missing, and the SDK's retry was refused and read it back.
-    expect(requestsSince(seen)).toEqual([`PutItem:${fault.kind}`, 'PutItem:none', 'GetItem:none']);
+    // The tombstone landed, its answer went missing, the SDK's retry was refused and read it back, and the
+    // endpoint's place was given back.
+    expect(requestsSince(seen)).toEqual([
+      `PutItem:${fault.kind}`,
+      'PutItem:none',
+      'GetItem:none',
+      'UpdateItem:none',
+    ]);
     await env().proxy.clear();
     await expectDeleted(id);
+    expect(await claims()).not.toContain(id);
   });
+
+  it.each(MISSING_ANSWERS)(
+    'gives the place back once when the release lands but %s',
+    async (_name, fault) => {
+      const id = await endpoint('release');
+      await injectOnWebhooks(fault, 'UpdateItem');
+      const answer = await remove(id);
+      expect(answer.status, answer.text).toBe(204);
+      await env().proxy.clear();
+      await expectDeleted(id);
+      expect(await claims()).not.toContain(id);
+    },
+  );
 
   it('answers 503 when every answer is late, and the caller’s retry answers 204', async () => {
     const id = await endpoint('delete-late');

@@ -9,6 +9,7 @@ import {
   StorageUnavailableError,
   UnsupportedMediaTypeError,
   ValidationError,
+  WebhookLimitReachedError,
 } from '#lib/domain/errors';
 import { UNAVAILABLE_RETRY_AFTER_SECONDS } from '#lib/domain/retry-after';
 import { httpErrors, statusOf } from '#lib/http/middlewares/http-errors';
@@ -44,6 +45,7 @@ describe('httpErrors: status mapping', () => {
       'Unsupported Media Type',
       new UnsupportedMediaTypeError('Content-Type must be application/json'),
     ],
+    ['WebhookLimitReachedError', 422, 'Unprocessable Content', new WebhookLimitReachedError(16)],
     ['StorageUnavailableError', 503, 'Service Unavailable', new StorageUnavailableError()],
   ])('answers %s with %i {error: %j, message}', async (_class, status, name, error) => {
     const result = await failing(error).invoke();
