@@ -124,7 +124,9 @@ export const WEBHOOK_COMMANDS: AdminCommand[] = [
     usage: [
       'listen --forward-to <url> --api-key <key> [--base-url <url>] [--events <type,type,…>]',
       "                                                   forwards the key owner's session events (signed,",
-      '                                                   secret printed once) until Ctrl-C',
+      '                                                   secret printed once) until Ctrl-C; a URL on this',
+      '                                                   machine needs the runtime started with',
+      '                                                   WEBHOOK_ALLOW_LOOPBACK=1',
     ],
     run: ({ values, need }) =>
       listen(
