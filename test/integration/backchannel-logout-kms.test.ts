@@ -23,7 +23,21 @@ import { startWebhookReceiver, type WebhookReceiver } from '#test/support/webhoo
 const aws = vi.hoisted(() => ({
   kmsEndpoint: '',
   sent: [] as Array<{ operation: string; input: Record<string, unknown> }>,
+  policies: [] as Array<{ allowLoopback: boolean }>,
 }));
+vi.mock('#lib/webhooks/destination-post', async (importOriginal) => {
+  const original = await importOriginal<typeof import('#lib/webhooks/destination-post')>();
+  return {
+    ...original,
+    // The receiver stands in for a board application on the internet, but listens on loopback, which the
+    // deployed policy refuses (as it must): the policy the worker builds is recorded, and loopback allowed
+    // for this receiver alone. test/unit/lib/webhooks/destination-post.test.ts tests the refusals.
+    destinationPost: (...[policy, options]: Parameters<typeof original.destinationPost>) => {
+      aws.policies.push(policy);
+      return original.destinationPost({ ...policy, allowLoopback: true }, options);
+    },
+  };
+});
 vi.mock('#lib/signing/kms-client', async (importOriginal) => {
   const original = await importOriginal<typeof import('#lib/signing/kms-client')>();
   return { ...original, kmsClient: (region: string) => original.kmsClient(region, aws.kmsEndpoint) };
@@ -134,6 +148,8 @@ describe.skipIf(missing !== undefined)('back-channel logout on AWS, signed in KM
       tenant: { kind: 'keyOwner', id: 'owner-elsewhere' } as const,
       attempt: 0,
     };
+    // As deployed, the worker sends to public internet hosts only.
+    expect(aws.policies).toEqual([{ allowLoopback: false }]);
     expect(await worker({ Records: [{ messageId: 'm1', body: JSON.stringify({ logout }) }] })).toEqual({
       batchItemFailures: [],
     });
