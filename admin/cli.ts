@@ -145,6 +145,9 @@ function httpOnlyContext(values: AdminContext['values'], need: AdminContext['nee
     get db() {
       return none();
     },
+    get destinations() {
+      return none();
+    },
     table: none,
     boards: none,
     memberships: none,

@@ -14,7 +14,7 @@ import { localBackChannelLogout } from '#lib/logout/local';
 import type { WebhookDelivery } from '#lib/webhooks/delivery';
 import { localWebhookDelivery } from '#lib/webhooks/local';
 import { LOCAL_REDELIVERY_SECONDS, TimerDeliveryScheduler } from '#lib/webhooks/local-scheduler';
-import { FakeBoards } from '#test/support/fakes';
+import { FakeBoards, FakeSessions } from '#test/support/fakes';
 import { APP_BOARD } from '#test/support/fixtures';
 import { memoryLogger } from '#test/support/logs';
 import { routedEvent } from '#test/support/webhook-receiver';
@@ -170,7 +170,12 @@ describe('local back-channel logout when reading the board throws', () => {
     const { logger, lines } = memoryLogger();
     const local = localBackChannelLogout({
       boards,
-      tokens: async () => ({ sign: async () => 'header.claims.signature', subjectOf: async () => 'sub' }),
+      sessions: new FakeSessions([]),
+      tokens: async () => ({
+        sign: async () => 'header.claims.signature',
+        subjectOf: async () => 'sub',
+        tenantIdOf: async () => 'tid',
+      }),
       issuer: 'https://embed.example.com',
       stageAppUrl: undefined,
       appUrlRule: { allowLoopbackHttp: false },
