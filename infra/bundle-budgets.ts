@@ -49,6 +49,6 @@ export const BUNDLE_BUDGET_BYTES: Record<FunctionName, number> = {
  */
 export const BACKGROUND_BUNDLE_BUDGET_BYTES: Record<BackgroundFunctionName, number> = {
   sessionStream: 228_000,
-  expirySweep: 229_000,
+  expirySweep: 231_000,
   webhookDelivery: 243_000,
 };

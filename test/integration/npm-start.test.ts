@@ -96,9 +96,14 @@ describe('npm start: the reference board application', () => {
     expect(revoked.status).toBe(200);
     await vi.waitFor(
       async () => {
-        const after = await fetch(`${service.boardAppOrigin}/board`, { headers: { Cookie: cookie } });
+        // The board is no longer served: the application sends the frame to the service's ended view.
+        const after = await fetch(`${service.boardAppOrigin}/board`, {
+          headers: { Cookie: cookie },
+          redirect: 'manual',
+        });
         await after.body?.cancel();
-        expect(after.status).toBe(401);
+        expect(after.status).toBe(303);
+        expect(after.headers.get('location')).toContain('/embed/ended?reason=revoked');
       },
       { timeout: 15_000, interval: 100 },
     );
