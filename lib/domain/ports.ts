@@ -79,12 +79,36 @@ export interface SessionRef {
   position: SessionPosition;
   /** Who created it, where the scope's index holds it (the organization scopes). */
   createdByUserId?: string;
+  /**
+   * The session's state as the scope's index holds it, where the index projects it (every scope but
+   * `creatorBoard`): eventually consistent, so a revocation of a moment ago may not show yet.
+   */
+  state?: IndexedState;
 }
+
+/**
+ * What a session's status and the cut-off records that could cover it follow from, apart from its
+ * position: the subject (fixed at creation), its expiry (fixed) and its own revocation.
+ */
+export type IndexedState = Pick<
+  StoredSession,
+  'orgId' | 'userId' | 'boardId' | 'createdByUserId' | 'expiresAt' | 'revokedAt'
+>;
 
 /** One page of a scope, newest first; `next` is where to continue (below it), undefined at the end. */
 export interface ScopePage {
   refs: SessionRef[];
   next: SessionPosition | undefined;
+}
+
+/**
+ * One of the partitions a scope is stored in (the write shards of its index), read newest first page by
+ * page: the scope is the union of its partitions, so a reader merges them and reads each only as far as
+ * the merge consumes it.
+ */
+export interface ScopePartition {
+  /** Up to `limit` sessions of this partition below `below` (exclusive), newest first. */
+  page(options: { below?: SessionPosition; limit: number }): Promise<ScopePage>;
 }
 
 /**
@@ -185,6 +209,13 @@ export interface SessionRepository extends EmbedSessionStore {
   getMany(ids: readonly string[]): Promise<StoredSession[]>;
   /** Up to `limit` sessions of a scope below `below` (exclusive), newest first. */
   scanScope(scope: SessionScope, options: { below?: SessionPosition; limit: number }): Promise<ScopePage>;
+  /** The partitions a scope is stored in, to be merged newest first (see ScopePartition). */
+  scopePartitions(scope: SessionScope): ScopePartition[];
+  /**
+   * The state of the sessions with these ids as it is now (strongly consistent), without the rest of
+   * each session: for the scopes whose index holds keys only. Missing ids are left out.
+   */
+  statesOf(ids: readonly string[]): Promise<Array<IndexedState & Pick<StoredSession, 'id' | 'createdAt'>>>;
   /** Revokes the session unless it is revoked already; returns it as it now is (the first revocation wins). */
   revoke(id: string, revocation: Revocation): Promise<StoredSession | undefined>;
   /**
@@ -199,11 +230,13 @@ export interface SessionRepository extends EmbedSessionStore {
    * revoked a moment ago may not show yet. The index's write shards are read in parallel, and only
    * what `CountCandidate` needs comes back. `exceptOrgs` may leave out the sessions on those
    * organizations' boards (counted through their own scopes); the caller still removes duplicates.
+   * `after` leaves out the sessions created at or before it (an earlier cut-off covers them): only the
+   * index entries created since are read.
    */
   scopeCandidates(
     scope: SessionScope,
     at: string,
-    options?: { exceptOrgs?: readonly string[] },
+    options?: { exceptOrgs?: readonly string[]; after?: string },
   ): Promise<CountCandidate[]>;
   /** Every session of every tenant, for operators only (a table scan). */
   listAll(): Promise<StoredSession[]>;

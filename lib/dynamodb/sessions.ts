@@ -12,7 +12,12 @@ import {
   QueryCommand,
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
-import { SESSION_SCOPE_INDEXES, SESSION_TOKEN_INDEX, TTL_ATTRIBUTE } from '#lib/definitions/tables';
+import {
+  SESSION_SCOPE_INDEXES,
+  SESSION_STATE_ATTRIBUTES,
+  SESSION_TOKEN_INDEX,
+  TTL_ATTRIBUTE,
+} from '#lib/definitions/tables';
 import {
   type CutoffEntry,
   type CutoffNotice,
@@ -26,8 +31,11 @@ import {
 import type {
   CountCandidate,
   EmbedSessionStore,
+  IndexedState,
   ScopePage,
+  ScopePartition,
   SessionPosition,
+  SessionRef,
   SessionRepository,
   SessionScope,
   TokenMatch,
@@ -243,7 +251,7 @@ export class DynamoSessionRepository extends DynamoEmbedSessionStore implements 
   async scopeCandidates(
     scope: SessionScope,
     at: string,
-    options: { exceptOrgs?: readonly string[] } = {},
+    options: { exceptOrgs?: readonly string[]; after?: string } = {},
   ): Promise<CountCandidate[]> {
     const { partitionKey, value } = scopeKey(scope);
     const known = subjectOf(scope);
@@ -252,6 +260,10 @@ export class DynamoSessionRepository extends DynamoEmbedSessionStore implements 
     // `createdKey` is `createdAt#id`, and `$` follows `#`: every session created at or before `at` sorts
     // below `at$`, every later one above it.
     const values: Record<string, unknown> = { ':below': `${at}$`, ':at': at };
+    // Sessions created after `after` only: those at or before it sort below `after$`.
+    if (options.after !== undefined) values[':after'] = `${options.after}$`;
+    const range =
+      options.after !== undefined ? 'createdKey BETWEEN :after AND :below' : 'createdKey < :below';
     // Active at `at`: not expired then (ISO times of one format compare as text), not revoked on its own.
     const filters = ['expiresAt > :at', 'attribute_not_exists(revokedAt)'];
     const boardFilter = boardFilterOf(scope);
@@ -272,7 +284,7 @@ export class DynamoSessionRepository extends DynamoEmbedSessionStore implements 
         const input: QueryCommandInput = {
           TableName: this.tableName,
           IndexName: SESSION_SCOPE_INDEXES[scope.by],
-          KeyConditionExpression: `${partitionKey} = :pk AND createdKey < :below`,
+          KeyConditionExpression: `${partitionKey} = :pk AND ${range}`,
           FilterExpression: filters.join(' AND '),
           ExpressionAttributeValues: wireStrings({ ...values, ':pk': shardedScopeKey(value, shard) }),
           ProjectionExpression: ['createdKey', ...wanted].join(', '),
@@ -308,11 +320,16 @@ export class DynamoSessionRepository extends DynamoEmbedSessionStore implements 
     scope: SessionScope,
     options: { below?: SessionPosition; limit: number },
   ): Promise<ScopePage> {
+    // Each shard's newest `limit` below the cursor, all shards at once; their merge is the scope's page.
+    const pages = await Promise.all(this.scopePartitions(scope).map((partition) => partition.page(options)));
+    return mergeShardPages(pages, options.limit);
+  }
+
+  scopePartitions(scope: SessionScope): ScopePartition[] {
     const { partitionKey, value } = scopeKey(scope);
     const boardFilter = boardFilterOf(scope);
-    // Each shard's newest `limit` below the cursor, all shards at once; their merge is the scope's page.
-    const pages = await Promise.all(
-      Array.from({ length: SCOPE_WRITE_SHARDS }, async (_, shard): Promise<ScopePage> => {
+    return Array.from({ length: SCOPE_WRITE_SHARDS }, (_, shard) => ({
+      page: async (options: { below?: SessionPosition; limit: number }): Promise<ScopePage> => {
         const values: Record<string, string> = { ':pk': shardedScopeKey(value, shard) };
         let condition = `${partitionKey} = :pk`;
         if (options.below !== undefined) {
@@ -334,17 +351,29 @@ export class DynamoSessionRepository extends DynamoEmbedSessionStore implements 
             }),
           ),
         );
-        return {
-          refs: (Items ?? []).map((item) => ({
-            id: item.id?.S ?? '',
-            position: item.createdKey?.S ?? '',
-            createdByUserId: item.createdByUserId?.S,
-          })),
-          next: LastEvaluatedKey?.createdKey?.S,
-        };
-      }),
+        return { refs: (Items ?? []).map(toRef), next: LastEvaluatedKey?.createdKey?.S };
+      },
+    }));
+  }
+
+  async statesOf(
+    ids: readonly string[],
+  ): Promise<Array<IndexedState & Pick<StoredSession, 'id' | 'createdAt'>>> {
+    // Only what decides the status: a session's metadata (up to 32 KB) never leaves the table here.
+    const items = await this.batchGetAll(
+      [...new Set(ids)].map((id) => ({ id })),
+      `id, createdAt, ${SESSION_STATE_ATTRIBUTES.join(', ')}`,
     );
-    return mergeShardPages(pages, options.limit);
+    return items.map((item) => ({
+      id: String(item.id),
+      createdAt: String(item.createdAt),
+      orgId: optionalStringOf(item, 'orgId') ?? '',
+      userId: String(item.userId),
+      boardId: String(item.boardId),
+      createdByUserId: optionalStringOf(item, 'createdByUserId') ?? '',
+      expiresAt: String(item.expiresAt),
+      revokedAt: optionalStringOf(item, 'revokedAt'),
+    }));
   }
 
   async revoke(id: string, revocation: Revocation): Promise<StoredSession | undefined> {
@@ -495,6 +524,31 @@ function toCandidate(
     userId: known.userId ?? entry.userId?.S ?? '',
     boardId: known.boardId ?? entry.boardId?.S ?? '',
     createdByUserId: known.createdByUserId ?? entry.createdByUserId?.S ?? '',
+  };
+}
+
+/**
+ * A scope index entry, in DynamoDB's own form, as a reference: with the session's state where the index
+ * projects it (every scope index but `creatorBoard-index`, which holds keys only).
+ */
+function toRef(item: Record<string, AttributeValue>): SessionRef {
+  const expiresAt = item.expiresAt?.S;
+  return {
+    id: item.id?.S ?? '',
+    position: item.createdKey?.S ?? '',
+    createdByUserId: item.createdByUserId?.S,
+    ...(expiresAt !== undefined
+      ? {
+          state: {
+            orgId: item.orgId?.S ?? '',
+            userId: item.userId?.S ?? '',
+            boardId: item.boardId?.S ?? '',
+            createdByUserId: item.createdByUserId?.S ?? '',
+            expiresAt,
+            revokedAt: item.revokedAt?.S ?? null,
+          },
+        }
+      : {}),
   };
 }
 

@@ -1,7 +1,17 @@
 import type { KeyOwner } from '#lib/domain/api-key';
+import {
+  type CutoffRecord,
+  type CutoffScope,
+  type CutoffSubject,
+  coveringCutoff,
+  cutoffScopeKey,
+  cutoffScopesOf,
+  withCutoffs,
+} from '#lib/domain/cutoffs';
 import type {
   BoardRepository,
   Clock,
+  IndexedState,
   MembershipRepository,
   SessionPosition,
   SessionRepository,
@@ -14,23 +24,30 @@ import {
   sessionStatus,
 } from '#lib/domain/session';
 import { type SessionSelector, scopesFor, viewFor } from './session-access';
-import { ScopeMerge, TenantFilter } from './session-streams';
+import { type ScopedRef, ScopeMerge, TenantFilter } from './session-streams';
 import { type CursorFormat, decodeSignedCursor, encodeSignedCursor } from './signed-cursor';
 
 export const DEFAULT_LIST_LIMIT = 20;
 export const MAX_LIST_LIMIT = 100;
 /**
- * Most sessions one page may pass over while looking for ones of the requested status. A page can then
- * hold fewer than `limit` sessions and still have a next cursor; it keeps one request's cost bounded
- * whatever the mix of statuses.
+ * Most index entries one page may pass over while looking for sessions of the requested status: a page
+ * can then hold fewer than `limit` sessions and still have a next cursor. The status is decided from the
+ * state the scope indexes project (and the cut-off records of the sessions' scopes), so passing over a
+ * session costs its index entry (~0.35 KB), not the session.
  */
 export const MAX_EXAMINED_PER_PAGE = 1_000;
 /**
- * Sessions read per batch while a filter passes over some of them: one index page and one BatchGetItem
- * each. A status filter may skip most sessions, so it reads such batches from the start. Otherwise a
- * batch is what the page still needs (plus one, to know whether more follow), until the tenant filter of
- * a `userId` selection drops one (sessions other tenants created for the same external user): from then
- * on, these batches.
+ * Most sessions whose state one page may read from the table, for a scope whose index holds keys only
+ * (`creatorBoard`: the sessions the caller created on a board of another organization). Only their
+ * state is read (a projection), but DynamoDB bills a read by the item's size, so this ceiling is lower.
+ */
+export const MAX_STATE_READS_PER_PAGE = 200;
+/**
+ * Sessions looked at per batch while a filter passes over some of them: one read of each scope's
+ * partitions and the cut-off records of the batch's sessions. A status filter may skip most sessions,
+ * so it reads such batches from the start. Otherwise a batch is what the page still needs (plus one, to
+ * know whether more follow), until the tenant filter of a `userId` selection drops one (sessions other
+ * tenants created for the same external user): from then on, these batches.
  */
 const FILTERED_BATCH = 100;
 /**
@@ -75,40 +92,58 @@ export async function listSessions(
   const now = deps.clock.now();
   const scopes = await scopesFor(deps, caller, query);
   let filtered = query.status !== undefined;
-  const batch = (room: number) => (filtered ? FILTERED_BATCH : room);
   const merge = new ScopeMerge(deps.sessions, scopes, below, filtered ? FILTERED_BATCH : query.limit + 1);
   const tenant = new TenantFilter(deps.memberships, caller);
+  const cutoffs = new CutoffCache(deps.sessions);
 
   const data: SessionPage['data'] = [];
   let bytes = 0;
   let examined = 0;
+  let statesRead = 0;
   let last: SessionPosition | undefined;
   let full = false;
-  // Sessions read in the last batch but not looked at because the page filled up: more follow.
+  // Sessions taken in the last batch but not looked at because the page filled up: more follow.
   let unread = 0;
-  while (!full && examined < MAX_EXAMINED_PER_PAGE) {
-    const refs = await merge.take(batch(query.limit - data.length));
+  // Whether the scopes' index holds keys only, so the filter reads each session's state from the table.
+  let keysOnly = false;
+  while (!full && examined < MAX_EXAMINED_PER_PAGE && statesRead < MAX_STATE_READS_PER_PAGE) {
+    const room = query.limit - data.length;
+    const refs = await merge.take(
+      Math.min(
+        filtered ? FILTERED_BATCH : room,
+        MAX_EXAMINED_PER_PAGE - examined,
+        keysOnly ? MAX_STATE_READS_PER_PAGE - statesRead : Number.POSITIVE_INFINITY,
+      ),
+    );
     if (refs.length === 0) break;
     const admitted = query.userId === undefined ? undefined : await tenant.admitted(refs);
-    // The index only locates sessions; their current state (a revocation a moment ago) comes from the table.
-    const wanted: string[] = [];
-    for (const [i, ref] of refs.entries()) if (admitted?.[i] !== false) wanted.push(ref.id);
+    const wanted = refs.filter((_, i) => admitted?.[i] !== false);
     if (!filtered && wanted.length < refs.length) {
       filtered = true;
       merge.readAhead(FILTERED_BATCH);
     }
-    // Revoked by a cut-off counts as revoked, for the status filter as for the view.
-    const byId = new Map(
-      (wanted.length > 0 ? await deps.sessions.applyCutoffs(await deps.sessions.getMany(wanted)) : []).map(
-        (s) => [s.id, s],
-      ),
-    );
-    const ownTenant = await ownTenantOf(tenant, byId);
+    // With a status filter, only the sessions whose state (as the index holds it) has that status are
+    // read whole; a session is never listed under a status its consistent read does not confirm.
+    let matches = wanted;
+    if (query.status !== undefined) {
+      const states = await statesOf(deps.sessions, wanted);
+      const fromTable = wanted.filter((ref) => ref.state === undefined).length;
+      statesRead += fromTable;
+      if (fromTable > 0) keysOnly = true;
+      await cutoffs.load([...states.values()]);
+      matches = wanted.filter((ref) => {
+        const state = states.get(ref.id);
+        return state !== undefined && cutoffs.status(state, now) === query.status;
+      });
+    }
+    // Whole sessions, read consistently (a revocation of a moment ago shows), as the page needs them.
+    const reader = new WholeSessions(deps.sessions, cutoffs, tenant, matches);
     for (const [index, ref] of refs.entries()) {
       unread = refs.length - index;
-      const session = byId.get(ref.id);
+      const read = await reader.get(ref.id, Math.max(query.limit - data.length, 1));
+      const session = read?.session;
       if (session && (query.status === undefined || sessionStatus(session, now) === query.status)) {
-        const view = viewFor(session, now, ownTenant.get(session.id) !== false);
+        const view = viewFor(session, now, read?.own !== false);
         const size = viewBytesAtMost(view);
         if (data.length > 0 && bytes + size > MAX_PAGE_BYTES) {
           full = true;
@@ -129,6 +164,119 @@ export async function listSessions(
   }
   const more = last !== undefined && (unread > 0 || (await merge.hasMore()));
   return { data, nextCursor: more && last !== undefined ? encodeCursor(last, caller, query) : null };
+}
+
+/** What a session's status and its cut-off records follow from, with its position's creation time. */
+type SessionState = IndexedState & Pick<StoredSession, 'createdAt'>;
+
+/**
+ * The state of each session, from its index entry where the index projects it, else read from the table
+ * (consistently, the state alone) in one batch.
+ */
+async function statesOf(
+  sessions: SessionRepository,
+  refs: readonly ScopedRef[],
+): Promise<Map<string, SessionState>> {
+  const states = new Map<string, SessionState>();
+  const missing: string[] = [];
+  for (const ref of refs) {
+    if (ref.state) states.set(ref.id, { ...ref.state, createdAt: createdAtOf(ref.position) });
+    else missing.push(ref.id);
+  }
+  if (missing.length > 0) {
+    for (const { id, ...state } of await sessions.statesOf(missing)) states.set(id, state);
+  }
+  return states;
+}
+
+/** `createdAt#id`: ISO times hold no `#`. */
+function createdAtOf(position: SessionPosition): string {
+  return position.slice(0, position.indexOf('#'));
+}
+
+/**
+ * The cut-off records of the scopes a page's sessions belong to, each read once per page (a page names
+ * the same few scopes many times over), consistently.
+ */
+class CutoffCache {
+  /** Scope key -> its record, or null when the scope has none. */
+  private readonly records = new Map<string, CutoffRecord | null>();
+
+  constructor(private readonly sessions: SessionRepository) {}
+
+  /** Reads the records of these sessions' scopes not read yet, in one batch. */
+  async load(subjects: readonly CutoffSubject[]): Promise<void> {
+    const wanted = new Map<string, CutoffScope>();
+    for (const subject of subjects) {
+      for (const scope of cutoffScopesOf(subject)) {
+        const key = cutoffScopeKey(scope);
+        if (!this.records.has(key)) wanted.set(key, scope);
+      }
+    }
+    if (wanted.size === 0) return;
+    for (const key of wanted.keys()) this.records.set(key, null);
+    for (const record of await this.sessions.readCutoffs([...wanted.values()])) {
+      this.records.set(cutoffScopeKey(record.scope), record);
+    }
+  }
+
+  /** The records (loaded before) that could cover this session. */
+  of(subject: CutoffSubject): CutoffRecord[] {
+    const found: CutoffRecord[] = [];
+    for (const scope of cutoffScopesOf(subject)) {
+      const record = this.records.get(cutoffScopeKey(scope));
+      if (record) found.push(record);
+    }
+    return found;
+  }
+
+  /** The status of a session in this state, revoked also when a cut-off covers it. */
+  status(state: SessionState, now: Date): SessionStatus {
+    const cutoff = coveringCutoff(state, this.of(state));
+    return sessionStatus(
+      { expiresAt: state.expiresAt, revokedAt: state.revokedAt ?? cutoff?.at ?? null },
+      now,
+    );
+  }
+}
+
+/**
+ * Reads whole sessions (consistently, their cut-offs applied) only when they are looked at: the next
+ * `chunk` of `ids` at a time, in their order, so a page that fills up early reads no session past it.
+ */
+class WholeSessions {
+  private readonly read = new Map<string, { session: StoredSession; own: boolean }>();
+  private readonly order: string[];
+  private next = 0;
+
+  constructor(
+    private readonly sessions: SessionRepository,
+    private readonly cutoffs: CutoffCache,
+    private readonly tenant: TenantFilter,
+    refs: readonly ScopedRef[],
+  ) {
+    this.order = refs.map((ref) => ref.id);
+  }
+
+  /**
+   * The session, when it is one of `refs` and exists, and whether the caller's own tenant created it;
+   * reads the next chunk when it is not read yet.
+   */
+  async get(id: string, chunk: number): Promise<{ session: StoredSession; own: boolean } | undefined> {
+    const at = this.order.indexOf(id, this.next);
+    if (at === -1) return this.read.get(id);
+    const ids = this.order.slice(this.next, Math.max(at + 1, this.next + chunk));
+    this.next += ids.length;
+    const sessions = await this.sessions.getMany(ids);
+    await this.cutoffs.load(sessions);
+    const byId = new Map(
+      sessions.map((session) => [session.id, withCutoffs(session, this.cutoffs.of(session))]),
+    );
+    const own = await ownTenantOf(this.tenant, byId);
+    for (const [sessionId, session] of byId)
+      this.read.set(sessionId, { session, own: own.get(sessionId) !== false });
+    return this.read.get(id);
+  }
 }
 
 /**

@@ -6,6 +6,7 @@
 import type { KeyOwner } from '#lib/domain/api-key';
 import type {
   MembershipRepository,
+  ScopePartition,
   SessionPosition,
   SessionRef,
   SessionRepository,
@@ -88,40 +89,56 @@ export class TenantFilter {
   }
 }
 
-interface ScopeState {
+interface PartitionState {
   scope: SessionScope;
+  partition: ScopePartition;
+  /** How many partitions its scope has: each reads its share of a batch. */
+  of: number;
   buffer: SessionRef[];
-  /** Where the next page of this scope starts (exclusive); undefined before the first read. */
+  /** Where the next page of this partition starts (exclusive); undefined before the first read. */
   below: SessionPosition | undefined;
   done: boolean;
 }
 
 /**
  * The sessions of several scopes as one newest-first stream, read page by page only as far as it is
- * consumed. A session present in two scopes (its creator is also a member) comes out once: positions are
- * unique per session, so equal heads are the same session.
+ * consumed. Each scope is stored in partitions (its index's write shards), and the merge is over every
+ * partition of every scope: a partition is read again only when its buffer runs dry and its next session
+ * could be the newest, so what is read beyond what is consumed is at most one partition page per
+ * partition, never a whole page per partition per batch. A session present in two scopes (its creator is
+ * also a member) comes out once: positions are unique per session, so equal heads are the same session.
  */
 export class ScopeMerge {
-  private readonly states: ScopeState[];
+  private readonly states: PartitionState[];
   private last: SessionPosition | undefined;
 
   constructor(
-    private readonly sessions: SessionRepository,
+    sessions: SessionRepository,
     scopes: readonly SessionScope[],
     below: SessionPosition | undefined,
     private pageSize: number,
   ) {
-    this.states = scopes.map((scope) => ({ scope, buffer: [], below, done: false }));
+    this.states = scopes.flatMap((scope) => {
+      const partitions = sessions.scopePartitions(scope);
+      return partitions.map((partition) => ({
+        scope,
+        partition,
+        of: partitions.length,
+        buffer: [],
+        below,
+        done: false,
+      }));
+    });
   }
 
-  /** Reads `pageSize` index entries per scope from now on. */
+  /** Expects batches of `pageSize` sessions from now on. */
   readAhead(pageSize: number): void {
     this.pageSize = pageSize;
   }
 
   /**
    * The next `count` sessions, each with the scope it came from; fewer only once every scope is
-   * exhausted. One promise per call, not per session: scopes are read only when a buffer runs dry.
+   * exhausted. One promise per call, not per session: partitions are read only when a buffer runs dry.
    */
   async take(count: number): Promise<ScopedRef[]> {
     const taken: ScopedRef[] = [];
@@ -132,12 +149,7 @@ export class ScopeMerge {
       const ref = head.buffer.shift() as SessionRef;
       if (ref.position === this.last) continue;
       this.last = ref.position;
-      taken.push({
-        id: ref.id,
-        position: ref.position,
-        createdByUserId: ref.createdByUserId,
-        scope: head.scope,
-      });
+      taken.push({ ...ref, scope: head.scope });
     }
     return taken;
   }
@@ -158,9 +170,9 @@ export class ScopeMerge {
     return false;
   }
 
-  /** The scope whose next session is the newest (every buffer that can be filled is). */
-  private head(): ScopeState | undefined {
-    let best: ScopeState | undefined;
+  /** The partition whose next session is the newest (every buffer that can be filled is). */
+  private head(): PartitionState | undefined {
+    let best: PartitionState | undefined;
     for (const state of this.states) {
       const candidate = state.buffer[0];
       if (candidate && (!best || candidate.position > (best.buffer[0] as SessionRef).position)) best = state;
@@ -168,12 +180,15 @@ export class ScopeMerge {
     return best;
   }
 
-  private async fill(state: ScopeState): Promise<void> {
+  private async fill(state: PartitionState): Promise<void> {
+    // Its share of a batch, and one more where a scope has several partitions: sessions spread evenly over
+    // them (by a hash of their id), so most batches are served by one read of each.
+    const limit = Math.ceil(this.pageSize / state.of) + (state.of > 1 ? 1 : 0);
     // A filtered page can be empty and still have more after it.
     while (state.buffer.length === 0 && !state.done) {
-      const page = await this.sessions.scanScope(state.scope, {
+      const page = await state.partition.page({
         ...(state.below !== undefined ? { below: state.below } : {}),
-        limit: this.pageSize,
+        limit,
       });
       state.buffer = page.refs;
       state.below = page.next;

@@ -3,7 +3,7 @@ import type { Board } from '#lib/domain/board';
 import * as Cutoffs from '#lib/domain/cutoffs';
 import type * as Ports from '#lib/domain/ports';
 import type { SessionBinding, StoredSession } from '#lib/domain/session';
-import { SCOPE_WRITE_SHARDS, sessionShard } from '#lib/dynamodb/sessions';
+import { mergeShardPages, SCOPE_WRITE_SHARDS, sessionShard } from '#lib/dynamodb/sessions';
 
 /** Records in memory under a key of each, remembering every key looked up (`lookups`), in order. */
 class RecordedLookups<T> {
@@ -178,18 +178,27 @@ export class FakeSessions implements Ports.SessionRepository, Ports.CoveredSessi
     }
   }
 
+  /** Index entries the count's queries read (`scopeCandidates`), in all. */
+  candidatesRead = 0;
+
   /** The sessions of the scope active at `at`, as the adapter reads them from the index. */
   async scopeCandidates(
     scope: Ports.SessionScope,
     at: string,
-    options: { exceptOrgs?: readonly string[] } = {},
+    options: { exceptOrgs?: readonly string[]; after?: string } = {},
   ): Promise<Ports.CountCandidate[]> {
     this.calls.push(`scopeCandidates:${scope.by}`);
-    return this.created
+    const read = this.created.filter(
+      (found) =>
+        inScope(found, scope) &&
+        found.createdAt <= at &&
+        (options.after === undefined || found.createdAt > options.after),
+    );
+    // What the index query reads (its key condition), before its filter drops any.
+    this.candidatesRead += read.length;
+    return read
       .filter(
         (found) =>
-          inScope(found, scope) &&
-          found.createdAt <= at &&
           found.expiresAt > at &&
           found.revokedAt === null &&
           !(options.exceptOrgs ?? []).includes(found.orgId),
@@ -261,6 +270,7 @@ export class FakeSessions implements Ports.SessionRepository, Ports.CoveredSessi
   async get(id: string): Promise<StoredSession | undefined> {
     this.calls.push('get');
     const found = this.byId.get(id);
+    if (found) this.sessionsRead += 1;
     return found && structuredClone(found);
   }
 
@@ -268,6 +278,7 @@ export class FakeSessions implements Ports.SessionRepository, Ports.CoveredSessi
     this.calls.push('getMany');
     return ids.flatMap((id) => {
       const found = this.byId.get(id);
+      if (found) this.sessionsRead += 1;
       return found ? [structuredClone(found)] : [];
     });
   }
@@ -277,13 +288,75 @@ export class FakeSessions implements Ports.SessionRepository, Ports.CoveredSessi
     options: { below?: string; limit: number },
   ): Promise<Ports.ScopePage> {
     this.calls.push(`scanScope:${scope.by}`);
+    // As the adapter: each partition's newest `limit`, merged.
+    const pages = Array.from({ length: this.partitions }, (_, partition) =>
+      this.pageOf(scope, (session) => partitionOf(session.id, this.partitions) === partition, options),
+    );
+    for (const page of pages) this.indexEntriesRead += page.refs.length;
+    return mergeShardPages(pages, options.limit);
+  }
+
+  /**
+   * How many partitions each scope is stored in, as the adapter's write shards (a session's partition
+   * is fixed by its id); 1 unless a test sets it.
+   */
+  partitions = 1;
+  /** What the scope indexes still hold of a session that changed since (`lagIndex`), by id. */
+  private readonly indexLags = new Map<string, Partial<Ports.IndexedState>>();
+
+  /** Makes the scope indexes hold `state` for the session until told otherwise: an index lagging a write. */
+  lagIndex(id: string, state: Partial<Ports.IndexedState>): void {
+    this.indexLags.set(id, state);
+  }
+
+  /** Index entries the partitions' pages returned, in all. */
+  indexEntriesRead = 0;
+  /** The session states read from the table (`statesOf`), in all. */
+  statesRead = 0;
+  /** The whole sessions read (`get`, `getMany`), in all. */
+  sessionsRead = 0;
+
+  scopePartitions(scope: Ports.SessionScope): Ports.ScopePartition[] {
+    return Array.from({ length: this.partitions }, (_, partition) => ({
+      page: async (options: { below?: string; limit: number }) => {
+        this.calls.push(`scopePartition:${scope.by}`);
+        const page = this.pageOf(
+          scope,
+          (session) => partitionOf(session.id, this.partitions) === partition,
+          options,
+        );
+        this.indexEntriesRead += page.refs.length;
+        return page;
+      },
+    }));
+  }
+
+  async statesOf(ids: readonly string[]) {
+    this.calls.push('statesOf');
+    const found = ids.flatMap((id) => {
+      const session = this.byId.get(id);
+      return session ? [{ id, createdAt: session.createdAt, ...stateOf(session) }] : [];
+    });
+    this.statesRead += found.length;
+    return found;
+  }
+
+  /** A page of a scope (or of one partition of it) as the index holds it: the state where it projects it. */
+  private pageOf(
+    scope: Ports.SessionScope,
+    inPartition: (session: StoredSession) => boolean,
+    options: { below?: string; limit: number },
+  ): Ports.ScopePage {
     this.scanLimits.push(options.limit);
     const all = this.created
-      .filter((session) => inScope(session, scope))
+      .filter((session) => inScope(session, scope) && inPartition(session))
       .map((session) => ({
         id: session.id,
         position: `${session.createdAt}#${session.id}`,
         ...(scope.by === 'orgUser' ? { createdByUserId: session.createdByUserId } : {}),
+        ...(scope.by !== 'creatorBoard'
+          ? { state: { ...stateOf(session), ...this.indexLags.get(session.id) } }
+          : {}),
       }))
       .filter((ref) => options.below === undefined || ref.position < options.below)
       .sort((a, b) => (a.position < b.position ? 1 : -1));
@@ -348,6 +421,19 @@ function coveredBy(session: StoredSession, scope: Ports.CoveredScope): boolean {
   if (scope.by === 'stage') return true;
   if (scope.by === 'allOfUser') return session.userId === scope.userId;
   return inScope(session, scope);
+}
+
+/** A session's state as a scope index projecting it holds it. */
+function stateOf(session: StoredSession): Ports.IndexedState {
+  const { orgId, userId, boardId, createdByUserId, expiresAt, revokedAt } = session;
+  return { orgId, userId, boardId, createdByUserId, expiresAt, revokedAt };
+}
+
+/** The partition of a session among `count`: fixed by its id, and spread across ids. */
+function partitionOf(id: string, count: number): number {
+  let hash = 0;
+  for (const char of id) hash = (hash * 31 + char.charCodeAt(0)) >>> 0;
+  return hash % count;
 }
 
 function inScope(session: StoredSession, scope: Ports.SessionScope): boolean {

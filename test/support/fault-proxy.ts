@@ -42,6 +42,8 @@ export interface ProxiedRequest {
   operation: string;
   table: string | undefined;
   fault: Fault['kind'] | 'none';
+  /** The bytes of DynamoDB's answer, once forwarded and answered (what a read brought back). */
+  answerBytes?: number;
 }
 
 export interface FaultProxy {
@@ -90,11 +92,12 @@ export async function startFaultProxy(upstream: string): Promise<FaultProxy> {
       (scope.operation === undefined || scope.operation === operation) &&
       (scope.table === undefined || scope.table === table);
     const active = applies ? fault : undefined;
-    requests.push({ operation, table, fault: active?.kind ?? 'none' });
+    const seen: ProxiedRequest = { operation, table, fault: active?.kind ?? 'none' };
+    requests.push(seen);
     switch (active?.kind) {
       case undefined:
       case 'refuse':
-        return forward(req, body, res);
+        return forward(req, body, res, seen);
       case 'hang':
         hung.add(res);
         return;
@@ -136,9 +139,16 @@ export async function startFaultProxy(upstream: string): Promise<FaultProxy> {
     }
   }
 
-  async function forward(req: IncomingMessage, body: Buffer, res: ServerResponse): Promise<void> {
+  async function forward(
+    req: IncomingMessage,
+    body: Buffer,
+    res: ServerResponse,
+    seen: ProxiedRequest,
+  ): Promise<void> {
     try {
-      send(res, await forwardTo(target, req, body));
+      const answer = await forwardTo(target, req, body);
+      seen.answerBytes = answer.body.length;
+      send(res, answer);
     } catch {
       res.destroy();
     }

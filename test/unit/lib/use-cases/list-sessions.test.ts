@@ -10,6 +10,7 @@ import {
   listSessions,
   MAX_EXAMINED_PER_PAGE,
   MAX_PAGE_BYTES,
+  MAX_STATE_READS_PER_PAGE,
   viewBytesAtMost,
 } from '#lib/use-cases/list-sessions';
 import { FakeBoards, FakeMemberships, FakeSessions, fixedClock } from '#test/support/fakes';
@@ -90,8 +91,8 @@ describe('listSessions: what a caller sees', () => {
     expect(
       (await listSessions(asMember, CALLER, { boardId: 'board-b', limit: 20 })).data.map((s) => s.id),
     ).toEqual([theirs.id, mine.id]);
-    expect(asMember.sessions.calls).toContain('scanScope:board');
-    expect(asOutsider.sessions.calls).toContain('scanScope:creatorBoard');
+    expect(asMember.sessions.calls).toContain('scopePartition:board');
+    expect(asOutsider.sessions.calls).toContain('scopePartition:creatorBoard');
   });
 
   it('narrows a user’s sessions to one board when both are given', async () => {
@@ -263,7 +264,7 @@ describe('listSessions: bounded cost', () => {
     expect(page.data).toEqual([]);
     expect(page.nextCursor).not.toBeNull();
     const getMany = deps.sessions.calls.filter((call) => call === 'getMany').length;
-    const scans = deps.sessions.calls.filter((call) => call.startsWith('scanScope')).length;
+    const scans = deps.sessions.calls.filter((call) => call.startsWith('scopePartition')).length;
     expect(getMany).toBeLessThanOrEqual(Math.ceil(MAX_EXAMINED_PER_PAGE / 100));
     expect(scans).toBeLessThanOrEqual(2 * Math.ceil(MAX_EXAMINED_PER_PAGE / 100) + 2);
   });
@@ -378,5 +379,112 @@ describe('listSessions: one tenant’s external user ids', () => {
     expect(byUser.data.map((s) => s.id)).toEqual([mine.id, byColleague.id]);
     const byBoard = await listSessions(deps, CALLER, { boardId: 'board-a', limit: 20 });
     expect(byBoard.data.map((s) => s.id)).toEqual([mine.id, byStranger.id, byColleague.id]);
+  });
+});
+
+describe('listSessions: a status filter reads whole only the sessions it answers', () => {
+  const revoked = { revokedAt: '2026-02-15T00:00:00.000Z', revokedByUserId: 'x' };
+
+  it('passes over sessions of another status by their index entries, reading none of them whole', async () => {
+    const active = session(1);
+    const others = Array.from({ length: 600 }, (_, i) => session(100 + i, revoked));
+    const deps = setup([active, ...others], [{ orgId: 'org-a', userId: 'owner-1' }]);
+    const page = await listSessions(deps, CALLER, query({ status: 'active', limit: 10 }));
+    expect(page.data.map((s) => s.id)).toEqual([active.id]);
+    expect(deps.sessions.sessionsRead).toBe(1);
+    expect(deps.sessions.statesRead).toBe(0);
+  });
+
+  it('reads whole no more sessions than the page holds when more match', async () => {
+    const active = Array.from({ length: 300 }, (_, i) => session(i));
+    const deps = setup(active, [{ orgId: 'org-a', userId: 'owner-1' }]);
+    const page = await listSessions(deps, CALLER, query({ status: 'active', limit: 5 }));
+    expect(page.data).toHaveLength(5);
+    expect(page.nextCursor).not.toBeNull();
+    expect(deps.sessions.sessionsRead).toBe(5);
+    expect(await allPages(deps, query({ status: 'active', limit: 50 }))).toEqual(
+      active.map((s) => s.id).reverse(),
+    );
+  });
+
+  it('takes a session a cut-off covers as revoked from the index entry and the record, without reading it', async () => {
+    const covered = Array.from({ length: 50 }, (_, i) => session(i));
+    const deps = setup(covered, [{ orgId: 'org-a', userId: 'owner-1' }]);
+    await deps.sessions.writeCutoff([{ scope: { kind: 'board', boardId: 'board-a' } }], {
+      id: 'cut-1',
+      at: '2026-02-10T00:00:00.000Z',
+      byUserId: 'owner-1',
+      byKeyId: 'key_1',
+    });
+    const later = session(60 * 24 * 12);
+    await deps.sessions.create(later);
+    const active = await listSessions(deps, CALLER, { boardId: 'board-a', status: 'active', limit: 100 });
+    expect(active.data.map((s) => s.id)).toEqual([later.id]);
+    expect(deps.sessions.sessionsRead).toBe(1);
+    const revokedPage = await listSessions(deps, CALLER, {
+      boardId: 'board-a',
+      status: 'revoked',
+      limit: 100,
+    });
+    expect(revokedPage.data).toHaveLength(50);
+    expect(
+      revokedPage.data.every((s) => s.status === 'revoked' && s.revokedAt === '2026-02-10T00:00:00.000Z'),
+    ).toBe(true);
+  });
+
+  it('re-checks the status on the consistent read: a session revoked after its index entry was copied is not listed active', async () => {
+    const stillActive = session(1);
+    const justRevoked = session(2, revoked);
+    const deps = setup([stillActive, justRevoked], [{ orgId: 'org-a', userId: 'owner-1' }]);
+    // The index has not caught up with the revocation yet.
+    deps.sessions.lagIndex(justRevoked.id, { revokedAt: null });
+    const page = await listSessions(deps, CALLER, query({ status: 'active' }));
+    expect(page.data.map((s) => s.id)).toEqual([stillActive.id]);
+    expect(page.nextCursor).toBeNull();
+  });
+
+  it(`reads the state alone, at most ${MAX_STATE_READS_PER_PAGE} per page, where the scope’s index holds keys only`, async () => {
+    // The caller is no member of org-b: its sessions on board-b are read through the keys-only index.
+    const active = session(1, { boardId: 'board-b', orgId: 'org-b', createdByUserId: 'owner-1' });
+    const others = Array.from({ length: 450 }, (_, i) =>
+      session(100 + i, { boardId: 'board-b', orgId: 'org-b', createdByUserId: 'owner-1', ...revoked }),
+    );
+    const deps = setup([active, ...others]);
+    const q: ListSessionsQuery = { boardId: 'board-b', status: 'active', limit: 10 };
+    const first = await listSessions(deps, CALLER, q);
+    expect(first.data).toEqual([]);
+    expect(first.nextCursor).not.toBeNull();
+    expect(deps.sessions.statesRead).toBe(MAX_STATE_READS_PER_PAGE);
+    expect(deps.sessions.sessionsRead).toBe(0);
+    expect(await allPages(deps, q)).toEqual([active.id]);
+    expect(deps.sessions.sessionsRead).toBe(1);
+  });
+
+  it('reads index entries in proportion to what it examines across a scope’s 16 partitions', async () => {
+    const others = Array.from({ length: MAX_EXAMINED_PER_PAGE + 200 }, (_, i) => session(100 + i, revoked));
+    const deps = setup(others, [{ orgId: 'org-a', userId: 'owner-1' }]);
+    deps.sessions.partitions = 16;
+    const page = await listSessions(deps, CALLER, { boardId: 'board-a', status: 'active', limit: 100 });
+    expect(page.data).toEqual([]);
+    expect(page.nextCursor).not.toBeNull();
+    // What it examined, and at most one partition page (its share of a batch of 100, and one) left over
+    // in each partition.
+    expect(deps.sessions.indexEntriesRead).toBeLessThanOrEqual(
+      MAX_EXAMINED_PER_PAGE + 16 * (Math.ceil(100 / 16) + 1),
+    );
+    expect(deps.sessions.indexEntriesRead).toBeGreaterThanOrEqual(MAX_EXAMINED_PER_PAGE);
+  });
+
+  it('pages a scope of 16 partitions newest first, nothing repeated or skipped, whatever the filter', async () => {
+    const made = Array.from({ length: 230 }, (_, i) => session(i, i % 3 === 0 ? revoked : {}));
+    const deps = setup(made, [{ orgId: 'org-a', userId: 'owner-1' }]);
+    deps.sessions.partitions = 16;
+    const newest = made.map((s) => s.id).reverse();
+    expect(await allPages(deps, query({ limit: 7 }))).toEqual(newest);
+    const revokedIds = made
+      .filter((_, i) => i % 3 === 0)
+      .map((s) => s.id)
+      .reverse();
+    expect(await allPages(deps, query({ limit: 7, status: 'revoked' }))).toEqual(revokedIds);
   });
 });

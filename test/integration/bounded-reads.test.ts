@@ -1,0 +1,87 @@
+import { describe, expect, it } from 'vitest';
+import { LOCAL_TABLE_NAMES } from '#lib/definitions/tables';
+import { hashCredential } from '#lib/domain/credentials';
+import type { StoredSession } from '#lib/domain/session';
+import { DynamoBoardRepository } from '#lib/dynamodb/boards';
+import { DynamoMembershipRepository } from '#lib/dynamodb/memberships';
+import { DynamoSessionRepository } from '#lib/dynamodb/sessions';
+import { type ListCaller, listSessions } from '#lib/use-cases/list-sessions';
+import { storedSession } from '#test/support/fixtures';
+import { useTablesBehindProxy } from '#test/support/tables-behind-proxy';
+
+/**
+ * What a request reads from DynamoDB, measured in the bytes of DynamoDB's answers (the fault proxy counts
+ * them), on this run's engine (dynalite, or DynamoDB Local in `npm run test:dynamodb-local`): a page
+ * reads in proportion to what it answers, not to what it passes over.
+ */
+const { proxy, db } = useTablesBehindProxy();
+const sessions = new DynamoSessionRepository(db, LOCAL_TABLE_NAMES.sessions);
+const boards = new DynamoBoardRepository(db, LOCAL_TABLE_NAMES.boards);
+const memberships = new DynamoMembershipRepository(db, LOCAL_TABLE_NAMES.memberships);
+const deps = { sessions, boards, memberships, clock: { now: () => new Date('2026-03-01T00:00:00.000Z') } };
+const CALLER: ListCaller = { userId: 'reader', keyId: 'key_1', apiKey: `esk_${'r'.repeat(43)}` };
+
+/** About 20 KB of metadata: a session a listing should not read unless it answers with it. */
+const LARGE = { notes: 'x'.repeat(20_000) };
+const REVOKED = { revokedAt: '2026-02-20T00:00:00.000Z', revokedByUserId: 'someone', revokedByKeyId: null };
+
+let counter = 0;
+function session(boardId: string, minute: number, overrides: Partial<StoredSession> = {}): StoredSession {
+  counter += 1;
+  return storedSession({
+    id: `b0b0b0b0-0000-4000-8000-${String(counter).padStart(12, '0')}`,
+    tokenHash: hashCredential(`bounded-${counter}`),
+    boardId,
+    orgId: `org-of-${boardId}`,
+    userId: 'customer-1',
+    createdByUserId: 'reader',
+    metadata: LARGE,
+    createdAt: new Date(Date.UTC(2026, 1, 1, 0, minute)).toISOString(),
+    expiresAt: '2026-12-31T00:00:00.000Z',
+    ...overrides,
+  });
+}
+
+/** The bytes DynamoDB answered while `run` ran. */
+async function bytesRead<T>(run: () => Promise<T>): Promise<{ result: T; bytes: number }> {
+  const from = proxy.requests.length;
+  const result = await run();
+  const bytes = proxy.requests.slice(from).reduce((sum, request) => sum + (request.answerBytes ?? 0), 0);
+  return { result, bytes };
+}
+
+describe('a status-filtered list page on a real DynamoDB', () => {
+  it('passes over 120 revoked sessions of 20 KB by their index entries and reads only the active one whole', async () => {
+    const boardId = 'board-bounded-member';
+    await boards.put({ boardId, orgId: `org-of-${boardId}`, visibility: 'PRIVATE', name: null });
+    await memberships.add(`org-of-${boardId}`, CALLER.userId, '2026-01-01T00:00:00.000Z');
+    const active = session(boardId, 0);
+    await sessions.create(active);
+    for (let i = 1; i <= 120; i++) await sessions.create(session(boardId, i, REVOKED));
+
+    const { result, bytes } = await bytesRead(() =>
+      listSessions(deps, CALLER, { boardId, status: 'active', limit: 10 }),
+    );
+    expect(result.data.map((s) => s.id)).toEqual([active.id]);
+    expect(result.nextCursor).toBeNull();
+    // The one session read whole (~20 KB) and 121 index entries of well under 1 KB each; reading the
+    // 121 sessions whole would be 2.4 MB.
+    expect(bytes).toBeLessThan(150_000);
+  });
+
+  it('reads only the state of the sessions it passes over where the scope’s index holds keys only', async () => {
+    // The caller is no member of this board's organization: its sessions there are found through the
+    // keys-only creatorBoard index.
+    const boardId = 'board-bounded-outsider';
+    await boards.put({ boardId, orgId: `org-of-${boardId}`, visibility: 'PUBLIC', name: null });
+    const active = session(boardId, 0);
+    await sessions.create(active);
+    for (let i = 1; i <= 60; i++) await sessions.create(session(boardId, i, REVOKED));
+
+    const { result, bytes } = await bytesRead(() =>
+      listSessions(deps, CALLER, { boardId, status: 'active', limit: 10 }),
+    );
+    expect(result.data.map((s) => s.id)).toEqual([active.id]);
+    expect(bytes).toBeLessThan(100_000);
+  });
+});
