@@ -68,7 +68,17 @@ export async function revokeUserSessions(
   const first = cutoff();
   await deps.sessions.writeCutoff(targets, first);
 
-  const candidates = await collect(deps, caller, countScopes, first.at, command.userId !== undefined);
+  // What earlier cut-offs of the same selection cover already need not be read again: each scope is
+  // counted only from the last of them on.
+  const covered = await coveredThrough(deps, targets, countScopes, first.id);
+  const candidates = await collect(
+    deps,
+    caller,
+    countScopes,
+    first.at,
+    command.userId !== undefined,
+    covered,
+  );
   // This call's own cut-off is left out: the count is of what the call changed.
   const earlier = await deps.sessions.readCutoffs(uniqueScopes(candidates));
   const own = new Set([first.id]);
@@ -93,6 +103,74 @@ function requestedScope(command: RevokeUserSessionsCommand): RevokedScope {
     ...(command.userId !== undefined ? { userId: command.userId } : {}),
     ...(command.boardId !== undefined ? { boardId: command.boardId } : {}),
   };
+}
+
+/**
+ * For each count scope, the latest instant up to which an earlier cut-off (not this call's, `own`) of the
+ * record the call writes for that scope covers every session the count could take from it: an entry of
+ * that record covers a session of its scope created at or before its `at` when it names no creators or
+ * names every creator this call's entry names (the count takes only those creators' sessions). The
+ * sessions at or before that instant are covered, so the count would leave them out anyway: reading
+ * only those created after it keeps the count exact. Undefined for a scope no earlier entry covers so.
+ * One consistent read of the records the call writes.
+ */
+async function coveredThrough(
+  deps: RevokeUserSessionsDeps,
+  targets: readonly CutoffTarget[],
+  countScopes: readonly SessionScope[],
+  own: string,
+): Promise<Array<string | undefined>> {
+  const records = await deps.sessions.readCutoffs(targets.map((target) => target.scope));
+  const byKey = new Map(records.map((record) => [cutoffScopeKey(record.scope), record]));
+  return countScopes.map((scope) => {
+    const target = targets.find((candidate) => writesFor(candidate.scope, scope));
+    const record = target && byKey.get(cutoffScopeKey(target.scope));
+    if (!target || !record) return undefined;
+    let through: string | undefined;
+    for (const entry of record.entries) {
+      if (entry.id === own || (through !== undefined && entry.at <= through)) continue;
+      if (coversCreators(entry, target.creators)) through = entry.at;
+    }
+    return through;
+  });
+}
+
+/** Whether the record of `written` is the one a call writes for the sessions of the count scope `scope`. */
+function writesFor(written: CutoffScope, scope: SessionScope): boolean {
+  switch (written.kind) {
+    case 'board':
+      return scope.by === 'board' && scope.boardId === written.boardId;
+    case 'boardUser':
+      return (
+        (scope.by === 'orgUser' || scope.by === 'creatorUser') &&
+        scope.boardId === written.boardId &&
+        scope.userId === written.userId
+      );
+    case 'orgUser':
+      return (
+        scope.by === 'orgUser' &&
+        scope.boardId === undefined &&
+        scope.orgId === written.orgId &&
+        scope.userId === written.userId
+      );
+    case 'creatorUser':
+      return (
+        scope.by === 'creatorUser' &&
+        scope.boardId === undefined &&
+        scope.creatorUserId === written.creatorUserId &&
+        scope.userId === written.userId
+      );
+    default:
+      return false;
+  }
+}
+
+/** Whether an entry covers the sessions of every one of `creators` (all creators when undefined). */
+function coversCreators(entry: CutoffEntry, creators: readonly string[] | undefined): boolean {
+  if (entry.creators === undefined) return true;
+  if (creators === undefined) return false;
+  const named = new Set(entry.creators);
+  return creators.every((creator) => named.has(creator));
 }
 
 /** What a call writes, and the index scopes holding the sessions it counts. */
@@ -144,17 +222,22 @@ async function collect(
   scopes: readonly SessionScope[],
   at: string,
   byUser: boolean,
+  coveredThrough: ReadonlyArray<string | undefined>,
 ): Promise<CountCandidate[]> {
   const tenant = new TenantFilter(deps.memberships, caller);
   const orgs = scopes.flatMap((scope) => (scope.by === 'orgUser' ? [scope.orgId] : []));
   const found = await Promise.all(
-    scopes.map(async (scope) => {
+    scopes.map(async (scope, i) => {
+      const after = coveredThrough[i];
+      // A cut-off at or after this one (another call's, a moment ago) covers every session it could count.
+      if (after !== undefined && after >= at) return [];
+      const since = after !== undefined ? { after } : {};
       if (scope.by === 'creatorUser' && orgs.length > 0) {
-        const candidates = await deps.sessions.scopeCandidates(scope, at, { exceptOrgs: orgs });
+        const candidates = await deps.sessions.scopeCandidates(scope, at, { exceptOrgs: orgs, ...since });
         const counted = new Set(orgs);
         return candidates.filter((candidate) => !counted.has(candidate.orgId));
       }
-      const candidates = await deps.sessions.scopeCandidates(scope, at);
+      const candidates = await deps.sessions.scopeCandidates(scope, at, since);
       if (!byUser || scope.by !== 'orgUser') return candidates;
       const creators = [...new Set(candidates.map((candidate) => candidate.createdByUserId))];
       const admitted = await Promise.all(

@@ -6,6 +6,7 @@ import { DynamoBoardRepository } from '#lib/dynamodb/boards';
 import { DynamoMembershipRepository } from '#lib/dynamodb/memberships';
 import { DynamoSessionRepository } from '#lib/dynamodb/sessions';
 import { type ListCaller, listSessions } from '#lib/use-cases/list-sessions';
+import { revokeUserSessions } from '#lib/use-cases/revoke-user-sessions';
 import { storedSession } from '#test/support/fixtures';
 import { useTablesBehindProxy } from '#test/support/tables-behind-proxy';
 
@@ -83,5 +84,33 @@ describe('a status-filtered list page on a real DynamoDB', () => {
     );
     expect(result.data.map((s) => s.id)).toEqual([active.id]);
     expect(bytes).toBeLessThan(100_000);
+  });
+});
+
+describe('a revoke-all of a scope its earlier cut-off covers, on a real DynamoDB', () => {
+  it('reads none of the 300 sessions it covered again, and counts the one created since', async () => {
+    const boardId = 'board-bounded-revoke';
+    await boards.put({ boardId, orgId: `org-of-${boardId}`, visibility: 'PRIVATE', name: null });
+    await memberships.add(`org-of-${boardId}`, CALLER.userId, '2026-01-01T00:00:00.000Z');
+    for (let i = 0; i < 300; i++) await sessions.create(session(boardId, i, { metadata: {} }));
+    let now = new Date('2026-03-01T00:00:00.000Z');
+    let draws = 0;
+    const revokeDeps = {
+      ...deps,
+      clock: { now: () => now },
+      random: { uuid: () => `cut-${++draws}`, bytes: (size: number) => Buffer.alloc(size) },
+    };
+    const first = await bytesRead(() => revokeUserSessions(revokeDeps, CALLER, { boardId }));
+    expect(first.result).toEqual({ revoked: 300 });
+
+    now = new Date('2026-03-01T00:05:00.000Z');
+    const again = await bytesRead(() => revokeUserSessions(revokeDeps, CALLER, { boardId }));
+    expect(again.result).toEqual({ revoked: 0 });
+    // Its own records and 16 empty shard queries, against 300 index entries the first call read.
+    expect(again.bytes).toBeLessThan(first.bytes / 4);
+
+    await sessions.create(session(boardId, 0, { createdAt: '2026-03-01T00:07:00.000Z', metadata: {} }));
+    now = new Date('2026-03-01T00:10:00.000Z');
+    expect(await revokeUserSessions(revokeDeps, CALLER, { boardId })).toEqual({ revoked: 1 });
   });
 });

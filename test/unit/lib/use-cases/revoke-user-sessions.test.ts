@@ -321,3 +321,84 @@ describe('withCutoffs', () => {
     expect(withCutoffs(session, [record]).revokedAt).toBeNull();
   });
 });
+
+describe('revokeUserSessions: a scope its own earlier cut-off covers', () => {
+  /** `count` sessions of customer-1 on board-a, one a second from `start`, created by `creator`. */
+  function made(count: number, start: number, creator: string, prefix: string) {
+    return Array.from({ length: count }, (_, i) =>
+      storedSession({
+        id: `${prefix}-0000-4000-8000-${String(i + 1).padStart(12, '0')}`,
+        tokenHash: `${prefix}${String(i + 1)}`.padStart(64, '0'),
+        createdAt: new Date(Date.UTC(2026, 0, 1, 0, 0, start + i)).toISOString(),
+        orgId: 'org-a',
+        boardId: 'board-a',
+        userId: 'customer-1',
+        createdByUserId: creator,
+      }),
+    );
+  }
+
+  it.each([
+    ['{userId}', { userId: 'customer-1' }],
+    ['{userId, boardId}', { userId: 'customer-1', boardId: 'board-a' }],
+    ['{boardId}', { boardId: 'board-a' }],
+  ] as const)('reads no index entry again for the sessions it covered (%s)', async (_name, command) => {
+    const deps = setup([...made(2_000, 0, 'colleague', '11111111'), ...made(500, 0, 'owner-1', '22222222')]);
+    deps.clock = fixedClock('2026-01-03T00:00:00.000Z');
+    expect(await revokeUserSessions(deps, CALLER, command)).toEqual({ revoked: 2_500 });
+    deps.sessions.candidatesRead = 0;
+
+    deps.clock = fixedClock('2026-01-04T00:00:00.000Z');
+    expect(await revokeUserSessions(deps, CALLER, command)).toEqual({ revoked: 0 });
+    expect(deps.sessions.candidatesRead).toBe(0);
+  });
+
+  it('reads and counts only the sessions created since its last cut-off', async () => {
+    const deps = setup(made(1_000, 0, 'colleague', '11111111'));
+    deps.clock = fixedClock('2026-01-03T00:00:00.000Z');
+    expect(await revokeUserSessions(deps, CALLER, { userId: 'customer-1' })).toEqual({ revoked: 1_000 });
+    const later = storedSession({
+      id: '33333333-0000-4000-8000-000000000001',
+      tokenHash: '3'.repeat(64),
+      createdAt: '2026-01-03T12:00:00.000Z',
+      orgId: 'org-a',
+      boardId: 'board-a',
+      userId: 'customer-1',
+      createdByUserId: 'colleague',
+    });
+    await deps.sessions.create(later);
+    deps.sessions.candidatesRead = 0;
+    deps.clock = fixedClock('2026-01-04T00:00:00.000Z');
+    expect(await revokeUserSessions(deps, CALLER, { userId: 'customer-1' })).toEqual({ revoked: 1 });
+    expect(deps.sessions.candidatesRead).toBe(1);
+  });
+
+  it('reads the whole scope again when a member joined since: the earlier cut-off does not cover its sessions', async () => {
+    const deps = setup(made(10, 0, 'colleague', '11111111'));
+    deps.clock = fixedClock('2026-01-03T00:00:00.000Z');
+    expect(await revokeUserSessions(deps, CALLER, { userId: 'customer-1' })).toEqual({ revoked: 10 });
+    // A key owner who joins later brings sessions the earlier cut-off (of the members then) left alone.
+    const newcomer = made(3, 100, 'newcomer', '44444444');
+    for (const s of newcomer) await deps.sessions.create(s);
+    await deps.memberships.add('org-a', 'newcomer', '2026-01-03T06:00:00.000Z');
+    deps.clock = fixedClock('2026-01-04T00:00:00.000Z');
+    expect(await revokeUserSessions(deps, CALLER, { userId: 'customer-1' })).toEqual({ revoked: 3 });
+  });
+
+  it('counts exactly what an earlier cut-off of narrower creators left out', async () => {
+    // A non-member revoked its own sessions of the user on board-a; a member's later call covers the rest.
+    const deps = setup([...made(4, 0, 'colleague', '11111111'), ...made(2, 10, 'outsider', '55555555')]);
+    deps.clock = fixedClock('2026-01-03T00:00:00.000Z');
+    expect(
+      await revokeUserSessions(
+        deps,
+        { userId: 'outsider', keyId: 'key_o' },
+        { userId: 'customer-1', boardId: 'board-a' },
+      ),
+    ).toEqual({ revoked: 2 });
+    deps.clock = fixedClock('2026-01-04T00:00:00.000Z');
+    expect(await revokeUserSessions(deps, CALLER, { userId: 'customer-1', boardId: 'board-a' })).toEqual({
+      revoked: 4,
+    });
+  });
+});
