@@ -164,7 +164,8 @@ export const TABLES = {
   },
   events: {
     envVar: EVENTS_TABLE_ENV,
-    // `pk`: an event's id (`sk` = `event`), or an expiry bucket (`due#<minute>`, `sk` = a session id).
+    // `pk`: an event's id (`sk` = `event`), or one partition of an expiry bucket (`due#<minute>#<0-15>`;
+    // `due#<minute>` for notes written before the partitions), `sk` = a session id.
     partitionKey: { name: 'pk', type: 'S' },
     sortKey: { name: 'sk', type: 'S' },
     indexes: [

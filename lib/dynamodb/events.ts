@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { DeleteCommand, GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { EVENT_OWNER_INDEX, EVENT_SESSION_INDEX, TTL_ATTRIBUTE } from '#lib/definitions/tables';
 import type { EmbedEvent, EventType, RoutedEvent } from '#lib/domain/events';
@@ -26,6 +27,35 @@ export function eventPosition(event: EmbedEvent): EventPosition {
 /** The one-minute bucket an instant falls in: `YYYY-MM-DDTHH:MM`. */
 export function minuteBucket(at: Date): string {
   return at.toISOString().slice(0, 16);
+}
+
+/**
+ * How many partitions a minute's due notes are spread over: the sessions expiring in one minute may be
+ * written at a create rate above the 1,000 writes a second one DynamoDB partition takes, and the sweep
+ * reads the partitions in parallel.
+ */
+export const DUE_PARTITIONS = 16;
+
+/** The partition of a session's due note: the first byte of SHA-256 of its id, modulo DUE_PARTITIONS. */
+export function duePartition(sessionId: string): number {
+  return (createHash('sha256').update(sessionId).digest()[0] as number) % DUE_PARTITIONS;
+}
+
+/** A session noted as expiring, for the expiry sweep. */
+export interface DueNote {
+  sessionId: string;
+  expiresAt: string;
+  /** Noted before the notes were partitioned: under its minute alone (`due#<minute>`). */
+  legacy?: true;
+}
+
+/** The key of a due note: `due#<minute>#<partition>`, or `due#<minute>` for a legacy one. */
+function dueKey(note: DueNote): { pk: string; sk: string } {
+  const bucket = minuteBucket(new Date(note.expiresAt));
+  return {
+    pk: note.legacy ? `${DUE_PREFIX}${bucket}` : `${DUE_PREFIX}${bucket}#${duePartition(note.sessionId)}`,
+    sk: note.sessionId,
+  };
 }
 
 /**
@@ -144,7 +174,10 @@ export class DynamoEventStore extends DynamoTable {
     };
   }
 
-  /** Notes that a session expires at `expiresAt`, under that minute's bucket, for the expiry sweep. */
+  /**
+   * Notes that a session expires at `expiresAt`, under that minute's bucket, in the session's partition
+   * of it, for the expiry sweep.
+   */
   async scheduleExpiry(sessionId: string, expiresAt: string): Promise<void> {
     // Unconditional: writing the same note again (a redelivered record) sets the same values.
     await dynamoCall(() =>
@@ -152,8 +185,7 @@ export class DynamoEventStore extends DynamoTable {
         new PutCommand({
           TableName: this.tableName,
           Item: {
-            pk: `${DUE_PREFIX}${minuteBucket(new Date(expiresAt))}`,
-            sk: sessionId,
+            ...dueKey({ sessionId, expiresAt }),
             expiresAt,
             [TTL_ATTRIBUTE]: Math.ceil(Date.parse(expiresAt) / 1000) + EVENT_RETENTION_SECONDS,
           },
@@ -162,27 +194,33 @@ export class DynamoEventStore extends DynamoTable {
     );
   }
 
-  /** The sessions noted as expiring in the minute `bucket` (`minuteBucket`), with their expiry. */
-  async dueIn(bucket: string): Promise<Array<{ sessionId: string; expiresAt: string }>> {
-    const due = await queryAll(this.db, {
-      TableName: this.tableName,
-      KeyConditionExpression: 'pk = :pk',
-      ExpressionAttributeValues: { ':pk': `${DUE_PREFIX}${bucket}` },
-      ConsistentRead: true,
-    });
-    return due.map((item) => ({ sessionId: String(item.sk), expiresAt: String(item.expiresAt) }));
-  }
-
-  /** Forgets a due note once its session's expiry is recorded and published. */
-  async clearDue(sessionId: string, expiresAt: string): Promise<void> {
-    await dynamoCall(() =>
-      this.db.send(
-        new DeleteCommand({
+  /**
+   * The sessions noted as expiring in the minute `bucket` (`minuteBucket`), with their expiry: every
+   * partition of the minute read at once, and the notes written before there were partitions.
+   */
+  async dueIn(bucket: string): Promise<DueNote[]> {
+    const partitions = await Promise.all(
+      [...Array.from({ length: DUE_PARTITIONS }, (_, partition) => `#${partition}`), ''].map((suffix) =>
+        queryAll(this.db, {
           TableName: this.tableName,
-          Key: { pk: `${DUE_PREFIX}${minuteBucket(new Date(expiresAt))}`, sk: sessionId },
+          KeyConditionExpression: 'pk = :pk',
+          ExpressionAttributeValues: { ':pk': `${DUE_PREFIX}${bucket}${suffix}` },
+          ConsistentRead: true,
         }),
       ),
     );
+    return partitions.flatMap((items, at) =>
+      items.map((item) => ({
+        sessionId: String(item.sk),
+        expiresAt: String(item.expiresAt),
+        ...(at === DUE_PARTITIONS ? { legacy: true as const } : {}),
+      })),
+    );
+  }
+
+  /** Forgets a due note once its session's expiry is recorded and published. */
+  async clearDue(note: DueNote): Promise<void> {
+    await dynamoCall(() => this.db.send(new DeleteCommand({ TableName: this.tableName, Key: dueKey(note) })));
   }
 
   /** The last minute bucket the expiry sweep went through completely, if it ever did. */

@@ -1,8 +1,9 @@
+import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
 import { LOCAL_TABLE_NAMES } from '#lib/definitions/tables';
 import type { EventSink, RoutedEvent } from '#lib/domain/events';
 import type { StoredSession } from '#lib/domain/session';
-import { DynamoEventStore } from '#lib/dynamodb/events';
+import { DynamoEventStore, duePartition } from '#lib/dynamodb/events';
 import { DynamoSessionRepository, toItem } from '#lib/dynamodb/sessions';
 import { eventId } from '#lib/events/derive';
 import { processStreamRecords, sweepExpired } from '#lib/events/process';
@@ -158,5 +159,29 @@ describe('the stream processor', () => {
       data: { session: { status: 'expired' } },
     });
     expect(await store.get(eventId(revoked.id, 'session.expired'))).toBeUndefined();
+  });
+
+  it('the expiry sweep finds the notes of every partition of a minute, and those written before there were partitions', async () => {
+    // After the minutes the sweep above went through.
+    const expiresAt = '2026-01-02T00:05:10.000Z';
+    const lapsing = Array.from({ length: 40 }, () => session({ expiresAt }));
+    const older = session({ expiresAt });
+    for (const s of [...lapsing, older]) await sessions.create(s);
+    for (const s of lapsing) await store.scheduleExpiry(s.id, expiresAt);
+    // A note as the stream consumer wrote them before the minutes were partitioned.
+    await db.send(
+      new PutCommand({
+        TableName: LOCAL_TABLE_NAMES.events,
+        Item: { pk: 'due#2026-01-02T00:05', sk: older.id, expiresAt },
+      }),
+    );
+    const partitions = new Set(lapsing.map((s) => duePartition(s.id)));
+    expect(partitions.size).toBeGreaterThan(8);
+    const sink = new RecordingSink();
+    const deps = { store, sinks: [sink], now: () => new Date('2026-01-02T00:10:00.000Z'), sessions };
+    await sweepExpired(deps);
+    const expired = new Set(sink.published.map((e) => e.sessionId));
+    for (const s of [...lapsing, older]) expect(expired.has(s.id)).toBe(true);
+    expect(await store.dueIn('2026-01-02T00:05')).toEqual([]);
   });
 });

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { LOCAL_TABLE_NAMES } from '#lib/definitions/tables';
 import type { EventSink, RoutedEvent } from '#lib/domain/events';
 import type { StoredSession } from '#lib/domain/session';
-import { DynamoEventStore, minuteBucket } from '#lib/dynamodb/events';
+import { DynamoEventStore, duePartition, minuteBucket } from '#lib/dynamodb/events';
 import { DynamoSessionRepository } from '#lib/dynamodb/sessions';
 import { sessionEvent } from '#lib/events/derive';
 import { sweepExpired } from '#lib/events/process';
@@ -112,12 +112,14 @@ describe.each(FAULTS)('an events-table write when $name', (fault) => {
     expect(await store.get(routed.event.id)).toEqual(routed.event);
   });
 
-  it('scheduleExpiry leaves one note for the session under its expiry minute', async () => {
+  it('scheduleExpiry leaves one note for the session under its expiry minute, in its partition', async () => {
     const s = session({ expiresAt: `2026-03-0${(counter % 9) + 1}T10:20:30.000Z` });
     const faults = await writeThrough(fault, 'PutItem', () => store.scheduleExpiry(s.id, s.expiresAt));
     expect(faults[0]).toBe(fault.fault.kind);
     const bucket = minuteBucket(new Date(s.expiresAt));
-    const notes = (await itemsUnder(`due#${bucket}`)).filter((item) => item.sk === s.id);
+    const notes = (await itemsUnder(`due#${bucket}#${duePartition(s.id)}`)).filter(
+      (item) => item.sk === s.id,
+    );
     expect(notes).toHaveLength(1);
     expect(notes[0]?.expiresAt).toBe(s.expiresAt);
     expect((await store.dueIn(bucket)).filter((due) => due.sessionId === s.id)).toEqual([
@@ -131,7 +133,9 @@ describe.each(FAULTS)('an events-table write when $name', (fault) => {
     const kept = session({ expiresAt });
     await store.scheduleExpiry(cleared.id, expiresAt);
     await store.scheduleExpiry(kept.id, expiresAt);
-    const faults = await writeThrough(fault, 'DeleteItem', () => store.clearDue(cleared.id, expiresAt));
+    const faults = await writeThrough(fault, 'DeleteItem', () =>
+      store.clearDue({ sessionId: cleared.id, expiresAt }),
+    );
     expect(faults[0]).toBe(fault.fault.kind);
     const left = (await store.dueIn(minuteBucket(new Date(expiresAt)))).map((due) => due.sessionId);
     expect(left).toContain(kept.id);
