@@ -1,6 +1,7 @@
 import {
   EVENT_OWNER_INDEX,
   EVENT_SESSION_INDEX,
+  EVENT_TYPE_INDEX,
   MEMBERSHIP_USER_INDEX,
   SESSION_SCOPE_INDEXES,
   SESSION_TOKEN_INDEX,
@@ -148,8 +149,9 @@ export const FUNCTIONS = {
   listEvents: {
     entry: 'functions/list-events.ts',
     description: 'GET /api/embed/events: lists the events of the sessions the caller created',
-    access: { events: ['Query'] },
-    queries: { events: [EVENT_OWNER_INDEX, EVENT_SESSION_INDEX] },
+    // BatchGetItem: the events a type's index (keys only) names, read by their key.
+    access: { events: ['Query', 'BatchGetItem'] },
+    queries: { events: [EVENT_OWNER_INDEX, EVENT_SESSION_INDEX, EVENT_TYPE_INDEX] },
     settings: [],
   },
   createWebhook: {

@@ -43,6 +43,7 @@ export const API_KEY_ID_INDEX = 'keyId-index';
 export const MEMBERSHIP_USER_INDEX = 'userId-index';
 export const EVENT_OWNER_INDEX = 'owner-index';
 export const EVENT_SESSION_INDEX = 'session-index';
+export const EVENT_TYPE_INDEX = 'ownerType-index';
 
 /**
  * The session indexes behind listing and revoke-all, one per way a caller can reach a session (see
@@ -119,6 +120,7 @@ const STATE: IndexProjection = { include: SESSION_STATE_ATTRIBUTES };
 // The events' indexes: by owner or by session, in the order of their `position`.
 const EVENT_OWNER: KeyDefinition = { name: 'ownerUserId', type: 'S' };
 const EVENT_SESSION: KeyDefinition = { name: 'sessionId', type: 'S' };
+const EVENT_OWNER_TYPE: KeyDefinition = { name: 'ownerType', type: 'S' };
 const POSITION: KeyDefinition = { name: 'position', type: 'S' };
 
 export const TABLES = {
@@ -173,6 +175,14 @@ export const TABLES = {
       { indexName: EVENT_OWNER_INDEX, partitionKey: EVENT_OWNER, sortKey: POSITION, projection: 'ALL' },
       // One session's events (at most five): the events API asked for one session.
       { indexName: EVENT_SESSION_INDEX, partitionKey: EVENT_SESSION, sortKey: POSITION, projection: 'ALL' },
+      // A key owner's events of one type (`<type>#<owner>`), newest first: the events API asked for a type
+      // reads only what it answers. Keys only: the page's events are then read by their key.
+      {
+        indexName: EVENT_TYPE_INDEX,
+        partitionKey: EVENT_OWNER_TYPE,
+        sortKey: POSITION,
+        projection: 'KEYS_ONLY',
+      },
     ],
     // Events are kept 30 days; DynamoDB deletes them some time after.
     timeToLiveAttribute: TTL_ATTRIBUTE,

@@ -1,6 +1,11 @@
 import { createHash } from 'node:crypto';
 import { DeleteCommand, GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { EVENT_OWNER_INDEX, EVENT_SESSION_INDEX, TTL_ATTRIBUTE } from '#lib/definitions/tables';
+import {
+  EVENT_OWNER_INDEX,
+  EVENT_SESSION_INDEX,
+  EVENT_TYPE_INDEX,
+  TTL_ATTRIBUTE,
+} from '#lib/definitions/tables';
 import type { EmbedEvent, EventType, RoutedEvent } from '#lib/domain/events';
 import { dynamoCall } from './errors';
 import { conditionalWrite, DynamoTable, type Item, queryAll } from './table';
@@ -82,7 +87,9 @@ export class DynamoEventStore extends DynamoTable {
               sk: EVENT_SORT_KEY,
               // Index keys only where they exist: a revoke-all's event is in no session's index, and an
               // operator's in no owner's (it is kept for its id alone).
-              ...(routed.ownerUserId !== null ? { ownerUserId: routed.ownerUserId } : {}),
+              ...(routed.ownerUserId !== null
+                ? { ownerUserId: routed.ownerUserId, ownerType: ownerTypeKey(routed.ownerUserId, event.type) }
+                : {}),
               ...(routed.sessionId !== null ? { sessionId: routed.sessionId } : {}),
               ...(routed.boardId !== null ? { boardId: routed.boardId } : {}),
               type: event.type,
@@ -131,6 +138,8 @@ export class DynamoEventStore extends DynamoTable {
     below?: EventPosition;
     limit: number;
   }): Promise<EventPage> {
+    if (query.type !== undefined && query.sessionId === undefined)
+      return this.pageOfType({ ...query, type: query.type });
     const bySession = query.sessionId !== undefined;
     const values: Item = { ':pk': bySession ? query.sessionId : query.ownerUserId };
     let condition = `${bySession ? 'sessionId' : 'ownerUserId'} = :pk`;
@@ -170,6 +179,40 @@ export class DynamoEventStore extends DynamoTable {
     );
     return {
       events: (Items ?? []).map(toEvent),
+      next: LastEvaluatedKey ? String(LastEvaluatedKey.position) : undefined,
+    };
+  }
+
+  /**
+   * A page of one owner's events of one type, from the index of exactly those (keys only), then the
+   * events themselves by their key: what is read is what the page answers.
+   */
+  private async pageOfType(query: {
+    ownerUserId: string;
+    type: EventType;
+    below?: EventPosition;
+    limit: number;
+  }): Promise<EventPage> {
+    const values: Item = { ':pk': ownerTypeKey(query.ownerUserId, query.type) };
+    if (query.below !== undefined) values[':below'] = query.below;
+    const { Items, LastEvaluatedKey } = await dynamoCall(() =>
+      this.db.send(
+        new QueryCommand({
+          TableName: this.tableName,
+          IndexName: EVENT_TYPE_INDEX,
+          KeyConditionExpression: `ownerType = :pk${query.below !== undefined ? ' AND #position < :below' : ''}`,
+          ...(query.below !== undefined ? { ExpressionAttributeNames: { '#position': 'position' } } : {}),
+          ExpressionAttributeValues: values,
+          ScanIndexForward: false,
+          Limit: query.limit,
+        }),
+      ),
+    );
+    const keys = (Items ?? []).map((item) => ({ pk: item.pk, sk: item.sk }));
+    const byId = new Map((await this.batchGetAll(keys)).map((item) => [String(item.pk), toEvent(item)]));
+    return {
+      // In the index's order; an event DynamoDB's TTL deleted in between is left out.
+      events: keys.flatMap((key) => byId.get(String(key.pk)) ?? []),
       next: LastEvaluatedKey ? String(LastEvaluatedKey.position) : undefined,
     };
   }
@@ -249,6 +292,11 @@ export class DynamoEventStore extends DynamoTable {
 }
 
 const SWEEP_KEY = { pk: 'sweep', sk: 'expiry' };
+
+/** The type index's key of an owner's events of one type: `<type>#<owner>` (types hold no `#`). */
+function ownerTypeKey(ownerUserId: string, type: EventType): string {
+  return `${type}#${ownerUserId}`;
+}
 
 function toEvent(item: Item): EmbedEvent {
   return JSON.parse(String(item.event)) as EmbedEvent;

@@ -4,7 +4,12 @@ import { type CursorFormat, decodeSignedCursor, encodeSignedCursor } from './sig
 
 export const DEFAULT_EVENT_LIMIT = 20;
 export const MAX_EVENT_LIMIT = 100;
-/** Index reads one page may make while a `type` filter skips events; the page may then come back short. */
+/**
+ * Index reads one page may make. A page narrowed by `type` reads an index of exactly that type's events
+ * (lib/dynamodb/events.ts), and one narrowed by session reads its session's few events (at most five), so
+ * a page is one read; more only when DynamoDB's TTL deleted an event between the index read and the read
+ * of the event itself. Beyond this the page comes back short, with a cursor.
+ */
 export const MAX_READS_PER_PAGE = 10;
 
 /** `occurredAt#id`: an event's place in its owner's order, newest first. */

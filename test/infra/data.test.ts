@@ -25,9 +25,15 @@ describe('DynamoDB tables', () => {
     }
   });
 
-  it('keeps events 30 days by TTL, found by owner and by session, newest first', () => {
+  it('keeps events 30 days by TTL, found by owner, by session and by owner and type, newest first', () => {
     const props = tableOf('events').Properties;
     expect(props.TimeToLiveSpecification).toEqual({ AttributeName: 'ttl', Enabled: true });
+    expect(props.GlobalSecondaryIndexes.map((i: Json) => [i.IndexName, i.Projection])).toEqual([
+      ['owner-index', { ProjectionType: 'ALL' }],
+      ['session-index', { ProjectionType: 'ALL' }],
+      // Keys only: a page narrowed by type reads the events it answers by their key.
+      ['ownerType-index', { ProjectionType: 'KEYS_ONLY' }],
+    ]);
     expect(props.GlobalSecondaryIndexes.map((i: Json) => [i.IndexName, i.KeySchema])).toEqual([
       [
         'owner-index',
@@ -40,6 +46,13 @@ describe('DynamoDB tables', () => {
         'session-index',
         [
           { AttributeName: 'sessionId', KeyType: 'HASH' },
+          { AttributeName: 'position', KeyType: 'RANGE' },
+        ],
+      ],
+      [
+        'ownerType-index',
+        [
+          { AttributeName: 'ownerType', KeyType: 'HASH' },
           { AttributeName: 'position', KeyType: 'RANGE' },
         ],
       ],

@@ -3,8 +3,11 @@ import { LOCAL_TABLE_NAMES } from '#lib/definitions/tables';
 import { hashCredential } from '#lib/domain/credentials';
 import type { StoredSession } from '#lib/domain/session';
 import { DynamoBoardRepository } from '#lib/dynamodb/boards';
+import { DynamoEventStore } from '#lib/dynamodb/events';
 import { DynamoMembershipRepository } from '#lib/dynamodb/memberships';
 import { DynamoSessionRepository } from '#lib/dynamodb/sessions';
+import { sessionEvent } from '#lib/events/derive';
+import { listEvents } from '#lib/use-cases/list-events';
 import { type ListCaller, listSessions } from '#lib/use-cases/list-sessions';
 import { revokeUserSessions } from '#lib/use-cases/revoke-user-sessions';
 import { storedSession } from '#test/support/fixtures';
@@ -112,5 +115,33 @@ describe('a revoke-all of a scope its earlier cut-off covers, on a real DynamoDB
     await sessions.create(session(boardId, 0, { createdAt: '2026-03-01T00:07:00.000Z', metadata: {} }));
     now = new Date('2026-03-01T00:10:00.000Z');
     expect(await revokeUserSessions(revokeDeps, CALLER, { boardId })).toEqual({ revoked: 1 });
+  });
+});
+
+describe('an events page narrowed by type, on a real DynamoDB', () => {
+  it('answers every event of the type in one page, reading only them: not the 150 others of 20 KB newer than them', async () => {
+    const events = new DynamoEventStore(db, LOCAL_TABLE_NAMES.events);
+    const owner = 'events-reader';
+    const made = Array.from({ length: 152 }, (_, i) =>
+      session('board-events', i, { createdByUserId: owner }),
+    );
+    const actor = { type: 'api_key' as const, keyId: 'key_1' };
+    // Two revocations, then 150 creations after them, each carrying its session's 20 KB of metadata.
+    for (const [i, s] of made.slice(0, 2).entries()) {
+      await events.record(
+        sessionEvent({ ...s, ...REVOKED }, 'session.revoked', `2026-02-10T00:00:0${i}.000Z`, actor),
+      );
+    }
+    for (const s of made.slice(2))
+      await events.record(sessionEvent(s, 'session.created', s.createdAt, actor));
+    const caller = { ...CALLER, userId: owner };
+
+    const { result, bytes } = await bytesRead(() =>
+      listEvents({ events }, caller, { type: 'session.revoked', limit: 10 }),
+    );
+    expect(result.data.map((event) => event.type)).toEqual(['session.revoked', 'session.revoked']);
+    expect(result.nextCursor).toBeNull();
+    // Two events of ~21 KB and two index entries; the 150 newer events would be 3 MB.
+    expect(bytes).toBeLessThan(60_000);
   });
 });
