@@ -146,7 +146,10 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
     summary: 'List sessions of a user or a board',
     description:
       'One page of the sessions the caller may access, newest first. `userId` or `boardId` (or both) ' +
-      'is required. Follow `nextCursor` until it is `null`; a cursor is bound to the caller and the query.',
+      'is required. Follow `nextCursor` until it is `null`; a cursor is bound to the caller and the query. ' +
+      'With `status`, a page looks at most at 1,000 sessions (200 of those you created on another ' +
+      'organization’s board) and reads whole only those it answers: it can hold fewer than `limit` sessions, ' +
+      'none even, and still have a cursor.',
     tag: 'Sessions',
     query: 'ListSessionsQuery',
     responses: {
