@@ -49,7 +49,8 @@ export const BOARD_REVOKE_DENIED = "Only members of the board's organization may
  * done, covers those created while it ran. The answer counts the sessions of the selection that were
  * active when the call began, from the states the scope indexes project, every scope and every write
  * shard read at once (the indexes lag writes by a moment: a session created in that moment is covered
- * all the same, only perhaps not counted). The last cut-off's entry on the first record also carries the
+ * all the same, only perhaps not counted); where an earlier cut-off of the same records covers a scope up
+ * to some instant, only the sessions created after it are read (`coveredThrough`). The last cut-off's entry on the first record also carries the
  * call's notice (the scope as named, the count): the one `sessions.revoked` event the call makes is
  * derived from it (docs/events.md).
  */

@@ -30,6 +30,12 @@ describe.runIf(onAssembly)('every route of the template, reached on the assembly
     expect(await response.json()).toMatchObject({ data: expect.any(Array) });
   });
 
+  it('lists the caller’s events of one type through the type index: GET /api/embed/events?type=', async () => {
+    const response = await api('/api/embed/events?type=session.created');
+    expect(response.status).toBe(200);
+    expect(await response.json()).toMatchObject({ data: expect.any(Array), nextCursor: null });
+  });
+
   it('lists the caller’s webhook endpoints, none yet: GET /api/embed/webhooks', async () => {
     const response = await api('/api/embed/webhooks');
     expect(response.status).toBe(200);
