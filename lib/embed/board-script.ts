@@ -15,7 +15,8 @@ export const ENDED_VIEW_RELATIVE = 'embed/ended';
  * to it, the browser half of ending with the session (docs/board-apps.md):
  *
  * - `EmbedBoard.ready({sessionId, boardId, expiresIn, locale, theme, watch})` tells the host page the
- *   board is shown and from then on reports the page's height as it changes (`resize`). With `expiresIn`
+ *   board is shown (with `expiresInMs`, the time left, when given `expiresIn`) and from then on reports
+ *   the page's height as it changes (`resize`). With `expiresIn`
  *   (the seconds the session has left, which the application's server counts on the service's clock) it
  *   ends the page when they have passed, counted from when the page loaded, so neither the server's nor the
  *   browser's clock matters; with `watch` (a URL of the application answering `{"active": false, "reason"}`
@@ -114,7 +115,11 @@ export const BOARD_SCRIPT = `/*! embed-session board script: EmbedBoard.ready(op
     if (typeof given.locale === 'string') look.locale = given.locale;
     if (typeof given.theme === 'string') look.theme = given.theme;
     reported = measure();
-    post('ready', { height: reported });
+    // The time left goes to the host too (expiresInMs, as the built-in page says it), for its renewal.
+    const seconds = given.expiresIn;
+    const known = typeof seconds === 'number' && Number.isFinite(seconds);
+    const ms = known ? Math.floor(Math.max(0, seconds) * 1000) : 0;
+    post('ready', known ? { height: reported, expiresInMs: ms } : { height: reported });
     if (observer === null && typeof ResizeObserver === 'function') {
       observer = new ResizeObserver(() => {
         const height = measure();
@@ -126,8 +131,7 @@ export const BOARD_SCRIPT = `/*! embed-session board script: EmbedBoard.ready(op
     }
     stop();
     const stops = [];
-    const seconds = given.expiresIn;
-    if (typeof seconds === 'number' && Number.isFinite(seconds)) stops.push(scheduleEnd(Math.max(0, seconds) * 1000));
+    if (known) stops.push(scheduleEnd(ms));
     if (typeof given.watch === 'string' && given.watch) stops.push(watchSession(given.watch));
     stop = () => {
       for (const each of stops) each();

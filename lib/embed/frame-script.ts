@@ -8,7 +8,8 @@ export const MESSAGE_SOURCE = 'embed-session';
  * tells the framing page what happens, with `postMessage`:
  *
  * - `ready` once the board is rendered, `error` (with a `code`) on an error page, each with `height`, the
- *   content's height in CSS pixels; then `resize` whenever that height changes;
+ *   content's height in CSS pixels; then `resize` whenever that height changes. `ready` carries
+ *   `expiresInMs`, the time the session has left, for the host script to renew it before the end;
  * - `expired` when the session's expiry passes while the page is open (the page then shows the expired
  *   view without a reload), or on the expired error page; `revoked` on the revoked error page;
  * - on the view after an end (`GET /embed/ended`), `expired` or `revoked` as it shows, with its height.
@@ -86,10 +87,13 @@ export const FRAME_SCRIPT = `(() => {
   reported = measure();
   const state = body.getAttribute('data-embed-state');
   if (state === 'ready') {
-    post('ready', { height: reported });
     const remaining = body.getAttribute('data-expires-in-ms');
     const ms = remaining ? Number(remaining) : Number.NaN;
-    if (Number.isFinite(ms) && ms >= 0) watchExpiry(ms);
+    const known = Number.isFinite(ms) && ms >= 0;
+    // The time left, as the server counted it: the host script renews the session from it, never from
+    // the host page's clock.
+    post('ready', known ? { height: reported, expiresInMs: ms } : { height: reported });
+    if (known) watchExpiry(ms);
   } else if (state === 'ended') {
     // The view a board application sent its frame to: the host hears the end as from the built-in page.
     const reason = body.getAttribute('data-embed-reason');

@@ -114,6 +114,26 @@ describe('the board application script: ready and resize', () => {
     ]);
   });
 
+  it('tells the host the time the session has left with ready, from the application’s expiresIn', () => {
+    const page = boardPage();
+    vi.setSystemTime(new Date('1999-01-01T00:00:00.000Z'));
+    page.api.ready({ sessionId: 's-1', boardId: 'b-1', expiresIn: 1187.4 });
+    expect(page.posted[0]?.[0]).toEqual({
+      source: MESSAGE_SOURCE,
+      type: 'ready',
+      sessionId: 's-1',
+      boardId: 'b-1',
+      height: 300,
+      expiresInMs: 1_187_400,
+    });
+    const other = boardPage();
+    other.api.ready({ sessionId: 's-1', expiresIn: 'soon' });
+    expect(other.posted[0]?.[0]).not.toHaveProperty('expiresInMs');
+    const over = boardPage();
+    over.api.ready({ sessionId: 's-1', expiresIn: -3 });
+    expect(over.posted[0]?.[0]).toMatchObject({ type: 'ready', expiresInMs: 0 });
+  });
+
   it('posts expired and revoked, and only posts them', () => {
     const page = boardPage();
     page.api.expired();

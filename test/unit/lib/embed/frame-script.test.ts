@@ -179,10 +179,22 @@ describe('the board page’s messages', () => {
           sessionId: 'session-1',
           boardId: 'board-42',
           height: 241,
+          expiresInMs: 60_000,
         },
         targetOrigin: '*',
       },
     ]);
+  });
+
+  it('tells the host how long the session has left, as the server counted it, whatever the browser’s clock says', () => {
+    vi.setSystemTime(new Date('2031-06-01T00:00:00.000Z'));
+    const page = runPage({ state: 'ready', context: CONTEXT, expiresInMs: 4_000 });
+    expect(page.messages()).toEqual([expect.objectContaining({ type: 'ready', expiresInMs: 4_000 })]);
+  });
+
+  it('says no remaining time when the page does not know it', () => {
+    const page = runPage({ state: 'ready', context: CONTEXT });
+    expect(page.messages()[0]).not.toHaveProperty('expiresInMs');
   });
 
   it('never posts the token, the e-mail, the user id or metadata', () => {
@@ -195,7 +207,7 @@ describe('the board page’s messages', () => {
     }
     for (const message of page.messages()) {
       for (const key of Object.keys(message)) {
-        expect(['source', 'type', 'sessionId', 'boardId', 'height', 'code']).toContain(key);
+        expect(['source', 'type', 'sessionId', 'boardId', 'height', 'code', 'expiresInMs']).toContain(key);
       }
     }
   });
