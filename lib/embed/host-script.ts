@@ -330,7 +330,15 @@ export const HOST_CORE = `function createEmbedSession(window) {
     const attempt = () => {
       const current = ++round;
       const key = session || (shown ? shown.url.href : null);
-      const asked = key === null ? ask(fetchEmbedUrl, timeout) : obtain(key, fetchEmbedUrl, timeout);
+      // The first link of a mount with fetchEmbedUrl alone is asked for only if the mount is still there
+      // when the ask runs: a React StrictMode mount, unmount and mount again asks once.
+      const asked =
+        key === null
+          ? ask(() => {
+              if (current !== round) throw new Error('the mount was destroyed');
+              return fetchEmbedUrl();
+            }, timeout)
+          : obtain(key, fetchEmbedUrl, timeout);
       asked.then(
         (value) => {
           if (current !== round) return;
@@ -364,11 +372,12 @@ export const HOST_CORE = `function createEmbedSession(window) {
       stopLead();
       attempt();
     };
-    // Renews when a fifth of the time left remains, at most a minute before the end.
+    // Renews when a third of the time left remains, at most a minute before the end: time enough for the
+    // new link to load (through a board application's hand-off too) while the shown one still works.
     const lead = (ms) => {
       stopLead();
       if (!canRenew() || renewing || typeof ms !== 'number' || !Number.isFinite(ms) || ms < 0) return;
-      stopLead = after(ms - Math.min(60000, ms / 5), startRenewal);
+      stopLead = after(ms - Math.min(60000, ms / 3), startRenewal);
     };
     const idsOf = (data) => {
       const ids = {};

@@ -460,13 +460,13 @@ const visible = (page: FakeHostPage) =>
   page.container.children.filter((frame) => frame.style.opacity !== '0');
 
 describe('EmbedSession.mount: renewal through fetchEmbedUrl', () => {
-  it('renews when a fifth of the time the frame reported is left, counted from the message, not the clock', async () => {
+  it('renews when a third of the time the frame reported is left, counted from the message, not the clock', async () => {
     const { fetchEmbedUrl, calls } = fetcher(RENEWED);
     const page = hostPage();
     page.clock.now = Date.parse('1990-01-01T00:00:00Z');
     const frame = mounted({ fetchEmbedUrl }, page);
-    frame.fromFrame({ type: 'ready', sessionId: 's-1', height: 300, expiresInMs: 10_000 });
-    await page.clock.advance(7999);
+    frame.fromFrame({ type: 'ready', sessionId: 's-1', height: 300, expiresInMs: 9_000 });
+    await page.clock.advance(5999);
     expect(calls).toEqual([]);
     await page.clock.advance(1);
     expect(calls).toEqual([1]);
@@ -572,7 +572,7 @@ describe('EmbedSession.mount: renewal through fetchEmbedUrl', () => {
       height: 300,
       expiresInMs: 60_000,
     });
-    await page.clock.advance(47_999);
+    await page.clock.advance(39_999);
     expect(calls).toEqual([1]);
     await page.clock.advance(1);
     expect(calls).toEqual([1, 2]);
@@ -624,8 +624,8 @@ describe('EmbedSession.mount: renewal through fetchEmbedUrl', () => {
   it('backs off after failures (1 s, 2 s, 4 s), then reports renewal_failed and the end', async () => {
     const { fetchEmbedUrl, calls: asked } = fetcher(new Error('backend down'));
     const { page, calls, fromFrame } = mounted({ fetchEmbedUrl });
-    fromFrame({ type: 'ready', sessionId: 's-1', height: 300, expiresInMs: 10_000 });
-    await page.clock.advance(8000);
+    fromFrame({ type: 'ready', sessionId: 's-1', height: 300, expiresInMs: 9_000 });
+    await page.clock.advance(6000);
     expect(asked).toEqual([1]);
     await page.clock.advance(999);
     expect(asked).toHaveLength(1);
@@ -694,8 +694,8 @@ describe('EmbedSession.mount: renewal through fetchEmbedUrl', () => {
     async (_label, answer, reason) => {
       const { fetchEmbedUrl, calls: asked } = fetcher(RENEWED);
       const { page, calls, iframe, fromFrame } = mounted({ fetchEmbedUrl, readyTimeout: 3000 });
-      fromFrame({ type: 'ready', sessionId: 's-1', height: 300, expiresInMs: 100_000 });
-      await page.clock.advance(80_000);
+      fromFrame({ type: 'ready', sessionId: 's-1', height: 300, expiresInMs: 90_000 });
+      await page.clock.advance(60_000);
       for (let attempt = 1; attempt <= 4; attempt++) {
         const next = page.container.children[0] as FakeIframe;
         expect(next).not.toBe(iframe);
@@ -768,6 +768,17 @@ describe('EmbedSession.mount: renewal through fetchEmbedUrl', () => {
     expect(iframe.style).toEqual({ display: 'block', width: '100%', border: '0', height: '150px' });
     fromFrame(page, iframe, { type: 'ready', sessionId: 's-1', height: 240 });
     expect(heard).toEqual([{ sessionId: 's-1', height: 240 }]);
+  });
+
+  it('asks nothing for a mount destroyed at once, as React StrictMode does before mounting again', async () => {
+    const { fetchEmbedUrl, calls: asked } = fetcher(RENEWED);
+    const page = hostPage();
+    page.api.mount('#board', { fetchEmbedUrl }).destroy();
+    const kept = page.api.mount('#board', { fetchEmbedUrl });
+    await page.clock.advance(0);
+    expect(asked).toEqual([1]);
+    expect(page.container.children).toEqual([kept.iframe]);
+    expect(page.listeners.size).toBe(1);
   });
 
   it('reports renewal_failed when fetchEmbedUrl alone gives no first link', async () => {
