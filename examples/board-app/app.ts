@@ -151,7 +151,9 @@ export function createBoardApp(options: BoardAppOptions): BoardApp {
     look: { locale: Locale; theme: Theme },
   ) => {
     const nonce = randomBytes(16).toString('base64');
-    res.writeHead(status, pageHeaders(nonce)).end(refusedPage(reason, { ...look, nonce }));
+    res
+      .writeHead(status, pageHeaders(nonce))
+      .end(refusedPage(reason, { ...look, nonce, serviceUrl: issuer }));
   };
 
   /** The session's language and theme, or those of the look cookie, or the defaults. */

@@ -190,12 +190,32 @@ ${posts}
   );
 }
 
-/** Why the board is not shown, in the user's language. */
+/**
+ * What the host page hears of a refused hand-off: the code the service's embed page gives a link it
+ * refuses (docs/embedding.md, error codes), so the host handles both kinds of board alike. A refused vote
+ * happens on a board already shown, and says nothing.
+ */
+const HOST_CODES: Readonly<Record<RefusedReason, string | null>> = {
+  invalid: 'invalid_token',
+  expired: 'invalid_token',
+  replayed: 'invalid_token',
+  audience: 'invalid_token',
+  unavailable: 'unavailable',
+  forbidden: null,
+};
+
+/** Why the board is not shown, in the user's language; the host page hears it through `/embed-board.js`. */
 export function refusedPage(
   reason: RefusedReason,
-  options: { locale: Locale; theme: Theme; nonce: string },
+  options: { locale: Locale; theme: Theme; nonce: string; serviceUrl: string },
 ): string {
   const t = TEXTS[options.locale];
+  const code = HOST_CODES[reason];
+  const tell = code
+    ? `
+<script src="${escapeHtml(options.serviceUrl)}/embed-board.js"></script>
+<script nonce="${options.nonce}">if (window.EmbedBoard) EmbedBoard.error(${scriptJson(code)});</script>`
+    : '';
   return layout(
     options,
     t.refusedTitle,
@@ -203,7 +223,7 @@ export function refusedPage(
 <h1>${escapeHtml(t.refusedTitle)}</h1>
 <p>${escapeHtml(t.refused[reason])}</p>
 <p class="notice">${escapeHtml(t.reopen)}</p>
-</main>`,
+</main>${tell}`,
   );
 }
 

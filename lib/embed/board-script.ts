@@ -1,5 +1,6 @@
 import type { APIGatewayProxyResult } from 'aws-lambda';
 import { MESSAGE_SOURCE } from './frame-script';
+import { EMBED_ERROR_CODES } from './i18n';
 
 /** How often the script asks the application's watch endpoint whether its session still lives. */
 export const WATCH_INTERVAL_MS = 2000;
@@ -24,6 +25,9 @@ export const ENDED_VIEW_RELATIVE = 'embed/ended';
  * - `EmbedBoard.ended(reason)` posts `expired` or `revoked` and sends the frame to the service's view of
  *   that end (`/embed/ended`, next to this script), in the session's `locale` and `theme`.
  * - `EmbedBoard.expired()` and `EmbedBoard.revoked()` only post, as they always did.
+ * - `EmbedBoard.error(code)` posts `error` with one of the embed page's codes (`internal` for any other),
+ *   for a page of the application that shows no board: a hand-off it refused (`invalid_token`), its own
+ *   outage (`unavailable`).
  *
  * The envelope is the built-in page's, so the host script treats both alike; it accepts these only from
  * the origin the embed page announced, in that frame. Dependency-free ES2020.
@@ -137,11 +141,14 @@ export const BOARD_SCRIPT = `/*! embed-session board script: EmbedBoard.ready(op
       for (const each of stops) each();
     };
   };
+  // The embed page's codes, so the host hears the application's refusal as it hears the service's.
+  const CODES = ${JSON.stringify(EMBED_ERROR_CODES)};
   window.EmbedBoard = Object.freeze({
     ready: ready,
     ended: ended,
     expired: () => post('expired', {}),
     revoked: () => post('revoked', {}),
+    error: (code) => post('error', { code: CODES.indexOf(code) === -1 ? 'internal' : code, height: measure() }),
   });
 })();
 `;

@@ -21,7 +21,22 @@ import { type RunningBoardApp, startBoardApp } from '../../examples/board-app/se
 const runtime = useTestRuntime();
 let app: RunningBoardApp;
 const browser = useChromium();
-const site = useCustomerSite();
+/** The customer's backend: `POST /embed-url` answers a new session's embedUrl on the application's board. */
+const backend = { asked: 0, urls: [] as string[] };
+const site = useCustomerSite({
+  route: (request, response) => {
+    if (request.method !== 'POST' || request.url !== '/embed-url') return false;
+    backend.asked++;
+    embedUrlFor(`customer-renewed-${backend.asked}`).then(
+      ({ embedUrl }) => {
+        backend.urls.push(embedUrl);
+        response.writeHead(200, { 'Content-Type': 'application/json' }).end(JSON.stringify({ embedUrl }));
+      },
+      () => response.writeHead(502).end(),
+    );
+    return true;
+  },
+});
 const opened: Page[] = [];
 
 beforeAll(async () => {
@@ -157,6 +172,60 @@ describeInChromium('the reference board application in the iframe', () => {
     await frame.locator('li[data-post="sso"] button').click();
     const after = await appFrame(page);
     await expect.poll(() => after.locator('li[data-post="sso"] .count').textContent()).toBe('1 vote');
+  });
+
+  it('renews a short session through fetchEmbedUrl: the application’s new board takes the frame’s place, one ready', async () => {
+    const { embedUrl, sessionId } = await embedUrlFor('customer-renewing', { expiresInSeconds: 4 });
+    backend.asked = 0;
+    backend.urls = [];
+    const page = await open(
+      hostPage(`<script src="${runtime.baseUrl}/embed.js?v=${HOST_SCRIPT_VERSION}"></script>
+<div id="board"></div>
+<script>
+window.embedEvents = [];
+window.readyMessages = [];
+window.appReady = [];
+addEventListener('message', (event) => {
+  if (!event.data || event.data.type !== 'ready') return;
+  readyMessages.push(event.origin);
+  appReady.push(event.data);
+});
+const options = ${recordingMountOptions(embedUrl)};
+options.fetchEmbedUrl = () => fetch('/embed-url', { method: 'POST' }).then((answer) => answer.json()).then((body) => body.embedUrl);
+window.handle = EmbedSession.mount('#board', options);
+</script>`),
+    );
+    await appFrame(page);
+    await expect.poll(() => hostEvents(page)).toContainEqual(expect.objectContaining({ type: 'ready' }));
+    // The application gave its page the time left, which the host script heard with ready.
+    const [first] = await page.evaluate(
+      () => (globalThis as unknown as { appReady: Array<{ expiresInMs?: number }> }).appReady,
+    );
+    expect(first?.expiresInMs).toBeGreaterThan(1_000);
+    expect(first?.expiresInMs).toBeLessThanOrEqual(4_000);
+
+    const shown = () =>
+      page.evaluate(() => {
+        const w = globalThis as unknown as {
+          handle: { iframe: { src: string } };
+          document: { querySelectorAll(s: string): unknown[] };
+        };
+        return { src: w.handle.iframe.src, frames: w.document.querySelectorAll('#board iframe').length };
+      });
+    await expect
+      .poll(async () => (await shown()).src === backend.urls[0] && (await shown()).frames === 1, {
+        timeout: 8_000,
+      })
+      .toBe(true);
+    await expect.poll(() => page.frames().filter((f) => f.url() === `${app.origin}/board`).length).toBe(1);
+    expect(await page.frameLocator('#board iframe').locator('#user-name').textContent()).toBe('Ada Lovelace');
+    expect(backend.asked).toBe(1);
+    expect(await readyFrom(page)).toBeGreaterThanOrEqual(2);
+    const events = await hostEvents(page);
+    expect(events.filter((e) => e.type === 'ready')).toEqual([
+      { type: 'ready', detail: expect.objectContaining({ sessionId }) },
+    ]);
+    expect(events.filter((e) => e.type !== 'ready' && e.type !== 'resize')).toEqual([]);
   });
 
   it('refuses a replayed and a tampered token with a clear page', async () => {

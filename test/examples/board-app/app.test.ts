@@ -150,7 +150,13 @@ describe('the reference board application: the hand-off', () => {
           });
           expect(response.status).toBe(503);
           expect(response.headers.get('set-cookie')).toBeNull();
-          expect(await response.text()).toContain('data-reason="unavailable"');
+          const text = await response.text();
+          expect(text).toContain('data-reason="unavailable"');
+          // The host page hears the code the service's own page would say.
+          expect(text).toContain(`<script src="${issuer}/embed-board.js"></script>`);
+          expect(text).toMatch(
+            /<script nonce="[^"]+">if \(window\.EmbedBoard\) EmbedBoard\.error\("unavailable"\);<\/script>/,
+          );
         } finally {
           await other.close();
         }
@@ -220,6 +226,11 @@ describe('the reference board application: the hand-off', () => {
       expect({ reason, status: refused.response.status }).toEqual({ reason, status: 401 });
       expect(refused.setCookie).toBeNull();
       expect(refused.text).toContain(`data-reason="${reason}"`);
+      // The host page hears invalid_token, as from the service's page of a link it refuses.
+      expect(refused.text).toContain(`<script src="${runtime.baseUrl}/embed-board.js"></script>`);
+      expect(refused.text).toMatch(
+        /<script nonce="[^"]+">if \(window\.EmbedBoard\) EmbedBoard\.error\("invalid_token"\);<\/script>/,
+      );
       expect(refused.text).not.toMatch(/at .*\.ts:\d+|Error:/);
       expect(refused.response.headers.get('content-type')).toBe('text/html; charset=utf-8');
     }

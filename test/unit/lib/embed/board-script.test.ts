@@ -24,6 +24,7 @@ interface BoardApi {
   ended(reason?: unknown): void;
   expired(): void;
   revoked(): void;
+  error(code?: unknown): void;
 }
 
 /**
@@ -132,6 +133,21 @@ describe('the board application script: ready and resize', () => {
     const over = boardPage();
     over.api.ready({ sessionId: 's-1', expiresIn: -3 });
     expect(over.posted[0]?.[0]).toMatchObject({ type: 'ready', expiresInMs: 0 });
+  });
+
+  it('error(code) tells the host why the application shows no board, in the embed page’s codes', () => {
+    const page = boardPage();
+    page.api.error('invalid_token');
+    page.api.error('unavailable');
+    page.api.error('token_replayed');
+    page.api.error(undefined);
+    expect(page.posted.map(([data]) => data)).toEqual([
+      { source: MESSAGE_SOURCE, type: 'error', code: 'invalid_token', height: 300 },
+      { source: MESSAGE_SOURCE, type: 'error', code: 'unavailable', height: 300 },
+      { source: MESSAGE_SOURCE, type: 'error', code: 'internal', height: 300 },
+      { source: MESSAGE_SOURCE, type: 'error', code: 'internal', height: 300 },
+    ]);
+    expect(page.navigations).toEqual([]);
   });
 
   it('posts expired and revoked, and only posts them', () => {
