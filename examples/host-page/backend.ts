@@ -3,8 +3,8 @@
  *
  * - `GET /` is the page with the board. For the signed-in user, it creates an embed session with the API
  *   key (which stays on this server), then renders the page with the session's `embedUrl` in it.
- * - `POST /embed-url` is what the page asks, once, when the session expires while it is open: a new
- *   session, answered as `{"embedUrl": …}`.
+ * - `POST /embed-url` is what the page's host script asks (its `fetchEmbedUrl`) before the session ends,
+ *   to renew it without interrupting the user: a new session, answered as `{"embedUrl": …}`.
  *
  * One session per page view, as docs/embedding.md advises: an embed URL is a credential, so none is
  * stored, logged or cached. The signed-in user is fixed here; your product takes it from its own login.
@@ -28,7 +28,7 @@ export interface HostPageConfig {
   /** The board the page embeds. */
   boardId: string;
   user: SignedInUser;
-  /** How long a session lasts (one page view; the page renews it once when it expires while open). */
+  /** How long a session lasts (one page view; the page's host script renews it before it ends). */
   sessionSeconds?: number;
   /** How long the service may take to answer, in milliseconds. */
   timeoutMs?: number;

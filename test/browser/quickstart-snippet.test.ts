@@ -6,9 +6,10 @@ import { quickstartHtml } from '#test/support/quickstart';
 import { useTestRuntime } from '#test/support/runtime-fixture';
 
 /**
- * The quickstart's embedding snippet, run as written on a customer's page: when the session expires it asks
- * the customer's backend once for a new embedUrl, and stops when that one is no better. The snippet it
- * replaced (`onExpired: () => location.reload()` with a fixed embedUrl) reloaded the page without end.
+ * The quickstart's embedding snippet, run as written on a customer's page: it renews the session through
+ * the customer's backend (fetchEmbedUrl), and when the backend gives nothing usable it backs off and gives
+ * up with onError. A snippet of old (`onExpired: () => location.reload()` with a fixed embedUrl) reloaded
+ * the page without end.
  */
 
 /**
@@ -60,8 +61,9 @@ beforeAll(() => {
 });
 
 /**
- * The customer's page: the quickstart's snippet with `embedUrl` rendered into it. The page counts its own
- * calls to fetch and, after the snippet's listener, every `expired` message a frame posts.
+ * The customer's page: the quickstart's snippet with `embedUrl` rendered into it, in a browser whose clock
+ * the test can move on (to skip the renewal's back-off). The page counts its own calls to fetch; the test
+ * keeps what the snippet logs (its onError).
  */
 async function openCustomerPage(embedUrl: string) {
   const url = site.page(
@@ -70,57 +72,28 @@ async function openCustomerPage(embedUrl: string) {
   const realFetch = window.fetch.bind(window);
   window.fetch = (...args) => { window.fetches++; return realFetch(...args); };
 </script>
-${quickstartSnippet(runtime.baseUrl, embedUrl)}
-<script>
-  window.expiredMessages = 0;
-  addEventListener('message', (event) => {
-    if (event.data && event.data.type === 'expired') window.expiredMessages++;
-  });
-</script>`,
+${quickstartSnippet(runtime.baseUrl, embedUrl)}`,
   );
-  const page = await browser.newPage();
+  const context = await browser.newContext();
+  await context.clock.install();
+  const page = await context.newPage();
+  const warnings: string[] = [];
+  page.on('console', (message) => {
+    if (message.type() === 'warning') warnings.push(message.text());
+  });
   let navigations = 0;
   page.on('framenavigated', (frame) => {
     if (frame === page.mainFrame()) navigations++;
   });
   await page.goto(url);
-  return { page, navigations: () => navigations };
+  return { page, context, warnings, navigations: () => navigations };
 }
 
-type Counters = { fetches: number; expiredMessages: number };
-const counters = (page: import('playwright-core').Page) =>
-  page.evaluate(() => {
-    const w = globalThis as unknown as Counters;
-    return { fetches: w.fetches, expiredMessages: w.expiredMessages };
-  });
+const fetches = (page: import('playwright-core').Page) =>
+  page.evaluate(() => (globalThis as unknown as { fetches: number }).fetches);
 
 describeInChromium("the quickstart's embedding snippet", () => {
-  it('asks the backend once for a new link when the session expires, and stops when that one is expired too', async () => {
-    renewal = { status: 200, embedUrl: await expiredEmbedUrl(), asked: 0 };
-    const { page, navigations } = await openCustomerPage(await expiredEmbedUrl());
-    // The first link's expiry, then the renewed link's: the snippet's listener has run for both.
-    await page.waitForFunction(() => (globalThis as unknown as Counters).expiredMessages >= 2);
-    expect(await counters(page)).toEqual({ fetches: 1, expiredMessages: 2 });
-    expect(renewal.asked).toBe(1);
-    expect(await page.locator('iframe').count()).toBe(1);
-    expect(await page.locator('iframe').getAttribute('src')).toBe(renewal.embedUrl);
-    expect(navigations()).toBe(1);
-    await page.close();
-  });
-
-  it('keeps the expired notice and asks no more when the backend cannot give a new link', async () => {
-    renewal = { status: 401, asked: 0 };
-    const embedUrl = await expiredEmbedUrl();
-    const { page, navigations } = await openCustomerPage(embedUrl);
-    await page.waitForFunction(() => (globalThis as unknown as Counters).expiredMessages >= 1);
-    await expect.poll(() => renewal.asked).toBe(1);
-    expect((await counters(page)).fetches).toBe(1);
-    expect(await page.locator('iframe').getAttribute('src')).toBe(embedUrl);
-    expect(navigations()).toBe(1);
-    await page.close();
-  });
-
-  it('shows the new board when the backend gives a usable link', async () => {
+  it('renews a link that had expired before the page showed it: the new board takes the frame’s place', async () => {
     const fresh = await fetch(`${runtime.baseUrl}/api/embed/sessions`, {
       method: 'POST',
       headers: { Authorization: `Bearer ${runtime.demo?.apiKey}`, 'Content-Type': 'application/json' },
@@ -131,10 +104,43 @@ describeInChromium("the quickstart's embedding snippet", () => {
       }),
     });
     renewal = { status: 200, embedUrl: ((await fresh.json()) as { embedUrl: string }).embedUrl, asked: 0 };
-    const { page } = await openCustomerPage(await expiredEmbedUrl());
+    const { page, context, warnings, navigations } = await openCustomerPage(await expiredEmbedUrl());
+    await expect.poll(() => page.locator('iframe').getAttribute('src')).toBe(renewal.embedUrl);
     await page.frameLocator('iframe').locator('#embed-board').waitFor();
-    expect(await page.locator('iframe').getAttribute('src')).toBe(renewal.embedUrl);
+    expect(await page.locator('iframe').count()).toBe(1);
     expect(renewal.asked).toBe(1);
-    await page.close();
+    expect(await fetches(page)).toBe(1);
+    expect(warnings).toEqual([]);
+    expect(navigations()).toBe(1);
+    await context.close();
+  });
+
+  it.each([
+    [
+      'answers a link that is expired too',
+      async () => ({ status: 200, embedUrl: await expiredEmbedUrl(), asked: 0 }),
+    ],
+    ['cannot give a new link', async () => ({ status: 401, asked: 0 })],
+  ])('backs off and gives up, never reloading the page, when the backend %s', async (_label, answer) => {
+    renewal = await answer();
+    const embedUrl = await expiredEmbedUrl();
+    const { page, context, warnings, navigations } = await openCustomerPage(embedUrl);
+    // Four attempts, 1 s, 2 s and 4 s apart: the test moves the page's clock over each wait.
+    for (let attempt = 1; attempt <= 4; attempt++) {
+      await expect.poll(() => renewal.asked).toBe(attempt);
+      await expect.poll(() => page.locator('iframe').count()).toBe(1);
+      await page.clock.fastForward(5_000);
+    }
+    await expect.poll(() => warnings).toEqual([expect.stringMatching(/^board: renewal_failed /)]);
+    await page.clock.fastForward(10 * 60_000);
+    expect(renewal.asked).toBe(4);
+    expect(await fetches(page)).toBe(4);
+    // The frame still shows the first link's expired notice; the page was never reloaded.
+    expect(await page.locator('iframe').getAttribute('src')).toBe(embedUrl);
+    expect(await page.frameLocator('iframe').getByTestId('embed-error').textContent()).toContain(
+      'Your access to this board has ended.',
+    );
+    expect(navigations()).toBe(1);
+    await context.close();
   });
 });

@@ -179,7 +179,7 @@ describe('GET /: the page with the board', () => {
   });
 });
 
-describe('POST /embed-url: the page asks once for a new link when its session expired', () => {
+describe('POST /embed-url: the page asks for a new link to renew its session', () => {
   it("answers a new session's embedUrl, kept by no cache", async () => {
     const response = await renew();
     expect(response.status).toBe(200);
