@@ -176,10 +176,14 @@ export const HOST_CORE = `function createEmbedSession(window) {
             if (renewed.has(key)) return renewed.get(key);
             const waiting = elsewhere.get(key);
             if (!waiting) return fetchAndShare();
-            // Another tab renewed and let go of the lock: its answer is on its way.
+            // Another tab renewed and let go of the lock: its answer is on its way, unless that tab closed
+            // first, which ms tells (the next attempt then asks fetchEmbedUrl itself).
             return new Promise((resolve) => {
               waiting.push(resolve);
-              setTimeout(resolve, ms, null);
+              setTimeout(() => {
+                if (elsewhere.get(key) === waiting) elsewhere.delete(key);
+                resolve(null);
+              }, ms);
             }).then((url) => {
               if (url === null) throw new Error('the renewal in another tab failed');
               return url;

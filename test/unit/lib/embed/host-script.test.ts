@@ -16,6 +16,7 @@ import {
   ChannelBus,
   EMBED_ORIGIN,
   EMBED_URL,
+  FakeChannel,
   FakeClock,
   type FakeHostPage,
   type FakeIframe,
@@ -899,6 +900,26 @@ describe('EmbedSession.mount: frames and tabs that hold the same session renew o
     await clock.advance(0);
     expect(asked).toEqual(['a']);
     expect(b.page.container.children[0]?.attributes.src).toBe(RENEWED);
+  });
+
+  it('asks fetchEmbedUrl itself when the tab that announced a renewal never answered (it closed)', async () => {
+    const bus = new ChannelBus();
+    const clock = new FakeClock();
+    const page = fakeHostPage({ clock, bus, locks: new FakeLocks() });
+    const { fetchEmbedUrl, calls: asked } = fetcher(RENEWED);
+    const { fromFrame } = mounted({ fetchEmbedUrl, readyTimeout: 1000 }, page);
+    new FakeChannel(bus, 'embed-session-renewal').postMessage({
+      source: MESSAGE_SOURCE,
+      type: 'renewing',
+      key: 's-1',
+    });
+    fromFrame({ type: 'ready', sessionId: 's-1', height: 300, expiresInMs: 900 });
+    await clock.advance(600);
+    await clock.advance(1000);
+    expect(asked).toEqual([]);
+    await clock.advance(1000);
+    expect(asked).toEqual([1]);
+    expect(page.container.children[0]?.attributes.src).toBe(RENEWED);
   });
 
   it('another session is another renewal', async () => {
