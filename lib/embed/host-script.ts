@@ -257,7 +257,7 @@ export const HOST_CORE = `function createEmbedSession(window) {
         // Over the shown frame, at its size, invisible and out of reach until it is ready.
         const width = shown.iframe.offsetWidth;
         iframe.setAttribute('aria-hidden', 'true');
-        iframe.setAttribute('tabindex', '-1');
+        iframe.setAttribute('inert', '');
         style.position = 'absolute';
         style.opacity = '0';
         style.pointerEvents = 'none';
@@ -412,7 +412,7 @@ export const HOST_CORE = `function createEmbedSession(window) {
         style.width = '100%';
         if (auto && height !== undefined) style.height = height + 'px';
         shown.iframe.removeAttribute('aria-hidden');
-        shown.iframe.removeAttribute('tabindex');
+        shown.iframe.removeAttribute('inert');
         clearTimeout(old.timer);
         old.iframe.remove();
         heard = true;

@@ -498,7 +498,7 @@ describe('EmbedSession.mount: renewal through fetchEmbedUrl', () => {
       sandbox: 'allow-scripts allow-same-origin allow-forms allow-popups allow-popups-to-escape-sandbox',
       allow: '',
       'aria-hidden': 'true',
-      tabindex: '-1',
+      inert: '',
     });
     expect(renewed?.style).toEqual({
       display: 'block',
@@ -537,7 +537,7 @@ describe('EmbedSession.mount: renewal through fetchEmbedUrl', () => {
       height: '310px',
     });
     expect(next.attributes['aria-hidden']).toBeUndefined();
-    expect(next.attributes.tabindex).toBeUndefined();
+    expect(next.attributes.inert).toBeUndefined();
     expect(calls.filter(([name]) => name === 'ready')).toEqual([
       ['ready', { sessionId: 's-1', boardId: 'b-1', height: 300 }],
     ]);
