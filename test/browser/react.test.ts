@@ -1,13 +1,11 @@
-import { execFile } from 'node:child_process';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { build } from 'esbuild';
 import type { Page } from 'playwright-core';
 import { beforeAll, expect, it } from 'vitest';
 import { describeInChromium, useChromium, useCustomerSite } from '#test/support/browser';
-import { childEnv } from '#test/support/child-env';
 import { createSessionAs, demoKey } from '#test/support/create-session-as';
+import { assertPackagesBuilt } from '#test/support/packages';
 import { useTestRuntime } from '#test/support/runtime-fixture';
 
 /**
@@ -81,8 +79,8 @@ function route(request: IncomingMessage, response: ServerResponse): boolean {
 const site = useCustomerSite({ route });
 
 beforeAll(async () => {
-  // The packages as the page imports them: built from this checkout's sources.
-  await promisify(execFile)('npm', ['run', '-s', 'build:packages'], { cwd: ROOT, env: childEnv() });
+  // The packages as the page imports them, built from this checkout's sources by npm install or npm test.
+  assertPackagesBuilt();
   const built = await build({
     stdin: { contents: HOST_APP, resolveDir: ROOT, sourcefile: 'host-app.js', loader: 'js' },
     bundle: true,

@@ -6,10 +6,11 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HOST_CORE, HOST_ERROR_CODES, HOST_SCRIPT_PATH } from '#lib/embed/host-script';
 import { childEnv } from '#test/support/child-env';
+import { assertPackagesBuilt } from '#test/support/packages';
 import { useTestRuntime } from '#test/support/runtime-fixture';
 
 /**
- * The two npm packages as an integrator gets them: packed with `npm pack` (which builds them), installed
+ * The two npm packages as an integrator gets them: packed with `npm pack`, installed
  * from the tarballs into an empty application with no network (React and its types packed from this
  * repository's own install), then imported as a server-rendering framework imports them, type-checked, and
  * compared with what the service serves at /embed.js.
@@ -23,11 +24,23 @@ let app: string;
 let ssr: string;
 
 beforeAll(async () => {
+  // Packed as npm install and npm test built them (npm pack's prepack would build them again, rewriting
+  // files that other tests read meanwhile).
+  assertPackagesBuilt();
   app = mkdtempSync(join(tmpdir(), 'embed-packages-app-'));
   const env = childEnv({ npm_config_cache: join(app, '.npm-cache') });
   await run(
     'npm',
-    ['pack', '--workspace', 'embed', '--workspace', 'embed-react', '--pack-destination', app],
+    [
+      'pack',
+      '--ignore-scripts',
+      '--workspace',
+      'embed',
+      '--workspace',
+      'embed-react',
+      '--pack-destination',
+      app,
+    ],
     {
       cwd: ROOT,
       env,
