@@ -1,6 +1,9 @@
+import { randomUUID } from 'node:crypto';
 import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { main as adminMain } from '#admin/cli';
 import { HOST_SCRIPT_VERSION } from '#lib/embed/host-script';
+import { TEXTS } from '#lib/embed/i18n';
 import {
   describeInChromium,
   recordingMountOptions,
@@ -375,6 +378,70 @@ EmbedSession.mount('#board', {
       await expect.poll(() => again.getByTestId('embed-ended').count()).toBe(1);
       expect(await again.locator('#user-name').count()).toBe(0);
     });
+
+    /** Each revocation that ends sessions in bulk: a revoke-all of each scope, and an operator's stage cut-off. */
+    const BULK_REVOCATIONS = [
+      ['a revoke-all of the user', (userId: string) => ({ userId })],
+      [
+        'a revoke-all of the user on the board',
+        (userId: string) => ({ userId, boardId: 'board_reference_app' }),
+      ],
+      ['a revoke-all of the board', () => ({ boardId: 'board_reference_app' })],
+      ['the stage cut-off of an operator', () => undefined],
+    ] as const;
+
+    it.each(BULK_REVOCATIONS)(
+      '%s while open: onRevoked within 5 s of the answer, and the app answers no content afterwards',
+      async (_name, selection) => {
+        const userId = `customer-bulk-${randomUUID().slice(0, 8)}`;
+        const { embedUrl } = await embedUrlFor(userId);
+        const { page, heard } = await openWithClockOff(`${embedUrl}&locale=es`, 5 * 60_000);
+        await appFrame(page);
+        await expect.poll(() => heard.map((h) => h.type)).toContain('ready');
+
+        const body = selection(userId);
+        if (body) {
+          const answer = await apiCall(
+            runtime,
+            runtime.demo?.apiKey as string,
+            'POST',
+            '/api/embed/sessions/revoke',
+            body,
+          );
+          expect(answer.status).toBe(200);
+        } else {
+          // The operator's stage cut-off, as `npm run admin -- revoke-all-sessions --before <now>` writes it.
+          const out: string[] = [];
+          const code = await adminMain(
+            ['revoke-all-sessions', '--before', new Date().toISOString()],
+            { DYNAMODB_ENDPOINT: runtime.dynamoEndpoint },
+            { out: (text) => out.push(text), err: (text) => out.push(text) },
+          );
+          expect(code, out.join('')).toBe(0);
+        }
+        const answeredAt = Date.now();
+        await expect.poll(() => heard.map((h) => h.type), { timeout: 6_000 }).toContain('revoked');
+        expect((heard.find((h) => h.type === 'revoked')?.at as number) - answeredAt).toBeLessThanOrEqual(
+          5_000,
+        );
+        const ended = await endedFrame(page);
+        await expect
+          .poll(() => ended.getByTestId('embed-ended').innerText())
+          .toContain(TEXTS.es.notices.session_revoked.sentence);
+        // The app's own page, asked again in this site's partition, shows no board.
+        await page.evaluate((src) => {
+          const doc = (
+            globalThis as unknown as {
+              document: { body: { insertAdjacentHTML(p: string, h: string): void } };
+            }
+          ).document;
+          doc.body.insertAdjacentHTML('beforeend', `<iframe id="again" title="again" src="${src}"></iframe>`);
+        }, `${app.origin}/board`);
+        const again = page.frameLocator('#again');
+        await expect.poll(() => again.getByTestId('embed-ended').count()).toBe(1);
+        expect(await again.locator('#user-name').count()).toBe(0);
+      },
+    );
 
     it('says ready once per mount across several pages of the application', async () => {
       const { embedUrl, sessionId } = await embedUrlFor('customer-clicking');
