@@ -1,6 +1,6 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { createRemoteJWKSet, decodeJwt, decodeProtectedHeader, type JWTPayload, jwtVerify } from 'jose';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { Board } from '#lib/domain/board';
 import { validBody } from '#test/support/fixtures';
 import {
@@ -118,16 +118,20 @@ const boardPage = (cookie: string) =>
   fetch(`${app.origin}/board`, { redirect: 'manual', headers: { Cookie: cookie } });
 
 /** Runs the change feed and the expiry sweep until the app refuses the cookie; fails after `within`. */
-async function untilAppRefuses(cookie: string, within = 15_000): Promise<Response> {
-  const until = Date.now() + within;
-  for (;;) {
-    await runtime.events?.poll();
-    await runtime.events?.sweep();
-    const page = await boardPage(cookie);
-    if (page.status !== 200 || Date.now() > until) return page;
-    await page.body?.cancel();
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
+function untilAppRefuses(cookie: string, within = 15_000): Promise<Response> {
+  return vi.waitFor(
+    async () => {
+      await runtime.events?.poll();
+      await runtime.events?.sweep();
+      const page = await boardPage(cookie);
+      if (page.status === 200) {
+        await page.body?.cancel();
+        throw new Error('the application still serves the board');
+      }
+      return page;
+    },
+    { timeout: within, interval: 200 },
+  );
 }
 
 async function revoke(sessionId: string, who: KeyOwnerFixture = demo) {
@@ -136,15 +140,16 @@ async function revoke(sessionId: string, who: KeyOwnerFixture = demo) {
 }
 
 /** Polls the change feed until the receiver has `count` requests at `path`. */
-async function received(path: string, count: number, within = 15_000): Promise<ReceivedWebhook[]> {
-  const until = Date.now() + within;
-  for (;;) {
-    await runtime.events?.poll();
-    const found = receiver.received.filter((r) => r.path === path);
-    if (found.length >= count) return found;
-    if (Date.now() > until) throw new Error(`expected ${count} requests at ${path}, got ${found.length}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
+function received(path: string, count: number, within = 15_000): Promise<ReceivedWebhook[]> {
+  return vi.waitFor(
+    async () => {
+      await runtime.events?.poll();
+      const found = receiver.received.filter((r) => r.path === path);
+      if (found.length < count) throw new Error(`expected ${count} requests at ${path}, got ${found.length}`);
+      return found;
+    },
+    { timeout: within, interval: 100 },
+  );
 }
 
 const logoutTokenOf = (request: ReceivedWebhook) =>

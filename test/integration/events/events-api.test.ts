@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it, vi } from 'vitest';
 import type { SessionEvent } from '#lib/domain/events';
 import { validBody } from '#test/support/fixtures';
 import {
@@ -49,15 +49,17 @@ async function eventsOnceThere(
   types: string[],
   within = 10_000,
 ): Promise<SessionEvent[]> {
-  const until = Date.now() + within;
-  for (;;) {
-    await runtime.events?.poll();
-    const page = await events(who, { sessionId });
-    expect(page.status, page.text).toBe(200);
-    const data = page.body.data as SessionEvent[];
-    if (types.every((type) => data.some((event) => event.type === type)) || Date.now() > until) return data;
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
+  return vi.waitFor(
+    async () => {
+      await runtime.events?.poll();
+      const page = await events(who, { sessionId });
+      expect(page.status, page.text).toBe(200);
+      const data = page.body.data as SessionEvent[];
+      expect(data.map((event) => event.type)).toEqual(expect.arrayContaining(types));
+      return data;
+    },
+    { timeout: within, interval: 200 },
+  );
 }
 
 describe('GET /api/embed/events', () => {

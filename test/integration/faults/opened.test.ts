@@ -1,5 +1,5 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { LOCAL_TABLE_NAMES } from '#lib/definitions/tables';
 import type { SessionEvent } from '#lib/domain/events';
 import { createDocumentClient } from '#lib/dynamodb/client';
@@ -43,20 +43,24 @@ async function storedOpenedAt(id: string): Promise<unknown> {
 }
 
 /** The session's events, once its session.opened is recorded: the change feed is polled until it is. */
-async function eventsOnceOpened(id: string): Promise<SessionEvent[]> {
+function eventsOnceOpened(id: string): Promise<SessionEvent[]> {
   const { runtime } = env();
-  for (;;) {
-    await runtime.events?.poll();
-    const page = await apiCall(
-      runtime,
-      String(runtime.demo?.apiKey),
-      'GET',
-      `/api/embed/events?sessionId=${id}`,
-    );
-    expect(page.status, page.text).toBe(200);
-    const events = page.body.data as SessionEvent[];
-    if (events.some((event) => event.type === 'session.opened')) return events;
-  }
+  return vi.waitFor(
+    async () => {
+      await runtime.events?.poll();
+      const page = await apiCall(
+        runtime,
+        String(runtime.demo?.apiKey),
+        'GET',
+        `/api/embed/events?sessionId=${id}`,
+      );
+      expect(page.status, page.text).toBe(200);
+      const events = page.body.data as SessionEvent[];
+      expect(events.map((event) => event.type)).toContain('session.opened');
+      return events;
+    },
+    { timeout: 15_000, interval: 50 },
+  );
 }
 
 /** The embed page's UpdateItems on the sessions table since `from`, and what the proxy did to each. */
