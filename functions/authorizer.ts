@@ -10,12 +10,12 @@ import { authorizeApiKey } from '#lib/use-cases/authorize-api-key';
 import { authorizerDeps } from './wiring';
 
 const config = readAuthorizerConfig(environmentOf('authorizer', process.env));
-const { apiKeys } = authorizerDeps(config);
+const deps = authorizerDeps(config);
 const logger = createLogger({ function: 'authorizer' });
 
 /** TOKEN authorizer for API-key routes. */
 export const handler = withRequestBudget(middy<APIGatewayTokenAuthorizerEvent, APIGatewayAuthorizerResult>())
   .use(authorizerErrors({ logger }))
   .handler(async (event) =>
-    allowPolicy(await authorizeApiKey({ apiKeys }, event.authorizationToken), event.methodArn),
+    allowPolicy(await authorizeApiKey(deps, event.authorizationToken), event.methodArn),
   );

@@ -11,7 +11,6 @@ import type { TableKey } from '#lib/definitions/tables';
 import { PUBLIC_DESTINATIONS } from '#lib/domain/destinations';
 import type { EventSink } from '#lib/domain/events';
 import type {
-  ApiKeyRepository,
   Clock,
   IdempotencyRepository,
   IdTokenSigner,
@@ -45,6 +44,7 @@ import {
 import { createLogger } from '#lib/platform/logger';
 import { createMetrics } from '#lib/platform/metrics';
 import { cryptoRandom, systemClock } from '#lib/platform/system';
+import { type AuthorizeApiKeyDeps, lastUseIntervalSeconds } from '#lib/use-cases/authorize-api-key';
 import type { CreateSessionDeps } from '#lib/use-cases/create-session';
 import type { ListSessionsDeps } from '#lib/use-cases/list-sessions';
 import type { ManageSessionDeps } from '#lib/use-cases/manage-session';
@@ -130,11 +130,13 @@ export function openEmbedSessionDeps(
   };
 }
 
-/** The authorizer's one port: the API keys table. */
-export function authorizerDeps(config: Pick<AuthorizerConfig, 'tables' | 'dynamo'>): {
-  apiKeys: ApiKeyRepository;
-} {
-  return { apiKeys: new DynamoApiKeyRepository(createDocumentClient(config.dynamo), config.tables.apiKeys) };
+/** The authorizer's ports: the API keys table, the clock, and how often a key's last use is written. */
+export function authorizerDeps(config: AuthorizerConfig): AuthorizeApiKeyDeps {
+  return {
+    apiKeys: new DynamoApiKeyRepository(createDocumentClient(config.dynamo), config.tables.apiKeys),
+    clock: systemClock,
+    lastUseIntervalSeconds: lastUseIntervalSeconds(config.authorizerCacheTtlSeconds),
+  };
 }
 
 /** The bus and queue callers of the event pipeline, signed with the function's credentials. */

@@ -81,6 +81,8 @@ const RETENTION_VALUES = new Set(
 /** API Gateway's default account-level limits per region; a stage cannot usefully exceed them. */
 const MAX_THROTTLE_RATE = 10_000;
 const MAX_THROTTLE_BURST = 5_000;
+/** Ten years: beyond that a stage-wide maximum limits nothing worth limiting. */
+const MAX_SESSION_LIFETIME_CEILING_SECONDS = 315_360_000;
 const STAGE_NAME = /^[A-Za-z][A-Za-z0-9-]{0,31}$/;
 const DOMAIN_NAME = /^(?=.{1,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}$/;
 const CERTIFICATE_ARN = /^arn:aws[a-z-]*:acm:[a-z0-9-]+:\d{12}:certificate\/[A-Za-z0-9-]+$/;
@@ -229,6 +231,12 @@ const CONTEXT_SETTINGS = {
       return problem && `${problem} (${METADATA_CEILING_REASON})`;
     },
   }),
+  /**
+   * The longest session a create may ask for (`expiresInSeconds`), refused beyond it with a 400; unset,
+   * any lifetime up to the year 9999 (the spec's rule). The create-session function's
+   * MAX_SESSION_LIFETIME_SECONDS.
+   */
+  maxSessionLifetimeSeconds: integerSetting(60, MAX_SESSION_LIFETIME_CEILING_SECONDS, undefined),
   /**
    * The embed page's limit per client address: requests per 5 minutes, enforced by the rate-based rule of
    * the web ACL the stack puts on the stage (AWS WAF's bounds).

@@ -165,5 +165,9 @@ function functionEnvironment(config: InfraConfig): ServiceFunctionProps['environ
   if (config.allowedEmbedOrigins.length > 0) environment.EMBED_FRAME_ANCESTORS = config.frameAncestors;
   if (config.metadataMaxBytes !== undefined) environment.METADATA_MAX_BYTES = String(config.metadataMaxBytes);
   if (config.boardAppUrl !== undefined) environment.BOARD_APP_URL = config.boardAppUrl;
+  // The authorizer paces its last-use writes by the cache period API Gateway applies to it.
+  environment.AUTHORIZER_CACHE_TTL_SECONDS = String(config.authorizerCacheTtlSeconds);
+  if (config.maxSessionLifetimeSeconds !== undefined)
+    environment.MAX_SESSION_LIFETIME_SECONDS = String(config.maxSessionLifetimeSeconds);
   return environment;
 }

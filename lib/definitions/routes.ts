@@ -42,7 +42,9 @@ export type FunctionSetting =
   | 'ID_TOKEN_PUBLISHED_KEYS'
   | 'WEBHOOK_SECRET_KEY'
   | 'EVENT_BUS_NAME'
-  | 'WEBHOOK_DELIVERY_QUEUE_URL';
+  | 'WEBHOOK_DELIVERY_QUEUE_URL'
+  | 'AUTHORIZER_CACHE_TTL_SECONDS'
+  | 'MAX_SESSION_LIFETIME_SECONDS';
 
 /**
  * What a function may do with the ID token keys: `Sign` with the signing key, `GenerateMac` with the
@@ -100,7 +102,7 @@ export const FUNCTIONS = {
       // lease after a 5xx (updates): a record is never deleted, so a retry keeps its reservation.
       idempotency: ['PutItem', 'GetItem', 'UpdateItem'],
     },
-    settings: ['PUBLIC_BASE_URL', 'METADATA_MAX_BYTES'],
+    settings: ['PUBLIC_BASE_URL', 'METADATA_MAX_BYTES', 'MAX_SESSION_LIFETIME_SECONDS'],
   },
   listSessions: {
     entry: 'functions/list-sessions.ts',
@@ -188,8 +190,9 @@ export const FUNCTIONS = {
   authorizer: {
     entry: 'functions/authorizer.ts',
     description: 'TOKEN authorizer: resolves API keys',
-    access: { apiKeys: ['GetItem'] },
-    settings: [],
+    // UpdateItem: a key's last use, at most once per cache period (AUTHORIZER_CACHE_TTL_SECONDS).
+    access: { apiKeys: ['GetItem', 'UpdateItem'] },
+    settings: ['AUTHORIZER_CACHE_TTL_SECONDS'],
   },
   embedPage: {
     entry: 'functions/embed-page.ts',

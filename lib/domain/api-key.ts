@@ -11,7 +11,25 @@ export interface ApiKeyRecord {
   revokedAt: string | null;
   /** This key's own rate limit, set by an operator; null: the deployment's defaults apply. */
   limits: RateLimit | null;
+  /** From this instant (ISO 8601) the authorizer refuses the key; absent: it never expires. */
+  expiresAt?: string;
+  /**
+   * When the authorizer last let the key in, recorded at most once per interval (`lastUseInterval`):
+   * accurate to that interval. Absent: not used since last use was recorded.
+   */
+  lastUsedAt?: string;
+  /** Who issued and who revoked the key: an IAM principal's ARN, or `cli:<user>` for the admin CLI. */
+  createdBy?: string;
+  revokedBy?: string;
 }
+
+/** True when the key has an expiry and `now` is at or past it. */
+export function isExpiredKey(record: Pick<ApiKeyRecord, 'expiresAt'>, now: Date): boolean {
+  return record.expiresAt !== undefined && now.getTime() >= Date.parse(record.expiresAt);
+}
+
+/** An expiry at creation: whole days, up to ten years. */
+export const KEY_EXPIRY_DAYS_MAX = 3_650;
 
 /** Who called: the owner of the API key that authorized the request, and that key's public id. */
 export interface KeyOwner {

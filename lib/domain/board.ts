@@ -22,6 +22,9 @@ export interface Board {
    * sessions is revoked or expires; absent (never empty) when it receives none.
    */
   logoutUrl?: string;
+  /** Who last changed the board (an operator: lib/domain/operators.ts) and when; absent on older boards. */
+  updatedBy?: string;
+  updatedAt?: string;
 }
 
 /** True only for a board whose visibility is exactly `PUBLIC`. */

@@ -16,7 +16,10 @@ import type { Revocation, StoredSession } from './session';
  * - `boardUser`: an external user's sessions on one board, created by `creators`;
  * - `board`: every session on one board, whoever created it;
  * - `user`: every session of an external user id, across tenants (operators only);
- * - `stage`: every session (operators only).
+ * - `stage`: every session (operators only);
+ * - `key`: every session one API key created (operators: a revoked or leaked key's links);
+ * - `orgCreator`: every session one key owner created on one organization's boards (operators: a member
+ *   removed from that organization).
  */
 export type CutoffScope =
   | { kind: 'orgUser'; orgId: string; userId: string }
@@ -24,7 +27,9 @@ export type CutoffScope =
   | { kind: 'boardUser'; boardId: string; userId: string }
   | { kind: 'board'; boardId: string }
   | { kind: 'user'; userId: string }
-  | { kind: 'stage' };
+  | { kind: 'stage' }
+  | { kind: 'key'; keyId: string }
+  | { kind: 'orgCreator'; orgId: string; creatorUserId: string };
 
 /** One cut-off written into a scope's record. */
 export interface CutoffEntry {
@@ -64,19 +69,30 @@ export interface CutoffRecord {
   entries: readonly CutoffEntry[];
 }
 
-/** The attributes of a session that decide which records may cover it; all fixed at creation. */
-export type CutoffSubject = Pick<StoredSession, 'orgId' | 'userId' | 'boardId' | 'createdByUserId'>;
+/**
+ * The attributes of a session that decide which records may cover it; all fixed at creation. The
+ * creating key's id is optional: the scope indexes revoke-all counts through do not project it, so a
+ * count candidate is checked against every record but its key's (see `cutoffScopesOf`).
+ */
+export type CutoffSubject = Pick<StoredSession, 'orgId' | 'userId' | 'boardId' | 'createdByUserId'> &
+  Partial<Pick<StoredSession, 'createdByKeyId'>>;
 
-/** The scopes whose records could cover this session: always the same six. */
+/**
+ * The scopes whose records could cover this session: the same seven, and the eighth, its creating key's,
+ * whenever the key id is known (always for a session read whole).
+ */
 export function cutoffScopesOf(session: CutoffSubject): CutoffScope[] {
-  return [
+  const scopes: CutoffScope[] = [
     { kind: 'orgUser', orgId: session.orgId, userId: session.userId },
     { kind: 'creatorUser', creatorUserId: session.createdByUserId, userId: session.userId },
     { kind: 'boardUser', boardId: session.boardId, userId: session.userId },
     { kind: 'board', boardId: session.boardId },
     { kind: 'user', userId: session.userId },
     { kind: 'stage' },
+    { kind: 'orgCreator', orgId: session.orgId, creatorUserId: session.createdByUserId },
   ];
+  if (session.createdByKeyId) scopes.push({ kind: 'key', keyId: session.createdByKeyId });
+  return scopes;
 }
 
 /** A stable text key of a scope (the adapter hashes it into the record's key). */
@@ -94,6 +110,10 @@ export function cutoffScopeKey(scope: CutoffScope): string {
       return JSON.stringify([scope.kind, scope.userId]);
     case 'stage':
       return JSON.stringify([scope.kind]);
+    case 'key':
+      return JSON.stringify([scope.kind, scope.keyId]);
+    case 'orgCreator':
+      return JSON.stringify([scope.kind, scope.orgId, scope.creatorUserId]);
   }
 }
 
@@ -116,6 +136,15 @@ function inScope(scope: CutoffScope, session: CutoffSubject): boolean {
       return scope.userId === session.userId;
     case 'stage':
       return true;
+    case 'key':
+      return scope.keyId === session.createdByKeyId && scope.keyId !== '';
+    case 'orgCreator':
+      return (
+        scope.orgId === session.orgId &&
+        scope.creatorUserId === session.createdByUserId &&
+        session.orgId !== '' &&
+        session.createdByUserId !== ''
+      );
   }
 }
 

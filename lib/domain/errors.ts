@@ -39,6 +39,13 @@ export class BoardAccessDeniedError extends DomainError {
   }
 }
 
+/** No API key has this id (an operator named it). */
+export class ApiKeyNotFoundError extends DomainError {
+  constructor(readonly keyId: string) {
+    super(`No API key has id "${keyId}"`);
+  }
+}
+
 /** The API key is missing, malformed, unknown or revoked. */
 export class InvalidApiKeyError extends DomainError {}
 

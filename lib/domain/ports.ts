@@ -30,6 +30,10 @@ export interface BoardRepository {
   /** Creates or replaces a board; false (and nothing written) when it exists under another organization. */
   put(board: Board): Promise<boolean>;
   list(): Promise<Board[]>;
+  /** One organization's boards, sorted by id (operators only: a scan of the table). */
+  listOfOrg(orgId: string): Promise<Board[]>;
+  /** Deletes the board if `orgId` owns it; false when there was no such board of that organization. */
+  delete(boardId: string, orgId: string): Promise<boolean>;
 }
 
 export interface MembershipRepository {
@@ -39,8 +43,8 @@ export interface MembershipRepository {
   orgsOf(userId: string): Promise<string[]>;
   /** Every member of the organization now (strongly consistent). */
   membersOf(orgId: string): Promise<string[]>;
-  /** Records the membership (idempotent), stamped with the time it was added. */
-  add(orgId: string, userId: string, addedAt: string): Promise<void>;
+  /** Records the membership (idempotent), stamped with the time it was added and, when named, by whom. */
+  add(orgId: string, userId: string, addedAt: string, addedBy?: string): Promise<void>;
   remove(orgId: string, userId: string): Promise<boolean>;
 }
 
@@ -55,6 +59,7 @@ export interface TokenMatch {
   orgId: string;
   userId: string;
   createdByUserId: string;
+  createdByKeyId: string;
 }
 
 /**
@@ -247,8 +252,16 @@ export interface SessionRepository extends EmbedSessionStore {
 export interface ApiKeyRepository {
   getByHash(keyHash: string): Promise<ApiKeyRecord | undefined>;
   create(record: ApiKeyRecord): Promise<void>;
-  /** Marks the key revoked; returns the updated record or undefined when no key has that id. */
-  revoke(keyId: string, revokedAt: string): Promise<ApiKeyRecord | undefined>;
+  /**
+   * Marks the key revoked (by `revokedBy`, when named); returns the updated record or undefined when no
+   * key has that id.
+   */
+  revoke(keyId: string, revokedAt: string, revokedBy?: string): Promise<ApiKeyRecord | undefined>;
+  /**
+   * Records that the key was used at `at`, unless its recorded last use is at or after `staleBefore`
+   * (one conditional write, whose refusal is the answer that nothing needed writing).
+   */
+  recordUse(keyHash: string, at: string, staleBefore: string): Promise<void>;
   list(userId?: string): Promise<ApiKeyRecord[]>;
   /**
    * Sets the key's own rate limit (null: back to the defaults) unless it is revoked; returns the record as

@@ -3,7 +3,7 @@ import { API_KEY_ID_INDEX } from '#lib/definitions/tables';
 import { type ApiKeyRecord, isRateLimitValue, type RateLimit } from '#lib/domain/api-key';
 import type { ApiKeyRepository } from '#lib/domain/ports';
 import { dynamoCall } from './errors';
-import { DynamoTable, type Item, optionalStringOf } from './table';
+import { conditionalWrite, DynamoTable, type Item, optionalStringOf } from './table';
 
 /** API keys in DynamoDB, keyed by the SHA-256 of the key; the key itself is never stored. */
 export class DynamoApiKeyRepository extends DynamoTable implements ApiKeyRepository {
@@ -56,15 +56,34 @@ export class DynamoApiKeyRepository extends DynamoTable implements ApiKeyReposit
     }
   }
 
-  async revoke(keyId: string, revokedAt: string): Promise<ApiKeyRecord | undefined> {
+  async revoke(keyId: string, revokedAt: string, revokedBy?: string): Promise<ApiKeyRecord | undefined> {
     const found = await this.findById(keyId);
     if (!found || found.status === 'REVOKED') return found;
     return this.updateExisting(found, {
-      UpdateExpression: 'SET #s = :revoked, revokedAt = :at',
+      UpdateExpression: `SET #s = :revoked, revokedAt = :at${revokedBy !== undefined ? ', revokedBy = :by' : ''}`,
       // The index is eventually consistent: a revocation it has not seen yet must keep its time.
       ConditionExpression: 'attribute_exists(keyHash) AND #s <> :revoked',
-      ExpressionAttributeValues: { ':revoked': 'REVOKED', ':at': revokedAt },
+      ExpressionAttributeValues: {
+        ':revoked': 'REVOKED',
+        ':at': revokedAt,
+        ...(revokedBy !== undefined ? { ':by': revokedBy } : {}),
+      },
     });
+  }
+
+  async recordUse(keyHash: string, at: string, staleBefore: string): Promise<void> {
+    // Refused when another request recorded a use meanwhile (or the key is gone): nothing to write then.
+    await conditionalWrite(
+      this.db,
+      new UpdateCommand({
+        TableName: this.tableName,
+        Key: { keyHash },
+        UpdateExpression: 'SET lastUsedAt = :at',
+        ConditionExpression:
+          'attribute_exists(keyHash) AND (attribute_not_exists(lastUsedAt) OR lastUsedAt < :stale)',
+        ExpressionAttributeValues: { ':at': at, ':stale': staleBefore },
+      }),
+    );
   }
 
   async setLimits(keyId: string, limits: RateLimit | null): Promise<ApiKeyRecord | undefined> {
@@ -140,7 +159,21 @@ function toApiKeyRecord(item: Item): ApiKeyRecord {
     createdAt: String(item.createdAt),
     revokedAt: optionalStringOf(item, 'revokedAt'),
     limits: isRateLimitValue('rate', rate) && isRateLimitValue('burst', burst) ? { rate, burst } : null,
+    ...optionalStrings(item, ['expiresAt', 'lastUsedAt', 'createdBy', 'revokedBy'] as const),
   };
+}
+
+/** The named attributes that hold a string, as they are; the others left out. */
+function optionalStrings<const K extends string>(
+  item: Item,
+  names: readonly K[],
+): Partial<Record<K, string>> {
+  const found: Partial<Record<K, string>> = {};
+  for (const name of names) {
+    const value = item[name];
+    if (typeof value === 'string') found[name] = value;
+  }
+  return found;
 }
 
 /** The item of a record: its own limits as `rateLimit` and `burstLimit`, absent when it has none. */

@@ -1,4 +1,4 @@
-import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import type { Board } from '#lib/domain/board';
 import type { BoardRepository } from '#lib/domain/ports';
 import { dynamoCall } from './errors';
@@ -29,6 +29,27 @@ export class DynamoBoardRepository extends DynamoTable implements BoardRepositor
   async list(): Promise<Board[]> {
     return (await this.scanAll()).map(toBoard).sort((a, b) => a.boardId.localeCompare(b.boardId));
   }
+
+  async listOfOrg(orgId: string): Promise<Board[]> {
+    // No index by organization: operators list rarely, and a scan costs nothing on the request paths.
+    const items = await this.scanAll({
+      FilterExpression: 'orgId = :org',
+      ExpressionAttributeValues: { ':org': orgId },
+    });
+    return items.map(toBoard).sort((a, b) => a.boardId.localeCompare(b.boardId));
+  }
+
+  async delete(boardId: string, orgId: string): Promise<boolean> {
+    return conditionalWrite(
+      this.db,
+      new DeleteCommand({
+        TableName: this.tableName,
+        Key: { boardId },
+        ConditionExpression: 'orgId = :org',
+        ExpressionAttributeValues: { ':org': orgId },
+      }),
+    );
+  }
 }
 
 /** The item of a board: its embed origins only when it has a list of its own, its app URL only when set. */
@@ -54,6 +75,8 @@ function toBoard(item: Item): Board {
       : undefined;
   const appUrl = optionalStringOf(item, 'appUrl');
   const logoutUrl = optionalStringOf(item, 'logoutUrl');
+  const updatedBy = optionalStringOf(item, 'updatedBy');
+  const updatedAt = optionalStringOf(item, 'updatedAt');
   return {
     boardId: String(item.boardId),
     orgId: String(item.orgId ?? ''),
@@ -62,5 +85,7 @@ function toBoard(item: Item): Board {
     ...(embedOrigins ? { embedOrigins } : {}),
     ...(appUrl ? { appUrl } : {}),
     ...(logoutUrl ? { logoutUrl } : {}),
+    ...(updatedBy ? { updatedBy } : {}),
+    ...(updatedAt ? { updatedAt } : {}),
   };
 }

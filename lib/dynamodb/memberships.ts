@@ -48,10 +48,18 @@ export class DynamoMembershipRepository extends DynamoTable implements Membershi
     return members.map((item) => String(item.userId)).sort();
   }
 
-  async add(orgId: string, userId: string, addedAt: string): Promise<void> {
+  async add(orgId: string, userId: string, addedAt: string, addedBy?: string): Promise<void> {
     await dynamoCall(() =>
       this.db.send(
-        new PutCommand({ TableName: this.tableName, Item: { orgId, userId, createdAt: addedAt } }),
+        new PutCommand({
+          TableName: this.tableName,
+          Item: {
+            orgId,
+            userId,
+            createdAt: addedAt,
+            ...(addedBy !== undefined ? { createdBy: addedBy } : {}),
+          },
+        }),
       ),
     );
   }

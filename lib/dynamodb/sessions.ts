@@ -76,7 +76,7 @@ export class DynamoEmbedSessionStore extends DynamoTable implements EmbedSession
           IndexName: SESSION_TOKEN_INDEX,
           KeyConditionExpression: 'tokenHash = :h',
           ExpressionAttributeValues: { ':h': tokenHash },
-          ProjectionExpression: 'id, boardId, orgId, userId, createdByUserId',
+          ProjectionExpression: 'id, boardId, orgId, userId, createdByUserId, createdByKeyId',
           Limit: 1,
         }),
       ),
@@ -89,6 +89,7 @@ export class DynamoEmbedSessionStore extends DynamoTable implements EmbedSession
           orgId: optionalStringOf(item, 'orgId') ?? '',
           userId: String(item.userId),
           createdByUserId: optionalStringOf(item, 'createdByUserId') ?? '',
+          createdByKeyId: optionalStringOf(item, 'createdByKeyId') ?? '',
         }
       : undefined;
   }

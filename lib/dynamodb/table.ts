@@ -1,5 +1,6 @@
 import {
   BatchGetCommand,
+  type DeleteCommand,
   type DynamoDBDocumentClient,
   type PutCommand,
   QueryCommand,
@@ -108,7 +109,7 @@ export async function queryAll(
  */
 export async function conditionalWrite(
   db: DynamoDBDocumentClient,
-  command: PutCommand | UpdateCommand,
+  command: PutCommand | UpdateCommand | DeleteCommand,
 ): Promise<boolean> {
   try {
     await dynamoCall(() => db.send(command as PutCommand));

@@ -8,12 +8,13 @@ import {
   type RoutedSessionEvent,
   type SessionEventType,
 } from '#lib/domain/events';
+import { isOperatorActor, LEGACY_OPERATOR } from '#lib/domain/operators';
 import { type StoredSession, toSessionView } from '#lib/domain/session';
 import { cutoffEntriesOf, isSessionItem, toStoredSession } from '#lib/dynamodb/sessions';
 import type { Item } from '#lib/dynamodb/table';
 
-/** How the admin CLI records its revocations (it has no API key). */
-export const OPERATOR_USER_ID = 'admin-cli';
+/** How operators' revocations were recorded before each operator was named (see lib/domain/operators.ts). */
+export const OPERATOR_USER_ID = LEGACY_OPERATOR;
 
 /** What changed on one item of the sessions table, as a stream record tells it (images unmarshalled). */
 export interface ItemChange {
@@ -41,7 +42,7 @@ export function eventId(sessionId: string, type: SessionEventType): string {
  * tenant's key id.
  */
 export function revocationActor(session: StoredSession): EventActor {
-  if (session.revokedByUserId === OPERATOR_USER_ID) return { type: 'operator' };
+  if (isOperatorActor(session.revokedByUserId)) return { type: 'operator' };
   if (session.revokedByUserId !== null && session.revokedByUserId === session.createdByUserId) {
     return session.revokedByKeyId !== null
       ? { type: 'api_key', keyId: session.revokedByKeyId }
@@ -169,7 +170,7 @@ export function revokeAllEvent(
   entry: CutoffEntry,
   notice: NonNullable<CutoffEntry['notice']>,
 ): RoutedBulkEvent {
-  const operator = entry.byUserId === OPERATOR_USER_ID;
+  const operator = isOperatorActor(entry.byUserId);
   const actor: EventActor = operator
     ? { type: 'operator' }
     : entry.byKeyId !== null

@@ -51,6 +51,8 @@ export interface CreateSessionConfig {
   publicBaseUrl: string | undefined;
   metadataMaxBytes: number;
   maxBodyBytes: number;
+  /** The stage's longest session (MAX_SESSION_LIFETIME_SECONDS); absent: the spec's rule (year 9999). */
+  maxSessionLifetimeSeconds?: number;
 }
 
 /** The tables a function reads or writes, and how to reach DynamoDB. */
@@ -59,7 +61,10 @@ export interface StorageConfig<K extends TableKey> {
   dynamo: DynamoConfig;
 }
 
-export type AuthorizerConfig = StorageConfig<'apiKeys'>;
+export type AuthorizerConfig = StorageConfig<'apiKeys'> & {
+  /** The stage's authorizer cache period (AUTHORIZER_CACHE_TTL_SECONDS), which paces last-use writes. */
+  authorizerCacheTtlSeconds: number;
+};
 
 export interface EmbedPageConfig {
   tables: Record<'sessions' | 'boards', string>;
@@ -160,6 +165,9 @@ export function readCreateSessionConfig(env: Env): CreateSessionConfig {
   const tables = readTables(env, ['boards', 'memberships', 'sessions', 'idempotency'], problems);
   const metadataMaxBytes = readMetadataMaxBytes(env, problems);
   const publicBaseUrl = readBaseUrl(env, 'PUBLIC_BASE_URL', problems);
+  const maxLifetime = env.MAX_SESSION_LIFETIME_SECONDS?.trim()
+    ? readInteger(env, 'MAX_SESSION_LIFETIME_SECONDS', 0, 1, Number.MAX_SAFE_INTEGER, problems)
+    : undefined;
   const dynamo = readDynamo(env, problems);
   fail(problems);
   return {
@@ -168,6 +176,7 @@ export function readCreateSessionConfig(env: Env): CreateSessionConfig {
     publicBaseUrl,
     metadataMaxBytes,
     maxBodyBytes: metadataMaxBytes * BODY_ESCAPING_FACTOR + BODY_OVERHEAD_BYTES,
+    ...(maxLifetime !== undefined ? { maxSessionLifetimeSeconds: maxLifetime } : {}),
   };
 }
 
@@ -197,8 +206,21 @@ export function readStorageConfig<K extends TableKey>(env: Env, keys: readonly K
 
 /** Reads and validates the configuration of the authorizer; throws `ConfigError`. */
 export function readAuthorizerConfig(env: Env): AuthorizerConfig {
-  return readStorageConfig(env, ['apiKeys']);
+  const problems: string[] = [];
+  const authorizerCacheTtlSeconds = readInteger(
+    env,
+    'AUTHORIZER_CACHE_TTL_SECONDS',
+    DEFAULT_AUTHORIZER_CACHE_TTL_SECONDS,
+    0,
+    3_600,
+    problems,
+  );
+  fail(problems);
+  return { ...readStorageConfig(env, ['apiKeys']), authorizerCacheTtlSeconds };
 }
+
+/** API Gateway's authorizer cache period when the stage does not set one (its `authorizerCacheTtlSeconds`). */
+export const DEFAULT_AUTHORIZER_CACHE_TTL_SECONDS = 300;
 
 /** Table names for the given tables from their environment variables. */
 export function readTables<K extends TableKey>(

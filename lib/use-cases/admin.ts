@@ -1,4 +1,10 @@
-import { type ApiKeyRecord, isRateLimitValue, RATE_LIMIT_BOUNDS, type RateLimit } from '#lib/domain/api-key';
+import {
+  type ApiKeyRecord,
+  isRateLimitValue,
+  KEY_EXPIRY_DAYS_MAX,
+  RATE_LIMIT_BOUNDS,
+  type RateLimit,
+} from '#lib/domain/api-key';
 import { type Board, PUBLIC_VISIBILITY } from '#lib/domain/board';
 import { type BoardAppUrlRule, boardAppUrlProblem } from '#lib/domain/board-app';
 import { hashCredential, newApiKey } from '#lib/domain/credentials';
@@ -10,8 +16,9 @@ import {
   PUBLIC_DESTINATIONS,
 } from '#lib/domain/destinations';
 import { isEmbedOrigin } from '#lib/domain/embed-origins';
-import { ValidationError } from '#lib/domain/errors';
+import { ApiKeyNotFoundError, BoardNotFoundError, ValidationError } from '#lib/domain/errors';
 import { MAX_ID_LENGTH } from '#lib/domain/ids';
+import { isReservedUserId, LEGACY_OPERATOR } from '#lib/domain/operators';
 import type {
   ApiKeyRepository,
   BoardRepository,
@@ -33,8 +40,26 @@ import {
 /** Visibilities operators may set; the API treats anything but PUBLIC as private. */
 export const BOARD_VISIBILITIES = [PUBLIC_VISIBILITY, 'PRIVATE'] as const;
 
-/** What operators see of an API key: never the key, never its hash. */
-export type ApiKeySummary = Omit<ApiKeyRecord, 'keyHash'>;
+/**
+ * What operators see of an API key: never the key, never its hash; its expiry and last use always, null
+ * when it has none.
+ */
+export type ApiKeySummary = Omit<ApiKeyRecord, 'keyHash' | 'expiresAt' | 'lastUsedAt'> & {
+  expiresAt: string | null;
+  lastUsedAt: string | null;
+};
+
+/**
+ * Who makes an operator's change, recorded on what it changes: an IAM principal's ARN through the
+ * provisioning API, `cli:<user>` through the admin CLI (lib/domain/operators.ts).
+ */
+export interface OperatorDeps {
+  actor: string;
+  clock: Clock;
+}
+
+/** What an idempotent write did: a state already as asked writes nothing. */
+export type WriteOutcome = 'created' | 'updated' | 'unchanged';
 
 /**
 /**
@@ -75,9 +100,28 @@ function logoutDestinationProblem(logoutUrl: string, destinations: DestinationPo
  * recorded the owner their access follows.
  */
 export async function createBoard(
-  deps: { boards: BoardRepository; appUrlRule?: BoardAppUrlRule; destinations?: DestinationPolicy },
+  deps: {
+    boards: BoardRepository;
+    appUrlRule?: BoardAppUrlRule;
+    destinations?: DestinationPolicy;
+  } & Partial<OperatorDeps>,
   input: BoardInput,
 ): Promise<Board> {
+  return (await applyBoard(deps, input)).board;
+}
+
+/**
+ * `createBoard`, telling what it did: a board already in the state asked for is not written again (a
+ * repeated provisioning call or import line is a no-op); a write records who made it and when.
+ */
+export async function applyBoard(
+  deps: {
+    boards: BoardRepository;
+    appUrlRule?: BoardAppUrlRule;
+    destinations?: DestinationPolicy;
+  } & Partial<OperatorDeps>,
+  input: BoardInput,
+): Promise<{ board: Board; outcome: WriteOutcome }> {
   const { embedOrigins: given, appUrl: givenAppUrl, logoutUrl: givenLogoutUrl } = input;
   requireText('board', input.boardId);
   const existing = await deps.boards.get(input.boardId);
@@ -125,35 +169,118 @@ export async function createBoard(
     ...(appUrl ? { appUrl } : {}),
     ...(logoutUrl ? { logoutUrl } : {}),
   };
-  if (!(await deps.boards.put(board))) {
+  if (existing && existing.orgId === board.orgId && sameBoardState(existing, board)) {
+    return { board: existing, outcome: 'unchanged' };
+  }
+  const audited: Board = {
+    ...board,
+    ...(deps.actor !== undefined && deps.clock
+      ? { updatedBy: deps.actor, updatedAt: deps.clock.now().toISOString() }
+      : {}),
+  };
+  if (!(await deps.boards.put(audited))) {
     throw new ValidationError(
       `board "${board.boardId}" belongs to another organization; a board never changes organization`,
     );
   }
-  return board;
+  return { board: audited, outcome: existing ? 'updated' : 'created' };
 }
 
-/** Makes a user a member of an organization (idempotent). */
+/** Whether two boards hold the same state (who changed them last aside). */
+function sameBoardState(a: Board, b: Board): boolean {
+  const origins = (board: Board) => JSON.stringify([...(board.embedOrigins ?? [])].sort());
+  return (
+    a.orgId === b.orgId &&
+    a.visibility === b.visibility &&
+    a.name === b.name &&
+    origins(a) === origins(b) &&
+    (a.appUrl ?? null) === (b.appUrl ?? null) &&
+    (a.logoutUrl ?? null) === (b.logoutUrl ?? null)
+  );
+}
+
+/**
+ * Deletes a board of `orgId`, and ends its sessions with one cut-off written first: every link of the
+ * board is refused from its next load (the board is gone, and a board made again under the same id
+ * does not bring its old sessions back). A board that is not the organization's is not found.
+ */
+export async function deleteBoard(
+  deps: { boards: BoardRepository; sessions: SessionRepository; random: RandomSource } & OperatorDeps,
+  orgId: string,
+  boardId: string,
+): Promise<{ boardId: string; orgId: string; deleted: true; sessionsEndedAt: string }> {
+  requireText('org', orgId);
+  requireText('board', boardId);
+  const board = await deps.boards.get(boardId);
+  if (!board || board.orgId !== orgId) throw new BoardNotFoundError(boardId);
+  const at = deps.clock.now().toISOString();
+  // The cut-off first: a delete that fails after it has ended the sessions, and its retry converges.
+  await deps.sessions.writeCutoff([{ scope: { kind: 'board', boardId } }], {
+    id: deps.random.uuid(),
+    at,
+    byUserId: deps.actor,
+    byKeyId: null,
+  });
+  if (!(await deps.boards.delete(boardId, orgId))) throw new BoardNotFoundError(boardId);
+  return { boardId, orgId, deleted: true, sessionsEndedAt: at };
+}
+
+/**
+ * Makes a user a member of an organization (idempotent: a member already is not written again, so the
+ * membership keeps when and by whom it was added).
+ */
 export async function addMember(
-  deps: { memberships: MembershipRepository; clock: Clock },
+  deps: { memberships: MembershipRepository; clock: Clock; actor?: string },
   orgId: string,
   userId: string,
-) {
+): Promise<{ orgId: string; userId: string; member: true; outcome: WriteOutcome }> {
   requireText('org', orgId);
-  requireText('user', userId);
-  await deps.memberships.add(orgId, userId, deps.clock.now().toISOString());
-  return { orgId, userId, member: true };
+  requireUserId(userId);
+  if (await deps.memberships.isMember(orgId, userId))
+    return { orgId, userId, member: true, outcome: 'unchanged' };
+  await deps.memberships.add(orgId, userId, deps.clock.now().toISOString(), deps.actor);
+  return { orgId, userId, member: true, outcome: 'created' };
 }
 
-/** Removes a membership; `removed` says whether there was one. */
+/** The members of an organization, by user id. */
+export async function listMembers(deps: { memberships: MembershipRepository }, orgId: string) {
+  requireText('org', orgId);
+  return { orgId, members: await deps.memberships.membersOf(orgId) };
+}
+
+/**
+ * Removes a membership; `removed` says whether there was one. With `endSessions`, also ends every session
+ * the member created on the organization's boards, with one cut-off (their links are refused from the
+ * next load; the member's sessions elsewhere are untouched). Ending is written whether or not the
+ * membership was still there, so a retry, or a second call after the removal, still ends them.
+ */
 export async function removeMember(
-  deps: { memberships: MembershipRepository },
+  deps: {
+    memberships: MembershipRepository;
+    sessions?: SessionRepository;
+    random?: RandomSource;
+  } & Partial<OperatorDeps>,
   orgId: string,
   userId: string,
-) {
+  options: { endSessions?: boolean } = {},
+): Promise<{ orgId: string; userId: string; removed: boolean; sessionsEndedAt?: string }> {
   requireText('org', orgId);
   requireText('user', userId);
-  return { orgId, userId, removed: await deps.memberships.remove(orgId, userId) };
+  let sessionsEndedAt: string | undefined;
+  if (options.endSessions) {
+    const { sessions, random, clock, actor } = deps;
+    if (!sessions || !random || !clock || actor === undefined)
+      throw new Error('ending sessions needs the sessions table');
+    sessionsEndedAt = clock.now().toISOString();
+    await sessions.writeCutoff([{ scope: { kind: 'orgCreator', orgId, creatorUserId: userId } }], {
+      id: random.uuid(),
+      at: sessionsEndedAt,
+      byUserId: actor,
+      byKeyId: null,
+    });
+  }
+  const removed = await deps.memberships.remove(orgId, userId);
+  return { orgId, userId, removed, ...(sessionsEndedAt !== undefined ? { sessionsEndedAt } : {}) };
 }
 
 /**
@@ -171,12 +298,31 @@ export const RECORD_ONLY_THROTTLING: KeyThrottling = {
  * throttling learns the key first: should that fail, no record exists whose key nobody was ever shown.
  */
 export async function createApiKey(
-  deps: { apiKeys: ApiKeyRepository; throttling: KeyThrottling; clock: Clock; random: RandomSource },
+  deps: {
+    apiKeys: ApiKeyRepository;
+    throttling: KeyThrottling;
+    clock: Clock;
+    random: RandomSource;
+    actor?: string;
+  },
   userId: string,
   name: string | null,
-): Promise<{ apiKey: string; keyId: string; userId: string }> {
-  requireText('user', userId);
+  options: { expiresInDays?: number } = {},
+): Promise<{ apiKey: string; keyId: string; userId: string; expiresAt: string | null }> {
+  requireUserId(userId);
+  const { expiresInDays } = options;
+  if (
+    expiresInDays !== undefined &&
+    !(Number.isInteger(expiresInDays) && expiresInDays >= 1 && expiresInDays <= KEY_EXPIRY_DAYS_MAX)
+  ) {
+    throw new ValidationError(
+      `expiresInDays must be a whole number of days from 1 to ${KEY_EXPIRY_DAYS_MAX}`,
+    );
+  }
   const { apiKey, keyId } = newApiKey(deps.random);
+  const now = deps.clock.now();
+  const expiresAt =
+    expiresInDays !== undefined ? new Date(now.getTime() + expiresInDays * 86_400_000).toISOString() : null;
   await deps.throttling.register(keyId);
   await deps.apiKeys.create({
     keyHash: hashCredential(apiKey),
@@ -184,11 +330,13 @@ export async function createApiKey(
     userId,
     name,
     status: 'ACTIVE',
-    createdAt: deps.clock.now().toISOString(),
+    createdAt: now.toISOString(),
     revokedAt: null,
     limits: null,
+    ...(expiresAt !== null ? { expiresAt } : {}),
+    ...(deps.actor !== undefined ? { createdBy: deps.actor } : {}),
   });
-  return { apiKey, keyId, userId };
+  return { apiKey, keyId, userId, expiresAt };
 }
 
 /**
@@ -196,14 +344,37 @@ export async function createApiKey(
  * Revoking again repeats the removal, so a command interrupted in between can be run again.
  */
 export async function revokeApiKey(
-  deps: { apiKeys: ApiKeyRepository; throttling: KeyThrottling; clock: Clock },
+  deps: {
+    apiKeys: ApiKeyRepository;
+    throttling: KeyThrottling;
+    clock: Clock;
+    actor?: string;
+    sessions?: SessionRepository;
+    random?: RandomSource;
+  },
   keyId: string,
-): Promise<ApiKeySummary> {
+  options: { endSessions?: boolean } = {},
+): Promise<ApiKeySummary & { sessionsEndedAt?: string }> {
   requireText('key-id', keyId);
-  const record = await deps.apiKeys.revoke(keyId, deps.clock.now().toISOString());
-  if (!record) throw new ValidationError(`No API key has id "${keyId}"`);
+  const now = deps.clock.now().toISOString();
+  const record = await deps.apiKeys.revoke(keyId, now, deps.actor);
+  if (!record) throw new ApiKeyNotFoundError(keyId);
   await deps.throttling.remove(keyId);
-  return summarize(record);
+  if (!options.endSessions) return summarize(record);
+  // After the revocation: every session the key could still create through an authorization cached
+  // before it was created at or before this cut-off, unless the cache outlives the command (see
+  // docs/operations.md, "A leaked API key").
+  const { sessions, random, actor } = deps;
+  if (!sessions || !random || actor === undefined)
+    throw new Error('ending sessions needs the sessions table');
+  const sessionsEndedAt = deps.clock.now().toISOString();
+  await sessions.writeCutoff([{ scope: { kind: 'key', keyId } }], {
+    id: random.uuid(),
+    at: sessionsEndedAt,
+    byUserId: actor,
+    byKeyId: null,
+  });
+  return { ...summarize(record), sessionsEndedAt };
 }
 
 /**
@@ -257,9 +428,11 @@ export async function syncRateLimits(deps: {
   return counts;
 }
 
-/** Lists every board, sorted by id. */
-export async function listBoards(deps: { boards: BoardRepository }): Promise<Board[]> {
-  return deps.boards.list();
+/** Lists every board, or one organization's, sorted by id. */
+export async function listBoards(deps: { boards: BoardRepository }, orgId?: string): Promise<Board[]> {
+  if (orgId === undefined) return deps.boards.list();
+  requireText('org', orgId);
+  return deps.boards.listOfOrg(orgId);
 }
 
 /** Lists keys (optionally of one user) without keys or hashes. */
@@ -272,8 +445,16 @@ export async function listApiKeys(
   return (await deps.apiKeys.list(userId)).map(summarize);
 }
 
-function summarize({ keyHash: _hash, ...rest }: ApiKeyRecord): ApiKeySummary {
-  return rest;
+function summarize({ keyHash: _hash, expiresAt, lastUsedAt, ...rest }: ApiKeyRecord): ApiKeySummary {
+  return { ...rest, expiresAt: expiresAt ?? null, lastUsedAt: lastUsedAt ?? null };
+}
+
+/** A key owner's id: the API's rule, and none an operator's identity could be mistaken for. */
+function requireUserId(userId: string): void {
+  requireText('user', userId);
+  if (isReservedUserId(userId)) {
+    throw new ValidationError('--user must not start with "arn:" or "cli:": those name operators');
+  }
 }
 
 /** Ids follow the API's rule, so the CLI never records a board or member the API could not address. */
@@ -286,8 +467,8 @@ function requireText(option: string, value: string): void {
 
 // Sessions, as operators see and revoke them: every tenant's, unscoped.
 
-/** The name operators' revocations are recorded under (they use no API key). */
-export const OPERATOR = 'admin-cli';
+/** The name operators' revocations were recorded under before each was named (`OperateSessionsDeps.actor`). */
+export const OPERATOR = LEGACY_OPERATOR;
 
 /** What operators see of a session: all but the token hash, including who created and revoked it. */
 export type OperatorSessionView = SessionView &
@@ -298,6 +479,8 @@ export interface OperateSessionsDeps {
   clock: Clock;
   /** Draws each stage cut-off's id. */
   random: RandomSource;
+  /** Who revokes: recorded on each revocation and cut-off (`admin-cli` when not named). */
+  actor?: string;
 }
 
 export interface OperatorSessionQuery {
@@ -338,7 +521,11 @@ export async function revokeSessionAsOperator(
 ): Promise<OperatorSessionView> {
   const now = deps.clock.now();
   const revoked = isSessionId(id)
-    ? await deps.sessions.revoke(id, { revokedAt: now.toISOString(), byUserId: OPERATOR, byKeyId: null })
+    ? await deps.sessions.revoke(id, {
+        revokedAt: now.toISOString(),
+        byUserId: deps.actor ?? OPERATOR,
+        byKeyId: null,
+      })
     : undefined;
   if (!revoked) throw new ValidationError(`No session has id "${id}"`);
   const [covered] = await deps.sessions.applyCutoffs([revoked]);
@@ -384,7 +571,7 @@ export async function revokeAllAsOperator(
   await deps.sessions.writeCutoff([target], {
     id: deps.random.uuid(),
     at,
-    byUserId: OPERATOR,
+    byUserId: deps.actor ?? OPERATOR,
     byKeyId: null,
     // Told once, as the operator's: the event bus receives it (docs/events.md).
     notice: {

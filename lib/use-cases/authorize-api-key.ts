@@ -1,15 +1,32 @@
-import type { AuthorizedKey } from '#lib/domain/api-key';
+import { type AuthorizedKey, isExpiredKey } from '#lib/domain/api-key';
 import { bearerCredential, hashCredential, isApiKeyFormat } from '#lib/domain/credentials';
-import { InvalidApiKeyError, MissingApiKeyError } from '#lib/domain/errors';
-import type { ApiKeyRepository } from '#lib/domain/ports';
+import { DependencyUnavailableError, InvalidApiKeyError, MissingApiKeyError } from '#lib/domain/errors';
+import type { ApiKeyRepository, Clock } from '#lib/domain/ports';
 
 /**
- * Resolves an `Authorization` header value to the owner of an active API key, and the key's own rate limit
- * if it has one, with one DynamoDB read. Malformed headers and keys are refused without touching DynamoDB:
- * a header without a Bearer credential as missing, anything else as an invalid key.
+ * How often, at most, a key's last use is written: the authorizer's cache period (API Gateway runs the
+ * authorizer once per key and period anyway), and never more than once a minute where nothing caches.
+ */
+export function lastUseIntervalSeconds(authorizerCacheTtlSeconds: number): number {
+  return Math.max(60, authorizerCacheTtlSeconds);
+}
+
+export interface AuthorizeApiKeyDeps {
+  apiKeys: ApiKeyRepository;
+  clock: Clock;
+  /** A key's last use is rewritten once it is this old (see `lastUseIntervalSeconds`). */
+  lastUseIntervalSeconds: number;
+}
+
+/**
+ * Resolves an `Authorization` header value to the owner of an active, unexpired API key, and the key's
+ * own rate limit if it has one, with one DynamoDB read. Malformed headers and keys are refused without
+ * touching DynamoDB: a header without a Bearer credential as missing, anything else as an invalid key.
+ * A key whose recorded last use is older than the interval gets it rewritten (one conditional write):
+ * about one write per key and interval, whatever its traffic.
  */
 export async function authorizeApiKey(
-  deps: { apiKeys: ApiKeyRepository },
+  deps: AuthorizeApiKeyDeps,
   authorization: string | undefined,
 ): Promise<AuthorizedKey> {
   const key = bearerCredential(authorization);
@@ -18,5 +35,17 @@ export async function authorizeApiKey(
   const record = await deps.apiKeys.getByHash(hashCredential(key));
   if (!record) throw new InvalidApiKeyError('API key is not known');
   if (record.status !== 'ACTIVE') throw new InvalidApiKeyError('API key is revoked');
+  const now = deps.clock.now();
+  if (isExpiredKey(record, now)) throw new InvalidApiKeyError('API key has expired');
+  const staleBefore = new Date(now.getTime() - deps.lastUseIntervalSeconds * 1000).toISOString();
+  if (record.lastUsedAt === undefined || record.lastUsedAt < staleBefore) {
+    try {
+      await deps.apiKeys.recordUse(record.keyHash, now.toISOString(), staleBefore);
+    } catch (error) {
+      // Last use is information, not access: a write DynamoDB refuses now is tried again by the next
+      // request, and never turns a valid key away.
+      if (!(error instanceof DependencyUnavailableError)) throw error;
+    }
+  }
   return { userId: record.userId, keyId: record.keyId, limits: record.limits };
 }

@@ -10,6 +10,11 @@ export const DEFAULT_EXPIRES_IN_SECONDS = 2_592_000;
 export interface RequestLimits {
   /** Largest serialized metadata accepted, in bytes. */
   metadataMaxBytes: number;
+  /**
+   * The stage's longest session (its `maxSessionLifetimeSeconds`): a longer `expiresInSeconds` is refused,
+   * and a request without one gets the shorter of this and the default. Absent: no limit but year 9999.
+   */
+  maxSessionLifetimeSeconds?: number;
 }
 
 /** The body as the schema admits it: optional fields may be absent or null. */
@@ -36,6 +41,14 @@ export function parseCreateSessionRequest(body: unknown, limits: RequestLimits):
       if (typeof raw.avatarUrl === 'string') checkHttpUrl(raw.avatarUrl);
     },
     () => checkMetadata(metadata, limits.metadataMaxBytes),
+    () => {
+      const max = limits.maxSessionLifetimeSeconds;
+      if (max !== undefined && typeof raw.expiresInSeconds === 'number' && raw.expiresInSeconds > max) {
+        throw new ValidationError(
+          `expiresInSeconds must be at most ${max} on this deployment (its maximum session lifetime), got ${raw.expiresInSeconds}`,
+        );
+      }
+    },
   ]);
   return {
     boardId: raw.boardId,
@@ -46,7 +59,9 @@ export function parseCreateSessionRequest(body: unknown, limits: RequestLimits):
     avatarUrl: raw.avatarUrl ?? null,
     plan: raw.plan ?? null,
     metadata,
-    expiresInSeconds: raw.expiresInSeconds ?? DEFAULT_EXPIRES_IN_SECONDS,
+    expiresInSeconds:
+      raw.expiresInSeconds ??
+      Math.min(DEFAULT_EXPIRES_IN_SECONDS, limits.maxSessionLifetimeSeconds ?? Infinity),
     bindToBrowser: raw.bindToBrowser ?? false,
   };
 }

@@ -40,6 +40,17 @@ export class FakeBoards extends RecordedLookups<Board> implements Ports.BoardRep
   async list(): Promise<Board[]> {
     return [...this.records.values()];
   }
+
+  async listOfOrg(orgId: string): Promise<Board[]> {
+    return [...this.records.values()]
+      .filter((board) => board.orgId === orgId)
+      .sort((a, b) => a.boardId.localeCompare(b.boardId));
+  }
+
+  async delete(boardId: string, orgId: string): Promise<boolean> {
+    if (this.records.get(boardId)?.orgId !== orgId) return false;
+    return this.records.delete(boardId);
+  }
 }
 
 /** In-memory organization memberships that record every `isMember` query. */
@@ -72,10 +83,10 @@ export class FakeMemberships implements Ports.MembershipRepository {
       .sort();
   }
 
-  readonly added: Array<{ orgId: string; userId: string; addedAt: string }> = [];
+  readonly added: Array<{ orgId: string; userId: string; addedAt: string; addedBy?: string }> = [];
 
-  async add(orgId: string, userId: string, addedAt: string): Promise<void> {
-    this.added.push({ orgId, userId, addedAt });
+  async add(orgId: string, userId: string, addedAt: string, addedBy?: string): Promise<void> {
+    this.added.push({ orgId, userId, addedAt, ...(addedBy !== undefined ? { addedBy } : {}) });
     this.members.add(`${orgId}\u0000${userId}`);
   }
 
@@ -131,6 +142,7 @@ export class FakeSessions implements Ports.SessionRepository, Ports.CoveredSessi
         orgId: found.orgId,
         userId: found.userId,
         createdByUserId: found.createdByUserId,
+        createdByKeyId: found.createdByKeyId,
       }
     );
   }
@@ -471,12 +483,27 @@ export class FakeApiKeys extends RecordedLookups<ApiKeyRecord> implements Ports.
     return this.lookup(keyHash);
   }
 
-  async revoke(keyId: string, revokedAt: string): Promise<ApiKeyRecord | undefined> {
+  async revoke(keyId: string, revokedAt: string, revokedBy?: string): Promise<ApiKeyRecord | undefined> {
     const found = [...this.records.values()].find((k) => k.keyId === keyId);
-    if (!found) return undefined;
-    const revoked: ApiKeyRecord = { ...found, status: 'REVOKED', revokedAt };
+    if (!found || found.status === 'REVOKED') return found;
+    const revoked: ApiKeyRecord = {
+      ...found,
+      status: 'REVOKED',
+      revokedAt,
+      ...(revokedBy !== undefined ? { revokedBy } : {}),
+    };
     this.records.set(found.keyHash, revoked);
     return revoked;
+  }
+
+  /** Every last-use write, as asked (the conditional ones that changed nothing too). */
+  readonly uses: Array<{ keyHash: string; at: string }> = [];
+
+  async recordUse(keyHash: string, at: string, staleBefore: string): Promise<void> {
+    this.uses.push({ keyHash, at });
+    const found = this.records.get(keyHash);
+    if (found && (found.lastUsedAt === undefined || found.lastUsedAt < staleBefore))
+      this.records.set(keyHash, { ...found, lastUsedAt: at });
   }
 
   async list(userId?: string): Promise<ApiKeyRecord[]> {

@@ -1,6 +1,7 @@
 import type middy from '@middy/core';
 import type { APIGatewayProxyResult } from 'aws-lambda';
 import {
+  ApiKeyNotFoundError,
   BoardAccessDeniedError,
   BoardNotFoundError,
   DependencyUnavailableError,
@@ -42,6 +43,7 @@ const STATUS_BY_ERROR: ReadonlyArray<readonly [ErrorClass, number]> = [
   [EmbeddedBoardGoneError, 404],
   [SessionNotFoundError, 404],
   [WebhookNotFoundError, 404],
+  [ApiKeyNotFoundError, 404],
   [IdempotencyConflictError, 409],
   [PayloadTooLargeError, 413],
   [UnsupportedMediaTypeError, 415],

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
+import { DynamoDBDocumentClient, GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { APIGatewayTokenAuthorizerEvent } from 'aws-lambda';
 import { mockClient } from 'aws-sdk-client-mock';
 import { describe, expect, it } from 'vitest';
@@ -19,11 +19,14 @@ const REVOKED_KEY = `esk_${'r'.repeat(40)}-_R`;
 const UNKNOWN_KEY = `esk_${'u'.repeat(40)}-_U`;
 const sha256 = (value: string) => createHash('sha256').update(value).digest('hex');
 
+/** A last use no request can be an interval past: the key's use is recorded already, nothing is written. */
+const USED_NOW = { lastUsedAt: '9999-12-31T23:59:59.999Z' };
+
 function seedKeys() {
   ddb.on(GetCommand).resolves({});
-  ddb
-    .on(GetCommand, { TableName: API_KEYS_TABLE, Key: { keyHash: sha256(ACTIVE_KEY) } })
-    .resolves({ Item: apiKeyRecord(sha256(ACTIVE_KEY), { userId: 'owner-1', keyId: 'key_active' }) });
+  ddb.on(GetCommand, { TableName: API_KEYS_TABLE, Key: { keyHash: sha256(ACTIVE_KEY) } }).resolves({
+    Item: apiKeyRecord(sha256(ACTIVE_KEY), { userId: 'owner-1', keyId: 'key_active', ...USED_NOW }),
+  });
   ddb.on(GetCommand, { TableName: API_KEYS_TABLE, Key: { keyHash: sha256(REVOKED_KEY) } }).resolves({
     Item: apiKeyRecord(sha256(REVOKED_KEY), {
       keyId: 'key_revoked',
@@ -78,7 +81,7 @@ describe('authorizer: a valid key', () => {
   it('names the key’s usage plan entry, and passes on the key’s own limits from the same read', async () => {
     ddb.on(GetCommand, { TableName: API_KEYS_TABLE, Key: { keyHash: sha256(ACTIVE_KEY) } }).resolves({
       Item: {
-        ...apiKeyRecord(sha256(ACTIVE_KEY), { userId: 'owner-1', keyId: 'key_active' }),
+        ...apiKeyRecord(sha256(ACTIVE_KEY), { userId: 'owner-1', keyId: 'key_active', ...USED_NOW }),
         rateLimit: 3,
         burstLimit: 7,
       },
@@ -97,6 +100,25 @@ describe('authorizer: a valid key', () => {
       Key: { keyHash: sha256(ACTIVE_KEY) },
       ConsistentRead: true,
     });
+  });
+
+  it('records a key’s first use with one conditional write on the key, once its record is read', async () => {
+    ddb.on(GetCommand, { TableName: API_KEYS_TABLE, Key: { keyHash: sha256(ACTIVE_KEY) } }).resolves({
+      Item: apiKeyRecord(sha256(ACTIVE_KEY), { userId: 'owner-1', keyId: 'key_active' }),
+    });
+    ddb.on(UpdateCommand).resolves({});
+    await authorize(`Bearer ${ACTIVE_KEY}`);
+    const [update] = ddb.commandCalls(UpdateCommand);
+    expect(update?.args[0].input).toMatchObject({
+      TableName: API_KEYS_TABLE,
+      Key: { keyHash: sha256(ACTIVE_KEY) },
+      UpdateExpression: 'SET lastUsedAt = :at',
+      ConditionExpression:
+        'attribute_exists(keyHash) AND (attribute_not_exists(lastUsedAt) OR lastUsedAt < :stale)',
+    });
+    // The stage's default cache period (300 s), as the stack passes no AUTHORIZER_CACHE_TTL_SECONDS here.
+    const { ':at': at, ':stale': stale } = update?.args[0].input.ExpressionAttributeValues ?? {};
+    expect(Date.parse(at) - Date.parse(stale)).toBe(300_000);
   });
 
   it.each(['bearer', 'BEARER'])('accepts the scheme written as %s', async (scheme) => {

@@ -71,6 +71,8 @@ function storedItem(token: string, overrides: Record<string, unknown> = {}) {
     boardId: 'board-public',
     tokenHash: sha256(token),
     userId: 'customer-7',
+    createdByUserId: 'owner-1',
+    createdByKeyId: 'key_0123456789abcdef01234567',
     email: 'grace@example.com',
     firstName: 'Grace',
     lastName: 'Hopper',
@@ -212,12 +214,12 @@ describe('embed-page handler: a usable token', () => {
       ConsistentRead: true,
     });
     expect(JSON.stringify(session)).not.toContain(VALID);
-    // One consistent batch of the six cut-off records that could cover it.
+    // One consistent batch of the eight cut-off records that could cover it (its creating key's among them).
     const batch = (
       cutoffs as { RequestItems: Record<string, { Keys: { id: string }[]; ConsistentRead: boolean }> }
     ).RequestItems[SESSIONS_TABLE];
     expect(batch?.ConsistentRead).toBe(true);
-    expect(batch?.Keys.map((key) => key.id.replace(/[0-9a-f]{64}$/, '…'))).toEqual(Array(6).fill('cutoff#…'));
+    expect(batch?.Keys.map((key) => key.id.replace(/[0-9a-f]{64}$/, '…'))).toEqual(Array(8).fill('cutoff#…'));
     expect(board).toEqual({ TableName: BOARDS_TABLE, Key: { boardId: 'board-public' } });
   });
 

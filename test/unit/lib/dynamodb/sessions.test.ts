@@ -219,7 +219,7 @@ describe('DynamoSessionRepository.lookupToken', () => {
       IndexName: SESSION_TOKEN_INDEX,
       KeyConditionExpression: 'tokenHash = :h',
       ExpressionAttributeValues: { ':h': 'b'.repeat(64) },
-      ProjectionExpression: 'id, boardId, orgId, userId, createdByUserId',
+      ProjectionExpression: 'id, boardId, orgId, userId, createdByUserId, createdByKeyId',
       Limit: 1,
     });
   });
@@ -233,6 +233,7 @@ describe('DynamoSessionRepository.lookupToken', () => {
           orgId: SESSION.orgId,
           userId: SESSION.userId,
           createdByUserId: SESSION.createdByUserId,
+          createdByKeyId: SESSION.createdByKeyId,
         },
       ],
     });
@@ -242,6 +243,7 @@ describe('DynamoSessionRepository.lookupToken', () => {
       orgId: SESSION.orgId,
       userId: SESSION.userId,
       createdByUserId: SESSION.createdByUserId,
+      createdByKeyId: SESSION.createdByKeyId,
     });
   });
 
@@ -672,7 +674,7 @@ describe('DynamoSessionRepository cut-offs', () => {
     expect(inputs.every((input) => input?.ConditionExpression === undefined)).toBe(true);
   });
 
-  it('reads a session and its six possible records in one consistent BatchGetItem, the earliest cut-off applied', async () => {
+  it('reads a session and its eight possible records in one consistent BatchGetItem, the earliest cut-off applied', async () => {
     const record = (key: unknown[], entries: Record<string, unknown>) => ({
       id: cutoffId(key),
       cutoffScope: JSON.stringify(key),
@@ -699,10 +701,11 @@ describe('DynamoSessionRepository cut-offs', () => {
       orgId: SESSION.orgId,
       userId: SESSION.userId,
       createdByUserId: SESSION.createdByUserId,
+      createdByKeyId: SESSION.createdByKeyId,
     });
     const request = ddb.commandCalls(BatchGetCommand)[0]?.args[0].input.RequestItems?.['sessions-t'];
     expect(request?.ConsistentRead).toBe(true);
-    expect(request?.Keys).toHaveLength(7);
+    expect(request?.Keys).toHaveLength(9);
     expect(covered).toMatchObject({
       revokedAt: '2026-01-02T00:00:00.000Z',
       revokedByUserId: 'first',

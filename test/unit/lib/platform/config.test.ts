@@ -162,6 +162,7 @@ describe('readCreateSessionConfig', () => {
 describe('readAuthorizerConfig', () => {
   it('reads the API keys table and region', () => {
     expect(readAuthorizerConfig(ENV)).toEqual({
+      authorizerCacheTtlSeconds: 300,
       tables: { apiKeys: 'api-keys' },
       dynamo: { endpoint: undefined, region: 'eu-west-1' },
     });

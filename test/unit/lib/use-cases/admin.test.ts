@@ -1,13 +1,15 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import type { Board } from '#lib/domain/board';
-import { ValidationError } from '#lib/domain/errors';
+import { ApiKeyNotFoundError, BoardNotFoundError, ValidationError } from '#lib/domain/errors';
 import { cryptoRandom } from '#lib/platform/system';
 import {
   addMember,
+  applyBoard,
   BOARD_VISIBILITIES,
   createApiKey,
   createBoard,
+  deleteBoard,
   listApiKeys,
   RECORD_ONLY_THROTTLING,
   removeMember,
@@ -21,9 +23,11 @@ import {
   FakeBoards,
   FakeKeyThrottling,
   FakeMemberships,
+  FakeSessions,
   fixedClock,
   sequenceRandom,
 } from '#test/support/fakes';
+import { storedSession } from '#test/support/fixtures';
 
 const sha256 = (value: string) => createHash('sha256').update(value).digest('hex');
 const NOW = '2026-03-01T12:00:00.000Z';
@@ -293,17 +297,20 @@ describe('addMember and removeMember', () => {
   it('adds a member, idempotently, stamped with the injected clock', async () => {
     const memberships = new FakeMemberships();
     const clock = fixedClock('2026-04-05T06:07:08.009Z');
-    expect(await addMember({ memberships, clock }, 'org-a', 'user-1')).toEqual({
+    expect(await addMember({ memberships, clock, actor: 'cli:ada' }, 'org-a', 'user-1')).toEqual({
       orgId: 'org-a',
       userId: 'user-1',
       member: true,
+      outcome: 'created',
     });
-    await addMember({ memberships, clock }, 'org-a', 'user-1');
+    // Again: a member already, so nothing is written and the first addition keeps its time and author.
+    expect(await addMember({ memberships, clock: fixedClock(LATER) }, 'org-a', 'user-1')).toMatchObject({
+      outcome: 'unchanged',
+    });
     expect(await memberships.isMember('org-a', 'user-1')).toBe(true);
     expect(await memberships.isMember('org-b', 'user-1')).toBe(false);
-    expect(memberships.added.map((m) => m.addedAt)).toEqual([
-      '2026-04-05T06:07:08.009Z',
-      '2026-04-05T06:07:08.009Z',
+    expect(memberships.added).toEqual([
+      { orgId: 'org-a', userId: 'user-1', addedAt: '2026-04-05T06:07:08.009Z', addedBy: 'cli:ada' },
     ]);
   });
 
@@ -355,7 +362,8 @@ describe('createApiKey', () => {
   it('returns the key, its public id and its owner', async () => {
     const deps = setup();
     const created = await createApiKey(deps, 'user-1', 'CI');
-    expect(Object.keys(created).sort()).toEqual(['apiKey', 'keyId', 'userId']);
+    expect(Object.keys(created).sort()).toEqual(['apiKey', 'expiresAt', 'keyId', 'userId']);
+    expect(created.expiresAt).toBeNull();
     expect(created.userId).toBe('user-1');
     expect(created.keyId).toMatch(/^key_[0-9a-f]{24}$/);
   });
@@ -428,7 +436,10 @@ describe('revokeApiKey', () => {
       'user-1',
       'CI',
     );
-    const revoked = await revokeApiKey({ apiKeys, throttling, clock: fixedClock(LATER) }, keyId);
+    const revoked = await revokeApiKey(
+      { apiKeys, throttling, clock: fixedClock(LATER), actor: 'cli:ada' },
+      keyId,
+    );
     expect(revoked).toEqual({
       keyId,
       userId: 'user-1',
@@ -436,7 +447,10 @@ describe('revokeApiKey', () => {
       status: 'REVOKED',
       createdAt: NOW,
       revokedAt: LATER,
+      revokedBy: 'cli:ada',
       limits: null,
+      expiresAt: null,
+      lastUsedAt: null,
     });
     expect(revoked).not.toHaveProperty('keyHash');
     expect(await apiKeys.getByHash(sha256(apiKey))).toMatchObject({ status: 'REVOKED', revokedAt: LATER });
@@ -446,7 +460,7 @@ describe('revokeApiKey', () => {
     const apiKeys = new FakeApiKeys();
     const throttling = new FakeKeyThrottling();
     const outcome = revokeApiKey({ apiKeys, throttling, clock: fixedClock(LATER) }, 'key_unknown');
-    await expect(outcome).rejects.toBeInstanceOf(ValidationError);
+    await expect(outcome).rejects.toBeInstanceOf(ApiKeyNotFoundError);
     await expect(outcome).rejects.toThrow('No API key has id "key_unknown"');
     expect(throttling.calls).toEqual([]);
   });
@@ -588,7 +602,9 @@ describe('listApiKeys', () => {
     for (const summary of listed) {
       expect(Object.keys(summary).sort()).toEqual([
         'createdAt',
+        'expiresAt',
         'keyId',
+        'lastUsedAt',
         'limits',
         'name',
         'revokedAt',
@@ -621,7 +637,124 @@ describe('listApiKeys', () => {
         createdAt: NOW,
         revokedAt: null,
         limits: null,
+        expiresAt: null,
+        lastUsedAt: null,
       },
     ]);
+  });
+});
+
+describe('operators’ changes, each recorded as its operator’s and each idempotent', () => {
+  const operator = (clock = fixedClock(NOW)) => ({ actor: 'arn:aws:iam::123456789012:user/ops', clock });
+
+  it('writes a board once and records who wrote it; the same state again writes nothing', async () => {
+    const boards = new FakeBoards();
+    const first = await applyBoard({ boards, ...operator() }, board());
+    expect(first).toEqual({
+      outcome: 'created',
+      board: { ...board(), updatedBy: 'arn:aws:iam::123456789012:user/ops', updatedAt: NOW },
+    });
+    const again = await applyBoard({ boards, ...operator(fixedClock(LATER)) }, board());
+    expect(again.outcome).toBe('unchanged');
+    expect((await boards.get('board-1'))?.updatedAt).toBe(NOW);
+    const renamed = await applyBoard({ boards, ...operator(fixedClock(LATER)) }, board({ name: 'Plan' }));
+    expect(renamed).toMatchObject({ outcome: 'updated', board: { name: 'Plan', updatedAt: LATER } });
+  });
+
+  it('refuses a key owner id an operator’s identity could be taken for', async () => {
+    const deps = {
+      apiKeys: new FakeApiKeys(),
+      throttling: new FakeKeyThrottling(),
+      clock: fixedClock(NOW),
+      random: sequenceRandom(),
+    };
+    for (const userId of ['arn:aws:iam::1:user/x', 'cli:ada']) {
+      await expect(createApiKey(deps, userId, null)).rejects.toThrow('those name operators');
+    }
+    expect(await deps.apiKeys.list()).toEqual([]);
+  });
+
+  it('gives a key its expiry in whole days from its creation, and records who issued it', async () => {
+    const deps = {
+      apiKeys: new FakeApiKeys(),
+      throttling: new FakeKeyThrottling(),
+      clock: fixedClock(NOW),
+      random: sequenceRandom(),
+      actor: 'cli:ada',
+    };
+    const created = await createApiKey(deps, 'user-1', null, { expiresInDays: 30 });
+    expect(created.expiresAt).toBe('2026-03-31T12:00:00.000Z');
+    expect(await deps.apiKeys.list()).toEqual([
+      expect.objectContaining({ expiresAt: '2026-03-31T12:00:00.000Z', createdBy: 'cli:ada' }),
+    ]);
+    for (const days of [0, 1.5, 3_651]) {
+      await expect(createApiKey(deps, 'user-1', null, { expiresInDays: days })).rejects.toThrow(
+        'expiresInDays must be a whole number of days from 1 to 3650',
+      );
+    }
+  });
+
+  it('revokes a key and, asked to, ends every session it created with one cut-off on the key', async () => {
+    const apiKeys = new FakeApiKeys([apiKeyRecord(sha256('k'), { keyId: 'key_1' })]);
+    const sessions = new FakeSessions([
+      storedSession({ id: 'a', createdByKeyId: 'key_1', createdAt: '2026-03-01T11:00:00.000Z' }),
+      storedSession({ id: 'b', createdByKeyId: 'key_2', createdAt: '2026-03-01T11:00:00.000Z' }),
+    ]);
+    const revoked = await revokeApiKey(
+      { apiKeys, throttling: new FakeKeyThrottling(), sessions, random: sequenceRandom(), ...operator() },
+      'key_1',
+      { endSessions: true },
+    );
+    expect(revoked).toMatchObject({
+      status: 'REVOKED',
+      sessionsEndedAt: NOW,
+      revokedBy: 'arn:aws:iam::123456789012:user/ops',
+    });
+    expect(sessions.calls.filter((call) => call === 'writeCutoff')).toHaveLength(1);
+    const [a, b] = await sessions.applyCutoffs(sessions.created);
+    expect(a).toMatchObject({ revokedAt: NOW, revokedByUserId: 'arn:aws:iam::123456789012:user/ops' });
+    expect(b?.revokedAt).toBeNull();
+  });
+
+  it('removes a member and, asked to, ends the sessions the member created on that organization’s boards only', async () => {
+    const memberships = new FakeMemberships([{ orgId: 'org-a', userId: 'member' }]);
+    const at = '2026-03-01T11:00:00.000Z';
+    const sessions = new FakeSessions([
+      storedSession({ id: 'mine-here', orgId: 'org-a', createdByUserId: 'member', createdAt: at }),
+      storedSession({ id: 'mine-elsewhere', orgId: 'org-b', createdByUserId: 'member', createdAt: at }),
+      storedSession({ id: 'colleague', orgId: 'org-a', createdByUserId: 'colleague', createdAt: at }),
+    ]);
+    const removed = await removeMember(
+      { memberships, sessions, random: sequenceRandom(), ...operator() },
+      'org-a',
+      'member',
+      { endSessions: true },
+    );
+    expect(removed).toEqual({ orgId: 'org-a', userId: 'member', removed: true, sessionsEndedAt: NOW });
+    const ended = (await sessions.applyCutoffs(sessions.created)).map((s) => [s.id, s.revokedAt]);
+    expect(ended).toEqual([
+      ['mine-here', NOW],
+      ['mine-elsewhere', null],
+      ['colleague', null],
+    ]);
+  });
+
+  it('deletes a board of the organization after ending its sessions; another organization’s board is not found', async () => {
+    const boards = new FakeBoards([board()]);
+    const sessions = new FakeSessions([
+      storedSession({ id: 's', boardId: 'board-1', createdAt: '2026-03-01T11:00:00.000Z' }),
+    ]);
+    const deps = { boards, sessions, random: sequenceRandom(), ...operator() };
+    await expect(deleteBoard(deps, 'org-b', 'board-1')).rejects.toBeInstanceOf(BoardNotFoundError);
+    expect(sessions.calls).toEqual([]);
+    expect(await deleteBoard(deps, 'org-a', 'board-1')).toEqual({
+      boardId: 'board-1',
+      orgId: 'org-a',
+      deleted: true,
+      sessionsEndedAt: NOW,
+    });
+    expect(await boards.get('board-1')).toBeUndefined();
+    expect((await sessions.applyCutoffs(sessions.created))[0]?.revokedAt).toBe(NOW);
+    await expect(deleteBoard(deps, 'org-a', 'board-1')).rejects.toBeInstanceOf(BoardNotFoundError);
   });
 });

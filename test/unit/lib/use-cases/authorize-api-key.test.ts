@@ -1,11 +1,23 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { InvalidApiKeyError } from '#lib/domain/errors';
-import { authorizeApiKey } from '#lib/use-cases/authorize-api-key';
-import { apiKeyRecord, FakeApiKeys } from '#test/support/fakes';
+import type { ApiKeyRecord } from '#lib/domain/api-key';
+import { InvalidApiKeyError, StorageUnavailableError } from '#lib/domain/errors';
+import { authorizeApiKey, lastUseIntervalSeconds } from '#lib/use-cases/authorize-api-key';
+import { apiKeyRecord, FakeApiKeys, fixedClock } from '#test/support/fakes';
 
 const KEY = `esk_${'A'.repeat(20)}-_${'z'.repeat(21)}`;
 const KEY_HASH = createHash('sha256').update(KEY).digest('hex');
+
+const NOW = '2026-03-01T12:00:00.000Z';
+
+/** The use case's ports: these keys, a clock at `now`, last use written once per 300 s. */
+function deps(apiKeys: FakeApiKeys, now = NOW) {
+  return { apiKeys, clock: fixedClock(now), lastUseIntervalSeconds: 300 };
+}
+
+function keyWith(fields: Partial<ApiKeyRecord>) {
+  return new FakeApiKeys([apiKeyRecord(KEY_HASH, { keyId: 'key_abc', ...fields })]);
+}
 
 function repository(status: 'ACTIVE' | 'REVOKED' = 'ACTIVE') {
   return new FakeApiKeys([apiKeyRecord(KEY_HASH, { userId: 'owner-1', keyId: 'key_abc', status })]);
@@ -14,7 +26,7 @@ function repository(status: 'ACTIVE' | 'REVOKED' = 'ACTIVE') {
 describe('authorizeApiKey', () => {
   it('returns the owner and key id of an active key, found by the SHA-256 of the key', async () => {
     const apiKeys = repository();
-    await expect(authorizeApiKey({ apiKeys }, `Bearer ${KEY}`)).resolves.toEqual({
+    await expect(authorizeApiKey(deps(apiKeys), `Bearer ${KEY}`)).resolves.toEqual({
       userId: 'owner-1',
       keyId: 'key_abc',
       limits: null,
@@ -26,7 +38,7 @@ describe('authorizeApiKey', () => {
     const apiKeys = new FakeApiKeys([
       apiKeyRecord(KEY_HASH, { keyId: 'key_abc', limits: { rate: 2, burst: 9 } }),
     ]);
-    await expect(authorizeApiKey({ apiKeys }, `Bearer ${KEY}`)).resolves.toMatchObject({
+    await expect(authorizeApiKey(deps(apiKeys), `Bearer ${KEY}`)).resolves.toMatchObject({
       keyId: 'key_abc',
       limits: { rate: 2, burst: 9 },
     });
@@ -34,13 +46,13 @@ describe('authorizeApiKey', () => {
   });
 
   it.each(['bearer', 'BEARER', 'BeArEr'])('accepts the scheme written as %s', async (scheme) => {
-    await expect(authorizeApiKey({ apiKeys: repository() }, `${scheme} ${KEY}`)).resolves.toMatchObject({
+    await expect(authorizeApiKey(deps(repository()), `${scheme} ${KEY}`)).resolves.toMatchObject({
       userId: 'owner-1',
     });
   });
 
   it('tolerates extra spaces or a tab between the scheme and the key, and trailing spaces', async () => {
-    await expect(authorizeApiKey({ apiKeys: repository() }, `Bearer \t ${KEY}  `)).resolves.toMatchObject({
+    await expect(authorizeApiKey(deps(repository()), `Bearer \t ${KEY}  `)).resolves.toMatchObject({
       keyId: 'key_abc',
     });
   });
@@ -62,19 +74,19 @@ describe('authorizeApiKey', () => {
     ['a key with padding', `Bearer ${KEY.slice(0, -1)}=`],
   ])('refuses %s with InvalidApiKeyError without reading the repository', async (_name, header) => {
     const apiKeys = repository();
-    await expect(authorizeApiKey({ apiKeys }, header)).rejects.toBeInstanceOf(InvalidApiKeyError);
+    await expect(authorizeApiKey(deps(apiKeys), header)).rejects.toBeInstanceOf(InvalidApiKeyError);
     expect(apiKeys.lookups).toEqual([]);
   });
 
   it('refuses a well-formed key that is not known', async () => {
     const apiKeys = new FakeApiKeys();
-    const error = await authorizeApiKey({ apiKeys }, `Bearer ${KEY}`).catch((e: unknown) => e);
+    const error = await authorizeApiKey(deps(apiKeys), `Bearer ${KEY}`).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(InvalidApiKeyError);
     expect(apiKeys.lookups).toEqual([KEY_HASH]);
   });
 
   it('refuses a revoked key', async () => {
-    const error = await authorizeApiKey({ apiKeys: repository('REVOKED') }, `Bearer ${KEY}`).catch(
+    const error = await authorizeApiKey(deps(repository('REVOKED')), `Bearer ${KEY}`).catch(
       (e: unknown) => e,
     );
     expect(error).toBeInstanceOf(InvalidApiKeyError);
@@ -83,14 +95,14 @@ describe('authorizeApiKey', () => {
 
   it('refuses a key whose status is anything but ACTIVE', async () => {
     const apiKeys = new FakeApiKeys([apiKeyRecord(KEY_HASH, { status: 'active' as unknown as 'ACTIVE' })]);
-    await expect(authorizeApiKey({ apiKeys }, `Bearer ${KEY}`)).rejects.toBeInstanceOf(InvalidApiKeyError);
+    await expect(authorizeApiKey(deps(apiKeys), `Bearer ${KEY}`)).rejects.toBeInstanceOf(InvalidApiKeyError);
   });
 
   it('never puts the key in its error messages', async () => {
     const errors = await Promise.all([
-      authorizeApiKey({ apiKeys: new FakeApiKeys() }, `Bearer ${KEY}`).catch((e: Error) => e),
-      authorizeApiKey({ apiKeys: repository('REVOKED') }, `Bearer ${KEY}`).catch((e: Error) => e),
-      authorizeApiKey({ apiKeys: repository() }, `Basic ${KEY}`).catch((e: Error) => e),
+      authorizeApiKey(deps(new FakeApiKeys()), `Bearer ${KEY}`).catch((e: Error) => e),
+      authorizeApiKey(deps(repository('REVOKED')), `Bearer ${KEY}`).catch((e: Error) => e),
+      authorizeApiKey(deps(repository()), `Basic ${KEY}`).catch((e: Error) => e),
     ]);
     for (const error of errors) expect((error as Error).message).not.toContain(KEY.slice(4));
   });
@@ -100,6 +112,53 @@ describe('authorizeApiKey', () => {
     apiKeys.getByHash = async () => {
       throw new Error('DynamoDB is down');
     };
-    await expect(authorizeApiKey({ apiKeys }, `Bearer ${KEY}`)).rejects.toThrow('DynamoDB is down');
+    await expect(authorizeApiKey(deps(apiKeys), `Bearer ${KEY}`)).rejects.toThrow('DynamoDB is down');
+  });
+
+  it('refuses a key at and after its expiry, and lets it in the moment before', async () => {
+    const expiring = () => keyWith({ expiresAt: NOW });
+    await expect(
+      authorizeApiKey(deps(expiring(), '2026-03-01T11:59:59.999Z'), `Bearer ${KEY}`),
+    ).resolves.toMatchObject({ keyId: 'key_abc' });
+    for (const at of [NOW, '2027-01-01T00:00:00.000Z']) {
+      const error = await authorizeApiKey(deps(expiring(), at), `Bearer ${KEY}`).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(InvalidApiKeyError);
+      expect((error as Error).message).toBe('API key has expired');
+    }
+  });
+
+  it('records the first use of a key, at the time of the request', async () => {
+    const apiKeys = keyWith({});
+    await authorizeApiKey(deps(apiKeys), `Bearer ${KEY}`);
+    expect(apiKeys.uses).toEqual([{ keyHash: KEY_HASH, at: NOW }]);
+    expect((await apiKeys.getByHash(KEY_HASH))?.lastUsedAt).toBe(NOW);
+  });
+
+  it('writes nothing while the recorded last use is younger than the interval', async () => {
+    const apiKeys = keyWith({ lastUsedAt: '2026-03-01T11:55:00.000Z' });
+    await authorizeApiKey(deps(apiKeys), `Bearer ${KEY}`);
+    expect(apiKeys.uses).toEqual([]);
+  });
+
+  it('rewrites a last use older than the interval', async () => {
+    const apiKeys = keyWith({ lastUsedAt: '2026-03-01T11:54:59.999Z' });
+    await authorizeApiKey(deps(apiKeys), `Bearer ${KEY}`);
+    expect((await apiKeys.getByHash(KEY_HASH))?.lastUsedAt).toBe(NOW);
+  });
+
+  it('lets a valid key in when the last-use write finds DynamoDB unavailable', async () => {
+    const apiKeys = keyWith({});
+    apiKeys.recordUse = async () => {
+      throw new StorageUnavailableError();
+    };
+    await expect(authorizeApiKey(deps(apiKeys), `Bearer ${KEY}`)).resolves.toMatchObject({
+      keyId: 'key_abc',
+    });
+  });
+
+  it('writes last use once per authorizer cache period, and at most once a minute without a cache', () => {
+    expect(lastUseIntervalSeconds(300)).toBe(300);
+    expect(lastUseIntervalSeconds(3600)).toBe(3600);
+    expect(lastUseIntervalSeconds(0)).toBe(60);
   });
 });
