@@ -6,6 +6,7 @@
  * definition gives it, which are the ones its stack sets.
  */
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { apiGatewayCall, UsagePlanKeys } from '#lib/aws/api-gateway-keys';
 import { awsJsonCall, EVENTBRIDGE, SQS } from '#lib/aws/json-protocol';
 import type { TableKey } from '#lib/definitions/tables';
 import { PUBLIC_DESTINATIONS } from '#lib/domain/destinations';
@@ -39,11 +40,13 @@ import {
   type IdTokenKeysConfig,
   readCreateWebhookConfig,
   readEventPipelineConfig,
+  readProvisioningConfig,
   readStorageConfig,
 } from '#lib/platform/config';
 import { createLogger } from '#lib/platform/logger';
 import { createMetrics } from '#lib/platform/metrics';
 import { cryptoRandom, systemClock } from '#lib/platform/system';
+import { RECORD_ONLY_THROTTLING } from '#lib/use-cases/admin';
 import { type AuthorizeApiKeyDeps, lastUseIntervalSeconds } from '#lib/use-cases/authorize-api-key';
 import type { CreateSessionDeps } from '#lib/use-cases/create-session';
 import type { ListSessionsDeps } from '#lib/use-cases/list-sessions';
@@ -78,6 +81,29 @@ export function sessionScopeDeps(env: Env): ListSessionsDeps & RevokeUserSession
     sessions: new DynamoSessionRepository(db, tables.sessions, shardQueries),
     boards: new DynamoBoardRepository(db, tables.boards),
     memberships: new DynamoMembershipRepository(db, tables.memberships),
+    clock: systemClock,
+    random: cryptoRandom,
+  };
+}
+
+/**
+ * Ports of the provisioning API: every table an operator's change touches, and API Gateway's usage plans
+ * on AWS (the stage's default plan, by name); off AWS the key record is all there is, as for the CLI.
+ */
+export function provisioningDeps(env: Env) {
+  const config = readProvisioningConfig(env);
+  const db = createDocumentClient(config.dynamo);
+  return {
+    boards: new DynamoBoardRepository(db, config.tables.boards),
+    memberships: new DynamoMembershipRepository(db, config.tables.memberships),
+    apiKeys: new DynamoApiKeyRepository(db, config.tables.apiKeys),
+    sessions: new DynamoSessionRepository(db, config.tables.sessions),
+    throttling:
+      config.usagePlanName !== undefined
+        ? new UsagePlanKeys(apiGatewayCall({ region: config.dynamo.region }), config.usagePlanName)
+        : RECORD_ONLY_THROTTLING,
+    // http://127.0.0.1 and http://localhost applications only off AWS, as the admin CLI allows them.
+    appUrlRule: { allowLoopbackHttp: config.dynamo.endpoint !== undefined },
     clock: systemClock,
     random: cryptoRandom,
   };

@@ -33,6 +33,7 @@ import {
   type RateLimitDecision,
 } from './rate-limiter';
 import { resolveResource } from './routing';
+import { type IamCaller, type LocalIamCredential, verifySignature } from './sigv4';
 
 /** A Lambda handler as exported by `functions/*.ts`. */
 export type LambdaHandler = (event: never, context: Context) => Promise<unknown>;
@@ -46,7 +47,8 @@ export interface ApiRoute {
   method: string;
   path: string;
   function: string;
-  auth: 'apiKey' | 'none';
+  /** `iam`: AWS_IAM authorization, a SigV4 signature checked against `ApiModel.iam` (local/sigv4.ts). */
+  auth: 'apiKey' | 'iam' | 'none';
   /** The method needs a usage identifier (a usage plan's key); by default, when `auth` is `apiKey`. */
   apiKeyRequired?: boolean;
 }
@@ -71,6 +73,11 @@ export interface ApiModel {
     /** How long a returned policy is cached per identity (0: the authorizer runs on every request). */
     resultTtlSeconds: number;
   };
+  /**
+   * The callers AWS_IAM methods accept, standing in for IAM: each credential, its principal and what its
+   * policies allow. None: every signed request to such a method is refused.
+   */
+  iam?: { credentials: readonly LocalIamCredential[] };
   /** Where a usage plan's key comes from: the authorizer's `usageIdentifierKey`, or `x-api-key`. */
   apiKeySource: 'AUTHORIZER' | 'HEADER';
   /** The limit of keys without their own: the default usage plan's throttle. */
@@ -110,6 +117,8 @@ const STAGE = 'local';
 
 export interface GatewayOptions {
   handlers: Record<FunctionName, LambdaHandler>;
+  /** The credentials the provisioning routes accept (AWS_IAM's stand-in); none refuses them all. */
+  iamCredentials?: readonly LocalIamCredential[];
   /** Host (and port) that API Gateway would report as `requestContext.domainName`. */
   domainName: string;
   logger: Logger;
@@ -149,10 +158,11 @@ export function createGateway(options: GatewayOptions): (req: IncomingMessage, r
 
 /** The API of lib/definitions/routes.ts, as the local runtime serves it. */
 export function localApi(
-  options: Pick<GatewayOptions, 'securityHeaders' | 'apiKeyLimits' | 'clientLimit'>,
+  options: Pick<GatewayOptions, 'securityHeaders' | 'apiKeyLimits' | 'clientLimit' | 'iamCredentials'>,
 ): ApiModel {
   return {
     routes: ROUTES,
+    iam: { credentials: options.iamCredentials ?? [] },
     stage: STAGE,
     basePath: '',
     accountId: ACCOUNT_ID,
@@ -282,6 +292,12 @@ async function route(
   const headers = singleHeaders(req);
   let authorizer: Record<string, unknown> | null = null;
   let usageIdentifierKey: string | undefined;
+  let iamCaller: IamCaller | undefined;
+  if (matched.auth === 'iam') {
+    const outcome = await authorizeIam(options, req, url, matched, body);
+    if (typeof outcome === 'string') return gatewayReply(options, outcome);
+    iamCaller = outcome;
+  }
   if (matched.auth === 'apiKey') {
     const outcome = await authorize(
       options,
@@ -314,9 +330,47 @@ async function route(
     headers,
     body,
     authorizer,
+    iamCaller,
     requestId,
   });
   return limited ? withHeaders(reply, limited.headers) : reply;
+}
+
+/**
+ * AWS_IAM authorization as API Gateway applies it: the signature verifies for one of the credentials
+ * (local/sigv4.ts), then that principal's policies must allow `execute-api:Invoke` on the method.
+ */
+async function authorizeIam(
+  options: EmulatorOptions,
+  req: IncomingMessage,
+  url: URL,
+  matched: ApiRoute,
+  body: Buffer,
+): Promise<IamCaller | GatewayResponseType> {
+  const { api } = options;
+  const lower: Record<string, string> = {};
+  for (let i = 0; i < req.rawHeaders.length; i += 2)
+    lower[(req.rawHeaders[i] as string).toLowerCase()] = req.rawHeaders[i + 1] as string;
+  const sent = requestUrl(req.url);
+  const verified = await verifySignature(
+    {
+      method: req.method ?? 'GET',
+      path: sent?.pathname ?? url.pathname,
+      query: sent?.searchParams ?? url.searchParams,
+      headers: lower,
+      body,
+    },
+    {
+      region: api.region,
+      accountId: api.accountId,
+      credentials: api.iam?.credentials ?? [],
+      now: new Date(),
+    },
+  );
+  if (typeof verified === 'string') return verified;
+  const methodArn = `arn:aws:execute-api:${api.region}:${api.accountId}:${api.apiId}/${api.stage}/${matched.method}${url.pathname}`;
+  if (verified.credential.allows && !verified.credential.allows(methodArn)) return 'ACCESS_DENIED';
+  return verified.caller;
 }
 
 /** A request the gateway has routed and authorized, on its way to the function. */
@@ -328,6 +382,8 @@ interface RoutedRequest {
   headers: Record<string, string>;
   body: Buffer;
   authorizer: Record<string, unknown> | null;
+  /** The verified IAM caller of an AWS_IAM method. */
+  iamCaller?: IamCaller;
   requestId: string;
 }
 
@@ -451,7 +507,7 @@ function globToRegExp(glob: string): RegExp {
 
 function proxyEvent(options: EmulatorOptions, request: RoutedRequest): APIGatewayProxyEvent {
   const { api } = options;
-  const { req, url, matched, pathParameters, headers, body, authorizer, requestId } = request;
+  const { req, url, matched, pathParameters, headers, body, authorizer, iamCaller, requestId } = request;
   const multiValueHeaders = grouped(headerPairs(req));
   const multiQuery = grouped(url.searchParams);
   // The last value of each name wins, as in API Gateway's single-value maps.
@@ -485,6 +541,7 @@ function proxyEvent(options: EmulatorOptions, request: RoutedRequest): APIGatewa
       identity: {
         sourceIp: req.socket.remoteAddress ?? '127.0.0.1',
         userAgent: headers['User-Agent'] ?? null,
+        ...(iamCaller ?? {}),
       },
     } as APIGatewayProxyEvent['requestContext'],
   };

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -62,8 +63,25 @@ export interface LocalRuntimeOptions {
   eventSinks?: EventSink[];
 }
 
+/**
+ * The credentials the local provisioning routes accept, standing in for an IAM principal allowed to call
+ * them (see local/sigv4.ts): sign with them as with AWS credentials, service `execute-api`, this region.
+ */
+export interface LocalProvisioningCredentials {
+  accessKeyId: string;
+  secretAccessKey: string;
+  region: string;
+  /** The principal the provisioning API records as who made each change. */
+  principalArn: string;
+}
+
+/** The local principal of the provisioning routes: an IAM user of the local runtime's account. */
+export const LOCAL_PROVISIONING_PRINCIPAL = 'arn:aws:iam::000000000000:user/local-provisioning';
+
 export interface LocalRuntime {
   baseUrl: string;
+  /** Who may call the provisioning routes, and as whom they are recorded. */
+  provisioning: LocalProvisioningCredentials;
   dynamoEndpoint: string;
   /** True when the runtime started its own DynamoDB (dynalite) rather than using `dynamoEndpoint`. */
   embeddedDynamo: boolean;
@@ -151,7 +169,15 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
       ? { ...destinations, trustedOrigins: [new URL(options.demoLogoutUrl).origin] }
       : destinations;
     const securityHeaders = gatewaySecurityHeaders(frameAncestors);
+    const provisioning = localProvisioningCredentials(process.env);
     gateway = createGateway({
+      iamCredentials: [
+        {
+          accessKeyId: provisioning.accessKeyId,
+          secretAccessKey: provisioning.secretAccessKey,
+          userArn: provisioning.principalArn,
+        },
+      ],
       handlers: await loadHandlers(),
       domainName: `${reachableHost(host)}:${port}`,
       logger,
@@ -208,6 +234,7 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
     const listening = server;
     return {
       baseUrl: process.env.PUBLIC_BASE_URL,
+      provisioning,
       dynamoEndpoint: dynamo.endpoint,
       embeddedDynamo: !options.dynamoEndpoint,
       tables: LOCAL_TABLE_NAMES,
@@ -234,6 +261,25 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
     await dynamo.close();
     throw error;
   }
+}
+
+/**
+ * The provisioning routes' credentials: PROVISIONING_ACCESS_KEY_ID and PROVISIONING_SECRET_ACCESS_KEY
+ * when both are set (a backend developed against `npm start` keeps its configuration across restarts),
+ * else a pair drawn for this start.
+ */
+export function localProvisioningCredentials(
+  env: Record<string, string | undefined>,
+): LocalProvisioningCredentials {
+  const accessKeyId = env.PROVISIONING_ACCESS_KEY_ID?.trim();
+  const secretAccessKey = env.PROVISIONING_SECRET_ACCESS_KEY?.trim();
+  const given = accessKeyId && secretAccessKey;
+  return {
+    accessKeyId: given ? accessKeyId : `LOCAL${randomBytes(8).toString('hex').toUpperCase()}`,
+    secretAccessKey: given ? secretAccessKey : randomBytes(30).toString('base64url'),
+    region: 'local',
+    principalArn: LOCAL_PROVISIONING_PRINCIPAL,
+  };
 }
 
 /** Imports each function's `handler` export from its entry file, as the Lambda runtime would. */

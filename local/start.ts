@@ -148,6 +148,8 @@ Embed session service running locally
   API reference      ${runtime.baseUrl}/docs   (and ${runtime.baseUrl}/ for where to go next)
   ${dynamoLine}
   Demo API key       ${demo?.apiKey}   (user ${demo?.userId}; shown once)
+  Provisioning API   ${runtime.baseUrl}/admin/…, signed with AWS SigV4 (service execute-api, region ${runtime.provisioning.region}):
+                     PROVISIONING_ACCESS_KEY_ID=${runtime.provisioning.accessKeyId} PROVISIONING_SECRET_ACCESS_KEY=${runtime.provisioning.secretAccessKey}
   Demo boards        ${demo?.publicBoardId} (PUBLIC), ${demo?.privateBoardId} (PRIVATE, your org), ${demo?.otherOrgBoardId} (PRIVATE, other org)
   Board application  ${boardApp.origin}   (examples/board-app, the demo boards' appUrl; BOARD_APP_PORT)
   Rate limit per key ${runtime.apiKeyLimits.rate} requests/s, bursts of ${runtime.apiKeyLimits.burst} (API_KEY_RATE_LIMIT, API_KEY_BURST_LIMIT)

@@ -77,7 +77,7 @@ export type AwsJsonCall = (
 ) => Promise<Record<string, unknown>>;
 
 /** SHA-256 (or HMAC-SHA-256 with a secret) as the SigV4 signer asks for it. */
-class Sha256 {
+export class Sha256 {
   readonly #hash: Hash | Hmac;
   constructor(secret?: string | ArrayBuffer | ArrayBufferView) {
     this.#hash = secret === undefined ? createHash('sha256') : createHmac('sha256', toBytes(secret));

@@ -65,11 +65,14 @@ export const GATEWAY_RESPONSES: Readonly<Record<GatewayResponseType, GatewayResp
   // A key without usage plan entry: a deployment mistake, but to the caller still a key that does not work.
   INVALID_API_KEY: { status: 401, message: INVALID_KEY, headers: BEARER_CHALLENGE },
   WAF_FILTERED: { status: 403, message: 'The request was blocked by the firewall' },
-  // Every route is either open or behind the Lambda authorizer, so API Gateway checks AWS signatures
-  // only on paths that do not exist: a missing, invalid or expired signature there means "no such route".
+  // API Gateway answers a path that does not exist as a request without AWS signature: to clients of
+  // the API-key and open routes, that is "no such route". An unsigned request to a provisioning route
+  // (AWS_IAM) gets the same answer, since API Gateway cannot tell the two apart.
   MISSING_AUTHENTICATION_TOKEN: { status: 404, message: NO_SUCH_ROUTE },
-  INVALID_SIGNATURE: { status: 404, message: NO_SUCH_ROUTE },
-  EXPIRED_TOKEN: { status: 404, message: NO_SUCH_ROUTE },
+  // A provisioning route's signature that does not verify (a wrong secret, an unknown access key id, a
+  // tampered request) or whose credentials expired: API Gateway's own 403.
+  INVALID_SIGNATURE: { status: 403, message: 'The request signature does not verify' },
+  EXPIRED_TOKEN: { status: 403, message: 'The request was signed with expired credentials' },
   RESOURCE_NOT_FOUND: { status: 404, message: NO_SUCH_ROUTE },
   BAD_REQUEST_BODY: { status: 400, message: 'Invalid request body' },
   BAD_REQUEST_PARAMETERS: { status: 400, message: 'Invalid request parameters' },

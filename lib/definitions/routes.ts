@@ -1,4 +1,5 @@
 import {
+  API_KEY_ID_INDEX,
   EVENT_OWNER_INDEX,
   EVENT_SESSION_INDEX,
   EVENT_TYPE_INDEX,
@@ -19,8 +20,9 @@ export const TABLE_ITSELF = '';
  * handler exports.
  */
 /**
- * A DynamoDB action a function may be granted. No route scans: only the delivery worker, for the logouts
- * of an operator's cut-off of a whole stage or of a user across tenants, which no index holds.
+ * A DynamoDB action a function may be granted. No request path of an API key scans: only the delivery
+ * worker, for the logouts of an operator's cut-off of a whole stage or of a user across tenants, which no
+ * index holds, and the provisioning API's listings for the operator's own backend.
  */
 export type DynamoAction =
   | 'GetItem'
@@ -44,7 +46,8 @@ export type FunctionSetting =
   | 'EVENT_BUS_NAME'
   | 'WEBHOOK_DELIVERY_QUEUE_URL'
   | 'AUTHORIZER_CACHE_TTL_SECONDS'
-  | 'MAX_SESSION_LIFETIME_SECONDS';
+  | 'MAX_SESSION_LIFETIME_SECONDS'
+  | 'USAGE_PLAN_NAME';
 
 /**
  * What a function may do with the ID token keys: `Sign` with the signing key, `GenerateMac` with the
@@ -77,6 +80,11 @@ export interface FunctionDefinition {
   kms?: readonly KmsAction[];
   /** It derives webhook signing secrets: `GenerateMac` on the webhook secret key, and nothing else. */
   webhookSecrets?: boolean;
+  /**
+   * It keeps API Gateway's usage plans in step with the keys it issues and revokes (the admin CLI's
+   * work): it may create, find and delete API Gateway API keys and add them to the stage's usage plans.
+   */
+  usagePlans?: boolean;
   /**
    * Package files it reads at run time (`package/path`), shipped next to its bundle by the same step
    * everywhere it is bundled (infra/bundling.ts); locally they are read from node_modules.
@@ -194,6 +202,25 @@ export const FUNCTIONS = {
     access: { apiKeys: ['GetItem', 'UpdateItem'] },
     settings: ['AUTHORIZER_CACHE_TTL_SECONDS'],
   },
+  provisioning: {
+    entry: 'functions/provisioning.ts',
+    description: "The provisioning API (/admin/…, AWS IAM): an organization's boards, members and API keys",
+    // One function for every provisioning route: the operator's own backend calls them rarely, so a cold
+    // start per route buys nothing, and together they do what the admin CLI does with its table rights.
+    access: {
+      // Scan: an organization's boards (no index by organization; operators only).
+      boards: ['GetItem', 'PutItem', 'DeleteItem', 'Scan'],
+      // Query of the table itself: an organization's members.
+      memberships: ['GetItem', 'PutItem', 'DeleteItem', 'Query'],
+      // Scan: listing keys; Query: a key by id (the keyId index); GetItem: a refused create read back.
+      apiKeys: ['GetItem', 'PutItem', 'UpdateItem', 'Query', 'Scan'],
+      // UpdateItem: the cut-offs that end a deleted board's, a revoked key's or a removed member's sessions.
+      sessions: ['UpdateItem'],
+    },
+    queries: { memberships: [TABLE_ITSELF], apiKeys: [API_KEY_ID_INDEX] },
+    settings: ['USAGE_PLAN_NAME'],
+    usagePlans: true,
+  },
   embedPage: {
     entry: 'functions/embed-page.ts',
     description:
@@ -257,12 +284,17 @@ export function runtimeOf(definition: FunctionDefinition): { memoryMb: number; t
 }
 
 export interface RouteDefinition {
-  method: 'GET' | 'HEAD' | 'POST' | 'DELETE';
+  method: 'GET' | 'HEAD' | 'POST' | 'PUT' | 'DELETE';
   /** The resource path; a `{name}` segment is a path parameter. */
   path: string;
   function: FunctionName;
-  /** `apiKey`: the TOKEN authorizer runs first and its context reaches the function. */
-  auth: 'apiKey' | 'none';
+  /**
+   * `apiKey`: the TOKEN authorizer runs first and its context reaches the function. `iam`: API Gateway's
+   * AWS_IAM authorization (a SigV4 signature of a principal allowed `execute-api:Invoke`), never an API
+   * key: the operator's own backend; the caller's principal reaches the function in
+   * `requestContext.identity`.
+   */
+  auth: 'apiKey' | 'iam' | 'none';
 }
 
 export const ROUTES: readonly RouteDefinition[] = [
@@ -276,6 +308,16 @@ export const ROUTES: readonly RouteDefinition[] = [
   { method: 'POST', path: '/api/embed/webhooks', function: 'createWebhook', auth: 'apiKey' },
   { method: 'GET', path: '/api/embed/webhooks', function: 'listWebhooks', auth: 'apiKey' },
   { method: 'DELETE', path: '/api/embed/webhooks/{id}', function: 'deleteWebhook', auth: 'apiKey' },
+  // The provisioning API: the operator's backend, signed with AWS credentials (docs/api.md#provisioning).
+  { method: 'GET', path: '/admin/orgs/{orgId}/boards', function: 'provisioning', auth: 'iam' },
+  { method: 'PUT', path: '/admin/orgs/{orgId}/boards/{boardId}', function: 'provisioning', auth: 'iam' },
+  { method: 'DELETE', path: '/admin/orgs/{orgId}/boards/{boardId}', function: 'provisioning', auth: 'iam' },
+  { method: 'GET', path: '/admin/orgs/{orgId}/members', function: 'provisioning', auth: 'iam' },
+  { method: 'PUT', path: '/admin/orgs/{orgId}/members/{userId}', function: 'provisioning', auth: 'iam' },
+  { method: 'DELETE', path: '/admin/orgs/{orgId}/members/{userId}', function: 'provisioning', auth: 'iam' },
+  { method: 'GET', path: '/admin/api-keys', function: 'provisioning', auth: 'iam' },
+  { method: 'POST', path: '/admin/api-keys', function: 'provisioning', auth: 'iam' },
+  { method: 'POST', path: '/admin/api-keys/{keyId}/revoke', function: 'provisioning', auth: 'iam' },
   { method: 'GET', path: '/embed', function: 'embedPage', auth: 'none' },
   // As GET, without a body and without side effects (no binding): what link unfurlers send.
   { method: 'HEAD', path: '/embed', function: 'embedPage', auth: 'none' },

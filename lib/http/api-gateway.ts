@@ -18,6 +18,19 @@ export function keyOwnerOf(event: Pick<APIGatewayProxyEvent, 'requestContext'>):
 }
 
 /**
+ * The IAM principal that signed a request to an `auth: 'iam'` route, as API Gateway verified it: its ARN
+ * (`requestContext.identity.userArn`: an IAM user, or an assumed role's session). Its absence is a
+ * deployment mistake (a route without AWS_IAM authorization), so it is a plain error, never a pass.
+ */
+export function operatorOf(event: Pick<APIGatewayProxyEvent, 'requestContext'>): string {
+  const arn = event.requestContext.identity?.userArn;
+  if (typeof arn !== 'string' || !arn.startsWith('arn:')) {
+    throw new Error('No IAM caller in the request context: is the route wired to AWS_IAM authorization?');
+  }
+  return arn;
+}
+
+/**
  * The raw API key of the request, as the authorizer saw it. Only for what must be bound to the key
  * itself (signed cursors, sealed idempotent answers); never logged, never stored.
  */

@@ -219,6 +219,18 @@ export function readAuthorizerConfig(env: Env): AuthorizerConfig {
   return { ...readStorageConfig(env, ['apiKeys']), authorizerCacheTtlSeconds };
 }
 
+/** The provisioning function's tables, and the stage's default usage plan by name (unset off AWS). */
+export function readProvisioningConfig(env: Env): StorageConfig<
+  'boards' | 'memberships' | 'apiKeys' | 'sessions'
+> & {
+  usagePlanName: string | undefined;
+} {
+  return {
+    ...readStorageConfig(env, ['boards', 'memberships', 'apiKeys', 'sessions']),
+    usagePlanName: env.USAGE_PLAN_NAME?.trim() || undefined,
+  };
+}
+
 /** API Gateway's authorizer cache period when the stage does not set one (its `authorizerCacheTtlSeconds`). */
 export const DEFAULT_AUTHORIZER_CACHE_TTL_SECONDS = 300;
 

@@ -105,6 +105,61 @@ export const createWebhookSchema = {
   },
 } as const;
 
+/**
+ * PUT /admin/orgs/{orgId}/boards/{boardId}: the board's whole desired state. What is left out is cleared
+ * (a name, its own embed origins, application and logout URLs), so a PUT of the same body is a no-op.
+ */
+export const putBoardSchema = {
+  $id: 'put-board-request',
+  type: 'object',
+  additionalProperties: false,
+  required: ['visibility'],
+  properties: {
+    visibility: { type: 'string', enum: ['PUBLIC', 'PRIVATE'] },
+    name: { type: ['string', 'null'], minLength: 1, maxLength: 256 },
+    embedOrigins: { type: ['array', 'null'], maxItems: 100, items: { type: 'string', maxLength: 2048 } },
+    appUrl: { type: ['string', 'null'], maxLength: 2048, pattern: HTTP_URL_PATTERN },
+    logoutUrl: { type: ['string', 'null'], maxLength: 2048, pattern: HTTP_URL_PATTERN },
+  },
+} as const;
+
+/** POST /admin/api-keys: whose key, a label, an optional expiry in whole days. */
+export const createApiKeySchema = {
+  $id: 'create-api-key-request',
+  type: 'object',
+  additionalProperties: false,
+  required: ['userId'],
+  properties: {
+    userId: idSchema,
+    name: { type: ['string', 'null'], maxLength: 256 },
+    expiresInDays: { type: ['integer', 'null'], minimum: 1, maximum: 3650 },
+  },
+} as const;
+
+/** POST /admin/api-keys/{keyId}/revoke: whether to end every session the key created too. */
+export const revokeApiKeySchema = {
+  $id: 'revoke-api-key-request',
+  type: 'object',
+  additionalProperties: false,
+  properties: { endSessions: { type: 'boolean' } },
+} as const;
+
+/** GET /admin/api-keys: one user's keys, or every key. */
+export const listApiKeysQuerySchema = {
+  $id: 'list-api-keys-query',
+  type: 'object',
+  additionalProperties: false,
+  properties: { userId: idSchema },
+} as const;
+
+/** DELETE /admin/orgs/{orgId}/members/{userId}: `endSessions=true` ends the member's sessions there too. */
+export const removeMemberQuerySchema = {
+  $id: 'remove-member-query',
+  type: 'object',
+  additionalProperties: false,
+  properties: { endSessions: { type: 'string', enum: ['true', 'false'] } },
+} as const;
+
 /** The export name of each schema's validator in the generated module. */
 export const VALIDATORS = {
   validateCreateSession: createSessionSchema,
@@ -113,4 +168,9 @@ export const VALIDATORS = {
   validateListEventsQuery: listEventsQuerySchema,
   validateListWebhooksQuery: listWebhooksQuerySchema,
   validateCreateWebhook: createWebhookSchema,
+  validatePutBoard: putBoardSchema,
+  validateCreateApiKey: createApiKeySchema,
+  validateRevokeApiKey: revokeApiKeySchema,
+  validateListApiKeysQuery: listApiKeysQuerySchema,
+  validateRemoveMemberQuery: removeMemberQuerySchema,
 } as const;

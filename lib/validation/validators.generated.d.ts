@@ -11,3 +11,8 @@ export declare const validateRevokeUserSessions: StandaloneValidator;
 export declare const validateListEventsQuery: StandaloneValidator;
 export declare const validateListWebhooksQuery: StandaloneValidator;
 export declare const validateCreateWebhook: StandaloneValidator;
+export declare const validatePutBoard: StandaloneValidator;
+export declare const validateCreateApiKey: StandaloneValidator;
+export declare const validateRevokeApiKey: StandaloneValidator;
+export declare const validateListApiKeysQuery: StandaloneValidator;
+export declare const validateRemoveMemberQuery: StandaloneValidator;
