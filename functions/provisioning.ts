@@ -85,15 +85,19 @@ const ROUTES: Record<string, Route> = {
     ),
 };
 
-/**
- * The JSON body of the routes that take one. A revocation's body is optional (an empty one revokes the
- * key alone); what a GET or DELETE carries is not read.
- */
+/** The routes that read a JSON body; `optional`: an empty one is taken as none (a revocation alone). */
+const BODIES: Record<string, 'required' | 'optional'> = {
+  'PUT /admin/orgs/{orgId}/boards/{boardId}': 'required',
+  'POST /admin/api-keys': 'required',
+  'POST /admin/api-keys/{keyId}/revoke': 'optional',
+};
+
+/** The JSON body of the routes that take one; what any other route carries is not read. */
 const bodyWhereRead = ((parse) => ({
   before: (request) => {
     const { httpMethod, resource, body } = request.event;
-    if (httpMethod === 'GET' || httpMethod === 'DELETE') return;
-    if (resource.endsWith('/revoke') && (body ?? '').trim() === '') return;
+    const kind = BODIES[`${httpMethod} ${resource}`];
+    if (kind === undefined || (kind === 'optional' && (body ?? '').trim() === '')) return;
     return parse.before?.(request);
   },
 }))(jsonBody({ maxBytes: MAX_BODY_BYTES })) satisfies middy.MiddlewareObj<APIGatewayProxyEvent>;

@@ -30,6 +30,7 @@ export const BUNDLE_BUDGET_BYTES: Record<FunctionName, number> = {
   listWebhooks: 222_500,
   deleteWebhook: 222_500,
   authorizer: 208_500,
+  provisioning: 260_000,
   embedPage: 254_000,
   // 14,436 bytes when the board script learned to end the page with the session (its timers, the watch,
   // the ended view: about 3 KB of the script served as written) and the host script to report once;

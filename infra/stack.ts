@@ -1,4 +1,5 @@
 import { Aws, CfnOutput, Fn, Stack, type StackProps } from 'aws-cdk-lib';
+import { ManagedPolicy, PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import type { Construct } from 'constructs';
 import { EmbedApi } from '#infra/constructs/api';
 import { ServiceDashboard } from '#infra/constructs/dashboard';
@@ -32,6 +33,8 @@ export class EmbedSessionStack extends Stack {
   readonly monitoring: Monitoring;
   readonly dashboard: ServiceDashboard | undefined;
   readonly webhooks: Webhooks;
+  /** The managed policy that lets a principal call the provisioning routes; absent without any. */
+  readonly provisioningCallerPolicy: ManagedPolicy | undefined;
 
   constructor(scope: Construct, id: string, props: EmbedSessionStackProps) {
     super(scope, id, props);
@@ -72,6 +75,19 @@ export class EmbedSessionStack extends Stack {
       keys,
     });
     this.api = new EmbedApi(this, 'Api', { config, definitions, functions: this.functions });
+    // Who may call the provisioning API: attach this policy to the role of the operator's backend.
+    this.provisioningCallerPolicy =
+      this.api.provisioningMethods.length > 0
+        ? new ManagedPolicy(this, 'ProvisioningCallerPolicy', {
+            description: `May call the provisioning API (/admin/…) of embed-session-${config.stageName}`,
+            statements: [
+              new PolicyStatement({
+                actions: ['execute-api:Invoke'],
+                resources: this.api.provisioningMethods.map((method) => method.methodArn),
+              }),
+            ],
+          })
+        : undefined;
     this.background = new ServiceFunctions(this, 'Background', {
       definitions: { functions: BACKGROUND_FUNCTIONS, routes: [], authorizer: '' },
       tables: this.data.tables,
@@ -128,6 +144,8 @@ export class EmbedSessionStack extends Stack {
       });
     }
     if (this.api.usagePlan) output('UsagePlanId', this.api.usagePlan.usagePlanId);
+    if (this.provisioningCallerPolicy)
+      output('ProvisioningCallerPolicyArn', this.provisioningCallerPolicy.managedPolicyArn);
     output('EventBusName', this.events.bus.eventBusName);
     output('WebhookDeadLetterQueueUrl', this.events.deliveryDeadLetters.queueUrl);
     output('StreamFailureQueueUrl', this.events.streamFailures.queueUrl);
@@ -148,6 +166,8 @@ const OUTPUTS = {
   IdTokenSigningKeyAlias: 'KMS alias of the key that signs ID tokens for board applications',
   Region: 'AWS_REGION for the admin CLI',
   UsagePlanId: 'USAGE_PLAN_ID for the admin CLI: the default per-key rate limit, and the API and stage',
+  ProvisioningCallerPolicyArn:
+    'Attach to the IAM role of your backend to let it call the provisioning API (/admin/…) with SigV4',
   EventBusName: 'EventBridge bus of the session events (source embed-sessions); route them with rules',
   WebhookDeadLetterQueueUrl: 'Webhook delivery messages that failed to be handled five times',
   StreamFailureQueueUrl: 'Sessions stream batches whose retries ran out (their events were not recorded)',
@@ -165,6 +185,8 @@ function functionEnvironment(config: InfraConfig): ServiceFunctionProps['environ
   if (config.allowedEmbedOrigins.length > 0) environment.EMBED_FRAME_ANCESTORS = config.frameAncestors;
   if (config.metadataMaxBytes !== undefined) environment.METADATA_MAX_BYTES = String(config.metadataMaxBytes);
   if (config.boardAppUrl !== undefined) environment.BOARD_APP_URL = config.boardAppUrl;
+  // The provisioning function finds the stage's default usage plan by this name (EmbedApi names it so).
+  environment.USAGE_PLAN_NAME = `embed-session-${config.stageName}`;
   // The authorizer paces its last-use writes by the cache period API Gateway applies to it.
   environment.AUTHORIZER_CACHE_TTL_SECONDS = String(config.authorizerCacheTtlSeconds);
   if (config.maxSessionLifetimeSeconds !== undefined)

@@ -70,6 +70,10 @@ export async function verifySignature(
 
   const signedHeaders = (signedHeaderList as string).split(';');
   if (!signedHeaders.includes('host')) return 'INVALID_SIGNATURE';
+  // A payload hash the client sent must be the body's: the signature covers the hash, not the body.
+  const payloadHash = request.headers['x-amz-content-sha256'];
+  if (payloadHash !== undefined && payloadHash !== createHash('sha256').update(request.body).digest('hex'))
+    return 'INVALID_SIGNATURE';
   const headers: Record<string, string> = {};
   for (const name of signedHeaders) {
     const value = request.headers[name];

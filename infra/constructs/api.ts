@@ -8,6 +8,7 @@ import {
   IdentitySource,
   LambdaIntegration,
   LogGroupLogDestination,
+  type Method,
   MethodLoggingLevel,
   type Resource,
   RestApi,
@@ -65,6 +66,8 @@ export class EmbedApi extends Construct {
   readonly usagePlan: UsagePlan | undefined;
   readonly domainName: DomainName | undefined;
   readonly firewall: ApiFirewall;
+  /** The methods authorized by AWS IAM (`auth: 'iam'`): the provisioning API. */
+  readonly provisioningMethods: Method[] = [];
 
   constructor(scope: Construct, id: string, props: EmbedApiProps) {
     super(scope, id);
@@ -150,6 +153,14 @@ export class EmbedApi extends Construct {
 
   private addRoute(resource: Resource, route: RouteSpec, functions: ServiceFunctions): void {
     const integration = new LambdaIntegration(functions.get(route.function).function);
+    if (route.auth === 'iam') {
+      // The operator's own backend: a SigV4 signature of an IAM principal allowed execute-api:Invoke on
+      // the method (the stack's ProvisioningCallerPolicy grants exactly that), never an API key.
+      this.provisioningMethods.push(
+        resource.addMethod(route.method, integration, { authorizationType: AuthorizationType.IAM }),
+      );
+      return;
+    }
     if (route.auth === 'apiKey') {
       if (!this.authorizer) throw new Error('unreachable: an apiKey route exists but no authorizer was made');
       resource.addMethod(route.method, integration, {

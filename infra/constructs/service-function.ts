@@ -1,7 +1,7 @@
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Duration } from 'aws-cdk-lib';
+import { Aws, Duration } from 'aws-cdk-lib';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import { PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import type { IKey } from 'aws-cdk-lib/aws-kms';
@@ -123,6 +123,8 @@ export class ServiceFunction extends Construct {
       );
     }
 
+    if (definition.usagePlans) grantUsagePlans(this.role);
+
     for (const key of accessedTables) {
       const actions = definition.access[key] ?? [];
       const itemActions = actions.filter((action) => action !== 'Query');
@@ -144,6 +146,30 @@ export class ServiceFunction extends Construct {
       }
     }
   }
+}
+
+/**
+ * What keeping the stage's usage plans in step with issued keys takes (lib/aws/api-gateway-keys.ts):
+ * read the usage plans to find the default one, create, find and delete API Gateway API keys, and add a
+ * key to a usage plan. API Gateway's control plane names no finer resource for a plan found by name.
+ */
+function grantUsagePlans(role: Role): void {
+  const resource = (path: string) => `arn:${Aws.PARTITION}:apigateway:${Aws.REGION}::${path}`;
+  role.addToPrincipalPolicy(
+    new PolicyStatement({
+      actions: ['apigateway:GET'],
+      resources: [resource('/usageplans'), resource('/apikeys')],
+    }),
+  );
+  role.addToPrincipalPolicy(
+    new PolicyStatement({
+      actions: ['apigateway:POST'],
+      resources: [resource('/apikeys'), resource('/usageplans/*/keys')],
+    }),
+  );
+  role.addToPrincipalPolicy(
+    new PolicyStatement({ actions: ['apigateway:DELETE'], resources: [resource('/apikeys/*')] }),
+  );
 }
 
 /**

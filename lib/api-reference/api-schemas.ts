@@ -326,6 +326,132 @@ export const webhookListSchema = closedObject(['data', 'nextCursor'], {
   nextCursor,
 });
 
+/** Who made an operator's change: an IAM principal's ARN, or `cli:<user>` for the admin CLI. */
+const operator = {
+  type: ['string', 'null'],
+  description: 'The IAM principal (ARN) or `cli:<user>` that made it',
+} as const;
+const outcome = {
+  type: 'string',
+  enum: ['created', 'updated', 'unchanged'],
+  description: '`unchanged`: the state was already as asked, and nothing was written',
+} as const;
+
+/** A board as the provisioning API shows it. */
+export const provisionedBoardSchema = closedObject(
+  ['boardId', 'orgId', 'visibility', 'name', 'embedOrigins', 'appUrl', 'logoutUrl', 'updatedBy', 'updatedAt'],
+  {
+    boardId: { type: 'string' },
+    orgId: { type: 'string' },
+    visibility: { type: 'string', enum: ['PUBLIC', 'PRIVATE'] },
+    name: nullableText,
+    embedOrigins: {
+      type: 'array',
+      items: { type: 'string' },
+      description: 'Empty: the stage default applies',
+    },
+    appUrl: { type: ['string', 'null'], format: 'uri' },
+    logoutUrl: { type: ['string', 'null'], format: 'uri' },
+    updatedBy: operator,
+    updatedAt: { type: ['string', 'null'], format: 'date-time' },
+  },
+);
+
+export const provisionedBoardResultSchema = closedObject(['board', 'outcome'], {
+  board: { $ref: '#/components/schemas/ProvisionedBoard' },
+  outcome,
+});
+
+export const provisionedBoardListSchema = closedObject(['data'], {
+  data: { type: 'array', items: { $ref: '#/components/schemas/ProvisionedBoard' } },
+});
+
+export const deletedBoardSchema = closedObject(['boardId', 'orgId', 'deleted', 'sessionsEndedAt'], {
+  boardId: { type: 'string' },
+  orgId: { type: 'string' },
+  deleted: { const: true },
+  sessionsEndedAt: { ...timestamp, description: "The cut-off that ended the board's sessions" },
+});
+
+export const memberListSchema = closedObject(['orgId', 'members'], {
+  orgId: { type: 'string' },
+  members: { type: 'array', items: { type: 'string' }, description: "The members' user ids, sorted" },
+});
+
+export const membershipSchema = closedObject(['orgId', 'userId', 'member', 'outcome'], {
+  orgId: { type: 'string' },
+  userId: { type: 'string' },
+  member: { const: true },
+  outcome: { ...outcome, enum: ['created', 'unchanged'] },
+});
+
+export const removedMemberSchema = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['orgId', 'userId', 'removed'],
+  properties: {
+    orgId: { type: 'string' },
+    userId: { type: 'string' },
+    removed: { type: 'boolean', description: '`false`: there was no such membership (a retry, say)' },
+    sessionsEndedAt: { ...timestamp, description: 'With `endSessions=true`: the cut-off that ended them' },
+  },
+} as const;
+
+const apiKeyFields = {
+  keyId: { type: 'string', pattern: '^key_[0-9a-f]{24}$' },
+  userId: { type: 'string' },
+  name: nullableText,
+  status: { type: 'string', enum: ['ACTIVE', 'REVOKED'] },
+  createdAt: timestamp,
+  revokedAt: { type: ['string', 'null'], format: 'date-time' },
+  limits: {
+    type: ['object', 'null'],
+    additionalProperties: false,
+    required: ['rate', 'burst'],
+    properties: { rate: { type: 'integer' }, burst: { type: 'integer' } },
+  },
+  expiresAt: { type: ['string', 'null'], format: 'date-time', description: 'Refused from then on' },
+  lastUsedAt: {
+    type: ['string', 'null'],
+    format: 'date-time',
+    description: 'Last use, recorded at most once per authorizer cache period (accurate to it)',
+  },
+  createdBy: {
+    type: 'string',
+    description: 'Who issued it (absent on keys issued before this was recorded)',
+  },
+  revokedBy: { type: 'string', description: 'Who revoked it' },
+  sessionsEndedAt: { ...timestamp, description: 'With `endSessions`: the cut-off that ended its sessions' },
+} as const;
+
+export const apiKeySummarySchema = {
+  type: 'object',
+  additionalProperties: false,
+  required: [
+    'keyId',
+    'userId',
+    'name',
+    'status',
+    'createdAt',
+    'revokedAt',
+    'limits',
+    'expiresAt',
+    'lastUsedAt',
+  ],
+  properties: apiKeyFields,
+} as const;
+
+export const apiKeyListSchema = closedObject(['data'], {
+  data: { type: 'array', items: { $ref: '#/components/schemas/ApiKeySummary' } },
+});
+
+export const createdApiKeySchema = closedObject(['apiKey', 'keyId', 'userId', 'expiresAt'], {
+  apiKey: { type: 'string', pattern: '^esk_[A-Za-z0-9_-]{43}$', description: 'The key: shown only here' },
+  keyId: apiKeyFields.keyId,
+  userId: { type: 'string' },
+  expiresAt: apiKeyFields.expiresAt,
+});
+
 /** Every response schema, under its name in the OpenAPI document's components. */
 export const RESPONSE_SCHEMAS = {
   Session: sessionSchema,
@@ -348,4 +474,14 @@ export const RESPONSE_SCHEMAS = {
   Webhook: webhookSchema,
   CreatedWebhook: createdWebhookSchema,
   WebhookList: webhookListSchema,
+  ProvisionedBoard: provisionedBoardSchema,
+  ProvisionedBoardResult: provisionedBoardResultSchema,
+  ProvisionedBoardList: provisionedBoardListSchema,
+  DeletedBoard: deletedBoardSchema,
+  MemberList: memberListSchema,
+  Membership: membershipSchema,
+  RemovedMember: removedMemberSchema,
+  ApiKeySummary: apiKeySummarySchema,
+  ApiKeyList: apiKeyListSchema,
+  CreatedApiKey: createdApiKeySchema,
 } as const;

@@ -10,15 +10,24 @@ import { RATE_LIMIT_HEADERS } from '#lib/definitions/rate-limits';
 import { ROUTES, type RouteDefinition } from '#lib/definitions/routes';
 import { MIN_RETRY_AFTER_SECONDS } from '#lib/domain/retry-after';
 import {
+  createApiKeySchema,
   createSessionSchema,
   createWebhookSchema,
   listEventsQuerySchema,
   listSessionsQuerySchema,
   listWebhooksQuerySchema,
+  putBoardSchema,
+  revokeApiKeySchema,
   revokeUserSessionsSchema,
 } from '#lib/validation/schemas';
 import { RESPONSE_SCHEMAS } from './api-schemas';
-import { API_KEY_ROUTE_ERRORS, OPERATIONS, type OperationDoc, type ResponseDoc } from './operations';
+import {
+  API_KEY_ROUTE_ERRORS,
+  IAM_ROUTE_ERRORS,
+  OPERATIONS,
+  type OperationDoc,
+  type ResponseDoc,
+} from './operations';
 
 export const OPENAPI_VERSION = '3.1.0';
 /** The API's version; the path carries none (spec), so it is the document's only version marker. */
@@ -43,6 +52,9 @@ const QUERY_SCHEMAS = {
 };
 
 const REQUEST_SCHEMAS = {
+  PutBoardRequest: component(putBoardSchema),
+  CreateApiKeyRequest: component(createApiKeySchema),
+  RevokeApiKeyRequest: component(revokeApiKeySchema),
   CreateSessionRequest: component(createSessionSchema),
   RevokeUserSessionsRequest: component(revokeUserSessionsSchema),
   CreateWebhookRequest: component(createWebhookSchema),
@@ -124,6 +136,10 @@ export function buildOpenApiDocument(
       { name: 'Sessions', description: 'Create and manage embed sessions (API key)' },
       { name: 'Events', description: 'What happened to your sessions, to catch up from (API key)' },
       { name: 'Webhooks', description: 'Endpoints that receive session events (API key)' },
+      {
+        name: 'Provisioning',
+        description: "The operator's own backend: organizations' boards, members and API keys (AWS SigV4)",
+      },
       { name: 'Embed page', description: 'The page behind embedUrl (session token)' },
       { name: 'Service', description: 'Health and this documentation' },
     ],
@@ -139,6 +155,16 @@ export function buildOpenApiDocument(
           description:
             '`Authorization: Bearer <API key>`. Keep API keys on servers, never in client-side code.',
         },
+        awsSigV4: {
+          type: 'apiKey',
+          name: 'Authorization',
+          in: 'header',
+          'x-amazon-apigateway-authtype': 'awsSigv4',
+          description:
+            'AWS Signature Version 4 (service `execute-api`, the stage region) by an IAM principal allowed ' +
+            '`execute-api:Invoke` (the stack output ProvisioningCallerPolicyArn). Locally, the credentials ' +
+            '`npm start` prints, region `local`.',
+        },
       },
     },
   };
@@ -150,6 +176,7 @@ function operation(route: RouteDefinition, doc: OperationDoc): Json {
     ...GATEWAY_ERRORS,
     ...doc.responses,
     ...(protectedRoute ? API_KEY_ROUTE_ERRORS : {}),
+    ...(route.auth === 'iam' ? IAM_ROUTE_ERRORS : {}),
   };
   const parameters = [
     ...pathParameters(route.path),
@@ -173,12 +200,12 @@ function operation(route: RouteDefinition, doc: OperationDoc): Json {
     summary: doc.summary,
     description: doc.description,
     tags: [doc.tag],
-    ...(protectedRoute ? { security: [{ apiKey: [] }] } : { security: [] }),
+    security: protectedRoute ? [{ apiKey: [] }] : route.auth === 'iam' ? [{ awsSigV4: [] }] : [],
     ...(parameters.length > 0 ? { parameters } : {}),
     ...(doc.body
       ? {
           requestBody: {
-            required: true,
+            required: doc.body.optional !== true,
             content: {
               'application/json': {
                 schema: { $ref: `#/components/schemas/${doc.body.schema}` },

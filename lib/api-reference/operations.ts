@@ -24,7 +24,19 @@ export type SchemaName =
   | 'CreateWebhookRequest'
   | 'Webhook'
   | 'CreatedWebhook'
-  | 'WebhookList';
+  | 'WebhookList'
+  | 'PutBoardRequest'
+  | 'CreateApiKeyRequest'
+  | 'RevokeApiKeyRequest'
+  | 'ProvisionedBoardResult'
+  | 'ProvisionedBoardList'
+  | 'DeletedBoard'
+  | 'MemberList'
+  | 'Membership'
+  | 'RemovedMember'
+  | 'ApiKeySummary'
+  | 'ApiKeyList'
+  | 'CreatedApiKey';
 
 export interface ResponseDoc {
   description: string;
@@ -46,8 +58,9 @@ export interface OperationDoc {
   operationId: string;
   summary: string;
   description: string;
-  tag: 'Sessions' | 'Events' | 'Webhooks' | 'Embed page' | 'Service';
-  body?: { schema: SchemaName; example: unknown };
+  tag: 'Sessions' | 'Events' | 'Webhooks' | 'Provisioning' | 'Embed page' | 'Service';
+  /** The JSON body; `optional` when the route also takes none. */
+  body?: { schema: SchemaName; example: unknown; optional?: true };
   /**
    * The query parameters: the properties of a request schema the handler validates with
    * (lib/validation/schemas.ts), or, for a parameter read without one, its description.
@@ -82,6 +95,18 @@ const EMBED_TOKEN_QUERY = {
   name: 'token',
   description: 'The session token from `embedUrl` (32 URL-safe characters)',
   required: true,
+};
+
+/** Answers every provisioning route (AWS_IAM) can give besides its own. */
+export const IAM_ROUTE_ERRORS: Readonly<Record<number, ResponseDoc>> = {
+  401: ERROR(
+    "The signing principal may not invoke this route (API Gateway's ACCESS_DENIED, which this stage answers as the API key authorizer's refusal)",
+  ),
+  403: ERROR('The request signature does not verify, or its credentials expired'),
+  404: ERROR('No such route, or a request without an AWS signature (API Gateway cannot tell them apart)'),
+  503: ERROR('Storage or API Gateway is temporarily unavailable; retry after `Retry-After` seconds', [
+    'Retry-After',
+  ]),
 };
 
 /** Answers every API-key route can give besides its own. */
@@ -282,6 +307,134 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
     responses: {
       204: { description: 'Deleted (now, or by an earlier delete of the same endpoint)' },
       404: ERROR('No webhook endpoint with this id that the caller owns (the same answer when none exists)'),
+    },
+  },
+  'GET /admin/orgs/{orgId}/boards': {
+    operationId: 'listOrgBoards',
+    summary: "List an organization's boards",
+    description:
+      "The organization's boards, by id (a scan of the boards table: for operators, not request paths).",
+    tag: 'Provisioning',
+    responses: {
+      200: { description: 'The boards', schema: 'ProvisionedBoardList' },
+      400: ERROR('An id is invalid'),
+    },
+  },
+  'PUT /admin/orgs/{orgId}/boards/{boardId}': {
+    operationId: 'putBoard',
+    summary: 'Create or update a board',
+    description:
+      'Sets the board to exactly this state: what the body leaves out is cleared (its name, its own embed ' +
+      'origins, application and logout URLs). The same body again writes nothing (`outcome: unchanged`), so ' +
+      'retries converge. A board never changes organization: one of another organization answers 400.',
+    tag: 'Provisioning',
+    body: {
+      schema: 'PutBoardRequest',
+      example: {
+        visibility: 'PRIVATE',
+        name: 'Roadmap',
+        embedOrigins: ['https://app.example.com'],
+        appUrl: 'https://boards.example.com/open',
+      },
+    },
+    responses: {
+      200: { description: 'Updated, or already in this state', schema: 'ProvisionedBoardResult' },
+      201: { description: 'Created', schema: 'ProvisionedBoardResult' },
+      400: ERROR('The body is invalid, or the board belongs to another organization'),
+      413: ERROR('The body is larger than the service accepts'),
+      415: ERROR('Content-Type is not application/json'),
+    },
+  },
+  'DELETE /admin/orgs/{orgId}/boards/{boardId}': {
+    operationId: 'deleteBoard',
+    summary: 'Delete a board and end its sessions',
+    description:
+      'Ends every session of the board with one cut-off (their links are refused from the next load, and ' +
+      'their status reads `revoked`), then deletes the board. A board made again under the same id does ' +
+      'not bring them back. A retry after the delete answers 404.',
+    tag: 'Provisioning',
+    responses: {
+      200: { description: 'Deleted; its sessions ended', schema: 'DeletedBoard' },
+      404: ERROR('The organization has no board with this id'),
+    },
+  },
+  'GET /admin/orgs/{orgId}/members': {
+    operationId: 'listMembers',
+    summary: "List an organization's members",
+    description: 'The user ids of the members, sorted.',
+    tag: 'Provisioning',
+    responses: { 200: { description: 'The members', schema: 'MemberList' }, 400: ERROR('An id is invalid') },
+  },
+  'PUT /admin/orgs/{orgId}/members/{userId}': {
+    operationId: 'putMember',
+    summary: 'Add a member',
+    description: 'Makes the user (a key owner) a member. A member already is not written again.',
+    tag: 'Provisioning',
+    responses: {
+      200: { description: 'A member already', schema: 'Membership' },
+      201: { description: 'Added', schema: 'Membership' },
+      400: ERROR('An id is invalid, or names an operator (`arn:`, `cli:`)'),
+    },
+  },
+  'DELETE /admin/orgs/{orgId}/members/{userId}': {
+    operationId: 'removeMember',
+    summary: 'Remove a member',
+    description:
+      'Removes the membership. With `endSessions=true`, also ends every session the member created on ' +
+      "the organization's boards (refused from the next load; its sessions elsewhere are untouched).",
+    tag: 'Provisioning',
+    query: [
+      {
+        name: 'endSessions',
+        description: "`true` to end the sessions the member created on the organization's boards",
+        required: false,
+      },
+    ],
+    responses: {
+      200: { description: 'Removed (or there was no membership)', schema: 'RemovedMember' },
+      400: ERROR('An id or the query is invalid'),
+    },
+  },
+  'GET /admin/api-keys': {
+    operationId: 'listApiKeys',
+    summary: 'List API keys',
+    description: "Every key, or one user's, without the keys: status, expiry, last use, who issued it.",
+    tag: 'Provisioning',
+    query: [{ name: 'userId', description: "Only this user's keys", required: false }],
+    responses: { 200: { description: 'The keys', schema: 'ApiKeyList' }, 400: ERROR('The query is invalid') },
+  },
+  'POST /admin/api-keys': {
+    operationId: 'createApiKey',
+    summary: 'Issue an API key',
+    description:
+      'Issues a key for the user: the answer shows it once; only its hash is kept. `expiresInDays` makes ' +
+      'the authorizer refuse it from then on. Not idempotent: a retry issues another key (list and revoke ' +
+      'one whose answer was lost).',
+    tag: 'Provisioning',
+    body: {
+      schema: 'CreateApiKeyRequest',
+      example: { userId: 'backend-acme', name: 'production', expiresInDays: 90 },
+    },
+    responses: {
+      201: { description: 'The key (shown this once)', schema: 'CreatedApiKey' },
+      400: ERROR('The body is invalid'),
+      413: ERROR('The body is larger than the service accepts'),
+      415: ERROR('Content-Type is not application/json'),
+    },
+  },
+  'POST /admin/api-keys/{keyId}/revoke': {
+    operationId: 'revokeApiKey',
+    summary: 'Revoke an API key',
+    description:
+      'Revokes the key (idempotent). With `endSessions: true`, also ends every session the key created, ' +
+      "with one cut-off: their links are refused from the next load; other keys' links are untouched.",
+    tag: 'Provisioning',
+    body: { schema: 'RevokeApiKeyRequest', example: { endSessions: true }, optional: true },
+    responses: {
+      200: { description: 'The key as it now is', schema: 'ApiKeySummary' },
+      400: ERROR('The body is invalid'),
+      404: ERROR('No API key has this id'),
+      415: ERROR('Content-Type is not application/json'),
     },
   },
   'GET /embed': {

@@ -5,6 +5,7 @@
  * environment the template sets; DynamoDB is AWS's DynamoDB Local with the template's own tables, behind a
  * proxy that checks every call against the calling function's IAM statements.
  */
+import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -14,7 +15,7 @@ import { TABLE_KEYS, TABLES, type TableKey } from '#lib/definitions/tables';
 import type { RateLimit } from '#lib/domain/api-key';
 import { PUBLIC_DESTINATIONS } from '#lib/domain/destinations';
 import { createLogger, type Logger } from '#lib/platform/logger';
-import { createApiGateway } from '#local/gateway';
+import { createApiGateway, policyAllows } from '#local/gateway';
 import type { LocalRuntime } from '#local/runtime';
 import { type DemoData, seedDemoData } from '#local/seed';
 import { startDynamoDbLocal } from '#test/support/dynamodb-local';
@@ -174,7 +175,35 @@ export async function startAssemblyRuntime(options: AssemblyRuntimeOptions): Pro
     const invocationErrors: AssemblyRuntime['invocationErrors'] = [];
     const routesCalled = new Set<string>();
 
-    const { model, methods } = assemblyApi(assembly, resolver);
+    const { model: templateModel, methods, invokePolicy } = assemblyApi(assembly, resolver);
+    // The operator's backend: a principal the stack's ProvisioningCallerPolicy is attached to, signing
+    // with credentials of its own (what API Gateway's AWS_IAM authorization checks, emulated).
+    const provisioning = {
+      accessKeyId: 'AKIAASSEMBLYBACKEND0',
+      secretAccessKey: randomBytes(30).toString('base64url'),
+      region,
+      principalArn: `arn:${partition}:iam::${accountId}:user/provisioning-backend`,
+    };
+    const model = {
+      ...templateModel,
+      iam: {
+        credentials: [
+          {
+            accessKeyId: provisioning.accessKeyId,
+            secretAccessKey: provisioning.secretAccessKey,
+            userArn: provisioning.principalArn,
+            allows: (methodArn: string) =>
+              policyAllows(
+                {
+                  principalId: 'backend',
+                  policyDocument: { Version: '2012-10-17', Statement: invokePolicy },
+                },
+                methodArn,
+              ),
+          },
+        ],
+      },
+    };
     const server = createServer();
     server.listen(0, '127.0.0.1');
     await once(server, 'listening');
@@ -235,6 +264,7 @@ export async function startAssemblyRuntime(options: AssemblyRuntimeOptions): Pro
     const apiKeyLimits: RateLimit = model.apiKeyLimits;
     return {
       baseUrl: `http://${domainName}${model.basePath}`,
+      provisioning,
       publicBaseUrl: `https://${domainName}${model.basePath}`,
       dynamoEndpoint,
       embeddedDynamo: false,

@@ -335,6 +335,11 @@ function literalHeaders(
 
 export interface AssemblyApi {
   model: Omit<ApiModel, 'apiKeyLimits'> & { apiKeyLimits: ApiModel['apiKeyLimits'] };
+  /**
+   * The statements of the template's managed policies that allow `execute-api:Invoke` (resolved): what a
+   * principal given them may call among the AWS_IAM methods.
+   */
+  invokePolicy: Json[];
   /** Each method's integration function: logical id by `METHOD path`. */
   methods: Record<string, string>;
 }
@@ -393,6 +398,8 @@ export function assemblyApi(assembly: CloudAssembly, resolver: Resolver): Assemb
       if (!referencedIds(props.AuthorizerId).includes(authorizerId))
         throw new Error(`${id}: other authorizer`);
       auth = 'apiKey';
+    } else if (props.AuthorizationType === 'AWS_IAM') {
+      auth = 'iam';
     } else if (props.AuthorizationType && props.AuthorizationType !== 'NONE') {
       throw new Error(`method ${id}: authorization ${props.AuthorizationType} is not emulated`);
     }
@@ -464,6 +471,11 @@ export function assemblyApi(assembly: CloudAssembly, resolver: Resolver): Assemb
       methodNotAllowed: (path) => mocks[path],
     },
     methods,
+    invokePolicy: resolver.resolve(
+      resourcesOfType(assembly, 'AWS::IAM::ManagedPolicy')
+        .flatMap(([, policy]) => policy.Properties.PolicyDocument.Statement as Json[])
+        .filter((statement) => [statement.Action].flat().includes('execute-api:Invoke')),
+    ),
   };
 }
 

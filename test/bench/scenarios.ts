@@ -202,6 +202,9 @@ export async function seedTables(options: SeedOptions = {}, now = Date.now()): P
         status: 'ACTIVE',
         createdAt: created,
         revokedAt: null,
+        // Used a moment ago: the bench measures the authorizer's every-request path, one read; its
+        // last-use write comes once per cache period.
+        lastUsedAt: '9999-12-31T23:59:59.999Z',
       },
     ],
     sessions: await Promise.all(sessions.map(sessionItem)),

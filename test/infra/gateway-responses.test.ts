@@ -20,7 +20,11 @@ const EXPECTED: Record<
   BAD_REQUEST_PARAMETERS: { status: '400', error: 'Bad Request' },
   DEFAULT_4XX: { status: '400', error: 'Bad Request' },
   DEFAULT_5XX: { status: '500', error: 'Internal Server Error' },
-  EXPIRED_TOKEN: { status: '403', error: 'Forbidden', message: 'The request was signed with expired credentials' },
+  EXPIRED_TOKEN: {
+    status: '403',
+    error: 'Forbidden',
+    message: 'The request was signed with expired credentials',
+  },
   INTEGRATION_FAILURE: { status: '502', error: 'Bad Gateway' },
   INTEGRATION_TIMEOUT: { status: '504', error: 'Gateway Timeout' },
   INVALID_API_KEY: { status: '401', error: 'Unauthorized', message: 'The API key is invalid', bearer: true },

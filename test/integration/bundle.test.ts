@@ -328,6 +328,20 @@ const SAMPLES: Record<FunctionName, () => Sample | Promise<Sample>> = {
       expect(result.body).not.toContain('whsec_');
     },
   }),
+  provisioning: () => ({
+    event: proxyEvent({
+      method: 'GET',
+      path: '/admin/orgs/org_demo/members',
+      resource: '/admin/orgs/{orgId}/members',
+      pathParameters: { orgId: 'org_demo' },
+      authorizer: null,
+      userArn: 'arn:aws:iam::123456789012:user/ops',
+    }),
+    status: 200,
+    check: (result) => {
+      expect(JSON.parse(result.body)).toMatchObject({ orgId: 'org_demo', members: expect.any(Array) });
+    },
+  }),
   deleteWebhook: () => ({
     event: proxyEvent({
       method: 'DELETE',

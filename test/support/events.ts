@@ -23,6 +23,8 @@ export interface ProxyEventOptions {
   domainName?: string;
   stage?: string;
   requestId?: string;
+  /** The IAM caller API Gateway verified (`requestContext.identity.userArn`), on an AWS_IAM route. */
+  userArn?: string;
 }
 
 /**
@@ -75,7 +77,7 @@ export function proxyEvent(options: ProxyEventOptions = {}): APIGatewayProxyEven
         sourceIp: '203.0.113.7',
         user: null,
         userAgent: 'vitest',
-        userArn: null,
+        userArn: options.userArn ?? null,
       },
       path: `/${stage}${path}`,
       stage,

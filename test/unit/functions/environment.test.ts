@@ -32,6 +32,7 @@ const SETTING_VALUES: Record<FunctionSetting, string> = {
   WEBHOOK_DELIVERY_QUEUE_URL: 'https://sqs.eu-west-1.amazonaws.com/123456789012/deliveries',
   AUTHORIZER_CACHE_TTL_SECONDS: '300',
   MAX_SESSION_LIFETIME_SECONDS: '86400',
+  USAGE_PLAN_NAME: 'embed-session-prod',
 };
 
 /** What the stack sets on the function (every optional setting configured), and what Lambda sets itself. */

@@ -138,6 +138,7 @@ const handlers = {
   listWebhooks: vi.fn<ProxyHandler>(),
   deleteWebhook: vi.fn<ProxyHandler>(),
   authorizer: vi.fn<AuthorizerHandler>(),
+  provisioning: vi.fn<ProxyHandler>(),
   embedPage: vi.fn<ProxyHandler>(),
   embedScript: vi.fn<ProxyHandler>(),
   health: vi.fn<ProxyHandler>(),
