@@ -3,9 +3,11 @@
  * stdout; errors go to stderr with a non-zero exit. Works against the local runtime
  * (DYNAMODB_ENDPOINT=http://127.0.0.1:8000) and against the deployed tables (names from the environment).
  */
+import { userInfo } from 'node:os';
 import { parseArgs } from 'node:util';
 import { APIGatewayClient } from '@aws-sdk/client-api-gateway';
 import { LOCAL_TABLE_NAMES, TABLE_KEYS, TABLES, type TableKey } from '#lib/definitions/tables';
+import { cliOperator } from '#lib/domain/operators';
 import type { KeyThrottling } from '#lib/domain/ports';
 import { DynamoApiKeyRepository } from '#lib/dynamodb/api-keys';
 import { DynamoBoardRepository } from '#lib/dynamodb/boards';
@@ -40,12 +42,23 @@ commands also need USAGE_PLAN_ID (the UsagePlanId output) to keep API Gateway's 
 /** The command's own options, as given; any other option is a usage error. */
 function parseOptions(command: AdminCommand, args: string[]): Record<string, string | undefined> {
   try {
-    const { values } = parseArgs({
+    const { values, positionals } = parseArgs({
       args,
-      options: Object.fromEntries(command.options.map((option) => [option, { type: 'string' as const }])),
+      options: {
+        ...Object.fromEntries(command.options.map((option) => [option, { type: 'string' as const }])),
+        ...Object.fromEntries((command.flags ?? []).map((flag) => [flag, { type: 'boolean' as const }])),
+      },
       strict: true,
+      allowPositionals: command.positional !== undefined,
     });
-    return values as Record<string, string | undefined>;
+    if (command.positional !== undefined && positionals.length > 1)
+      throw new UsageError(`${command.name} takes one ${command.positional}`);
+    return Object.fromEntries([
+      ...Object.entries(values).map(([name, value]) => [name, value === true ? 'true' : value]),
+      ...(command.positional !== undefined && positionals[0] !== undefined
+        ? [[command.positional, positionals[0]]]
+        : []),
+    ]) as Record<string, string | undefined>;
   } catch (error) {
     throw new UsageError(`${command.name}: ${(error as Error).message}`);
   }
@@ -107,11 +120,13 @@ export async function runAdmin(
     apiGateway ??= new APIGatewayClient({ region: dynamo.region, maxAttempts: 6, retryMode: 'adaptive' });
     return new ApiGatewayKeyThrottling(apiGateway, usagePlanId);
   };
+  const actor = cliOperator(env.USER ?? env.LOGNAME ?? safeUserName());
   const context: AdminContext = {
     values,
     need,
     local,
     destinations,
+    actor,
     db,
     table,
     boards: () => new DynamoBoardRepository(db, table('boards')),
@@ -121,6 +136,7 @@ export async function runAdmin(
       sessions: new DynamoSessionRepository(db, table('sessions')),
       clock: systemClock,
       random: cryptoRandom,
+      actor,
     }),
     throttling,
   };
@@ -142,6 +158,7 @@ function httpOnlyContext(values: AdminContext['values'], need: AdminContext['nee
     values,
     need,
     local: true,
+    actor: cliOperator(safeUserName()),
     get db() {
       return none();
     },
@@ -155,6 +172,15 @@ function httpOnlyContext(values: AdminContext['values'], need: AdminContext['nee
     sessions: none,
     throttling: none,
   };
+}
+
+/** The operating system's name of the user running the CLI; `unknown` where it has none. */
+function safeUserName(): string {
+  try {
+    return userInfo().username;
+  } catch {
+    return 'unknown';
+  }
 }
 
 /**

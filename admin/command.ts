@@ -27,6 +27,8 @@ export interface AdminContext {
    * the local runtime with WEBHOOK_ALLOW_LOOPBACK=1, as the runtime itself is started.
    */
   destinations: DestinationPolicy;
+  /** Who runs the command, recorded on what it changes: `cli:<user>` (lib/domain/operators.ts). */
+  actor: string;
   /** The document client, for a command whose adapters are not below (it is closed after the command). */
   db: DynamoDBDocumentClient;
   /** A table's name: from its variable, or locally its default; a `UsageError` against AWS without one. */
@@ -44,6 +46,10 @@ export interface AdminCommand {
   name: string;
   /** Its options, each a string (`--name <value>`); any other option is a usage error. */
   options: readonly string[];
+  /** Its flags (`--name`, no value): present in `values` as `'true'` when given. */
+  flags?: readonly string[];
+  /** The name of its one positional argument (`import FILE`), in `values` under that name. */
+  positional?: string;
   /** Its lines of the usage text, the first starting with the name; later lines indented as printed. */
   usage: readonly string[];
   /**

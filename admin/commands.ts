@@ -9,10 +9,12 @@ import {
   addMember,
   createApiKey,
   createBoard,
+  deleteBoard,
   findSessions,
   inspectSession,
   listApiKeys,
   listBoards,
+  listMembers,
   removeMember,
   revokeAllAsOperator,
   revokeApiKey,
@@ -21,6 +23,7 @@ import {
   syncRateLimits,
 } from '#lib/use-cases/admin';
 import { type AdminCommand, type AdminContext, UsageError } from './command';
+import { importFile } from './import';
 import { WEBHOOK_COMMANDS } from './webhooks';
 
 function statusOption(value: string): SessionStatus {
@@ -59,11 +62,11 @@ const BOARD_COMMANDS: AdminCommand[] = [
       '             [--logout-url <url>]   where its application receives back-channel logouts ("" clears)',
       '             on an existing board every option left out keeps its value (--name "" clears the name)',
     ],
-    run: ({ values, need, boards, local, destinations }) =>
+    run: ({ values, need, boards, local, destinations, actor }) =>
       createBoard(
         // http://127.0.0.1 and http://localhost apps only on the local runtime (a DynamoDB endpoint); a
         // logout URL, which the service itself POSTs to, on loopback only with WEBHOOK_ALLOW_LOOPBACK=1.
-        { boards: boards(), appUrlRule: { allowLoopbackHttp: local }, destinations },
+        { boards: boards(), appUrlRule: { allowLoopbackHttp: local }, destinations, actor, clock: systemClock },
         {
           boardId: need('board'),
           // Left out, each keeps the existing board's value (org and visibility are needed for a new one).
@@ -79,38 +82,113 @@ const BOARD_COMMANDS: AdminCommand[] = [
       ),
   },
   {
+    name: 'delete-board',
+    options: ['org', 'board'],
+    usage: ["delete-board --org <orgId> --board <id>             ends the board's sessions, then deletes it"],
+    run: ({ need, boards, sessions, actor }) =>
+      deleteBoard({ ...sessions(), boards: boards(), actor }, need('org'), need('board')),
+  },
+  {
+    name: 'list-boards',
+    options: ['org'],
+    usage: ['list-boards [--org <orgId>]'],
+    run: async ({ values, boards }) => ({ boards: await listBoards({ boards: boards() }, values.org) }),
+  },
+  {
     name: 'add-member',
     options: ['org', 'user'],
     usage: ['add-member --org <orgId> --user <userId>'],
-    run: ({ need, memberships }) =>
-      addMember({ memberships: memberships(), clock: systemClock }, need('org'), need('user')),
+    run: ({ need, memberships, actor }) =>
+      addMember({ memberships: memberships(), clock: systemClock, actor }, need('org'), need('user')),
+  },
+  {
+    name: 'list-members',
+    options: ['org'],
+    usage: ['list-members --org <orgId>'],
+    run: ({ need, memberships }) => listMembers({ memberships: memberships() }, need('org')),
   },
   {
     name: 'remove-member',
     options: ['org', 'user'],
-    usage: ['remove-member --org <orgId> --user <userId>'],
-    run: ({ need, memberships }) => removeMember({ memberships: memberships() }, need('org'), need('user')),
+    flags: ['end-sessions'],
+    usage: [
+      'remove-member --org <orgId> --user <userId> [--end-sessions]',
+      '                                                   --end-sessions: also end the sessions the member',
+      "                                                   created on the organization's boards",
+    ],
+    run: ({ values, need, memberships, sessions }) =>
+      removeMember(
+        { memberships: memberships(), ...(values['end-sessions'] ? sessions() : {}) },
+        need('org'),
+        need('user'),
+        { endSessions: values['end-sessions'] === 'true' },
+      ),
+  },
+  {
+    name: 'import',
+    options: ['from-line'],
+    positional: 'file',
+    usage: [
+      'import <file.jsonl> [--from-line <n>]                boards and memberships, one JSON object a line;',
+      '                                                   idempotent: run it again to resume or converge',
+    ],
+    run: ({ values, need, boards, memberships, local, actor }) =>
+      importFile(
+        {
+          boards: boards(),
+          memberships: memberships(),
+          appUrlRule: { allowLoopbackHttp: local },
+          actor,
+          clock: systemClock,
+        },
+        need('file'),
+        values['from-line'] !== undefined ? lineOption(values['from-line']) : 1,
+      ),
   },
 ];
+
+function lineOption(value: string): number {
+  if (!/^[1-9]\d{0,8}$/.test(value)) throw new UsageError('--from-line must be a positive integer');
+  return Number(value);
+}
 
 const API_KEY_COMMANDS: AdminCommand[] = [
   {
     name: 'create-api-key',
-    options: ['user', 'name'],
-    usage: ['create-api-key --user <userId> [--name <label>]    prints the key once'],
-    run: ({ values, need, apiKeys, throttling }) =>
+    options: ['user', 'name', 'expires-in-days'],
+    usage: [
+      'create-api-key --user <userId> [--name <label>] [--expires-in-days <n>]',
+      '                                                   prints the key once; refused after its expiry',
+    ],
+    run: ({ values, need, apiKeys, throttling, actor }) =>
       createApiKey(
-        { apiKeys: apiKeys(), throttling: throttling(), clock: systemClock, random: cryptoRandom },
+        { apiKeys: apiKeys(), throttling: throttling(), clock: systemClock, random: cryptoRandom, actor },
         need('user'),
         values.name ?? null,
+        values['expires-in-days'] !== undefined
+          ? { expiresInDays: countOption(values['expires-in-days']) }
+          : {},
       ),
   },
   {
     name: 'revoke-api-key',
     options: ['key-id'],
-    usage: ['revoke-api-key --key-id <keyId>'],
-    run: ({ need, apiKeys, throttling }) =>
-      revokeApiKey({ apiKeys: apiKeys(), throttling: throttling(), clock: systemClock }, need('key-id')),
+    flags: ['end-sessions'],
+    usage: [
+      'revoke-api-key --key-id <keyId> [--end-sessions]   --end-sessions: also end every session the key created',
+    ],
+    run: ({ values, need, apiKeys, throttling, sessions, actor }) =>
+      revokeApiKey(
+        {
+          apiKeys: apiKeys(),
+          throttling: throttling(),
+          clock: systemClock,
+          actor,
+          ...(values['end-sessions'] ? { sessions: sessions().sessions, random: cryptoRandom } : {}),
+        },
+        need('key-id'),
+        { endSessions: values['end-sessions'] === 'true' },
+      ),
   },
   {
     name: 'set-rate-limit',
@@ -136,12 +214,6 @@ const API_KEY_COMMANDS: AdminCommand[] = [
     options: [],
     usage: ['sync-rate-limits                                   API Gateway in step with every key (AWS)'],
     run: ({ apiKeys, throttling }) => syncRateLimits({ apiKeys: apiKeys(), throttling: throttling() }),
-  },
-  {
-    name: 'list-boards',
-    options: [],
-    usage: ['list-boards'],
-    run: async ({ boards }) => ({ boards: await listBoards({ boards: boards() }) }),
   },
   {
     name: 'list-api-keys',

@@ -65,6 +65,8 @@ describe('admin CLI', () => {
       orgId: 'org-cli',
       visibility: 'PRIVATE',
       name: 'CLI',
+      updatedBy: expect.stringMatching(/^cli:./),
+      updatedAt: expect.any(String),
     });
 
     const key = JSON.parse((await admin('create-api-key', '--user', 'cli-user', '--name', 'ci')).stdout);
@@ -203,6 +205,8 @@ describe('admin CLI: create-board on an existing board', () => {
       visibility: 'PUBLIC',
       name: 'Roadmap',
       embedOrigins: ['https://app.acme.com'],
+      updatedBy: expect.stringMatching(/^cli:./),
+      updatedAt: expect.any(String),
     });
     const cleared = await admin('create-board', '--board', 'cli-kept', '--name', '');
     expect(JSON.parse(cleared.stdout)).toMatchObject({ name: null, visibility: 'PUBLIC', orgId: 'org-cli' });
@@ -370,7 +374,8 @@ describe('admin CLI: sessions', () => {
     expect(revoked).toMatchObject({
       id: one.id,
       status: 'revoked',
-      revokedByUserId: 'admin-cli',
+      // The operator by name: the CLI and the user running it.
+      revokedByUserId: expect.stringMatching(/^cli:./),
       revokedByKeyId: null,
     });
     const before = new Date().toISOString();
@@ -383,7 +388,7 @@ describe('admin CLI: sessions', () => {
     expect(JSON.parse((await admin('get-session', '--id', two.id)).stdout)).toMatchObject({
       status: 'revoked',
       revokedAt: before,
-      revokedByUserId: 'admin-cli',
+      revokedByUserId: expect.stringMatching(/^cli:./),
     });
     for (const { token } of [one, two]) {
       const page = await fetch(`${runtime.baseUrl}/embed?token=${token}`);
