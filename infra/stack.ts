@@ -1,6 +1,6 @@
-import { Aws, CfnOutput, Fn, Stack, type StackProps } from 'aws-cdk-lib';
+import { Aws, type CfnElement, CfnOutput, Fn, Stack, type StackProps, Validations } from 'aws-cdk-lib';
 import { ManagedPolicy, PolicyStatement } from 'aws-cdk-lib/aws-iam';
-import type { Construct } from 'constructs';
+import type { Construct, IConstruct } from 'constructs';
 import { EmbedApi } from '#infra/constructs/api';
 import { ServiceDashboard } from '#infra/constructs/dashboard';
 import { constructId, DataTables } from '#infra/constructs/data';
@@ -79,7 +79,7 @@ export class EmbedSessionStack extends Stack {
     this.provisioningCallerPolicy =
       this.api.provisioningMethods.length > 0
         ? new ManagedPolicy(this, 'ProvisioningCallerPolicy', {
-            description: `May call the provisioning API (/admin/…) of embed-session-${config.stageName}`,
+            description: `May call the provisioning API (/admin/...) of embed-session-${config.stageName}`,
             statements: [
               new PolicyStatement({
                 actions: ['execute-api:Invoke'],
@@ -88,6 +88,23 @@ export class EmbedSessionStack extends Stack {
             ],
           })
         : undefined;
+    if (this.provisioningCallerPolicy) {
+      // A path parameter of a method ARN is `*`: the policy names each provisioning method, and no other.
+      const logicalId = (construct: IConstruct) =>
+        this.resolve(this.getLogicalId(construct.node.defaultChild as CfnElement)) as string;
+      const api = logicalId(this.api.restApi);
+      const stage = logicalId(this.api.restApi.deploymentStage);
+      Validations.of(this.provisioningCallerPolicy).acknowledge(
+        ...definitions.routes
+          .filter((route) => route.auth === 'iam' && route.path.includes('{'))
+          .map((route) => ({
+            id: `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:execute-api:<AWS::Region>:<AWS::AccountId>:<${api}>/<${stage}>/${route.method}${route.path.replace(/\{\w+\}/g, '*')}]`,
+            reason:
+              'One provisioning method of this stage; its `*` segments stand for its path parameters (an ' +
+              'organization, a board, a user, a key id), which the operator’s backend must be free to name.',
+          })),
+      );
+    }
     this.background = new ServiceFunctions(this, 'Background', {
       definitions: { functions: BACKGROUND_FUNCTIONS, routes: [], authorizer: '' },
       tables: this.data.tables,
@@ -167,7 +184,7 @@ const OUTPUTS = {
   Region: 'AWS_REGION for the admin CLI',
   UsagePlanId: 'USAGE_PLAN_ID for the admin CLI: the default per-key rate limit, and the API and stage',
   ProvisioningCallerPolicyArn:
-    'Attach to the IAM role of your backend to let it call the provisioning API (/admin/…) with SigV4',
+    'Attach to the IAM role of your backend to let it call the provisioning API (/admin/...) with SigV4',
   EventBusName: 'EventBridge bus of the session events (source embed-sessions); route them with rules',
   WebhookDeadLetterQueueUrl: 'Webhook delivery messages that failed to be handled five times',
   StreamFailureQueueUrl: 'Sessions stream batches whose retries ran out (their events were not recorded)',

@@ -6,6 +6,7 @@ import {
   functionByDescription,
   methodsByRoute,
   resources,
+  roleStatements,
   type Synthesized,
   synthesize,
 } from '#test/support/infra';
@@ -14,6 +15,7 @@ import { useSynthesized } from '#test/support/synthesized';
 const PATHS = [...new Set(ROUTES.map((route) => route.path))];
 const API_KEY_ROUTES = ROUTES.filter((route) => route.auth === 'apiKey');
 const OPEN_ROUTES = ROUTES.filter((route) => route.auth === 'none');
+const IAM_ROUTES = ROUTES.filter((route) => route.auth === 'iam');
 
 const synth = useSynthesized();
 let methods: Record<string, Json>;
@@ -125,6 +127,57 @@ describe('API key authorizer', () => {
     );
     expect(permissions).toHaveLength(1);
     expect(JSON.stringify(permissions[0].Properties.SourceArn)).toContain('/authorizers/');
+  });
+});
+
+describe('AWS IAM authorization of the provisioning routes', () => {
+  it('has provisioning routes to authorize', () => {
+    expect(IAM_ROUTES.map(label)).toContain('PUT /admin/orgs/{orgId}/boards/{boardId}');
+  });
+
+  it.each(IAM_ROUTES.map(label))(
+    'authorizes %s with AWS_IAM, neither the API key authorizer nor a key',
+    (route) => {
+      const method = methods[route].Properties;
+      expect(method.AuthorizationType).toBe('AWS_IAM');
+      expect(method.AuthorizerId).toBeUndefined();
+      expect(method.ApiKeyRequired).not.toBe(true);
+      expect(JSON.stringify(method.Integration.Uri)).toContain(functionId('provisioning'));
+    },
+  );
+
+  it('grants execute-api:Invoke on exactly the provisioning methods in one managed policy, output by ARN', () => {
+    const policies = Object.entries(resources(synth.template, 'AWS::IAM::ManagedPolicy')).filter(
+      ([, policy]) => JSON.stringify(policy.Properties.PolicyDocument).includes('execute-api:Invoke'),
+    );
+    expect(policies).toHaveLength(1);
+    const [[policyId, policy]] = policies as [[string, Json]];
+    const [statement, ...others] = policy.Properties.PolicyDocument.Statement;
+    expect(others).toEqual([]);
+    expect(statement).toMatchObject({ Effect: 'Allow', Action: 'execute-api:Invoke' });
+    const resourcesGranted = JSON.stringify(statement.Resource);
+    for (const route of IAM_ROUTES) {
+      expect(resourcesGranted).toContain(`/${route.method}${route.path.replace(/\{\w+\}/g, '*')}"`);
+    }
+    for (const route of [...API_KEY_ROUTES, ...OPEN_ROUTES]) {
+      expect(resourcesGranted).not.toContain(`/${route.method}${route.path.replace(/\{\w+\}/g, '*')}"`);
+    }
+    expect(synth.template.toJSON().Outputs.ProvisioningCallerPolicyArn.Value).toEqual({ Ref: policyId });
+  });
+
+  it('lets the provisioning function keep the usage plans in step, on API keys and usage plan keys only', () => {
+    const [, fn] = functionByDescription(synth.template, FUNCTIONS.provisioning.description);
+    expect(fn.Properties.Environment.Variables.USAGE_PLAN_NAME).toBe('embed-session-prod');
+    const statements = roleStatements(synth.template, fn.Properties.Role['Fn::GetAtt'][0]);
+    const apigateway = statements.filter((statement) =>
+      JSON.stringify(statement.Action).includes('apigateway:'),
+    );
+    expect(apigateway.map((statement) => statement.Action).sort()).toEqual([
+      'apigateway:DELETE',
+      'apigateway:GET',
+      'apigateway:POST',
+    ]);
+    expect(JSON.stringify(apigateway)).not.toMatch(/\/restapis/);
   });
 });
 

@@ -99,8 +99,8 @@ describe('Lambda functions', () => {
     expect(grantsOf(name)).toEqual(allowedDynamoGrants(FUNCTIONS[name]));
   });
 
-  it('grants the authorizer only GetItem on the API keys table', () => {
-    expect(grantsOf('authorizer')).toEqual(['GetItem on apiKeys']);
+  it('grants the authorizer GetItem on the API keys table, and UpdateItem for a key’s last use', () => {
+    expect(grantsOf('authorizer')).toEqual(['GetItem on apiKeys', 'UpdateItem on apiKeys']);
   });
 
   it('grants create-session reads of boards and memberships, writes and reads of sessions, and its idempotency records', () => {
@@ -172,12 +172,16 @@ describe('Lambda functions', () => {
     ]);
   });
 
-  it('lets only the two revoking functions and the embed page update sessions', () => {
+  it('lets only the two revoking functions, the provisioning API and the embed page update sessions', () => {
     // The embed page updates a session on the first load of a bindToBrowser link, and then only its two
     // binding attributes (bindingHash, boundAt) in one conditional write (lib/dynamodb/sessions.ts `bind`,
-    // its only update): it can neither revoke, un-revoke nor extend a session.
+    // its only update): it can neither revoke, un-revoke nor extend a session. The provisioning API writes
+    // cut-off records only (a deleted board's, a revoked key's, a removed member's sessions).
     const updaters = NAMES.filter((name) => grantsOf(name).includes('UpdateItem on sessions'));
-    expect(updaters.sort()).toEqual(['embedPage', 'revokeSession', 'revokeUserSessions']);
+    expect(updaters.sort()).toEqual(['embedPage', 'provisioning', 'revokeSession', 'revokeUserSessions']);
+    expect(grantsOf('provisioning').filter((grant) => grant.endsWith(' on sessions'))).toEqual([
+      'UpdateItem on sessions',
+    ]);
     expect(grantsOf('revokeSession')).toEqual([
       'BatchGetItem on sessions',
       'GetItem on memberships',
@@ -186,10 +190,15 @@ describe('Lambda functions', () => {
     ]);
   });
 
-  it('lets no function scan or delete anything: an idempotency record keeps its reservation until it expires, a deleted webhook endpoint its tombstone', () => {
+  it('lets no function but the provisioning API scan or delete anything, and that one only boards, members and keys: an idempotency record keeps its reservation until it expires, a deleted webhook endpoint its tombstone', () => {
     const all = NAMES.flatMap((name) => grantsOf(name).map((grant) => `${name}: ${grant}`));
     const deletes = all.filter((grant) => /: (DeleteItem|Scan|BatchWriteItem)/.test(grant));
-    expect(deletes).toEqual([]);
+    expect(deletes.sort()).toEqual([
+      'provisioning: DeleteItem on boards',
+      'provisioning: DeleteItem on memberships',
+      'provisioning: Scan on apiKeys',
+      'provisioning: Scan on boards',
+    ]);
     // UpdateItem only gives the deleted endpoint's place in the owner's registry back.
     expect(grantsOf('deleteWebhook')).toEqual([
       'GetItem on webhooks',
@@ -214,11 +223,26 @@ describe('Lambda functions', () => {
     ]);
   });
 
-  it.each(NAMES)('attaches no managed policy and no wildcard resource to the role of %s', (name) => {
-    const role = resources(synth.template, 'AWS::IAM::Role')[roleOf(name)];
-    expect(role.Properties.ManagedPolicyArns).toBeUndefined();
-    const targets = roleStatements(synth.template, roleOf(name)).flatMap((s) => [s.Resource].flat());
-    expect(JSON.stringify(targets)).not.toContain('*');
+  it.each(NAMES)(
+    'attaches no managed policy and no wildcard resource to the role of %s (API Gateway’s API keys aside)',
+    (name) => {
+      const role = resources(synth.template, 'AWS::IAM::Role')[roleOf(name)];
+      expect(role.Properties.ManagedPolicyArns).toBeUndefined();
+      // The provisioning function's API Gateway keys have ids API Gateway draws: see the next test.
+      const targets = roleStatements(synth.template, roleOf(name))
+        .filter((s) => ![s.Action].flat().some((action: string) => action.startsWith('apigateway:')))
+        .flatMap((s) => [s.Resource].flat());
+      expect(JSON.stringify(targets)).not.toContain('*');
+    },
+  );
+
+  it('gives only the provisioning function API Gateway rights: its API keys and adding keys to usage plans', () => {
+    const withApiGateway = NAMES.filter((name) =>
+      roleStatements(synth.template, roleOf(name)).some((s) =>
+        [s.Action].flat().some((action: string) => action.startsWith('apigateway:')),
+      ),
+    );
+    expect(withApiGateway).toEqual(['provisioning']);
   });
 
   it.each(NAMES)('bundles %s locally into an ESM file with a source map and the require shim', (name) => {

@@ -73,6 +73,7 @@ describe('stack outputs', () => {
       'Region',
       'AlarmTopicArn',
       'UsagePlanId',
+      'ProvisioningCallerPolicyArn',
       'IdTokenSigningKeyAlias',
       'EventBusName',
       'WebhookDeadLetterQueueUrl',
