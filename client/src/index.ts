@@ -38,12 +38,42 @@ export type WebhookList = components['schemas']['WebhookList'];
 /** A new endpoint and its signing secret, which no other call shows. */
 export type CreatedWebhook = components['schemas']['CreatedWebhook'];
 export type ErrorBody = components['schemas']['Error'];
+export type PutBoardRequest = components['schemas']['PutBoardRequest'];
+export type ProvisionedBoard = components['schemas']['ProvisionedBoard'];
+export type ProvisionedBoardResult = components['schemas']['ProvisionedBoardResult'];
+export type DeletedBoard = components['schemas']['DeletedBoard'];
+export type MemberList = components['schemas']['MemberList'];
+export type Membership = components['schemas']['Membership'];
+export type RemovedMember = components['schemas']['RemovedMember'];
+export type ApiKeySummary = components['schemas']['ApiKeySummary'];
+export type CreateApiKeyRequest = components['schemas']['CreateApiKeyRequest'];
+export type CreatedApiKey = components['schemas']['CreatedApiKey'];
+
+/** AWS credentials, as the AWS SDKs' credential providers give them. */
+export interface AwsCredentials {
+  accessKeyId: string;
+  secretAccessKey: string;
+  sessionToken?: string;
+}
+
+/**
+ * How to sign the provisioning routes (`/admin/…`): AWS Signature Version 4, service `execute-api`, with
+ * the standard SDK signer (`@smithy/signature-v4`, an optional peer dependency, loaded only then).
+ */
+export interface AwsSigning {
+  /** The stage's region (`local` against `npm start`). */
+  region: string;
+  /** The credentials, or a provider (`fromNodeProviderChain()` of `@aws-sdk/credential-providers`, say). */
+  credentials: AwsCredentials | (() => Promise<AwsCredentials>);
+}
 
 export interface ClientOptions {
   /** The API's base URL: the stage URL in AWS (the ApiUrl output), http://127.0.0.1:3000 locally. */
   baseUrl: string;
-  /** An API key (`esk_…`). Keep it on the server. */
-  apiKey: string;
+  /** An API key (`esk_…`), for every route but the provisioning ones. Keep it on the server. */
+  apiKey?: string;
+  /** AWS credentials: the client then signs every request with SigV4, as the provisioning routes need. */
+  aws?: AwsSigning;
   /** Defaults to the global `fetch`. */
   fetch?: typeof fetch;
   /**
@@ -120,19 +150,22 @@ export function createClient(options: ClientOptions) {
   const maxRetries = options.maxRetries ?? 2;
   const sleep = options.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
   const clientTimeout = options.timeout ?? DEFAULT_TIMEOUT_MS;
+  const sign = options.aws ? sigV4Signer(options.aws) : undefined;
 
   async function request<T>(
     method: string,
     path: string,
-    init: { body?: unknown; headers?: Record<string, string> } & CallOptions = {},
+    init: { body?: unknown; headers?: Record<string, string>; retries?: number } & CallOptions = {},
   ): Promise<T> {
+    const attempts = init.retries ?? maxRetries;
     const timeout = init.timeout ?? clientTimeout;
     const headers: Record<string, string> = {
-      Authorization: `Bearer ${options.apiKey}`,
+      ...(options.apiKey !== undefined && !sign ? { Authorization: `Bearer ${options.apiKey}` } : {}),
       Accept: 'application/json',
       ...init.headers,
     };
     if (init.body !== undefined) headers['Content-Type'] = 'application/json';
+    const body = init.body !== undefined ? JSON.stringify(init.body) : undefined;
     for (let attempt = 0; ; attempt++) {
       init.signal?.throwIfAborted();
       // One controller per attempt: it ends the attempt at its timeout or when the caller cancels.
@@ -146,15 +179,18 @@ export function createClient(options: ClientOptions) {
       init.signal?.addEventListener('abort', cancel, { once: true });
       let failure: EmbedSessionConnectionError;
       try {
-        const response = await fetchImpl(`${baseUrl}${path}`, {
+        const url = `${baseUrl}${path}`;
+        // Signed anew for each attempt: a signature names its time, and AWS refuses one 15 minutes old.
+        const sent = sign ? await sign(method, url, headers, body) : headers;
+        const response = await fetchImpl(url, {
           method,
-          headers,
+          headers: sent,
           signal: controller.signal,
-          ...(init.body !== undefined ? { body: JSON.stringify(init.body) } : {}),
+          ...(body !== undefined ? { body } : {}),
         });
         if (response.status === 204) return undefined as T;
         if (response.ok) return (await response.json()) as T;
-        if (!(retryable(response.status, headers) && attempt < maxRetries)) throw await toError(response);
+        if (!(retryable(response.status, headers) && attempt < attempts)) throw await toError(response);
         await response.body?.cancel();
         await sleep(backoff(attempt, response.headers.get('retry-after')));
         continue;
@@ -174,7 +210,7 @@ export function createClient(options: ClientOptions) {
         clearTimeout(timer);
         init.signal?.removeEventListener('abort', cancel);
       }
-      if (attempt >= maxRetries) throw failure;
+      if (attempt >= attempts) throw failure;
       await sleep(backoff(attempt, null));
     }
   }
@@ -272,7 +308,83 @@ export function createClient(options: ClientOptions) {
     await request<void>('DELETE', `/api/embed/webhooks/${encodeURIComponent(id)}`, opts);
   }
 
+  // The provisioning routes: create the client with `aws` to call them.
+  const org = (orgId: string) => `/admin/orgs/${encodeURIComponent(orgId)}`;
+
+  /** GET /admin/orgs/{orgId}/boards */
+  async function listBoards(orgId: string, opts: CallOptions = {}): Promise<ProvisionedBoard[]> {
+    return (await request<{ data: ProvisionedBoard[] }>('GET', `${org(orgId)}/boards`, opts)).data;
+  }
+
+  /** PUT /admin/orgs/{orgId}/boards/{boardId}: the board's whole state; the same state again writes nothing. */
+  function putBoard(
+    orgId: string,
+    boardId: string,
+    state: PutBoardRequest,
+    opts: CallOptions = {},
+  ): Promise<ProvisionedBoardResult> {
+    return request('PUT', `${org(orgId)}/boards/${encodeURIComponent(boardId)}`, { ...opts, body: state });
+  }
+
+  /** DELETE /admin/orgs/{orgId}/boards/{boardId}: ends its sessions, then deletes it. */
+  function deleteBoard(orgId: string, boardId: string, opts: CallOptions = {}): Promise<DeletedBoard> {
+    return request('DELETE', `${org(orgId)}/boards/${encodeURIComponent(boardId)}`, opts);
+  }
+
+  /** GET /admin/orgs/{orgId}/members */
+  function listMembers(orgId: string, opts: CallOptions = {}): Promise<MemberList> {
+    return request('GET', `${org(orgId)}/members`, opts);
+  }
+
+  /** PUT /admin/orgs/{orgId}/members/{userId} */
+  function putMember(orgId: string, userId: string, opts: CallOptions = {}): Promise<Membership> {
+    return request('PUT', `${org(orgId)}/members/${encodeURIComponent(userId)}`, opts);
+  }
+
+  /** DELETE /admin/orgs/{orgId}/members/{userId}; `endSessions` ends the member's sessions there too. */
+  function removeMember(
+    orgId: string,
+    userId: string,
+    options: { endSessions?: boolean } & CallOptions = {},
+  ): Promise<RemovedMember> {
+    const { endSessions, ...opts } = options;
+    const query = endSessions ? '?endSessions=true' : '';
+    return request('DELETE', `${org(orgId)}/members/${encodeURIComponent(userId)}${query}`, opts);
+  }
+
+  /** GET /admin/api-keys: every key, or one user's; never the keys themselves. */
+  async function listApiKeys(userId?: string, opts: CallOptions = {}): Promise<ApiKeySummary[]> {
+    const query = userId !== undefined ? `?${queryString({ userId })}` : '';
+    return (await request<{ data: ApiKeySummary[] }>('GET', `/admin/api-keys${query}`, opts)).data;
+  }
+
+  /** POST /admin/api-keys: the key is in this answer only. Not retried: a retry would issue another key. */
+  function createApiKey(body: CreateApiKeyRequest, opts: CallOptions = {}): Promise<CreatedApiKey> {
+    return request('POST', '/admin/api-keys', { ...opts, body, retries: 0 });
+  }
+
+  /** POST /admin/api-keys/{keyId}/revoke; `endSessions` ends every session the key created too. */
+  function revokeApiKey(
+    keyId: string,
+    options: { endSessions?: boolean } & CallOptions = {},
+  ): Promise<ApiKeySummary> {
+    const { endSessions, ...opts } = options;
+    return request('POST', `/admin/api-keys/${encodeURIComponent(keyId)}/revoke`, {
+      ...opts,
+      body: { endSessions: endSessions === true },
+    });
+  }
+
   return {
+    listBoards,
+    putBoard,
+    deleteBoard,
+    listMembers,
+    putMember,
+    removeMember,
+    listApiKeys,
+    createApiKey,
+    revokeApiKey,
     createSession,
     getSession,
     listSessions,
@@ -288,6 +400,83 @@ export function createClient(options: ClientOptions) {
 }
 
 export type EmbedSessionClient = ReturnType<typeof createClient>;
+
+/**
+ * SHA-256 and HMAC-SHA-256 as the SigV4 signer asks for them, from the platform's Web Crypto (the client
+ * needs no Node module): the signer hashes small canonical strings, so each digest buffers its input.
+ */
+class WebCryptoSha256 {
+  readonly #chunks: Uint8Array[] = [];
+  readonly #secret: Uint8Array<ArrayBuffer> | undefined;
+  constructor(secret?: string | ArrayBuffer | ArrayBufferView) {
+    // A copy of its own: a fresh ArrayBuffer, as Web Crypto wants.
+    this.#secret = secret === undefined ? undefined : new Uint8Array(bytesOf(secret));
+  }
+  update(data: string | ArrayBuffer | ArrayBufferView): void {
+    this.#chunks.push(bytesOf(data));
+  }
+  async digest(): Promise<Uint8Array> {
+    const data = new Uint8Array(this.#chunks.reduce((size, chunk) => size + chunk.length, 0));
+    let offset = 0;
+    for (const chunk of this.#chunks) {
+      data.set(chunk, offset);
+      offset += chunk.length;
+    }
+    const { subtle } = globalThis.crypto;
+    if (this.#secret === undefined) return new Uint8Array(await subtle.digest('SHA-256', data));
+    const key = await subtle.importKey('raw', this.#secret, { name: 'HMAC', hash: 'SHA-256' }, false, [
+      'sign',
+    ]);
+    return new Uint8Array(await subtle.sign('HMAC', key, data));
+  }
+}
+
+function bytesOf(data: string | ArrayBuffer | ArrayBufferView): Uint8Array {
+  if (typeof data === 'string') return new TextEncoder().encode(data);
+  if (ArrayBuffer.isView(data)) return new Uint8Array(data.buffer, data.byteOffset, data.byteLength);
+  return new Uint8Array(data);
+}
+
+/** Signs a request as the AWS SDKs do (service `execute-api`); the signer is loaded on first use. */
+function sigV4Signer(aws: AwsSigning) {
+  let signer: Promise<{ sign: (request: never) => Promise<{ headers: Record<string, string> }> }> | undefined;
+  const load = async () => {
+    const { SignatureV4 } = await import('@smithy/signature-v4');
+    const given = aws.credentials;
+    return new SignatureV4({
+      service: 'execute-api',
+      region: aws.region,
+      sha256: WebCryptoSha256,
+      credentials: typeof given === 'function' ? given : async () => given,
+    }) as unknown as { sign: (request: never) => Promise<{ headers: Record<string, string> }> };
+  };
+  return async (
+    method: string,
+    url: string,
+    headers: Record<string, string>,
+    body: string | undefined,
+  ): Promise<Record<string, string>> => {
+    signer ??= load();
+    const target = new URL(url);
+    const query: Record<string, string> = {};
+    target.searchParams.forEach((value, name) => {
+      query[name] = value;
+    });
+    const signed = await (await signer).sign({
+      method,
+      protocol: target.protocol,
+      hostname: target.hostname,
+      port: target.port ? Number(target.port) : undefined,
+      path: target.pathname,
+      query,
+      headers: { ...headers, host: target.host },
+      ...(body !== undefined ? { body } : {}),
+    } as never);
+    // fetch sets Host itself, from the URL it was given: the same value.
+    const { host: _host, ...sent } = signed.headers;
+    return sent;
+  };
+}
 
 /** A status worth another attempt: 429 and 503, and the 409 of a keyed request still in progress. */
 function retryable(status: number, headers: Record<string, string>): boolean {

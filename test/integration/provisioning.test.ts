@@ -1,4 +1,5 @@
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
+import { createClient, EmbedSessionError } from '@embed-session/client';
 import { describe, expect, it } from 'vitest';
 import { runAdmin } from '#admin/cli';
 import { hashCredential } from '#lib/domain/credentials';
@@ -291,5 +292,52 @@ describe.skipIf(onAssembly)('API keys', () => {
     expect(
       (await provisioningCall(runtime, 'POST', '/admin/api-keys/key_000000000000000000000000/revoke')).status,
     ).toBe(404);
+  });
+});
+
+describe('the typed client, given AWS credentials', () => {
+  const client = () =>
+    createClient({
+      baseUrl: runtime.baseUrl,
+      aws: {
+        region: runtime.provisioning.region,
+        credentials: async () => ({
+          accessKeyId: runtime.provisioning.accessKeyId,
+          secretAccessKey: runtime.provisioning.secretAccessKey,
+        }),
+      },
+    });
+
+  it('signs with the SDK signer: puts a board and a member, lists them, idempotently', async () => {
+    const api = client();
+    const put = await api.putBoard('org_client', 'board_client', { visibility: 'PUBLIC', name: 'Typed' });
+    expect(put).toMatchObject({
+      outcome: 'created',
+      board: { updatedBy: runtime.provisioning.principalArn },
+    });
+    expect(
+      (await api.putBoard('org_client', 'board_client', { visibility: 'PUBLIC', name: 'Typed' })).outcome,
+    ).toBe('unchanged');
+    expect(await api.putMember('org_client', 'client-member')).toMatchObject({ outcome: 'created' });
+    expect((await api.listMembers('org_client')).members).toEqual(['client-member']);
+    expect((await api.listBoards('org_client')).map((board) => board.boardId)).toEqual(['board_client']);
+    expect(await api.removeMember('org_client', 'client-member', { endSessions: true })).toMatchObject({
+      removed: true,
+      sessionsEndedAt: expect.any(String),
+    });
+  });
+
+  it('throws the API’s refusal of wrong credentials as an EmbedSessionError', async () => {
+    const api = createClient({
+      baseUrl: runtime.baseUrl,
+      aws: {
+        region: runtime.provisioning.region,
+        credentials: { accessKeyId: runtime.provisioning.accessKeyId, secretAccessKey: 'wrong' },
+      },
+      maxRetries: 0,
+    });
+    const error = await api.listMembers('org_client').catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(EmbedSessionError);
+    expect((error as EmbedSessionError).status).toBe(403);
   });
 });
