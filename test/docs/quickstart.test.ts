@@ -116,6 +116,9 @@ describe('docs/quickstart.md, run as written', () => {
         visibility: 'PRIVATE',
         name: 'Roadmap',
         appUrl: `${service.boardAppOrigin}/handoff`,
+        // Who made the change: the CLI and the user running it.
+        updatedBy: expect.stringMatching(/^cli:./),
+        updatedAt: expect.any(String),
       },
       expect.objectContaining({ orgId: 'acme', userId: 'acme-backend' }),
     ]);
