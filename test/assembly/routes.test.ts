@@ -6,6 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { testTarget } from '#test/support/local-runtime';
+import { provisioningCall } from '#test/support/provisioning';
 import { startAssemblyTestRuntime } from './fixture';
 import type { AssemblyRuntime } from './runtime';
 
@@ -56,6 +57,32 @@ describe.runIf(onAssembly)('every route of the template, reached on the assembly
     });
     expect(response.status).toBe(400);
     expect(await response.json()).toMatchObject({ error: 'Bad Request' });
+  });
+
+  // The API key routes of the provisioning API: the HTTP suite issues and revokes keys off the assembly
+  // only (API Gateway's usage plans are not emulated), so these reach the function without that call.
+  it('lists API keys for a signed caller: GET /admin/api-keys', async () => {
+    const response = await provisioningCall(runtime, 'GET', `/admin/api-keys?userId=${runtime.demo?.userId}`);
+    expect(response.status).toBe(200);
+    expect(response.body).toEqual({ data: [expect.objectContaining({ keyId: runtime.demo?.keyId })] });
+  });
+
+  it('refuses a key request without a user before issuing anything: POST /admin/api-keys', async () => {
+    const response = await provisioningCall(runtime, 'POST', '/admin/api-keys', { name: 'no owner' });
+    expect(response.status).toBe(400);
+    expect(response.body).toMatchObject({ error: 'Bad Request' });
+  });
+
+  it('answers 404 for a key that does not exist: POST /admin/api-keys/{keyId}/revoke', async () => {
+    const response = await provisioningCall(
+      runtime,
+      'POST',
+      '/admin/api-keys/key_000000000000000000000000/revoke',
+      {
+        endSessions: true,
+      },
+    );
+    expect(response.status).toBe(404);
   });
 
   it('serves the board applications’ script: GET /embed-board.js', async () => {

@@ -30,6 +30,7 @@ export const ASSEMBLY_TEST_FILES = [
   'test/integration/idempotency.test.ts',
   'test/integration/embed-script.test.ts',
   'test/integration/client.test.ts',
+  'test/integration/provisioning.test.ts',
   'test/assembly/',
 ];
 
