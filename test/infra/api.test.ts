@@ -181,6 +181,23 @@ describe('AWS IAM authorization of the provisioning routes', () => {
   });
 });
 
+describe('stage maximum session lifetime from context', () => {
+  it('passes maxSessionLifetimeSeconds to create-session alone, and nothing when unset', () => {
+    const [, unset] = functionByDescription(synth.template, FUNCTIONS.createSession.description);
+    expect(unset.Properties.Environment.Variables.MAX_SESSION_LIFETIME_SECONDS).toBeUndefined();
+    const override = synthesize({ context: { maxSessionLifetimeSeconds: '86400' } });
+    try {
+      const withIt = Object.values(resources(override.template, 'AWS::Lambda::Function')).filter(
+        (fn) => fn.Properties.Environment?.Variables?.MAX_SESSION_LIFETIME_SECONDS !== undefined,
+      );
+      expect(withIt.map((fn) => fn.Properties.Description)).toEqual([FUNCTIONS.createSession.description]);
+      expect(withIt[0].Properties.Environment.Variables.MAX_SESSION_LIFETIME_SECONDS).toBe('86400');
+    } finally {
+      override.dispose();
+    }
+  });
+});
+
 describe('authorizer cache TTL from context', () => {
   it('uses authorizerCacheTtlSeconds from context (a `-c` string) as the cache TTL', () => {
     const override = synthesize({ context: { authorizerCacheTtlSeconds: '60' } });

@@ -112,8 +112,10 @@ describe('CDK context values', () => {
       allowedEmbedOrigins: 'https://app.example.com, http://localhost:3000',
       alarmEmail: 'ops@example.com',
       metadataMaxBytes: '65536',
+      maxSessionLifetimeSeconds: '86400',
     });
     expect(config).toMatchObject({
+      maxSessionLifetimeSeconds: 86_400,
       stageName: 'staging',
       throttleRateLimit: 12.5,
       throttleBurstLimit: 40,
@@ -256,6 +258,11 @@ describe('CDK context validation', () => {
       'metadataMaxBytes must be an integer from 1 to 116736, got "358400" (so that every event carrying a session’s metadata fits an EventBridge entry and a webhook delivery message, 256 KiB each)',
     ],
     ['metadataMaxBytes', { metadataMaxBytes: 116_737 }, 'fits an EventBridge entry'],
+    [
+      'maxSessionLifetimeSeconds',
+      { maxSessionLifetimeSeconds: 30 },
+      'maxSessionLifetimeSeconds must be an integer from 60 to 315360000',
+    ],
   ])('rejects an invalid %s (%j) with a clear message', (_, context, message) => {
     expect(() => read(context)).toThrowError(InfraConfigError);
     expect(() => read(context)).toThrowError(message);

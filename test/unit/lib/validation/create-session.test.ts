@@ -477,3 +477,34 @@ describe('parseCreateSessionRequest: every problem at once', () => {
     ]);
   });
 });
+
+describe('a stage maximum session lifetime', () => {
+  const limited: RequestLimits = { ...LIMITS, maxSessionLifetimeSeconds: 86_400 };
+
+  it('refuses a longer expiresInSeconds, naming the maximum, and accepts the maximum', () => {
+    expect(() => parseCreateSessionRequest(validBody({ expiresInSeconds: 86_401 }), limited)).toThrow(
+      new ValidationError(
+        'expiresInSeconds must be at most 86400 on this deployment (its maximum session lifetime), got 86401',
+      ),
+    );
+    expect(parseCreateSessionRequest(validBody({ expiresInSeconds: 86_400 }), limited).expiresInSeconds).toBe(
+      86_400,
+    );
+  });
+
+  it('gives a request without a lifetime the shorter of the maximum and the default', () => {
+    expect(parseCreateSessionRequest(validBody({ expiresInSeconds: null }), limited).expiresInSeconds).toBe(
+      86_400,
+    );
+    const generous = { ...LIMITS, maxSessionLifetimeSeconds: 10 * DEFAULT_LIFETIME_SECONDS };
+    expect(parseCreateSessionRequest(validBody({ expiresInSeconds: null }), generous).expiresInSeconds).toBe(
+      DEFAULT_LIFETIME_SECONDS,
+    );
+  });
+
+  it('keeps the spec’s rule when the stage sets none', () => {
+    expect(parseCreateSessionRequest(validBody({ expiresInSeconds: 10 ** 9 }), LIMITS).expiresInSeconds).toBe(
+      10 ** 9,
+    );
+  });
+});
