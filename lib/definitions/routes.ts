@@ -204,7 +204,8 @@ export const FUNCTIONS = {
   },
   provisioning: {
     entry: 'functions/provisioning.ts',
-    description: "The provisioning API (/admin/..., AWS IAM): an organization's boards, members and API keys",
+    description:
+      "GET /admin, PUT /admin, POST /admin and DELETE /admin (AWS IAM): an organization's boards, members and API keys",
     // One function for every provisioning route: the operator's own backend calls them rarely, so a cold
     // start per route buys nothing, and together they do what the admin CLI does with its table rights.
     access: {
