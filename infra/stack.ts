@@ -1,7 +1,7 @@
 import { Aws, type CfnElement, CfnOutput, Fn, Stack, type StackProps, Validations } from 'aws-cdk-lib';
 import { ManagedPolicy, PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import type { Construct, IConstruct } from 'constructs';
-import { EmbedApi } from '#infra/constructs/api';
+import { defaultUsagePlanName, EmbedApi } from '#infra/constructs/api';
 import { ServiceDashboard } from '#infra/constructs/dashboard';
 import { constructId, DataTables } from '#infra/constructs/data';
 import { EventPipeline } from '#infra/constructs/events';
@@ -203,7 +203,7 @@ function functionEnvironment(config: InfraConfig): ServiceFunctionProps['environ
   if (config.metadataMaxBytes !== undefined) environment.METADATA_MAX_BYTES = String(config.metadataMaxBytes);
   if (config.boardAppUrl !== undefined) environment.BOARD_APP_URL = config.boardAppUrl;
   // The provisioning function finds the stage's default usage plan by this name (EmbedApi names it so).
-  environment.USAGE_PLAN_NAME = `embed-session-${config.stageName}`;
+  environment.USAGE_PLAN_NAME = defaultUsagePlanName(config.stageName);
   // The authorizer paces its last-use writes by the cache period API Gateway applies to it.
   environment.AUTHORIZER_CACHE_TTL_SECONDS = String(config.authorizerCacheTtlSeconds);
   if (config.maxSessionLifetimeSeconds !== undefined)

@@ -124,7 +124,7 @@ export class EmbedApi extends Construct {
     // the admin CLI; API Gateway refuses a key that is in no plan of this stage.
     this.usagePlan = needsAuthorizer
       ? this.restApi.addUsagePlan('DefaultUsagePlan', {
-          name: `embed-session-${config.stageName}`,
+          name: defaultUsagePlanName(config.stageName),
           description: 'Default per-key rate limit of the embed session API',
           throttle: { rateLimit: config.apiKeyRateLimit, burstLimit: config.apiKeyBurstLimit },
           apiStages: [{ api: this.restApi, stage: this.restApi.deploymentStage }],
@@ -179,6 +179,14 @@ export class EmbedApi extends Construct {
       `${route.method} ${route.path} is declared auth 'none' in lib/definitions/routes.ts`,
     );
   }
+}
+
+/**
+ * The name of the stage's default usage plan: the provisioning function finds the plan by it (its id
+ * would make the function depend on the stage, which depends on the function).
+ */
+export function defaultUsagePlanName(stageName: string): string {
+  return `embed-session-${stageName}`;
 }
 
 /** Routes grouped by path, in route-table order. */

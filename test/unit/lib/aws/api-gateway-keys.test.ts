@@ -1,0 +1,120 @@
+import { once } from 'node:events';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { apiGatewayCall, UsagePlanKeys } from '#lib/aws/api-gateway-keys';
+import { DependencyUnavailableError } from '#lib/domain/errors';
+
+/** API Gateway's control plane as a test server: it records each request and answers from `answer`. */
+const seen: { method: string; url: string; authorization: string; body: string }[] = [];
+let answer: (method: string, url: string) => { status: number; body?: unknown } = () => ({ status: 200 });
+let server: Server;
+let endpoint: string;
+
+beforeAll(async () => {
+  server = createServer((req, res) => {
+    let body = '';
+    req.on('data', (chunk) => {
+      body += chunk;
+    });
+    req.on('end', () => {
+      seen.push({
+        method: req.method ?? '',
+        url: req.url ?? '',
+        authorization: req.headers.authorization ?? '',
+        body,
+      });
+      const { status, body: out } = answer(req.method ?? '', req.url ?? '');
+      res
+        .writeHead(status, { 'Content-Type': 'application/json' })
+        .end(out === undefined ? '' : JSON.stringify(out));
+    });
+  });
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  endpoint = `http://127.0.0.1:${(server.address() as AddressInfo).port}/`;
+});
+afterAll(() => server.close());
+beforeEach(() => {
+  seen.length = 0;
+});
+
+const keys = () =>
+  new UsagePlanKeys(
+    apiGatewayCall({
+      region: 'eu-west-1',
+      endpoint,
+      credentials: { accessKeyId: 'AKIATEST', secretAccessKey: 'secret' },
+    }),
+    'embed-session-prod',
+  );
+
+describe('the provisioning function’s usage plan keys', () => {
+  it('creates the key’s API Gateway key and adds it to the default plan, found by name, each call signed', async () => {
+    answer = (method, url) => {
+      if (method === 'GET' && url.startsWith('/apikeys')) return { status: 200, body: { item: [] } };
+      if (method === 'POST' && url === '/apikeys') return { status: 201, body: { id: 'ak-1' } };
+      if (method === 'GET' && url.startsWith('/usageplans'))
+        return {
+          status: 200,
+          body: {
+            item: [
+              { id: 'other', name: 'x' },
+              { id: 'plan-1', name: 'embed-session-prod' },
+            ],
+          },
+        };
+      return { status: 201, body: {} };
+    };
+    await keys().register('key_abc');
+    expect(seen.map(({ method, url }) => `${method} ${url.split('?')[0]}`)).toEqual([
+      'GET /apikeys',
+      'POST /apikeys',
+      'GET /usageplans',
+      'POST /usageplans/plan-1/keys',
+    ]);
+    expect(JSON.parse(seen[1]?.body ?? '{}')).toMatchObject({
+      name: 'usage_key_abc',
+      value: 'usage_key_abc',
+      enabled: true,
+    });
+    expect(JSON.parse(seen[3]?.body ?? '{}')).toEqual({ keyId: 'ak-1', keyType: 'API_KEY' });
+    for (const request of seen)
+      expect(request.authorization).toMatch(
+        /^AWS4-HMAC-SHA256 Credential=AKIATEST\/\d{8}\/eu-west-1\/apigateway\/aws4_request/,
+      );
+  });
+
+  it('takes a key already in the plan (409) as registered: a retry converges', async () => {
+    answer = (method, url) => {
+      if (method === 'GET' && url.startsWith('/apikeys'))
+        return { status: 200, body: { item: [{ id: 'ak-1', name: 'usage_key_abc' }] } };
+      if (method === 'GET')
+        return { status: 200, body: { item: [{ id: 'plan-1', name: 'embed-session-prod' }] } };
+      return { status: 409, body: { message: 'already in plan' } };
+    };
+    await expect(keys().register('key_abc')).resolves.toBeUndefined();
+    expect(seen.map(({ method }) => method)).toEqual(['GET', 'GET', 'POST']);
+  });
+
+  it('deletes the key’s API Gateway key on revocation, and does nothing for a key it never had', async () => {
+    answer = (method) =>
+      method === 'GET'
+        ? { status: 200, body: { item: [{ id: 'ak-9', name: 'usage_key_abc' }] } }
+        : { status: 202 };
+    await keys().remove('key_abc');
+    expect(seen.map(({ method, url }) => `${method} ${url.split('?')[0]}`)).toEqual([
+      'GET /apikeys',
+      'DELETE /apikeys/ak-9',
+    ]);
+    seen.length = 0;
+    answer = () => ({ status: 200, body: { item: [] } });
+    await keys().remove('key_abc');
+    expect(seen.map(({ method }) => method)).toEqual(['GET']);
+  });
+
+  it('reports throttling or a failing API Gateway as a dependency that is unavailable', async () => {
+    answer = () => ({ status: 429, body: { message: 'Too Many Requests' } });
+    await expect(keys().remove('key_abc')).rejects.toBeInstanceOf(DependencyUnavailableError);
+  });
+});
