@@ -59,6 +59,7 @@ describe('DynamoSessionRepository on the embedded DynamoDB', () => {
       orgId: stored.orgId,
       userId: stored.userId,
       createdByUserId: stored.createdByUserId,
+      createdByKeyId: stored.createdByKeyId,
     });
     const found = await sessions.get(stored.id);
     expect(found).toEqual(stored);

@@ -48,7 +48,7 @@ describe('the OpenAPI document', () => {
     );
   });
 
-  it('protects exactly the API-key routes with the bearer scheme, and answers their 401, 429 and 503', () => {
+  it('protects exactly the API-key routes with the bearer scheme, and answers their 401, 429 and 503; the provisioning routes with AWS SigV4', () => {
     for (const route of ROUTES) {
       const operation = document.paths[route.path][route.method.toLowerCase()];
       if (route.auth === 'apiKey') {
@@ -57,6 +57,9 @@ describe('the OpenAPI document', () => {
         expect(Object.keys(operation.responses['401'].headers)).toEqual(
           expect.arrayContaining(['RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset']),
         );
+      } else if (route.auth === 'iam') {
+        expect(operation.security).toEqual([{ awsSigV4: [] }]);
+        for (const status of ['403', '404', '503']) expect(operation.responses[status]).toBeDefined();
       } else {
         expect(operation.security).toEqual([]);
       }
@@ -65,6 +68,12 @@ describe('the OpenAPI document', () => {
       });
     }
     expect(document.components.securitySchemes.apiKey).toMatchObject({ type: 'http', scheme: 'bearer' });
+    expect(document.components.securitySchemes.awsSigV4).toMatchObject({
+      type: 'apiKey',
+      in: 'header',
+      name: 'Authorization',
+      'x-amazon-apigateway-authtype': 'awsSigv4',
+    });
   });
 
   it('takes the request schemas the handlers validate with, and the list query parameters from theirs', () => {
