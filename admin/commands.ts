@@ -66,7 +66,13 @@ const BOARD_COMMANDS: AdminCommand[] = [
       createBoard(
         // http://127.0.0.1 and http://localhost apps only on the local runtime (a DynamoDB endpoint); a
         // logout URL, which the service itself POSTs to, on loopback only with WEBHOOK_ALLOW_LOOPBACK=1.
-        { boards: boards(), appUrlRule: { allowLoopbackHttp: local }, destinations, actor, clock: systemClock },
+        {
+          boards: boards(),
+          appUrlRule: { allowLoopbackHttp: local },
+          destinations,
+          actor,
+          clock: systemClock,
+        },
         {
           boardId: need('board'),
           // Left out, each keeps the existing board's value (org and visibility are needed for a new one).
