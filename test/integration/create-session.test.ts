@@ -286,32 +286,18 @@ describe('POST /api/embed/sessions: body handling', () => {
 });
 
 describe('POST /api/embed/sessions: validation (400 naming the field)', () => {
+  /**
+   * Each kind of rule once over HTTP, as the caller sees it (the status, the JSON error, the field named);
+   * every rule and edge is tested on the validator itself (test/unit/lib/validation/create-session.test.ts).
+   */
   const cases: Array<[string, Record<string, unknown>, RegExp]> = [
     ['boardId is missing', { boardId: undefined }, /boardId/],
-    ['userId is missing', { userId: undefined }, /userId/],
-    ['email is missing', { email: undefined }, /email/],
     ['boardId is a number', { boardId: 42 }, /boardId/],
-    ['boardId is blank', { boardId: '   ' }, /boardId/],
     ['userId is longer than 256 characters', { userId: 'u'.repeat(257) }, /userId/],
     ['email is invalid', { email: 'not-an-email' }, /email/],
-    ['email is longer than 254 characters', { email: `${'a'.repeat(64)}@${'b'.repeat(186)}.com` }, /email/],
-    ['firstName is longer than 256 characters', { firstName: 'x'.repeat(257) }, /firstName/],
-    ['plan is not a string', { plan: 3 }, /plan/],
     ['avatarUrl is a javascript: URL', { avatarUrl: 'javascript:alert(1)' }, /avatarUrl/],
-    ['avatarUrl is a data: URL', { avatarUrl: 'data:image/png;base64,AAAA' }, /avatarUrl/],
-    ['avatarUrl is a file: URL', { avatarUrl: 'file:///etc/passwd' }, /avatarUrl/],
-    ['avatarUrl is relative', { avatarUrl: '/ada.png' }, /avatarUrl/],
-    [
-      'avatarUrl is longer than 2048 characters',
-      { avatarUrl: `https://x.com/${'a'.repeat(2048)}` },
-      /avatarUrl/,
-    ],
     ['metadata is an array', { metadata: [1, 2] }, /metadata/],
-    ['metadata is a string', { metadata: 'x' }, /metadata/],
-    ['expiresInSeconds is 0', { expiresInSeconds: 0 }, /expiresInSeconds/],
-    ['expiresInSeconds is negative', { expiresInSeconds: -5 }, /expiresInSeconds/],
     ['expiresInSeconds is a fraction', { expiresInSeconds: 1.5 }, /expiresInSeconds/],
-    ['expiresInSeconds is a string', { expiresInSeconds: '60' }, /expiresInSeconds/],
     ['expiresInSeconds is too large', { expiresInSeconds: 1e12 }, /expiresInSeconds.*too large/],
     ['an unknown field is sent', { colour: 'blue' }, /colour/],
   ];
