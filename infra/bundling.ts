@@ -5,9 +5,8 @@ import { fileURLToPath } from 'node:url';
 import type { BuildOptions } from 'esbuild';
 import type { FunctionDefinition } from '#lib/definitions/routes';
 
-/** A module of lib/platform/ by absolute path: esbuild resolves an alias from its working directory. */
-const platformModule = (name: string) =>
-  join(dirname(fileURLToPath(import.meta.url)), '..', 'lib', 'platform', name);
+/** A module of infra/ by absolute path: esbuild resolves an alias from its working directory. */
+const infraModule = (name: string) => join(dirname(fileURLToPath(import.meta.url)), name);
 
 /**
  * How every function is bundled, in one place: the CDK stack passes these settings to NodejsFunction,
@@ -35,25 +34,14 @@ export const BUNDLING = {
    */
   banner: "import{createRequire as __cr}from'node:module';const require=__cr(import.meta.url);",
   /**
-   * Modules replaced in every Lambda bundle, and only there (the local runtime, the admin CLI and the
-   * tests run from source and keep the SDK's own). Each is code of the SDK's default runtime
-   * configuration that a Lambda function never runs; see docs/performance.md#credentials-from-the-environment.
-   * - The default credential provider chain (SSO, INI files, credential processes, web identity,
-   *   container and instance metadata, and the STS and SSO clients they need) becomes a provider that
-   *   reads the environment, where Lambda puts a function's credentials: a third of each bundle.
-   * - The endpoint-discovery settings, which no DynamoDB command reads, lose their unused LRU cache.
-   * - The event-stream codec, which only operations with an event-stream member load (DynamoDB has none),
-   *   goes, and `node:zlib` with it.
-   * - `node:process` becomes the global `process`: Node's module facade for it reads every lazy property.
-   * - `node:stream/web`, which @middy/core imports for its response streaming only, becomes an
-   *   `instanceof` test of the global `ReadableStream`: the module loads all of Web Streams at start.
+   * The one module replaced in every Lambda bundle, and only there (the local runtime, the admin CLI and
+   * the tests run from source with the SDK's own): the default credential provider chain (SSO, INI
+   * files, credential processes, web identity, container and instance metadata, and the STS and SSO
+   * clients they need) becomes a provider that reads the environment, where Lambda puts a function's
+   * credentials. It is over a third of each bundle; see docs/performance.md#credentials-from-the-environment.
    */
   alias: {
-    '@aws-sdk/credential-provider-node': platformModule('lambda-credentials.ts'),
-    '@aws-sdk/middleware-endpoint-discovery': platformModule('lambda-endpoint-discovery.ts'),
-    '@smithy/core/event-streams': platformModule('lambda-event-streams.ts'),
-    'node:process': platformModule('lambda-process.ts'),
-    'node:stream/web': platformModule('lambda-stream-web.ts'),
+    '@aws-sdk/credential-provider-node': infraModule('lambda-credentials.ts'),
   } as Record<string, string>,
 } as const;
 

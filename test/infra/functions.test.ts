@@ -314,14 +314,14 @@ describe('Lambda functions', () => {
     expect(code).toContain('EmbedSession.mount');
   });
 
-  // What goes into each bundle (no link of the default credential chain, the stand-ins of
-  // lib/platform/ in place of the modules they swap) is checked on esbuild's metafile in
+  // What goes into each bundle (no link of the default credential chain, the environment's provider of
+  // infra/lambda-credentials.ts in its place) is checked on esbuild's metafile in
   // test/integration/bundle.test.ts: the assets are byte-identical to those bundles (test above).
 
   it.each(NAMES)(
     'keeps SnapStart off for %s: its credential provider reads the environment once, at init',
     (name) => {
-      // lib/platform/lambda-credentials.ts reads AWS_ACCESS_KEY_ID and the rest once, at init, and keeps
+      // infra/lambda-credentials.ts reads AWS_ACCESS_KEY_ID and the rest once, at init, and keeps
       // them (Lambda gives them no expiry). A snapshot would carry those into every environment restored
       // from it, long after they expire, and a SnapStart function is handed its credentials through the
       // container credentials endpoint, a link of the SDK's chain the bundles no longer have. Turning

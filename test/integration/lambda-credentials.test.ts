@@ -8,8 +8,8 @@ import { SignatureV4 } from '@smithy/signature-v4';
 import { build } from 'esbuild';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { esbuildOptions, LAMBDA_SDK_ENVIRONMENT } from '#infra/bundling';
+import { MISSING_CREDENTIALS_MESSAGE } from '#infra/lambda-credentials';
 import { FUNCTIONS } from '#lib/definitions/routes';
-import { MISSING_CREDENTIALS_MESSAGE } from '#lib/platform/lambda-credentials';
 import { proxyEvent } from '#test/support/events';
 import { node24 } from '#test/support/node24';
 
@@ -247,7 +247,7 @@ describe('what the bundle carries', () => {
   it('carries no link of the default credential chain, where the same bundle without the swap carries them all', () => {
     expect(packagesIn(fullChainInputs)).toEqual(CHAIN_LINKS);
     expect(packagesIn(shippedInputs)).toEqual([]);
-    expect(shippedInputs).toContain('lib/platform/lambda-credentials.ts');
+    expect(shippedInputs).toContain('infra/lambda-credentials.ts');
     expect(
       shippedInputs.filter((path) => path.includes('node_modules/@aws-sdk/credential-provider-env/')),
     ).not.toEqual([]);
