@@ -6,15 +6,11 @@ import { idempotency, idempotencyReservationOf } from '#lib/http/middlewares/ide
 import { jsonBody } from '#lib/http/middlewares/json-body';
 import { jsonResponse } from '#lib/http/response';
 import { cryptoRandom } from '#lib/platform/system';
-import { lazyWebhookSecrets } from '#lib/signing/webhook-keys';
 import { createWebhook } from '#lib/use-cases/webhooks';
 import { parseCreateWebhookRequest } from '#lib/validation/create-webhook';
 import { createWebhookDeps } from './wiring';
 
-const { deps, config, idempotencyDeps } = createWebhookDeps(
-  environmentOf('createWebhook', process.env),
-  lazyWebhookSecrets,
-);
+const { deps, config, idempotencyDeps } = createWebhookDeps(environmentOf('createWebhook', process.env));
 
 /** A body far above any valid one (a 2,048-character URL, five types, a 256-character description). */
 const MAX_BODY_BYTES = 16 * 1024;

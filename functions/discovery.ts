@@ -6,10 +6,10 @@ import { apiBaseUrl } from '#lib/http/api-gateway';
 import { httpErrors } from '#lib/http/middlewares/http-errors';
 import { readDiscoveryConfig } from '#lib/platform/config';
 import { createLogger } from '#lib/platform/logger';
-import { lazySigningKeySet } from '#lib/signing/id-token-keys';
+import { signingKeySetOf } from './wiring';
 
 const config = readDiscoveryConfig(environmentOf('discovery', process.env));
-const keySet = lazySigningKeySet(config.keys);
+const keySet = signingKeySetOf(config.keys);
 const logger = createLogger({ function: 'discovery' });
 
 /** GET /.well-known/openid-configuration and GET /.well-known/jwks.json: public, cacheable, any origin. */

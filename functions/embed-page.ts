@@ -12,15 +12,14 @@ import { withRequestId } from '#lib/http/request-id';
 import { readEmbedPageConfig } from '#lib/platform/config';
 import { createLogger } from '#lib/platform/logger';
 import { cryptoRandom, systemClock } from '#lib/platform/system';
-import { lazyIdTokenPorts } from '#lib/signing/id-token-keys';
 import { boardAppUrlOf, handOff } from '#lib/use-cases/hand-off';
 import { openEmbedSession } from '#lib/use-cases/open-embed-session';
-import { openEmbedSessionDeps } from './wiring';
+import { idTokenPortsOf, openEmbedSessionDeps } from './wiring';
 
 const config = readEmbedPageConfig(environmentOf('embedPage', process.env));
 const deps = openEmbedSessionDeps(config);
 const logger = createLogger({ function: 'embed-page' });
-const idTokenPorts = lazyIdTokenPorts(config.idTokenKeys);
+const idTokenPorts = idTokenPortsOf(config.idTokenKeys);
 
 /**
  * GET /embed?token=…: the embedded board, or a styled error page (JSON when asked for). HEAD: the same

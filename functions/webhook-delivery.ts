@@ -1,16 +1,10 @@
 import { environmentOf } from '#lib/definitions/environment';
 import type { BatchResponse } from '#lib/events/stream';
 import { createLogger, describeError } from '#lib/platform/logger';
-import { lazyIdTokenPorts } from '#lib/signing/id-token-keys';
-import { lazyWebhookSecrets } from '#lib/signing/webhook-keys';
 import { handleDeliveryBatch, type SqsRecord } from '#lib/webhooks/sqs';
 import { webhookDeliveryDeps } from './wiring';
 
-const deps = webhookDeliveryDeps(
-  environmentOf('webhookDelivery', process.env),
-  lazyWebhookSecrets,
-  lazyIdTokenPorts,
-);
+const deps = webhookDeliveryDeps(environmentOf('webhookDelivery', process.env));
 const logger = createLogger({ function: 'webhook-delivery' });
 
 /**

@@ -1,13 +1,17 @@
 /**
  * The composition root of the handlers: their use cases' ports, wired to the DynamoDB adapters of the
- * tables named in the environment, on one document client per function (and, for listing and revoke-all, the
- * shard queries' client beside it), once per cold start. A handler builds no adapter itself (a test checks it),
- * and passes only its own environment (`environmentOf` in lib/definitions/environment.ts): the variables its
+ * tables named in the environment, on one document client per function, once per cold start; and the
+ * keys that sign, made when first used. A handler builds no adapter itself (a test checks it), and passes
+ * only its own environment (`environmentOf` in lib/definitions/environment.ts): the variables its
  * definition gives it, which are the ones its stack sets.
  */
+
+import { APIGatewayClient } from '@aws-sdk/client-api-gateway';
+import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
+import type { KMSClient } from '@aws-sdk/client-kms';
+import { SQSClient } from '@aws-sdk/client-sqs';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { apiGatewayCall, UsagePlanKeys } from '#lib/aws/api-gateway-keys';
-import { awsJsonCall, EVENTBRIDGE, SQS } from '#lib/aws/json-protocol';
+import { UsagePlanKeys } from '#lib/aws/api-gateway-keys';
 import type { TableKey } from '#lib/definitions/tables';
 import { PUBLIC_DESTINATIONS } from '#lib/domain/destinations';
 import type { EventSink } from '#lib/domain/events';
@@ -17,20 +21,23 @@ import type {
   IdTokenSigner,
   PairwiseSubjects,
   RandomSource,
+  SigningKeySet,
+  WebhookSecrets,
 } from '#lib/domain/ports';
 import { DynamoApiKeyRepository } from '#lib/dynamodb/api-keys';
 import { DynamoBoardRepository } from '#lib/dynamodb/boards';
-import { createDocumentClient, createDynamoClients } from '#lib/dynamodb/client';
+import { createDocumentClient } from '#lib/dynamodb/client';
 import { DynamoCoveredSessions } from '#lib/dynamodb/covered-sessions';
 import { DynamoEventStore } from '#lib/dynamodb/events';
 import { DynamoIdempotencyRepository } from '#lib/dynamodb/idempotency';
 import { DynamoMembershipRepository } from '#lib/dynamodb/memberships';
-import { DynamoEmbedSessionStore, DynamoSessionRepository } from '#lib/dynamodb/sessions';
+import { DynamoSessionRepository } from '#lib/dynamodb/sessions';
 import { DynamoWebhookRepository } from '#lib/dynamodb/webhooks';
 import { EventBusSink } from '#lib/events/event-bus';
 import type { ProcessorDeps, SweepDeps } from '#lib/events/process';
 import { BackChannelLogoutSink, type LogoutDeps } from '#lib/logout/backchannel';
 import { queuedFanOutStarts } from '#lib/logout/fan-out';
+import { awsClientSettings, withCallPolicy } from '#lib/platform/aws-clients';
 import {
   type AuthorizerConfig,
   type CreateSessionConfig,
@@ -38,14 +45,18 @@ import {
   type EmbedPageConfig,
   type EventPipelineConfig,
   type IdTokenKeysConfig,
+  type PublishedKeysConfig,
   readCreateWebhookConfig,
   readEventPipelineConfig,
   readProvisioningConfig,
   readStorageConfig,
+  type WebhookSecretsConfig,
 } from '#lib/platform/config';
 import { createLogger } from '#lib/platform/logger';
 import { createMetrics } from '#lib/platform/metrics';
 import { cryptoRandom, systemClock } from '#lib/platform/system';
+import { LocalIdTokenKeys } from '#lib/signing/local-keys';
+import { onFirstUse } from '#lib/signing/on-first-use';
 import { RECORD_ONLY_THROTTLING } from '#lib/use-cases/admin';
 import { type AuthorizeApiKeyDeps, lastUseIntervalSeconds } from '#lib/use-cases/authorize-api-key';
 import type { CreateSessionDeps } from '#lib/use-cases/create-session';
@@ -54,7 +65,7 @@ import type { ManageSessionDeps } from '#lib/use-cases/manage-session';
 import type { OpenEmbedSessionDeps } from '#lib/use-cases/open-embed-session';
 import type { RevokeUserSessionsDeps } from '#lib/use-cases/revoke-user-sessions';
 import type { WebhookDeps } from '#lib/use-cases/webhooks';
-import { AWS_RETRY_SECONDS, type DeliveryDeps, WebhookSink } from '#lib/webhooks/delivery';
+import { AWS_RETRY_SECONDS, WebhookSink } from '#lib/webhooks/delivery';
 import { destinationPost } from '#lib/webhooks/destination-post';
 import { type DeliveryQueueDeps, SqsDeliveryScheduler } from '#lib/webhooks/sqs';
 
@@ -74,11 +85,9 @@ export function manageSessionDeps(env: Env): ManageSessionDeps {
 /** Ports of listing and revoking a user's or a board's sessions. */
 export function sessionScopeDeps(env: Env): ListSessionsDeps & RevokeUserSessionsDeps {
   const { tables, dynamo } = readStorageConfig(env, ['sessions', 'boards', 'memberships']);
-  // Every request reads a scope's 16 write shards at once: they go through a client that resolves its
-  // middleware once (lib/dynamodb/client.ts).
-  const { db, shardQueries } = createDynamoClients(dynamo);
+  const db = createDocumentClient(dynamo);
   return {
-    sessions: new DynamoSessionRepository(db, tables.sessions, shardQueries),
+    sessions: new DynamoSessionRepository(db, tables.sessions),
     boards: new DynamoBoardRepository(db, tables.boards),
     memberships: new DynamoMembershipRepository(db, tables.memberships),
     clock: systemClock,
@@ -100,7 +109,10 @@ export function provisioningDeps(env: Env) {
     sessions: new DynamoSessionRepository(db, config.tables.sessions),
     throttling:
       config.usagePlanName !== undefined
-        ? new UsagePlanKeys(apiGatewayCall({ region: config.dynamo.region }), config.usagePlanName)
+        ? new UsagePlanKeys(
+            withCallPolicy(new APIGatewayClient(awsClientSettings({ region: config.dynamo.region }))),
+            config.usagePlanName,
+          )
         : RECORD_ONLY_THROTTLING,
     // http://127.0.0.1 and http://localhost applications only off AWS, as the admin CLI allows them.
     appUrlRule: { allowLoopbackHttp: config.dynamo.endpoint !== undefined },
@@ -149,7 +161,7 @@ export function openEmbedSessionDeps(
 ): OpenEmbedSessionDeps {
   const db = createDocumentClient(config.dynamo);
   return {
-    sessions: new DynamoEmbedSessionStore(db, config.tables.sessions),
+    sessions: new DynamoSessionRepository(db, config.tables.sessions),
     boards: new DynamoBoardRepository(db, config.tables.boards),
     clock: systemClock,
     random: cryptoRandom,
@@ -165,9 +177,69 @@ export function authorizerDeps(config: AuthorizerConfig): AuthorizeApiKeyDeps {
   };
 }
 
-/** The bus and queue callers of the event pipeline, signed with the function's credentials. */
-function pipelineCallers(region: string) {
-  return { events: awsJsonCall(EVENTBRIDGE, { region }), sqs: awsJsonCall(SQS, { region }) };
+/** The event pipeline's delivery queue, with the limits of every AWS call. */
+function sqsClient(region: string): SQSClient {
+  return withCallPolicy(new SQSClient(awsClientSettings({ region })));
+}
+
+/** The stack's event bus, with the limits of every AWS call. */
+function eventBridgeClient(region: string): EventBridgeClient {
+  return withCallPolicy(new EventBridgeClient(awsClientSettings({ region })));
+}
+
+/** A KMS client, imported when first needed: only handing off, publishing keys and webhook secrets use KMS. */
+async function kmsClientOf(region: string): Promise<KMSClient> {
+  const { kmsClient } = await import('#lib/signing/kms-client');
+  return kmsClient(region);
+}
+
+/**
+ * The ID token signer and pairwise subjects of the configured keys, made on first use: only a hand-off or
+ * a logout needs them, so the embed page of a board without an application never loads KMS's client.
+ * Throws when no keys are configured.
+ */
+export function idTokenPortsOf(
+  config: IdTokenKeysConfig | undefined,
+): () => Promise<IdTokenSigner & PairwiseSubjects> {
+  return onFirstUse(async () => {
+    if (!config) {
+      throw new Error(
+        'No ID token keys are configured (ID_TOKEN_SIGNING_KEY and ID_TOKEN_SUBJECT_KEY, or ID_TOKEN_KEY_FILE), ' +
+          'yet a board names an application',
+      );
+    }
+    if (config.kind === 'file') return new LocalIdTokenKeys(config.path);
+    const { KmsIdTokenSigner } = await import('#lib/signing/kms');
+    return new KmsIdTokenSigner(await kmsClientOf(config.region), config.signingKeyArn, config.subjectKeyArn);
+  });
+}
+
+/** The published key set of the configured keys, made on first use. Throws when none are configured. */
+export function signingKeySetOf(config: PublishedKeysConfig | undefined): () => Promise<SigningKeySet> {
+  return onFirstUse(async () => {
+    if (!config) {
+      throw new Error('No ID token keys are configured (ID_TOKEN_PUBLISHED_KEYS, or ID_TOKEN_KEY_FILE)');
+    }
+    if (config.kind === 'file') return new LocalIdTokenKeys(config.path);
+    const { KmsSigningKeySet } = await import('#lib/signing/kms-key-set');
+    return new KmsSigningKeySet(await kmsClientOf(config.region), config.keyArns);
+  });
+}
+
+/**
+ * The webhook secrets of the configured master, made on first use: only creating an endpoint and
+ * delivering need them.
+ */
+export function webhookSecretsOf(config: WebhookSecretsConfig | undefined): WebhookSecrets {
+  const load = onFirstUse(async (): Promise<WebhookSecrets> => {
+    if (!config) {
+      throw new Error('No webhook secret key is configured (WEBHOOK_SECRET_KEY, or WEBHOOK_MASTER_KEY_FILE)');
+    }
+    const { KmsWebhookSecrets, LocalWebhookSecrets } = await import('#lib/signing/webhook-secrets');
+    if (config.kind === 'file') return new LocalWebhookSecrets(config.path);
+    return new KmsWebhookSecrets(await kmsClientOf(config.region), config.keyArn);
+  });
+  return { secretOf: async (endpointId) => (await load()).secretOf(endpointId) };
 }
 
 /**
@@ -178,10 +250,13 @@ function pipelineSinks(
   config: EventPipelineConfig<'webhooks' | 'boards'>,
   db: DynamoDBDocumentClient,
 ): EventSink[] {
-  const callers = pipelineCallers(config.dynamo.region);
-  const scheduler = new SqsDeliveryScheduler(callers.sqs, config.deliveryQueueUrl, systemClock);
+  const scheduler = new SqsDeliveryScheduler(
+    sqsClient(config.dynamo.region),
+    config.deliveryQueueUrl,
+    systemClock,
+  );
   return [
-    new EventBusSink(callers.events, config.eventBusName ?? ''),
+    new EventBusSink(eventBridgeClient(config.dynamo.region), config.eventBusName ?? ''),
     new WebhookSink({ webhooks: new DynamoWebhookRepository(db, config.tables.webhooks), scheduler }),
     new BackChannelLogoutSink({
       boards: new DynamoBoardRepository(db, config.tables.boards),
@@ -200,7 +275,7 @@ export function sessionStreamDeps(env: Env): ProcessorDeps {
   const config = readEventPipelineConfig(env, ['events', 'webhooks', 'boards'], { eventBus: true });
   const db = createDocumentClient(config.dynamo);
   const queue = new SqsDeliveryScheduler(
-    pipelineCallers(config.dynamo.region).sqs,
+    sqsClient(config.dynamo.region),
     config.deliveryQueueUrl,
     systemClock,
   );
@@ -229,29 +304,26 @@ export function expirySweepDeps(env: Env): SweepDeps {
 /**
  * Ports of the delivery queue's worker, on the AWS retry schedule: webhook delivery, back-channel logout
  * (each attempt signs its logout token in KMS), and the steps of a revoke-all's logout fan-out (which
- * read the sessions table). The handler passes how secrets and ID token keys
- * are made (`lazyWebhookSecrets`, `lazyIdTokenPorts`), as for the webhook routes and the embed page:
- * imported here, their KMS client would land in every bundle.
+ * read the sessions table).
  */
-export function webhookDeliveryDeps(
-  env: Env,
-  secretsOf: (config: EventPipelineConfig<TableKey>['secrets']) => DeliveryDeps['secrets'],
-  tokensOf: (config: IdTokenKeysConfig | undefined) => () => Promise<IdTokenSigner & PairwiseSubjects>,
-): DeliveryQueueDeps {
+export function webhookDeliveryDeps(env: Env): DeliveryQueueDeps {
   const config = readEventPipelineConfig(env, ['webhooks', 'boards', 'sessions'], {
     eventBus: false,
     signs: true,
   });
   const db = createDocumentClient(config.dynamo);
-  const { sqs } = pipelineCallers(config.dynamo.region);
-  const scheduler = new SqsDeliveryScheduler(sqs, config.deliveryQueueUrl, systemClock);
+  const scheduler = new SqsDeliveryScheduler(
+    sqsClient(config.dynamo.region),
+    config.deliveryQueueUrl,
+    systemClock,
+  );
   const metrics = createMetrics({ service: 'webhook-delivery' });
   const boards = new DynamoBoardRepository(db, config.tables.boards);
   // Public internet hosts only, checked at each attempt after resolving, connecting to what was checked.
   const post = destinationPost(PUBLIC_DESTINATIONS);
   const logouts: LogoutDeps = {
     boards,
-    tokens: tokensOf(config.logout.idTokenKeys),
+    tokens: idTokenPortsOf(config.logout.idTokenKeys),
     issuer: config.logout.issuer ?? '',
     stageAppUrl: config.logout.boardAppUrl,
     appUrlRule: config.logout.appUrlRule,
@@ -265,7 +337,7 @@ export function webhookDeliveryDeps(
   };
   return {
     webhooks: new DynamoWebhookRepository(db, config.tables.webhooks),
-    secrets: secretsOf(config.secrets),
+    secrets: webhookSecretsOf(config.secrets),
     scheduler,
     post,
     clock: systemClock,
@@ -295,13 +367,9 @@ export function webhookEndpointDeps(env: Env): Pick<WebhookDeps, 'webhooks' | 'c
 
 /**
  * Ports of creating a webhook endpoint, its configuration, and the Idempotency-Key middleware's ports, on
- * one document client. The handler passes how secrets are made (`lazyWebhookSecrets`): imported here, its
- * KMS client would land in every bundle.
+ * one document client.
  */
-export function createWebhookDeps(
-  env: Env,
-  secretsOf: (config: CreateWebhookConfig['secrets']) => WebhookDeps['secrets'],
-): {
+export function createWebhookDeps(env: Env): {
   deps: WebhookDeps;
   config: CreateWebhookConfig;
   idempotencyDeps: IdempotencyDeps;
@@ -312,7 +380,7 @@ export function createWebhookDeps(
     config,
     deps: {
       webhooks: new DynamoWebhookRepository(db, config.tables.webhooks),
-      secrets: secretsOf(config.secrets),
+      secrets: webhookSecretsOf(config.secrets),
       clock: systemClock,
       random: cryptoRandom,
     },

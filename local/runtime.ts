@@ -3,6 +3,7 @@ import { once } from 'node:events';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
+import { idTokenPortsOf, webhookSecretsOf } from '#functions/wiring';
 import { gatewaySecurityHeaders } from '#lib/definitions/gateway-responses';
 import { FUNCTIONS, type FunctionName } from '#lib/definitions/routes';
 import { LOCAL_TABLE_NAMES, TABLE_KEYS, TABLES } from '#lib/definitions/tables';
@@ -25,8 +26,6 @@ import {
   readWebhookSecrets,
 } from '#lib/platform/config';
 import { createLogger, type Logger } from '#lib/platform/logger';
-import { lazyIdTokenPorts } from '#lib/signing/id-token-keys';
-import { lazyWebhookSecrets } from '#lib/signing/webhook-keys';
 import { localWebhookDelivery } from '#lib/webhooks/local';
 import { clientErrorResponder } from './client-errors';
 import { ensureTables, reachableHost, startEmbeddedDynamo } from './dynamodb';
@@ -199,7 +198,7 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
 
     const webhooks = localWebhookDelivery({
       webhooks: new DynamoWebhookRepository(client, LOCAL_TABLE_NAMES.webhooks),
-      secrets: lazyWebhookSecrets(webhookSecrets),
+      secrets: webhookSecretsOf(webhookSecrets),
       retrySeconds,
       logger: logger.child({ component: 'webhook-delivery' }),
       destinations,
@@ -210,7 +209,7 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
       boards: new DynamoBoardRepository(client, LOCAL_TABLE_NAMES.boards),
       // What a revoke-all's logouts read: the cut-offs and the sessions they cover.
       sessions: new DynamoCoveredSessions(client, LOCAL_TABLE_NAMES.sessions),
-      tokens: lazyIdTokenPorts(idTokenKeys),
+      tokens: idTokenPortsOf(idTokenKeys),
       issuer: process.env.PUBLIC_BASE_URL,
       stageAppUrl,
       appUrlRule,

@@ -5,10 +5,29 @@
  * the standard SDK signer and the same signed headers and date; an unsigned request is refused as API
  * Gateway refuses it, a signature that does not verify or a date more than 15 minutes off with 403.
  */
-import { createHash, timingSafeEqual } from 'node:crypto';
+import { createHash, createHmac, type Hash, type Hmac, timingSafeEqual } from 'node:crypto';
 import { SignatureV4 } from '@smithy/signature-v4';
-import { Sha256 } from '#lib/aws/json-protocol';
 import type { GatewayResponseType } from '#lib/definitions/gateway-responses';
+
+/** SHA-256, or HMAC-SHA-256 with a secret, in the shape the SigV4 signer asks for. */
+export class Sha256 {
+  readonly #hash: Hash | Hmac;
+  constructor(secret?: string | ArrayBuffer | ArrayBufferView) {
+    this.#hash = secret === undefined ? createHash('sha256') : createHmac('sha256', bytesOf(secret));
+  }
+  update(data: string | ArrayBuffer | ArrayBufferView): void {
+    this.#hash.update(bytesOf(data));
+  }
+  async digest(): Promise<Uint8Array> {
+    return this.#hash.digest();
+  }
+}
+
+function bytesOf(data: string | ArrayBuffer | ArrayBufferView): Buffer {
+  if (typeof data === 'string') return Buffer.from(data, 'utf8');
+  if (ArrayBuffer.isView(data)) return Buffer.from(data.buffer, data.byteOffset, data.byteLength);
+  return Buffer.from(data);
+}
 
 /** A credential the local gateway accepts, and the principal it stands for. */
 export interface LocalIamCredential {

@@ -2,7 +2,6 @@ import { createHash } from 'node:crypto';
 import {
   type AttributeValue,
   type QueryCommandInput,
-  type QueryCommandOutput,
   QueryCommand as WireQueryCommand,
 } from '@aws-sdk/client-dynamodb';
 import {
@@ -64,10 +63,14 @@ export const STATE_PAGE_SIZE = 2_000;
 const BINDABLE = `${NOT_REVOKED} AND bindToBrowser = :yes AND attribute_not_exists(bindingHash)`;
 
 /**
- * What the embed page does with sessions, apart from the rest: its function bundles only this class (a
- * class's methods cannot be tree-shaken), which keeps the page's bundle and cold start small.
+ * Sessions in DynamoDB, keyed by `id`, found by token through the token-hash index and listed through
+ * the scope indexes (lib/definitions/tables.ts).
+ *
+ * `metadata` is stored as its JSON text rather than as a native map: the SDK's marshaller silently drops a
+ * `__proto__` key and throws on a `constructor` key holding an object, and the customer's data must come
+ * back exactly as it was sent. JSON.parse on the way out defines such keys as plain own properties.
  */
-export class DynamoEmbedSessionStore extends DynamoTable implements EmbedSessionStore {
+export class DynamoSessionRepository extends DynamoTable implements SessionRepository {
   async lookupToken(tokenHash: string): Promise<TokenMatch | undefined> {
     const { Items } = await dynamoCall(() =>
       this.db.send(
@@ -162,29 +165,6 @@ export class DynamoEmbedSessionStore extends DynamoTable implements EmbedSession
         ExpressionAttributeValues: values,
       }),
     );
-  }
-}
-
-/**
- * Sessions in DynamoDB, keyed by `id`, found by token through the token-hash index and listed through
- * the scope indexes (lib/definitions/tables.ts).
- *
- * `metadata` is stored as its JSON text rather than as a native map: the SDK's marshaller silently drops a
- * `__proto__` key and throws on a `constructor` key holding an object, and the customer's data must come
- * back exactly as it was sent. JSON.parse on the way out defines such keys as plain own properties.
- */
-export class DynamoSessionRepository extends DynamoEmbedSessionStore implements SessionRepository {
-  /**
-   * `shardQueries` sends the queries of a scope's write shards, in DynamoDB's own form: the client of
-   * `createDynamoClients` (lib/dynamodb/client.ts) where a function reads scopes on every request, the
-   * document client otherwise.
-   */
-  constructor(
-    db: DynamoDBDocumentClient,
-    tableName: string,
-    private readonly shardQueries: ShardQuerySender = db,
-  ) {
-    super(db, tableName);
   }
 
   async create(session: StoredSession): Promise<StoredSession> {
@@ -296,7 +276,7 @@ export class DynamoSessionRepository extends DynamoEmbedSessionStore implements 
         let start: Record<string, AttributeValue> | undefined;
         do {
           const page = await dynamoCall(() =>
-            this.shardQueries.send(
+            this.db.send(
               new WireQueryCommand({
                 ...input,
                 ...(start !== undefined ? { ExclusiveStartKey: start } : {}),
@@ -340,7 +320,7 @@ export class DynamoSessionRepository extends DynamoEmbedSessionStore implements 
         // A user's sessions narrowed to one board: the index holds boardId, so the filter costs no extra read.
         if (boardFilter !== undefined) values[':board'] = boardFilter;
         const { Items, LastEvaluatedKey } = await dynamoCall(() =>
-          this.shardQueries.send(
+          this.db.send(
             new WireQueryCommand({
               TableName: this.tableName,
               IndexName: SESSION_SCOPE_INDEXES[scope.by],
@@ -496,11 +476,6 @@ function subjectOf(scope: SessionScope): Partial<Record<(typeof SUBJECT_ATTRIBUT
     case 'creatorBoard':
       return { createdByUserId: scope.creatorUserId, boardId: scope.boardId };
   }
-}
-
-/** What sends a scope's shard queries, in DynamoDB's own form. */
-export interface ShardQuerySender {
-  send(command: WireQueryCommand): Promise<QueryCommandOutput>;
 }
 
 /** String values in DynamoDB's own form, for a command sent without the document client's marshalling. */
@@ -742,7 +717,7 @@ function noticeOf(value: unknown): { notice: CutoffNotice } | undefined {
 
 /**
  * The cut-off entries an item of the table holds, with their notices; none when it is not a cut-off record.
- * Only the change feed reads notices: the page's reads (entriesOf) leave their parsing out of its bundle.
+ * The change feed reads the notices too; the page's reads need only the entries (entriesOf).
  */
 export function cutoffEntriesOf(item: Item): CutoffEntry[] {
   if (typeof item.id !== 'string' || !item.id.startsWith(CUTOFF_ID_PREFIX)) return [];

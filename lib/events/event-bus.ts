@@ -3,8 +3,7 @@
  * with rules. Source `embed-sessions`, detail-type the event's type, detail the event as a webhook
  * receives it plus what routes it (the owner, the board).
  */
-
-import type { AwsJsonCall } from '#lib/aws/json-protocol';
+import { type EventBridgeClient, PutEventsCommand } from '@aws-sdk/client-eventbridge';
 import type { EventSink, RoutedEvent } from '#lib/domain/events';
 
 /** The `source` of every event the service puts on its bus. */
@@ -22,7 +21,8 @@ export interface PutEventsEntry {
   EventBusName: string;
   Source: string;
   DetailType: string;
-  Time: number;
+  /** When the event occurred, to the second (EventBridge keeps no finer time). */
+  Time: Date;
   Detail: string;
 }
 
@@ -32,7 +32,7 @@ export function putEventsEntry(busName: string, routed: RoutedEvent): PutEventsE
     EventBusName: busName,
     Source: EVENT_BUS_SOURCE,
     DetailType: routed.event.type,
-    Time: Math.floor(Date.parse(routed.event.occurredAt) / 1000),
+    Time: new Date(Math.floor(Date.parse(routed.event.occurredAt) / 1000) * 1000),
     Detail: JSON.stringify({
       ...routed.event,
       ownerUserId: routed.ownerUserId,
@@ -106,7 +106,7 @@ export class EventBusError extends Error {
 
 export class EventBusSink implements EventSink {
   constructor(
-    private readonly call: AwsJsonCall,
+    private readonly eventBridge: EventBridgeClient,
     private readonly busName: string,
   ) {}
 
@@ -116,10 +116,12 @@ export class EventBusSink implements EventSink {
       eventId: routed.event.id,
     }));
     for (const batch of putEventsBatches(entries)) {
-      const out = await this.call('PutEvents', {
-        Entries: batch.map(({ eventId: _, ...entry }) => entry),
-      });
-      const answered = (out.Entries as Array<{ ErrorCode?: string; EventId?: string }> | undefined) ?? [];
+      const out = await this.eventBridge.send(
+        new PutEventsCommand({
+          Entries: batch.map(({ eventId: _, ...entry }) => entry),
+        }),
+      );
+      const answered = out.Entries ?? [];
       const failures = batch.flatMap(({ eventId }, index) => {
         const entry = answered[index];
         return entry?.EventId && !entry.ErrorCode ? [] : [{ eventId, code: entry?.ErrorCode ?? 'NoEntry' }];

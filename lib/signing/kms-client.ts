@@ -1,14 +1,29 @@
-/**
- * The KMS client, behind a dynamic `import()` with the one adapter a function needs (`./kms` to sign,
- * `./kms-key-set` to publish): a cold start that never hands off never evaluates any of it. Each adapter
- * has its own module because esbuild keeps every export of a dynamically imported module.
- */
-import { KmsJsonClient } from './kms-json';
+import { KMSClient } from '@aws-sdk/client-kms';
+import { DependencyUnavailableError } from '#lib/domain/errors';
+import {
+  type AwsCallLimits,
+  awsClientSettings,
+  isTransientAwsError,
+  withCallPolicy,
+} from '#lib/platform/aws-clients';
 
-/** A KMS client with KMS_LIMITS; `endpoint` only for tests (moto_server, with test credentials). */
-export function kmsClient(region: string, endpoint?: string): KmsJsonClient {
-  return new KmsJsonClient({
-    region,
-    ...(endpoint ? { endpoint, credentials: { accessKeyId: 'test', secretAccessKey: 'test' } } : {}),
-  });
+/**
+ * A KMS client with the limits of every AWS call (lib/platform/aws-clients.ts). KMS unreachable, failing
+ * or throttling once its attempts ran out is an outage the caller may retry (a 503), never a bug of ours;
+ * a refusal (an unknown key, say) stays the error it is. `endpoint` and `limits` only for tests.
+ */
+export function kmsClient(region: string, endpoint?: string, limits?: AwsCallLimits): KMSClient {
+  const client = withCallPolicy(new KMSClient(awsClientSettings({ region, endpoint }, limits)), limits);
+  client.middlewareStack.add(
+    (next) => async (args) => {
+      try {
+        return await next(args);
+      } catch (error) {
+        if (isTransientAwsError(error)) throw new DependencyUnavailableError({ cause: error });
+        throw error;
+      }
+    },
+    { step: 'initialize', name: 'kmsOutageIsUnavailable' },
+  );
+  return client;
 }

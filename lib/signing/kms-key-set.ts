@@ -1,8 +1,8 @@
 import { createPublicKey } from 'node:crypto';
+import { GetPublicKeyCommand, type KMSClient } from '@aws-sdk/client-kms';
 import { ID_TOKEN_ALG, type PublicSigningJwk } from '#lib/domain/id-token';
 import type { SigningKeySet } from '#lib/domain/ports';
 import { kmsKeyId } from './kms';
-import type { KmsApi } from './kms-json';
 
 /**
  * The JWKS of KMS keys: each key's public half (GetPublicKey, DER SubjectPublicKeyInfo) as a JWK under
@@ -12,7 +12,7 @@ export class KmsSigningKeySet implements SigningKeySet {
   readonly #cache = new Map<string, Promise<PublicSigningJwk>>();
 
   constructor(
-    private readonly kms: KmsApi,
+    private readonly kms: KMSClient,
     private readonly keyArns: readonly string[],
   ) {}
 
@@ -31,7 +31,7 @@ export class KmsSigningKeySet implements SigningKeySet {
   }
 
   async #fetch(keyArn: string): Promise<PublicSigningJwk> {
-    const { PublicKey } = await this.kms.getPublicKey({ KeyId: keyArn });
+    const { PublicKey } = await this.kms.send(new GetPublicKeyCommand({ KeyId: keyArn }));
     if (!PublicKey) throw new Error('KMS answered GetPublicKey without a key');
     const { crv, x, y } = createPublicKey({
       key: Buffer.from(PublicKey),

@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
+import { GenerateMacCommand, type KMSClient, SignCommand } from '@aws-sdk/client-kms';
 import { compactJwt, jwtSigningInput, type SignedTokenClaims } from '#lib/domain/id-token';
 import type { IdTokenSigner, PairwiseSubjects } from '#lib/domain/ports';
 import type { Tenant } from '#lib/domain/tenant';
-import type { KmsApi } from './kms-json';
 import { tenantIdMessage, tenantSubjectMessage } from './subject';
 
 /** KMS signs a message of up to 4,096 bytes as is; a longer one is signed by its SHA-256 digest. */
@@ -19,7 +19,7 @@ export function kmsKeyId(keyArn: string): string {
  */
 export class KmsIdTokenSigner implements IdTokenSigner, PairwiseSubjects {
   constructor(
-    private readonly kms: KmsApi,
+    private readonly kms: KMSClient,
     private readonly signingKeyArn: string,
     private readonly subjectKeyArn: string,
   ) {}
@@ -28,12 +28,14 @@ export class KmsIdTokenSigner implements IdTokenSigner, PairwiseSubjects {
     const input = jwtSigningInput(kmsKeyId(this.signingKeyArn), claims);
     const bytes = Buffer.from(input, 'utf8');
     const raw = bytes.length <= KMS_RAW_MESSAGE_MAX_BYTES;
-    const { Signature } = await this.kms.sign({
-      KeyId: this.signingKeyArn,
-      SigningAlgorithm: 'ECDSA_SHA_256',
-      MessageType: raw ? 'RAW' : 'DIGEST',
-      Message: raw ? bytes : createHash('sha256').update(bytes).digest(),
-    });
+    const { Signature } = await this.kms.send(
+      new SignCommand({
+        KeyId: this.signingKeyArn,
+        SigningAlgorithm: 'ECDSA_SHA_256',
+        MessageType: raw ? 'RAW' : 'DIGEST',
+        Message: raw ? bytes : createHash('sha256').update(bytes).digest(),
+      }),
+    );
     if (!Signature) throw new Error('KMS answered Sign without a signature');
     return compactJwt(input, derToJoseSignature(Signature));
   }
@@ -47,11 +49,9 @@ export class KmsIdTokenSigner implements IdTokenSigner, PairwiseSubjects {
   }
 
   private async mac(message: Buffer): Promise<string> {
-    const { Mac } = await this.kms.generateMac({
-      KeyId: this.subjectKeyArn,
-      MacAlgorithm: 'HMAC_SHA_256',
-      Message: message,
-    });
+    const { Mac } = await this.kms.send(
+      new GenerateMacCommand({ KeyId: this.subjectKeyArn, MacAlgorithm: 'HMAC_SHA_256', Message: message }),
+    );
     if (!Mac) throw new Error('KMS answered GenerateMac without a MAC');
     return Buffer.from(Mac).toString('base64url');
   }

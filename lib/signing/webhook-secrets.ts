@@ -6,9 +6,9 @@
 import { createHmac, randomBytes } from 'node:crypto';
 import { chmod, mkdir, open, readFile, stat } from 'node:fs/promises';
 import { dirname } from 'node:path';
+import { GenerateMacCommand, type KMSClient } from '@aws-sdk/client-kms';
 import type { WebhookSecrets } from '#lib/domain/ports';
 import { formatWebhookSecret, webhookSecretMessage } from '#lib/domain/webhook';
-import type { KmsApi } from './kms-json';
 
 const MASTER_FILE_MODE = 0o600;
 
@@ -49,16 +49,18 @@ export class LocalWebhookSecrets implements WebhookSecrets {
 /** Secrets from a KMS HMAC_256 key: the master never leaves KMS. */
 export class KmsWebhookSecrets implements WebhookSecrets {
   constructor(
-    private readonly kms: Pick<KmsApi, 'generateMac'>,
+    private readonly kms: KMSClient,
     private readonly keyArn: string,
   ) {}
 
   async secretOf(endpointId: string): Promise<string> {
-    const { Mac } = await this.kms.generateMac({
-      KeyId: this.keyArn,
-      MacAlgorithm: 'HMAC_SHA_256',
-      Message: webhookSecretMessage(endpointId),
-    });
+    const { Mac } = await this.kms.send(
+      new GenerateMacCommand({
+        KeyId: this.keyArn,
+        MacAlgorithm: 'HMAC_SHA_256',
+        Message: webhookSecretMessage(endpointId),
+      }),
+    );
     if (!Mac) throw new Error('KMS answered GenerateMac without a MAC');
     return formatWebhookSecret(Mac);
   }

@@ -6,7 +6,7 @@
  * remaining delay (at most 15 minutes), without an attempt. The schedule (AWS_RETRY_SECONDS) spans about
  * 37 hours.
  */
-import type { AwsJsonCall } from '#lib/aws/json-protocol';
+import { SendMessageBatchCommand, SendMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import type { Clock } from '#lib/domain/ports';
 import type { BatchResponse } from '#lib/events/stream';
 import {
@@ -64,7 +64,7 @@ export class SqsDeliveryScheduler implements DeliveryScheduler, FanOutQueue {
   };
 
   constructor(
-    private readonly call: AwsJsonCall,
+    private readonly sqs: SQSClient,
     private readonly queueUrl: string,
     private readonly clock: Clock,
   ) {}
@@ -91,15 +91,17 @@ export class SqsDeliveryScheduler implements DeliveryScheduler, FanOutQueue {
   async send(works: readonly DelayedWork[]): Promise<void> {
     for (let start = 0; start < works.length; start += SQS_BATCH_MAX) {
       const batch = works.slice(start, start + SQS_BATCH_MAX);
-      const answer = await this.call('SendMessageBatch', {
-        QueueUrl: this.queueUrl,
-        Entries: batch.map(({ work, delaySeconds }, i) => ({
-          Id: String(i),
-          MessageBody: JSON.stringify(work),
-          DelaySeconds: Math.min(Math.max(0, Math.ceil(delaySeconds)), SQS_MAX_DELAY_SECONDS),
-        })),
-      });
-      const failed = Array.isArray(answer.Failed) ? answer.Failed.length : 0;
+      const answer = await this.sqs.send(
+        new SendMessageBatchCommand({
+          QueueUrl: this.queueUrl,
+          Entries: batch.map(({ work, delaySeconds }, i) => ({
+            Id: String(i),
+            MessageBody: JSON.stringify(work),
+            DelaySeconds: Math.min(Math.max(0, Math.ceil(delaySeconds)), SQS_MAX_DELAY_SECONDS),
+          })),
+        }),
+      );
+      const failed = answer.Failed?.length ?? 0;
       if (failed > 0) throw new Error(`SQS refused ${failed} of ${batch.length} messages of a batch`);
     }
   }
@@ -110,11 +112,13 @@ export class SqsDeliveryScheduler implements DeliveryScheduler, FanOutQueue {
   }
 
   private async sendOne(message: DeliveryMessage, delaySeconds: number): Promise<void> {
-    await this.call('SendMessage', {
-      QueueUrl: this.queueUrl,
-      MessageBody: JSON.stringify(message),
-      DelaySeconds: delaySeconds,
-    });
+    await this.sqs.send(
+      new SendMessageCommand({
+        QueueUrl: this.queueUrl,
+        MessageBody: JSON.stringify(message),
+        DelaySeconds: delaySeconds,
+      }),
+    );
   }
 }
 

@@ -1,10 +1,10 @@
 import { CreateKeyCommand, KMSClient } from '@aws-sdk/client-kms';
+import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import { mockClient } from 'aws-sdk-client-mock';
 import { createLocalJWKSet, decodeProtectedHeader, type JSONWebKeySet, jwtVerify } from 'jose';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import type { AwsJsonService } from '#lib/aws/json-protocol';
 import type { BatchResponse } from '#lib/events/stream';
 import { KmsIdTokenSigner } from '#lib/signing/kms';
 import { kmsClient } from '#lib/signing/kms-client';
@@ -18,7 +18,7 @@ import { startWebhookReceiver, type WebhookReceiver } from '#test/support/webhoo
  * derives its `sub` with moto's HMAC key, and a real HTTP receiver verifies the token with `jose` against
  * the JWKS the discovery handler (functions/discovery.ts) serves from that same key. Only the KMS client's
  * endpoint is redirected to moto; the board is read through a mocked document client, and the queue's
- * SendMessage is captured (no real AWS).
+ * SendMessage is captured by aws-sdk-client-mock (no real AWS).
  */
 const aws = vi.hoisted(() => ({
   kmsEndpoint: '',
@@ -42,20 +42,6 @@ vi.mock('#lib/signing/kms-client', async (importOriginal) => {
   const original = await importOriginal<typeof import('#lib/signing/kms-client')>();
   return { ...original, kmsClient: (region: string) => original.kmsClient(region, aws.kmsEndpoint) };
 });
-vi.mock('#lib/aws/json-protocol', async (importOriginal) => {
-  const original = await importOriginal<typeof import('#lib/aws/json-protocol')>();
-  return {
-    ...original,
-    // KMS goes through the same JSON protocol client: its calls reach moto; the queue's are recorded.
-    awsJsonCall: (service: AwsJsonService, options: Parameters<typeof original.awsJsonCall>[1]) =>
-      service.signingName === 'kms'
-        ? original.awsJsonCall(service, options)
-        : async (operation: string, input: Record<string, unknown>) => {
-            aws.sent.push({ operation, input });
-            return { MessageId: `m${aws.sent.length}` };
-          },
-  };
-});
 
 const missing = motoMissing();
 if (missing) console.warn(`Back-channel logout KMS tests skipped: ${missing}`);
@@ -64,6 +50,11 @@ const REGION = 'us-east-1';
 /** Loopback http: the rule lets a board's logout URL be the test's receiver, as on the local runtime. */
 const ISSUER = 'http://127.0.0.1:3999';
 const ddb = mockClient(DynamoDBDocumentClient);
+const queue = mockClient(SQSClient);
+queue.on(SendMessageCommand).callsFake((input: Record<string, unknown>) => {
+  aws.sent.push({ operation: 'SendMessage', input });
+  return { MessageId: `m${aws.sent.length}` };
+});
 
 type QueueHandler = (event: {
   Records: Array<{ messageId: string; body: string }>;
@@ -102,6 +93,7 @@ describe.skipIf(missing !== undefined)('back-channel logout on AWS, signed in KM
   }, 30_000);
   afterAll(async () => {
     ddb.restore();
+    queue.restore();
     vi.unstubAllEnvs();
     await receiver?.close();
     await moto?.close();

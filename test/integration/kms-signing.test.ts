@@ -1,10 +1,10 @@
 import { CreateKeyCommand, KMSClient } from '@aws-sdk/client-kms';
 import { createLocalJWKSet, decodeProtectedHeader, jwtVerify } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DependencyUnavailableError } from '#lib/domain/errors';
 import type { IdTokenClaims } from '#lib/domain/id-token';
 import { KmsIdTokenSigner } from '#lib/signing/kms';
 import { kmsClient } from '#lib/signing/kms-client';
-import type { KmsJsonClient } from '#lib/signing/kms-json';
 import { KmsSigningKeySet } from '#lib/signing/kms-key-set';
 import { startFaultProxy } from '#test/support/fault-proxy';
 import { type MotoServer, motoMissing, startMoto } from '#test/support/moto';
@@ -37,8 +37,8 @@ const claims = (overrides: Partial<IdTokenClaims> = {}): IdTokenClaims => ({
 
 describe.skipIf(missing !== undefined)('KMS signing adapter, against moto_server', () => {
   let moto: MotoServer;
-  /** The service's own KMS client (KMS's JSON API, SigV4-signed), as the embed page sends. */
-  let kms: KmsJsonClient;
+  /** The service's own KMS client (lib/signing/kms-client.ts), as the embed page sends. */
+  let kms: KMSClient;
   /** The SDK's client, only to create the test's keys. */
   let admin: KMSClient;
   const arns: { signing: string; next: string; subject: string; otherSubject: string } = {
@@ -143,13 +143,44 @@ describe.skipIf(missing !== undefined)('KMS signing adapter, against moto_server
     const proxy = await startFaultProxy(moto.endpoint);
     try {
       const signer = new KmsIdTokenSigner(kmsClient('eu-west-1', proxy.endpoint), missingKey, arns.subject);
-      await expect(signer.sign(claims())).rejects.toMatchObject({
-        name: 'KmsError',
-        code: 'NotFoundException',
-        status: 400,
+      const refused = signer.sign(claims());
+      await expect(refused).rejects.toMatchObject({
+        name: 'NotFoundException',
+        $metadata: { httpStatusCode: 400 },
       });
+      await expect(refused).rejects.not.toBeInstanceOf(DependencyUnavailableError);
       // A refusal is final: one Sign request, no second attempt.
       expect(proxy.requests.filter((request) => request.operation === 'Sign')).toHaveLength(1);
+    } finally {
+      await proxy.close();
+    }
+  });
+
+  it('answers KMS failing after its attempts as the outage it is (a 503), having tried three times', async () => {
+    const proxy = await startFaultProxy(moto.endpoint);
+    try {
+      await proxy.inject({ kind: 'internal-error' });
+      const signer = new KmsIdTokenSigner(kmsClient('eu-west-1', proxy.endpoint), arns.signing, arns.subject);
+      const failed = signer.sign(claims());
+      await expect(failed).rejects.toBeInstanceOf(DependencyUnavailableError);
+      await expect(failed).rejects.toMatchObject({ cause: { $metadata: { httpStatusCode: 500 } } });
+      expect(proxy.requests.filter((request) => request.operation === 'Sign')).toHaveLength(3);
+    } finally {
+      await proxy.close();
+    }
+  });
+
+  it('gives up an attempt KMS never answers at its timeout, and the call as an outage', async () => {
+    const proxy = await startFaultProxy(moto.endpoint);
+    try {
+      await proxy.inject({ kind: 'hang' });
+      const limits = { connectionTimeoutMs: 50, requestTimeoutMs: 100, maxAttempts: 2 };
+      const keys = new KmsSigningKeySet(kmsClient('eu-west-1', proxy.endpoint, limits), [arns.signing]);
+      await expect(keys.publicKeys()).rejects.toMatchObject({
+        name: 'DependencyUnavailableError',
+        cause: { name: 'TimeoutError' },
+      });
+      expect(proxy.requests.filter((request) => request.operation === 'GetPublicKey')).toHaveLength(2);
     } finally {
       await proxy.close();
     }

@@ -1,5 +1,5 @@
 import { SignatureV4 } from '@smithy/signature-v4';
-import { Sha256 } from '#lib/aws/json-protocol';
+import { Sha256 } from '#local/sigv4';
 import type { LocalProvisioningCredentials, LocalRuntime } from '#local/runtime';
 import { type CallResult, call } from './local-runtime';
 

@@ -3,7 +3,7 @@ import { runWithDeadline } from '#lib/platform/deadline';
 
 /**
  * How long one invocation may spend on DynamoDB. A hanging DynamoDB fails one call after its 3 attempts of
- * 1 s (lib/dynamodb/client.ts); this caps the sum of several calls, so that the authorizer (one call) and a
+ * 1 s (lib/platform/aws-clients.ts); this caps the sum of several calls, so that the authorizer (one call) and a
  * function (up to 3) together answer within 10 s, far inside the 20 s function timeout and API Gateway's 29 s.
  */
 export const REQUEST_BUDGET_MS = 5_000;

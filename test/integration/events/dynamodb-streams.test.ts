@@ -1,7 +1,12 @@
 import { CreateTableCommand, DescribeTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import {
+  DescribeStreamCommand,
+  DynamoDBStreamsClient,
+  GetRecordsCommand,
+  GetShardIteratorCommand,
+} from '@aws-sdk/client-dynamodb-streams';
 import { DeleteCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { AWS_JSON_LIMITS, type AwsJsonService, awsJsonCall } from '#lib/aws/json-protocol';
 import { TABLES } from '#lib/definitions/tables';
 import type { CutoffTarget } from '#lib/domain/cutoffs';
 import type { EventSink, RoutedEvent } from '#lib/domain/events';
@@ -17,21 +22,15 @@ import { BackChannelLogoutSink } from '#lib/logout/backchannel';
 import { type DeliveryMessage, SqsDeliveryScheduler } from '#lib/webhooks/sqs';
 import { createTableInput } from '#local/dynamodb';
 import { storedSession } from '#test/support/fixtures';
+import { sqsClientAnswering } from '#test/support/sqs-mock';
 import { startTestDynamo, testEngine } from '#test/support/test-dynamo';
 
 /**
  * The stream processor on the records AWS's own engine produces: DynamoDB Local implements DynamoDB
  * Streams, so the sessions table is created with a NEW_AND_OLD_IMAGES stream, written as the service
- * writes it (insert, modify, a TTL-style remove), and its stream read with signed JSON calls to the
- * Streams API. dynalite has no streams: on it (`npm test`) this file is skipped; the DynamoDB Local leg
+ * writes it (insert, modify, a TTL-style remove), and its stream read with the SDK's Streams client. dynalite has no streams: on it (`npm test`) this file is skipped; the DynamoDB Local leg
  * (`npm run test:dynamodb-local`) runs it.
  */
-const STREAMS: AwsJsonService = {
-  signingName: 'dynamodb',
-  targetPrefix: 'DynamoDBStreams_20120810',
-  jsonVersion: '1.0',
-  limits: AWS_JSON_LIMITS,
-};
 const onDynamoDbLocal = testEngine() === 'dynamodb-local';
 if (!onDynamoDbLocal)
   console.log('DynamoDB Streams test skipped: dynalite has no streams (the DynamoDB Local leg runs it).');
@@ -70,32 +69,28 @@ afterAll(async () => {
 
 /** Every record of the stream so far, in order, read as a Lambda poller would. */
 async function streamRecords(): Promise<StreamRecord[]> {
-  const call = awsJsonCall(STREAMS, { region: 'us-east-1', endpoint: dynamo.endpoint, credentials });
-  const described = (await call('DescribeStream', { StreamArn: streamArn })) as {
-    StreamDescription: { Shards: Array<{ ShardId: string }> };
-  };
-  const records: StreamRecord[] = [];
-  for (const { ShardId } of described.StreamDescription.Shards) {
-    let iterator = (
-      (await call('GetShardIterator', {
-        StreamArn: streamArn,
-        ShardId,
-        ShardIteratorType: 'TRIM_HORIZON',
-      })) as {
-        ShardIterator?: string;
+  const streams = new DynamoDBStreamsClient({ region: 'us-east-1', endpoint: dynamo.endpoint, credentials });
+  try {
+    const described = await streams.send(new DescribeStreamCommand({ StreamArn: streamArn }));
+    const records: StreamRecord[] = [];
+    for (const { ShardId } of described.StreamDescription?.Shards ?? []) {
+      let iterator = (
+        await streams.send(
+          new GetShardIteratorCommand({ StreamArn: streamArn, ShardId, ShardIteratorType: 'TRIM_HORIZON' }),
+        )
+      ).ShardIterator;
+      for (let rounds = 0; iterator && rounds < 20; rounds++) {
+        const page = await streams.send(new GetRecordsCommand({ ShardIterator: iterator }));
+        // The SDK's records have the shape Lambda hands a function (attribute values in wire form).
+        records.push(...((page.Records ?? []) as StreamRecord[]));
+        if ((page.Records ?? []).length === 0) break;
+        iterator = page.NextShardIterator;
       }
-    ).ShardIterator;
-    for (let rounds = 0; iterator && rounds < 20; rounds++) {
-      const page = (await call('GetRecords', { ShardIterator: iterator })) as {
-        Records: StreamRecord[];
-        NextShardIterator?: string;
-      };
-      records.push(...page.Records);
-      if (page.Records.length === 0) break;
-      iterator = page.NextShardIterator;
     }
+    return records;
+  } finally {
+    streams.destroy();
   }
-  return records;
 }
 
 describe.skipIf(!onDynamoDbLocal)('the stream processor on DynamoDB Local stream records', () => {
@@ -139,10 +134,10 @@ describe.skipIf(!onDynamoDbLocal)('the stream processor on DynamoDB Local stream
     );
     const queued: DeliveryMessage[] = [];
     const queue = new SqsDeliveryScheduler(
-      async (_operation, input) => {
+      sqsClientAnswering((_operation, input) => {
         queued.push(JSON.parse(String(input.MessageBody)));
         return {};
-      },
+      }),
       'https://sqs.us-east-1.amazonaws.com/123456789012/deliveries',
       { now: () => new Date('2026-06-01T00:00:00.000Z') },
     );

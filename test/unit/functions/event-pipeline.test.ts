@@ -1,8 +1,10 @@
 /**
- * The event pipeline's handlers as Lambda runs them: DynamoDB through aws-sdk-client-mock, the bus and the
- * queue through a fake of the signed JSON caller. No real AWS.
+ * The event pipeline's handlers as Lambda runs them: DynamoDB, the bus and the queue through
+ * aws-sdk-client-mock. No real AWS.
  */
 import { createHash } from 'node:crypto';
+import { EventBridgeClient, PutEventsCommand } from '@aws-sdk/client-eventbridge';
+import { SendMessageBatchCommand, SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import {
   BatchGetCommand,
   DynamoDBDocumentClient,
@@ -13,40 +15,39 @@ import {
 } from '@aws-sdk/lib-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterAll, beforeEach, describe, expect, it, vi } from 'vitest';
-import type { AwsJsonService } from '#lib/aws/json-protocol';
 import { toItem } from '#lib/dynamodb/sessions';
 import type { BatchResponse } from '#lib/events/stream';
 import { type StreamRecord, toAttributeMap } from '#lib/events/stream';
 import { storedSession } from '#test/support/fixtures';
 import { loadHandler } from '#test/support/harness';
 
-const sent = vi.hoisted(() => ({
-  calls: [] as Array<{ service: string; operation: string; input: Record<string, unknown> }>,
+/** Every call to the bus and the queue, in order. */
+const sent = {
+  calls: [] as Array<{ service: 'EventBridge' | 'SQS'; operation: string; input: Record<string, unknown> }>,
   failBus: false,
-}));
-vi.mock('#lib/aws/json-protocol', async (importOriginal) => {
-  const original = await importOriginal<typeof import('#lib/aws/json-protocol')>();
-  return {
-    ...original,
-    awsJsonCall: (service: AwsJsonService) => async (operation: string, input: Record<string, unknown>) => {
-      sent.calls.push({ service: service.targetPrefix, operation, input });
-      if (operation === 'PutEvents') {
-        const entries = input.Entries as unknown[];
-        return sent.failBus
-          ? {
-              FailedEntryCount: entries.length,
-              Entries: entries.map(() => ({ ErrorCode: 'InternalFailure' })),
-            }
-          : { FailedEntryCount: 0, Entries: entries.map((_, i) => ({ EventId: `e${i}` })) };
-      }
-      if (operation === 'SendMessageBatch') {
-        const entries = input.Entries as Array<{ Id: string }>;
-        return { Successful: entries.map((entry) => ({ Id: entry.Id })), Failed: [] };
-      }
+};
+const bus = mockClient(EventBridgeClient);
+const queue = mockClient(SQSClient);
+function answerAwsCalls() {
+  bus.on(PutEventsCommand).callsFake((input: { Entries?: unknown[] }) => {
+    sent.calls.push({ service: 'EventBridge', operation: 'PutEvents', input });
+    const entries = input.Entries ?? [];
+    return sent.failBus
+      ? { FailedEntryCount: entries.length, Entries: entries.map(() => ({ ErrorCode: 'InternalFailure' })) }
+      : { FailedEntryCount: 0, Entries: entries.map((_, i) => ({ EventId: `e${i}` })) };
+  });
+  queue
+    .on(SendMessageCommand)
+    .callsFake((input: Record<string, unknown>) => {
+      sent.calls.push({ service: 'SQS', operation: 'SendMessage', input });
       return { MessageId: 'm1' };
-    },
-  };
-});
+    })
+    .on(SendMessageBatchCommand)
+    .callsFake((input: { Entries?: Array<{ Id?: string }> }) => {
+      sent.calls.push({ service: 'SQS', operation: 'SendMessageBatch', input });
+      return { Successful: (input.Entries ?? []).map((entry) => ({ Id: entry.Id })), Failed: [] };
+    });
+}
 
 const ddb = mockClient(DynamoDBDocumentClient);
 const ENV = {
@@ -131,6 +132,9 @@ function insertRecord(n: number): StreamRecord {
 
 beforeEach(() => {
   ddb.reset();
+  bus.reset();
+  queue.reset();
+  answerAwsCalls();
   sent.calls.length = 0;
   sent.failBus = false;
   ddb.on(PutCommand).resolves({});
@@ -138,7 +142,11 @@ beforeEach(() => {
   ddb.on(UpdateCommand).resolves({});
   ddb.on(QueryCommand).resolves({ Items: [] });
 });
-afterAll(() => vi.unstubAllEnvs());
+afterAll(() => {
+  vi.unstubAllEnvs();
+  bus.restore();
+  queue.restore();
+});
 
 describe('the sessions stream consumer', () => {
   type StreamHandler = (event: { Records: StreamRecord[] }) => Promise<BatchResponse>;
@@ -155,8 +163,8 @@ describe('the sessions stream consumer', () => {
     const puts = ddb.commandCalls(PutCommand).map((c) => c.args[0].input.TableName);
     expect(puts).toContain(ENV.EVENTS_TABLE);
     expect(sent.calls.map((c) => `${c.service}.${c.operation}`)).toEqual([
-      'AWSEvents.PutEvents',
-      'AmazonSQS.SendMessage',
+      'EventBridge.PutEvents',
+      'SQS.SendMessage',
     ]);
     expect(sent.calls[0]?.input.Entries).toEqual([
       expect.objectContaining({

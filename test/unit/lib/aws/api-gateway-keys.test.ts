@@ -1,13 +1,17 @@
 import { once } from 'node:events';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { APIGatewayClient } from '@aws-sdk/client-api-gateway';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { apiGatewayCall, UsagePlanKeys } from '#lib/aws/api-gateway-keys';
+import { UsagePlanKeys } from '#lib/aws/api-gateway-keys';
 import { DependencyUnavailableError } from '#lib/domain/errors';
+import { awsClientSettings, withCallPolicy } from '#lib/platform/aws-clients';
 
 /** API Gateway's control plane as a test server: it records each request and answers from `answer`. */
 const seen: { method: string; url: string; authorization: string; body: string }[] = [];
-let answer: (method: string, url: string) => { status: number; body?: unknown } = () => ({ status: 200 });
+let answer: (method: string, url: string) => { status: number; body?: unknown; errorType?: string } = () => ({
+  status: 200,
+});
 let server: Server;
 let endpoint: string;
 
@@ -24,9 +28,13 @@ beforeAll(async () => {
         authorization: req.headers.authorization ?? '',
         body,
       });
-      const { status, body: out } = answer(req.method ?? '', req.url ?? '');
+      const { status, body: out, errorType } = answer(req.method ?? '', req.url ?? '');
+      // API Gateway names an error's type in this header, as the SDK reads it.
       res
-        .writeHead(status, { 'Content-Type': 'application/json' })
+        .writeHead(status, {
+          'Content-Type': 'application/json',
+          ...(errorType ? { 'x-amzn-ErrorType': errorType } : {}),
+        })
         .end(out === undefined ? '' : JSON.stringify(out));
     });
   });
@@ -39,13 +47,16 @@ beforeEach(() => {
   seen.length = 0;
 });
 
+/** The SDK's client under the one call policy, at the test server, with one attempt so nothing waits. */
 const keys = () =>
   new UsagePlanKeys(
-    apiGatewayCall({
-      region: 'eu-west-1',
-      endpoint,
-      credentials: { accessKeyId: 'AKIATEST', secretAccessKey: 'secret' },
-    }),
+    withCallPolicy(
+      new APIGatewayClient({
+        ...awsClientSettings({ region: 'eu-west-1', endpoint }),
+        credentials: { accessKeyId: 'AKIATEST', secretAccessKey: 'secret' },
+        maxAttempts: 1,
+      }),
+    ),
     'embed-session-prod',
   );
 
@@ -91,7 +102,7 @@ describe('the provisioning function’s usage plan keys', () => {
         return { status: 200, body: { item: [{ id: 'ak-1', name: 'usage_key_abc' }] } };
       if (method === 'GET')
         return { status: 200, body: { item: [{ id: 'plan-1', name: 'embed-session-prod' }] } };
-      return { status: 409, body: { message: 'already in plan' } };
+      return { status: 409, body: { message: 'already in plan' }, errorType: 'ConflictException' };
     };
     await expect(keys().register('key_abc')).resolves.toBeUndefined();
     expect(seen.map(({ method }) => method)).toEqual(['GET', 'GET', 'POST']);
@@ -114,7 +125,11 @@ describe('the provisioning function’s usage plan keys', () => {
   });
 
   it('reports throttling or a failing API Gateway as a dependency that is unavailable', async () => {
-    answer = () => ({ status: 429, body: { message: 'Too Many Requests' } });
+    answer = () => ({
+      status: 429,
+      body: { message: 'Too Many Requests' },
+      errorType: 'TooManyRequestsException',
+    });
     await expect(keys().remove('key_abc')).rejects.toBeInstanceOf(DependencyUnavailableError);
   });
 });

@@ -1,5 +1,6 @@
+import { EventBridgeClient, PutEventsCommand, type PutEventsResultEntry } from '@aws-sdk/client-eventbridge';
+import { mockClient } from 'aws-sdk-client-mock';
 import { describe, expect, it } from 'vitest';
-import type { AwsJsonCall } from '#lib/aws/json-protocol';
 import type { RoutedEvent } from '#lib/domain/events';
 import type { SessionView } from '#lib/domain/session';
 import { OPERATOR_USER_ID, revokeAllEvent } from '#lib/events/derive';
@@ -20,15 +21,25 @@ const session = (n: number) =>
 const events = (count: number) =>
   Array.from({ length: count }, (_, n) => routedEvent(session(n), 'session.created', { userId: 'owner-a' }));
 
-function recordingBus(answer: (entries: Array<Record<string, unknown>>) => Record<string, unknown>) {
+/** An EventBridge client whose PutEvents calls are recorded and answered by `answer`. */
+function recordingBus(
+  answer: (entries: Array<Record<string, unknown>>) => {
+    FailedEntryCount: number;
+    Entries: PutEventsResultEntry[];
+  },
+) {
   const calls: Array<Array<Record<string, unknown>>> = [];
-  const call: AwsJsonCall = async (operation, input) => {
-    expect(operation).toBe('PutEvents');
-    const entries = input.Entries as Array<Record<string, unknown>>;
-    calls.push(entries);
-    return answer(entries);
-  };
-  return { call, calls };
+  const client = new EventBridgeClient({ region: 'eu-west-1' });
+  mockClient(client)
+    .onAnyCommand()
+    .rejects(new Error('not a PutEvents call'))
+    .on(PutEventsCommand)
+    .callsFake((input: { Entries?: unknown[] }) => {
+      const entries = (input.Entries ?? []) as Array<Record<string, unknown>>;
+      calls.push(entries);
+      return answer(entries);
+    });
+  return { client, calls };
 }
 
 const accepted = (entries: unknown[]) => ({
@@ -40,7 +51,7 @@ describe('the event bus sink', () => {
   it('puts every event on the stack bus with its type as detail-type and the event as detail', async () => {
     const bus = recordingBus(accepted);
     const [event] = events(1);
-    await new EventBusSink(bus.call, 'embed-bus').publish([event as NonNullable<typeof event>]);
+    await new EventBusSink(bus.client, 'embed-bus').publish([event as NonNullable<typeof event>]);
     expect(bus.calls).toHaveLength(1);
     const entry = bus.calls[0]?.[0] as Record<string, unknown>;
     expect(entry).toMatchObject({
@@ -61,7 +72,7 @@ describe('the event bus sink', () => {
     const entry = { at: notice.writtenAt, byKeyId: null };
     const tenant = revokeAllEvent({ ...entry, id: 'e1', byUserId: 'owner-a', byKeyId: 'key_a' }, notice);
     const operator = revokeAllEvent({ ...entry, id: 'e2', byUserId: OPERATOR_USER_ID }, notice);
-    await new EventBusSink(bus.call, 'embed-bus').publish([tenant, operator]);
+    await new EventBusSink(bus.client, 'embed-bus').publish([tenant, operator]);
     const [first, second] = bus.calls[0] ?? [];
     expect(first).toMatchObject({ Source: EVENT_BUS_SOURCE, DetailType: 'sessions.revoked' });
     expect(JSON.parse(String(first?.Detail))).toEqual({
@@ -78,7 +89,7 @@ describe('the event bus sink', () => {
 
   it('sends at most ten entries per call', async () => {
     const bus = recordingBus(accepted);
-    await new EventBusSink(bus.call, 'embed-bus').publish(events(23));
+    await new EventBusSink(bus.client, 'embed-bus').publish(events(23));
     expect(bus.calls.map((entries) => entries.length)).toEqual([
       PUT_EVENTS_MAX_ENTRIES,
       PUT_EVENTS_MAX_ENTRIES,
@@ -94,7 +105,7 @@ describe('the event bus sink', () => {
         'session.created',
         { userId: 'owner-a' },
       );
-    await new EventBusSink(bus.call, 'embed-bus').publish(Array.from({ length: 10 }, (_, n) => large(n)));
+    await new EventBusSink(bus.client, 'embed-bus').publish(Array.from({ length: 10 }, (_, n) => large(n)));
     const sizes = bus.calls.map((entries) =>
       entries.reduce((sum, entry) => sum + eventBridgeEventBytes(entry as unknown as PutEventsEntry), 0),
     );
@@ -128,14 +139,14 @@ describe('the event bus sink', () => {
       FailedEntryCount: 1,
       Entries: entries.map((_, i) => (i === 1 ? { ErrorCode: 'InternalFailure' } : { EventId: `id-${i}` })),
     }));
-    const published = new EventBusSink(bus.call, 'embed-bus').publish(events(3));
+    const published = new EventBusSink(bus.client, 'embed-bus').publish(events(3));
     await expect(published).rejects.toBeInstanceOf(EventBusError);
     await expect(published).rejects.toThrow(/InternalFailure/);
   });
 
   it('fails when the bus answers fewer entries than it was sent', async () => {
     const bus = recordingBus(() => ({ FailedEntryCount: 0, Entries: [] }));
-    await expect(new EventBusSink(bus.call, 'embed-bus').publish(events(2))).rejects.toBeInstanceOf(
+    await expect(new EventBusSink(bus.client, 'embed-bus').publish(events(2))).rejects.toBeInstanceOf(
       EventBusError,
     );
   });

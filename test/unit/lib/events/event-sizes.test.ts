@@ -4,6 +4,9 @@
  * (as EventBridge represents it) and a webhook delivery message on the SQS queue, with the documented
  * margin to spare; and the ceiling is the largest whole KiB that does (it is not lower than it needs be).
  */
+import { EventBridgeClient, PutEventsCommand } from '@aws-sdk/client-eventbridge';
+import { SendMessageBatchCommand, SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { mockClient } from 'aws-sdk-client-mock';
 import { describe, expect, it } from 'vitest';
 import { DELIVERY_QUEUE_SOURCE } from '#lib/definitions/background';
 import { EVENT_TYPES, type RoutedEvent } from '#lib/domain/events';
@@ -87,11 +90,15 @@ function largestEvents(metadataBytes: number, fill: 'a' | '\\'): RoutedEvent[] {
 /** The entries the event bus sink puts for `events`, as it sends them. */
 async function busEntries(events: RoutedEvent[]): Promise<PutEventsEntry[]> {
   const entries: PutEventsEntry[] = [];
-  const sink = new EventBusSink(async (_operation, input) => {
-    const sent = input.Entries as PutEventsEntry[];
-    entries.push(...sent);
-    return { FailedEntryCount: 0, Entries: sent.map((_, i) => ({ EventId: `id-${i}` })) };
-  }, 'b'.repeat(256));
+  const eventBridge = new EventBridgeClient({ region: 'eu-west-1' });
+  mockClient(eventBridge)
+    .on(PutEventsCommand)
+    .callsFake((input: { Entries?: unknown[] }) => {
+      const sent = (input.Entries ?? []) as PutEventsEntry[];
+      entries.push(...sent);
+      return { FailedEntryCount: 0, Entries: sent.map((_, i) => ({ EventId: `id-${i}` })) };
+    });
+  const sink = new EventBusSink(eventBridge, 'b'.repeat(256));
   await sink.publish(events);
   return entries;
 }
@@ -99,13 +106,20 @@ async function busEntries(events: RoutedEvent[]): Promise<PutEventsEntry[]> {
 /** The bodies of the queue messages that carry `events` to an owner's endpoints, first attempt and retries. */
 async function deliveryMessages(events: RoutedEvent[]): Promise<string[]> {
   const bodies: string[] = [];
-  const scheduler = new SqsDeliveryScheduler(
-    async (_operation, input) => {
-      const batch = (input.Entries as Array<{ MessageBody: string }> | undefined) ?? [];
-      for (const body of [input.MessageBody, ...batch.map((entry) => entry.MessageBody)])
-        if (typeof body === 'string') bodies.push(body);
+  const sqs = new SQSClient({ region: 'eu-west-1' });
+  mockClient(sqs)
+    .on(SendMessageCommand)
+    .callsFake((input: { MessageBody?: string }) => {
+      if (typeof input.MessageBody === 'string') bodies.push(input.MessageBody);
       return {};
-    },
+    })
+    .on(SendMessageBatchCommand)
+    .callsFake((input: { Entries?: Array<{ MessageBody?: string }> }) => {
+      for (const entry of input.Entries ?? []) if (entry.MessageBody) bodies.push(entry.MessageBody);
+      return { Successful: [], Failed: [] };
+    });
+  const scheduler = new SqsDeliveryScheduler(
+    sqs,
     'https://sqs.eu-west-1.amazonaws.com/123456789012/deliveries',
     fixedClock('2026-03-01T00:00:00.000Z'),
   );

@@ -1,5 +1,4 @@
 import { describe, expect, it } from 'vitest';
-import type { AwsJsonCall } from '#lib/aws/json-protocol';
 import type { Board } from '#lib/domain/board';
 import type { CutoffScope, CutoffTarget } from '#lib/domain/cutoffs';
 import type { StoredSession } from '#lib/domain/session';
@@ -22,6 +21,7 @@ import {
 import { FakeBoards, FakeMemberships, FakeSessions, sequenceRandom } from '#test/support/fakes';
 import { APP_BOARD, storedSession } from '#test/support/fixtures';
 import { memoryLogger } from '#test/support/logs';
+import { sqsClientAnswering } from '#test/support/sqs-mock';
 
 const QUEUE_URL = 'https://sqs.eu-west-1.amazonaws.com/123456789012/deliveries';
 const START = '2026-03-01T12:00:00.000Z';
@@ -40,7 +40,7 @@ function fakeSqs() {
   const calls: Array<{ operation: string; entries: number }> = [];
   let order = 0;
   let refuseCall: number | undefined;
-  const call: AwsJsonCall = async (operation, input) => {
+  const call = sqsClientAnswering(async (operation, input) => {
     const entries =
       operation === 'SendMessageBatch'
         ? (input.Entries as Array<{ Id: string; MessageBody: string; DelaySeconds: number }>)
@@ -58,7 +58,7 @@ function fakeSqs() {
       waiting.push({ visibleAt: now + entry.DelaySeconds * 1000, body: entry.MessageBody, order: order++ });
     }
     return { Successful: entries.map((entry) => ({ Id: entry.Id })), Failed: [] };
-  };
+  });
   return {
     call,
     calls,

@@ -1,10 +1,16 @@
 import { createHash, generateKeyPairSync, sign, verify } from 'node:crypto';
+import {
+  GenerateMacCommand,
+  type GenerateMacCommandInput,
+  KMSClient,
+  SignCommand,
+} from '@aws-sdk/client-kms';
+import { mockClient } from 'aws-sdk-client-mock';
 import { createLocalJWKSet, jwtVerify } from 'jose';
 import { describe, expect, it } from 'vitest';
 import { type IdTokenClaims, jwtSigningInput } from '#lib/domain/id-token';
 import type { Tenant } from '#lib/domain/tenant';
 import { derToJoseSignature, KmsIdTokenSigner, kmsKeyId } from '#lib/signing/kms';
-import type { KmsApi } from '#lib/signing/kms-json';
 import { tenantIdMessage, tenantSubjectMessage } from '#lib/signing/subject';
 
 const ARN = 'arn:aws:kms:eu-west-1:123456789012:key/11111111-2222-3333-4444-555555555555';
@@ -66,22 +72,22 @@ describe('KmsIdTokenSigner', () => {
     const { privateKey, publicKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
     const big = { notes: 'x'.repeat(5000) };
     const expectedInput = jwtSigningInput(kmsKeyId(ARN), claims(big));
-    const calls: Array<{ Message: Uint8Array; MessageType: string }> = [];
-    const kms: KmsApi = {
-      sign: async (input) => {
-        calls.push(input);
-        // Node cannot sign a digest it is handed; signing the input it is the digest of is the same signature.
-        return {
-          Signature: sign('sha256', Buffer.from(expectedInput), { key: privateKey, dsaEncoding: 'der' }),
-        };
-      },
-      generateMac: () => Promise.reject(new Error('not sent')),
-      getPublicKey: () => Promise.reject(new Error('not sent')),
-    };
+    const kms = new KMSClient({ region: 'eu-west-1' });
+    const calls = mockClient(kms)
+      .onAnyCommand()
+      .rejects(new Error('not sent'))
+      .on(SignCommand)
+      // Node cannot sign a digest it is handed; signing the input it is the digest of is the same signature.
+      .resolves({
+        Signature: sign('sha256', Buffer.from(expectedInput), { key: privateKey, dsaEncoding: 'der' }),
+      });
     const token = await new KmsIdTokenSigner(kms, ARN, ARN).sign(claims(big));
-    expect(calls).toHaveLength(1);
-    expect(calls[0]?.MessageType).toBe('DIGEST');
-    expect(Buffer.from(calls[0]?.Message ?? [])).toEqual(createHash('sha256').update(expectedInput).digest());
+    const signed = calls.commandCalls(SignCommand).map((call) => call.args[0].input);
+    expect(signed).toHaveLength(1);
+    expect(signed[0]?.MessageType).toBe('DIGEST');
+    expect(Buffer.from(signed[0]?.Message ?? [])).toEqual(
+      createHash('sha256').update(expectedInput).digest(),
+    );
     const jwk = { ...publicKey.export({ format: 'jwk' }), kid: kmsKeyId(ARN), alg: 'ES256' };
     const { payload } = await jwtVerify(token, createLocalJWKSet({ keys: [jwk as never] }));
     expect(payload.metadata).toEqual(big);
@@ -89,15 +95,20 @@ describe('KmsIdTokenSigner', () => {
 
   it('derives subjects and tenant ids with GenerateMac on the subject key, over exactly the bytes every adapter hashes', async () => {
     const SUBJECT_ARN = `${ARN.slice(0, -1)}6`;
-    const macs: Array<Parameters<KmsApi['generateMac']>[0]> = [];
-    const kms: KmsApi = {
-      sign: () => Promise.reject(new Error('not sent')),
-      generateMac: async (input) => {
+    const macs: GenerateMacCommandInput[] = [];
+    const kms = new KMSClient({ region: 'eu-west-1' });
+    mockClient(kms)
+      .onAnyCommand()
+      .rejects(new Error('not sent'))
+      .on(GenerateMacCommand)
+      .callsFake((input: GenerateMacCommandInput) => {
         macs.push(input);
-        return { Mac: createHash('sha256').update(input.Message).digest() };
-      },
-      getPublicKey: () => Promise.reject(new Error('not sent')),
-    };
+        return {
+          Mac: createHash('sha256')
+            .update(input.Message ?? new Uint8Array())
+            .digest(),
+        };
+      });
     const signer = new KmsIdTokenSigner(kms, ARN, SUBJECT_ARN);
     const org: Tenant = { kind: 'organization', id: 'org_a' };
     const owner: Tenant = { kind: 'keyOwner', id: 'owner-1' };
@@ -109,7 +120,7 @@ describe('KmsIdTokenSigner', () => {
       [SUBJECT_ARN, 'HMAC_SHA_256'],
       [SUBJECT_ARN, 'HMAC_SHA_256'],
     ]);
-    expect(macs.map((call) => Buffer.from(call.Message).toString('utf8'))).toEqual([
+    expect(macs.map((call) => Buffer.from(call.Message ?? []).toString('utf8'))).toEqual([
       '["pairwise-sub","org_a","customer-42"]',
       '["pairwise-sub-key-owner","owner-1","customer-42"]',
       '["tenant-id","organization","org_a"]',

@@ -1,6 +1,5 @@
 import { decodeJwt } from 'jose';
 import { describe, expect, it } from 'vitest';
-import type { AwsJsonCall } from '#lib/aws/json-protocol';
 import type { Board } from '#lib/domain/board';
 import type { SessionEventType } from '#lib/domain/events';
 import type { IdTokenSigner, PairwiseSubjects, WebhookRepository, WebhookSecrets } from '#lib/domain/ports';
@@ -30,6 +29,7 @@ import { FakeBoards, FakeSessions, sequenceRandom, VISIBLE_SUBJECTS } from '#tes
 import { APP_BOARD } from '#test/support/fixtures';
 import { LOGOUT_CANDIDATES } from '#test/support/logout-events';
 import { memoryLogger } from '#test/support/logs';
+import { sqsClientAnswering } from '#test/support/sqs-mock';
 import { routedEvent } from '#test/support/webhook-receiver';
 
 const QUEUE_URL = 'https://sqs.us-east-1.amazonaws.com/123456789012/deliveries';
@@ -79,7 +79,7 @@ function fakeQueue(startIso = '2026-03-01T00:00:00.000Z') {
     waiting.push({ visibleAt: now + delay * 1000, body, delay });
     sent.push({ QueueUrl: queueUrl, DelaySeconds: delay, message: JSON.parse(body) });
   };
-  const call: AwsJsonCall = async (operation, input) => {
+  const call = sqsClientAnswering(async (operation, input) => {
     if (operation === 'SendMessageBatch') {
       const entries = input.Entries as Array<{ Id: string; MessageBody: string; DelaySeconds: number }>;
       for (const entry of entries) put(input.QueueUrl, entry.MessageBody, entry.DelaySeconds);
@@ -88,7 +88,7 @@ function fakeQueue(startIso = '2026-03-01T00:00:00.000Z') {
     expect(operation).toBe('SendMessage');
     put(input.QueueUrl, input.MessageBody as string, input.DelaySeconds as number);
     return { MessageId: `m${sent.length}` };
-  };
+  });
   return {
     clock,
     call,
@@ -279,7 +279,7 @@ describe('webhook delivery from the queue', () => {
     const broken = {
       ...deps,
       scheduler: new SqsDeliveryScheduler(
-        async () => Promise.reject(new Error('SQS down')),
+        sqsClientAnswering(async () => Promise.reject(new Error('SQS down'))),
         QUEUE_URL,
         queue.clock,
       ),

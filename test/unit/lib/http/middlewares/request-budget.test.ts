@@ -1,13 +1,13 @@
 import middy from '@middy/core';
 import type { Context } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
-import { DYNAMODB_LIMITS } from '#lib/dynamodb/client';
 import {
   LAMBDA_RESERVE_MS,
   REQUEST_BUDGET_MS,
   requestBudgetOf,
   withRequestBudget,
 } from '#lib/http/middlewares/request-budget';
+import { AWS_CALL_LIMITS } from '#lib/platform/aws-clients';
 import { remainingMs } from '#lib/platform/deadline';
 import { lambdaContext } from '#test/support/events';
 
@@ -100,7 +100,7 @@ describe('withRequestBudget', () => {
 
   it('has a budget that, with one authorizer call that hangs, answers within 10 s', () => {
     // Worst case of one hanging call: 3 attempts of the request timeout, plus the SDK's backoff (< 1 s).
-    const hangingCallMs = DYNAMODB_LIMITS.maxAttempts * DYNAMODB_LIMITS.requestTimeoutMs + 1_000;
+    const hangingCallMs = AWS_CALL_LIMITS.maxAttempts * AWS_CALL_LIMITS.requestTimeoutMs + 1_000;
     expect(REQUEST_BUDGET_MS).toBe(5_000);
     expect(hangingCallMs + REQUEST_BUDGET_MS).toBeLessThan(10_000);
   });
