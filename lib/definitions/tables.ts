@@ -54,15 +54,11 @@ export const EVENT_TYPE_INDEX = 'ownerType-index';
  * their parts: fixed length, so two ids of 256 characters each never exceed DynamoDB's key size, and no
  * separator can be forged inside an id.
  */
-const ORG_USER_INDEX = 'orgUser-index';
-const CREATOR_USER_INDEX = 'creatorUser-index';
-const BOARD_INDEX = 'board-index';
-const CREATOR_BOARD_INDEX = 'creatorBoard-index';
 export const SESSION_SCOPE_INDEXES: Readonly<Record<SessionScope['by'], string>> = {
-  orgUser: ORG_USER_INDEX,
-  creatorUser: CREATOR_USER_INDEX,
-  board: BOARD_INDEX,
-  creatorBoard: CREATOR_BOARD_INDEX,
+  orgUser: 'orgUser-index',
+  creatorUser: 'creatorUser-index',
+  board: 'board-index',
+  creatorBoard: 'creatorBoard-index',
 };
 
 /**
@@ -80,30 +76,15 @@ export const SESSION_STATE_ATTRIBUTES = [
   'revokedAt',
 ] as const;
 
-/**
- * The environment variable naming each table in a function's environment: apart from the definitions, so a
- * function's configuration reads them without bundling every table's definition.
- */
-// The names below are constants rather than properties of TABLE_ENV_VARS and SESSION_SCOPE_INDEXES read in
-// TABLES: esbuild drops an unused object literal only when building it can have no side effect, and a
-// property read might (a getter). So a function that reads only table names and index names leaves the
-// table definitions out of its bundle (about 2 KB each; the embed page's bundle budget counts on it).
-const BOARDS_TABLE_ENV = 'BOARDS_TABLE';
-const MEMBERSHIPS_TABLE_ENV = 'MEMBERSHIPS_TABLE';
-const API_KEYS_TABLE_ENV = 'API_KEYS_TABLE';
-const SESSIONS_TABLE_ENV = 'SESSIONS_TABLE';
-const EVENTS_TABLE_ENV = 'EVENTS_TABLE';
-const WEBHOOKS_TABLE_ENV = 'WEBHOOKS_TABLE';
-const IDEMPOTENCY_TABLE_ENV = 'IDEMPOTENCY_TABLE';
-
+/** The environment variable naming each table in a function's environment. */
 export const TABLE_ENV_VARS = {
-  boards: BOARDS_TABLE_ENV,
-  memberships: MEMBERSHIPS_TABLE_ENV,
-  apiKeys: API_KEYS_TABLE_ENV,
-  sessions: SESSIONS_TABLE_ENV,
-  events: EVENTS_TABLE_ENV,
-  webhooks: WEBHOOKS_TABLE_ENV,
-  idempotency: IDEMPOTENCY_TABLE_ENV,
+  boards: 'BOARDS_TABLE',
+  memberships: 'MEMBERSHIPS_TABLE',
+  apiKeys: 'API_KEYS_TABLE',
+  sessions: 'SESSIONS_TABLE',
+  events: 'EVENTS_TABLE',
+  webhooks: 'WEBHOOKS_TABLE',
+  idempotency: 'IDEMPOTENCY_TABLE',
 } as const;
 
 export type TableKey = keyof typeof TABLE_ENV_VARS;
@@ -124,9 +105,9 @@ const EVENT_OWNER_TYPE: KeyDefinition = { name: 'ownerType', type: 'S' };
 const POSITION: KeyDefinition = { name: 'position', type: 'S' };
 
 export const TABLES = {
-  boards: { envVar: BOARDS_TABLE_ENV, partitionKey: { name: 'boardId', type: 'S' }, indexes: [] },
+  boards: { envVar: TABLE_ENV_VARS.boards, partitionKey: { name: 'boardId', type: 'S' }, indexes: [] },
   memberships: {
-    envVar: MEMBERSHIPS_TABLE_ENV,
+    envVar: TABLE_ENV_VARS.memberships,
     partitionKey: { name: 'orgId', type: 'S' },
     sortKey: { name: 'userId', type: 'S' },
     indexes: [
@@ -140,21 +121,36 @@ export const TABLES = {
     ],
   },
   apiKeys: {
-    envVar: API_KEYS_TABLE_ENV,
+    envVar: TABLE_ENV_VARS.apiKeys,
     partitionKey: { name: 'keyHash', type: 'S' },
     indexes: [{ indexName: API_KEY_ID_INDEX, partitionKey: { name: 'keyId', type: 'S' }, projection: 'ALL' }],
   },
   sessions: {
-    envVar: SESSIONS_TABLE_ENV,
+    envVar: TABLE_ENV_VARS.sessions,
     partitionKey: { name: 'id', type: 'S' },
     indexes: [
       { indexName: SESSION_TOKEN_INDEX, partitionKey: { name: 'tokenHash', type: 'S' }, projection: 'ALL' },
-      { indexName: ORG_USER_INDEX, partitionKey: ORG_USER_SHARD, sortKey: CREATED, projection: STATE },
-      { indexName: CREATOR_USER_INDEX, partitionKey: CREATOR_SHARD, sortKey: CREATED, projection: STATE },
-      { indexName: BOARD_INDEX, partitionKey: BOARD_SHARD, sortKey: CREATED, projection: STATE },
+      {
+        indexName: SESSION_SCOPE_INDEXES.orgUser,
+        partitionKey: ORG_USER_SHARD,
+        sortKey: CREATED,
+        projection: STATE,
+      },
+      {
+        indexName: SESSION_SCOPE_INDEXES.creatorUser,
+        partitionKey: CREATOR_SHARD,
+        sortKey: CREATED,
+        projection: STATE,
+      },
+      {
+        indexName: SESSION_SCOPE_INDEXES.board,
+        partitionKey: BOARD_SHARD,
+        sortKey: CREATED,
+        projection: STATE,
+      },
       // Listing only (revoke-all never counts through it): keys alone, so a revocation does not write it.
       {
-        indexName: CREATOR_BOARD_INDEX,
+        indexName: SESSION_SCOPE_INDEXES.creatorBoard,
         partitionKey: { name: 'creatorBoardShardKey', type: 'S' },
         sortKey: CREATED,
         projection: 'KEYS_ONLY',
@@ -165,7 +161,7 @@ export const TABLES = {
     stream: 'NEW_AND_OLD_IMAGES',
   },
   events: {
-    envVar: EVENTS_TABLE_ENV,
+    envVar: TABLE_ENV_VARS.events,
     // `pk`: an event's id (`sk` = `event`), or one partition of an expiry bucket (`due#<minute>#<0-15>`;
     // `due#<minute>` for notes written before the partitions), `sk` = a session id.
     partitionKey: { name: 'pk', type: 'S' },
@@ -189,7 +185,7 @@ export const TABLES = {
   },
   // Webhook endpoints, partitioned by their owner (the API key owner): a tenant only ever reads its own.
   webhooks: {
-    envVar: WEBHOOKS_TABLE_ENV,
+    envVar: TABLE_ENV_VARS.webhooks,
     partitionKey: { name: 'ownerUserId', type: 'S' },
     sortKey: { name: 'webhookId', type: 'S' },
     indexes: [],
@@ -197,7 +193,7 @@ export const TABLES = {
     timeToLiveAttribute: TTL_ATTRIBUTE,
   },
   idempotency: {
-    envVar: IDEMPOTENCY_TABLE_ENV,
+    envVar: TABLE_ENV_VARS.idempotency,
     partitionKey: { name: 'recordId', type: 'S' },
     indexes: [],
     // Records are remembered for 24 hours; DynamoDB deletes them some time after.

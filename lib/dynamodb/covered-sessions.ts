@@ -27,8 +27,7 @@ import { DynamoTable, type Item } from './table';
  * index to sessions neither revoked on their own nor expired before it; then those sessions read again
  * consistently. The operators' scopes that no index holds (an external user across tenants, the whole
  * stage) are scanned instead, one of 16 segments at a time. A part's cursor is DynamoDB's own
- * `LastEvaluatedKey`, as JSON. A class of its own, beside DynamoSessionRepository's: the delivery worker
- * bundles only what it reads.
+ * `LastEvaluatedKey`, as JSON.
  */
 export class DynamoCoveredSessions extends DynamoTable implements CoveredSessions {
   readonly coveredParts = SCOPE_WRITE_SHARDS;

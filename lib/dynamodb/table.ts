@@ -83,10 +83,7 @@ export function optionalStringOf(item: Item, name: string): string | null {
   return typeof value === 'string' ? value : null;
 }
 
-/**
- * Every item a Query returns, page after page. A module function rather than a `DynamoTable` method, so
- * a bundle that never queries to the end leaves it out.
- */
+/** Every item a Query returns, page after page. */
 export async function queryAll(
   db: DynamoDBDocumentClient,
   input: Omit<QueryCommandInput, 'ExclusiveStartKey'>,

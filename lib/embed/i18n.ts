@@ -276,36 +276,8 @@ export function parsePresentation(
   return { theme: parseTheme(query?.theme), locale: parseLocale(query?.locale) };
 }
 
-/** Short month names of CLDR's medium date in each language that writes the month as a word. */
-const MONTHS = {
-  en: ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'],
-  fr: ['janv.', 'févr.', 'mars', 'avr.', 'mai', 'juin', 'juil.', 'août', 'sept.', 'oct.', 'nov.', 'déc.'],
-  es: ['ene', 'feb', 'mar', 'abr', 'may', 'jun', 'jul', 'ago', 'sept', 'oct', 'nov', 'dic'],
-} as const;
-
-const pad2 = (n: number) => String(n).padStart(2, '0');
-
-/**
- * CLDR's medium date and short time of each language, in UTC, written out rather than asked of
- * `Intl.DateTimeFormat`: its first use loads ICU's locale data, 12-17 ms of the embed page's cold start
- * (docs/performance.md). A test holds these to Intl's output for every month and hour.
- */
-const DATE_TIME: Readonly<Record<Locale, (date: Date) => string>> = {
-  en: (d) => {
-    const hour = d.getUTCHours();
-    const date = `${MONTHS.en[d.getUTCMonth()]} ${d.getUTCDate()}, ${d.getUTCFullYear()}`;
-    return `${date}, ${hour % 12 || 12}:${pad2(d.getUTCMinutes())} ${hour < 12 ? 'AM' : 'PM'}`;
-  },
-  de: (d) =>
-    `${pad2(d.getUTCDate())}.${pad2(d.getUTCMonth() + 1)}.${d.getUTCFullYear()}, ` +
-    `${pad2(d.getUTCHours())}:${pad2(d.getUTCMinutes())}`,
-  fr: (d) =>
-    `${d.getUTCDate()} ${MONTHS.fr[d.getUTCMonth()]} ${d.getUTCFullYear()}, ` +
-    `${pad2(d.getUTCHours())}:${pad2(d.getUTCMinutes())}`,
-  es: (d) =>
-    `${d.getUTCDate()} ${MONTHS.es[d.getUTCMonth()]} ${d.getUTCFullYear()}, ` +
-    `${d.getUTCHours()}:${pad2(d.getUTCMinutes())}`,
-};
+/** Each language's medium date and short time, in UTC: made when a page in that language first needs it. */
+const DATE_TIME: Partial<Record<Locale, Intl.DateTimeFormat>> = {};
 
 /**
  * An instant as the page shows it before its script runs: the date and time in UTC, in the page's
@@ -314,5 +286,10 @@ const DATE_TIME: Readonly<Record<Locale, (date: Date) => string>> = {
 export function formatInstant(iso: string, locale: Locale): string {
   const date = new Date(iso);
   if (Number.isNaN(date.getTime())) return iso;
-  return `${DATE_TIME[locale](date)} UTC`;
+  DATE_TIME[locale] ??= new Intl.DateTimeFormat(locale, {
+    dateStyle: 'medium',
+    timeStyle: 'short',
+    timeZone: 'UTC',
+  });
+  return `${DATE_TIME[locale].format(date)} UTC`;
 }
