@@ -246,6 +246,12 @@ const CONTEXT_SETTINGS = {
     WAF_RATE_LIMIT_BOUNDS.max,
     EMBED_PAGE_CLIENT_LIMIT.requests,
   ),
+  /**
+   * Execution environments Lambda keeps initialized for the embed page, the one route end users wait on:
+   * its loads then meet no cold start up to that many at once. Off (0) by default: it is billed by the hour
+   * whether used or not (docs/operations.md).
+   */
+  embedPageProvisionedConcurrency: integerSetting(0, 1000, 0),
   /** A CloudWatch dashboard of the service's golden signals (about $3 a month); `false` leaves it out. */
   dashboard: booleanSetting(true),
   /**

@@ -73,6 +73,7 @@ export class EmbedSessionStack extends Stack {
       environment,
       logRetention: config.logRetentionDays,
       keys,
+      provisionedConcurrency: { embedPage: config.embedPageProvisionedConcurrency },
     });
     this.api = new EmbedApi(this, 'Api', { config, definitions, functions: this.functions });
     // Who may call the provisioning API: attach this policy to the role of the operator's backend.

@@ -152,7 +152,7 @@ export class EmbedApi extends Construct {
   }
 
   private addRoute(resource: Resource, route: RouteSpec, functions: ServiceFunctions): void {
-    const integration = new LambdaIntegration(functions.get(route.function).function);
+    const integration = new LambdaIntegration(functions.get(route.function).invoked);
     if (route.auth === 'iam') {
       // The operator's own backend: a SigV4 signature of an IAM principal allowed execute-api:Invoke on
       // the method (the stack's ProvisioningCallerPolicy grants exactly that), never an API key.

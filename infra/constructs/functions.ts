@@ -12,6 +12,8 @@ export interface ServiceFunctionsProps {
   environment: ServiceFunctionProps['environment'];
   logRetention: RetentionDays;
   keys?: ServiceFunctionProps['keys'];
+  /** Provisioned concurrency of the functions that have some, by name. */
+  provisionedConcurrency?: Readonly<Record<string, number>>;
 }
 
 /** One `ServiceFunction` per function definition; new definitions need no change here. */
@@ -28,6 +30,7 @@ export class ServiceFunctions extends Construct {
         environment: props.environment,
         logRetention: props.logRetention,
         keys: props.keys,
+        provisionedConcurrency: props.provisionedConcurrency?.[name],
       });
     }
     this.functions = functions;

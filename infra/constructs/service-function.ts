@@ -5,7 +5,7 @@ import { Aws, Duration, Validations } from 'aws-cdk-lib';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import { PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import type { IKey } from 'aws-cdk-lib/aws-kms';
-import { Architecture, Runtime } from 'aws-cdk-lib/aws-lambda';
+import { Alias, Architecture, type IFunction, Runtime } from 'aws-cdk-lib/aws-lambda';
 import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
@@ -32,6 +32,8 @@ export interface ServiceFunctionProps {
   logRetention: RetentionDays;
   /** The ID token keys, for a function whose definition lists KMS actions. */
   keys?: { signing: IKey; subject: IKey; published: readonly IKey[]; webhookSecret?: IKey };
+  /** Execution environments kept initialized (an alias with provisioned concurrency); none when 0 or unset. */
+  provisionedConcurrency?: number;
 }
 
 /**
@@ -41,6 +43,8 @@ export interface ServiceFunctionProps {
  */
 export class ServiceFunction extends Construct {
   readonly function: NodejsFunction;
+  /** What API Gateway invokes: the alias with provisioned concurrency when there is one, else the function. */
+  readonly invoked: IFunction;
   readonly role: Role;
   readonly logGroup: LogGroup;
 
@@ -112,6 +116,16 @@ export class ServiceFunction extends Construct {
           : {}),
       },
     });
+
+    const provisioned = props.provisionedConcurrency ?? 0;
+    this.invoked =
+      provisioned > 0
+        ? new Alias(this, 'Provisioned', {
+            aliasName: 'provisioned',
+            version: this.function.currentVersion,
+            provisionedConcurrentExecutions: provisioned,
+          })
+        : this.function;
 
     grantKmsActions(this.role, definition, props.keys);
     if (definition.webhookSecrets) {

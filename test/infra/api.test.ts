@@ -333,6 +333,37 @@ describe('the stage’s web ACL: the embed page limited per client address', () 
   });
 });
 
+describe('provisioned concurrency of the embed page', () => {
+  const EMBED_ROUTES = ROUTES.filter((route) => route.function === 'embedPage');
+  const integrationOf = (template: Synthesized['template'], route: (typeof ROUTES)[number]) =>
+    JSON.stringify(methodsByRoute(template)[label(route)].Properties.Integration.Uri);
+
+  it('is off by default: no alias, API Gateway invokes the function itself', () => {
+    expect(resources(synth.template, 'AWS::Lambda::Alias')).toEqual({});
+    for (const route of EMBED_ROUTES)
+      expect(integrationOf(synth.template, route)).toContain(functionId('embedPage'));
+  });
+
+  it('keeps the embedPageProvisionedConcurrency environments initialized behind an alias that the embed routes invoke', () => {
+    const provisioned = synthesize({ context: { embedPageProvisionedConcurrency: 3 } });
+    try {
+      const aliases = Object.entries(resources(provisioned.template, 'AWS::Lambda::Alias'));
+      expect(aliases).toHaveLength(1);
+      const [aliasId, alias] = aliases[0] as [string, Json];
+      expect(alias.Properties.ProvisionedConcurrencyConfig).toEqual({ ProvisionedConcurrentExecutions: 3 });
+      const embedFunction = functionByDescription(provisioned.template, FUNCTIONS.embedPage.description)[0];
+      expect(alias.Properties.FunctionName).toEqual({ Ref: embedFunction });
+      expect(EMBED_ROUTES.length).toBeGreaterThan(0);
+      for (const route of EMBED_ROUTES) expect(integrationOf(provisioned.template, route)).toContain(aliasId);
+      // Every other route still invokes its function directly.
+      const other = ROUTES.find((route) => route.function !== 'embedPage') as (typeof ROUTES)[number];
+      expect(integrationOf(provisioned.template, other)).not.toContain(aliasId);
+    } finally {
+      provisioned.dispose();
+    }
+  });
+});
+
 describe('hardening of the stage', () => {
   const CERTIFICATE = 'arn:aws:acm:eu-west-1:123456789012:certificate/0a1b2c3d-1234-5678-9abc-def012345678';
   const restApiOf = (template: Synthesized['template']) =>

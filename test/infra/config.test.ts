@@ -27,6 +27,7 @@ describe('CDK context defaults', () => {
       boardAppUrl: undefined,
       idTokenSigningKeys: ['1'],
       embedPageRateLimit: 1000,
+      embedPageProvisionedConcurrency: 0,
       webAclArn: undefined,
       dashboard: true,
       disableExecuteApiEndpoint: true,
@@ -53,6 +54,9 @@ describe('CDK context: the embed page’s limit per client', () => {
   it.each([
     [{ embedPageRateLimit: 9 }, 'embedPageRateLimit'],
     [{ embedPageRateLimit: 1.5 }, 'embedPageRateLimit'],
+    [{ embedPageProvisionedConcurrency: -1 }, 'embedPageProvisionedConcurrency'],
+    [{ embedPageProvisionedConcurrency: 2.5 }, 'embedPageProvisionedConcurrency'],
+    [{ embedPageProvisionedConcurrency: 1001 }, 'embedPageProvisionedConcurrency'],
     [{ webAclArn: 'arn:aws:wafv2:eu-west-1:123456789012:global/webacl/cf/abc' }, 'regional AWS WAF web ACL'],
   ])('refuses %j, naming it', (context, named) => {
     expect(() => read(context)).toThrow(named);
