@@ -1,5 +1,4 @@
-// In-process DynamoDB for the benchmark, imported by child.mjs before the bundle; it answers at once
-// unless BENCH_DYNAMO_LATENCY_MS asks for a delay per call.
+// In-process DynamoDB for the benchmark, imported by child.mjs before the bundle; it answers at once.
 //
 // The bundles talk to DynamoDB exactly as in Lambda: regional https endpoint, credentials from the
 // environment, SigV4 signing, the SDK's own NodeHttpHandler. That handler calls `https.request` on the
@@ -7,28 +6,12 @@
 // from an in-memory table without opening a socket, while all of the SDK's work (endpoint rules,
 // credential chain, signing, serialization, retries bookkeeping, parsing) still runs inside the bundle.
 // Any call to `http.request` / `http.get` / `https.get` is a mistake (a real network call) and throws.
-import { performance } from 'node:perf_hooks';
 import { Readable } from 'node:stream';
 import { answerHttpsWith, FakeClientRequest } from '../support/fake-https.mjs';
 import { ConditionalCheckFailed, execute } from './memory-tables.mjs';
 import { plainInput, wireOutput } from './wire-values.mjs';
 
-/**
- * Milliseconds each DynamoDB call takes to answer, for the revoke-all timing (run.ts sets it there
- * only). Zero answers on the next microtask, as everywhere else in the benchmark.
- */
-const LATENCY_MS = Number(process.env.BENCH_DYNAMO_LATENCY_MS ?? 0);
-
 let requestCounter = 0;
-
-/**
- * Milliseconds this process spent being DynamoDB: running each operation on the in-memory tables and
- * writing its answer (the work DynamoDB's servers do, not the function), as wall time (`ms`) and as CPU
- * time (`cpuMs`: on a busy machine the wall time also holds the moments the process waited for a core).
- * The revoke-all timing subtracts each from its like, so the figures are the function's own; garbage
- * collection of the stub's objects is left in.
- */
-export const stubTime = { ms: 0, cpuMs: 0 };
 
 /** Answers one DynamoDB JSON request with `{status, body}`. */
 function answer(target, bodyText) {
@@ -55,8 +38,6 @@ class StubRequest extends FakeClientRequest {
     if (chunk !== undefined && chunk !== null) this.write(chunk);
     const headers = this.options.headers ?? {};
     const target = headers['x-amz-target'] ?? headers['X-Amz-Target'];
-    const started = performance.now();
-    const cpuStarted = process.cpuUsage();
     let result;
     try {
       result = answer(target, this.body);
@@ -66,9 +47,6 @@ class StubRequest extends FakeClientRequest {
       return this;
     }
     const payload = Buffer.from(JSON.stringify(result.body));
-    stubTime.ms += performance.now() - started;
-    const cpu = process.cpuUsage(cpuStarted);
-    stubTime.cpuMs += (cpu.user + cpu.system) / 1000;
     const response = new Readable({
       read() {
         this.push(payload);
@@ -87,8 +65,7 @@ class StubRequest extends FakeClientRequest {
       this.emit('response', response);
       response.once('end', () => this.emit('close'));
     };
-    if (LATENCY_MS > 0) setTimeout(respond, LATENCY_MS);
-    else queueMicrotask(respond);
+    queueMicrotask(respond);
     return this;
   }
 }

@@ -1,25 +1,17 @@
-// The in-memory DynamoDB behind both benchmark stubs: plain (unmarshalled) items, seeded from the JSON
-// file named by BENCH_SEED (run.ts writes it from scenarios.ts), one call counter per process, and a
-// journal of writes so the warm loop can undo each invocation's writes outside the timed span.
+// The in-memory DynamoDB behind the benchmark's stub: plain (unmarshalled) items, seeded from the JSON
+// file named by BENCH_SEED (run.ts writes it from scenarios.ts), and one call counter per process.
 //
-// It answers exactly the requests lib/dynamodb sends on the request paths, with DynamoDB's semantics
+// It answers exactly the requests lib/dynamodb sends on the functions' cold paths, with DynamoDB's semantics
 // where they change what the service sees (consistent reads, conditional writes, index projections,
 // Limit applied before the filter, LastEvaluatedKey whenever Limit was reached). Any other request shape
 // throws: a request the stub does not know is a change the benchmark has to follow, never something to
 // answer approximately.
 import { readFileSync } from 'node:fs';
 
-/**
- * Shared through globalThis because the send-level stub is bundled into the measured bundle, a separate
- * module instance from the one child.mjs imports: both must see the same items, counters and journal.
- */
-const STATE = Symbol.for('bench.dynamo.state');
-globalThis[STATE] ??= {
+const state = {
   stats: { calls: 0, byOperation: {} },
   tables: loadTables(process.env.BENCH_SEED),
-  journal: [],
 };
-const state = globalThis[STATE];
 export const stats = state.stats;
 
 /** BatchGetItem reads at most 100 keys per call; more is a ValidationException in DynamoDB. */
@@ -115,11 +107,9 @@ function pick(item, names) {
   return picked;
 }
 
-/** Replaces (or deletes, with `item` undefined) the item under `key`, journaling what was there. */
+/** Replaces (or deletes, with `item` undefined) the item under `key`. */
 function write(table, key, item) {
-  const previous = table.items.get(key);
-  state.journal.push({ table, key, previous });
-  store(table, key, item, previous);
+  store(table, key, item, table.items.get(key));
 }
 
 function store(table, key, item, previous) {
@@ -135,13 +125,6 @@ function indexKeysChanged(table, before, after) {
     if (index.sortKey && before[index.sortKey] !== after[index.sortKey]) return true;
   }
   return false;
-}
-
-/** Undoes every write since the last rollback, newest first, so the next invocation sees the seed. */
-export function rollback() {
-  for (let entry = state.journal.pop(); entry; entry = state.journal.pop()) {
-    store(entry.table, entry.key, entry.previous, entry.table.items.get(entry.key));
-  }
 }
 
 /** `attribute_exists(a) AND attribute_not_exists(b) …`: the only condition form the request paths use. */

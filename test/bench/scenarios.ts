@@ -1,6 +1,6 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { APIGatewayProxyEvent, APIGatewayTokenAuthorizerEvent } from 'aws-lambda';
-import { type DynamoAction, FUNCTIONS, type FunctionName } from '#lib/definitions/routes';
+import type { FunctionName } from '#lib/definitions/routes';
 import {
   MEMBERSHIP_USER_INDEX,
   SESSION_SCOPE_INDEXES,
@@ -22,10 +22,12 @@ import {
 import type { Item } from '#lib/dynamodb/table';
 import { embedEvent, jsonEvent, proxyEvent } from '#test/support/events';
 import { fullBody, storedSession } from '#test/support/fixtures';
+import type { FloorCall } from './floor';
 
 /**
- * What the benchmark feeds the bundles: the in-memory tables the DynamoDB stub starts with, one event per
- * request path, and the Lambda-like environment of every measured process.
+ * What the benchmark feeds the bundles: the in-memory tables the DynamoDB stub starts with, the event of
+ * each function's cold path with the DynamoDB calls its SDK floor sends in its place, and the Lambda-like
+ * environment of every measured process.
  */
 
 /**
@@ -59,8 +61,6 @@ const FIXTURE = {
   listUser: 'customer-list',
   /** The external user of the revoke-all path: a handful of sessions, each in both scopes. */
   revokeUser: 'customer-revoke',
-  /** The external user of the revoke-all timing: N sessions, each in both scopes. */
-  bulkUser: 'customer-bulk',
 } as const;
 
 /** The list page: the newest 20 of these (the default page size), with a next cursor. */
@@ -123,17 +123,12 @@ function sessionsOf(
   );
 }
 
-/** What the seed holds besides the fixed rows: the sessions of the revoke-all timing. */
-export interface SeedOptions {
-  bulkSessions?: number;
-}
-
 /**
  * The stub's starting data: two boards, two members of org-1, one active API key, and the sessions of
  * every request path. Session items are made by the session adapter itself (its PutItem is captured), so
  * they carry exactly the attributes and index keys the service writes.
  */
-export async function seedTables(options: SeedOptions = {}, now = Date.now()): Promise<SeedTable[]> {
+export async function seedTables(now = Date.now()): Promise<SeedTable[]> {
   const expiresAt = new Date(now + 365 * 86_400_000).toISOString();
   const onPrivateBoard = { boardId: FIXTURE.privateBoardId, orgId: FIXTURE.orgId };
   const onPublicBoard = { boardId: FIXTURE.publicBoardId, orgId: 'org-public' };
@@ -174,12 +169,6 @@ export async function seedTables(options: SeedOptions = {}, now = Date.now()): P
       7,
       REVOKE_ALL_SESSIONS,
       { ...onPrivateBoard, ...byKeyOwner, userId: FIXTURE.revokeUser },
-      expiresAt,
-    ),
-    ...sessionsOf(
-      8,
-      options.bulkSessions ?? 0,
-      { ...onPrivateBoard, ...byKeyOwner, userId: FIXTURE.bulkUser },
       expiresAt,
     ),
   ];
@@ -245,8 +234,7 @@ async function sessionItem(session: StoredSession): Promise<Item> {
 /**
  * The environment of every measured process, shaped like Lambda's: regional endpoint (no
  * DYNAMODB_ENDPOINT), credentials in the environment, and a HOME without ~/.aws so no local profile
- * changes what the SDK does. `seedFile` is the stub's starting data (see `seedTables`): a file, since
- * the revoke-all timing's seed is far larger than one environment variable may be.
+ * changes what the SDK does. `seedFile` is the stub's starting data (see `seedTables`).
  */
 export function lambdaEnvironment(home: string, seedFile: string): Record<string, string> {
   const env: Record<string, string> = {
@@ -315,181 +303,9 @@ function revokeSessionEvent(id: string): APIGatewayProxyEvent {
 }
 
 /** POST /api/embed/sessions/revoke for one external user, across every scope the caller reaches. */
-export function revokeUserSessionsEvent(userId: string): APIGatewayProxyEvent {
+function revokeUserSessionsEvent(userId: string): APIGatewayProxyEvent {
   return jsonEvent({ userId }, { path: '/api/embed/sessions/revoke', authorizer: CALLER });
 }
-
-/** A request path: one event of one function, the result it must produce and the DynamoDB calls allowed. */
-export interface RequestPath {
-  id: string;
-  label: string;
-  function: BenchFunction;
-  event: unknown;
-  /** HTTP status, or `allow` for an authorizer Allow policy; anything else means the bench is broken. */
-  expect: number | 'allow';
-  /** Text the response body must contain, where the status alone would not show the path did its work. */
-  expectBody?: string;
-  /** Target DynamoDB calls per request: exactly, or at most, `calls`. */
-  calls: number;
-  callsRule: 'exactly' | 'at most';
-}
-
-export const REQUEST_PATHS: readonly RequestPath[] = [
-  {
-    id: 'create-public',
-    label: 'create session, public board',
-    function: 'createSession',
-    event: createSessionEvent(FIXTURE.publicBoardId),
-    expect: 201,
-    // The board, the key owner's membership (it decides whose user the session is), the put.
-    calls: 3,
-    callsRule: 'exactly',
-  },
-  {
-    id: 'create-private',
-    label: 'create session, private board (membership)',
-    function: 'createSession',
-    event: createSessionEvent(FIXTURE.privateBoardId),
-    expect: 201,
-    calls: 3,
-    callsRule: 'exactly',
-  },
-  {
-    id: 'authorizer',
-    label: 'authorizer',
-    function: 'authorizer',
-    event: authorizerEvent,
-    expect: 'allow',
-    calls: 1,
-    callsRule: 'exactly',
-  },
-  {
-    id: 'embed',
-    label: 'embed page',
-    function: 'embedPage',
-    event: embedEvent({ token: FIXTURE.sessionToken }, { Accept: 'text/html' }),
-    expect: 200,
-    calls: 3,
-    callsRule: 'at most',
-  },
-  {
-    id: 'get-own',
-    label: 'retrieve a session, as its creator',
-    function: 'getSession',
-    event: getSessionEvent(SESSION_IDS.own),
-    expect: 200,
-    // The session, then the cut-off records that could cover it.
-    calls: 2,
-    callsRule: 'exactly',
-  },
-  {
-    id: 'get-member',
-    label: "retrieve a session, as a member of its board's organization",
-    function: 'getSession',
-    event: getSessionEvent(SESSION_IDS.colleagues),
-    expect: 200,
-    // The session, then at once the caller's membership, its cut-off records and whether its creator is
-    // in the organization (the tenant filter: the full view or the outline).
-    calls: 4,
-    callsRule: 'exactly',
-  },
-  {
-    id: 'list-user',
-    label: `list a user's sessions, page of 20 (one organization and the creator scope)`,
-    function: 'listSessions',
-    event: listSessionsEvent({ userId: FIXTURE.listUser }),
-    expect: 200,
-    // A full page with more after it.
-    expectBody: '"nextCursor":"',
-    // The caller's organizations (2), a page of each write shard of each scope (2 × 16), whether the
-    // sessions' other creator is still in the organization (1: the tenant filter), the sessions
-    // themselves (1), their cut-offs (1).
-    calls: 5 + 2 * SCOPE_WRITE_SHARDS,
-    callsRule: 'exactly',
-  },
-  {
-    id: 'list-board',
-    label: "list a board's sessions, page of 20 (member)",
-    function: 'listSessions',
-    event: listSessionsEvent({ boardId: FIXTURE.privateBoardId }),
-    expect: 200,
-    expectBody: '"nextCursor":"',
-    // The board, the membership, a page of each write shard of the board's scope (16), whether the
-    // sessions' other creator is in the organization (the tenant filter), the sessions, their cut-offs.
-    calls: 5 + SCOPE_WRITE_SHARDS,
-    callsRule: 'exactly',
-  },
-  {
-    id: 'revoke-own',
-    label: 'revoke a session, as its creator',
-    function: 'revokeSession',
-    event: revokeSessionEvent(SESSION_IDS.own),
-    expect: 200,
-    // The session, its cut-off records, the conditional update.
-    calls: 3,
-    callsRule: 'exactly',
-  },
-  {
-    id: 'revoke-member',
-    label: "revoke a session, as a member of its board's organization",
-    function: 'revokeSession',
-    event: revokeSessionEvent(SESSION_IDS.colleagues),
-    expect: 200,
-    // As retrieving it (4, the tenant filter among them), then the conditional update.
-    calls: 5,
-    callsRule: 'exactly',
-  },
-  {
-    id: 'revoke-all',
-    label: `revoke all of a user's sessions (${REVOKE_ALL_SESSIONS}, in one organization and the creator scope)`,
-    function: 'revokeUserSessions',
-    event: revokeUserSessionsEvent(FIXTURE.revokeUser),
-    expect: 200,
-    // Every invocation revokes them all: the warm loop undoes each invocation's writes.
-    expectBody: `{"revoked":${REVOKE_ALL_SESSIONS}}`,
-    // Memberships by user and their confirmation, the organization's members, one cut-off write per scope
-    // (2), one page of candidates per write shard of each scope (2 × 16), the cut-off records that could
-    // cover them, and the second cut-off write per scope (2): the same writes for 5 sessions as for 100,000.
-    calls: 8 + 2 * SCOPE_WRITE_SHARDS,
-    callsRule: 'exactly',
-  },
-];
-
-/** The path whose event a function handles in its cold-init runs (the one its SDK floor mirrors). */
-export const COLD_PATH: Record<BenchFunction, string> = {
-  createSession: 'create-public',
-  authorizer: 'authorizer',
-  embedPage: 'embed',
-  getSession: 'get-own',
-  listSessions: 'list-user',
-  revokeSession: 'revoke-own',
-  revokeUserSessions: 'revoke-all',
-};
-
-/**
- * The revoke-all timing: sessions of one user, each reachable through both of its scopes; the writes
- * must stay flat (one cut-off per scope) while the count's reads grow with the sessions.
- */
-export const REVOKE_ALL_TIMING = {
-  sizes: [10, 1_000, 10_000, 100_000],
-  event: revokeUserSessionsEvent(FIXTURE.bulkUser),
-} as const;
-
-/**
- * The SDK floor of each function: construct a DynamoDBDocumentClient and reference the commands
- * the function uses. Its "one event" sends the same DynamoDB calls the function makes on its cold path
- * (run.ts checks the two counts agree), so both pay the SDK's first-request work (credentials, endpoint
- * rules, signing, the first use of each command's serializer).
- */
-type Command =
-  | 'GetCommand'
-  | 'BatchGetCommand'
-  | 'PutCommand'
-  | 'UpdateCommand'
-  | 'DeleteCommand'
-  | 'QueryCommand'
-  | 'ScanCommand';
-type FloorCall = { command: Command; input: Record<string, unknown> };
 
 const sessionKey = (id: string) => ({ TableName: TABLE_NAMES.sessions, Key: { id } });
 const orgUserKey = (userId: string) => compositeKey('org-user', FIXTURE.orgId, userId);
@@ -611,11 +427,20 @@ function listPageIds(): string[] {
   ].slice(0, 20);
 }
 
-export const FLOOR_CALLS: Record<BenchFunction, FloorCall[]> = {
+const FLOOR_CALLS: Record<BenchFunction, FloorCall[]> = {
   createSession: [
     {
       command: 'GetCommand',
       input: { TableName: TABLE_NAMES.boards, Key: { boardId: FIXTURE.publicBoardId } },
+    },
+    // The key owner's membership: it decides whose user the session is.
+    {
+      command: 'GetCommand',
+      input: {
+        TableName: TABLE_NAMES.memberships,
+        Key: { orgId: 'org-public', userId: FIXTURE.keyOwner },
+        ConsistentRead: true,
+      },
     },
     {
       command: 'PutCommand',
@@ -636,6 +461,11 @@ export const FLOOR_CALLS: Record<BenchFunction, FloorCall[]> = {
     },
   ],
   embedPage: [
+    // The session by the id its token derives: none, it is older than derived ids.
+    {
+      command: 'GetCommand',
+      input: { TableName: TABLE_NAMES.sessions, Key: { id: 'floor-derived-id' }, ConsistentRead: true },
+    },
     {
       command: 'QueryCommand',
       input: {
@@ -724,48 +554,66 @@ export const FLOOR_CALLS: Record<BenchFunction, FloorCall[]> = {
   ],
 };
 
-/** The document-client command of each DynamoDB action a function may perform. */
-const COMMAND_OF: Record<DynamoAction, Command> = {
-  GetItem: 'GetCommand',
-  BatchGetItem: 'BatchGetCommand',
-  PutItem: 'PutCommand',
-  UpdateItem: 'UpdateCommand',
-  DeleteItem: 'DeleteCommand',
-  Query: 'QueryCommand',
-  Scan: 'ScanCommand',
-};
-
-/**
- * The source of a function's SDK floor entry. It imports exactly the commands of the function's access
- * list in lib/definitions/routes.ts, so a function that starts using another command moves its floor with
- * it. A command the cold path does not send (list-sessions reads a board only when listing by board) is
- * still exported, so the bundle keeps it as the function's does.
- */
-export function floorSource(fn: BenchFunction): string {
-  const calls = FLOOR_CALLS[fn];
-  const allowed = Object.values(FUNCTIONS[fn].access as Record<string, readonly DynamoAction[]>).flat();
-  const commands = [...new Set(allowed.map((action) => COMMAND_OF[action]))].sort();
-  const stray = calls.map((call) => call.command).filter((command) => !commands.includes(command));
-  if (stray.length > 0) {
-    throw new Error(
-      `the SDK floor of ${fn} sends ${stray.join(', ')}; lib/definitions/routes.ts allows ${commands.join(', ')}`,
-    );
-  }
-  const unsent = commands.filter((command) => !calls.some((call) => call.command === command));
-  return `// Generated by test/bench: the SDK floor of ${fn}. Do not edit.
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient, ${commands.join(', ')} } from '@aws-sdk/lib-dynamodb';
-
-const db = DynamoDBDocumentClient.from(new DynamoDBClient({}));
-${unsent.length > 0 ? `\nexport const referenced = [${unsent.join(', ')}];\n` : ''}
-export const handler = async () => {
-${calls.map((call) => `  await db.send(new ${call.command}(${JSON.stringify(call.input)}));`).join('\n')}
-  return { statusCode: 200 };
-};
-`;
+/** A function's cold path: the event it handles, the answer it must give, and its floor's calls. */
+export interface ColdPath {
+  label: string;
+  event: unknown;
+  /** HTTP status, or `allow` for an authorizer Allow policy; anything else means the bench is broken. */
+  expect: number | 'allow';
+  /** Text the response body must contain, where the status alone would not show the path did its work. */
+  expectBody?: string;
+  /** What the function's SDK floor sends instead: the same DynamoDB calls (run.ts checks the counts). */
+  floorCalls: FloorCall[];
 }
 
-/** The source of the empty handler: what Node itself costs to import and run an ES module. */
-export const EMPTY_HANDLER_SOURCE = `// Generated by test/bench: an empty handler, for reference. Do not edit.
-export const handler = async () => ({ statusCode: 200 });
-`;
+/**
+ * The event each function handles in its cold-init runs. Its floor sends the same DynamoDB calls, so both
+ * pay the SDK's first-request work (credentials, endpoint rules, signing, each command's serializer) and
+ * the function is charged only for what it adds.
+ */
+export const COLD_PATHS: Record<BenchFunction, ColdPath> = {
+  createSession: {
+    label: 'create a session on a public board',
+    event: createSessionEvent(FIXTURE.publicBoardId),
+    expect: 201,
+    floorCalls: FLOOR_CALLS.createSession,
+  },
+  authorizer: {
+    label: 'allow an API key',
+    event: authorizerEvent,
+    expect: 'allow',
+    floorCalls: FLOOR_CALLS.authorizer,
+  },
+  embedPage: {
+    label: 'open the embed page of a board without an application',
+    event: embedEvent({ token: FIXTURE.sessionToken }, { Accept: 'text/html' }),
+    expect: 200,
+    floorCalls: FLOOR_CALLS.embedPage,
+  },
+  getSession: {
+    label: 'retrieve a session as its creator',
+    event: getSessionEvent(SESSION_IDS.own),
+    expect: 200,
+    floorCalls: FLOOR_CALLS.getSession,
+  },
+  listSessions: {
+    label: "list a user's sessions, a page of 20 with more after it",
+    event: listSessionsEvent({ userId: FIXTURE.listUser }),
+    expect: 200,
+    expectBody: '"nextCursor":"',
+    floorCalls: FLOOR_CALLS.listSessions,
+  },
+  revokeSession: {
+    label: 'revoke a session as its creator',
+    event: revokeSessionEvent(SESSION_IDS.own),
+    expect: 200,
+    floorCalls: FLOOR_CALLS.revokeSession,
+  },
+  revokeUserSessions: {
+    label: `revoke all of a user's sessions (${REVOKE_ALL_SESSIONS}, in two scopes)`,
+    event: revokeUserSessionsEvent(FIXTURE.revokeUser),
+    expect: 200,
+    expectBody: `{"revoked":${REVOKE_ALL_SESSIONS}}`,
+    floorCalls: FLOOR_CALLS.revokeUserSessions,
+  },
+};
