@@ -6,7 +6,7 @@ import { apiBaseUrl } from '#lib/http/api-gateway';
 import { httpErrors } from '#lib/http/middlewares/http-errors';
 import { readDiscoveryConfig } from '#lib/platform/config';
 import { createLogger } from '#lib/platform/logger';
-import { signingKeySetOf } from './wiring';
+import { signingKeySetOf } from './keys';
 
 const config = readDiscoveryConfig(environmentOf('discovery', process.env));
 const keySet = signingKeySetOf(config.keys);

@@ -14,7 +14,8 @@ import { createLogger } from '#lib/platform/logger';
 import { cryptoRandom, systemClock } from '#lib/platform/system';
 import { boardAppUrlOf, handOff } from '#lib/use-cases/hand-off';
 import { openEmbedSession } from '#lib/use-cases/open-embed-session';
-import { idTokenPortsOf, openEmbedSessionDeps } from './wiring';
+import { idTokenPortsOf } from './keys';
+import { openEmbedSessionDeps } from './wiring';
 
 const config = readEmbedPageConfig(environmentOf('embedPage', process.env));
 const deps = openEmbedSessionDeps(config);

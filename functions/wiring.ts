@@ -1,29 +1,19 @@
 /**
  * The composition root of the handlers: their use cases' ports, wired to the DynamoDB adapters of the
- * tables named in the environment, on one document client per function, once per cold start; and the
- * keys that sign, made when first used. A handler builds no adapter itself (a test checks it), and passes
+ * tables named in the environment, on one document client per function, once per cold start (the keys
+ * that sign are made in ./keys.ts). A handler builds no adapter itself (a test checks it), and passes
  * only its own environment (`environmentOf` in lib/definitions/environment.ts): the variables its
  * definition gives it, which are the ones its stack sets.
  */
-
 import { APIGatewayClient } from '@aws-sdk/client-api-gateway';
 import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
-import type { KMSClient } from '@aws-sdk/client-kms';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { UsagePlanKeys } from '#lib/aws/api-gateway-keys';
 import type { TableKey } from '#lib/definitions/tables';
 import { PUBLIC_DESTINATIONS } from '#lib/domain/destinations';
 import type { EventSink } from '#lib/domain/events';
-import type {
-  Clock,
-  IdempotencyRepository,
-  IdTokenSigner,
-  PairwiseSubjects,
-  RandomSource,
-  SigningKeySet,
-  WebhookSecrets,
-} from '#lib/domain/ports';
+import type { Clock, IdempotencyRepository, RandomSource } from '#lib/domain/ports';
 import { DynamoApiKeyRepository } from '#lib/dynamodb/api-keys';
 import { DynamoBoardRepository } from '#lib/dynamodb/boards';
 import { createDocumentClient } from '#lib/dynamodb/client';
@@ -44,19 +34,14 @@ import {
   type CreateWebhookConfig,
   type EmbedPageConfig,
   type EventPipelineConfig,
-  type IdTokenKeysConfig,
-  type PublishedKeysConfig,
   readCreateWebhookConfig,
   readEventPipelineConfig,
   readProvisioningConfig,
   readStorageConfig,
-  type WebhookSecretsConfig,
 } from '#lib/platform/config';
 import { createLogger } from '#lib/platform/logger';
 import { createMetrics } from '#lib/platform/metrics';
 import { cryptoRandom, systemClock } from '#lib/platform/system';
-import { LocalIdTokenKeys } from '#lib/signing/local-keys';
-import { onFirstUse } from '#lib/signing/on-first-use';
 import { RECORD_ONLY_THROTTLING } from '#lib/use-cases/admin';
 import { type AuthorizeApiKeyDeps, lastUseIntervalSeconds } from '#lib/use-cases/authorize-api-key';
 import type { CreateSessionDeps } from '#lib/use-cases/create-session';
@@ -68,6 +53,7 @@ import type { WebhookDeps } from '#lib/use-cases/webhooks';
 import { AWS_RETRY_SECONDS, WebhookSink } from '#lib/webhooks/delivery';
 import { destinationPost } from '#lib/webhooks/destination-post';
 import { type DeliveryQueueDeps, SqsDeliveryScheduler } from '#lib/webhooks/sqs';
+import { idTokenPortsOf, webhookSecretsOf } from './keys';
 
 type Env = Record<string, string | undefined>;
 
@@ -185,61 +171,6 @@ function sqsClient(region: string): SQSClient {
 /** The stack's event bus, with the limits of every AWS call. */
 function eventBridgeClient(region: string): EventBridgeClient {
   return withCallPolicy(new EventBridgeClient(awsClientSettings({ region })));
-}
-
-/** A KMS client, imported when first needed: only handing off, publishing keys and webhook secrets use KMS. */
-async function kmsClientOf(region: string): Promise<KMSClient> {
-  const { kmsClient } = await import('#lib/signing/kms-client');
-  return kmsClient(region);
-}
-
-/**
- * The ID token signer and pairwise subjects of the configured keys, made on first use: only a hand-off or
- * a logout needs them, so the embed page of a board without an application never loads KMS's client.
- * Throws when no keys are configured.
- */
-export function idTokenPortsOf(
-  config: IdTokenKeysConfig | undefined,
-): () => Promise<IdTokenSigner & PairwiseSubjects> {
-  return onFirstUse(async () => {
-    if (!config) {
-      throw new Error(
-        'No ID token keys are configured (ID_TOKEN_SIGNING_KEY and ID_TOKEN_SUBJECT_KEY, or ID_TOKEN_KEY_FILE), ' +
-          'yet a board names an application',
-      );
-    }
-    if (config.kind === 'file') return new LocalIdTokenKeys(config.path);
-    const { KmsIdTokenSigner } = await import('#lib/signing/kms');
-    return new KmsIdTokenSigner(await kmsClientOf(config.region), config.signingKeyArn, config.subjectKeyArn);
-  });
-}
-
-/** The published key set of the configured keys, made on first use. Throws when none are configured. */
-export function signingKeySetOf(config: PublishedKeysConfig | undefined): () => Promise<SigningKeySet> {
-  return onFirstUse(async () => {
-    if (!config) {
-      throw new Error('No ID token keys are configured (ID_TOKEN_PUBLISHED_KEYS, or ID_TOKEN_KEY_FILE)');
-    }
-    if (config.kind === 'file') return new LocalIdTokenKeys(config.path);
-    const { KmsSigningKeySet } = await import('#lib/signing/kms-key-set');
-    return new KmsSigningKeySet(await kmsClientOf(config.region), config.keyArns);
-  });
-}
-
-/**
- * The webhook secrets of the configured master, made on first use: only creating an endpoint and
- * delivering need them.
- */
-export function webhookSecretsOf(config: WebhookSecretsConfig | undefined): WebhookSecrets {
-  const load = onFirstUse(async (): Promise<WebhookSecrets> => {
-    if (!config) {
-      throw new Error('No webhook secret key is configured (WEBHOOK_SECRET_KEY, or WEBHOOK_MASTER_KEY_FILE)');
-    }
-    const { KmsWebhookSecrets, LocalWebhookSecrets } = await import('#lib/signing/webhook-secrets');
-    if (config.kind === 'file') return new LocalWebhookSecrets(config.path);
-    return new KmsWebhookSecrets(await kmsClientOf(config.region), config.keyArn);
-  });
-  return { secretOf: async (endpointId) => (await load()).secretOf(endpointId) };
 }
 
 /**
