@@ -1,7 +1,6 @@
 import { createHash } from 'node:crypto';
 import { QueryCommand as WireQueryCommand } from '@aws-sdk/client-dynamodb';
 import { BatchGetCommand, GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { mockClient } from 'aws-sdk-client-mock';
 import { describe, expect, it } from 'vitest';
 import { SESSION_TOKEN_INDEX } from '#lib/definitions/tables';
 import { StorageUnavailableError } from '#lib/domain/errors';
