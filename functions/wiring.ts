@@ -10,7 +10,6 @@ import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { UsagePlanKeys } from '#lib/aws/api-gateway-keys';
-import type { TableKey } from '#lib/definitions/tables';
 import { PUBLIC_DESTINATIONS } from '#lib/domain/destinations';
 import type { EventSink } from '#lib/domain/events';
 import type { Clock, IdempotencyRepository, RandomSource } from '#lib/domain/ports';
