@@ -4,13 +4,7 @@ import {
   type QueryCommandInput,
   QueryCommand as WireQueryCommand,
 } from '@aws-sdk/client-dynamodb';
-import {
-  type DynamoDBDocumentClient,
-  GetCommand,
-  PutCommand,
-  QueryCommand,
-  UpdateCommand,
-} from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import {
   SESSION_SCOPE_INDEXES,
   SESSION_STATE_ATTRIBUTES,
@@ -29,7 +23,6 @@ import {
 } from '#lib/domain/cutoffs';
 import type {
   CountCandidate,
-  EmbedSessionStore,
   IndexedState,
   ScopePage,
   ScopePartition,

@@ -1,6 +1,6 @@
 import { SignatureV4 } from '@smithy/signature-v4';
-import { Sha256 } from '#local/sigv4';
 import type { LocalProvisioningCredentials, LocalRuntime } from '#local/runtime';
+import { Sha256 } from '#local/sigv4';
 import { type CallResult, call } from './local-runtime';
 
 /** The request a provisioning call sends, signed as an AWS SDK signs it (service `execute-api`). */
