@@ -27,7 +27,7 @@ const COMMAND_OF: Record<DynamoAction, string> = {
 };
 
 /** What of a definition the floor reads: its DynamoDB access, and the other services it calls. */
-export type FloorDefinition = Pick<FunctionDefinition, 'access' | 'kms' | 'webhookSecrets'> &
+export type FloorDefinition = Pick<FunctionDefinition, 'access' | 'kms' | 'webhookSecrets' | 'usagePlans'> &
   Partial<Pick<BackgroundFunctionDefinition, 'putsEvents' | 'sendsTo'>>;
 
 /** One call of the floor's handler: a document-client command and its input. */
@@ -54,6 +54,19 @@ function otherClients(definition: FloorDefinition): { pkg: string; client: strin
   if ((definition.sendsTo ?? []).length > 0) {
     const commands = ['SendMessageBatchCommand', 'SendMessageCommand'];
     clients.push({ pkg: '@aws-sdk/client-sqs', client: 'SQSClient', commands });
+  }
+  if (definition.usagePlans) {
+    clients.push({
+      pkg: '@aws-sdk/client-api-gateway',
+      client: 'APIGatewayClient',
+      commands: [
+        'CreateApiKeyCommand',
+        'CreateUsagePlanKeyCommand',
+        'DeleteApiKeyCommand',
+        'GetApiKeysCommand',
+        'GetUsagePlansCommand',
+      ],
+    });
   }
   if (definition.putsEvents) {
     clients.push({
