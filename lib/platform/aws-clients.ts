@@ -133,6 +133,8 @@ const TRANSIENT_NAMES = new Set([
   'ThrottlingException',
   'RequestLimitExceeded',
   'RequestThrottled',
+  // API Gateway's name for throttling.
+  'TooManyRequestsException',
   'InternalServerError',
   'InternalFailure',
   'ServiceUnavailable',
