@@ -490,8 +490,25 @@ const FLOOR_CALLS: Record<BenchFunction, FloorCall[]> = {
   ],
   listSessions: [
     ...orgsOfKeyOwner,
-    // A page of 20 asks each scope for 21: one more tells whether another page follows.
-    ...userScopePages(FIXTURE.listUser, 21),
+    // A page of 20 asks the scopes for 21 (one more tells whether another page follows): each write
+    // shard for its share, ceil(21 / 16) + 1 = 3, newest first.
+    ...userScopePages(FIXTURE.listUser, 3),
+    // The org scope's shard 4 holds four of the user's 21 newest sessions in this fixture: the merge
+    // empties its first page before the page is full and reads on below the third.
+    {
+      command: 'QueryCommand',
+      input: {
+        TableName: TABLE_NAMES.sessions,
+        IndexName: SESSION_SCOPE_INDEXES.orgUser,
+        KeyConditionExpression: 'orgUserShardKey = :pk AND createdKey < :below',
+        ExpressionAttributeValues: {
+          ':pk': shardedScopeKey(orgUserKey(FIXTURE.listUser), 4),
+          ':below': '2026-01-05T00:00:19.000Z#00000004-0000-4000-8000-000000000013',
+        },
+        ScanIndexForward: false,
+        Limit: 3,
+      },
+    },
     {
       command: 'GetCommand',
       input: {
@@ -536,6 +553,9 @@ const FLOOR_CALLS: Record<BenchFunction, FloorCall[]> = {
       },
     },
     ...userScopeCandidates(FIXTURE.revokeUser),
+    cutoffBatch([]),
+    // The scopes' own records, read again after the first cut-offs: the count starts after the latest
+    // cut-off that already covers a scope.
     cutoffBatch([]),
     // Two cut-offs per scope (before and after the count); the floor sends all four at the end.
     ...[1, 2, 3, 4].map((n) => ({
