@@ -5,24 +5,16 @@
  * missed (it reports, it does not judge); exits 1 only when the benchmark itself is broken or cannot run.
  */
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { LAMBDA_SDK_ENVIRONMENT } from '#infra/bundling';
 import { node24 } from '#test/support/node24';
-import { buildBundles } from './build';
 import { GOALS } from './floor';
-import { BenchBroken, type ColdSample, coldRun, quantile } from './measure';
+import { BenchBroken, type ColdSample, quantile } from './measure';
 import { renderMarkdown } from './report';
-import {
-  BENCH_FUNCTIONS,
-  type BenchFunction,
-  COLD_PATHS,
-  DISPLAY_NAMES,
-  lambdaEnvironment,
-  seedTables,
-} from './scenarios';
+import { BENCH_FUNCTIONS, type BenchFunction, COLD_PATHS, DISPLAY_NAMES } from './scenarios';
+import { callsOf, prepareSubjects, startOnce } from './subjects';
 
 const ROOT = join(import.meta.dirname, '..', '..');
 const OUT = join(ROOT, '.bench');
@@ -88,11 +80,6 @@ function coldStats(samples: ColdSample[]): ColdStats {
   };
 }
 
-/** The calls of a cold start, by operation, in a stable order: a function and its floor must agree. */
-function callsOf(sample: ColdSample | undefined): string {
-  return JSON.stringify(Object.entries(sample?.byOperation ?? {}).sort(([a], [b]) => a.localeCompare(b)));
-}
-
 function log(line: string): void {
   process.stderr.write(`bench: ${line}\n`);
 }
@@ -105,33 +92,8 @@ async function main(): Promise<void> {
   if (!nodeVersion.startsWith('v24.')) throw new BenchBroken(`${node.path} is Node ${nodeVersion}, not 24`);
   const loadBefore = loadavg()[0] ?? 0;
 
-  for (const dir of ['functions', 'floors', 'size-floors', 'home'])
-    rmSync(join(OUT, dir), { recursive: true, force: true });
-  const home = join(OUT, 'home');
-  mkdirSync(home, { recursive: true });
-  const seed = join(OUT, 'seed.json');
-  writeFileSync(seed, JSON.stringify(await seedTables()));
   log('building the functions and their SDK floors');
-  const bundles = await buildBundles(ROOT, OUT);
-
-  // The floors run with Lambda's environment alone, as the 1.00× reference is defined; the functions with
-  // the SDK settings the stack deploys them with too (infra/bundling.ts).
-  const floorEnv = lambdaEnvironment(home, seed);
-  const functionEnv = { ...floorEnv, ...LAMBDA_SDK_ENVIRONMENT };
-  const subjects = BENCH_FUNCTIONS.flatMap((fn) => {
-    const path = COLD_PATHS[fn];
-    return [
-      {
-        id: `fn:${fn}`,
-        file: bundles.functions[fn].file,
-        event: path.event,
-        env: functionEnv,
-        expect: path.expect,
-        expectBody: path.expectBody,
-      },
-      { id: `floor:${fn}`, file: bundles.floors[fn].file, event: {}, env: floorEnv, expect: 200 as const },
-    ];
-  });
+  const { bundles, subjects } = await prepareSubjects(ROOT, OUT);
   const samples = new Map<string, ColdSample[]>(subjects.map((subject) => [subject.id, []]));
   log(`cold init on Node ${nodeVersion}: ${runs} rounds of ${subjects.length} fresh processes`);
   // Each round runs every subject once, each function next to its floor; the order is reversed every
@@ -139,11 +101,7 @@ async function main(): Promise<void> {
   for (let round = 0; round <= runs; round++) {
     const order = round % 2 === 0 ? subjects : [...subjects].reverse();
     for (const subject of order) {
-      const expectBody = 'expectBody' in subject ? subject.expectBody : undefined;
-      const sample = await coldRun(node.path, subject.file, subject.event, subject.env, expectBody);
-      if (sample.status !== subject.expect) {
-        throw new BenchBroken(`${subject.id} answered ${sample.status}, expected ${subject.expect}`);
-      }
+      const sample = await startOnce(node.path, subject);
       if (round > 0) samples.get(subject.id)?.push(sample);
     }
     if (round > 0 && round % 5 === 0) log(`round ${round}/${runs}`);
