@@ -124,7 +124,7 @@ export function renderEmbedPage(view: EmbedView, options: EmbedPageOptions): str
 <main class="board" id="embed-board" data-board-id="${escapeHtml(board.boardId)}" data-testid="board">
 <div class="empty" data-testid="board-empty"><h2>${escapeHtml(texts.emptyTitle)}</h2><p>${escapeHtml(texts.emptyBody)}</p></div>
 </main>
-<p class="meta" data-testid="session-expiry">${escapeHtml(texts.expires)} <time datetime="${escapeHtml(session.expiresAt)}" data-local>${escapeHtml(formatInstant(session.expiresAt, presentation.locale))}</time></p>
+<p class="meta" data-testid="session-expiry">${escapeHtml(texts.expires)} <time datetime="${escapeHtml(session.expiresAt)}" data-local>${escapeHtml(formatInstant(session.expiresAt))}</time></p>
 </div>
 <template id="embed-expired">${notice(texts, 'session_expired')}</template>
 <script type="application/json" id="embed-context">${jsonIsland(embedContext(view))}</script>`,

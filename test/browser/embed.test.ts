@@ -467,6 +467,14 @@ setInterval(() => {
     expect(await frame.locator('html').getAttribute('lang')).toBe('de');
     expect(await frame.getByTestId('user').textContent()).toContain('Angemeldet als');
     expect(await frame.getByTestId('session-expiry').textContent()).toContain('Zugang bis');
+    // The server writes the expiry in UTC; the frame's script writes it in German in the viewer's zone.
+    const expiry = frame.getByTestId('session-expiry').locator('time');
+    const inGerman = await expiry.evaluate((time) => {
+      const at = (time as unknown as { getAttribute(name: string): string | null }).getAttribute('datetime');
+      return new Date(at ?? '').toLocaleString('de', { dateStyle: 'medium', timeStyle: 'short' });
+    });
+    expect(await expiry.textContent()).toBe(inGerman);
+    expect(inGerman).not.toContain('UTC');
     const background = () =>
       frame.locator('body').evaluate((body) => {
         const view = globalThis as unknown as { getComputedStyle(e: unknown): { backgroundColor: string } };

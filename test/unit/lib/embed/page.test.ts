@@ -292,7 +292,7 @@ describe('renderEmbedPage: what the service knows, and the hand-over to the boar
 
   it('shows when the session expires, in UTC until the script shows it in the viewer’s time zone', () => {
     expect(html).toContain(
-      `${TEXTS.en.expires} <time datetime="2026-01-31T00:00:00.000Z" data-local>${formatInstant('2026-01-31T00:00:00.000Z', 'en')}</time>`,
+      `${TEXTS.en.expires} <time datetime="2026-01-31T00:00:00.000Z" data-local>${formatInstant('2026-01-31T00:00:00.000Z')}</time>`,
     );
   });
 
@@ -337,10 +337,12 @@ describe('renderEmbedPage: theme and language', () => {
     }
   });
 
-  it('formats the expiry in the page’s language', () => {
-    expect(renderEmbedPage(view(), { theme: 'auto', locale: 'de' })).toContain(
-      '>31.01.2026, 00:00 UTC</time>',
-    );
+  it('writes the expiry in UTC for every language, marked for the frame’s script to write in the viewer’s', () => {
+    for (const locale of ['de', 'en'] as const) {
+      expect(renderEmbedPage(view(), { theme: 'auto', locale })).toContain(
+        '<time datetime="2026-01-31T00:00:00.000Z" data-local>2026-01-31 00:00 UTC</time>',
+      );
+    }
   });
 });
 
