@@ -10,6 +10,7 @@ import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { UsagePlanKeys } from '#lib/aws/api-gateway-keys';
+import { CachedBoardRepository, CachedMembershipRepository } from '#lib/cache/read-cache';
 import { PUBLIC_DESTINATIONS } from '#lib/domain/destinations';
 import type { EventSink } from '#lib/domain/events';
 import type { Clock, IdempotencyRepository, RandomSource } from '#lib/domain/ports';
@@ -122,7 +123,11 @@ function idempotencyDepsOf(db: DynamoDBDocumentClient, table: string): Idempoten
     random: cryptoRandom,
   };
 }
-/** Ports of creating a session, and of the Idempotency-Key middleware around it, on one client. */
+/**
+ * Ports of creating a session, and of the Idempotency-Key middleware around it, on one client. The board
+ * and the key owner's membership come through this environment's 1 s cache (lib/cache/read-cache.ts):
+ * every create of a hot board reads them, and a change may take a second to count here.
+ */
 export function createSessionDeps(config: Pick<CreateSessionConfig, 'tables' | 'dynamo'>): {
   deps: CreateSessionDeps;
   idempotencyDeps: IdempotencyDeps;
@@ -130,8 +135,11 @@ export function createSessionDeps(config: Pick<CreateSessionConfig, 'tables' | '
   const db: DynamoDBDocumentClient = createDocumentClient(config.dynamo);
   return {
     deps: {
-      boards: new DynamoBoardRepository(db, config.tables.boards),
-      memberships: new DynamoMembershipRepository(db, config.tables.memberships),
+      boards: new CachedBoardRepository(new DynamoBoardRepository(db, config.tables.boards), systemClock),
+      memberships: new CachedMembershipRepository(
+        new DynamoMembershipRepository(db, config.tables.memberships),
+        systemClock,
+      ),
       sessions: new DynamoSessionRepository(db, config.tables.sessions),
       clock: systemClock,
       random: cryptoRandom,
@@ -140,14 +148,17 @@ export function createSessionDeps(config: Pick<CreateSessionConfig, 'tables' | '
   };
 }
 
-/** Ports of opening the embed page. */
+/**
+ * Ports of opening the embed page: the board through this environment's 1 s cache, the session and its
+ * cut-off records read on every load (a revocation counts at once).
+ */
 export function openEmbedSessionDeps(
   config: Pick<EmbedPageConfig, 'tables' | 'dynamo'>,
 ): OpenEmbedSessionDeps {
   const db = createDocumentClient(config.dynamo);
   return {
     sessions: new DynamoSessionRepository(db, config.tables.sessions),
-    boards: new DynamoBoardRepository(db, config.tables.boards),
+    boards: new CachedBoardRepository(new DynamoBoardRepository(db, config.tables.boards), systemClock),
     clock: systemClock,
     random: cryptoRandom,
   };

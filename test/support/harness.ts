@@ -64,19 +64,26 @@ export function expectJsonError(result: Lambda.APIGatewayProxyResult, status: nu
  * Wires a handler test file around one mocked DynamoDB client: loads the handler once, at the most
  * verbose log level so that any line that could leak a credential is written; re-seeds the mocked
  * tables and captures stdout around every test. `handler()` is the loaded handler, `logs()` what the
- * current test wrote.
+ * current test wrote. With `coldPerTest`, every test gets a handler loaded for it: a fresh execution
+ * environment, whose per-environment caches (lib/cache) hold nothing an earlier test read.
  */
 export function handlerSuite<H>(options: {
   mock: { reset(): void; restore(): void };
   load: (env: Record<string, string>) => Promise<H>;
   seed: () => void;
+  coldPerTest?: boolean;
 }): { handler: () => H; logs: () => string } {
   let handler: H | undefined;
   let stdout: ReturnType<typeof captureStdout> | undefined;
   beforeAll(async () => {
     handler = await options.load({ LOG_LEVEL: 'debug' });
   });
-  beforeEach(() => {
+  beforeEach(async () => {
+    if (options.coldPerTest) {
+      // What an earlier test stubbed is no part of this environment.
+      vi.unstubAllEnvs();
+      handler = await options.load({ LOG_LEVEL: 'debug' });
+    }
     options.mock.reset();
     options.seed();
     stdout = captureStdout();

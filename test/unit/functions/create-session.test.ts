@@ -1,7 +1,7 @@
 import { DynamoDBDocumentClient, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import type { APIGatewayProxyEvent } from 'aws-lambda';
 import { mockClient } from 'aws-sdk-client-mock';
-import { afterAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { ConfigError, readCreateSessionConfig } from '#lib/platform/config';
 import { dynamoErrors } from '#test/support/dynamo-errors';
 import { API_DOMAIN, KEY_OWNER, lambdaContext, proxyEvent } from '#test/support/events';
@@ -62,7 +62,7 @@ const parse = parseBody;
 
 const dynamoCalls = () => recordedCalls(ddb);
 
-const suite = handlerSuite({ mock: ddb, load: loadCreateSession, seed: seedTables });
+const suite = handlerSuite({ mock: ddb, load: loadCreateSession, seed: seedTables, coldPerTest: true });
 
 const invoke = (event: APIGatewayProxyEvent, requestId = 'lambda-request-id') =>
   invokeWithRequestId(suite.handler(), event, requestId);
@@ -134,6 +134,51 @@ describe('create-session handler: success', () => {
     event.body = Buffer.from(JSON.stringify(validBody())).toString('base64');
     event.isBase64Encoded = true;
     expect((await invoke(event)).statusCode).toBe(201);
+  });
+});
+
+describe('create-session handler: a warm environment keeps the board and membership for a second', () => {
+  const reads = (table: string) => dynamoCalls().filter((call) => call === `GetCommand ${table}`).length;
+
+  beforeEach(() => {
+    vi.useFakeTimers({ toFake: ['Date'] });
+  });
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  it('stops honouring a removed membership within one second', async () => {
+    const privateBoard = post(validBody({ boardId: 'board-private' }));
+    expect((await invoke(privateBoard)).statusCode).toBe(201);
+    ddb
+      .on(GetCommand, { TableName: MEMBERSHIPS_TABLE, Key: { orgId: 'org-a', userId: OWNER.userId } })
+      .resolves({});
+    vi.advanceTimersByTime(999);
+    expect((await invoke(privateBoard)).statusCode).toBe(201);
+    vi.advanceTimersByTime(1);
+    expectJsonError(await invoke(privateBoard), 403, 'Forbidden');
+  });
+
+  it('reads a hot board and its creator’s membership once a second, and writes every session', async () => {
+    // Three seconds of creates every 30 ms: 100 creates.
+    for (let create = 0; create < 100; create += 1) {
+      expect((await invoke(post(validBody()))).statusCode).toBe(201);
+      vi.advanceTimersByTime(30);
+    }
+    expect(reads(BOARDS_TABLE)).toBe(3);
+    expect(reads(MEMBERSHIPS_TABLE)).toBe(3);
+    expect(ddb.commandCalls(PutCommand)).toHaveLength(100);
+  });
+
+  it('keeps each board’s organization apart: another organization’s private board stays refused', async () => {
+    expect((await invoke(post(validBody({ boardId: 'board-private' })))).statusCode).toBe(201);
+    expectJsonError(await invoke(post(validBody({ boardId: 'board-other-org' }))), 403, 'Forbidden');
+    expect(ddb.commandCalls(GetCommand).map((call) => call.args[0].input.Key)).toEqual([
+      { boardId: 'board-private' },
+      { orgId: 'org-a', userId: OWNER.userId },
+      { boardId: 'board-other-org' },
+      { orgId: 'org-b', userId: OWNER.userId },
+    ]);
   });
 });
 

@@ -184,7 +184,7 @@ function expectHtmlError(result: APIGatewayProxyResult, status: number, code: Em
   expectEmbedHeaders(result);
 }
 
-const suite = handlerSuite({ mock: ddb, load: loadEmbedPage, seed: seedTables });
+const suite = handlerSuite({ mock: ddb, load: loadEmbedPage, seed: seedTables, coldPerTest: true });
 afterEach(() => {
   vi.useRealTimers();
 });
@@ -441,6 +441,56 @@ describe('embed-page handler: the view after an end', () => {
     expect(result.body).toContain('data-embed-reason="revoked"');
     expect(result.body).toContain(TEXTS.es.notices.session_revoked.sentence);
     expect(ddb.calls()).toHaveLength(0);
+  });
+});
+
+describe('embed-page handler: a warm environment keeps the board for a second, and nothing else', () => {
+  const boardReads = () => dynamoCalls().filter((call) => call === `GetCommand ${BOARDS_TABLE}`).length;
+  const boardName = (result: APIGatewayProxyResult) =>
+    /data-testid="board-name">([^<]*)</.exec(result.body)?.[1];
+  const renameBoard = (name: string) =>
+    ddb.on(GetCommand, { TableName: BOARDS_TABLE, Key: { boardId: 'board-public' } }).resolves({
+      Item: { boardId: 'board-public', orgId: 'org-a', visibility: 'PUBLIC', name },
+    });
+
+  beforeEach(() => {
+    vi.useFakeTimers({ toFake: ['Date'] });
+  });
+
+  it('shows a board change within one second', async () => {
+    expect(boardName(await invoke(embedEvent({ token: VALID })))).toBe('Product roadmap');
+    renameBoard('Renamed');
+    vi.advanceTimersByTime(999);
+    expect(boardName(await invoke(embedEvent({ token: VALID })))).toBe('Product roadmap');
+    vi.advanceTimersByTime(1);
+    expect(boardName(await invoke(embedEvent({ token: VALID })))).toBe('Renamed');
+  });
+
+  it('reads a hot board once a second, however many loads it serves', async () => {
+    // Five seconds of loads every 20 ms: 250 loads.
+    for (let load = 0; load < 250; load += 1) {
+      expect((await invoke(embedEvent({ token: VALID }))).statusCode).toBe(200);
+      vi.advanceTimersByTime(20);
+    }
+    expect(boardReads()).toBe(5);
+    // The session and its cut-off records, on every load.
+    expect(dynamoCalls().filter((call) => call === `GetCommand ${SESSIONS_TABLE}`)).toHaveLength(250);
+    expect(dynamoCalls().filter((call) => call === `BatchGetCommand ${SESSIONS_TABLE}`)).toHaveLength(250);
+  });
+
+  it('refuses a session revoked a moment ago at once, while it keeps the board', async () => {
+    expect((await invoke(embedEvent({ token: VALID }))).statusCode).toBe(200);
+    seedSession(VALID, storedItem(VALID, { revokedAt: iso(Date.now()), revokedByUserId: 'owner-1' }));
+    const result = await invoke(embedEvent({ token: VALID }));
+    expectHtmlError(result, 401, 'session_revoked');
+    expect(boardReads()).toBe(1);
+  });
+
+  it('sees a board deleted a moment ago within one second', async () => {
+    expect((await invoke(embedEvent({ token: VALID }))).statusCode).toBe(200);
+    ddb.on(GetCommand, { TableName: BOARDS_TABLE, Key: { boardId: 'board-public' } }).resolves({});
+    vi.advanceTimersByTime(1_000);
+    expectHtmlError(await invoke(embedEvent({ token: VALID })), 404, 'board_gone');
   });
 });
 
