@@ -15,6 +15,9 @@ export interface ColdSample {
   status: number | string;
   /** The DynamoDB calls it made, by operation. */
   byOperation: Record<string, number>;
+  /** With `warm` loads asked for: their median time, and the DynamoDB calls they made together. */
+  warmMedianMs?: number;
+  warmCalls?: Record<string, number>;
 }
 
 /** A failure of the benchmark itself (a crash or an unexpected result), never a missed goal. */
@@ -24,7 +27,7 @@ export class BenchBroken extends Error {
 
 /**
  * Loads `file` in a fresh process of `node` with exactly `env` and handles `event` once (child.mjs):
- * one cold start.
+ * one cold start; then `warm` more times in the same process, timed apart from it.
  */
 export async function coldRun(
   node: string,
@@ -32,10 +35,11 @@ export async function coldRun(
   event: unknown,
   env: Record<string, string>,
   expectBody?: string,
+  warm = 0,
 ): Promise<ColdSample> {
   let stdout: string;
   try {
-    ({ stdout } = await run(node, [CHILD, file, JSON.stringify({ event, expectBody })], {
+    ({ stdout } = await run(node, [CHILD, file, JSON.stringify({ event, expectBody, warm })], {
       env,
       maxBuffer: 16 * 1024 * 1024,
     }));

@@ -21,6 +21,21 @@ export function renderMarkdown(results: Results): string {
         `${ms(f.cold.median)} | ${ms(f.cold.p90)} | ${ms(f.floorCold.median)} | ${ratio(f.coldRatio)} |`,
     );
   }
+  const warm = results.functions.filter((f) => f.warm !== undefined);
+  if (warm.length > 0) {
+    lines.push(
+      '',
+      '| Function | Warm loads per process | Warm load median | DynamoDB calls per warm load |',
+      '|---|---:|---:|---|',
+    );
+    for (const f of warm) {
+      const calls = Object.entries(f.warm?.callsPerLoad ?? {})
+        .sort(([a], [b]) => a.localeCompare(b))
+        .map(([operation, count]) => `${operation} ${count.toFixed(2)}`)
+        .join(', ');
+      lines.push(`| ${f.name} | ${f.warm?.loads} | ${ms(f.warm?.median ?? Number.NaN)} | ${calls} |`);
+    }
+  }
   lines.push('', '| Goal | Measured | Result |', '|---|---:|---|');
   for (const goal of results.goals) {
     lines.push(`| ${goal.name} | ${goal.value} | ${goal.pass ? 'met' : '**missed**'} |`);

@@ -1,6 +1,7 @@
 /**
- * `npm run bench [-- --quick] [--runs N]`: each function's cold init on Node 24 against its SDK floor,
- * and its bundle size against the floor's. See docs/performance.md for the goals and the method.
+ * `npm run bench [-- --quick] [--runs N] [--only fn,fn]`: each function's cold init on Node 24 against its
+ * SDK floor, and its bundle size against the floor's; the embed page's warm loads too (the same process,
+ * after its cold start). See docs/performance.md for the goals and the method.
  * Prints a Markdown report and writes .bench/results.json and .bench/results.md. Exits 0 when a goal is
  * missed (it reports, it does not judge); exits 1 only when the benchmark itself is broken or cannot run.
  */
@@ -38,7 +39,15 @@ export interface FunctionResult {
   floorCold: ColdStats;
   /** Median over rounds of (function / floor), the two measured back to back in the same round. */
   coldRatio: number;
+  /** For the functions measured warm too: the median over processes of each one's median warm load. */
+  warm?: { loads: number; median: number; callsPerLoad: Record<string, number> };
 }
+
+/**
+ * The loads each process of the embed page handles after its cold start, to time its warm path (with the
+ * board cache, most of them within the second its board is kept).
+ */
+const WARM_LOADS: Partial<Record<BenchFunction, number>> = { embedPage: 200 };
 
 export interface Goal {
   name: string;
@@ -60,11 +69,21 @@ export interface Results {
 
 function options() {
   const { values } = parseArgs({
-    options: { quick: { type: 'boolean', default: false }, runs: { type: 'string' } },
+    options: {
+      quick: { type: 'boolean', default: false },
+      runs: { type: 'string' },
+      only: { type: 'string' },
+    },
   });
   const runs = values.runs === undefined ? (values.quick ? 15 : 30) : Number(values.runs);
   if (!Number.isInteger(runs) || runs < 5) throw new Error(`--runs: an integer ≥ 5, got ${values.runs}`);
-  return { runs };
+  // `--only embedPage,createSession`: those functions alone, to measure one change without the others.
+  const only = values.only?.split(',').map((name) => name.trim());
+  const unknown = only?.filter((name) => !(BENCH_FUNCTIONS as string[]).includes(name)) ?? [];
+  if (unknown.length > 0)
+    throw new Error(`--only: no function ${unknown.join(', ')} (${BENCH_FUNCTIONS.join(', ')})`);
+  const functions = only ? BENCH_FUNCTIONS.filter((fn) => only.includes(fn)) : BENCH_FUNCTIONS;
+  return { runs, functions };
 }
 
 function coldStats(samples: ColdSample[]): ColdStats {
@@ -85,7 +104,7 @@ function log(line: string): void {
 }
 
 async function main(): Promise<void> {
-  const { runs } = options();
+  const { runs, functions: measured } = options();
   const node = node24();
   if (node.path === undefined) throw new BenchBroken(`cold init is measured on Node 24: ${node.missing}`);
   const nodeVersion = execFileSync(node.path, ['--version'], { encoding: 'utf8' }).trim();
@@ -93,7 +112,7 @@ async function main(): Promise<void> {
   const loadBefore = loadavg()[0] ?? 0;
 
   log('building the functions and their SDK floors');
-  const { bundles, subjects } = await prepareSubjects(ROOT, OUT);
+  const { bundles, subjects } = await prepareSubjects(ROOT, OUT, measured, WARM_LOADS);
   const samples = new Map<string, ColdSample[]>(subjects.map((subject) => [subject.id, []]));
   log(`cold init on Node ${nodeVersion}: ${runs} rounds of ${subjects.length} fresh processes`);
   // Each round runs every subject once, each function next to its floor; the order is reversed every
@@ -107,7 +126,7 @@ async function main(): Promise<void> {
     if (round > 0 && round % 5 === 0) log(`round ${round}/${runs}`);
   }
 
-  const functions = BENCH_FUNCTIONS.map((fn): FunctionResult => {
+  const functions = measured.map((fn): FunctionResult => {
     const own = samples.get(`fn:${fn}`) ?? [];
     const floor = samples.get(`floor:${fn}`) ?? [];
     // The floor stands for the function's cold path only if it makes the same DynamoDB calls.
@@ -129,6 +148,7 @@ async function main(): Promise<void> {
         own.map((sample, i) => sample.ms / (floor[i]?.ms ?? Number.NaN)),
         0.5,
       ),
+      ...warmOf(fn, own),
     };
   });
 
@@ -150,6 +170,26 @@ async function main(): Promise<void> {
   process.stdout.write(
     `\n${missed === 0 ? 'Every goal met.' : `${missed} goal(s) missed.`} Written to .bench/results.{md,json}\n`,
   );
+}
+
+function warmOf(fn: BenchFunction, samples: ColdSample[]): Pick<FunctionResult, 'warm'> {
+  const loads = WARM_LOADS[fn] ?? 0;
+  const measured = samples.filter((sample) => sample.warmMedianMs !== undefined);
+  if (loads === 0 || measured.length === 0) return {};
+  const calls: Record<string, number> = {};
+  for (const sample of measured)
+    for (const [operation, count] of Object.entries(sample.warmCalls ?? {}))
+      calls[operation] = (calls[operation] ?? 0) + count / (loads * measured.length);
+  return {
+    warm: {
+      loads,
+      median: quantile(
+        measured.map((sample) => sample.warmMedianMs ?? Number.NaN),
+        0.5,
+      ),
+      callsPerLoad: calls,
+    },
+  };
 }
 
 function goalsOf(functions: FunctionResult[]): Goal[] {

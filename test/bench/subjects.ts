@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { LAMBDA_SDK_ENVIRONMENT } from '#infra/bundling';
 import { type Bundles, buildBundles } from './build';
 import { BenchBroken, type ColdSample, coldRun } from './measure';
-import { BENCH_FUNCTIONS, COLD_PATHS, lambdaEnvironment, seedTables } from './scenarios';
+import { BENCH_FUNCTIONS, type BenchFunction, COLD_PATHS, lambdaEnvironment, seedTables } from './scenarios';
 
 export interface Subject {
   id: string;
@@ -16,12 +16,16 @@ export interface Subject {
   env: Record<string, string>;
   expect: number | 'allow';
   expectBody?: string;
+  /** Warm loads to time after the cold one, in the same process. */
+  warm?: number;
 }
 
 /** Builds every function and floor into `out`, seeds the tables they read, and lists what to start. */
 export async function prepareSubjects(
   root: string,
   out: string,
+  functions: readonly BenchFunction[] = BENCH_FUNCTIONS,
+  warmLoads: Partial<Record<BenchFunction, number>> = {},
 ): Promise<{ bundles: Bundles; subjects: Subject[] }> {
   for (const dir of ['functions', 'floors', 'size-floors', 'home'])
     rmSync(join(out, dir), { recursive: true, force: true });
@@ -34,7 +38,7 @@ export async function prepareSubjects(
   // the SDK settings the stack deploys them with too (infra/bundling.ts).
   const floorEnv = lambdaEnvironment(home, seed);
   const functionEnv = { ...floorEnv, ...LAMBDA_SDK_ENVIRONMENT };
-  const subjects = BENCH_FUNCTIONS.flatMap((fn): Subject[] => {
+  const subjects = functions.flatMap((fn): Subject[] => {
     const path = COLD_PATHS[fn];
     return [
       {
@@ -44,6 +48,7 @@ export async function prepareSubjects(
         env: functionEnv,
         expect: path.expect,
         ...(path.expectBody !== undefined ? { expectBody: path.expectBody } : {}),
+        warm: warmLoads[fn] ?? 0,
       },
       { id: `floor:${fn}`, file: bundles.floors[fn].file, event: {}, env: floorEnv, expect: 200 },
     ];
@@ -53,7 +58,14 @@ export async function prepareSubjects(
 
 /** One cold start of a subject, refused when it does not give the answer its path expects. */
 export async function startOnce(node: string, subject: Subject): Promise<ColdSample> {
-  const sample = await coldRun(node, subject.file, subject.event, subject.env, subject.expectBody);
+  const sample = await coldRun(
+    node,
+    subject.file,
+    subject.event,
+    subject.env,
+    subject.expectBody,
+    subject.warm,
+  );
   if (sample.status !== subject.expect) {
     throw new BenchBroken(`${subject.id} answered ${sample.status}, expected ${subject.expect}`);
   }
