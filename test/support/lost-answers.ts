@@ -1,4 +1,5 @@
 import type { Fault } from './fault-proxy';
+import { LATE_MS } from './short-aws-limits';
 
 /** The write lands, then its answer is lost once: `then` says how. */
 export function lostAnswer(then: 'reset' | 'internal-error'): Fault {
@@ -12,17 +13,18 @@ export const LOST_ANSWER_WAYS = [
 ] as const;
 
 /**
- * Every attempt's write lands and its answer comes after the attempt's deadline (1.5 s, past the 1 s
- * timeout), so the SDK runs out of attempts on writes that all happened.
+ * Every attempt's write lands and its answer comes after the attempt's deadline, so the SDK runs out of
+ * attempts on writes that all happened. Late under the short limits of the fault tests
+ * (test/support/short-aws-limits.ts), which every file using it runs with.
  */
-export const LATE_ON_EVERY_ATTEMPT: Fault = { kind: 'late-answer', delayMs: 1_500, count: 3 };
+export const LATE_ON_EVERY_ATTEMPT: Fault = { kind: 'late-answer', delayMs: LATE_MS, count: 3 };
 
 /**
  * The ways a landed write's answer goes missing that the SDK's own retry meets, as `it.each` rows: the
- * answer is lost, or the first one comes after the attempt's deadline (1.5 s, past the 1 s timeout).
+ * answer is lost, or the first one comes after the attempt's deadline (under the short limits, as above).
  */
 export const MISSING_ANSWERS: Array<[string, Fault]> = [
   ['its answer is lost (connection reset)', lostAnswer('reset')],
   ['its answer is lost (InternalServerError)', lostAnswer('internal-error')],
-  ['its first answer comes after the deadline', { kind: 'late-answer', delayMs: 1_500, count: 1 }],
+  ['its first answer comes after the deadline', { kind: 'late-answer', delayMs: LATE_MS, count: 1 }],
 ];

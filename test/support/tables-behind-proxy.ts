@@ -2,6 +2,7 @@ import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { beforeEach } from 'vitest';
 import { LOCAL_TABLE_NAMES } from '#lib/definitions/tables';
 import { createDocumentClient } from '#lib/dynamodb/client';
+import { AWS_CALL_LIMITS, type AwsCallLimits } from '#lib/platform/aws-clients';
 import { ensureTables } from '#local/dynamodb';
 import { type FaultProxy, startFaultProxy } from './fault-proxy';
 import { lateBound, useForTests } from './late-bound';
@@ -19,9 +20,10 @@ export interface TablesBehindProxy {
 /**
  * The tables (`LOCAL_TABLE_NAMES`) behind a fault proxy for the tests of a file: started before them,
  * closed after them, and the proxy's faults cleared before each test. Each member stands for its value
- * once started, so a file may build its repositories on `db` at the top.
+ * once started, so a file may build its repositories on `db` at the top. `db` calls with `limits`: a
+ * file that makes answers late passes the short ones (test/support/short-aws-limits.ts).
  */
-export function useTablesBehindProxy(): TablesBehindProxy {
+export function useTablesBehindProxy(limits: AwsCallLimits = AWS_CALL_LIMITS): TablesBehindProxy {
   const tables = useForTests(
     'the tables behind the fault proxy',
     async () => {
@@ -30,7 +32,7 @@ export function useTablesBehindProxy(): TablesBehindProxy {
       const proxy = await startFaultProxy(dynamo.endpoint);
       return {
         proxy,
-        db: createDocumentClient({ endpoint: proxy.endpoint, region: 'local' }),
+        db: createDocumentClient({ endpoint: proxy.endpoint, region: 'local' }, limits),
         truth: createDocumentClient({ endpoint: dynamo.endpoint, region: 'local' }),
         close: async () => {
           await proxy.close();

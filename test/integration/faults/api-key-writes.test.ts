@@ -3,6 +3,7 @@ import { API_KEY_ID_INDEX, LOCAL_TABLE_NAMES } from '#lib/definitions/tables';
 import type { ApiKeyRecord } from '#lib/domain/api-key';
 import { DynamoApiKeyRepository } from '#lib/dynamodb/api-keys';
 import { MISSING_ANSWERS } from '#test/support/lost-answers';
+import { SHORT_LIMITS } from '#test/support/short-aws-limits';
 import { queryItems } from '#test/support/stored-items';
 import { useTablesBehindProxy } from '#test/support/tables-behind-proxy';
 
@@ -12,7 +13,7 @@ import { useTablesBehindProxy } from '#test/support/tables-behind-proxy';
  * key this very write stored. One key, and the operator is shown it; a different key under the same
  * hash is still refused.
  */
-const { proxy, db } = useTablesBehindProxy();
+const { proxy, db } = useTablesBehindProxy(SHORT_LIMITS);
 const keys = new DynamoApiKeyRepository(db, LOCAL_TABLE_NAMES.apiKeys);
 
 let counter = 0;

@@ -9,6 +9,7 @@ import { sweepExpired } from '#lib/events/process';
 import type { Fault } from '#test/support/fault-proxy';
 import { storedSession } from '#test/support/fixtures';
 import { lostAnswer } from '#test/support/lost-answers';
+import { LATE_MS, SHORT_LIMITS } from '#test/support/short-aws-limits';
 import { queryItems } from '#test/support/stored-items';
 import { useTablesBehindProxy } from '#test/support/tables-behind-proxy';
 
@@ -19,11 +20,8 @@ import { useTablesBehindProxy } from '#test/support/tables-behind-proxy';
  * Whatever happens, exactly one effect is stored: one event with the content derived, one expiry note or
  * none, the sweep's mark where the sweep left it.
  */
-const { proxy, db, truth } = useTablesBehindProxy();
+const { proxy, db, truth } = useTablesBehindProxy(SHORT_LIMITS);
 const store = new DynamoEventStore(db, LOCAL_TABLE_NAMES.events);
-
-/** A late answer: the write lands at once, its answer comes 1.5 s later, past the 1 s attempt timeout. */
-const LATE_MS = 1_500;
 
 /** How the answer to one write goes missing, and whether the SDK's own retries can still meet it. */
 const FAULTS: Array<{ name: string; fault: Fault; everyAttempt: boolean }> = [

@@ -8,6 +8,11 @@ import { validBody } from '#test/support/fixtures';
 import { apiCall, type CallResult, call, createSessionCall } from '#test/support/local-runtime';
 import { LATE_ON_EVERY_ATTEMPT, MISSING_ANSWERS } from '#test/support/lost-answers';
 
+// The functions' AWS clients run with the short limits: a late DynamoDB costs a fraction of a second.
+vi.mock('#lib/platform/aws-clients', async (original) =>
+  (await import('#test/support/short-aws-limits')).withShortLimits(await original()),
+);
+
 /**
  * Retries converge for the embed page's `openedAt` write (the session.opened event): its conditional
  * UpdateItem lands, and its answer is lost or comes after the attempt's deadline. The first load still

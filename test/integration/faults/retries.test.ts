@@ -1,5 +1,5 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
-import { describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { LOCAL_TABLE_NAMES } from '#lib/definitions/tables';
 import { createDocumentClient } from '#lib/dynamodb/client';
 import type { Fault } from '#test/support/fault-proxy';
@@ -8,6 +8,11 @@ import { validBody } from '#test/support/fixtures';
 import { type CallResult, call, createSessionCall } from '#test/support/local-runtime';
 import { LATE_ON_EVERY_ATTEMPT, LOST_ANSWER_WAYS, lostAnswer } from '#test/support/lost-answers';
 import { scanItems } from '#test/support/stored-items';
+
+// The functions' AWS clients run with the short limits: a late DynamoDB costs a fraction of a second.
+vi.mock('#lib/platform/aws-clients', async (original) =>
+  (await import('#test/support/short-aws-limits')).withShortLimits(await original()),
+);
 
 /**
  * Retries converge: when DynamoDB applies a write and its answer is lost or comes too late, the request
@@ -18,6 +23,23 @@ const env = useRuntimeBehindProxy();
 /** Injects `fault` on the `operation` requests to `table`, behind the runtime. */
 const inject = (fault: Fault, operation: string, table: string) =>
   env().proxy.inject(fault, { operation, table });
+
+/**
+ * The runtime's clock is the test's: a caller's wait of `Retry-After` seconds moves it on at once rather
+ * than sleeping them. Only `Date` is faked, and it keeps running, so the servers' and the SDK's timers work
+ * as ever; the leases of Idempotency-Keys, which are what a caller waits out, read `Date`.
+ */
+beforeAll(() => {
+  vi.useFakeTimers({ toFake: ['Date'], shouldAdvanceTime: true });
+});
+afterAll(() => {
+  vi.useRealTimers();
+});
+
+/** A caller's wait of `Retry-After` seconds, on the runtime's clock. */
+function waitRetryAfter(seconds: number): void {
+  vi.setSystemTime(Date.now() + seconds * 1000);
+}
 
 /** How many times a caller tries in all before it gives up: a retry must converge within them. */
 const MAX_TRIES = 4;
@@ -31,7 +53,7 @@ async function withRetries(request: () => Promise<CallResult>): Promise<CallResu
     const retryAfter = answer.headers.get('retry-after');
     const retryable = answer.status === 409 || answer.status === 503;
     if (!retryable || retryAfter === null || answers.length === MAX_TRIES) break;
-    await new Promise((resolve) => setTimeout(resolve, Number(retryAfter) * 1000));
+    waitRetryAfter(Number(retryAfter));
   }
   return answers;
 }

@@ -1,10 +1,15 @@
-import { beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { LOCAL_TABLE_NAMES } from '#lib/definitions/tables';
 import type { Fault } from '#test/support/fault-proxy';
 import { useRuntimeBehindProxy } from '#test/support/fault-suite';
 import { apiCall, type CallResult } from '#test/support/local-runtime';
 import { LATE_ON_EVERY_ATTEMPT, MISSING_ANSWERS } from '#test/support/lost-answers';
 import { scanItems } from '#test/support/stored-items';
+
+// The functions' AWS clients run with the short limits: a late DynamoDB costs a fraction of a second.
+vi.mock('#lib/platform/aws-clients', async (original) =>
+  (await import('#test/support/short-aws-limits')).withShortLimits(await original()),
+);
 
 /**
  * Retries converge for the webhook endpoints' writes: the create's conditional put and the delete's

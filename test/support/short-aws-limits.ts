@@ -1,0 +1,40 @@
+import type * as AwsClients from '#lib/platform/aws-clients';
+import type { AwsCallLimits } from '#lib/platform/aws-clients';
+
+/**
+ * The limits of every AWS call in the tests that make DynamoDB late on purpose: the production policy's
+ * shape (a timeout per attempt, three attempts) at a fraction of its time, so a test of a hanging or late
+ * DynamoDB waits a fraction of a second per call instead of the 3.5 s a real caller would. The values
+ * stay far above what the local DynamoDB needs to answer, so an answer that is not delayed on purpose is
+ * never late, even on a loaded machine. Only a file that delays answers past the timeout needs them:
+ * one whose faults answer at once (refused, reset, failed, lost) keeps the production limits.
+ */
+export const SHORT_LIMITS: AwsCallLimits = {
+  connectionTimeoutMs: 400,
+  requestTimeoutMs: 400,
+  maxAttempts: 3,
+};
+
+/** An answer held back this long comes after the attempt's timeout under `SHORT_LIMITS`. */
+export const LATE_MS = 2 * SHORT_LIMITS.requestTimeoutMs;
+
+/** An answer held back this long is slow, but still within the attempt's timeout under `SHORT_LIMITS`. */
+export const SLOW_MS = SHORT_LIMITS.requestTimeoutMs / 4;
+
+/**
+ * The module lib/platform/aws-clients.ts with `SHORT_LIMITS` as the default of every client built
+ * without limits of its own, for `vi.mock`: the functions of the local runtime build their clients at
+ * import with the default, as in Lambda, so a file of fault tests gives them the short limits this way.
+ * Everything else is the module's own.
+ *
+ *     vi.mock('#lib/platform/aws-clients', async (original) =>
+ *       (await import('#test/support/short-aws-limits')).withShortLimits(await original()));
+ */
+export function withShortLimits(actual: typeof AwsClients): typeof AwsClients {
+  return {
+    ...actual,
+    AWS_CALL_LIMITS: SHORT_LIMITS,
+    awsClientSettings: (target, limits = SHORT_LIMITS) => actual.awsClientSettings(target, limits),
+    withCallPolicy: (client, limits = SHORT_LIMITS) => actual.withCallPolicy(client, limits),
+  };
+}
