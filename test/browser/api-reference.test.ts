@@ -7,7 +7,7 @@ describeInChromium('the API reference page in a real browser (Chromium)', () => 
   const browser = useChromium();
 
   it('renders every operation from this origin alone, with no CSP violation and no outside request', async () => {
-    const page = await browser.newPage();
+    const page = await browser().newPage();
     const problems: string[] = [];
     const origins = new Set<string>();
     page.on('console', (message) => {

@@ -95,7 +95,7 @@ EmbedSession.mount('#board', ${recordingMountOptions(embedUrl)});
 }
 
 async function open(url: string): Promise<Page> {
-  const page = await browser.newPage({ viewport: { width: 900, height: 900 } });
+  const page = await browser().newPage({ viewport: { width: 900, height: 900 } });
   opened.push(page);
   await page.goto(url);
   return page;
@@ -233,7 +233,7 @@ window.handle = EmbedSession.mount('#board', options);
 
   it('refuses a replayed and a tampered token with a clear page', async () => {
     const { embedUrl } = await embedUrlFor('customer-browser-2');
-    const page = await browser.newPage();
+    const page = await browser().newPage();
     opened.push(page);
     const posted = new Promise<string>((resolve) =>
       page.on('request', (request) => {
@@ -247,7 +247,7 @@ window.handle = EmbedSession.mount('#board', options);
 
     /** A page of the customer's site that posts `token` to the app as the embed page does. */
     const resubmit = async (token: string) => {
-      const attacker = await browser.newPage();
+      const attacker = await browser().newPage();
       opened.push(attacker);
       const answer = attacker.waitForResponse((r) => r.url() === app.appUrl);
       await attacker.goto(
@@ -283,7 +283,7 @@ window.handle = EmbedSession.mount('#board', options);
      * one; every host callback is also reported to the test at once, stamped with the test's own clock.
      */
     async function openWithClockOff(embedUrl: string, offsetMs: number) {
-      const context = await browser.newContext({ viewport: { width: 900, height: 900 } });
+      const context = await browser().newContext({ viewport: { width: 900, height: 900 } });
       contexts.push(context);
       await context.clock.install({ time: Date.now() + offsetMs });
       const heard: Array<{ type: string; at: number }> = [];

@@ -86,7 +86,7 @@ const hostPage = (body: string) => site.page(body);
 /** Opens the host page framing `embedUrl`; records every request and its Referer. */
 async function openFramed(embedUrl: string, width = 960, context?: BrowserContext) {
   const url = hostPage(iframeFor(embedUrl));
-  const page = await (context ?? browser).newPage({ viewport: { width, height: 640 } });
+  const page = await (context ?? browser()).newPage({ viewport: { width, height: 640 } });
   const requests: Request[] = [];
   page.on('request', (request) => requests.push(request));
   await page.goto(url);
@@ -305,7 +305,7 @@ describeInChromium('embed page in a real browser (Chromium)', () => {
 
   it('mounts with the host script: the frame takes the board’s height and follows it within a frame or two', async () => {
     const created = await createSession({ firstName: 'Ada', lastName: 'Lovelace', plan: 'pro' });
-    const page = await browser.newPage({ viewport: { width: 1000, height: 800 } });
+    const page = await browser().newPage({ viewport: { width: 1000, height: 800 } });
     pages.push(page);
     await page.goto(hostPage(mountedBody(created.embedUrl)));
     await expect
@@ -338,7 +338,7 @@ describeInChromium('embed page in a real browser (Chromium)', () => {
 
   it('tells the host the board is ready, then that the session expired, and shows the expired view without a reload', async () => {
     const created = await createSession({ expiresInSeconds: 4 });
-    const page = await browser.newPage({ viewport: { width: 1000, height: 800 } });
+    const page = await browser().newPage({ viewport: { width: 1000, height: 800 } });
     pages.push(page);
     const embedLoads: string[] = [];
     page.on('request', (request) => {
@@ -382,7 +382,7 @@ setInterval(() => {
     const extra = `${iframeFor(other.embedUrl)}
 <iframe src="${forger}" title="forger"></iframe>
 <script>setInterval(() => postMessage({ source: 'embed-session', type: 'error', code: 'forged', height: 999 }, '*'), 50);</script>`;
-    const page = await browser.newPage({ viewport: { width: 1000, height: 1400 } });
+    const page = await browser().newPage({ viewport: { width: 1000, height: 1400 } });
     pages.push(page);
     await page.goto(hostPage(mountedBody(own.embedUrl, extra)));
 
@@ -502,8 +502,8 @@ setInterval(() => {
 
   it('refuses a bound link in a second browser, while reloads in the first keep working', async () => {
     const created = await createSession({ bindToBrowser: true });
-    const first = await browser.newContext();
-    const second = await browser.newContext();
+    const first = await browser().newContext();
+    const second = await browser().newContext();
     try {
       const a = await openFramed(created.embedUrl, 960, first);
       await expect.poll(() => a.frame.getByTestId('board-name').textContent()).toBe('Product roadmap');

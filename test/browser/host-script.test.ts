@@ -44,7 +44,7 @@ afterAll(async () => {
 
 /** A browser context (a user's browser) whose clock is `offsetMs` off the real one. */
 async function browserWithClockOff(offsetMs: number): Promise<BrowserContext> {
-  const context = await browser.newContext({ viewport: { width: 1000, height: 900 } });
+  const context = await browser().newContext({ viewport: { width: 1000, height: 900 } });
   contexts.push(context);
   await context.clock.install({ time: Date.now() + offsetMs });
   return context;

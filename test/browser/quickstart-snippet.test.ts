@@ -74,7 +74,7 @@ async function openCustomerPage(embedUrl: string) {
 </script>
 ${quickstartSnippet(runtime.baseUrl, embedUrl)}`,
   );
-  const context = await browser.newContext();
+  const context = await browser().newContext();
   await context.clock.install();
   const page = await context.newPage();
   const warnings: string[] = [];

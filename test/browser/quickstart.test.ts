@@ -62,7 +62,7 @@ describeInChromium('the quickstart, followed in a browser', () => {
   });
 
   it("opens the host page and ends on the board, drawn by the reference application, showing the user's name", async () => {
-    const page: Page = await browser.newPage({ viewport: { width: 1000, height: 800 } });
+    const page: Page = await browser().newPage({ viewport: { width: 1000, height: 800 } });
     const problems: string[] = [];
     page.on('console', (message) => {
       if (message.type() === 'error') problems.push(message.text());

@@ -114,7 +114,7 @@ const frameSources = (page: Page) =>
 describeInChromium('<EmbeddedBoard> in a React page (StrictMode, hydrated)', () => {
   it('mounts one frame from fetchEmbedUrl, renews it without a second ready, and unmounts clean', async () => {
     expect(serverMarkup).toBe('<div class="board"></div>');
-    const page = await browser.newPage({ viewport: { width: 1000, height: 900 } });
+    const page = await browser().newPage({ viewport: { width: 1000, height: 900 } });
     const problems: string[] = [];
     page.on('console', (message) => {
       if (message.type() === 'error') problems.push(message.text());

@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { LOCAL_TABLE_NAMES } from '#lib/definitions/tables';
 import { hashCredential } from '#lib/domain/credentials';
 import type { StoredSession } from '#lib/domain/session';
@@ -18,11 +18,24 @@ import { useTablesBehindProxy } from '#test/support/tables-behind-proxy';
  * them), on this run's engine (dynalite, or DynamoDB Local in `npm run test:dynamodb-local`): a page
  * reads in proportion to what it answers, not to what it passes over.
  */
-const { proxy, db } = useTablesBehindProxy();
-const sessions = new DynamoSessionRepository(db, LOCAL_TABLE_NAMES.sessions);
-const boards = new DynamoBoardRepository(db, LOCAL_TABLE_NAMES.boards);
-const memberships = new DynamoMembershipRepository(db, LOCAL_TABLE_NAMES.memberships);
-const deps = { sessions, boards, memberships, clock: { now: () => new Date('2026-03-01T00:00:00.000Z') } };
+const tables = useTablesBehindProxy();
+let sessions: DynamoSessionRepository;
+let deps: {
+  sessions: DynamoSessionRepository;
+  boards: DynamoBoardRepository;
+  memberships: DynamoMembershipRepository;
+  clock: { now: () => Date };
+};
+beforeAll(() => {
+  const { db } = tables();
+  sessions = new DynamoSessionRepository(db, LOCAL_TABLE_NAMES.sessions);
+  deps = {
+    sessions,
+    boards: new DynamoBoardRepository(db, LOCAL_TABLE_NAMES.boards),
+    memberships: new DynamoMembershipRepository(db, LOCAL_TABLE_NAMES.memberships),
+    clock: { now: () => new Date('2026-03-01T00:00:00.000Z') },
+  };
+});
 const CALLER: ListCaller = { userId: 'reader', keyId: 'key_1', apiKey: `esk_${'r'.repeat(43)}` };
 
 /** About 20 KB of metadata: a session a listing should not read unless it answers with it. */
@@ -48,17 +61,19 @@ function session(boardId: string, minute: number, overrides: Partial<StoredSessi
 
 /** The bytes DynamoDB answered while `run` ran. */
 async function bytesRead<T>(run: () => Promise<T>): Promise<{ result: T; bytes: number }> {
-  const from = proxy.requests.length;
+  const from = tables().proxy.requests.length;
   const result = await run();
-  const bytes = proxy.requests.slice(from).reduce((sum, request) => sum + (request.answerBytes ?? 0), 0);
+  const bytes = tables()
+    .proxy.requests.slice(from)
+    .reduce((sum, request) => sum + (request.answerBytes ?? 0), 0);
   return { result, bytes };
 }
 
 describe('a status-filtered list page on a real DynamoDB', () => {
   it('passes over 120 revoked sessions of 20 KB by their index entries and reads only the active one whole', async () => {
     const boardId = 'board-bounded-member';
-    await boards.put({ boardId, orgId: `org-of-${boardId}`, visibility: 'PRIVATE', name: null });
-    await memberships.add(`org-of-${boardId}`, CALLER.userId, '2026-01-01T00:00:00.000Z');
+    await deps.boards.put({ boardId, orgId: `org-of-${boardId}`, visibility: 'PRIVATE', name: null });
+    await deps.memberships.add(`org-of-${boardId}`, CALLER.userId, '2026-01-01T00:00:00.000Z');
     const active = session(boardId, 0);
     await sessions.create(active);
     for (let i = 1; i <= 120; i++) await sessions.create(session(boardId, i, REVOKED));
@@ -77,7 +92,7 @@ describe('a status-filtered list page on a real DynamoDB', () => {
     // The caller is no member of this board's organization: its sessions there are found through the
     // keys-only creatorBoard index.
     const boardId = 'board-bounded-outsider';
-    await boards.put({ boardId, orgId: `org-of-${boardId}`, visibility: 'PUBLIC', name: null });
+    await deps.boards.put({ boardId, orgId: `org-of-${boardId}`, visibility: 'PUBLIC', name: null });
     const active = session(boardId, 0);
     await sessions.create(active);
     for (let i = 1; i <= 60; i++) await sessions.create(session(boardId, i, REVOKED));
@@ -93,8 +108,8 @@ describe('a status-filtered list page on a real DynamoDB', () => {
 describe('a revoke-all of a scope its earlier cut-off covers, on a real DynamoDB', () => {
   it('reads none of the 300 sessions it covered again, and counts the one created since', async () => {
     const boardId = 'board-bounded-revoke';
-    await boards.put({ boardId, orgId: `org-of-${boardId}`, visibility: 'PRIVATE', name: null });
-    await memberships.add(`org-of-${boardId}`, CALLER.userId, '2026-01-01T00:00:00.000Z');
+    await deps.boards.put({ boardId, orgId: `org-of-${boardId}`, visibility: 'PRIVATE', name: null });
+    await deps.memberships.add(`org-of-${boardId}`, CALLER.userId, '2026-01-01T00:00:00.000Z');
     for (let i = 0; i < 300; i++) await sessions.create(session(boardId, i, { metadata: {} }));
     let now = new Date('2026-03-01T00:00:00.000Z');
     let draws = 0;
@@ -120,7 +135,7 @@ describe('a revoke-all of a scope its earlier cut-off covers, on a real DynamoDB
 
 describe('an events page narrowed by type, on a real DynamoDB', () => {
   it('answers every event of the type in one page, reading only them: not the 150 others of 20 KB newer than them', async () => {
-    const events = new DynamoEventStore(db, LOCAL_TABLE_NAMES.events);
+    const events = new DynamoEventStore(tables().db, LOCAL_TABLE_NAMES.events);
     const owner = 'events-reader';
     const made = Array.from({ length: 152 }, (_, i) =>
       session('board-events', i, { createdByUserId: owner }),

@@ -3,8 +3,8 @@ import { existsSync } from 'node:fs';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { type Browser, chromium } from 'playwright-core';
 import { afterAll, beforeAll, describe } from 'vitest';
-import { useForTests } from './late-bound';
 import { type Listening, listenOnFreePort } from './listen';
+import { usePerFile } from './per-file';
 
 /** Debian's Chromium (never a downloaded browser), or CHROMIUM_PATH. */
 export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
@@ -44,10 +44,10 @@ function launchChromium(): Promise<Browser> {
 
 /**
  * Chromium for the tests of a file or suite, all of them in `describeInChromium`: launched before them,
- * closed after them. The value returned stands for the browser once it has launched.
+ * closed after them. The function returned hands the browser to the tests.
  */
-export function useChromium(): Browser {
-  return useForTests('the browser', launchChromium, (browser) => browser.close());
+export function useChromium(): () => Browser {
+  return usePerFile('the browser', launchChromium, (browser) => browser.close());
 }
 
 /**

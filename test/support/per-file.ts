@@ -23,3 +23,29 @@ export function usePerFile<T>(
     return value;
   };
 }
+
+/**
+ * A record of data and closures that the tests of one file (or describe block) share, such as the local
+ * runtime: `acquire` makes it before them, and its fields are copied onto the object returned here, which
+ * is then the value itself, not a stand-in; `release` gets it after them, and its fields are removed. So
+ * a file holds it in a `const` at the top and passes it wherever the value goes. Only for plain records:
+ * an instance of a class keeps its methods on its prototype, and is shared with `usePerFile` instead.
+ */
+export function useSharedRecord<T extends object>(
+  acquire: () => T | Promise<T>,
+  release: (value: T) => unknown = () => undefined,
+): T {
+  const shared = {} as T;
+  let acquired = false;
+  beforeAll(async () => {
+    Object.assign(shared, await acquire());
+    acquired = true;
+  });
+  afterAll(async () => {
+    if (!acquired) return;
+    acquired = false;
+    await release(shared);
+    for (const field of Object.keys(shared)) delete (shared as Record<string, unknown>)[field];
+  });
+  return shared;
+}

@@ -5,7 +5,7 @@ import { createDocumentClient } from '#lib/dynamodb/client';
 import { AWS_CALL_LIMITS, type AwsCallLimits } from '#lib/platform/aws-clients';
 import { ensureTables } from '#local/dynamodb';
 import { type FaultProxy, startFaultProxy } from './fault-proxy';
-import { lateBound, useForTests } from './late-bound';
+import { usePerFile } from './per-file';
 import { startTestDynamo } from './test-dynamo';
 
 /** The service's tables on this run's engine, with a fault proxy in front, for adapter-level fault tests. */
@@ -19,12 +19,12 @@ export interface TablesBehindProxy {
 
 /**
  * The tables (`LOCAL_TABLE_NAMES`) behind a fault proxy for the tests of a file: started before them,
- * closed after them, and the proxy's faults cleared before each test. Each member stands for its value
- * once started, so a file may build its repositories on `db` at the top. `db` calls with `limits`: a
- * file that makes answers late passes the short ones (test/support/short-aws-limits.ts).
+ * closed after them, and the proxy's faults cleared before each test. The function returned hands them
+ * to the tests (and to the file's `beforeAll`, which builds its repositories on `db`). `db` calls with
+ * `limits`: a file that makes answers late passes the short ones (test/support/short-aws-limits.ts).
  */
-export function useTablesBehindProxy(limits: AwsCallLimits = AWS_CALL_LIMITS): TablesBehindProxy {
-  const tables = useForTests(
+export function useTablesBehindProxy(limits: AwsCallLimits = AWS_CALL_LIMITS): () => TablesBehindProxy {
+  const tables = usePerFile(
     'the tables behind the fault proxy',
     async () => {
       const dynamo = await startTestDynamo();
@@ -46,10 +46,6 @@ export function useTablesBehindProxy(limits: AwsCallLimits = AWS_CALL_LIMITS): T
       await started.close();
     },
   );
-  beforeEach(() => tables.proxy.clear());
-  return {
-    proxy: lateBound(() => tables.proxy),
-    db: lateBound(() => tables.db),
-    truth: lateBound(() => tables.truth),
-  };
+  beforeEach(() => tables().proxy.clear());
+  return tables;
 }

@@ -1,5 +1,5 @@
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { LOCAL_TABLE_NAMES } from '#lib/definitions/tables';
 import type { EventSink, RoutedEvent } from '#lib/domain/events';
 import type { StoredSession } from '#lib/domain/session';
@@ -16,9 +16,13 @@ import { useTablesBehindProxy } from '#test/support/tables-behind-proxy';
  * The stream processor against a real DynamoDB: records in the format AWS's streams deliver them, events
  * stored once under their fixed id whatever is delivered again, failures handed back for a retry.
  */
-const { proxy, db } = useTablesBehindProxy();
-const store = new DynamoEventStore(db, LOCAL_TABLE_NAMES.events);
-const sessions = new DynamoSessionRepository(db, LOCAL_TABLE_NAMES.sessions);
+const tables = useTablesBehindProxy();
+let store: DynamoEventStore;
+let sessions: DynamoSessionRepository;
+beforeAll(() => {
+  store = new DynamoEventStore(tables().db, LOCAL_TABLE_NAMES.events);
+  sessions = new DynamoSessionRepository(tables().db, LOCAL_TABLE_NAMES.sessions);
+});
 
 let counter = 0;
 function session(overrides: Partial<StoredSession> = {}): StoredSession {
@@ -55,7 +59,7 @@ class RecordingSink implements EventSink {
 }
 
 const storedEventsOf = (sessionId: string) =>
-  scanItems(db, LOCAL_TABLE_NAMES.events, 'sessionId = :s', { ':s': sessionId });
+  scanItems(tables().db, LOCAL_TABLE_NAMES.events, 'sessionId = :s', { ':s': sessionId });
 
 const now = () => new Date('2026-01-02T00:00:00.000Z');
 
@@ -85,19 +89,19 @@ describe('the stream processor', () => {
   it('a lost answer to the event write converges on one stored event', async () => {
     const created = session();
     const then = 'internal-error';
-    await proxy.inject(
+    await tables().proxy.inject(
       { kind: 'lose-answer', then },
       { operation: 'PutItem', table: LOCAL_TABLE_NAMES.events },
     );
-    const seen = proxy.requests.length;
+    const seen = tables().proxy.requests.length;
     const sink = new RecordingSink();
     const result = await processStreamRecords({ store, sinks: [sink], now }, [
       record('INSERT', { new: created }),
     ]);
-    await proxy.clear();
+    await tables().proxy.clear();
     expect(result).toEqual({ batchItemFailures: [] });
-    const puts = proxy.requests
-      .slice(seen)
+    const puts = tables()
+      .proxy.requests.slice(seen)
       .filter((r) => r.operation === 'PutItem' && r.table === LOCAL_TABLE_NAMES.events);
     // The event's put (answer lost), the SDK's retry meeting it, then the expiry note.
     expect(puts.map((r) => r.fault)).toEqual(['lose-answer', 'none', 'none']);
@@ -169,7 +173,7 @@ describe('the stream processor', () => {
     for (const s of [...lapsing, older]) await sessions.create(s);
     for (const s of lapsing) await store.scheduleExpiry(s.id, expiresAt);
     // A note as the stream consumer wrote them before the minutes were partitioned.
-    await db.send(
+    await tables().db.send(
       new PutCommand({
         TableName: LOCAL_TABLE_NAMES.events,
         Item: { pk: 'due#2026-01-02T00:05', sk: older.id, expiresAt },

@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { API_KEY_ID_INDEX, LOCAL_TABLE_NAMES } from '#lib/definitions/tables';
 import type { ApiKeyRecord } from '#lib/domain/api-key';
 import { DynamoApiKeyRepository } from '#lib/dynamodb/api-keys';
@@ -13,8 +13,11 @@ import { useTablesBehindProxy } from '#test/support/tables-behind-proxy';
  * key this very write stored. One key, and the operator is shown it; a different key under the same
  * hash is still refused.
  */
-const { proxy, db } = useTablesBehindProxy(SHORT_LIMITS);
-const keys = new DynamoApiKeyRepository(db, LOCAL_TABLE_NAMES.apiKeys);
+const tables = useTablesBehindProxy(SHORT_LIMITS);
+let keys: DynamoApiKeyRepository;
+beforeAll(() => {
+  keys = new DynamoApiKeyRepository(tables().db, LOCAL_TABLE_NAMES.apiKeys);
+});
 
 let counter = 0;
 function record(): ApiKeyRecord {
@@ -32,17 +35,18 @@ function record(): ApiKeyRecord {
   };
 }
 
-const keysWithId = (keyId: string) => queryItems(db, LOCAL_TABLE_NAMES.apiKeys, { keyId }, API_KEY_ID_INDEX);
+const keysWithId = (keyId: string) =>
+  queryItems(tables().db, LOCAL_TABLE_NAMES.apiKeys, { keyId }, API_KEY_ID_INDEX);
 
 describe('an API key put whose answer goes missing after it landed', () => {
   it.each(MISSING_ANSWERS)('succeeds with the one key it stored when %s', async (_name, fault) => {
     const key = record();
-    await proxy.inject(fault, { operation: 'PutItem', table: LOCAL_TABLE_NAMES.apiKeys });
-    const seen = proxy.requests.length;
+    await tables().proxy.inject(fault, { operation: 'PutItem', table: LOCAL_TABLE_NAMES.apiKeys });
+    const seen = tables().proxy.requests.length;
     await keys.create(key);
-    await proxy.clear();
-    const puts = proxy.requests
-      .slice(seen)
+    await tables().proxy.clear();
+    const puts = tables()
+      .proxy.requests.slice(seen)
       .filter((r) => r.operation === 'PutItem' && r.table === LOCAL_TABLE_NAMES.apiKeys);
     expect(puts.map((r) => r.fault)).toEqual([fault.kind, 'none']);
     expect(await keys.getByHash(key.keyHash)).toEqual(key);

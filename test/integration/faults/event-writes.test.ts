@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { LOCAL_TABLE_NAMES } from '#lib/definitions/tables';
 import type { EventSink, RoutedEvent } from '#lib/domain/events';
 import type { StoredSession } from '#lib/domain/session';
@@ -20,8 +20,11 @@ import { useTablesBehindProxy } from '#test/support/tables-behind-proxy';
  * Whatever happens, exactly one effect is stored: one event with the content derived, one expiry note or
  * none, the sweep's mark where the sweep left it.
  */
-const { proxy, db, truth } = useTablesBehindProxy(SHORT_LIMITS);
-const store = new DynamoEventStore(db, LOCAL_TABLE_NAMES.events);
+const tables = useTablesBehindProxy(SHORT_LIMITS);
+let store: DynamoEventStore;
+beforeAll(() => {
+  store = new DynamoEventStore(tables().db, LOCAL_TABLE_NAMES.events);
+});
 
 /** How the answer to one write goes missing, and whether the SDK's own retries can still meet it. */
 const FAULTS: Array<{ name: string; fault: Fault; everyAttempt: boolean }> = [
@@ -57,24 +60,24 @@ async function writeThrough(
   operation: string,
   write: () => Promise<unknown>,
 ): Promise<string[]> {
-  await proxy.inject(fault.fault, { operation, table: LOCAL_TABLE_NAMES.events });
-  const seen = proxy.requests.length;
+  await tables().proxy.inject(fault.fault, { operation, table: LOCAL_TABLE_NAMES.events });
+  const seen = tables().proxy.requests.length;
   if (fault.everyAttempt) {
     await expect(write()).rejects.toThrow();
-    await proxy.clear();
+    await tables().proxy.clear();
     await write();
   } else {
     await write();
   }
-  await proxy.clear();
-  return proxy.requests
-    .slice(seen)
+  await tables().proxy.clear();
+  return tables()
+    .proxy.requests.slice(seen)
     .filter((r) => r.operation === operation && r.table === LOCAL_TABLE_NAMES.events)
     .map((r) => r.fault);
 }
 
 /** What is really stored under this partition key of the events table. */
-const itemsUnder = (pk: string) => queryItems(truth, LOCAL_TABLE_NAMES.events, { pk });
+const itemsUnder = (pk: string) => queryItems(tables().truth, LOCAL_TABLE_NAMES.events, { pk });
 
 let counter = 0;
 function session(overrides: Partial<StoredSession> = {}): StoredSession {
@@ -161,7 +164,7 @@ describe('the expiry sweep when the answers to its writes are late', () => {
   }
 
   it('ends, run again, in one session.expired, no note left and the mark past the bucket', async () => {
-    const sessions = new DynamoSessionRepository(db, LOCAL_TABLE_NAMES.sessions);
+    const sessions = new DynamoSessionRepository(tables().db, LOCAL_TABLE_NAMES.sessions);
     // After every mark the cases above set, so this sweep starts right below its bucket.
     const expiresAt = '2026-06-01T12:00:30.000Z';
     const lapsed = session({ expiresAt });
@@ -173,13 +176,13 @@ describe('the expiry sweep when the answers to its writes are late', () => {
 
     // Every write of the sweep in the events table (the event, the note's removal, the mark) lands late.
     for (const operation of ['PutItem', 'DeleteItem', 'UpdateItem']) {
-      await proxy.inject(
+      await tables().proxy.inject(
         { kind: 'late-answer', delayMs: LATE_MS, count: 3 },
         { operation, table: LOCAL_TABLE_NAMES.events },
       );
       // A failed record or removal leaves the bucket for the next run; a failed mark fails the run.
       await sweepExpired(deps).catch(() => undefined);
-      await proxy.clear();
+      await tables().proxy.clear();
     }
     await sweepExpired(deps);
 
