@@ -10,14 +10,7 @@ import { DynamoApiKeyRepository } from '#lib/dynamodb/api-keys';
 import { createDocumentClient } from '#lib/dynamodb/client';
 import { startEmbeddedDynamo } from '#local/dynamodb';
 import { childEnv } from '#test/support/child-env';
-import {
-  eventually,
-  isAlive,
-  killNpmStarts,
-  type NpmStart,
-  portClosed,
-  startNpmStart,
-} from '#test/support/npm-start';
+import { isAlive, killNpmStarts, type NpmStart, portClosed, startNpmStart } from '#test/support/npm-start';
 import { rawGet } from '#test/support/raw-http';
 
 const runShell = (command: string, env: Record<string, string>) =>
@@ -144,8 +137,10 @@ describe('npm start: requests that are not URLs', () => {
 
 /** What "stopped" means: every process gone and both ports closed, within a few seconds. */
 async function expectStopped(service: NpmStart) {
-  const gone = await eventually(() => service.pids.every((pid) => !isAlive(pid)), 5_000);
-  expect(gone, `processes still alive: ${service.pids.filter(isAlive).join(', ')}`).toBe(true);
+  await vi.waitFor(() => expect(service.pids.filter(isAlive), 'processes still alive').toEqual([]), {
+    timeout: 5_000,
+    interval: 50,
+  });
   expect(await portClosed(service.baseUrl)).toBe(true);
   expect(await portClosed(service.dynamoEndpoint)).toBe(true);
   expect(await portClosed(service.boardAppOrigin)).toBe(true);

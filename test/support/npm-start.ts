@@ -2,6 +2,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, readlinkSync } from 'node:fs';
 import { connect } from 'node:net';
 import { join } from 'node:path';
+import { vi } from 'vitest';
 import { childEnv } from './child-env';
 import { collectOutput } from './child-output';
 
@@ -46,14 +47,19 @@ export async function startNpmStart(env: Record<string, string> = {}, timeoutMs 
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
     npm.once('exit', (code, signal) => resolve({ code, signal })),
   );
-  const deadline = Date.now() + timeoutMs;
-  while (!/Admin CLI against this runtime/.test(output())) {
-    if (npm.exitCode !== null || npm.signalCode !== null)
-      throw new Error(`npm start exited before its banner:\n${output()}`);
-    if (Date.now() > deadline)
-      throw new Error(`npm start printed no banner within ${timeoutMs} ms:\n${output()}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
+  // The banner, or the exit before it, whichever comes first.
+  const banner = vi.waitFor(
+    () => {
+      if (!/Admin CLI against this runtime/.test(output()))
+        throw new Error(`npm start printed no banner within ${timeoutMs} ms:\n${output()}`);
+    },
+    { timeout: timeoutMs, interval: 50 },
+  );
+  const exitedFirst = exited.then(() => {
+    throw new Error(`npm start exited before its banner:\n${output()}`);
+  });
+  exitedFirst.catch(() => {});
+  await Promise.race([banner, exitedFirst]);
   const field = (pattern: RegExp) => {
     const value = pattern.exec(output())?.[1];
     if (!value) throw new Error(`banner without ${pattern}:\n${output()}`);
@@ -178,17 +184,4 @@ export function portClosed(url: string): Promise<boolean> {
     });
     socket.once('error', () => resolve(true));
   });
-}
-
-/** Polls `check` every 50 ms until it holds or `timeoutMs` passes; returns whether it held. */
-export async function eventually(
-  check: () => boolean | Promise<boolean>,
-  timeoutMs: number,
-): Promise<boolean> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    if (await check()) return true;
-    if (Date.now() > deadline) return false;
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
 }

@@ -192,13 +192,15 @@ async function collect(who: KeyOwnerFixture, query: Record<string, string>): Pro
   return all;
 }
 
-async function findSessionIdExpiringAt(expiresAt: string): Promise<string> {
-  for (let i = 0; i < 50; i++) {
-    await runtime.events?.poll();
-    const page = await events(demo, { type: 'session.created', limit: '100' });
-    const match = (page.body.data as SessionEvent[]).find((e) => e.data.session.expiresAt === expiresAt);
-    if (match) return match.data.session.id;
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  throw new Error('the stored session never appeared in the events');
+function findSessionIdExpiringAt(expiresAt: string): Promise<string> {
+  return vi.waitFor(
+    async () => {
+      await runtime.events?.poll();
+      const page = await events(demo, { type: 'session.created', limit: '100' });
+      const match = (page.body.data as SessionEvent[]).find((e) => e.data.session.expiresAt === expiresAt);
+      if (!match) throw new Error('the stored session never appeared in the events');
+      return match.data.session.id;
+    },
+    { timeout: 5_000, interval: 100 },
+  );
 }
