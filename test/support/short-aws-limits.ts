@@ -4,14 +4,22 @@ import type { AwsCallLimits } from '#lib/platform/aws-clients';
 /**
  * The limits of every AWS call in the tests that make DynamoDB late on purpose: the production policy's
  * shape (a timeout per attempt, three attempts) at a fraction of its time, so a test of a hanging or late
- * DynamoDB waits a fraction of a second per call instead of the 3.5 s a real caller would. The values
- * stay far above what the local DynamoDB needs to answer, so an answer that is not delayed on purpose is
- * never late, even on a loaded machine. Only a file that delays answers past the timeout needs them:
- * one whose faults answer at once (refused, reset, failed, lost) keeps the production limits.
+ * DynamoDB waits about a second per call instead of the 3.5 s a real caller would. The timeout stays far
+ * above what dynalite needs to answer, so an answer that is not delayed on purpose is never late, even on
+ * a loaded machine. Only a file that delays answers past the timeout needs them: one whose faults answer
+ * at once (refused, reset, failed, lost) keeps the production limits.
+ *
+ * On DynamoDB Local (`npm run test:dynamodb-local`, not part of `npm test`) the attempts keep the
+ * production timeouts: the Java engine's first answers after it starts can take several hundred
+ * milliseconds on a busy machine. TEST_DYNAMODB is read here directly (as test/support/test-dynamo.ts
+ * does) because this module is loaded inside the mock of lib/platform/aws-clients.ts, before anything
+ * that imports it may be.
  */
+const ON_DYNAMODB_LOCAL = process.env.TEST_DYNAMODB === 'dynamodb-local';
+
 export const SHORT_LIMITS: AwsCallLimits = {
-  connectionTimeoutMs: 400,
-  requestTimeoutMs: 400,
+  connectionTimeoutMs: ON_DYNAMODB_LOCAL ? 500 : 400,
+  requestTimeoutMs: ON_DYNAMODB_LOCAL ? 1_000 : 400,
   maxAttempts: 3,
 };
 
