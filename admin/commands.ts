@@ -219,7 +219,8 @@ const API_KEY_COMMANDS: AdminCommand[] = [
     name: 'sync-rate-limits',
     options: [],
     usage: ['sync-rate-limits                                   API Gateway in step with every key (AWS)'],
-    run: ({ apiKeys, throttling }) => syncRateLimits({ apiKeys: apiKeys(), throttling: throttling() }),
+    run: ({ apiKeys, throttling }) =>
+      syncRateLimits({ apiKeys: apiKeys(), throttling: throttling(), clock: systemClock }),
   },
   {
     name: 'list-api-keys',

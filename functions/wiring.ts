@@ -95,10 +95,7 @@ export function provisioningDeps(env: Env) {
     sessions: new DynamoSessionRepository(db, config.tables.sessions),
     throttling:
       config.usagePlanName !== undefined
-        ? new UsagePlanKeys(
-            withCallPolicy(new APIGatewayClient(awsClientSettings({ region: config.dynamo.region }))),
-            config.usagePlanName,
-          )
+        ? usagePlanKeys(config.dynamo.region, config.usagePlanName)
         : RECORD_ONLY_THROTTLING,
     // http://127.0.0.1 and http://localhost applications only off AWS, as the admin CLI allows them.
     appUrlRule: { allowLoopbackHttp: config.dynamo.endpoint !== undefined },
@@ -164,13 +161,24 @@ export function openEmbedSessionDeps(
   };
 }
 
-/** The authorizer's ports: the API keys table, the clock, and how often a key's last use is written. */
+/**
+ * The authorizer's ports: the API keys table, the clock, how often a key's last use is written, and on
+ * AWS the stage's default usage plan (by name), where a key issued before usage plans is registered.
+ */
 export function authorizerDeps(config: AuthorizerConfig): AuthorizeApiKeyDeps {
   return {
     apiKeys: new DynamoApiKeyRepository(createDocumentClient(config.dynamo), config.tables.apiKeys),
     clock: systemClock,
     lastUseIntervalSeconds: lastUseIntervalSeconds(config.authorizerCacheTtlSeconds),
+    ...(config.usagePlanName !== undefined
+      ? { usagePlans: usagePlanKeys(config.dynamo.region, config.usagePlanName) }
+      : {}),
   };
+}
+
+/** The stage's default usage plan, by name, through API Gateway's client under the one call policy. */
+function usagePlanKeys(region: string, planName: string): UsagePlanKeys {
+  return new UsagePlanKeys(withCallPolicy(new APIGatewayClient(awsClientSettings({ region }))), planName);
 }
 
 /** The event pipeline's delivery queue, with the limits of every AWS call. */

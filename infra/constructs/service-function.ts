@@ -137,7 +137,7 @@ export class ServiceFunction extends Construct {
       );
     }
 
-    if (definition.usagePlans) grantUsagePlans(this.role);
+    if (definition.usagePlans) grantUsagePlans(this.role, definition.usagePlans);
 
     for (const key of accessedTables) {
       const actions = definition.access[key] ?? [];
@@ -166,8 +166,9 @@ export class ServiceFunction extends Construct {
  * What keeping the stage's usage plans in step with issued keys takes (lib/aws/api-gateway-keys.ts):
  * read the usage plans to find the default one, create, find and delete API Gateway API keys, and add a
  * key to a usage plan. API Gateway's control plane names no finer resource for a plan found by name.
+ * Registering alone (the authorizer, for keys issued before the stage had usage plans) needs no delete.
  */
-function grantUsagePlans(role: Role): void {
+function grantUsagePlans(role: Role, part: 'manage' | 'register'): void {
   const resource = (path: string) => `arn:${Aws.PARTITION}:apigateway:${Aws.REGION}::${path}`;
   role.addToPrincipalPolicy(
     new PolicyStatement({
@@ -181,15 +182,17 @@ function grantUsagePlans(role: Role): void {
       resources: [resource('/apikeys'), resource('/usageplans/*/keys')],
     }),
   );
-  role.addToPrincipalPolicy(
-    new PolicyStatement({ actions: ['apigateway:DELETE'], resources: [resource('/apikeys/*')] }),
-  );
+  // Only what keeps the plans in step deletes: registering a key never needs to.
+  if (part === 'manage')
+    role.addToPrincipalPolicy(
+      new PolicyStatement({ actions: ['apigateway:DELETE'], resources: [resource('/apikeys/*')] }),
+    );
   Validations.of(role).acknowledge(
-    ...['/apikeys/*', '/usageplans/*/keys'].map((path) => ({
+    ...(part === 'manage' ? ['/apikeys/*', '/usageplans/*/keys'] : ['/usageplans/*/keys']).map((path) => ({
       id: `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:apigateway:<AWS::Region>::${path}]`,
       reason:
         'API Gateway draws the ids of API keys and finds the default usage plan by name at run time: ' +
-        'the provisioning function may delete API keys and add keys to usage plans, nothing else.',
+        'these functions may create (and the provisioning function delete) API keys and add keys to usage plans, nothing else.',
     })),
   );
 }

@@ -1,6 +1,7 @@
 /**
  * API Gateway's API keys and usage plans, for the provisioning function: the keys it issues must be in a
- * usage plan of the stage (API Gateway refuses a key in none), and the keys it revokes leave them. Through
+ * usage plan of the stage (API Gateway refuses a key in none), and the keys it revokes leave them. The
+ * authorizer registers, the same way, a key issued before the stage had usage plans. Through
  * the SDK's own client, under the one timeout and retry policy of every AWS call (lib/platform/aws-clients.ts).
  */
 import {
@@ -34,21 +35,7 @@ export class UsagePlanKeys implements KeyThrottling {
   ) {}
 
   async register(keyId: string): Promise<void> {
-    const usageId = usageIdentifierOf(keyId);
-    const apiKeyId =
-      (await this.findApiKey(keyId)) ??
-      (
-        await outageAware(() =>
-          this.client.send(
-            new CreateApiKeyCommand({
-              name: usageId,
-              value: usageId,
-              enabled: true,
-              description: `Usage identifier of embed session API key ${keyId} (not a credential)`,
-            }),
-          ),
-        )
-      ).id;
+    const apiKeyId = (await this.findApiKey(keyId)) ?? (await this.createApiKey(keyId));
     try {
       const usagePlanId = await this.defaultPlanId();
       await outageAware(() =>
@@ -71,6 +58,32 @@ export class UsagePlanKeys implements KeyThrottling {
     const apiKeyId = await this.findApiKey(keyId);
     // Deleting the API key also takes it out of every usage plan.
     if (apiKeyId) await outageAware(() => this.client.send(new DeleteApiKeyCommand({ apiKey: apiKeyId })));
+  }
+
+  /**
+   * Creates the key's API Gateway key. API Gateway refuses a second key with the same value (409): then
+   * another registration of the same key (two first requests at once) created it, and that one is used.
+   */
+  private async createApiKey(keyId: string): Promise<string | undefined> {
+    const usageId = usageIdentifierOf(keyId);
+    try {
+      const created = await outageAware(() =>
+        this.client.send(
+          new CreateApiKeyCommand({
+            name: usageId,
+            value: usageId,
+            enabled: true,
+            description: `Usage identifier of embed session API key ${keyId} (not a credential)`,
+          }),
+        ),
+      );
+      return created.id;
+    } catch (error) {
+      if (!(error instanceof ConflictException)) throw error;
+      const existing = await this.findApiKey(keyId);
+      if (existing === undefined) throw error;
+      return existing;
+    }
   }
 
   private async findApiKey(keyId: string): Promise<string | undefined> {

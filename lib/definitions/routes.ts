@@ -81,10 +81,12 @@ export interface FunctionDefinition {
   /** It derives webhook signing secrets: `GenerateMac` on the webhook secret key, and nothing else. */
   webhookSecrets?: boolean;
   /**
-   * It keeps API Gateway's usage plans in step with the keys it issues and revokes (the admin CLI's
-   * work): it may create, find and delete API Gateway API keys and add them to the stage's usage plans.
+   * Its part in API Gateway's usage plans. `manage`: it keeps them in step with the keys it issues and
+   * revokes (the admin CLI's work): it may create, find and delete API Gateway API keys and add them to
+   * the stage's usage plans. `register`: it only puts a key that is in no plan into the default one
+   * (find and create, never delete).
    */
-  usagePlans?: boolean;
+  usagePlans?: 'manage' | 'register';
   /**
    * Package files it reads at run time (`package/path`), shipped next to its bundle by the same step
    * everywhere it is bundled (infra/bundling.ts); locally they are read from node_modules.
@@ -198,9 +200,12 @@ export const FUNCTIONS = {
   authorizer: {
     entry: 'functions/authorizer.ts',
     description: 'TOKEN authorizer: resolves API keys',
-    // UpdateItem: a key's last use, at most once per cache period (AUTHORIZER_CACHE_TTL_SECONDS).
+    // UpdateItem: a key's last use, at most once per cache period (AUTHORIZER_CACHE_TTL_SECONDS), and
+    // once in its life that it was put in the usage plans.
     access: { apiKeys: ['GetItem', 'UpdateItem'] },
-    settings: ['AUTHORIZER_CACHE_TTL_SECONDS'],
+    // USAGE_PLAN_NAME: a key issued before the stage had usage plans is registered at its first use.
+    settings: ['AUTHORIZER_CACHE_TTL_SECONDS', 'USAGE_PLAN_NAME'],
+    usagePlans: 'register',
   },
   provisioning: {
     entry: 'functions/provisioning.ts',
@@ -220,7 +225,7 @@ export const FUNCTIONS = {
     },
     queries: { memberships: [TABLE_ITSELF], apiKeys: [API_KEY_ID_INDEX] },
     settings: ['USAGE_PLAN_NAME'],
-    usagePlans: true,
+    usagePlans: 'manage',
   },
   embedPage: {
     entry: 'functions/embed-page.ts',

@@ -18,6 +18,12 @@ export interface ApiKeyRecord {
    * accurate to that interval. Absent: not used since last use was recorded.
    */
   lastUsedAt?: string;
+  /**
+   * When the key was put in the stage's usage plans: at its issue, by `sync-rate-limits`, or by the
+   * authorizer at the key's first use after the upgrade that added usage plans. Absent on a key issued
+   * before then, which the authorizer registers before letting it in (once: this records it).
+   */
+  usagePlanAt?: string;
   /** Who issued and who revoked the key: an IAM principal's ARN, or `cli:<user>` for the admin CLI. */
   createdBy?: string;
   revokedBy?: string;

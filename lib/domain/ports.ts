@@ -265,6 +265,11 @@ export interface ApiKeyRepository {
    * (one conditional write, whose refusal is the answer that nothing needed writing).
    */
   recordUse(keyHash: string, at: string, staleBefore: string): Promise<void>;
+  /**
+   * Records that the key is in the platform's throttling (API Gateway's usage plans) since `at`, unless it
+   * was recorded before (one conditional write, whose refusal means that nothing needed writing).
+   */
+  recordUsagePlan(keyHash: string, at: string): Promise<void>;
   list(userId?: string): Promise<ApiKeyRecord[]>;
   /**
    * Sets the key's own rate limit (null: back to the defaults) unless it is revoked; returns the record as

@@ -86,6 +86,20 @@ export class DynamoApiKeyRepository extends DynamoTable implements ApiKeyReposit
     );
   }
 
+  async recordUsagePlan(keyHash: string, at: string): Promise<void> {
+    // Refused when another request recorded it first (or the key is gone): nothing to write then.
+    await conditionalWrite(
+      this.db,
+      new UpdateCommand({
+        TableName: this.tableName,
+        Key: { keyHash },
+        UpdateExpression: 'SET usagePlanAt = :at',
+        ConditionExpression: 'attribute_exists(keyHash) AND attribute_not_exists(usagePlanAt)',
+        ExpressionAttributeValues: { ':at': at },
+      }),
+    );
+  }
+
   async setLimits(keyId: string, limits: RateLimit | null): Promise<ApiKeyRecord | undefined> {
     const found = await this.findById(keyId);
     if (!found || found.status === 'REVOKED') return found;
@@ -159,7 +173,7 @@ function toApiKeyRecord(item: Item): ApiKeyRecord {
     createdAt: String(item.createdAt),
     revokedAt: optionalStringOf(item, 'revokedAt'),
     limits: isRateLimitValue('rate', rate) && isRateLimitValue('burst', burst) ? { rate, burst } : null,
-    ...optionalStrings(item, ['expiresAt', 'lastUsedAt', 'createdBy', 'revokedBy'] as const),
+    ...optionalStrings(item, ['expiresAt', 'lastUsedAt', 'usagePlanAt', 'createdBy', 'revokedBy'] as const),
   };
 }
 

@@ -64,6 +64,8 @@ export interface StorageConfig<K extends TableKey> {
 export type AuthorizerConfig = StorageConfig<'apiKeys'> & {
   /** The stage's authorizer cache period (AUTHORIZER_CACHE_TTL_SECONDS), which paces last-use writes. */
   authorizerCacheTtlSeconds: number;
+  /** The stage's default usage plan (USAGE_PLAN_NAME); unset off AWS, where no key needs registering. */
+  usagePlanName: string | undefined;
 };
 
 export interface EmbedPageConfig {
@@ -216,7 +218,11 @@ export function readAuthorizerConfig(env: Env): AuthorizerConfig {
     problems,
   );
   fail(problems);
-  return { ...readStorageConfig(env, ['apiKeys']), authorizerCacheTtlSeconds };
+  return {
+    ...readStorageConfig(env, ['apiKeys']),
+    authorizerCacheTtlSeconds,
+    usagePlanName: env.USAGE_PLAN_NAME?.trim() || undefined,
+  };
 }
 
 /** The provisioning function's tables, and the stage's default usage plan by name (unset off AWS). */

@@ -333,6 +333,8 @@ export async function createApiKey(
     createdAt: now.toISOString(),
     revokedAt: null,
     limits: null,
+    // Registered just above: the authorizer never needs to register it (see authorize-api-key.ts).
+    usagePlanAt: now.toISOString(),
     ...(expiresAt !== null ? { expiresAt } : {}),
     ...(deps.actor !== undefined ? { createdBy: deps.actor } : {}),
   });
@@ -409,16 +411,20 @@ export async function setRateLimit(
 /**
  * Brings the platform's throttling in step with every key record: active keys under their own limits or
  * the defaults, revoked keys removed. For a stack deployed before keys were throttled, and to mend drift.
- * One key at a time, so the platform's own control-plane limits are not hammered.
+ * One key at a time, so the platform's own control-plane limits are not hammered. Each active key is
+ * recorded as registered, so the authorizer does not register it again at its next use.
  */
 export async function syncRateLimits(deps: {
   apiKeys: ApiKeyRepository;
   throttling: KeyThrottling;
+  clock: Clock;
 }): Promise<{ active: number; revoked: number }> {
   const counts = { active: 0, revoked: 0 };
   for (const record of await deps.apiKeys.list()) {
     if (record.status === 'ACTIVE') {
       await deps.throttling.apply(record.keyId, record.limits);
+      if (record.usagePlanAt === undefined)
+        await deps.apiKeys.recordUsagePlan(record.keyHash, deps.clock.now().toISOString());
       counts.active += 1;
     } else {
       await deps.throttling.remove(record.keyId);
@@ -445,7 +451,14 @@ export async function listApiKeys(
   return (await deps.apiKeys.list(userId)).map(summarize);
 }
 
-function summarize({ keyHash: _hash, expiresAt, lastUsedAt, ...rest }: ApiKeyRecord): ApiKeySummary {
+/** A key as operators see it: no hash, and not the internal record of its usage plan registration. */
+function summarize({
+  keyHash: _hash,
+  usagePlanAt: _registered,
+  expiresAt,
+  lastUsedAt,
+  ...rest
+}: ApiKeyRecord): ApiKeySummary {
   return { ...rest, expiresAt: expiresAt ?? null, lastUsedAt: lastUsedAt ?? null };
 }
 

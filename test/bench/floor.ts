@@ -62,7 +62,7 @@ function otherClients(definition: FloorDefinition): { pkg: string; client: strin
       commands: [
         'CreateApiKeyCommand',
         'CreateUsagePlanKeyCommand',
-        'DeleteApiKeyCommand',
+        ...(definition.usagePlans === 'manage' ? ['DeleteApiKeyCommand'] : []),
         'GetApiKeysCommand',
         'GetUsagePlansCommand',
       ],

@@ -236,13 +236,28 @@ describe('Lambda functions', () => {
     },
   );
 
-  it('gives only the provisioning function API Gateway rights: its API keys and adding keys to usage plans', () => {
-    const withApiGateway = NAMES.filter((name) =>
-      roleStatements(synth.template, roleOf(name)).some((s) =>
-        [s.Action].flat().some((action: string) => action.startsWith('apigateway:')),
-      ),
+  it('gives API Gateway rights to the provisioning function and the authorizer alone, and delete to provisioning only', () => {
+    const apiGatewayActions = (name: keyof typeof FUNCTIONS) =>
+      roleStatements(synth.template, roleOf(name))
+        .flatMap((s) => [s.Action].flat() as string[])
+        .filter((action) => action.startsWith('apigateway:'))
+        .sort();
+    const withApiGateway = NAMES.filter((name) => apiGatewayActions(name).length > 0);
+    expect(withApiGateway.sort()).toEqual(['authorizer', 'provisioning']);
+    expect(apiGatewayActions('provisioning')).toEqual([
+      'apigateway:DELETE',
+      'apigateway:GET',
+      'apigateway:POST',
+    ]);
+    // Registering a key from before usage plans: find the plan and the key, create the key, add it.
+    expect(apiGatewayActions('authorizer')).toEqual(['apigateway:GET', 'apigateway:POST']);
+  });
+
+  it('tells the authorizer the stage’s default usage plan, where it registers keys issued before usage plans', () => {
+    expect(fnOf('authorizer').Properties.Environment.Variables.USAGE_PLAN_NAME).toBe(
+      fnOf('provisioning').Properties.Environment.Variables.USAGE_PLAN_NAME,
     );
-    expect(withApiGateway).toEqual(['provisioning']);
+    expect(fnOf('authorizer').Properties.Environment.Variables.USAGE_PLAN_NAME).toMatch(/^embed-session-/);
   });
 
   it.each(NAMES)('bundles %s locally into an ESM file with a source map and the require shim', (name) => {

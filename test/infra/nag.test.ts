@@ -82,17 +82,18 @@ describe('cdk-nag AwsSolutions', () => {
     ]);
     // Wildcards only where API Gateway names what a path parameter or a drawn id stands for: the
     // provisioning methods a backend may invoke, the API keys and usage plan keys the provisioning API
-    // manages.
+    // manages, and the usage plan keys the authorizer adds for keys issued before usage plans.
     for (const rule of iam5) {
       expect(rule).toMatch(
         /^AwsSolutions-IAM5\[Resource::arn:<AWS::Partition>:(execute-api:<AWS::Region>:<AWS::AccountId>:<\w+>\/<\w+>\/(GET|PUT|POST|DELETE)\/admin\/[a-z{}*/-]+|apigateway:<AWS::Region>::\/(apikeys\/\*|usageplans\/\*\/keys))\]$/,
       );
     }
-    const iam5Paths = acknowledgments(synth.app)
-      .filter(([, rule]) => iam5.includes(rule))
-      .map(([path]) => path);
-    for (const path of iam5Paths)
-      expect(path).toMatch(/\/(ProvisioningCallerPolicy|Functions\/Provisioning\/Role)$/);
+    const iam5Found = acknowledgments(synth.app).filter(([, rule]) => iam5.includes(rule));
+    for (const [path] of iam5Found)
+      expect(path).toMatch(/\/(ProvisioningCallerPolicy|Functions\/(Provisioning|Authorizer)\/Role)$/);
+    expect(iam5Found.filter(([path]) => path.endsWith('/Authorizer/Role')).map(([, rule]) => rule)).toEqual([
+      'AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:apigateway:<AWS::Region>::/usageplans/*/keys]',
+    ]);
     const sqs3 = acknowledgments(synth.app).filter(([, rule]) => rule === 'AwsSolutions-SQS3');
     expect(sqs3.map(([path]) => path)).toEqual([expect.stringMatching(/\/Events\/StreamFailures$/)]);
   });

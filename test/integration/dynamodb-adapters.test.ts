@@ -4,6 +4,7 @@ import { LOCAL_TABLE_NAMES, SESSION_SCOPE_INDEXES } from '#lib/definitions/table
 import { hashCredential } from '#lib/domain/credentials';
 import type { CoveredRange, CoveredScope } from '#lib/domain/ports';
 import type { StoredSession } from '#lib/domain/session';
+import { DynamoApiKeyRepository } from '#lib/dynamodb/api-keys';
 import { DynamoBoardRepository } from '#lib/dynamodb/boards';
 import { createDocumentClient } from '#lib/dynamodb/client';
 import { DynamoCoveredSessions } from '#lib/dynamodb/covered-sessions';
@@ -12,6 +13,7 @@ import { DynamoMembershipRepository } from '#lib/dynamodb/memberships';
 import { DynamoSessionRepository, SCOPE_WRITE_SHARDS, sessionShard } from '#lib/dynamodb/sessions';
 import { METADATA_MAX_BYTES_CEILING } from '#lib/platform/config';
 import { ensureTables } from '#local/dynamodb';
+import { apiKeyRecord } from '#test/support/fakes';
 import { storedSession } from '#test/support/fixtures';
 import { startTestDynamo } from '#test/support/test-dynamo';
 
@@ -430,5 +432,22 @@ describe('DynamoIdempotencyRepository on the embedded DynamoDB', () => {
     expect(await repo.takeOver(id, attempt('b2', now.getTime() + 5_000, 'other'), at(1))).toEqual({
       reservation: 'sealed-b',
     });
+  });
+});
+
+describe('DynamoApiKeyRepository on the embedded DynamoDB', () => {
+  it('records a key’s registration in the usage plans once: the first time stays, a missing key gets none', async () => {
+    const apiKeys = new DynamoApiKeyRepository(db, LOCAL_TABLE_NAMES.apiKeys);
+    const keyHash = hashCredential(`registration-${Date.now()}`);
+    await apiKeys.create(apiKeyRecord(keyHash, { keyId: `key_${keyHash.slice(0, 24)}` }));
+    expect((await apiKeys.getByHash(keyHash))?.usagePlanAt).toBeUndefined();
+
+    await apiKeys.recordUsagePlan(keyHash, '2026-03-01T12:00:00.000Z');
+    await apiKeys.recordUsagePlan(keyHash, '2026-03-01T13:00:00.000Z');
+    expect((await apiKeys.getByHash(keyHash))?.usagePlanAt).toBe('2026-03-01T12:00:00.000Z');
+
+    const missing = hashCredential(`missing-${Date.now()}`);
+    await apiKeys.recordUsagePlan(missing, '2026-03-01T12:00:00.000Z');
+    expect(await apiKeys.getByHash(missing)).toBeUndefined();
   });
 });

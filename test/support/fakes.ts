@@ -506,6 +506,11 @@ export class FakeApiKeys extends RecordedLookups<ApiKeyRecord> implements Ports.
       this.records.set(keyHash, { ...found, lastUsedAt: at });
   }
 
+  async recordUsagePlan(keyHash: string, at: string): Promise<void> {
+    const found = this.records.get(keyHash);
+    if (found && found.usagePlanAt === undefined) this.records.set(keyHash, { ...found, usagePlanAt: at });
+  }
+
   async list(userId?: string): Promise<ApiKeyRecord[]> {
     return [...this.records.values()].filter((k) => userId === undefined || k.userId === userId);
   }

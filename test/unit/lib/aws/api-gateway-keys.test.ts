@@ -108,6 +108,31 @@ describe('the provisioning function’s usage plan keys', () => {
     expect(seen.map(({ method }) => method)).toEqual(['GET', 'GET', 'POST']);
   });
 
+  it('takes the API key another registration created meanwhile (409 on create) and puts that one in the plan', async () => {
+    let lookups = 0;
+    answer = (method, url) => {
+      if (method === 'GET' && url.startsWith('/apikeys')) {
+        lookups += 1;
+        // The first lookup misses the key that a concurrent first request of the same key creates.
+        return { status: 200, body: { item: lookups === 1 ? [] : [{ id: 'ak-7', name: 'usage_key_abc' }] } };
+      }
+      if (method === 'POST' && url === '/apikeys')
+        return { status: 409, body: { message: 'API Key already exists' }, errorType: 'ConflictException' };
+      if (method === 'GET')
+        return { status: 200, body: { item: [{ id: 'plan-1', name: 'embed-session-prod' }] } };
+      return { status: 201, body: {} };
+    };
+    await expect(keys().register('key_abc')).resolves.toBeUndefined();
+    expect(seen.map(({ method, url }) => `${method} ${url.split('?')[0]}`)).toEqual([
+      'GET /apikeys',
+      'POST /apikeys',
+      'GET /apikeys',
+      'GET /usageplans',
+      'POST /usageplans/plan-1/keys',
+    ]);
+    expect(JSON.parse(seen.at(-1)?.body ?? '{}')).toMatchObject({ keyId: 'ak-7', keyType: 'API_KEY' });
+  });
+
   it('deletes the key’s API Gateway key on revocation, and does nothing for a key it never had', async () => {
     answer = (method) =>
       method === 'GET'

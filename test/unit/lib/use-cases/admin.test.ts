@@ -368,7 +368,7 @@ describe('createApiKey', () => {
     expect(created.keyId).toMatch(/^key_[0-9a-f]{24}$/);
   });
 
-  it('stores only the SHA-256 hash of the key, ACTIVE, with its creation time and name', async () => {
+  it('stores only the SHA-256 hash of the key, ACTIVE, with its creation time, name and registration', async () => {
     const deps = setup();
     const { apiKey, keyId } = await createApiKey(deps, 'user-1', 'CI');
     const stored = await deps.apiKeys.list();
@@ -382,6 +382,7 @@ describe('createApiKey', () => {
         createdAt: NOW,
         revokedAt: null,
         limits: null,
+        usagePlanAt: NOW,
       },
     ]);
     expect(stored[0]).not.toHaveProperty('apiKey');
@@ -576,8 +577,24 @@ describe('syncRateLimits', () => {
       apiKeyRecord(sha256('c'), { keyId: 'key_c', status: 'REVOKED', revokedAt: NOW }),
     ]);
     const throttling = new FakeKeyThrottling();
-    await expect(syncRateLimits({ apiKeys, throttling })).resolves.toEqual({ active: 2, revoked: 1 });
+    await expect(syncRateLimits({ apiKeys, throttling, clock: fixedClock(NOW) })).resolves.toEqual({
+      active: 2,
+      revoked: 1,
+    });
     expect(throttling.calls.sort()).toEqual(['apply key_a defaults', 'apply key_b 2/4', 'remove key_c']);
+  });
+
+  it('records each active key as registered, so the authorizer never registers it again', async () => {
+    const earlier = '2026-01-01T00:00:00.000Z';
+    const apiKeys = new FakeApiKeys([
+      apiKeyRecord(sha256('a'), { keyId: 'key_a' }),
+      apiKeyRecord(sha256('b'), { keyId: 'key_b', usagePlanAt: earlier }),
+      apiKeyRecord(sha256('c'), { keyId: 'key_c', status: 'REVOKED', revokedAt: NOW }),
+    ]);
+    await syncRateLimits({ apiKeys, throttling: new FakeKeyThrottling(), clock: fixedClock(NOW) });
+    expect((await apiKeys.getByHash(sha256('a')))?.usagePlanAt).toBe(NOW);
+    expect((await apiKeys.getByHash(sha256('b')))?.usagePlanAt).toBe(earlier);
+    expect((await apiKeys.getByHash(sha256('c')))?.usagePlanAt).toBeUndefined();
   });
 });
 

@@ -1,9 +1,9 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import type { ApiKeyRecord } from '#lib/domain/api-key';
-import { InvalidApiKeyError, StorageUnavailableError } from '#lib/domain/errors';
+import { DependencyUnavailableError, InvalidApiKeyError, StorageUnavailableError } from '#lib/domain/errors';
 import { authorizeApiKey, lastUseIntervalSeconds } from '#lib/use-cases/authorize-api-key';
-import { apiKeyRecord, FakeApiKeys, fixedClock } from '#test/support/fakes';
+import { apiKeyRecord, FakeApiKeys, FakeKeyThrottling, fixedClock } from '#test/support/fakes';
 
 const KEY = `esk_${'A'.repeat(20)}-_${'z'.repeat(21)}`;
 const KEY_HASH = createHash('sha256').update(KEY).digest('hex');
@@ -160,5 +160,92 @@ describe('authorizeApiKey', () => {
     expect(lastUseIntervalSeconds(300)).toBe(300);
     expect(lastUseIntervalSeconds(3600)).toBe(3600);
     expect(lastUseIntervalSeconds(0)).toBe(60);
+  });
+});
+
+describe('authorizeApiKey after an upgrade that added usage plans', () => {
+  /** The ports on AWS: the stage's usage plans, which refuse every key not registered in them. */
+  function awsDeps(apiKeys: FakeApiKeys, usagePlans = new FakeKeyThrottling(), now = NOW) {
+    return { ...deps(apiKeys, now), usagePlans };
+  }
+
+  it('registers a key created before usage plans existed before letting it in, and records that', async () => {
+    const apiKeys = keyWith({});
+    const usagePlans = new FakeKeyThrottling();
+    await expect(authorizeApiKey(awsDeps(apiKeys, usagePlans), `Bearer ${KEY}`)).resolves.toMatchObject({
+      keyId: 'key_abc',
+    });
+    expect(usagePlans.calls).toEqual(['register key_abc']);
+    expect((await apiKeys.getByHash(KEY_HASH))?.usagePlanAt).toBe(NOW);
+  });
+
+  it('registers a key once: its later requests never call API Gateway', async () => {
+    const apiKeys = keyWith({});
+    const usagePlans = new FakeKeyThrottling();
+    await authorizeApiKey(awsDeps(apiKeys, usagePlans), `Bearer ${KEY}`);
+    await authorizeApiKey(awsDeps(apiKeys, usagePlans, '2026-03-01T13:00:00.000Z'), `Bearer ${KEY}`);
+    expect(usagePlans.calls).toEqual(['register key_abc']);
+  });
+
+  it('leaves a key alone that is in the usage plans already (issued or synced by this version)', async () => {
+    const usagePlans = new FakeKeyThrottling();
+    await authorizeApiKey(
+      awsDeps(keyWith({ usagePlanAt: '2026-02-01T00:00:00.000Z' }), usagePlans),
+      `Bearer ${KEY}`,
+    );
+    expect(usagePlans.calls).toEqual([]);
+  });
+
+  it('leaves a key with limits of its own to the plan the admin CLI put it in', async () => {
+    const usagePlans = new FakeKeyThrottling();
+    await authorizeApiKey(awsDeps(keyWith({ limits: { rate: 2, burst: 4 } }), usagePlans), `Bearer ${KEY}`);
+    expect(usagePlans.calls).toEqual([]);
+  });
+
+  it.each([
+    ['revoked', { status: 'REVOKED' as const }],
+    ['expired', { expiresAt: '2026-01-01T00:00:00.000Z' }],
+  ])('never registers a %s key', async (_name, fields) => {
+    const usagePlans = new FakeKeyThrottling();
+    await expect(
+      authorizeApiKey(awsDeps(keyWith(fields), usagePlans), `Bearer ${KEY}`),
+    ).rejects.toBeInstanceOf(InvalidApiKeyError);
+    expect(usagePlans.calls).toEqual([]);
+  });
+
+  it('fails as an outage, never as a bad key, while API Gateway cannot register it, and tries again next time', async () => {
+    const apiKeys = keyWith({});
+    const usagePlans = new FakeKeyThrottling();
+    usagePlans.failure = new DependencyUnavailableError();
+    const error = await authorizeApiKey(awsDeps(apiKeys, usagePlans), `Bearer ${KEY}`).catch(
+      (e: unknown) => e,
+    );
+    expect(error).toBeInstanceOf(DependencyUnavailableError);
+    expect(error).not.toBeInstanceOf(InvalidApiKeyError);
+    expect((await apiKeys.getByHash(KEY_HASH))?.usagePlanAt).toBeUndefined();
+
+    usagePlans.failure = undefined;
+    await expect(authorizeApiKey(awsDeps(apiKeys, usagePlans), `Bearer ${KEY}`)).resolves.toMatchObject({
+      keyId: 'key_abc',
+    });
+    expect(usagePlans.calls).toEqual(['register key_abc']);
+  });
+
+  it('lets a registered key in when DynamoDB refuses to record the registration (the next use repeats it)', async () => {
+    const apiKeys = keyWith({});
+    apiKeys.recordUsagePlan = async () => {
+      throw new StorageUnavailableError();
+    };
+    const usagePlans = new FakeKeyThrottling();
+    await expect(authorizeApiKey(awsDeps(apiKeys, usagePlans), `Bearer ${KEY}`)).resolves.toMatchObject({
+      keyId: 'key_abc',
+    });
+    expect(usagePlans.calls).toEqual(['register key_abc']);
+  });
+
+  it('registers nothing where no usage plans are kept (the local runtime)', async () => {
+    const apiKeys = keyWith({});
+    await authorizeApiKey(deps(apiKeys), `Bearer ${KEY}`);
+    expect((await apiKeys.getByHash(KEY_HASH))?.usagePlanAt).toBeUndefined();
   });
 });
