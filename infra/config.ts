@@ -14,6 +14,7 @@ import {
 } from '#lib/platform/config';
 import { LOG_LEVELS, type LogLevel } from '#lib/platform/logger';
 import { integerRangeProblem, parseBaseUrl } from '#lib/platform/values';
+import { type DeployedIndexes, deployedIndexesProblem } from './indexes';
 
 /** Raised while reading CDK context; its message lists every invalid value so one synth shows them all. */
 export class InfraConfigError extends Error {
@@ -276,6 +277,24 @@ const CONTEXT_SETTINGS = {
       WEB_ACL_ARN.test(value)
         ? undefined
         : `webAclArn must be the ARN of a regional AWS WAF web ACL (arn:aws:wafv2:<region>:<account>:regional/webacl/<name>/<id>), got "${value}"`,
+  }),
+  /**
+   * The indexes the deployed stage's tables have, which `npm run deploy` reads and passes (infra/indexes.ts):
+   * the stack then adds at most one missing index per table and deploy. Unset: every index at once, as a
+   * new stage can have them.
+   */
+  deployedIndexes: setting({
+    parse: (raw, problems): DeployedIndexes => {
+      if (typeof raw !== 'string') return raw as DeployedIndexes;
+      try {
+        return JSON.parse(raw) as DeployedIndexes;
+      } catch {
+        problems.push(`deployedIndexes is not valid JSON: ${raw}`);
+        return {};
+      }
+    },
+    default: undefined,
+    check: (value) => deployedIndexesProblem(value),
   }),
 };
 

@@ -1,4 +1,13 @@
-import { Aws, type CfnElement, CfnOutput, Fn, Stack, type StackProps, Validations } from 'aws-cdk-lib';
+import {
+  Annotations,
+  Aws,
+  type CfnElement,
+  CfnOutput,
+  Fn,
+  Stack,
+  type StackProps,
+  Validations,
+} from 'aws-cdk-lib';
 import { ManagedPolicy, PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import type { Construct, IConstruct } from 'constructs';
 import { defaultUsagePlanName, EmbedApi } from '#infra/constructs/api';
@@ -14,6 +23,7 @@ import { BACKGROUND_FUNCTIONS } from '#lib/definitions/background';
 import { TABLES, type TableKey } from '#lib/definitions/tables';
 import type { InfraConfig } from './config';
 import { SERVICE_DEFINITIONS, type ServiceDefinitions } from './definitions';
+import { planIndexes } from './indexes';
 
 export interface EmbedSessionStackProps extends StackProps {
   config: InfraConfig;
@@ -41,7 +51,19 @@ export class EmbedSessionStack extends Stack {
     const { config } = props;
     const definitions = props.definitions ?? SERVICE_DEFINITIONS;
 
-    this.data = new DataTables(this, 'Data');
+    const indexPlan = planIndexes(config.deployedIndexes);
+    this.data = new DataTables(this, 'Data', { indexes: indexPlan.indexes });
+    if (indexPlan.pending.length > 0) {
+      // Not an error: this deploy is a right step. The operator (or `npm run deploy`) deploys again.
+      Annotations.of(this).addWarningV2(
+        'embed-session:pending-indexes',
+        `${indexPlan.pending.length} table index(es) come in later deploys (${indexPlan.pending
+          .map(({ table, indexName }) => `${table}.${indexName}`)
+          .join(
+            ', ',
+          )}): CloudFormation adds one index per table and update. Use \`npm run deploy\`, which deploys again until none is pending (docs/operations.md, "Upgrading a deployed stack").`,
+      );
+    }
     this.idTokenKeys = new IdTokenKeys(this, 'IdTokenKeys', {
       signingKeyNames: config.idTokenSigningKeys,
       aliasPrefix: this.stackName,

@@ -9,6 +9,7 @@ import {
   TableEncryption,
 } from 'aws-cdk-lib/aws-dynamodb';
 import { Construct } from 'constructs';
+import type { IndexPlan } from '#infra/indexes';
 import {
   type IndexProjection,
   type KeyDefinition,
@@ -18,11 +19,14 @@ import {
   type TableKey,
 } from '#lib/definitions/tables';
 
-/** The service's DynamoDB tables, one per entry of the shared table definitions. */
+/**
+ * The service's DynamoDB tables, one per entry of the shared table definitions, with the indexes this
+ * deploy gives them (infra/indexes.ts: every index, unless a deployed stage gains them one per deploy).
+ */
 export class DataTables extends Construct {
   readonly tables: Record<TableKey, Table>;
 
-  constructor(scope: Construct, id: string) {
+  constructor(scope: Construct, id: string, props: { indexes: IndexPlan['indexes'] }) {
     super(scope, id);
     const tables = {} as Record<TableKey, Table>;
     for (const key of TABLE_KEYS) {
@@ -41,7 +45,7 @@ export class DataTables extends Construct {
         timeToLiveAttribute: definition.timeToLiveAttribute,
         ...(definition.stream === 'NEW_AND_OLD_IMAGES' ? { stream: StreamViewType.NEW_AND_OLD_IMAGES } : {}),
       });
-      for (const index of definition.indexes) {
+      for (const index of props.indexes[key]) {
         table.addGlobalSecondaryIndex({
           indexName: index.indexName,
           partitionKey: attribute(index.partitionKey),

@@ -32,6 +32,7 @@ describe('CDK context defaults', () => {
       dashboard: true,
       disableExecuteApiEndpoint: true,
       apiGatewayAccountRole: true,
+      deployedIndexes: undefined,
     });
   });
 

@@ -1,0 +1,124 @@
+/**
+ * `npm run deploy -- [cdk deploy options]`: deploys a stage, and deploys it again while its tables still
+ * lack indexes (CloudFormation adds one index per table and update; see infra/indexes.ts). Each round
+ * reads the indexes the stage's tables have, passes them as the `deployedIndexes` context key, and runs
+ * `cdk deploy` with the options given; it stops at the first failure, with cdk's exit code.
+ */
+import { execFile, spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { DescribeTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { constructId } from '#infra/constructs/data';
+import { type DeployedIndexes, planIndexes } from '#infra/indexes';
+import { TABLE_KEYS } from '#lib/definitions/tables';
+
+export interface DeployDeps {
+  /** The index names of each table of the stack as deployed; undefined when the stack does not exist. */
+  deployedIndexes(stackName: string): Promise<DeployedIndexes | undefined>;
+  /** Runs `cdk deploy` with these arguments; resolves to its exit code. */
+  cdkDeploy(args: string[]): Promise<number>;
+  print(line: string): void;
+}
+
+/** The most rounds: more than the indexes of any table, so a stage never loops on a deploy that adds none. */
+const MAX_ROUNDS = 10;
+
+/** Deploys until no index is pending; the exit code of the last `cdk deploy` (1 when rounds ran out). */
+export async function deployInRounds(deps: DeployDeps, args: string[], stageName: string): Promise<number> {
+  const stackName = `EmbedSessionService-${stageName}`;
+  for (let round = 1; round <= MAX_ROUNDS; round += 1) {
+    const deployed = await deps.deployedIndexes(stackName);
+    const { pending } = planIndexes(deployed);
+    const context = deployed === undefined ? [] : ['-c', `deployedIndexes=${JSON.stringify(deployed)}`];
+    const code = await deps.cdkDeploy([...args, ...context]);
+    if (code !== 0) return code;
+    if (pending.length === 0) return 0;
+    deps.print(
+      `${stackName}: ${pending.length} index(es) still to add (${pending
+        .map(({ table, indexName }) => `${table}.${indexName}`)
+        .join(', ')}); CloudFormation adds one per table and deploy: deploying again`,
+    );
+  }
+  deps.print(`${stackName}: indexes still pending after ${MAX_ROUNDS} deploys; run npm run deploy again`);
+  return 1;
+}
+
+/** The stage from `-c stageName=…` / `--context stageName=…` among the arguments, else cdk.json's. */
+export function stageNameOf(args: string[], cdkJsonStage: string): string {
+  for (let i = 0; i < args.length; i += 1) {
+    const arg = args[i] as string;
+    const value = arg === '-c' || arg === '--context' ? args[i + 1] : arg.replace(/^--context=/, '');
+    const match = /^stageName=(.+)$/.exec(value ?? '');
+    if (match?.[1]) return match[1];
+  }
+  return cdkJsonStage;
+}
+
+/** The stack's outputs through the AWS CLI (which the operations runbooks use); undefined: no such stack. */
+function stackOutputs(stackName: string): Promise<Record<string, string> | undefined> {
+  return new Promise((resolve, reject) => {
+    execFile(
+      'aws',
+      [
+        'cloudformation',
+        'describe-stacks',
+        '--stack-name',
+        stackName,
+        '--query',
+        'Stacks[0].Outputs',
+        '--output',
+        'json',
+      ],
+      (error, stdout, stderr) => {
+        if (error) {
+          if (/does not exist/.test(stderr)) resolve(undefined);
+          else
+            reject(new Error(`aws cloudformation describe-stacks failed: ${stderr.trim() || error.message}`));
+          return;
+        }
+        const outputs = (JSON.parse(stdout || 'null') ?? []) as { OutputKey: string; OutputValue: string }[];
+        resolve(Object.fromEntries(outputs.map((output) => [output.OutputKey, output.OutputValue])));
+      },
+    );
+  });
+}
+
+/** What the deployed tables have, read from DynamoDB itself: an index being created counts as there. */
+async function readDeployedIndexes(stackName: string): Promise<DeployedIndexes | undefined> {
+  const outputs = await stackOutputs(stackName);
+  if (!outputs) return undefined;
+  const client = new DynamoDBClient({});
+  try {
+    const deployed: DeployedIndexes = {};
+    for (const table of TABLE_KEYS) {
+      const tableName = outputs[`${constructId(table)}TableName`];
+      if (!tableName) continue;
+      const { Table } = await client.send(new DescribeTableCommand({ TableName: tableName }));
+      deployed[table] = (Table?.GlobalSecondaryIndexes ?? []).flatMap((index) =>
+        index.IndexName ? [index.IndexName] : [],
+      );
+    }
+    return deployed;
+  } finally {
+    client.destroy();
+  }
+}
+
+function cdkDeploy(args: string[]): Promise<number> {
+  return new Promise((resolve) => {
+    const child = spawn('npx', ['cdk', 'deploy', ...args], { stdio: 'inherit' });
+    child.on('close', (code) => resolve(code ?? 1));
+  });
+}
+
+const isMain = process.argv[1] && import.meta.url.endsWith(process.argv[1].replace(/\\/g, '/'));
+if (isMain) {
+  const args = process.argv.slice(2);
+  const cdkJson = JSON.parse(readFileSync(new URL('../cdk.json', import.meta.url), 'utf8')) as {
+    context: { stageName: string };
+  };
+  process.exitCode = await deployInRounds(
+    { deployedIndexes: readDeployedIndexes, cdkDeploy, print: (line) => process.stdout.write(`${line}\n`) },
+    args,
+    stageNameOf(args, cdkJson.context.stageName),
+  );
+}

@@ -1,0 +1,76 @@
+import { describe, expect, it } from 'vitest';
+import { type DeployDeps, deployInRounds, stageNameOf } from '#infra/deploy';
+import type { DeployedIndexes } from '#infra/indexes';
+import { planIndexes } from '#infra/indexes';
+import { TABLE_KEYS, TABLES } from '#lib/definitions/tables';
+
+const ALL: DeployedIndexes = Object.fromEntries(
+  TABLE_KEYS.map((key) => [key, TABLES[key].indexes.map((index) => index.indexName)]),
+);
+
+/**
+ * A stage as CloudFormation keeps it: each `cdk deploy` gives the tables what the stack plans from the
+ * `deployedIndexes` it is passed, or fails with `failWith`.
+ */
+function stage(initial: DeployedIndexes | undefined, failWith?: number) {
+  let deployed = initial;
+  const deploys: string[][] = [];
+  const printed: string[] = [];
+  const deps: DeployDeps = {
+    deployedIndexes: async () => deployed,
+    cdkDeploy: async (args) => {
+      deploys.push(args);
+      if (failWith !== undefined) return failWith;
+      const at = args.indexOf('-c');
+      const given =
+        at >= 0
+          ? (JSON.parse((args[at + 1] as string).replace(/^deployedIndexes=/, '')) as DeployedIndexes)
+          : undefined;
+      const { indexes } = planIndexes(given);
+      deployed = Object.fromEntries(
+        TABLE_KEYS.map((key) => [key, indexes[key].map((index) => index.indexName)]),
+      );
+      return 0;
+    },
+    print: (line) => printed.push(line),
+  };
+  return { deps, deploys, printed, deployed: () => deployed };
+}
+
+describe('npm run deploy', () => {
+  it('deploys a new stage once, without deployedIndexes, passing the options through', async () => {
+    const s = stage(undefined);
+    await expect(deployInRounds(s.deps, ['--require-approval', 'never'], 'prod')).resolves.toBe(0);
+    expect(s.deploys).toEqual([['--require-approval', 'never']]);
+    expect(s.deployed()).toEqual(ALL);
+  });
+
+  it('deploys a stage that lacks four sessions indexes and one memberships index four times, one index per table each', async () => {
+    const s = stage({ ...ALL, sessions: ALL.sessions?.slice(0, 1), memberships: [] });
+    await expect(deployInRounds(s.deps, [], 'prod')).resolves.toBe(0);
+    expect(s.deploys).toHaveLength(4);
+    expect(s.deployed()).toEqual(ALL);
+    expect(s.deploys[0]?.[1]).toContain('"memberships":[]');
+    expect(s.printed[0]).toMatch(/^EmbedSessionService-prod: 3 index\(es\) still to add .*deploying again$/);
+  });
+
+  it('deploys an up-to-date stage once, telling the stack what it has', async () => {
+    const s = stage(ALL);
+    await deployInRounds(s.deps, [], 'staging');
+    expect(s.deploys).toEqual([['-c', `deployedIndexes=${JSON.stringify(ALL)}`]]);
+    expect(s.printed).toEqual([]);
+  });
+
+  it('stops at a failed deploy with cdk’s exit code', async () => {
+    const s = stage({ ...ALL, sessions: [] }, 3);
+    await expect(deployInRounds(s.deps, [], 'prod')).resolves.toBe(3);
+    expect(s.deploys).toHaveLength(1);
+  });
+
+  it('takes the stage from -c, --context or --context=, else from cdk.json', () => {
+    expect(stageNameOf(['-c', 'stageName=dev'], 'prod')).toBe('dev');
+    expect(stageNameOf(['--context', 'stageName=qa'], 'prod')).toBe('qa');
+    expect(stageNameOf(['--context=stageName=eu'], 'prod')).toBe('eu');
+    expect(stageNameOf(['--require-approval', 'never'], 'prod')).toBe('prod');
+  });
+});
