@@ -110,6 +110,13 @@ export class WebhookNotFoundError extends DomainError {
   }
 }
 
+/** Other rotations of the endpoint's secret kept landing first; the caller may retry. */
+export class WebhookRotationConflictError extends DomainError {
+  constructor() {
+    super('The secret of this webhook endpoint is being rotated by another request; retry shortly');
+  }
+}
+
 /** The key owner has as many webhook endpoints as one may have; a create waits for a delete. */
 export class WebhookLimitReachedError extends DomainError {
   constructor(readonly maxPerOwner: number) {

@@ -363,6 +363,17 @@ export interface WebhookRepository {
    * had none with this id.
    */
   delete(ownerUserId: string, id: string, deletedAt: string): Promise<boolean>;
+  /**
+   * Moves a live endpoint from secret version `from` to `from + 1`, the old one signing until
+   * `previousUntil`, as rotation `rotationId`; one conditional write. Answers the endpoint as it now is
+   * (also when the write landed but its answer was lost: the re-read shows this rotation id), `conflict`
+   * when another rotation moved it first, undefined when the owner has no such endpoint.
+   */
+  rotateSecret(
+    ownerUserId: string,
+    id: string,
+    rotation: { from: number; previousUntil: string; rotationId: string },
+  ): Promise<WebhookEndpoint | 'conflict' | undefined>;
 }
 
 /**
@@ -370,6 +381,9 @@ export interface WebhookRepository {
  * and showable once, never stored. KMS (GenerateMac) on AWS, a local key file on the local runtime.
  */
 export interface WebhookSecrets {
-  /** `whsec_` and the base64 of 32 bytes; the same for the same endpoint id, always. */
-  secretOf(endpointId: string): Promise<string>;
+  /**
+   * `whsec_` and the base64 of 32 bytes; the same for the same endpoint id and version, always (version 1,
+   * the default, is the secret shown at creation).
+   */
+  secretOf(endpointId: string, version?: number): Promise<string>;
 }

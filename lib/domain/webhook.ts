@@ -17,6 +17,15 @@ export interface WebhookEndpoint {
   createdAt: string;
   /** The key that created it (for operators; never shown to another tenant). */
   createdByKeyId: string;
+  /**
+   * Which of the endpoint's secrets signs: each rotation moves to the next (absent: 1, the secret shown
+   * at creation). Secrets are derived from the id and this number, never stored.
+   */
+  secretVersion?: number;
+  /** The secret a rotation replaced, which still signs too (a second signature) until `until`. */
+  previousSecret?: { version: number; until: string };
+  /** The rotation that set `secretVersion`: how a rotation whose answer was lost recognises its write. */
+  secretRotationId?: string;
 }
 
 /** An endpoint as the API shows it to its owner: never a secret. */
@@ -54,10 +63,42 @@ export function isWebhookId(value: string): boolean {
 /** The prefix of every endpoint signing secret (Standard Webhooks). */
 export const WEBHOOK_SECRET_PREFIX = 'whsec_';
 
-/** The bytes an endpoint's secret is the keyed hash of: a JSON array, so no id can be mistaken for another. */
-export function webhookSecretMessage(endpointId: string): Buffer {
-  return Buffer.from(JSON.stringify(['webhook-secret', endpointId]), 'utf8');
+/**
+ * The bytes an endpoint's secret is the keyed hash of: a JSON array, so no id can be mistaken for another.
+ * Version 1 (the secret shown at creation) keeps the message it had before secrets were rotated, so
+ * existing endpoints keep their secret; each rotation's secret adds its version.
+ */
+export function webhookSecretMessage(endpointId: string, version = 1): Buffer {
+  const parts = version === 1 ? ['webhook-secret', endpointId] : ['webhook-secret', endpointId, version];
+  return Buffer.from(JSON.stringify(parts), 'utf8');
 }
+
+/** The version of the endpoint's current secret. */
+export function currentSecretVersion(endpoint: Pick<WebhookEndpoint, 'secretVersion'>): number {
+  return endpoint.secretVersion ?? 1;
+}
+
+/**
+ * The versions of the secrets that sign a delivery at `now`: the current one, and during a rotation's
+ * overlap the one it replaced (Standard Webhooks: one `v1,` signature per secret), current first.
+ */
+export function signingSecretVersions(
+  endpoint: Pick<WebhookEndpoint, 'secretVersion' | 'previousSecret'>,
+  now: Date,
+): number[] {
+  const current = currentSecretVersion(endpoint);
+  const previous = endpoint.previousSecret;
+  return previous !== undefined && now.getTime() < Date.parse(previous.until)
+    ? [current, previous.version]
+    : [current];
+}
+
+/**
+ * How long the replaced secret keeps signing after a rotation: a day unless asked, at most a week (long
+ * enough to roll the new secret out to every receiver, short enough that a leaked secret soon stops);
+ * 0 stops it at once.
+ */
+export const WEBHOOK_SECRET_OVERLAP_SECONDS = { default: 86_400, max: 604_800 } as const;
 
 /** The secret as shown to the owner: `whsec_` and the base64 of the 32 key bytes. */
 export function formatWebhookSecret(key: Uint8Array): string {

@@ -210,6 +210,47 @@ export class DynamoWebhookRepository extends DynamoTable implements WebhookRepos
     return deleted;
   }
 
+  /**
+   * One conditional update of a live endpoint still at version `from`. A refusal is read back: the
+   * endpoint carrying this rotation's id is this very write, landed with its answer lost (the SDK retried
+   * it); another version is another rotation's; no live endpoint is not found.
+   */
+  async rotateSecret(
+    ownerUserId: string,
+    id: string,
+    rotation: { from: number; previousUntil: string; rotationId: string },
+  ): Promise<WebhookEndpoint | 'conflict' | undefined> {
+    try {
+      const { Attributes } = await dynamoCall(() =>
+        this.db.send(
+          new UpdateCommand({
+            TableName: this.tableName,
+            Key: { ownerUserId, webhookId: id },
+            UpdateExpression:
+              'SET secretVersion = :to, previousSecretVersion = :from, previousSecretUntil = :until, secretRotationId = :rotation',
+            ConditionExpression:
+              rotation.from === 1
+                ? 'attribute_exists(webhookId) AND attribute_not_exists(deletedAt) AND (attribute_not_exists(secretVersion) OR secretVersion = :from)'
+                : 'attribute_exists(webhookId) AND attribute_not_exists(deletedAt) AND secretVersion = :from',
+            ExpressionAttributeValues: {
+              ':from': rotation.from,
+              ':to': rotation.from + 1,
+              ':until': rotation.previousUntil,
+              ':rotation': rotation.rotationId,
+            },
+            ReturnValues: 'ALL_NEW',
+          }),
+        ),
+      );
+      return Attributes ? toEndpoint(Attributes) : undefined;
+    } catch (error) {
+      if ((error as Error).name !== 'ConditionalCheckFailedException') throw error;
+      const now = await this.get(ownerUserId, id);
+      if (!now) return undefined;
+      return now.secretRotationId === rotation.rotationId ? now : 'conflict';
+    }
+  }
+
   /** Every endpoint of every owner: operator listings only. */
   async listAll(): Promise<WebhookEndpoint[]> {
     return (await this.scanAll())
@@ -251,5 +292,24 @@ function toEndpoint(item: Item): WebhookEndpoint {
     description: optionalStringOf(item, 'description'),
     createdAt: String(item.createdAt),
     createdByKeyId: String(item.createdByKeyId ?? ''),
+    ...secretVersionsOf(item),
+  };
+}
+
+/** The endpoint's secret versions as stored; whole numbers of at least 1 only, else the creation's secret. */
+function secretVersionsOf(
+  item: Item,
+): Pick<WebhookEndpoint, 'secretVersion' | 'previousSecret' | 'secretRotationId'> {
+  const version = (value: unknown) =>
+    Number.isInteger(value) && (value as number) >= 1 ? (value as number) : undefined;
+  const current = version(item.secretVersion);
+  const previous = version(item.previousSecretVersion);
+  const until = item.previousSecretUntil;
+  return {
+    ...(current !== undefined ? { secretVersion: current } : {}),
+    ...(previous !== undefined && typeof until === 'string'
+      ? { previousSecret: { version: previous, until } }
+      : {}),
+    ...(typeof item.secretRotationId === 'string' ? { secretRotationId: item.secretRotationId } : {}),
   };
 }

@@ -1,5 +1,6 @@
 /**
- * Webhook signing secrets, derived and never stored: `whsec_` + base64(HMAC-SHA256(master, endpoint id)).
+ * Webhook signing secrets, derived and never stored: `whsec_` + base64(HMAC-SHA256(master, endpoint id
+ * and secret version)); a rotation moves the endpoint to the next version.
  * On AWS the master is a KMS HMAC key (GenerateMac), so no secret exists at rest anywhere; on the local
  * runtime it is 32 random bytes in a 0600 file (in DATA_DIR, or a private temporary folder).
  */
@@ -34,14 +35,14 @@ export class LocalWebhookSecrets implements WebhookSecrets {
 
   constructor(private readonly path: string) {}
 
-  async secretOf(endpointId: string): Promise<string> {
+  async secretOf(endpointId: string, version = 1): Promise<string> {
     this.#master ??= readFile(this.path, 'utf8').then((text) => Buffer.from(text.trim(), 'base64url'));
     this.#master.catch(() => {
       this.#master = undefined;
     });
     const master = await this.#master;
     return formatWebhookSecret(
-      createHmac('sha256', master).update(webhookSecretMessage(endpointId)).digest(),
+      createHmac('sha256', master).update(webhookSecretMessage(endpointId, version)).digest(),
     );
   }
 }
@@ -53,12 +54,12 @@ export class KmsWebhookSecrets implements WebhookSecrets {
     private readonly keyArn: string,
   ) {}
 
-  async secretOf(endpointId: string): Promise<string> {
+  async secretOf(endpointId: string, version = 1): Promise<string> {
     const { Mac } = await this.kms.send(
       new GenerateMacCommand({
         KeyId: this.keyArn,
         MacAlgorithm: 'HMAC_SHA_256',
-        Message: webhookSecretMessage(endpointId),
+        Message: webhookSecretMessage(endpointId, version),
       }),
     );
     if (!Mac) throw new Error('KMS answered GenerateMac without a MAC');

@@ -1,14 +1,16 @@
 import type { KeyOwner } from '#lib/domain/api-key';
 import type { DestinationPolicy } from '#lib/domain/destinations';
-import { ValidationError, WebhookNotFoundError } from '#lib/domain/errors';
+import { ValidationError, WebhookNotFoundError, WebhookRotationConflictError } from '#lib/domain/errors';
 import type { EventType } from '#lib/domain/events';
 import type { Clock, RandomSource, WebhookRepository, WebhookSecrets } from '#lib/domain/ports';
 import {
   ALL_EVENT_TYPES,
+  currentSecretVersion,
   isWebhookId,
   MAX_WEBHOOK_ENDPOINTS_PER_OWNER,
   newWebhookId,
   toWebhookView,
+  WEBHOOK_SECRET_OVERLAP_SECONDS,
   type WebhookEndpoint,
   type WebhookView,
   webhookUrlProblem,
@@ -140,4 +142,60 @@ export async function deleteWebhook(
   if (!isWebhookId(id) || !(await deps.webhooks.delete(keyOwner.userId, id, deletedAt))) {
     throw new WebhookNotFoundError();
   }
+}
+
+export interface RotatedWebhookSecret {
+  webhook: WebhookView;
+  /** The new secret, shown once, here: derived from the endpoint id and its new version, never stored. */
+  secret: string;
+  /** Until when the replaced secret signs too (a second signature on each delivery); now when 0 was asked. */
+  previousSecretExpiresAt: string;
+}
+
+/** Rotations that met another rotation of the same endpoint before this one gives up (409). */
+const ROTATION_ATTEMPTS = 3;
+
+/**
+ * Gives one of the key owner's endpoints a new signing secret and answers it once. The replaced secret
+ * keeps signing for `overlapSeconds` (default a day, at most a week; 0: not at all), each delivery then
+ * carrying both signatures, so receivers can switch at their pace; after it only the new secret signs.
+ * One conditional write, named by a rotation id: a write whose answer was lost is recognised on the
+ * re-read. Rotating again during an overlap replaces the overlap: the secret before it stops at once.
+ * Another owner's id, or none, is not found.
+ */
+export async function rotateWebhookSecret(
+  deps: Pick<WebhookDeps, 'webhooks' | 'secrets' | 'clock' | 'random'>,
+  keyOwner: KeyOwner,
+  id: string,
+  options: { overlapSeconds?: number } = {},
+): Promise<RotatedWebhookSecret> {
+  const overlapSeconds = options.overlapSeconds ?? WEBHOOK_SECRET_OVERLAP_SECONDS.default;
+  if (
+    !Number.isInteger(overlapSeconds) ||
+    overlapSeconds < 0 ||
+    overlapSeconds > WEBHOOK_SECRET_OVERLAP_SECONDS.max
+  )
+    throw new ValidationError(
+      `overlapSeconds must be a whole number of seconds from 0 to ${WEBHOOK_SECRET_OVERLAP_SECONDS.max}`,
+    );
+  if (!isWebhookId(id)) throw new WebhookNotFoundError();
+  const rotationId = deps.random.uuid();
+  for (let attempt = 0; attempt < ROTATION_ATTEMPTS; attempt += 1) {
+    const endpoint = await deps.webhooks.get(keyOwner.userId, id);
+    if (!endpoint) throw new WebhookNotFoundError();
+    const previousUntil = new Date(deps.clock.now().getTime() + overlapSeconds * 1000).toISOString();
+    const rotated = await deps.webhooks.rotateSecret(keyOwner.userId, id, {
+      from: currentSecretVersion(endpoint),
+      previousUntil,
+      rotationId,
+    });
+    if (rotated === undefined) throw new WebhookNotFoundError();
+    if (rotated === 'conflict') continue;
+    return {
+      webhook: toWebhookView(rotated),
+      secret: await deps.secrets.secretOf(rotated.id, currentSecretVersion(rotated)),
+      previousSecretExpiresAt: rotated.previousSecret?.until ?? previousUntil,
+    };
+  }
+  throw new WebhookRotationConflictError();
 }

@@ -5,7 +5,7 @@
  */
 import type { EventSink, RoutedEvent } from '#lib/domain/events';
 import type { Clock, WebhookRepository, WebhookSecrets } from '#lib/domain/ports';
-import { subscribesTo } from '#lib/domain/webhook';
+import { signingSecretVersions, subscribesTo } from '#lib/domain/webhook';
 import type { Logger } from '#lib/platform/logger';
 import type { Metrics } from '#lib/platform/metrics';
 import { signWebhook } from './signature';
@@ -137,8 +137,12 @@ export async function attemptDelivery(
     deps.logger.info('webhook endpoint deleted; delivery dropped', context);
     return 'endpoint-deleted';
   }
-  const timestamp = Math.floor(deps.clock.now().getTime() / 1000);
-  const secret = await deps.secrets.secretOf(endpoint.id);
+  const now = deps.clock.now();
+  const timestamp = Math.floor(now.getTime() / 1000);
+  // During a secret rotation's overlap, both secrets sign (lib/domain/webhook.ts).
+  const secrets = await Promise.all(
+    signingSecretVersions(endpoint, now).map((version) => deps.secrets.secretOf(endpoint.id, version)),
+  );
   const status = await deps.post(
     endpoint.url,
     {
@@ -146,7 +150,7 @@ export async function attemptDelivery(
       'user-agent': 'embed-session-webhooks/1',
       'webhook-id': delivery.eventId,
       'webhook-timestamp': String(timestamp),
-      'webhook-signature': signWebhook(secret, delivery.eventId, timestamp, delivery.body),
+      'webhook-signature': signWebhook(secrets, delivery.eventId, timestamp, delivery.body),
     },
     delivery.body,
     DELIVERY_TIMEOUT_MS,

@@ -5,12 +5,26 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { webhookSecretKey } from '#lib/domain/webhook';
 
-/** The `webhook-signature` header value of one delivery attempt. */
-export function signWebhook(secret: string, id: string, timestamp: number, body: string): string {
-  const mac = createHmac('sha256', webhookSecretKey(secret))
-    .update(`${id}.${timestamp}.${body}`)
-    .digest('base64');
-  return `v1,${mac}`;
+/**
+ * The `webhook-signature` header value of one delivery attempt: one `v1,` signature per secret, separated
+ * by spaces (during a rotation's overlap, the new secret's and the old one's), so a receiver holding
+ * either secret verifies it.
+ */
+export function signWebhook(
+  secrets: string | readonly string[],
+  id: string,
+  timestamp: number,
+  body: string,
+): string {
+  return [secrets]
+    .flat()
+    .map((secret) => {
+      const mac = createHmac('sha256', webhookSecretKey(secret))
+        .update(`${id}.${timestamp}.${body}`)
+        .digest('base64');
+      return `v1,${mac}`;
+    })
+    .join(' ');
 }
 
 /**
@@ -25,7 +39,7 @@ export function verifyWebhookSignature(
   body: string,
   header: string,
 ): boolean {
-  const expected = Buffer.from(signWebhook(secret, id, timestamp, body));
+  const expected = Buffer.from(signWebhook([secret], id, timestamp, body));
   return header.split(' ').some((entry) => {
     const given = Buffer.from(entry);
     return given.length === expected.length && timingSafeEqual(given, expected);

@@ -11,6 +11,7 @@ import { DynamoCoveredSessions } from '#lib/dynamodb/covered-sessions';
 import { DynamoIdempotencyRepository } from '#lib/dynamodb/idempotency';
 import { DynamoMembershipRepository } from '#lib/dynamodb/memberships';
 import { DynamoSessionRepository, SCOPE_WRITE_SHARDS, sessionShard } from '#lib/dynamodb/sessions';
+import { DynamoWebhookRepository } from '#lib/dynamodb/webhooks';
 import { METADATA_MAX_BYTES_CEILING } from '#lib/platform/config';
 import { ensureTables } from '#local/dynamodb';
 import { apiKeyRecord } from '#test/support/fakes';
@@ -449,5 +450,61 @@ describe('DynamoApiKeyRepository on the embedded DynamoDB', () => {
     const missing = hashCredential(`missing-${Date.now()}`);
     await apiKeys.recordUsagePlan(missing, '2026-03-01T12:00:00.000Z');
     expect(await apiKeys.getByHash(missing)).toBeUndefined();
+  });
+});
+
+describe('DynamoWebhookRepository secret rotation on the embedded DynamoDB', () => {
+  const owner = 'owner-rotation';
+  let webhooks: DynamoWebhookRepository;
+  let n = 0;
+  async function stored() {
+    webhooks = new DynamoWebhookRepository(db, LOCAL_TABLE_NAMES.webhooks);
+    n += 1;
+    const endpoint = {
+      id: `whe_${String(n).padStart(32, 'a')}`,
+      ownerUserId: owner,
+      url: 'https://hooks.example.com/in',
+      events: ['session.created' as const],
+      description: null,
+      createdAt: '2026-03-01T12:00:00.000Z',
+      createdByKeyId: 'key_a',
+    };
+    await webhooks.create(endpoint, { maxPerOwner: 16 });
+    return endpoint.id;
+  }
+  const rotation = (from: number, rotationId: string) => ({
+    from,
+    previousUntil: '2026-03-02T12:00:00.000Z',
+    rotationId,
+  });
+
+  it('moves an endpoint to its next secret version and keeps the replaced one until the overlap ends', async () => {
+    const id = await stored();
+    await expect(webhooks.rotateSecret(owner, id, rotation(1, 'r1'))).resolves.toMatchObject({
+      secretVersion: 2,
+      previousSecret: { version: 1, until: '2026-03-02T12:00:00.000Z' },
+    });
+    await expect(webhooks.rotateSecret(owner, id, rotation(2, 'r2'))).resolves.toMatchObject({
+      secretVersion: 3,
+      previousSecret: { version: 2 },
+    });
+    expect((await webhooks.get(owner, id))?.secretVersion).toBe(3);
+  });
+
+  it('recognises a repeat of its own landed write, and tells another rotation’s apart', async () => {
+    const id = await stored();
+    await webhooks.rotateSecret(owner, id, rotation(1, 'mine'));
+    await expect(webhooks.rotateSecret(owner, id, rotation(1, 'mine'))).resolves.toMatchObject({
+      secretVersion: 2,
+    });
+    await expect(webhooks.rotateSecret(owner, id, rotation(1, 'theirs'))).resolves.toBe('conflict');
+    expect((await webhooks.get(owner, id))?.secretVersion).toBe(2);
+  });
+
+  it('rotates nothing of a deleted endpoint or of another owner', async () => {
+    const id = await stored();
+    await expect(webhooks.rotateSecret('someone-else', id, rotation(1, 'x'))).resolves.toBeUndefined();
+    await webhooks.delete(owner, id, '2026-03-01T13:00:00.000Z');
+    await expect(webhooks.rotateSecret(owner, id, rotation(1, 'y'))).resolves.toBeUndefined();
   });
 });

@@ -21,6 +21,7 @@ import {
   ValidationError,
   WebhookLimitReachedError,
   WebhookNotFoundError,
+  WebhookRotationConflictError,
 } from '#lib/domain/errors';
 import { UNAVAILABLE_RETRY_AFTER_SECONDS } from '#lib/domain/retry-after';
 import { requestIdOf } from '#lib/http/request-id';
@@ -45,6 +46,7 @@ const STATUS_BY_ERROR: ReadonlyArray<readonly [ErrorClass, number]> = [
   [WebhookNotFoundError, 404],
   [ApiKeyNotFoundError, 404],
   [IdempotencyConflictError, 409],
+  [WebhookRotationConflictError, 409],
   [PayloadTooLargeError, 413],
   [UnsupportedMediaTypeError, 415],
   [IdempotencyKeyReusedError, 422],

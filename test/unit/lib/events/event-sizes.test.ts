@@ -137,6 +137,7 @@ async function deliveryMessages(events: RoutedEvent[]): Promise<string[]> {
     get: async (_owner: string, id: string) => endpoints.find((e) => e.id === id),
     list: async () => endpoints,
     delete: async () => true,
+    rotateSecret: async () => undefined,
   };
   await new WebhookSink({ webhooks, scheduler }).publish(events);
   // A retry of the last attempt waits longer than one message's delay: it carries its due time too.

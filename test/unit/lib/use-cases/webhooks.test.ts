@@ -5,10 +5,10 @@
  */
 import { describe, expect, it } from 'vitest';
 import { PUBLIC_DESTINATIONS } from '#lib/domain/destinations';
-import { ValidationError, WebhookLimitReachedError } from '#lib/domain/errors';
+import { ValidationError, WebhookLimitReachedError, WebhookNotFoundError } from '#lib/domain/errors';
 import type { WebhookRepository } from '#lib/domain/ports';
 import { MAX_WEBHOOK_ENDPOINTS_PER_OWNER, type WebhookEndpoint } from '#lib/domain/webhook';
-import { createWebhook, listWebhooks } from '#lib/use-cases/webhooks';
+import { createWebhook, listWebhooks, rotateWebhookSecret } from '#lib/use-cases/webhooks';
 import { fixedClock, sequenceRandom } from '#test/support/fakes';
 
 class MemoryWebhooks implements WebhookRepository {
@@ -31,6 +31,43 @@ class MemoryWebhooks implements WebhookRepository {
   }
   async delete() {
     return false;
+  }
+  /** The next rotation lands, but its answer is lost: the repository reports what a re-read finds. */
+  loseNextAnswer = false;
+  /** Another rotation lands just before the next one. */
+  rotateBeforeNext = false;
+  async rotateSecret(
+    owner: string,
+    id: string,
+    rotation: { from: number; previousUntil: string; rotationId: string },
+  ): Promise<WebhookEndpoint | 'conflict' | undefined> {
+    const index = this.items.findIndex((e) => e.ownerUserId === owner && e.id === id);
+    const found = this.items[index];
+    if (!found) return undefined;
+    if (this.rotateBeforeNext) {
+      this.rotateBeforeNext = false;
+      this.items[index] = {
+        ...found,
+        secretVersion: (found.secretVersion ?? 1) + 1,
+        secretRotationId: 'other',
+      };
+      return 'conflict';
+    }
+    if ((found.secretVersion ?? 1) !== rotation.from)
+      return found.secretRotationId === rotation.rotationId ? found : 'conflict';
+    const rotated: WebhookEndpoint = {
+      ...found,
+      secretVersion: rotation.from + 1,
+      previousSecret: { version: rotation.from, until: rotation.previousUntil },
+      secretRotationId: rotation.rotationId,
+    };
+    this.items[index] = rotated;
+    if (this.loseNextAnswer) {
+      this.loseNextAnswer = false;
+      // The SDK's retry of the landed write is refused by its condition; the re-read names this rotation.
+      return this.rotateSecret(owner, id, rotation);
+    }
+    return rotated;
   }
 }
 
@@ -127,5 +164,80 @@ describe('listWebhooks', () => {
     await expect(listWebhooks(d, other, { limit: 1, cursor: nextCursor as string })).rejects.toThrow(
       'cursor is invalid or was issued for another query',
     );
+  });
+});
+
+describe('rotateWebhookSecret', () => {
+  const NOW = '2026-03-01T12:00:00.000Z';
+  /** Endpoint 1 of the owner, stored; secrets that name their endpoint and version. */
+  function rotating() {
+    const d = {
+      ...deps(),
+      secrets: { secretOf: async (id: string, version = 1) => `whsec_${id}_v${version}` },
+    };
+    d.webhooks.items.push(endpoint(1));
+    return d;
+  }
+  const ID = endpoint(1).id;
+
+  it('answers the new secret once, and the replaced one signs a day more unless asked otherwise', async () => {
+    const d = rotating();
+    const rotated = await rotateWebhookSecret(d, OWNER, ID);
+    expect(rotated).toEqual({
+      webhook: expect.objectContaining({ id: ID }),
+      secret: `whsec_${ID}_v2`,
+      previousSecretExpiresAt: '2026-03-02T12:00:00.000Z',
+    });
+    expect(rotated.webhook).not.toHaveProperty('secretVersion');
+    expect(await d.webhooks.get(OWNER.userId, ID)).toMatchObject({
+      secretVersion: 2,
+      previousSecret: { version: 1, until: '2026-03-02T12:00:00.000Z' },
+    });
+  });
+
+  it('moves on from the current version each time, and stores no secret', async () => {
+    const d = rotating();
+    await rotateWebhookSecret(d, OWNER, ID, { overlapSeconds: 60 });
+    const second = await rotateWebhookSecret(d, OWNER, ID, { overlapSeconds: 0 });
+    expect(second.secret).toBe(`whsec_${ID}_v3`);
+    expect(second.previousSecretExpiresAt).toBe(NOW);
+    expect(JSON.stringify(d.webhooks.items)).not.toContain('whsec_');
+  });
+
+  it('recognises its own write when the answer was lost, and rotates once', async () => {
+    const d = rotating();
+    d.webhooks.loseNextAnswer = true;
+    const rotated = await rotateWebhookSecret(d, OWNER, ID);
+    expect(rotated.secret).toBe(`whsec_${ID}_v2`);
+    expect((await d.webhooks.get(OWNER.userId, ID))?.secretVersion).toBe(2);
+  });
+
+  it('rotates from where another rotation left it when one landed in between', async () => {
+    const d = rotating();
+    d.webhooks.rotateBeforeNext = true;
+    const rotated = await rotateWebhookSecret(d, OWNER, ID);
+    expect(rotated.secret).toBe(`whsec_${ID}_v3`);
+  });
+
+  it.each([-1, 1.5, 604_801])(
+    'refuses an overlap of %s seconds before reading anything',
+    async (overlapSeconds) => {
+      const d = rotating();
+      await expect(rotateWebhookSecret(d, OWNER, ID, { overlapSeconds })).rejects.toThrow(
+        /overlapSeconds must be a whole number of seconds from 0 to 604800/,
+      );
+      expect((await d.webhooks.get(OWNER.userId, ID))?.secretVersion).toBeUndefined();
+    },
+  );
+
+  it('answers another owner’s endpoint, a malformed id and a missing one as not found', async () => {
+    const d = rotating();
+    for (const [owner, id] of [
+      [{ userId: 'owner-b', keyId: 'key_b' }, ID],
+      [OWNER, 'whe_nope'],
+      [OWNER, endpoint(2).id],
+    ] as const)
+      await expect(rotateWebhookSecret(d, owner, id)).rejects.toBeInstanceOf(WebhookNotFoundError);
+    expect((await d.webhooks.get(OWNER.userId, ID))?.secretVersion).toBeUndefined();
   });
 });

@@ -51,9 +51,15 @@ class MemoryWebhooks implements WebhookRepository {
     this.items = this.items.filter((e) => !(e.ownerUserId === owner && e.id === id));
     return this.items.length < before;
   }
+  async rotateSecret(): Promise<undefined> {
+    throw new Error('delivery never rotates a secret');
+  }
 }
 
-const secrets: WebhookSecrets = { secretOf: async () => SECRET };
+/** The secret of version 1, and one per later version: what a rotation moves an endpoint to. */
+const secretOfVersion = (version: number) =>
+  version === 1 ? SECRET : formatWebhookSecret(Buffer.alloc(32, 7 + version));
+const secrets: WebhookSecrets = { secretOf: async (_id, version = 1) => secretOfVersion(version) };
 
 function harness(options: { post: HttpPost; retrySeconds?: number[]; endpoints?: WebhookEndpoint[] }) {
   const scheduled: Array<{ delivery: WebhookDelivery; delaySeconds: number }> = [];
@@ -175,6 +181,47 @@ describe('one delivery attempt', () => {
     expect(
       verifyWebhookSignature(SECRET, 'evt_1', timestamp, '{"id":"evt_2"}', sent['webhook-signature'] ?? ''),
     ).toBe(false);
+  });
+
+  it('signs with the new and the replaced secret during a rotation’s overlap: a receiver with either verifies', async () => {
+    let sent: Record<string, string> = {};
+    const { deps } = harness({
+      post: async (_url, headers) => {
+        sent = headers;
+        return 204;
+      },
+      endpoints: [
+        endpoint({ secretVersion: 2, previousSecret: { version: 1, until: '2026-03-01T12:00:00.001Z' } }),
+      ],
+    });
+    await attemptDelivery(deps, delivery());
+    const timestamp = Date.parse('2026-03-01T12:00:00.000Z') / 1000;
+    const header = sent['webhook-signature'] ?? '';
+    expect(header.split(' ')).toHaveLength(2);
+    expect(header).toBe(signWebhook([secretOfVersion(2), SECRET], 'evt_1', timestamp, '{"id":"evt_1"}'));
+    for (const secret of [secretOfVersion(2), SECRET])
+      expect(verifyWebhookSignature(secret, 'evt_1', timestamp, '{"id":"evt_1"}', header)).toBe(true);
+    expect(verifyWebhookSignature(secretOfVersion(3), 'evt_1', timestamp, '{"id":"evt_1"}', header)).toBe(
+      false,
+    );
+  });
+
+  it('signs with the new secret alone once the overlap has ended', async () => {
+    let sent: Record<string, string> = {};
+    const { deps } = harness({
+      post: async (_url, headers) => {
+        sent = headers;
+        return 204;
+      },
+      endpoints: [
+        endpoint({ secretVersion: 2, previousSecret: { version: 1, until: '2026-03-01T12:00:00.000Z' } }),
+      ],
+    });
+    await attemptDelivery(deps, delivery());
+    const timestamp = Date.parse('2026-03-01T12:00:00.000Z') / 1000;
+    const header = sent['webhook-signature'] ?? '';
+    expect(header).toBe(signWebhook(secretOfVersion(2), 'evt_1', timestamp, '{"id":"evt_1"}'));
+    expect(verifyWebhookSignature(SECRET, 'evt_1', timestamp, '{"id":"evt_1"}', header)).toBe(false);
   });
 
   it('schedules a failed attempt again after the schedule’s delay for that attempt, with the same event', async () => {

@@ -128,6 +128,7 @@ describe('local webhook delivery when attempts throw', () => {
       list: async () => [endpoint],
       get: async () => endpoint,
       delete: async () => true,
+      rotateSecret: async () => undefined,
     };
     const posted: string[] = [];
     const { logger, lines } = memoryLogger();

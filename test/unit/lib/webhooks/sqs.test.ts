@@ -115,6 +115,7 @@ function harness(post: HttpPost, endpoints: WebhookEndpoint[] = [ENDPOINT], boar
     get: async (owner, id) => endpoints.find((e) => e.ownerUserId === owner && e.id === id),
     list: async () => endpoints,
     delete: async () => false,
+    rotateSecret: async () => undefined,
   };
   const secrets: WebhookSecrets = { secretOf: async () => formatWebhookSecret(Buffer.alloc(32, 7)) };
   const { logger, lines } = memoryLogger();
