@@ -66,5 +66,5 @@ export function webhookSecretsOf(config: WebhookSecretsConfig | undefined): Webh
     if (config.kind === 'file') return new LocalWebhookSecrets(config.path);
     return new KmsWebhookSecrets(await kmsClientOf(config.region), config.keyArn);
   });
-  return { secretOf: async (endpointId) => (await load()).secretOf(endpointId) };
+  return { secretOf: async (endpointId, version) => (await load()).secretOf(endpointId, version) };
 }

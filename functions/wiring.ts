@@ -315,6 +315,15 @@ export function webhookEndpointDeps(env: Env): Pick<WebhookDeps, 'webhooks' | 'c
 }
 
 /**
+ * Ports of rotating a webhook endpoint's secret, and the Idempotency-Key middleware's ports, on one
+ * document client.
+ */
+export function rotateWebhookSecretDeps(env: Env): { deps: WebhookDeps; idempotencyDeps: IdempotencyDeps } {
+  const { deps, idempotencyDeps } = createWebhookDeps(env);
+  return { deps, idempotencyDeps };
+}
+
+/**
  * Ports of creating a webhook endpoint, its configuration, and the Idempotency-Key middleware's ports, on
  * one document client.
  */

@@ -37,6 +37,8 @@ export type ListWebhooksQuery = NonNullable<operations['listWebhooks']['paramete
 export type WebhookList = components['schemas']['WebhookList'];
 /** A new endpoint and its signing secret, which no other call shows. */
 export type CreatedWebhook = components['schemas']['CreatedWebhook'];
+export type RotateWebhookSecretRequest = components['schemas']['RotateWebhookSecretRequest'];
+export type RotatedWebhookSecret = components['schemas']['RotatedWebhookSecret'];
 export type ErrorBody = components['schemas']['Error'];
 export type PutBoardRequest = components['schemas']['PutBoardRequest'];
 export type ProvisionedBoard = components['schemas']['ProvisionedBoard'];
@@ -303,6 +305,23 @@ export function createClient(options: ClientOptions) {
     } while (cursor);
   }
 
+  /**
+   * POST /api/embed/webhooks/{id}/rotate-secret, with an Idempotency-Key so a retry answers the same
+   * secret rather than rotating again. Keep the answer's `secret`: no other call shows it; the old one
+   * signs too until `previousSecretExpiresAt`.
+   */
+  function rotateWebhookSecret(
+    id: string,
+    body: RotateWebhookSecretRequest = {},
+    opts: CreateSessionOptions = {},
+  ): Promise<RotatedWebhookSecret> {
+    return createOnce<RotatedWebhookSecret>(
+      `/api/embed/webhooks/${encodeURIComponent(id)}/rotate-secret`,
+      body,
+      opts,
+    );
+  }
+
   /** DELETE /api/embed/webhooks/{id}: it receives nothing more. */
   async function deleteWebhook(id: string, opts: CallOptions = {}): Promise<void> {
     await request<void>('DELETE', `/api/embed/webhooks/${encodeURIComponent(id)}`, opts);
@@ -396,6 +415,7 @@ export function createClient(options: ClientOptions) {
     listWebhooks,
     listAllWebhooks,
     deleteWebhook,
+    rotateWebhookSecret,
   };
 }
 

@@ -321,6 +321,22 @@ export const createdWebhookSchema = closedObject(['webhook', 'secret'], {
   },
 });
 
+export const rotatedWebhookSecretSchema = closedObject(['webhook', 'secret', 'previousSecretExpiresAt'], {
+  webhook: { $ref: '#/components/schemas/Webhook' },
+  secret: {
+    type: 'string',
+    pattern: '^whsec_[A-Za-z0-9+/]{43}=$',
+    description: 'The new signing secret: shown only here. Deliveries are signed with it from now on',
+  },
+  previousSecretExpiresAt: {
+    type: 'string',
+    format: 'date-time',
+    description:
+      'Until when the replaced secret signs too: each delivery until then carries two `v1,` signatures, ' +
+      'one per secret, so a receiver holding either verifies it',
+  },
+});
+
 export const webhookListSchema = closedObject(['data', 'nextCursor'], {
   data: { type: 'array', items: { $ref: '#/components/schemas/Webhook' } },
   nextCursor,
@@ -473,6 +489,7 @@ export const RESPONSE_SCHEMAS = {
   Jwks: jwksSchema,
   Webhook: webhookSchema,
   CreatedWebhook: createdWebhookSchema,
+  RotatedWebhookSecret: rotatedWebhookSecretSchema,
   WebhookList: webhookListSchema,
   ProvisionedBoard: provisionedBoardSchema,
   ProvisionedBoardResult: provisionedBoardResultSchema,

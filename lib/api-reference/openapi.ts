@@ -19,6 +19,7 @@ import {
   putBoardSchema,
   revokeApiKeySchema,
   revokeUserSessionsSchema,
+  rotateWebhookSecretSchema,
 } from '#lib/validation/schemas';
 import { RESPONSE_SCHEMAS } from './api-schemas';
 import {
@@ -58,6 +59,7 @@ const REQUEST_SCHEMAS = {
   CreateSessionRequest: component(createSessionSchema),
   RevokeUserSessionsRequest: component(revokeUserSessionsSchema),
   CreateWebhookRequest: component(createWebhookSchema),
+  RotateWebhookSecretRequest: component(rotateWebhookSecretSchema),
 };
 
 /** Headers the document names, shared by every operation that sends or reads them. */

@@ -309,6 +309,36 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
       404: ERROR('No webhook endpoint with this id that the caller owns (the same answer when none exists)'),
     },
   },
+  'POST /api/embed/webhooks/{id}/rotate-secret': {
+    operationId: 'rotateWebhookSecret',
+    summary: "Rotate a webhook endpoint's signing secret",
+    description:
+      'Gives the endpoint a new signing secret and shows it once. The replaced secret keeps signing for ' +
+      '`overlapSeconds` (default 86400, a day; at most 604800, a week; 0 stops it at once): until then ' +
+      'every delivery carries two signatures in `webhook-signature`, one per secret, so receivers verify ' +
+      'with either while they switch; after it only the new secret signs. Rotating again during an ' +
+      'overlap ends the older secret at once. Send an `Idempotency-Key` to retry safely: a repeat answers ' +
+      'the same secret; without one, a retry rotates again.',
+    tag: 'Webhooks',
+    body: { schema: 'RotateWebhookSecretRequest', example: { overlapSeconds: 3600 }, optional: true },
+    idempotent: true,
+    responses: {
+      200: {
+        description: 'The new signing secret (shown this once), and until when the replaced one signs too',
+        schema: 'RotatedWebhookSecret',
+        headers: ['Idempotent-Replayed'],
+      },
+      400: ERROR('The body or a header is invalid (an overlap beyond a week, …); the message names it'),
+      404: ERROR('No webhook endpoint with this id that the caller owns (the same answer when none exists)'),
+      409: ERROR(
+        'A request with this Idempotency-Key, or another rotation of this endpoint, is still in progress; retry after `Retry-After` seconds',
+        ['Retry-After'],
+      ),
+      413: ERROR('The body is larger than the service accepts'),
+      415: ERROR('Content-Type is not application/json'),
+      422: ERROR('This Idempotency-Key was already used with another body (or another API key)'),
+    },
+  },
   'GET /admin/orgs/{orgId}/boards': {
     operationId: 'listOrgBoards',
     summary: "List an organization's boards",

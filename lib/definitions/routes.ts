@@ -182,6 +182,18 @@ export const FUNCTIONS = {
     settings: ['WEBHOOK_SECRET_KEY'],
     webhookSecrets: true,
   },
+  rotateWebhookSecret: {
+    entry: 'functions/rotate-webhook-secret.ts',
+    description:
+      "POST /api/embed/webhooks/{id}/rotate-secret: a webhook endpoint's new signing secret, shown once",
+    access: {
+      // GetItem reads the endpoint's secret version (and a refused rotation back); UpdateItem moves it on.
+      webhooks: ['GetItem', 'UpdateItem'],
+      idempotency: ['PutItem', 'GetItem', 'UpdateItem'],
+    },
+    settings: ['WEBHOOK_SECRET_KEY'],
+    webhookSecrets: true,
+  },
   listWebhooks: {
     entry: 'functions/list-webhooks.ts',
     description: "GET /api/embed/webhooks: lists the caller's webhook endpoints, without secrets",
@@ -314,6 +326,12 @@ export const ROUTES: readonly RouteDefinition[] = [
   { method: 'POST', path: '/api/embed/webhooks', function: 'createWebhook', auth: 'apiKey' },
   { method: 'GET', path: '/api/embed/webhooks', function: 'listWebhooks', auth: 'apiKey' },
   { method: 'DELETE', path: '/api/embed/webhooks/{id}', function: 'deleteWebhook', auth: 'apiKey' },
+  {
+    method: 'POST',
+    path: '/api/embed/webhooks/{id}/rotate-secret',
+    function: 'rotateWebhookSecret',
+    auth: 'apiKey',
+  },
   // The provisioning API: the operator's backend, signed with AWS credentials (docs/api.md#provisioning).
   { method: 'GET', path: '/admin/orgs/{orgId}/boards', function: 'provisioning', auth: 'iam' },
   { method: 'PUT', path: '/admin/orgs/{orgId}/boards/{boardId}', function: 'provisioning', auth: 'iam' },

@@ -160,14 +160,15 @@ const ROTATION_ATTEMPTS = 3;
  * keeps signing for `overlapSeconds` (default a day, at most a week; 0: not at all), each delivery then
  * carrying both signatures, so receivers can switch at their pace; after it only the new secret signs.
  * One conditional write, named by a rotation id: a write whose answer was lost is recognised on the
- * re-read. Rotating again during an overlap replaces the overlap: the secret before it stops at once.
- * Another owner's id, or none, is not found.
+ * re-read, and a request retried with its Idempotency-Key (whose claim fixed `rotationId`) after a 503
+ * finds its rotation landed and answers it rather than rotating again. Rotating again during an overlap
+ * replaces the overlap: the secret before it stops at once. Another owner's id, or none, is not found.
  */
 export async function rotateWebhookSecret(
   deps: Pick<WebhookDeps, 'webhooks' | 'secrets' | 'clock' | 'random'>,
   keyOwner: KeyOwner,
   id: string,
-  options: { overlapSeconds?: number } = {},
+  options: { overlapSeconds?: number; rotationId?: string } = {},
 ): Promise<RotatedWebhookSecret> {
   const overlapSeconds = options.overlapSeconds ?? WEBHOOK_SECRET_OVERLAP_SECONDS.default;
   if (
@@ -179,10 +180,16 @@ export async function rotateWebhookSecret(
       `overlapSeconds must be a whole number of seconds from 0 to ${WEBHOOK_SECRET_OVERLAP_SECONDS.max}`,
     );
   if (!isWebhookId(id)) throw new WebhookNotFoundError();
-  const rotationId = deps.random.uuid();
+  const rotationId = options.rotationId ?? deps.random.uuid();
+  const answer = async (rotated: WebhookEndpoint, previousUntil: string): Promise<RotatedWebhookSecret> => ({
+    webhook: toWebhookView(rotated),
+    secret: await deps.secrets.secretOf(rotated.id, currentSecretVersion(rotated)),
+    previousSecretExpiresAt: rotated.previousSecret?.until ?? previousUntil,
+  });
   for (let attempt = 0; attempt < ROTATION_ATTEMPTS; attempt += 1) {
     const endpoint = await deps.webhooks.get(keyOwner.userId, id);
     if (!endpoint) throw new WebhookNotFoundError();
+    if (endpoint.secretRotationId === rotationId) return answer(endpoint, deps.clock.now().toISOString());
     const previousUntil = new Date(deps.clock.now().getTime() + overlapSeconds * 1000).toISOString();
     const rotated = await deps.webhooks.rotateSecret(keyOwner.userId, id, {
       from: currentSecretVersion(endpoint),
@@ -191,11 +198,7 @@ export async function rotateWebhookSecret(
     });
     if (rotated === undefined) throw new WebhookNotFoundError();
     if (rotated === 'conflict') continue;
-    return {
-      webhook: toWebhookView(rotated),
-      secret: await deps.secrets.secretOf(rotated.id, currentSecretVersion(rotated)),
-      previousSecretExpiresAt: rotated.previousSecret?.until ?? previousUntil,
-    };
+    return answer(rotated, previousUntil);
   }
   throw new WebhookRotationConflictError();
 }

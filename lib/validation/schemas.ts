@@ -1,3 +1,4 @@
+import { WEBHOOK_SECRET_OVERLAP_SECONDS } from '#lib/domain/webhook';
 /**
  * JSON Schemas of every request the API reads: bodies and query strings. They are compiled ahead of time
  * into `validators.generated.js` (`npm run build:validators`), so no schema is compiled in Lambda at all;
@@ -105,6 +106,16 @@ export const createWebhookSchema = {
   },
 } as const;
 
+/** POST /api/embed/webhooks/{id}/rotate-secret: how long the replaced secret keeps signing (optional). */
+export const rotateWebhookSecretSchema = {
+  $id: 'rotate-webhook-secret-request',
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    overlapSeconds: { type: 'integer', minimum: 0, maximum: WEBHOOK_SECRET_OVERLAP_SECONDS.max },
+  },
+} as const;
+
 /**
  * PUT /admin/orgs/{orgId}/boards/{boardId}: the board's whole desired state. What is left out is cleared
  * (a name, its own embed origins, application and logout URLs), so a PUT of the same body is a no-op.
@@ -168,6 +179,7 @@ export const VALIDATORS = {
   validateListEventsQuery: listEventsQuerySchema,
   validateListWebhooksQuery: listWebhooksQuerySchema,
   validateCreateWebhook: createWebhookSchema,
+  validateRotateWebhookSecret: rotateWebhookSecretSchema,
   validatePutBoard: putBoardSchema,
   validateCreateApiKey: createApiKeySchema,
   validateRevokeApiKey: revokeApiKeySchema,

@@ -11,6 +11,7 @@ export declare const validateRevokeUserSessions: StandaloneValidator;
 export declare const validateListEventsQuery: StandaloneValidator;
 export declare const validateListWebhooksQuery: StandaloneValidator;
 export declare const validateCreateWebhook: StandaloneValidator;
+export declare const validateRotateWebhookSecret: StandaloneValidator;
 export declare const validatePutBoard: StandaloneValidator;
 export declare const validateCreateApiKey: StandaloneValidator;
 export declare const validateRevokeApiKey: StandaloneValidator;

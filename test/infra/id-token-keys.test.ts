@@ -78,12 +78,14 @@ describe('ID token keys in KMS', () => {
     expect(kmsGrants(synth.template, 'discovery')).toEqual([`kms:GetPublicKey on ${signing[0]}`]);
   });
 
-  it('grants no other function any KMS action but create-webhook GenerateMac on the webhook secret key', () => {
+  it('grants no other function any KMS action but GenerateMac on the webhook secret key to create-webhook and rotate-webhook-secret', () => {
     const { webhook } = keyIds(synth.template);
     for (const name of Object.keys(FUNCTIONS) as FunctionName[]) {
       if (name === 'embedPage' || name === 'discovery') continue;
       expect(kmsGrants(synth.template, name), name).toEqual(
-        name === 'createWebhook' ? [`kms:GenerateMac on ${webhook[0]}`] : [],
+        name === 'createWebhook' || name === 'rotateWebhookSecret'
+          ? [`kms:GenerateMac on ${webhook[0]}`]
+          : [],
       );
     }
   });

@@ -132,6 +132,47 @@ describe.skipIf(testTarget() === 'assembly')('webhook endpoints over HTTP', () =
     );
   });
 
+  it('rotates an endpoint’s secret only for its owner, refusing a bad overlap with 400 and others with 404', async () => {
+    const { webhook } = await createEndpoint(owner, { url: `${receiver.url}/rotate-crud` });
+    const path = `/api/embed/webhooks/${webhook.id}/rotate-secret`;
+    const other = await apiCall(runtime, otherTenant.apiKey, 'POST', path, {});
+    expect(other.status).toBe(404);
+    const missing = await apiCall(
+      runtime,
+      owner.apiKey,
+      'POST',
+      '/api/embed/webhooks/whe_0000/rotate-secret',
+    );
+    expect(missing.status).toBe(404);
+    for (const body of [
+      { overlapSeconds: 604_801 },
+      { overlapSeconds: -1 },
+      { overlapSeconds: 'a day' },
+      { secret: 'mine' },
+    ]) {
+      const refused = await apiCall(runtime, owner.apiKey, 'POST', path, body);
+      expect(refused.status, JSON.stringify(body)).toBe(400);
+    }
+    const hour = await apiCall(runtime, owner.apiKey, 'POST', path, { overlapSeconds: 3600 });
+    expect(hour.status, hour.text).toBe(200);
+    expect(Date.parse(String(hour.body.previousSecretExpiresAt)) - Date.now()).toBeLessThanOrEqual(3_600_000);
+  });
+
+  it('answers a rotation retried with the same Idempotency-Key with the same secret, rotating once', async () => {
+    const { webhook } = await createEndpoint(owner, { url: `${receiver.url}/rotate-keyed` });
+    const path = `/api/embed/webhooks/${webhook.id}/rotate-secret`;
+    const key = { 'Idempotency-Key': `rotate-${webhook.id}` };
+    const first = await apiCall(runtime, owner.apiKey, 'POST', path, undefined, key);
+    const repeat = await apiCall(runtime, owner.apiKey, 'POST', path, undefined, key);
+    expect(first.status, first.text).toBe(200);
+    expect(repeat.headers.get('idempotent-replayed')).toBe('true');
+    expect(repeat.body).toEqual(first.body);
+    const next = await apiCall(runtime, owner.apiKey, 'POST', path, undefined, {
+      'Idempotency-Key': `${key['Idempotency-Key']}-2`,
+    });
+    expect(next.body.secret).not.toBe(first.body.secret);
+  });
+
   it('does not list another owner’s endpoints', async () => {
     const { webhook } = await createEndpoint(otherTenant, { url: `${receiver.url}/other-list` });
     const listed = await apiCall(runtime, owner.apiKey, 'GET', '/api/embed/webhooks');
@@ -204,6 +245,45 @@ describe.skipIf(testTarget() === 'assembly')('webhook delivery to a real receive
     // Another endpoint's secret does not verify it.
     const other = await createEndpoint(who, { url: `${receiver.url}/unrelated`, events: ['session.bound'] });
     expect(verifiedByReceiver(other.secret, request as NonNullable<typeof request>)).toBe(false);
+  });
+
+  it('signs with the old and the new secret after a rotation, then with the new one alone after a rotation without overlap', async () => {
+    const who = await freshOwner();
+    const path = `/rotate-${Date.now()}`;
+    const { webhook, secret: old } = await createEndpoint(who, {
+      url: `${receiver.url}${path}`,
+      events: ['session.created'],
+    });
+    const rotate = (body?: Record<string, unknown>) =>
+      apiCall(runtime, who.apiKey, 'POST', `/api/embed/webhooks/${webhook.id}/rotate-secret`, body);
+    const rotated = await rotate();
+    expect(rotated.status, rotated.text).toBe(200);
+    const fresh = String(rotated.body.secret);
+    expect(fresh).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
+    expect(fresh).not.toBe(old);
+    expect(rotated.body.webhook).toMatchObject({ id: webhook.id });
+    // A day of overlap by default.
+    const until = Date.parse(String(rotated.body.previousSecretExpiresAt));
+    expect(until - Date.now()).toBeGreaterThan(86_400_000 - 60_000);
+    expect(until - Date.now()).toBeLessThanOrEqual(86_400_000);
+
+    await sessionOf(who);
+    const [during] = await receiver.waitFor(1, path);
+    const delivered = during as NonNullable<typeof during>;
+    expect(String(delivered.headers['webhook-signature']).split(' ')).toHaveLength(2);
+    expect(verifiedByReceiver(old, delivered)).toBe(true);
+    expect(verifiedByReceiver(fresh, delivered)).toBe(true);
+
+    const again = await rotate({ overlapSeconds: 0 });
+    expect(again.status, again.text).toBe(200);
+    const newest = String(again.body.secret);
+    await sessionOf(who);
+    const [, after] = await receiver.waitFor(2, path);
+    const last = after as NonNullable<typeof after>;
+    expect(String(last.headers['webhook-signature']).split(' ')).toHaveLength(1);
+    expect(verifiedByReceiver(newest, last)).toBe(true);
+    expect(verifiedByReceiver(fresh, last)).toBe(false);
+    expect(verifiedByReceiver(old, last)).toBe(false);
   });
 
   it('delivers only the types an endpoint subscribes to', async () => {

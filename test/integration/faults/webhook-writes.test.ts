@@ -191,3 +191,54 @@ describe('DELETE /api/embed/webhooks/{id} when the tombstone lands but its answe
     await expectDeleted(id);
   });
 });
+
+describe('POST /api/embed/webhooks/{id}/rotate-secret when the rotation lands but its answer goes missing', () => {
+  async function endpoint(name: string): Promise<string> {
+    const created = await create(hookUrl(name));
+    expect(created.status, created.text).toBe(201);
+    return (created.body.webhook as { id: string }).id;
+  }
+  const rotate = (id: string, headers: Record<string, string> = {}) =>
+    apiCall(env().runtime, apiKey(), 'POST', `/api/embed/webhooks/${id}/rotate-secret`, undefined, headers);
+  const stored = async (id: string) => (await storedItems()).find((item) => item.webhookId === id);
+
+  it.each(MISSING_ANSWERS)(
+    'answers 200 with the next secret, rotated once, when %s',
+    async (_name, fault) => {
+      const id = await endpoint('rotate');
+      await injectOnWebhooks(fault, 'UpdateItem');
+      const seen = env().proxy.requests.length;
+      const answer = await rotate(id);
+      // The endpoint was read, the update landed and its answer went missing; the SDK's retry was refused
+      // by its condition, and the re-read found this rotation's id.
+      expect(requestsSince(seen)).toEqual([
+        'GetItem:none',
+        `UpdateItem:${fault.kind}`,
+        'UpdateItem:none',
+        'GetItem:none',
+      ]);
+      await env().proxy.clear();
+      expect(answer.status, answer.text).toBe(200);
+      expect(answer.body.secret).toMatch(/^whsec_/);
+      expect(await stored(id)).toMatchObject({ secretVersion: 2, previousSecretVersion: 1 });
+    },
+  );
+
+  it('answers 503 when every answer is late, and a retry with the same Idempotency-Key answers that rotation', async () => {
+    const id = await endpoint('rotate-late');
+    const key = { 'Idempotency-Key': `rotate-late-${counter}` };
+    await injectOnWebhooks(LATE_ON_EVERY_ATTEMPT, 'UpdateItem');
+    const first = await rotate(id, key);
+    expect(first.status, first.text).toBe(503);
+    expect(first.headers.get('retry-after')).toBe('2');
+    await env().proxy.clear();
+    // The rotation is stored; the retry, holding the rotation id the key fixed, answers it.
+    expect(await stored(id)).toMatchObject({ secretVersion: 2 });
+    const retry = await rotate(id, key);
+    expect(retry.status, retry.text).toBe(200);
+    expect(await stored(id)).toMatchObject({ secretVersion: 2, previousSecretVersion: 1 });
+    const replay = await rotate(id, key);
+    expect(replay.headers.get('idempotent-replayed')).toBe('true');
+    expect(replay.body).toEqual(retry.body);
+  });
+});

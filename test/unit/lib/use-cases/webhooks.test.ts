@@ -241,3 +241,18 @@ describe('rotateWebhookSecret', () => {
     expect((await d.webhooks.get(OWNER.userId, ID))?.secretVersion).toBeUndefined();
   });
 });
+
+describe('rotateWebhookSecret retried with its Idempotency-Key', () => {
+  it('answers the rotation it made, rather than rotating again, when its first answer was a 503', async () => {
+    const d = {
+      ...deps(),
+      secrets: { secretOf: async (id: string, version = 1) => `whsec_${id}_v${version}` },
+    };
+    d.webhooks.items.push(endpoint(1));
+    const id = endpoint(1).id;
+    const first = await rotateWebhookSecret(d, OWNER, id, { rotationId: 'claimed-once' });
+    const retry = await rotateWebhookSecret(d, OWNER, id, { rotationId: 'claimed-once' });
+    expect(retry).toEqual(first);
+    expect((await d.webhooks.get(OWNER.userId, id))?.secretVersion).toBe(2);
+  });
+});
