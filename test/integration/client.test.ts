@@ -70,6 +70,37 @@ describe('the typed client against the local runtime', () => {
     },
   );
 
+  // No secret is derived for an endpoint the caller does not have, so this runs on the assembly too.
+  it('rotates no secret of an endpoint the caller does not have: a typed 404', async () => {
+    await expect(api.rotateWebhookSecret('whe_0123456789abcdef0123456789abcdef')).rejects.toMatchObject({
+      status: 404,
+      error: 'Not Found',
+      message: 'No webhook endpoint with this id was found',
+    });
+  });
+
+  it.skipIf(testTarget() === 'assembly')(
+    'rotates an endpoint’s secret once per Idempotency-Key, answering the same secret to a retry',
+    async () => {
+      const created = await api.createWebhook({ url: 'https://127.0.0.1:9/client-rotate' });
+      const rotated = await api.rotateWebhookSecret(
+        created.webhook.id,
+        { overlapSeconds: 60 },
+        { idempotencyKey: 'client-rotate-1' },
+      );
+      expect(rotated.secret).toMatch(/^whsec_/);
+      expect(rotated.secret).not.toBe(created.secret);
+      expect(
+        await api.rotateWebhookSecret(
+          created.webhook.id,
+          { overlapSeconds: 60 },
+          { idempotencyKey: 'client-rotate-1' },
+        ),
+      ).toEqual(rotated);
+      await api.deleteWebhook(created.webhook.id);
+    },
+  );
+
   it('replays a create with the same Idempotency-Key instead of creating a second session', async () => {
     const body = { boardId, userId: 'client-idem', email: 'ada@example.com' };
     const first = await api.createSession(body, { idempotencyKey: 'client-order-1' });
