@@ -24,6 +24,8 @@ export type SchemaName =
   | 'CreateWebhookRequest'
   | 'Webhook'
   | 'CreatedWebhook'
+  | 'RotateWebhookSecretRequest'
+  | 'RotatedWebhookSecret'
   | 'WebhookList'
   | 'PutBoardRequest'
   | 'CreateApiKeyRequest'

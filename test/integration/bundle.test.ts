@@ -353,6 +353,18 @@ const SAMPLES: Record<FunctionName, () => Sample | Promise<Sample>> = {
     }),
     status: 404,
   }),
+  // An endpoint the caller does not have: answered before any secret is derived.
+  rotateWebhookSecret: () => ({
+    event: proxyEvent({
+      method: 'POST',
+      path: '/api/embed/webhooks/whe_00000000000000000000000000000000/rotate-secret',
+      resource: '/api/embed/webhooks/{id}/rotate-secret',
+      pathParameters: { id: 'whe_00000000000000000000000000000000' },
+      authorizer: demoCaller(),
+    }),
+    env: { WEBHOOK_MASTER_KEY_FILE: process.env.WEBHOOK_MASTER_KEY_FILE ?? '' },
+    status: 404,
+  }),
   docs: () => ({
     event: proxyEvent({
       method: 'GET',

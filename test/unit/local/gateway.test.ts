@@ -137,6 +137,7 @@ const handlers = {
   createWebhook: vi.fn<ProxyHandler>(),
   listWebhooks: vi.fn<ProxyHandler>(),
   deleteWebhook: vi.fn<ProxyHandler>(),
+  rotateWebhookSecret: vi.fn<ProxyHandler>(),
   authorizer: vi.fn<AuthorizerHandler>(),
   provisioning: vi.fn<ProxyHandler>(),
   embedPage: vi.fn<ProxyHandler>(),
