@@ -116,9 +116,15 @@ if (isMain) {
   const cdkJson = JSON.parse(readFileSync(new URL('../cdk.json', import.meta.url), 'utf8')) as {
     context: { stageName: string };
   };
-  process.exitCode = await deployInRounds(
-    { deployedIndexes: readDeployedIndexes, cdkDeploy, print: (line) => process.stdout.write(`${line}\n`) },
-    args,
-    stageNameOf(args, cdkJson.context.stageName),
-  );
+  try {
+    process.exitCode = await deployInRounds(
+      { deployedIndexes: readDeployedIndexes, cdkDeploy, print: (line) => process.stdout.write(`${line}\n`) },
+      args,
+      stageNameOf(args, cdkJson.context.stageName),
+    );
+  } catch (error) {
+    // The stage could not be read (no credentials, no AWS CLI): the message says which; a trace would bury it.
+    process.stderr.write(`npm run deploy: ${(error as Error).message}\n`);
+    process.exitCode = 1;
+  }
 }
