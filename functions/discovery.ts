@@ -4,6 +4,7 @@ import { environmentOf } from '#lib/definitions/environment';
 import { discoveryResponse, JWKS_PATH, jwks, openIdConfiguration } from '#lib/embed/discovery';
 import { apiBaseUrl } from '#lib/http/api-gateway';
 import { httpErrors } from '#lib/http/middlewares/http-errors';
+import { withRequestBudget } from '#lib/http/middlewares/request-budget';
 import { readDiscoveryConfig } from '#lib/platform/config';
 import { createLogger } from '#lib/platform/logger';
 import { signingKeySetOf } from './keys';
@@ -12,8 +13,12 @@ const config = readDiscoveryConfig(environmentOf('discovery', process.env));
 const keySet = signingKeySetOf(config.keys);
 const logger = createLogger({ function: 'discovery' });
 
-/** GET /.well-known/openid-configuration and GET /.well-known/jwks.json: public, cacheable, any origin. */
-export const handler = middy<APIGatewayProxyEvent, APIGatewayProxyResult>()
+/**
+ * GET /.well-known/openid-configuration and GET /.well-known/jwks.json: public, cacheable, any origin.
+ * The JWKS reads the keyring's public halves (DynamoDB, once a minute at most per environment), within
+ * the request budget of every function that uses DynamoDB.
+ */
+export const handler = withRequestBudget(middy<APIGatewayProxyEvent, APIGatewayProxyResult>())
   .use(httpErrors({ logger }))
   .handler(async (event) => {
     if (event.resource === JWKS_PATH) return discoveryResponse(jwks(await (await keySet()).publicKeys()));

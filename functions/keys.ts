@@ -1,11 +1,25 @@
 /**
- * The keys that sign, as the composition root makes them: the ID token signer and pairwise subjects, the
- * published key set, and the webhook secrets of the configured keys, each made on first use. KMS's client
- * and its adapters are imported then, so a function (or a request) that never signs never loads them.
+ * The keys that sign, as the composition root makes them: the ID token signer and pairwise subjects (the
+ * keyring, opened in memory), the published key set, the keyring's rotation, and the webhook secrets of
+ * the configured keys, each made on first use. KMS's client and the adapters are imported then, so a
+ * function (or a request) that never signs never loads them.
  */
 import type { KMSClient } from '@aws-sdk/client-kms';
-import type { IdTokenSigner, PairwiseSubjects, SigningKeySet, WebhookSecrets } from '#lib/domain/ports';
-import type { IdTokenKeysConfig, PublishedKeysConfig, WebhookSecretsConfig } from '#lib/platform/config';
+import type { RotationPolicy } from '#lib/domain/keyring';
+import type {
+  IdTokenSigner,
+  KeyEncryption,
+  PairwiseSubjects,
+  SigningKeySet,
+  WebhookSecrets,
+} from '#lib/domain/ports';
+import type {
+  DynamoConfig,
+  IdTokenKeysConfig,
+  PublishedKeysConfig,
+  WebhookSecretsConfig,
+} from '#lib/platform/config';
+import { systemClock } from '#lib/platform/system';
 import { onFirstUse } from '#lib/signing/on-first-use';
 
 /** A KMS client of the region, with the limits of every AWS call. */
@@ -14,43 +28,65 @@ async function kmsClientOf(region: string): Promise<KMSClient> {
   return kmsClient(region);
 }
 
-/** The local runtime's key file (never on AWS). */
-async function localKeys(path: string) {
-  const { LocalIdTokenKeys } = await import('#lib/signing/local-keys');
-  return new LocalIdTokenKeys(path);
+/** The keyring's table. */
+async function keyringStoreOf(table: string, dynamo: DynamoConfig) {
+  const [{ createDocumentClient }, { DynamoKeyringStore }] = await Promise.all([
+    import('#lib/dynamodb/client'),
+    import('#lib/dynamodb/keyring'),
+  ]);
+  return new DynamoKeyringStore(createDocumentClient(dynamo), table);
 }
 
+/** What opens the keyring: the KMS key, or locally the key file standing in for it. */
+async function keyEncryptionOf(config: IdTokenKeysConfig): Promise<KeyEncryption> {
+  if (config.kind === 'file') {
+    const { LocalKeyEncryption } = await import('#lib/signing/local-keys');
+    return new LocalKeyEncryption(config.path);
+  }
+  const { KmsKeyEncryption } = await import('#lib/signing/kms-key-encryption');
+  return new KmsKeyEncryption(await kmsClientOf(config.region), config.keyArn);
+}
+
+const NO_KEYS =
+  'No ID token keys are configured (ID_TOKEN_KEYRING_KEY and SIGNING_KEYS_TABLE, or ID_TOKEN_KEY_FILE)';
+
 /**
- * The ID token signer and pairwise subjects of the configured keys, made on first use: only a hand-off or
- * a logout needs them, so the embed page of a board without an application never loads KMS's client.
+ * The ID token signer and pairwise subjects of the keyring, made on first use: only a hand-off or a
+ * logout needs them, so the embed page of a board without an application never loads KMS's client.
  * Throws when no keys are configured.
  */
 export function idTokenPortsOf(
   config: IdTokenKeysConfig | undefined,
 ): () => Promise<IdTokenSigner & PairwiseSubjects> {
   return onFirstUse(async () => {
-    if (!config) {
-      throw new Error(
-        'No ID token keys are configured (ID_TOKEN_SIGNING_KEY and ID_TOKEN_SUBJECT_KEY, or ID_TOKEN_KEY_FILE), ' +
-          'yet a board names an application',
-      );
-    }
-    if (config.kind === 'file') return localKeys(config.path);
-    const { KmsIdTokenSigner } = await import('#lib/signing/kms');
-    return new KmsIdTokenSigner(await kmsClientOf(config.region), config.signingKeyArn, config.subjectKeyArn);
+    if (!config) throw new Error(`${NO_KEYS}, yet a board names an application`);
+    const { KeyringSigner } = await import('#lib/signing/keyring-keys');
+    return new KeyringSigner(
+      await keyringStoreOf(config.table, config.dynamo),
+      await keyEncryptionOf(config),
+      systemClock,
+    );
   });
 }
 
-/** The published key set of the configured keys, made on first use. Throws when none are configured. */
+/** The published key set of the keyring, made on first use. Throws when none is configured. */
 export function signingKeySetOf(config: PublishedKeysConfig | undefined): () => Promise<SigningKeySet> {
   return onFirstUse(async () => {
-    if (!config) {
-      throw new Error('No ID token keys are configured (ID_TOKEN_PUBLISHED_KEYS, or ID_TOKEN_KEY_FILE)');
-    }
-    if (config.kind === 'file') return localKeys(config.path);
-    const { KmsSigningKeySet } = await import('#lib/signing/kms-key-set');
-    return new KmsSigningKeySet(await kmsClientOf(config.region), config.keyArns);
+    if (!config) throw new Error('No ID token keyring is configured (SIGNING_KEYS_TABLE)');
+    const { KeyringPublicKeys } = await import('#lib/signing/keyring-keys');
+    return new KeyringPublicKeys(await keyringStoreOf(config.table, config.dynamo), systemClock);
   });
+}
+
+/** The keyring's rotation on `policy`'s schedule. */
+export async function keyRotationOf(config: IdTokenKeysConfig, policy: RotationPolicy) {
+  const { KeyRotation } = await import('#lib/signing/keyring-keys');
+  return new KeyRotation(
+    await keyringStoreOf(config.table, config.dynamo),
+    await keyEncryptionOf(config),
+    systemClock,
+    policy,
+  );
 }
 
 /**

@@ -202,21 +202,6 @@ const CONTEXT_SETTINGS = {
       return problem === undefined ? undefined : `boardAppUrl: ${problem}`;
     },
   }),
-  /**
-   * The names of the ID token signing keys (KMS), each a key of its own: the first signs, all are published
-   * in the JWKS. A rotation adds a name after the current one, then moves it first, then drops the old one.
-   */
-  idTokenSigningKeys: setting({
-    parse: (raw, problems) => readList(raw, problems, 'idTokenSigningKeys', 'key names'),
-    default: ['1'] as readonly string[],
-    check: (names) => {
-      if (names.length === 0) return 'idTokenSigningKeys must name at least one key';
-      if (new Set(names).size !== names.length) return 'idTokenSigningKeys must not name a key twice';
-      const invalid = names.filter((name) => !/^[A-Za-z0-9]{1,32}$/.test(name));
-      if (invalid.length > 0)
-        return `idTokenSigningKeys names are letters and digits, got ${invalid.join(', ')}`;
-    },
-  }),
   alarmEmail: setting({
     parse: String,
     default: undefined,

@@ -64,27 +64,13 @@ export class EmbedSessionStack extends Stack {
           )}): CloudFormation adds one index per table and update. Use \`npm run deploy\`, which deploys again until none is pending (docs/operations.md, "Upgrading a deployed stack").`,
       );
     }
-    this.idTokenKeys = new IdTokenKeys(this, 'IdTokenKeys', {
-      signingKeyNames: config.idTokenSigningKeys,
-      aliasPrefix: this.stackName,
-    });
+    this.idTokenKeys = new IdTokenKeys(this, 'IdTokenKeys', { aliasPrefix: this.stackName });
     this.webhooks = new Webhooks(this, 'Webhooks', { aliasPrefix: this.stackName });
-    const keys = {
-      signing: this.idTokenKeys.signingKey,
-      subject: this.idTokenKeys.subjectKey,
-      published: this.idTokenKeys.signingKeys,
-      webhookSecret: this.webhooks.secretKey,
-    };
+    const keys = { keyring: this.idTokenKeys.keyringKey, webhookSecret: this.webhooks.secretKey };
     this.events = new EventPipeline(this, 'Events');
     const environment: ServiceFunctionProps['environment'] = {
       ...functionEnvironment(config),
-      // By ARN, not alias: the key id is the tokens' kid, and the JWKS names the same.
-      ID_TOKEN_SIGNING_KEY: keys.signing.keyArn,
-      ID_TOKEN_SUBJECT_KEY: keys.subject.keyArn,
-      ID_TOKEN_PUBLISHED_KEYS: Fn.join(
-        ',',
-        keys.published.map((key) => key.keyArn),
-      ),
+      ID_TOKEN_KEYRING_KEY: keys.keyring.keyArn,
       WEBHOOK_SECRET_KEY: keys.webhookSecret.keyArn,
       EVENT_BUS_NAME: this.events.bus.eventBusName,
       WEBHOOK_DELIVERY_QUEUE_URL: this.events.queues.webhookDeliveries.queueUrl,
@@ -172,7 +158,7 @@ export class EmbedSessionStack extends Stack {
       'EmbedBaseUrl',
       config.publicBaseUrl ? `${config.publicBaseUrl}/embed` : `${this.api.restApi.url}embed`,
     );
-    output('IdTokenSigningKeyAlias', this.idTokenKeys.signingAlias.aliasName);
+    output('IdTokenKeyringKeyAlias', this.idTokenKeys.keyringAlias.aliasName);
     output('Region', Aws.REGION);
     for (const [key, table] of Object.entries(this.data.tables) as [
       TableKey,
@@ -203,7 +189,8 @@ export class EmbedSessionStack extends Stack {
 const OUTPUTS = {
   ApiUrl: 'Base URL of the API (stage URL)',
   EmbedBaseUrl: 'Embed page address; embed URLs add ?token=<session token>',
-  IdTokenSigningKeyAlias: 'KMS alias of the key that signs ID tokens for board applications',
+  IdTokenKeyringKeyAlias:
+    'KMS alias of the key that encrypts the ID token keyring (the keys that sign ID tokens and logout tokens)',
   Region: 'AWS_REGION for the admin CLI',
   UsagePlanId: 'USAGE_PLAN_ID for the admin CLI: the default per-key rate limit, and the API and stage',
   ProvisioningCallerPolicyArn:

@@ -26,12 +26,14 @@ import {
   readWebhookSecrets,
 } from '#lib/platform/config';
 import { createLogger, type Logger } from '#lib/platform/logger';
+import type { RotationResult } from '#lib/signing/keyring-keys';
 import { localWebhookDelivery } from '#lib/webhooks/local';
 import { clientErrorResponder } from './client-errors';
 import { ensureTables, reachableHost, startEmbeddedDynamo } from './dynamodb';
 import { type LocalEvents, startLocalEvents } from './events';
 import { createGateway, type LambdaHandler } from './gateway';
 import { localIdTokenKeyFile } from './id-token-keys';
+import { type LocalKeyRotation, startLocalKeyRotation } from './key-rotation';
 import { type ClientLimit, type MonotonicClock, readApiKeyLimits, readClientLimit } from './rate-limiter';
 import { type DemoData, seedDemoData } from './seed';
 import { localWebhookMasterKeyFile } from './webhook-keys';
@@ -108,6 +110,8 @@ export interface LocalRuntime {
    * (absent where something else serves the routes, as `events`).
    */
   logoutsSettled?: () => Promise<void>;
+  /** Runs the keyring's scheduled rotation once, as its timer does. */
+  rotateKeys?: () => Promise<RotationResult>;
   close(): Promise<void>;
 }
 
@@ -127,6 +131,7 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
     : await startEmbeddedDynamo({ port: options.dynamoPort, host, dataDir: options.dataDir });
   let server: Server | undefined;
   let events: LocalEvents | undefined;
+  let keyRotation: LocalKeyRotation | undefined;
   try {
     await ensureTables(dynamo.endpoint, LOCAL_TABLE_NAMES);
 
@@ -145,7 +150,7 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
     process.env.AWS_REGION = 'local';
     process.env.PUBLIC_BASE_URL ||= baseUrl;
     for (const key of TABLE_KEYS) process.env[TABLES[key].envVar] = LOCAL_TABLE_NAMES[key];
-    // The keys that sign the ID tokens handed to board applications (KMS's stand-in).
+    // The key that opens the keyring of the keys that sign ID tokens (KMS's stand-in).
     process.env.ID_TOKEN_KEY_FILE ||= await localIdTokenKeyFile(options.dataDir);
     // The master key that webhook signing secrets are derived from (KMS's stand-in).
     process.env.WEBHOOK_MASTER_KEY_FILE ||= await localWebhookMasterKeyFile(options.dataDir);
@@ -158,7 +163,11 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
     const webhookSecrets = readWebhookSecrets(process.env, problems);
     const appUrlRule = appUrlRuleFor(process.env.PUBLIC_BASE_URL);
     const stageAppUrl = readBoardAppUrl(process.env, appUrlRule, problems);
-    const idTokenKeys = readIdTokenKeys(process.env, 'local', problems);
+    const idTokenKeys = readIdTokenKeys(
+      process.env,
+      { endpoint: dynamo.endpoint, region: 'local' },
+      problems,
+    );
     // WEBHOOK_ALLOW_LOOPBACK=1: the operator allows receivers on this machine (create-webhook reads it too).
     const destinations = readDestinationPolicy(process.env, problems);
     fail(problems);
@@ -188,6 +197,10 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
     server.on('clientError', clientErrorResponder(securityHeaders));
 
     const client = createDocumentClient({ endpoint: dynamo.endpoint, region: 'local' });
+    // The keyring is made before the first hand-off, then rotates on the short local schedule.
+    keyRotation = idTokenKeys
+      ? await startLocalKeyRotation(idTokenKeys, logger.child({ component: 'key-rotation' }))
+      : undefined;
     const demo = options.seed
       ? await seedDemoData(client, LOCAL_TABLE_NAMES, {
           appUrl: options.demoAppUrl,
@@ -229,6 +242,7 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
       logger,
     });
     const feed = events;
+    const rotation = keyRotation;
 
     const listening = server;
     return {
@@ -244,7 +258,12 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
       events: feed,
       eventSinks: [webhooks.sink, logouts.sink],
       logoutsSettled: () => logouts.settled(),
+      rotateKeys: async () => {
+        if (!rotation) throw new Error('The local runtime has no ID token keys');
+        return rotation.rotate();
+      },
       close: async () => {
+        rotation?.stop();
         await feed.stop();
         await webhooks.close();
         await logouts.close();
@@ -255,6 +274,7 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
       },
     };
   } catch (error) {
+    keyRotation?.stop();
     await events?.stop();
     server?.close();
     await dynamo.close();

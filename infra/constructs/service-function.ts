@@ -14,6 +14,7 @@ import { variablesOf } from '#lib/definitions/environment';
 import {
   type FunctionDefinition,
   type FunctionSetting,
+  KEYRING_ENCRYPTION_CONTEXT,
   runtimeOf,
   TABLE_ITSELF,
 } from '#lib/definitions/routes';
@@ -30,8 +31,8 @@ export interface ServiceFunctionProps {
   /** LOG_LEVEL, and the values of the optional settings that are configured. */
   environment: { LOG_LEVEL: string } & Partial<Record<FunctionSetting, string>>;
   logRetention: RetentionDays;
-  /** The ID token keys, for a function whose definition lists KMS actions. */
-  keys?: { signing: IKey; subject: IKey; published: readonly IKey[]; webhookSecret?: IKey };
+  /** The keyring's KMS key, for a function whose definition lists KMS actions; the webhook secret key. */
+  keys?: { keyring: IKey; webhookSecret?: IKey };
   /** Execution environments kept initialized (an alias with provisioned concurrency); none when 0 or unset. */
   provisionedConcurrency?: number;
 }
@@ -198,8 +199,8 @@ function grantUsagePlans(role: Role, part: 'manage' | 'register'): void {
 }
 
 /**
- * Exactly the KMS actions a function's definition lists, each on the keys it concerns: `Sign` on the key
- * that signs now, `GenerateMac` on the subject key, `GetPublicKey` on every published signing key.
+ * Exactly the KMS actions a function's definition lists, on the keyring's key only, and only with the
+ * keyring's encryption context: the key opens nothing else for these functions.
  */
 function grantKmsActions(
   role: Role,
@@ -209,19 +210,15 @@ function grantKmsActions(
   const actions = definition.kms ?? [];
   if (actions.length === 0) return;
   if (!keys) throw new Error(`${definition.entry} lists KMS actions, but the stack passed no ID token keys`);
-  const targets: Record<string, readonly IKey[]> = {
-    Sign: [keys.signing],
-    GenerateMac: [keys.subject],
-    GetPublicKey: keys.published,
-  };
-  for (const action of actions) {
-    role.addToPrincipalPolicy(
-      new PolicyStatement({
-        actions: [`kms:${action}`],
-        resources: (targets[action] ?? []).map((key) => key.keyArn),
-      }),
-    );
-  }
+  role.addToPrincipalPolicy(
+    new PolicyStatement({
+      actions: actions.map((action) => `kms:${action}`),
+      resources: [keys.keyring.keyArn],
+      conditions: {
+        StringEquals: { 'kms:EncryptionContext:purpose': KEYRING_ENCRYPTION_CONTEXT.purpose },
+      },
+    }),
+  );
 }
 
 /**

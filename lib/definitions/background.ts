@@ -95,7 +95,12 @@ export const BACKGROUND_FUNCTIONS = {
     // a revoke-all's logout fan-out reads a page of the sessions a cut-off covers from a scope index
     // (Query), those sessions again and the cut-off records that could cover them (BatchGetItem), or, for
     // an operator's cut-off of a user across tenants or of the stage, a segment of the table (Scan).
-    access: { webhooks: ['GetItem'], boards: ['GetItem'], sessions: ['Query', 'BatchGetItem', 'Scan'] },
+    access: {
+      webhooks: ['GetItem'],
+      boards: ['GetItem'],
+      sessions: ['Query', 'BatchGetItem', 'Scan'],
+      signingKeys: ['GetItem'],
+    },
     queries: {
       sessions: [
         SESSION_SCOPE_INDEXES.orgUser,
@@ -110,16 +115,28 @@ export const BACKGROUND_FUNCTIONS = {
       'WEBHOOK_SECRET_KEY',
       'PUBLIC_BASE_URL',
       'BOARD_APP_URL',
-      'ID_TOKEN_SIGNING_KEY',
-      'ID_TOKEN_SUBJECT_KEY',
+      'ID_TOKEN_KEYRING_KEY',
     ],
     webhookSecrets: true,
-    // Sign logout tokens with the ID token key, and derive their `sub` as the embed page does.
-    kms: ['Sign', 'GenerateMac'],
+    // Signs logout tokens and derives their `sub` as the embed page does: decrypts the keyring's sealing
+    // key once per execution environment.
+    kms: ['Decrypt'],
     trigger: { kind: 'queue', queue: 'webhookDeliveries' },
     sendsTo: ['webhookDeliveries'],
     // Ten attempts side by side, each answered within 10 s, with KMS and DynamoDB around them.
     timeoutSeconds: 60,
+  },
+  keyRotation: {
+    entry: 'functions/key-rotation.ts',
+    description:
+      'Every 10 minutes: the ID token keyring rotation (makes the keyring, schedules the next key, drops retired ones)',
+    // Reads the keyring and writes it whole, conditionally on the version it read.
+    access: { signingKeys: ['GetItem', 'PutItem'] },
+    settings: ['ID_TOKEN_KEYRING_KEY'],
+    // Encrypt only, when it makes the keyring: new keys are sealed to the keyring's public sealing key,
+    // so the rotation never decrypts anything.
+    kms: ['Encrypt'],
+    trigger: { kind: 'schedule', everyMinutes: 10 },
   },
 } as const satisfies Record<string, BackgroundFunctionDefinition>;
 

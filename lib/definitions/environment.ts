@@ -35,9 +35,7 @@ export const PLATFORM_VARIABLES = [
  * sees the file's variable exactly when its definition lists the setting.
  */
 export const LOCAL_FORMS: Readonly<Partial<Record<FunctionSetting, string>>> = {
-  ID_TOKEN_SIGNING_KEY: 'ID_TOKEN_KEY_FILE',
-  ID_TOKEN_SUBJECT_KEY: 'ID_TOKEN_KEY_FILE',
-  ID_TOKEN_PUBLISHED_KEYS: 'ID_TOKEN_KEY_FILE',
+  ID_TOKEN_KEYRING_KEY: 'ID_TOKEN_KEY_FILE',
   WEBHOOK_SECRET_KEY: 'WEBHOOK_MASTER_KEY_FILE',
 };
 

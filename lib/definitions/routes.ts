@@ -39,9 +39,7 @@ export type FunctionSetting =
   | 'METADATA_MAX_BYTES'
   | 'EMBED_FRAME_ANCESTORS'
   | 'BOARD_APP_URL'
-  | 'ID_TOKEN_SIGNING_KEY'
-  | 'ID_TOKEN_SUBJECT_KEY'
-  | 'ID_TOKEN_PUBLISHED_KEYS'
+  | 'ID_TOKEN_KEYRING_KEY'
   | 'WEBHOOK_SECRET_KEY'
   | 'EVENT_BUS_NAME'
   | 'WEBHOOK_DELIVERY_QUEUE_URL'
@@ -50,10 +48,17 @@ export type FunctionSetting =
   | 'USAGE_PLAN_NAME';
 
 /**
- * What a function may do with the ID token keys: `Sign` with the signing key, `GenerateMac` with the
- * subject key, `GetPublicKey` of every published signing key. The stack grants exactly these.
+ * What a function may do with the keyring's KMS key (ID_TOKEN_KEYRING_KEY): `Decrypt` the keyring's
+ * sealing key (the functions that sign, once per execution environment), `Encrypt` it when the keyring is
+ * made (the rotation). The stack grants exactly these, with the keyring's encryption context.
  */
-export type KmsAction = 'Sign' | 'GenerateMac' | 'GetPublicKey';
+export type KmsAction = 'Decrypt' | 'Encrypt';
+
+/**
+ * What the keyring's ciphertext is bound to: KMS refuses to decrypt it under any other context, the grants
+ * require it, and CloudTrail records it with every Decrypt, so a keyring decryption is told from any other.
+ */
+export const KEYRING_ENCRYPTION_CONTEXT = { purpose: 'id-token-keyring' } as const;
 
 /** House defaults of every function, in AWS and in the local gateway's Lambda context. */
 export const FUNCTION_MEMORY_MB = 512;
@@ -245,18 +250,17 @@ export const FUNCTIONS = {
       'GET /embed, HEAD /embed and GET /embed/ended: the embedded board page, the view after an end',
     // UpdateItem only to bind a bindToBrowser session on its first load (its two binding attributes), or
     // undo that; BatchGetItem reads the session with the cut-off records that could cover it.
-    access: { sessions: ['Query', 'GetItem', 'BatchGetItem', 'UpdateItem'], boards: ['GetItem'] },
+    // signingKeys: the keyring, read once a minute at most by an environment that hands off.
+    access: {
+      sessions: ['Query', 'GetItem', 'BatchGetItem', 'UpdateItem'],
+      boards: ['GetItem'],
+      signingKeys: ['GetItem'],
+    },
     queries: { sessions: [SESSION_TOKEN_INDEX] },
     // PUBLIC_BASE_URL: the issuer of the ID tokens it hands to board applications.
-    settings: [
-      'EMBED_FRAME_ANCESTORS',
-      'PUBLIC_BASE_URL',
-      'BOARD_APP_URL',
-      'ID_TOKEN_SIGNING_KEY',
-      'ID_TOKEN_SUBJECT_KEY',
-    ],
-    // Only this function signs; it never reads a public key (discovery publishes them).
-    kms: ['Sign', 'GenerateMac'],
+    settings: ['EMBED_FRAME_ANCESTORS', 'PUBLIC_BASE_URL', 'BOARD_APP_URL', 'ID_TOKEN_KEYRING_KEY'],
+    // It signs: it decrypts the keyring's sealing key, once per execution environment.
+    kms: ['Decrypt'],
   },
   embedScript: {
     entry: 'functions/embed-script.ts',
@@ -269,10 +273,10 @@ export const FUNCTIONS = {
     entry: 'functions/discovery.ts',
     description:
       'GET /.well-known/openid-configuration and GET /.well-known/jwks.json: how to verify ID tokens',
-    access: {},
+    // The keyring's public halves only (a projection); it holds no KMS permission, so nothing sealed opens.
+    access: { signingKeys: ['GetItem'] },
     // PUBLIC_BASE_URL: the issuer, which must be the one the embed page signs as.
-    settings: ['PUBLIC_BASE_URL', 'ID_TOKEN_PUBLISHED_KEYS'],
-    kms: ['GetPublicKey'],
+    settings: ['PUBLIC_BASE_URL'],
   },
   health: {
     entry: 'functions/health.ts',

@@ -85,6 +85,7 @@ export const TABLE_ENV_VARS = {
   events: 'EVENTS_TABLE',
   webhooks: 'WEBHOOKS_TABLE',
   idempotency: 'IDEMPOTENCY_TABLE',
+  signingKeys: 'SIGNING_KEYS_TABLE',
 } as const;
 
 export type TableKey = keyof typeof TABLE_ENV_VARS;
@@ -199,6 +200,13 @@ export const TABLES = {
     // Records are remembered for 24 hours; DynamoDB deletes them some time after.
     timeToLiveAttribute: TTL_ATTRIBUTE,
   },
+  // The keyring of the keys that sign ID tokens and logout tokens (lib/domain/keyring.ts): one item per
+  // stage, `keyringId` = `id-token`. Its private halves are sealed to a key only KMS opens.
+  signingKeys: {
+    envVar: TABLE_ENV_VARS.signingKeys,
+    partitionKey: { name: 'keyringId', type: 'S' },
+    indexes: [],
+  },
 } as const satisfies Record<TableKey, TableDefinition>;
 
 export const TABLE_KEYS = Object.keys(TABLE_ENV_VARS) as TableKey[];
@@ -212,4 +220,5 @@ export const LOCAL_TABLE_NAMES: Record<TableKey, string> = {
   events: 'embed-events',
   idempotency: 'embed-idempotency',
   webhooks: 'embed-webhooks',
+  signingKeys: 'embed-signing-keys',
 };

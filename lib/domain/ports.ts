@@ -7,6 +7,7 @@ import type { Board } from './board';
 import type { CutoffEntry, CutoffRecord, CutoffScope, CutoffTarget } from './cutoffs';
 import type { PublicSigningJwk, SignedTokenClaims } from './id-token';
 import type { IdempotencyAttempt, IdempotencyRecord } from './idempotency';
+import type { Keyring, PublicKeyring } from './keyring';
 import type { Revocation, SessionBinding, StoredSession } from './session';
 import type { Tenant } from './tenant';
 import type { WebhookEndpoint } from './webhook';
@@ -343,6 +344,32 @@ export interface PairwiseSubjects {
 /** The public keys that verify ID tokens, as published at `/.well-known/jwks.json`. */
 export interface SigningKeySet {
   publicKeys(): Promise<PublicSigningJwk[]>;
+}
+
+/**
+ * Where the signing keyring is kept (lib/domain/keyring.ts): one item per stage. Reads are rare (each
+ * signing environment re-reads it once a minute at most), and a write names the version it replaces.
+ */
+export interface KeyringStore {
+  /** The whole keyring, sealed values included; undefined before the first rotation made it. */
+  read(): Promise<Keyring | undefined>;
+  /** The schedule and public halves only, for discovery: no sealed value is even read. */
+  readPublic(): Promise<PublicKeyring | undefined>;
+  /**
+   * Writes `keyring` as version `previousVersion + 1` (the first, when `previousVersion` is undefined);
+   * throws `KeyringChangedError` when the stored version is another.
+   */
+  replace(keyring: Keyring, previousVersion: number | undefined): Promise<Keyring>;
+}
+
+/**
+ * The key that only KMS can use (a local file on the local runtime): it encrypts the keyring's sealing
+ * private key when the keyring is made, and decrypts it once per execution environment of a signing
+ * function. `decrypt` is the only call a warm signing environment never makes again.
+ */
+export interface KeyEncryption {
+  encrypt(plaintext: Uint8Array): Promise<Uint8Array>;
+  decrypt(ciphertext: Uint8Array): Promise<Uint8Array>;
 }
 
 /** Webhook endpoints, partitioned by their owner: no read crosses tenants. */

@@ -84,12 +84,13 @@ export interface EmbedPageConfig {
 }
 
 /**
- * The ID token keys: in AWS two KMS keys (an ECC_NIST_P256 signing key, an HMAC key for pairwise
- * subjects), by ARN; locally one key file the runtime made (`ID_TOKEN_KEY_FILE`).
+ * The ID token keys: the keyring in its table, opened in AWS by a KMS key (by ARN), locally by the key
+ * file the runtime made (`ID_TOKEN_KEY_FILE`).
  */
-export type IdTokenKeysConfig =
-  | { kind: 'kms'; signingKeyArn: string; subjectKeyArn: string; region: string }
-  | { kind: 'file'; path: string };
+export type IdTokenKeysConfig = { table: string; dynamo: DynamoConfig } & (
+  | { kind: 'kms'; keyArn: string; region: string }
+  | { kind: 'file'; path: string }
+);
 
 /** Any https site may frame the page, plus localhost for development. */
 export const DEFAULT_FRAME_ANCESTORS = 'https: http://localhost:* http://127.0.0.1:*';
@@ -115,7 +116,7 @@ export function readEmbedPageConfig(env: Env): EmbedPageConfig {
   const publicBaseUrl = readBaseUrl(env, 'PUBLIC_BASE_URL', problems);
   const appUrlRule = appUrlRuleFor(publicBaseUrl);
   const boardAppUrl = readBoardAppUrl(env, appUrlRule, problems);
-  const idTokenKeys = readIdTokenKeys(env, dynamo.region, problems);
+  const idTokenKeys = readIdTokenKeys(env, dynamo, problems);
   fail(problems);
   return { tables, dynamo, frameAncestors, publicBaseUrl, boardAppUrl, appUrlRule, idTokenKeys };
 }
@@ -127,21 +128,25 @@ export function isKmsKeyArn(value: string): boolean {
   return KMS_KEY_ARN.test(value);
 }
 
-/** The ID token keys: KMS keys by ARN (ID_TOKEN_SIGNING_KEY + ID_TOKEN_SUBJECT_KEY), or ID_TOKEN_KEY_FILE. */
-export function readIdTokenKeys(env: Env, region: string, problems: string[]): IdTokenKeysConfig | undefined {
-  const signingKeyArn = env.ID_TOKEN_SIGNING_KEY?.trim();
-  const subjectKeyArn = env.ID_TOKEN_SUBJECT_KEY?.trim();
-  if (signingKeyArn || subjectKeyArn) {
-    for (const [name, value] of [
-      ['ID_TOKEN_SIGNING_KEY', signingKeyArn],
-      ['ID_TOKEN_SUBJECT_KEY', subjectKeyArn],
-    ] as const) {
-      if (!value || !isKmsKeyArn(value)) problems.push(`${name} must be a KMS key ARN, got "${value ?? ''}"`);
-    }
-    return { kind: 'kms', signingKeyArn: signingKeyArn ?? '', subjectKeyArn: subjectKeyArn ?? '', region };
-  }
+/**
+ * The ID token keyring: its table (SIGNING_KEYS_TABLE), and the KMS key that opens it by ARN
+ * (ID_TOKEN_KEYRING_KEY), or locally the key file that stands in for it (ID_TOKEN_KEY_FILE). Undefined
+ * when neither key is set (no hand-off possible).
+ */
+export function readIdTokenKeys(
+  env: Env,
+  dynamo: DynamoConfig,
+  problems: string[],
+): IdTokenKeysConfig | undefined {
+  const keyArn = env.ID_TOKEN_KEYRING_KEY?.trim();
   const path = env.ID_TOKEN_KEY_FILE?.trim();
-  return path ? { kind: 'file', path } : undefined;
+  if (!keyArn && !path) return undefined;
+  const { signingKeys: table } = readTables(env, ['signingKeys'], problems);
+  if (keyArn) {
+    if (!isKmsKeyArn(keyArn)) problems.push(`ID_TOKEN_KEYRING_KEY must be a KMS key ARN, got "${keyArn}"`);
+    return { kind: 'kms', keyArn, region: dynamo.region, table, dynamo };
+  }
+  return { kind: 'file', path: path ?? '', table, dynamo };
 }
 
 /**
@@ -306,38 +311,24 @@ export function fail(problems: string[]): void {
   if (problems.length > 0) throw new ConfigError(`Invalid configuration: ${problems.join('; ')}`);
 }
 
-/** The discovery function's configuration: the issuer, and the keys whose public halves it publishes. */
+/** The discovery function's configuration: the issuer, and the keyring whose public halves it publishes. */
 export interface DiscoveryConfig {
   publicBaseUrl: string | undefined;
   keys: PublishedKeysConfig | undefined;
 }
 
-/** The keys the JWKS lists: KMS keys by ARN (the signing key, and any other still in use), or the key file. */
-export type PublishedKeysConfig =
-  | { kind: 'kms'; keyArns: readonly string[]; region: string }
-  | { kind: 'file'; path: string };
+/** The keyring the JWKS lists: its table, read without any KMS key (public halves only). */
+export interface PublishedKeysConfig {
+  table: string;
+  dynamo: DynamoConfig;
+}
 
 /** Reads and validates the configuration of the discovery function; throws `ConfigError`. */
 export function readDiscoveryConfig(env: Env): DiscoveryConfig {
   const problems: string[] = [];
   const publicBaseUrl = readBaseUrl(env, 'PUBLIC_BASE_URL', problems);
-  const listed = env.ID_TOKEN_PUBLISHED_KEYS?.trim();
-  let keys: PublishedKeysConfig | undefined;
-  if (listed) {
-    const keyArns = listed
-      .split(',')
-      .map((arn) => arn.trim())
-      .filter((arn) => arn !== '');
-    const invalid = keyArns.filter((arn) => !isKmsKeyArn(arn));
-    if (invalid.length > 0)
-      problems.push(`ID_TOKEN_PUBLISHED_KEYS must list KMS key ARNs, got ${invalid.join(', ')}`);
-    const region = env.AWS_REGION?.trim() || env.AWS_DEFAULT_REGION?.trim() || '';
-    if (!region) problems.push('AWS_REGION is required');
-    keys = { kind: 'kms', keyArns, region };
-  } else {
-    const path = env.ID_TOKEN_KEY_FILE?.trim();
-    keys = path ? { kind: 'file', path } : undefined;
-  }
+  const table = env[TABLE_ENV_VARS.signingKeys]?.trim();
+  const keys = table ? { table, dynamo: readDynamo(env, problems) } : undefined;
   fail(problems);
   return { publicBaseUrl, keys };
 }
@@ -483,11 +474,10 @@ export function readEventPipelineConfig<K extends TableKey>(
   const issuer = readBaseUrl(env, 'PUBLIC_BASE_URL', problems);
   const appUrlRule = appUrlRuleFor(issuer);
   const boardAppUrl = readBoardAppUrl(env, appUrlRule, problems);
-  const idTokenKeys = needs.signs ? readIdTokenKeys(env, dynamo.region, problems) : undefined;
+  const idTokenKeys = needs.signs ? readIdTokenKeys(env, dynamo, problems) : undefined;
   if (needs.signs) {
     if (!issuer) problems.push('PUBLIC_BASE_URL is required (the issuer of back-channel logout tokens)');
-    if (!idTokenKeys)
-      problems.push('ID_TOKEN_SIGNING_KEY and ID_TOKEN_SUBJECT_KEY are required (they sign logout tokens)');
+    if (!idTokenKeys) problems.push('ID_TOKEN_KEYRING_KEY is required (its keyring signs logout tokens)');
   }
   fail(problems);
   return {
@@ -498,4 +488,14 @@ export function readEventPipelineConfig<K extends TableKey>(
     secrets,
     logout: { boardAppUrl, appUrlRule, issuer, idTokenKeys },
   };
+}
+
+/** Reads and validates the configuration of the key rotation: the keyring and its KMS key are required. */
+export function readKeyRotationConfig(env: Env): IdTokenKeysConfig {
+  const problems: string[] = [];
+  const dynamo = readDynamo(env, problems);
+  const keys = readIdTokenKeys(env, dynamo, problems);
+  if (!keys) problems.push('ID_TOKEN_KEYRING_KEY is required (the KMS key that encrypts the keyring)');
+  fail(problems);
+  return keys as IdTokenKeysConfig;
 }

@@ -1,48 +1,33 @@
-import {
-  createHash,
-  createHmac,
-  createPrivateKey,
-  createPublicKey,
-  generateKeyPairSync,
-  type JsonWebKey,
-  type KeyObject,
-  randomBytes,
-  sign,
-} from 'node:crypto';
+/**
+ * The local runtime's stand-in for the keyring's KMS key: 32 random bytes in a 0600 file (in DATA_DIR, so
+ * the keyring in the local tables stays readable across restarts), used with AES-256-GCM. The keyring
+ * itself is the same as on AWS (lib/signing/keyring-keys.ts), kept in the local signing keys table.
+ */
+import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from 'node:crypto';
 import { chmod, mkdir, open, readFile, stat } from 'node:fs/promises';
 import { dirname } from 'node:path';
-import {
-  compactJwt,
-  ID_TOKEN_ALG,
-  jwtSigningInput,
-  type PublicSigningJwk,
-  type SignedTokenClaims,
-} from '#lib/domain/id-token';
-import type { IdTokenSigner, PairwiseSubjects, SigningKeySet } from '#lib/domain/ports';
-import type { Tenant } from '#lib/domain/tenant';
-import { tenantIdMessage, tenantSubjectMessage } from './subject';
+import type { KeyEncryption } from '#lib/domain/ports';
 
-/** What the local key file holds: the P-256 private key (a JWK) and the pairwise-subject secret. */
+/** What the local key file holds: the key-encryption key (base64url). */
 interface KeyFile {
-  signingKey: JsonWebKey;
-  subjectSecret: string;
+  keyEncryptionKey?: string;
+  /** A key file of an earlier version held a subject secret instead: its random bytes serve as the key. */
+  subjectSecret?: string;
 }
 
-/** Owner read and write only: the file holds a private key. */
+/** Owner read and write only: the file holds a key. */
 const KEY_FILE_MODE = 0o600;
+const IV_BYTES = 12;
+const TAG_BYTES = 16;
+const AAD = Buffer.from('id-token-keyring', 'utf8');
 
 /**
- * Makes the local key file unless it exists: a fresh P-256 key pair and a 256-bit subject secret, written
- * with mode 0600 (created so, never widened afterwards; an existing file is narrowed to 0600). Kept in
- * DATA_DIR, the same key signs across restarts, so a board application's cached JWKS stays valid.
+ * Makes the local key file unless it exists, with mode 0600 (created so, never widened afterwards; an
+ * existing file is narrowed to 0600).
  */
 export async function ensureLocalKeyFile(path: string): Promise<void> {
   await mkdir(dirname(path), { recursive: true });
-  const { privateKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
-  const content: KeyFile = {
-    signingKey: privateKey.export({ format: 'jwk' }),
-    subjectSecret: randomBytes(32).toString('base64url'),
-  };
+  const content: KeyFile = { keyEncryptionKey: randomBytes(32).toString('base64url') };
   try {
     const file = await open(path, 'wx', KEY_FILE_MODE);
     try {
@@ -56,74 +41,44 @@ export async function ensureLocalKeyFile(path: string): Promise<void> {
   }
 }
 
-interface LoadedKeys {
-  privateKey: KeyObject;
-  publicJwk: PublicSigningJwk;
-  subjectSecret: Buffer;
-}
-
-/**
- * The ID token keys of the local runtime, read from its key file on first use: signs with the private key,
- * derives pairwise subjects with the secret, and publishes the public key under its RFC 7638 thumbprint.
- */
-export class LocalIdTokenKeys implements IdTokenSigner, PairwiseSubjects, SigningKeySet {
-  #loaded: Promise<LoadedKeys> | undefined;
+/** AES-256-GCM under the key file's key, read on first use: `iv ‖ ciphertext ‖ tag`. */
+export class LocalKeyEncryption implements KeyEncryption {
+  #key: Promise<Buffer> | undefined;
 
   constructor(private readonly path: string) {}
 
-  async sign(claims: SignedTokenClaims): Promise<string> {
-    const { privateKey, publicJwk } = await this.#keys();
-    const input = jwtSigningInput(publicJwk.kid, claims);
-    // IEEE P1363 is the raw r‖s a JWS carries; Node's default (DER) is what KMS returns.
-    return compactJwt(
-      input,
-      sign('sha256', Buffer.from(input), { key: privateKey, dsaEncoding: 'ieee-p1363' }),
-    );
+  async encrypt(plaintext: Uint8Array): Promise<Uint8Array> {
+    const iv = randomBytes(IV_BYTES);
+    const cipher = createCipheriv('aes-256-gcm', await this.#read(), iv);
+    cipher.setAAD(AAD);
+    return Buffer.concat([iv, cipher.update(plaintext), cipher.final(), cipher.getAuthTag()]);
   }
 
-  subjectOf(tenant: Tenant, userId: string): Promise<string> {
-    return this.#mac(tenantSubjectMessage(tenant, userId));
+  async decrypt(ciphertext: Uint8Array): Promise<Uint8Array> {
+    const bytes = Buffer.from(ciphertext);
+    const decipher = createDecipheriv('aes-256-gcm', await this.#read(), bytes.subarray(0, IV_BYTES));
+    decipher.setAAD(AAD);
+    decipher.setAuthTag(bytes.subarray(bytes.length - TAG_BYTES));
+    return Buffer.concat([
+      decipher.update(bytes.subarray(IV_BYTES, bytes.length - TAG_BYTES)),
+      decipher.final(),
+    ]);
   }
 
-  tenantIdOf(tenant: Tenant): Promise<string> {
-    return this.#mac(tenantIdMessage(tenant));
-  }
-
-  async #mac(message: Buffer): Promise<string> {
-    const { subjectSecret } = await this.#keys();
-    return createHmac('sha256', subjectSecret).update(message).digest('base64url');
-  }
-
-  async publicKeys(): Promise<PublicSigningJwk[]> {
-    return [(await this.#keys()).publicJwk];
-  }
-
-  #keys(): Promise<LoadedKeys> {
-    this.#loaded ??= this.#load();
-    // A failed read is tried again on the next use rather than remembered.
-    this.#loaded.catch(() => {
-      this.#loaded = undefined;
+  #read(): Promise<Buffer> {
+    this.#key ??= readFile(this.path, 'utf8').then((text) => {
+      const file = JSON.parse(text) as KeyFile;
+      if (file.keyEncryptionKey) return Buffer.from(file.keyEncryptionKey, 'base64url');
+      if (file.subjectSecret)
+        return Buffer.from(
+          hkdfSync('sha256', Buffer.from(file.subjectSecret, 'base64url'), '', 'local-kek', 32),
+        );
+      throw new Error(`The local key file ${this.path} holds no key`);
     });
-    return this.#loaded;
+    // A failed read is tried again on the next use rather than remembered.
+    this.#key.catch(() => {
+      this.#key = undefined;
+    });
+    return this.#key;
   }
-
-  async #load(): Promise<LoadedKeys> {
-    const file = JSON.parse(await readFile(this.path, 'utf8')) as KeyFile;
-    const privateKey = createPrivateKey({ key: file.signingKey, format: 'jwk' });
-    const { x, y } = createPublicKey(privateKey).export({ format: 'jwk' });
-    if (typeof x !== 'string' || typeof y !== 'string')
-      throw new Error('The local signing key is not an EC key');
-    return {
-      privateKey,
-      publicJwk: { kty: 'EC', crv: 'P-256', x, y, kid: jwkThumbprint(x, y), alg: ID_TOKEN_ALG, use: 'sig' },
-      subjectSecret: Buffer.from(file.subjectSecret, 'base64url'),
-    };
-  }
-}
-
-/** The RFC 7638 thumbprint of a P-256 public key: SHA-256 of its required members in order. */
-export function jwkThumbprint(x: string, y: string): string {
-  return createHash('sha256')
-    .update(JSON.stringify({ crv: 'P-256', kty: 'EC', x, y }))
-    .digest('base64url');
 }

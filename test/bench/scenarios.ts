@@ -174,6 +174,7 @@ export async function seedTables(now = Date.now()): Promise<SeedTable[]> {
   ];
   const created = '2026-01-01T00:00:00.000Z';
   const items: Record<TableKey, Item[]> = {
+    signingKeys: [],
     boards: [
       { boardId: FIXTURE.publicBoardId, orgId: 'org-public', visibility: 'PUBLIC', name: 'Roadmap' },
       { boardId: FIXTURE.privateBoardId, orgId: FIXTURE.orgId, visibility: 'PRIVATE', name: 'Plans' },

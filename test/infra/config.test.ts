@@ -25,7 +25,6 @@ describe('CDK context defaults', () => {
       alarmEmail: undefined,
       metadataMaxBytes: undefined,
       boardAppUrl: undefined,
-      idTokenSigningKeys: ['1'],
       embedPageRateLimit: 1000,
       embedPageProvisionedConcurrency: 0,
       webAclArn: undefined,
@@ -85,21 +84,6 @@ describe('CDK context: boardAppUrl', () => {
 
   it.each(['http://board.example.com', 'http://127.0.0.1:3001/', 'not a url'])('refuses %j', (value) => {
     expect(() => read({ boardAppUrl: value })).toThrow('boardAppUrl');
-  });
-});
-
-describe('CDK context: idTokenSigningKeys', () => {
-  it('takes the signing keys’ names as a list, from cdk.json or -c', () => {
-    expect(read({ idTokenSigningKeys: ['1', '2'] }).idTokenSigningKeys).toEqual(['1', '2']);
-    expect(read({ idTokenSigningKeys: '2,1' }).idTokenSigningKeys).toEqual(['2', '1']);
-  });
-
-  it.each([
-    [['1', '1'], 'twice'],
-    [['a-b'], 'letters and digits'],
-    ['[]', 'at least one'],
-  ])('refuses %j', (value, message) => {
-    expect(() => read({ idTokenSigningKeys: value })).toThrow(message);
   });
 });
 

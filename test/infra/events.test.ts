@@ -25,6 +25,8 @@ import {
 import { useSynthesized } from '#test/support/synthesized';
 
 const NAMES = Object.keys(BACKGROUND_FUNCTIONS) as BackgroundFunctionName[];
+/** The event pipeline's functions: every background function but the keyring's rotation. */
+const PIPELINE = NAMES.filter((name) => name !== 'keyRotation');
 
 const synth = useSynthesized();
 let ids: Record<TableKey, string>;
@@ -146,7 +148,7 @@ describe('background function grants', () => {
       const definition = BACKGROUND_FUNCTIONS[name];
       // The stream consumer's on-failure destination is sent to by Lambda with the function's role.
       const expectedSends = [
-        ...(definition.sendsTo?.length ? [deliveries] : []),
+        ...('sendsTo' in definition && definition.sendsTo.length ? [deliveries] : []),
         ...(definition.trigger.kind === 'sessionStream' ? [failures] : []),
       ];
       expect([...new Set(sends)].sort()).toEqual(expectedSends.sort());
@@ -157,17 +159,18 @@ describe('background function grants', () => {
     },
   );
 
-  it('lets only the delivery worker use KMS: webhook secrets, and signing logout tokens with their pairwise sub', () => {
+  it('lets the delivery worker use KMS only for webhook secrets and to open the keyring that signs logout tokens', () => {
     const arnOf = (pathPart: string) =>
       JSON.stringify({ 'Fn::GetAtt': [logicalId('AWS::KMS::Key', pathPart), 'Arn'] });
     expect(actionsOf('webhookDelivery', 'kms:').sort()).toEqual(
       [
         `kms:GenerateMac on ${arnOf('WebhooksSecretKey')}`,
-        // The ID token's own keys: Sign with the key that signs now, GenerateMac with the subject key.
-        `kms:Sign on ${arnOf('IdTokenKeysSigning')}`,
-        `kms:GenerateMac on ${arnOf('IdTokenKeysSubject')}`,
+        // The keyring's sealing key, decrypted once per execution environment; it signs in memory.
+        `kms:Decrypt on ${arnOf('IdTokenKeysKeyring')}`,
       ].sort(),
     );
+    // The rotation only encrypts (when it makes the keyring); it never decrypts.
+    expect(actionsOf('keyRotation', 'kms:')).toEqual([`kms:Encrypt on ${arnOf('IdTokenKeysKeyring')}`]);
     // The stream consumer and the sweep only queue logouts: no key, no token.
     expect(actionsOf('sessionStream', 'kms:')).toEqual([]);
     expect(actionsOf('expirySweep', 'kms:')).toEqual([]);
@@ -185,7 +188,7 @@ describe('background function grants', () => {
 
   it('lets the consumer, the sweep and the delivery worker read boards, item by item and nothing else', () => {
     const boards = JSON.stringify({ 'Fn::GetAtt': [ids.boards, 'Arn'] });
-    for (const name of NAMES) {
+    for (const name of PIPELINE) {
       expect(
         actionsOf(name, 'dynamodb:').filter((a) => a.endsWith(`on ${boards}`)),
         name,
@@ -234,19 +237,16 @@ describe('webhook delivery queue', () => {
     expect(env.WEBHOOK_DELIVERY_QUEUE_URL).toEqual({ Ref: logicalId('AWS::SQS::Queue', 'EventsDeliveries') });
     expect(env.WEBHOOK_SECRET_KEY).toBeDefined();
     expect(env.EVENT_BUS_NAME).toBeUndefined();
-    // By ARN, as the embed page gets them: the key id is the logout token's kid, the JWKS's.
-    expect(env.ID_TOKEN_SIGNING_KEY).toEqual({
-      'Fn::GetAtt': [logicalId('AWS::KMS::Key', 'IdTokenKeysSigning'), 'Arn'],
+    // The keyring's KMS key by ARN, as the embed page gets it, and the keyring's table.
+    expect(env.ID_TOKEN_KEYRING_KEY).toEqual({
+      'Fn::GetAtt': [logicalId('AWS::KMS::Key', 'IdTokenKeysKeyring'), 'Arn'],
     });
-    expect(env.ID_TOKEN_SUBJECT_KEY).toEqual({
-      'Fn::GetAtt': [logicalId('AWS::KMS::Key', 'IdTokenKeysSubject'), 'Arn'],
-    });
-    expect(env.ID_TOKEN_PUBLISHED_KEYS).toBeUndefined();
+    expect(env.SIGNING_KEYS_TABLE).toBeDefined();
   });
 
   it('gives the background functions the ID token issuer: the API stage URL the embed page derives, without a domain', () => {
     const stageUrl = synth.template.toJSON().Outputs.ApiUrl.Value;
-    for (const name of NAMES) {
+    for (const name of PIPELINE) {
       expect(fnOf(name)[1].Properties.Environment.Variables.PUBLIC_BASE_URL, name).toEqual(stageUrl);
     }
   });
@@ -258,7 +258,7 @@ describe('webhook delivery queue', () => {
     try {
       const [, embed] = functionByDescription(configured.template, FUNCTIONS.embedPage.description);
       const embedEnv = embed.Properties.Environment.Variables;
-      for (const name of NAMES) {
+      for (const name of PIPELINE) {
         const [, fn] = functionByDescription(configured.template, BACKGROUND_FUNCTIONS[name].description);
         const env = fn.Properties.Environment.Variables;
         expect(env.PUBLIC_BASE_URL, name).toBe(embedEnv.PUBLIC_BASE_URL);
@@ -273,9 +273,11 @@ describe('webhook delivery queue', () => {
 
 describe('expiry sweep', () => {
   it('runs the sweep every five minutes on an EventBridge schedule', () => {
-    const rules = Object.values(resources(synth.template, 'AWS::Events::Rule'));
+    const rules = Object.values(resources(synth.template, 'AWS::Events::Rule'))
+      .map((rule) => (rule as Json).Properties)
+      .filter((rule) => rule.Targets[0].Arn['Fn::GetAtt'][0] === fnOf('expirySweep')[0]);
     expect(rules).toHaveLength(1);
-    const rule = (rules[0] as Json).Properties;
+    const rule = rules[0] as Json;
     expect(rule.ScheduleExpression).toBe('rate(5 minutes)');
     expect(rule.Targets).toHaveLength(1);
     expect(rule.Targets[0].Arn).toEqual({ 'Fn::GetAtt': [fnOf('expirySweep')[0], 'Arn'] });

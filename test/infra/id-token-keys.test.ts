@@ -1,19 +1,27 @@
 import { describe, expect, it } from 'vitest';
-import { FUNCTIONS, type FunctionName } from '#lib/definitions/routes';
+import { BACKGROUND_FUNCTIONS, type BackgroundFunctionName } from '#lib/definitions/background';
+import { FUNCTIONS, type FunctionName, KEYRING_ENCRYPTION_CONTEXT } from '#lib/definitions/routes';
 import type { Json, Synthesized } from '#test/support/infra';
-import { functionByDescription, resources, roleStatements, synthesize } from '#test/support/infra';
+import { functionByDescription, resources, roleStatements } from '#test/support/infra';
 import { useSynthesized } from '#test/support/synthesized';
 
 const synth = useSynthesized();
 
+type AnyName = FunctionName | BackgroundFunctionName;
+const ALL = { ...FUNCTIONS, ...BACKGROUND_FUNCTIONS };
+const NAMES = Object.keys(ALL) as AnyName[];
+
 const keysOf = (template: Synthesized['template']) => resources(template, 'AWS::KMS::Key');
-const fnOf = (template: Synthesized['template'], name: FunctionName): Json =>
-  functionByDescription(template, FUNCTIONS[name].description)[1];
+const fnOf = (name: AnyName): [string, Json] => functionByDescription(synth.template, ALL[name].description);
+
+function statementsOf(name: AnyName): Json[] {
+  const role = fnOf(name)[1].Properties.Role['Fn::GetAtt'][0];
+  return roleStatements(synth.template, role);
+}
 
 /** Every `kms:*` grant of a function's role, as `action on key logical id`. */
-function kmsGrants(template: Synthesized['template'], name: FunctionName): string[] {
-  const role = fnOf(template, name).Properties.Role['Fn::GetAtt'][0];
-  return roleStatements(template, role)
+function kmsGrants(name: AnyName): string[] {
+  return statementsOf(name)
     .filter((statement) => [statement.Action].flat().some((action: string) => action.startsWith('kms:')))
     .flatMap((statement) =>
       [statement.Action]
@@ -25,118 +33,106 @@ function kmsGrants(template: Synthesized['template'], name: FunctionName): strin
     .sort();
 }
 
-function keyIds(template: Synthesized['template']) {
-  const keys = keysOf(template);
-  const find = (spec: string) => Object.keys(keys).filter((id) => keys[id].Properties.KeySpec === spec);
-  // The other HMAC key is webhook delivery's (infra/constructs/webhooks.ts).
-  const hmac = find('HMAC_256');
-  return {
-    signing: find('ECC_NIST_P256'),
-    subject: hmac.filter((id) => id.startsWith('IdTokenKeys')),
-    webhook: hmac.filter((id) => id.startsWith('Webhooks')),
-  };
+function keyringKeyId(): string {
+  const ids = Object.keys(keysOf(synth.template)).filter((id) => id.startsWith('IdTokenKeysKeyring'));
+  expect(ids).toHaveLength(1);
+  return ids[0] as string;
 }
 
-describe('ID token keys in KMS', () => {
-  it('creates one asymmetric P-256 signing key and one HMAC key (and webhook secrets one), retained with the stack', () => {
+function signingKeysTableId(): string {
+  const ids = Object.keys(resources(synth.template, 'AWS::DynamoDB::Table')).filter((id) =>
+    id.includes('SigningKeys'),
+  );
+  expect(ids).toHaveLength(1);
+  return ids[0] as string;
+}
+
+/** The DynamoDB actions a function's role holds on the signing keys table. */
+function keyringTableActions(name: AnyName): string[] {
+  const table = signingKeysTableId();
+  return statementsOf(name)
+    .filter((statement) => JSON.stringify(statement.Resource).includes(table))
+    .flatMap((statement) => [statement.Action].flat())
+    .sort();
+}
+
+describe('the ID token keyring’s KMS key', () => {
+  it('is one symmetric encryption key with KMS’s yearly rotation, retained with the stack, and no signing or MAC key of its own', () => {
     const keys = keysOf(synth.template);
-    const { webhook } = keyIds(synth.template);
-    expect(webhook).toHaveLength(1);
-    expect(
-      Object.entries(keys)
-        .filter(([id]) => !webhook.includes(id))
-        .map(([, key]) => [key.Properties.KeySpec, key.Properties.KeyUsage])
-        .sort(),
-    ).toEqual([
-      ['ECC_NIST_P256', 'SIGN_VERIFY'],
-      ['HMAC_256', 'GENERATE_VERIFY_MAC'],
+    const key = keys[keyringKeyId()];
+    expect(key.Properties).toMatchObject({ KeySpec: 'SYMMETRIC_DEFAULT', KeyUsage: 'ENCRYPT_DECRYPT' });
+    expect(key.Properties.EnableKeyRotation).toBe(true);
+    expect(key.DeletionPolicy).toBe('Retain');
+    expect(key.UpdateReplacePolicy).toBe('Retain');
+    // No asymmetric key signs in KMS any more; the one other key derives webhook secrets.
+    const others = Object.entries(keys).filter(([id]) => id !== keyringKeyId());
+    expect(others.map(([id, other]) => [id.startsWith('Webhooks'), other.Properties.KeySpec])).toEqual([
+      [true, 'HMAC_256'],
     ]);
-    for (const key of Object.values(keys)) {
-      expect(key.DeletionPolicy).toBe('Retain');
-      expect(key.UpdateReplacePolicy).toBe('Retain');
-    }
   });
 
-  it('names the signing key by an alias of the stack', () => {
+  it('is named by an alias of the stack', () => {
     const aliases = Object.values(resources(synth.template, 'AWS::KMS::Alias'));
-    const { signing } = keyIds(synth.template);
-    const signingAlias = aliases.find(
-      (alias) => alias.Properties.TargetKeyId['Fn::GetAtt'][0] === signing[0],
-    );
-    expect(signingAlias?.Properties.AliasName).toMatch(/^alias\/.+\/id-token-signing$/);
+    const alias = aliases.find((a) => a.Properties.TargetKeyId['Fn::GetAtt'][0] === keyringKeyId());
+    expect(alias?.Properties.AliasName).toMatch(/^alias\/.+\/id-token-keyring$/);
   });
 
-  it('lets only the embed page sign and derive subjects, each on its own key', () => {
-    const { signing, subject } = keyIds(synth.template);
-    expect(kmsGrants(synth.template, 'embedPage')).toEqual(
-      [`kms:GenerateMac on ${subject[0]}`, `kms:Sign on ${signing[0]}`].sort(),
-    );
-  });
-
-  it('lets only the discovery function read public keys, and nothing else of KMS', () => {
-    const { signing } = keyIds(synth.template);
-    expect(kmsGrants(synth.template, 'discovery')).toEqual([`kms:GetPublicKey on ${signing[0]}`]);
-  });
-
-  it('grants no other function any KMS action but GenerateMac on the webhook secret key to create-webhook and rotate-webhook-secret', () => {
-    const { webhook } = keyIds(synth.template);
-    for (const name of Object.keys(FUNCTIONS) as FunctionName[]) {
-      if (name === 'embedPage' || name === 'discovery') continue;
-      expect(kmsGrants(synth.template, name), name).toEqual(
-        name === 'createWebhook' || name === 'rotateWebhookSecret'
-          ? [`kms:GenerateMac on ${webhook[0]}`]
-          : [],
-      );
+  it('lets only the two functions that sign decrypt, only under the keyring’s encryption context', () => {
+    const key = keyringKeyId();
+    const decrypting = NAMES.filter((name) => kmsGrants(name).includes(`kms:Decrypt on ${key}`)).sort();
+    expect(decrypting).toEqual(['embedPage', 'webhookDelivery']);
+    for (const name of decrypting) {
+      const statement = statementsOf(name).find((s) => [s.Action].flat().includes('kms:Decrypt'));
+      expect(statement?.Condition).toEqual({
+        StringEquals: { 'kms:EncryptionContext:purpose': KEYRING_ENCRYPTION_CONTEXT.purpose },
+      });
     }
+    expect(kmsGrants('embedPage')).toEqual([`kms:Decrypt on ${key}`]);
   });
 
-  it('passes the keys by ARN to the two functions that use them, and to no other', () => {
-    const { signing, subject } = keyIds(synth.template);
-    const embed = fnOf(synth.template, 'embedPage').Properties.Environment.Variables;
-    expect(embed.ID_TOKEN_SIGNING_KEY).toEqual({ 'Fn::GetAtt': [signing[0], 'Arn'] });
-    expect(embed.ID_TOKEN_SUBJECT_KEY).toEqual({ 'Fn::GetAtt': [subject[0], 'Arn'] });
-    expect(embed.ID_TOKEN_PUBLISHED_KEYS).toBeUndefined();
-    const discovery = fnOf(synth.template, 'discovery').Properties.Environment.Variables;
-    expect(JSON.stringify(discovery.ID_TOKEN_PUBLISHED_KEYS)).toContain(signing[0]);
-    expect(discovery.ID_TOKEN_SIGNING_KEY).toBeUndefined();
-    for (const name of Object.keys(FUNCTIONS) as FunctionName[]) {
-      if (name === 'embedPage' || name === 'discovery') continue;
-      const variables = fnOf(synth.template, name).Properties.Environment.Variables;
+  it('lets the rotation encrypt only (to make the keyring), and never decrypt', () => {
+    expect(kmsGrants('keyRotation')).toEqual([`kms:Encrypt on ${keyringKeyId()}`]);
+    expect(keyringTableActions('keyRotation')).toEqual(['dynamodb:GetItem', 'dynamodb:PutItem']);
+  });
+
+  it('gives discovery no KMS permission at all: it reads the keyring’s public halves from the table', () => {
+    expect(kmsGrants('discovery')).toEqual([]);
+    expect(keyringTableActions('discovery')).toEqual(['dynamodb:GetItem']);
+  });
+
+  it('lets no other function touch the keyring or its key', () => {
+    const readers = ['embedPage', 'webhookDelivery', 'discovery', 'keyRotation'];
+    for (const name of NAMES.filter((n) => !readers.includes(n))) {
+      expect(keyringTableActions(name), name).toEqual([]);
       expect(
-        Object.keys(variables).filter((v) => v.startsWith('ID_TOKEN_')),
+        kmsGrants(name).filter((grant) => grant.endsWith(keyringKeyId())),
         name,
       ).toEqual([]);
     }
   });
-});
 
-describe('rotating the signing key (idTokenSigningKeys)', () => {
-  it('publishes every listed key, signs with the first, and grants exactly that', () => {
-    const rotating = synthesize({ context: { idTokenSigningKeys: ['2', '1'] } });
-    try {
-      const { signing } = keyIds(rotating.template);
-      expect(signing).toHaveLength(2);
-      const first = signing.find((id) => id.includes('Signing2'));
-      const second = signing.find((id) => id.includes('Signing1'));
-      expect(kmsGrants(rotating.template, 'discovery')).toEqual(
-        [`kms:GetPublicKey on ${first}`, `kms:GetPublicKey on ${second}`].sort(),
-      );
-      expect(kmsGrants(rotating.template, 'embedPage')).toContain(`kms:Sign on ${first}`);
-      expect(kmsGrants(rotating.template, 'embedPage')).not.toContain(`kms:Sign on ${second}`);
-      const embed = fnOf(rotating.template, 'embedPage').Properties.Environment.Variables;
-      expect(embed.ID_TOKEN_SIGNING_KEY).toEqual({ 'Fn::GetAtt': [first, 'Arn'] });
-    } finally {
-      rotating.dispose();
+  it('passes the keyring key by ARN to the functions that use it, and to no other', () => {
+    const users = ['embedPage', 'webhookDelivery', 'keyRotation'];
+    for (const name of NAMES) {
+      const variables = fnOf(name)[1].Properties.Environment.Variables ?? {};
+      expect(
+        Object.keys(variables).filter((v) => v.startsWith('ID_TOKEN_')),
+        name,
+      ).toEqual(users.includes(name) ? ['ID_TOKEN_KEYRING_KEY'] : []);
+      if (users.includes(name))
+        expect(variables.ID_TOKEN_KEYRING_KEY).toEqual({ 'Fn::GetAtt': [keyringKeyId(), 'Arn'] });
     }
   });
+});
 
-  it('keeps the first key’s logical id when a second is added, so no key is replaced', () => {
-    const one = keyIds(synth.template).signing;
-    const rotating = synthesize({ context: { idTokenSigningKeys: ['1', '2'] } });
-    try {
-      expect(keyIds(rotating.template).signing).toEqual(expect.arrayContaining(one));
-    } finally {
-      rotating.dispose();
-    }
+describe('the keyring rotation schedule', () => {
+  it('runs the rotation function every ten minutes on an EventBridge schedule, retried twice', () => {
+    const rotation = fnOf('keyRotation')[0];
+    const rules = Object.values(resources(synth.template, 'AWS::Events::Rule'))
+      .map((rule) => (rule as Json).Properties)
+      .filter((rule) => rule.Targets.some((t: Json) => t.Arn['Fn::GetAtt']?.[0] === rotation));
+    expect(rules).toHaveLength(1);
+    expect(rules[0].ScheduleExpression).toBe('rate(10 minutes)');
+    expect(rules[0].Targets[0].RetryPolicy).toEqual({ MaximumRetryAttempts: 2 });
   });
 });

@@ -3,8 +3,8 @@ import { createLocalJWKSet, decodeJwt, decodeProtectedHeader, type JWTPayload, j
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ID_TOKEN_CLAIMS } from '#lib/domain/id-token';
 import { HANDOFF_SCRIPT_HASH } from '#lib/embed/handoff';
-import { LocalIdTokenKeys } from '#lib/signing/local-keys';
 import { createSessionAs, demoKey } from '#test/support/create-session-as';
+import { runtimeIdTokenKeys } from '#test/support/id-token-keys';
 import { useKeyOwnerCast } from '#test/support/key-owner-cast';
 import {
   apiCall,
@@ -23,9 +23,9 @@ const APP_ORIGIN = 'https://board.acme.test';
 const OTHER_APP_URL = 'https://other-board.example.test/';
 
 const runtime = useTestRuntime();
-let keys: LocalIdTokenKeys;
+let keys: ReturnType<typeof runtimeIdTokenKeys>;
 beforeAll(async () => {
-  keys = new LocalIdTokenKeys(process.env.ID_TOKEN_KEY_FILE as string);
+  keys = runtimeIdTokenKeys(runtime);
   await putPublicBoard(runtime, 'board_with_app', 'org_demo', { name: 'Roadmap app', appUrl: APP_URL });
   await putPublicBoard(runtime, 'board_other_tenant_app', 'org_tenant_b', {
     name: 'Tenant B',

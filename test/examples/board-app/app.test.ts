@@ -4,7 +4,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { IdTokenClaims } from '#lib/domain/id-token';
-import { LocalIdTokenKeys } from '#lib/signing/local-keys';
+import { runtimeIdTokenKeys } from '#test/support/id-token-keys';
 import { createSessionCall, ensureStatus } from '#test/support/local-runtime';
 import { putPublicBoard } from '#test/support/public-board';
 import { useTestRuntime } from '#test/support/runtime-fixture';
@@ -19,12 +19,12 @@ import { LOGOUT_EVENT } from '../../../examples/board-app/verify';
  */
 const runtime = useTestRuntime();
 let app: RunningBoardApp;
-let keys: LocalIdTokenKeys;
+let keys: ReturnType<typeof runtimeIdTokenKeys>;
 
 beforeAll(async () => {
   app = await startBoardApp({ port: 0 });
   app.serve({ issuer: runtime.baseUrl });
-  keys = new LocalIdTokenKeys(process.env.ID_TOKEN_KEY_FILE as string);
+  keys = runtimeIdTokenKeys(runtime);
   await putPublicBoard(runtime, 'board_reference_app', 'org_demo', {
     name: 'Feature requests',
     appUrl: app.appUrl,

@@ -75,8 +75,8 @@ const DELIVERY_ENV = {
   SESSIONS_TABLE: ENV.SESSIONS_TABLE,
   WEBHOOK_DELIVERY_QUEUE_URL: ENV.WEBHOOK_DELIVERY_QUEUE_URL,
   PUBLIC_BASE_URL: 'https://embed.example.com',
-  ID_TOKEN_SIGNING_KEY: 'arn:aws:kms:us-east-1:123456789012:key/11111111-1111-4111-8111-111111111111',
-  ID_TOKEN_SUBJECT_KEY: 'arn:aws:kms:us-east-1:123456789012:key/22222222-2222-4222-8222-222222222222',
+  ID_TOKEN_KEYRING_KEY: 'arn:aws:kms:us-east-1:123456789012:key/11111111-1111-4111-8111-111111111111',
+  SIGNING_KEYS_TABLE: 'signing-keys',
 };
 const BOARD_ITEM = {
   boardId: 'board-public',
@@ -341,11 +341,11 @@ describe('the webhook delivery handler', () => {
   });
 
   it('refuses to start without the logout tokens’ issuer or keys', async () => {
-    for (const missing of ['PUBLIC_BASE_URL', 'ID_TOKEN_SIGNING_KEY'] as const) {
+    for (const missing of ['PUBLIC_BASE_URL', 'ID_TOKEN_KEYRING_KEY'] as const) {
       const { [missing]: _, ...env } = DELIVERY_ENV;
       vi.unstubAllEnvs();
       await expect(loadHandler(() => import('#functions/webhook-delivery'), env)).rejects.toThrow(
-        missing === 'PUBLIC_BASE_URL' ? /PUBLIC_BASE_URL is required/ : /ID_TOKEN_SIGNING_KEY/,
+        missing === 'PUBLIC_BASE_URL' ? /PUBLIC_BASE_URL is required/ : /ID_TOKEN_KEYRING_KEY/,
       );
     }
   });

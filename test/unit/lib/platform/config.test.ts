@@ -9,6 +9,7 @@ import {
   readCreateSessionConfig,
   readCreateWebhookConfig,
   readDestinationPolicy,
+  readDiscoveryConfig,
   readEmbedPageConfig,
   readEventPipelineConfig,
   readWebhookRetrySeconds,
@@ -217,35 +218,51 @@ describe('readEmbedPageConfig', () => {
     },
   );
 
-  it('reads the KMS keys of ID tokens by ARN, in the function’s region', () => {
-    const signing = 'arn:aws:kms:eu-west-1:123456789012:key/11111111-2222-3333-4444-555555555555';
-    const subject = 'arn:aws:kms:eu-west-1:123456789012:key/66666666-2222-3333-4444-555555555555';
+  const KEYRING_KEY = 'arn:aws:kms:eu-west-1:123456789012:key/11111111-2222-3333-4444-555555555555';
+  const DYNAMO = { endpoint: undefined, region: 'eu-west-1' };
+
+  it('reads the keyring’s KMS key by ARN and its table, in the function’s region', () => {
     const config = readEmbedPageConfig({
       ...EMBED_ENV,
-      ID_TOKEN_SIGNING_KEY: signing,
-      ID_TOKEN_SUBJECT_KEY: subject,
+      ID_TOKEN_KEYRING_KEY: KEYRING_KEY,
+      SIGNING_KEYS_TABLE: 'signing-keys',
     });
     expect(config.idTokenKeys).toEqual({
       kind: 'kms',
-      signingKeyArn: signing,
-      subjectKeyArn: subject,
+      keyArn: KEYRING_KEY,
       region: 'eu-west-1',
+      table: 'signing-keys',
+      dynamo: DYNAMO,
     });
   });
 
   it.each([
-    [{ ID_TOKEN_SIGNING_KEY: 'alias/id-token' }, 'ID_TOKEN_SIGNING_KEY'],
-    [{ ID_TOKEN_SIGNING_KEY: 'arn:aws:kms:eu-west-1:123456789012:key/abc' }, 'ID_TOKEN_SUBJECT_KEY'],
-  ])('refuses KMS keys that are not both key ARNs (%j)', (env, name) => {
-    expect(configError(() => readEmbedPageConfig({ ...EMBED_ENV, ...env })).message).toContain(name);
+    [
+      { ID_TOKEN_KEYRING_KEY: 'alias/id-token', SIGNING_KEYS_TABLE: 't' },
+      'ID_TOKEN_KEYRING_KEY must be a KMS key ARN',
+    ],
+    [{ ID_TOKEN_KEYRING_KEY: KEYRING_KEY }, 'SIGNING_KEYS_TABLE is required'],
+  ])('refuses a keyring key that is not a key ARN, or a keyring without its table (%j)', (env, message) => {
+    expect(configError(() => readEmbedPageConfig({ ...EMBED_ENV, ...env })).message).toContain(message);
   });
 
   it('reads the local runtime’s key file, and no keys at all where none are configured', () => {
-    expect(readEmbedPageConfig({ ...EMBED_ENV, ID_TOKEN_KEY_FILE: '/tmp/k.json' }).idTokenKeys).toEqual({
-      kind: 'file',
-      path: '/tmp/k.json',
-    });
+    expect(
+      readEmbedPageConfig({
+        ...EMBED_ENV,
+        ID_TOKEN_KEY_FILE: '/tmp/k.json',
+        SIGNING_KEYS_TABLE: 'signing-keys',
+      }).idTokenKeys,
+    ).toEqual({ kind: 'file', path: '/tmp/k.json', table: 'signing-keys', dynamo: DYNAMO });
     expect(readEmbedPageConfig(EMBED_ENV).idTokenKeys).toBeUndefined();
+  });
+
+  it('gives discovery the keyring’s table and no key at all', () => {
+    expect(readDiscoveryConfig({ SIGNING_KEYS_TABLE: 'signing-keys', AWS_REGION: 'eu-west-1' })).toEqual({
+      publicBaseUrl: undefined,
+      keys: { table: 'signing-keys', dynamo: DYNAMO },
+    });
+    expect(readDiscoveryConfig({}).keys).toBeUndefined();
   });
 
   it('lets any https site and localhost frame the page by default', () => {
@@ -330,8 +347,8 @@ describe('the event pipeline’s back-channel logout settings', () => {
   };
   const SIGNING = {
     PUBLIC_BASE_URL: 'https://embed.example.com/',
-    ID_TOKEN_SIGNING_KEY: 'arn:aws:kms:eu-west-1:123456789012:key/11111111-1111-4111-8111-111111111111',
-    ID_TOKEN_SUBJECT_KEY: 'arn:aws:kms:eu-west-1:123456789012:key/22222222-2222-4222-8222-222222222222',
+    ID_TOKEN_KEYRING_KEY: 'arn:aws:kms:eu-west-1:123456789012:key/11111111-1111-4111-8111-111111111111',
+    SIGNING_KEYS_TABLE: 'signing-keys',
   };
   const read = (env: Record<string, string>, signs: boolean) =>
     readEventPipelineConfig(env, ['webhooks', 'boards'], { eventBus: false, signs });
@@ -344,9 +361,10 @@ describe('the event pipeline’s back-channel logout settings', () => {
       appUrlRule: { allowLoopbackHttp: false },
       idTokenKeys: {
         kind: 'kms',
-        signingKeyArn: SIGNING.ID_TOKEN_SIGNING_KEY,
-        subjectKeyArn: SIGNING.ID_TOKEN_SUBJECT_KEY,
+        keyArn: SIGNING.ID_TOKEN_KEYRING_KEY,
         region: 'eu-west-1',
+        table: 'signing-keys',
+        dynamo: { endpoint: undefined, region: 'eu-west-1' },
       },
     });
   });
@@ -357,7 +375,7 @@ describe('the event pipeline’s back-channel logout settings', () => {
     expect(unsigned.secrets).toBeUndefined();
     const error = configError(() => read(PIPELINE, true));
     expect(error.message).toContain('PUBLIC_BASE_URL is required');
-    expect(error.message).toContain('ID_TOKEN_SIGNING_KEY');
+    expect(error.message).toContain('ID_TOKEN_KEYRING_KEY');
   });
 
   it('refuses a loopback http stage application when the service is not on loopback itself', () => {

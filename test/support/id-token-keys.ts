@@ -1,0 +1,29 @@
+import { createDocumentClient } from '#lib/dynamodb/client';
+import { DynamoKeyringStore } from '#lib/dynamodb/keyring';
+import { systemClock } from '#lib/platform/system';
+import { KeyringPublicKeys, KeyringSigner } from '#lib/signing/keyring-keys';
+import { LocalKeyEncryption } from '#lib/signing/local-keys';
+import type { LocalRuntime } from '#local/runtime';
+
+/**
+ * The local runtime's own ID token keys, as a test holds them: its keyring (in its signing keys table),
+ * opened with its key file, to sign what the embed page never sends and to read the published keys.
+ */
+export function runtimeIdTokenKeys(runtime: LocalRuntime) {
+  const store = new DynamoKeyringStore(
+    createDocumentClient({ endpoint: runtime.dynamoEndpoint, region: 'local' }),
+    runtime.tables.signingKeys,
+  );
+  const signer = new KeyringSigner(
+    store,
+    new LocalKeyEncryption(process.env.ID_TOKEN_KEY_FILE as string),
+    systemClock,
+  );
+  const published = new KeyringPublicKeys(store, systemClock);
+  return {
+    sign: signer.sign.bind(signer),
+    subjectOf: signer.subjectOf.bind(signer),
+    tenantIdOf: signer.tenantIdOf.bind(signer),
+    publicKeys: () => published.publicKeys(),
+  };
+}
