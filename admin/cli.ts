@@ -124,6 +124,7 @@ export async function runAdmin(
   const context: AdminContext = {
     values,
     need,
+    env,
     local,
     destinations,
     actor,
@@ -157,6 +158,7 @@ function httpOnlyContext(values: AdminContext['values'], need: AdminContext['nee
   return {
     values,
     need,
+    env: {},
     local: true,
     actor: cliOperator(safeUserName()),
     get db() {

@@ -20,6 +20,8 @@ export interface AdminContext {
   values: Readonly<Record<string, string | undefined>>;
   /** A required option's value; a `UsageError` naming it when it is missing or empty. */
   need(option: string): string;
+  /** The CLI's environment (AWS_REGION, ID_TOKEN_KEYRING_KEY, ...), for a command that reads a setting. */
+  env: Readonly<Record<string, string | undefined>>;
   /** True against a DynamoDB endpoint (the local runtime), false against AWS. */
   local: boolean;
   /**

@@ -24,6 +24,7 @@ import {
 } from '#lib/use-cases/admin';
 import { type AdminCommand, type AdminContext, UsageError } from './command';
 import { importFile } from './import';
+import { KEY_COMMANDS } from './keys';
 import { WEBHOOK_COMMANDS } from './webhooks';
 
 function statusOption(value: string): SessionStatus {
@@ -280,4 +281,5 @@ export const ADMIN_COMMANDS: readonly AdminCommand[] = [
   ...API_KEY_COMMANDS,
   ...SESSION_COMMANDS,
   ...WEBHOOK_COMMANDS,
+  ...KEY_COMMANDS,
 ];

@@ -55,6 +55,12 @@ import { tenantIdMessage, tenantSubjectMessage } from './subject';
  */
 export const KEYRING_REFRESH_MS = 60_000;
 
+/**
+ * How long discovery serves the keyring it read: shorter than the signing functions' refresh, so a key
+ * that signs at once (after a compromised one is retired) is in the JWKS about as soon as tokens name it.
+ */
+export const PUBLISHED_KEYRING_REFRESH_MS = 10_000;
+
 const SUBJECT_LABEL = 'subject-secret';
 const signingLabel = (kid: string) => `signing-key|${kid}`;
 
@@ -147,7 +153,7 @@ class CachedRead<T> {
 function keyringMissing(): never {
   throw new DependencyUnavailableError({
     cause: new Error(
-      'The signing keyring is not made yet: the key rotation makes it (admin CLI: keys rotate)',
+      'The signing keyring is not made yet: the key rotation makes it (or the admin CLI command rotate-signing-key)',
     ),
   });
 }
@@ -228,7 +234,7 @@ export class KeyringPublicKeys implements SigningKeySet {
   constructor(
     store: KeyringStore,
     private readonly clock: Clock,
-    refreshMs = KEYRING_REFRESH_MS,
+    refreshMs = PUBLISHED_KEYRING_REFRESH_MS,
   ) {
     this.#keyring = new CachedRead(() => store.readPublic(), clock, refreshMs);
   }

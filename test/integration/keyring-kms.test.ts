@@ -6,11 +6,17 @@ import { createLocalJWKSet, decodeProtectedHeader, type JSONWebKeySet, jwtVerify
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { LOCAL_TABLE_NAMES } from '#lib/definitions/tables';
 import { hashCredential } from '#lib/domain/credentials';
+import { DependencyUnavailableError } from '#lib/domain/errors';
+import { LOCAL_ROTATION } from '#lib/domain/keyring';
 import { DynamoBoardRepository } from '#lib/dynamodb/boards';
 import { createDocumentClient } from '#lib/dynamodb/client';
 import { DynamoKeyringStore } from '#lib/dynamodb/keyring';
 import { DynamoSessionRepository } from '#lib/dynamodb/sessions';
 import type { BatchResponse } from '#lib/events/stream';
+import { systemClock } from '#lib/platform/system';
+import { KeyRotation, KeyringSigner } from '#lib/signing/keyring-keys';
+import { kmsClient } from '#lib/signing/kms-client';
+import { KmsKeyEncryption } from '#lib/signing/kms-key-encryption';
 import { ensureTables } from '#local/dynamodb';
 import { embedEvent, lambdaContext } from '#test/support/events';
 import { type FaultProxy, startFaultProxy } from '#test/support/fault-proxy';
@@ -188,6 +194,29 @@ describe.skipIf(missing !== undefined)(
       expect(decodeProtectedHeader(idToken).kid).toBe(jwks.keys[0]?.kid);
       expect(payload.board_id).toBe('board-app');
     }, 120_000);
+
+    it('fails as an outage (a 503) while KMS fails, and decrypts on the next use once it is back', async () => {
+      const db = createDocumentClient({ endpoint: dynamo.endpoint, region: 'local' });
+      const signer = new KeyringSigner(
+        new DynamoKeyringStore(db, LOCAL_TABLE_NAMES.signingKeys),
+        new KmsKeyEncryption(kmsClient(REGION, kms.endpoint), keyArn),
+        systemClock,
+      );
+      await kms.inject({ kind: 'internal-error' });
+      try {
+        await expect(signer.subjectOf({ kind: 'organization', id: 'org-a' }, 'u')).rejects.toBeInstanceOf(
+          DependencyUnavailableError,
+        );
+      } finally {
+        await kms.clear();
+      }
+      const from = kms.requests.length;
+      await expect(signer.subjectOf({ kind: 'organization', id: 'org-a' }, 'u')).resolves.toMatch(
+        /^[\w-]{43}$/,
+      );
+      expect(kmsCalls(from)).toEqual(['Decrypt']);
+      db.destroy();
+    }, 30_000);
 
     it(`signs ${LOGOUTS} logout tokens on one warm delivery worker with at most one KMS request in total`, async () => {
       const worker = await loadHandler<QueueHandler>(() => import('#functions/webhook-delivery'), {
