@@ -33,10 +33,9 @@ beforeAll(async () => {
   vi.setSystemTime(new Date('2026-03-01T00:00:00.000Z'));
   server = createServer((req, res) => {
     void (async () => {
-      const body =
-        req.url === '/.well-known/jwks.json'
-          ? (jwksFetches++, jwks(await published.publicKeys()))
-          : openIdConfiguration(issuer);
+      const isJwks = req.url === '/.well-known/jwks.json';
+      if (isJwks) jwksFetches++;
+      const body = isJwks ? jwks(await published.publicKeys()) : openIdConfiguration(issuer);
       res.writeHead(200, { 'Content-Type': 'application/json' }).end(JSON.stringify(body));
     })();
   });
