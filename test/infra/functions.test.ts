@@ -116,12 +116,13 @@ describe('Lambda functions', () => {
     ]);
   });
 
-  it('grants the embed page the token index, the session itself and its board, and the update that binds', () => {
+  it('grants the embed page the token index, the session itself and its board, the update that binds, and the keyring', () => {
     // BatchGetItem: the session with the cut-off records that could cover it (the same table).
     expect(grantsOf('embedPage')).toEqual([
       'BatchGetItem on sessions',
       'GetItem on boards',
       'GetItem on sessions',
+      'GetItem on signingKeys',
       'Query on sessions/index/tokenHash-index',
       'UpdateItem on sessions',
     ]);

@@ -74,7 +74,7 @@ describe('stack outputs', () => {
       'AlarmTopicArn',
       'UsagePlanId',
       'ProvisioningCallerPolicyArn',
-      'IdTokenSigningKeyAlias',
+      'IdTokenKeyringKeyAlias',
       'EventBusName',
       'WebhookDeadLetterQueueUrl',
       'StreamFailureQueueUrl',
