@@ -13,6 +13,8 @@ import type {
   SigningKeySet,
   WebhookSecrets,
 } from '#lib/domain/ports';
+import { createDocumentClient } from '#lib/dynamodb/client';
+import { DynamoKeyringStore } from '#lib/dynamodb/keyring';
 import type {
   DynamoConfig,
   IdTokenKeysConfig,
@@ -28,12 +30,11 @@ async function kmsClientOf(region: string): Promise<KMSClient> {
   return kmsClient(region);
 }
 
-/** The keyring's table. */
-async function keyringStoreOf(table: string, dynamo: DynamoConfig) {
-  const [{ createDocumentClient }, { DynamoKeyringStore }] = await Promise.all([
-    import('#lib/dynamodb/client'),
-    import('#lib/dynamodb/keyring'),
-  ]);
+/**
+ * The keyring's table. Imported statically, unlike the signing code: a dynamic import of the DynamoDB
+ * client's module would make esbuild wrap it lazily and keep the whole DynamoDB client in every bundle.
+ */
+function keyringStoreOf(table: string, dynamo: DynamoConfig) {
   return new DynamoKeyringStore(createDocumentClient(dynamo), table);
 }
 
@@ -62,7 +63,7 @@ export function idTokenPortsOf(
     if (!config) throw new Error(`${NO_KEYS}, yet a board names an application`);
     const { KeyringSigner } = await import('#lib/signing/keyring-keys');
     return new KeyringSigner(
-      await keyringStoreOf(config.table, config.dynamo),
+      keyringStoreOf(config.table, config.dynamo),
       await keyEncryptionOf(config),
       systemClock,
     );
@@ -74,7 +75,7 @@ export function signingKeySetOf(config: PublishedKeysConfig | undefined): () => 
   return onFirstUse(async () => {
     if (!config) throw new Error('No ID token keyring is configured (SIGNING_KEYS_TABLE)');
     const { KeyringPublicKeys } = await import('#lib/signing/keyring-keys');
-    return new KeyringPublicKeys(await keyringStoreOf(config.table, config.dynamo), systemClock);
+    return new KeyringPublicKeys(keyringStoreOf(config.table, config.dynamo), systemClock);
   });
 }
 
@@ -82,7 +83,7 @@ export function signingKeySetOf(config: PublishedKeysConfig | undefined): () => 
 export async function keyRotationOf(config: IdTokenKeysConfig, policy: RotationPolicy) {
   const { KeyRotation } = await import('#lib/signing/keyring-keys');
   return new KeyRotation(
-    await keyringStoreOf(config.table, config.dynamo),
+    keyringStoreOf(config.table, config.dynamo),
     await keyEncryptionOf(config),
     systemClock,
     policy,
