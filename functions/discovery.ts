@@ -7,10 +7,10 @@ import { httpErrors } from '#lib/http/middlewares/http-errors';
 import { withRequestBudget } from '#lib/http/middlewares/request-budget';
 import { readDiscoveryConfig } from '#lib/platform/config';
 import { createLogger } from '#lib/platform/logger';
-import { signingKeySetOf } from './keys';
+import { publishedKeys } from './wiring';
 
 const config = readDiscoveryConfig(environmentOf('discovery', process.env));
-const keySet = signingKeySetOf(config.keys);
+const keySet = publishedKeys(config.keys);
 const logger = createLogger({ function: 'discovery' });
 
 /**

@@ -14,13 +14,12 @@ import { createLogger } from '#lib/platform/logger';
 import { cryptoRandom, systemClock } from '#lib/platform/system';
 import { boardAppUrlOf, handOff } from '#lib/use-cases/hand-off';
 import { openEmbedSession } from '#lib/use-cases/open-embed-session';
-import { idTokenPortsOf } from './keys';
-import { openEmbedSessionDeps } from './wiring';
+import { idTokenPorts, openEmbedSessionDeps } from './wiring';
 
 const config = readEmbedPageConfig(environmentOf('embedPage', process.env));
 const deps = openEmbedSessionDeps(config);
 const logger = createLogger({ function: 'embed-page' });
-const idTokenPorts = idTokenPortsOf(config.idTokenKeys);
+const handOffKeys = idTokenPorts(config.idTokenKeys);
 
 /**
  * GET /embed?token=…: the embedded board, or a styled error page (JSON when asked for). HEAD: the same
@@ -49,7 +48,7 @@ export const handler = withRequestId(withRequestBudget(middy<APIGatewayProxyEven
     // (for HEAD too, so its headers are GET's; headWithoutBody drops the token with the body).
     const appUrl = boardAppUrlOf(view.board, config.boardAppUrl, config.appUrlRule);
     if (appUrl !== undefined) {
-      const keys = await idTokenPorts();
+      const keys = await handOffKeys();
       const issuer = config.publicBaseUrl ?? apiBaseUrl(event);
       const handoff = await handOff(
         { signer: keys, subjects: keys, clock: systemClock, random: cryptoRandom },

@@ -3,7 +3,7 @@ import { STAGE_ROTATION } from '#lib/domain/keyring';
 import { readKeyRotationConfig } from '#lib/platform/config';
 import { createLogger } from '#lib/platform/logger';
 import type { RotationResult } from '#lib/signing/keyring-keys';
-import { keyRotationOf } from './keys';
+import { keyRotation } from './wiring';
 
 const config = readKeyRotationConfig(environmentOf('keyRotation', process.env));
 const logger = createLogger({ function: 'key-rotation' });
@@ -14,7 +14,7 @@ const logger = createLogger({ function: 'key-rotation' });
  * writes nothing. A run that meets another's write fails and the next run does the step.
  */
 export const handler = async (): Promise<Pick<RotationResult, 'outcome'> & { kids: string[] }> => {
-  const result = await (await keyRotationOf(config, STAGE_ROTATION)).scheduled();
+  const result = await (await keyRotation(config, STAGE_ROTATION)).scheduled();
   const kids = result.keys.map((key) => key.kid);
   logger.info('key rotation done', { outcome: result.outcome, kids });
   return { outcome: result.outcome, kids };

@@ -9,12 +9,11 @@ import type { RotationPolicy } from '#lib/domain/keyring';
 import type {
   IdTokenSigner,
   KeyEncryption,
+  KeyringStore,
   PairwiseSubjects,
   SigningKeySet,
   WebhookSecrets,
 } from '#lib/domain/ports';
-import { createDocumentClient } from '#lib/dynamodb/client';
-import { DynamoKeyringStore } from '#lib/dynamodb/keyring';
 import type {
   DynamoConfig,
   IdTokenKeysConfig,
@@ -31,12 +30,10 @@ async function kmsClientOf(region: string): Promise<KMSClient> {
 }
 
 /**
- * The keyring's table. Imported statically, unlike the signing code: a dynamic import of the DynamoDB
- * client's module would make esbuild wrap it lazily and keep the whole DynamoDB client in every bundle.
+ * The keyring's table, given by the composition root (functions/wiring.ts, `keyringStore`): the DynamoDB
+ * adapter is built there, as every other.
  */
-function keyringStoreOf(table: string, dynamo: DynamoConfig) {
-  return new DynamoKeyringStore(createDocumentClient(dynamo), table);
-}
+export type KeyringStoreOf = (table: string, dynamo: DynamoConfig) => KeyringStore;
 
 /** What opens the keyring: the KMS key, or locally the key file standing in for it. */
 async function keyEncryptionOf(config: IdTokenKeysConfig): Promise<KeyEncryption> {
@@ -58,6 +55,7 @@ const NO_KEYS =
  */
 export function idTokenPortsOf(
   config: IdTokenKeysConfig | undefined,
+  keyringStoreOf: KeyringStoreOf,
 ): () => Promise<IdTokenSigner & PairwiseSubjects> {
   return onFirstUse(async () => {
     if (!config) throw new Error(`${NO_KEYS}, yet a board names an application`);
@@ -71,7 +69,10 @@ export function idTokenPortsOf(
 }
 
 /** The published key set of the keyring, made on first use. Throws when none is configured. */
-export function signingKeySetOf(config: PublishedKeysConfig | undefined): () => Promise<SigningKeySet> {
+export function signingKeySetOf(
+  config: PublishedKeysConfig | undefined,
+  keyringStoreOf: KeyringStoreOf,
+): () => Promise<SigningKeySet> {
   return onFirstUse(async () => {
     if (!config) throw new Error('No ID token keyring is configured (SIGNING_KEYS_TABLE)');
     const { KeyringPublicKeys } = await import('#lib/signing/keyring-keys');
@@ -80,7 +81,11 @@ export function signingKeySetOf(config: PublishedKeysConfig | undefined): () => 
 }
 
 /** The keyring's rotation on `policy`'s schedule. */
-export async function keyRotationOf(config: IdTokenKeysConfig, policy: RotationPolicy) {
+export async function keyRotationOf(
+  config: IdTokenKeysConfig,
+  policy: RotationPolicy,
+  keyringStoreOf: KeyringStoreOf,
+) {
   const { KeyRotation } = await import('#lib/signing/keyring-keys');
   return new KeyRotation(
     keyringStoreOf(config.table, config.dynamo),

@@ -13,6 +13,7 @@ import { UsagePlanKeys } from '#lib/aws/api-gateway-keys';
 import { CachedBoardRepository, CachedMembershipRepository } from '#lib/cache/read-cache';
 import { PUBLIC_DESTINATIONS } from '#lib/domain/destinations';
 import type { EventSink } from '#lib/domain/events';
+import type { RotationPolicy } from '#lib/domain/keyring';
 import type { Clock, IdempotencyRepository, RandomSource } from '#lib/domain/ports';
 import { DynamoApiKeyRepository } from '#lib/dynamodb/api-keys';
 import { DynamoBoardRepository } from '#lib/dynamodb/boards';
@@ -20,6 +21,7 @@ import { createDocumentClient } from '#lib/dynamodb/client';
 import { DynamoCoveredSessions } from '#lib/dynamodb/covered-sessions';
 import { DynamoEventStore } from '#lib/dynamodb/events';
 import { DynamoIdempotencyRepository } from '#lib/dynamodb/idempotency';
+import { DynamoKeyringStore } from '#lib/dynamodb/keyring';
 import { DynamoMembershipRepository } from '#lib/dynamodb/memberships';
 import { DynamoSessionRepository } from '#lib/dynamodb/sessions';
 import { DynamoWebhookRepository } from '#lib/dynamodb/webhooks';
@@ -32,8 +34,11 @@ import {
   type AuthorizerConfig,
   type CreateSessionConfig,
   type CreateWebhookConfig,
+  type DynamoConfig,
   type EmbedPageConfig,
   type EventPipelineConfig,
+  type IdTokenKeysConfig,
+  type PublishedKeysConfig,
   readCreateWebhookConfig,
   readEventPipelineConfig,
   readProvisioningConfig,
@@ -53,7 +58,7 @@ import type { WebhookDeps } from '#lib/use-cases/webhooks';
 import { AWS_RETRY_SECONDS, WebhookSink } from '#lib/webhooks/delivery';
 import { destinationPost } from '#lib/webhooks/destination-post';
 import { type DeliveryQueueDeps, SqsDeliveryScheduler } from '#lib/webhooks/sqs';
-import { idTokenPortsOf, webhookSecretsOf } from './keys';
+import { idTokenPortsOf, keyRotationOf, signingKeySetOf, webhookSecretsOf } from './keys';
 
 type Env = Record<string, string | undefined>;
 
@@ -272,7 +277,7 @@ export function webhookDeliveryDeps(env: Env): DeliveryQueueDeps {
   const post = destinationPost(PUBLIC_DESTINATIONS);
   const logouts: LogoutDeps = {
     boards,
-    tokens: idTokenPortsOf(config.logout.idTokenKeys),
+    tokens: idTokenPorts(config.logout.idTokenKeys),
     issuer: config.logout.issuer ?? '',
     stageAppUrl: config.logout.boardAppUrl,
     appUrlRule: config.logout.appUrlRule,
@@ -344,4 +349,24 @@ export function createWebhookDeps(env: Env): {
     },
     idempotencyDeps: idempotencyDepsOf(db, config.tables.idempotency),
   };
+}
+
+/** The ID token keyring's table (the signing keys table), for the keys made in functions/keys.ts. */
+function keyringStore(table: string, dynamo: DynamoConfig): DynamoKeyringStore {
+  return new DynamoKeyringStore(createDocumentClient(dynamo), table);
+}
+
+/** The ID token signer and pairwise subjects of the keyring, made on first use. */
+export function idTokenPorts(config: IdTokenKeysConfig | undefined) {
+  return idTokenPortsOf(config, keyringStore);
+}
+
+/** The JWKS of the keyring (public halves only), made on first use. */
+export function publishedKeys(config: PublishedKeysConfig | undefined) {
+  return signingKeySetOf(config, keyringStore);
+}
+
+/** The keyring's rotation on `policy`'s schedule. */
+export function keyRotation(config: IdTokenKeysConfig, policy: RotationPolicy) {
+  return keyRotationOf(config, policy, keyringStore);
 }

@@ -1,4 +1,4 @@
-import { keyRotationOf } from '#functions/keys';
+import { keyRotation } from '#functions/wiring';
 import { LOCAL_ROTATION, type RotationPolicy } from '#lib/domain/keyring';
 import type { IdTokenKeysConfig } from '#lib/platform/config';
 import type { Logger } from '#lib/platform/logger';
@@ -23,7 +23,7 @@ export async function startLocalKeyRotation(
   logger: Logger,
   options: { policy?: RotationPolicy; checkMs?: number } = {},
 ): Promise<LocalKeyRotation> {
-  const rotation = await keyRotationOf(config, options.policy ?? LOCAL_ROTATION);
+  const rotation = await keyRotation(config, options.policy ?? LOCAL_ROTATION);
   await rotation.scheduled();
   const timer = setInterval(() => {
     rotation

@@ -3,7 +3,8 @@ import { once } from 'node:events';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
-import { idTokenPortsOf, webhookSecretsOf } from '#functions/keys';
+import { webhookSecretsOf } from '#functions/keys';
+import { idTokenPorts } from '#functions/wiring';
 import { gatewaySecurityHeaders } from '#lib/definitions/gateway-responses';
 import { FUNCTIONS, type FunctionName } from '#lib/definitions/routes';
 import { LOCAL_TABLE_NAMES, TABLE_KEYS, TABLES } from '#lib/definitions/tables';
@@ -222,7 +223,7 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
       boards: new DynamoBoardRepository(client, LOCAL_TABLE_NAMES.boards),
       // What a revoke-all's logouts read: the cut-offs and the sessions they cover.
       sessions: new DynamoCoveredSessions(client, LOCAL_TABLE_NAMES.sessions),
-      tokens: idTokenPortsOf(idTokenKeys),
+      tokens: idTokenPorts(idTokenKeys),
       issuer: process.env.PUBLIC_BASE_URL,
       stageAppUrl,
       appUrlRule,
