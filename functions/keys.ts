@@ -20,8 +20,8 @@ import type {
   PublishedKeysConfig,
   WebhookSecretsConfig,
 } from '#lib/platform/config';
+import { onFirstUse } from '#lib/platform/on-first-use';
 import { systemClock } from '#lib/platform/system';
-import { onFirstUse } from '#lib/signing/on-first-use';
 
 /** A KMS client of the region, with the limits of every AWS call. */
 async function kmsClientOf(region: string): Promise<KMSClient> {

@@ -44,7 +44,7 @@ import type {
   SigningKeySet,
 } from '#lib/domain/ports';
 import type { Tenant } from '#lib/domain/tenant';
-import { onFirstUse } from './on-first-use';
+import { onFirstUse } from '#lib/platform/on-first-use';
 import { generateSealingKeyPair, open, seal } from './sealed-box';
 import { tenantIdMessage, tenantSubjectMessage } from './subject';
 

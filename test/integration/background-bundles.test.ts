@@ -62,6 +62,6 @@ describe('the event pipeline bundles', () => {
   );
 
   it('bundles the ID token signer into webhookDelivery, which signs the logout tokens', () => {
-    expect(inputs.get('webhookDelivery')).toContain('lib/signing/kms.ts');
+    expect(inputs.get('webhookDelivery')).toContain('lib/signing/keyring-keys.ts');
   });
 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { onFirstUse } from '#lib/signing/on-first-use';
+import { onFirstUse } from '#lib/platform/on-first-use';
 
 describe('onFirstUse', () => {
   it('makes the value once and shares it with every later call', async () => {
