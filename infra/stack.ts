@@ -3,7 +3,6 @@ import {
   Aws,
   type CfnElement,
   CfnOutput,
-  Fn,
   Stack,
   type StackProps,
   Validations,
