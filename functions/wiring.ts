@@ -197,13 +197,11 @@ function eventBridgeClient(region: string): EventBridgeClient {
 }
 
 /**
- * The sinks of the stream consumer and the sweep: the stack's bus, webhook fan-out to the delivery queue,
- * and back-channel logouts of the boards with a logout URL to the same queue (signed by its worker).
+ * The sinks of the stream consumer and the sweep: the stack's bus, each owner's events handed to the
+ * delivery queue (its worker expands them into the owner's webhook deliveries), and back-channel logouts
+ * of the boards with a logout URL to the same queue (signed by its worker).
  */
-function pipelineSinks(
-  config: EventPipelineConfig<'webhooks' | 'boards'>,
-  db: DynamoDBDocumentClient,
-): EventSink[] {
+function pipelineSinks(config: EventPipelineConfig<'boards'>, db: DynamoDBDocumentClient): EventSink[] {
   const scheduler = new SqsDeliveryScheduler(
     sqsClient(config.dynamo.region),
     config.deliveryQueueUrl,
@@ -211,7 +209,7 @@ function pipelineSinks(
   );
   return [
     new EventBusSink(eventBridgeClient(config.dynamo.region), config.eventBusName ?? ''),
-    new WebhookSink({ webhooks: new DynamoWebhookRepository(db, config.tables.webhooks), scheduler }),
+    new WebhookSink({ handOffs: scheduler }),
     new BackChannelLogoutSink({
       boards: new DynamoBoardRepository(db, config.tables.boards),
       stageAppUrl: config.logout.boardAppUrl,
@@ -226,7 +224,7 @@ function pipelineSinks(
  * cut-off a revoke-all writes, as a first message on the delivery queue (whose worker runs the steps).
  */
 export function sessionStreamDeps(env: Env): ProcessorDeps {
-  const config = readEventPipelineConfig(env, ['events', 'webhooks', 'boards'], { eventBus: true });
+  const config = readEventPipelineConfig(env, ['events', 'boards'], { eventBus: true });
   const db = createDocumentClient(config.dynamo);
   const queue = new SqsDeliveryScheduler(
     sqsClient(config.dynamo.region),
@@ -243,7 +241,7 @@ export function sessionStreamDeps(env: Env): ProcessorDeps {
 
 /** Ports of the expiry sweep: the stream consumer's, and the sessions it re-reads. */
 export function expirySweepDeps(env: Env): SweepDeps {
-  const config = readEventPipelineConfig(env, ['events', 'webhooks', 'sessions', 'boards'], {
+  const config = readEventPipelineConfig(env, ['events', 'sessions', 'boards'], {
     eventBus: true,
   });
   const db = createDocumentClient(config.dynamo);
@@ -256,7 +254,8 @@ export function expirySweepDeps(env: Env): SweepDeps {
 }
 
 /**
- * Ports of the delivery queue's worker, on the AWS retry schedule: webhook delivery, back-channel logout
+ * Ports of the delivery queue's worker, on the AWS retry schedule: the expansion of each handed-off event
+ * into its owner's webhook deliveries and each delivery's attempts, back-channel logout
  * (each attempt signs its logout token in KMS), and the steps of a revoke-all's logout fan-out (which
  * read the sessions table).
  */

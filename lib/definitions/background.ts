@@ -54,12 +54,12 @@ export const BACKGROUND_FUNCTIONS = {
   sessionStream: {
     entry: 'functions/session-stream.ts',
     description:
-      'Sessions table stream: records session events, puts them on the bus, queues webhooks, logouts and revoke-all logout fan-outs',
+      'Sessions table stream: records session events, puts them on the bus, hands them to webhook delivery, queues logouts and revoke-all logout fan-outs',
     // PutItem records an event (conditional on its fixed id) and notes a created session's expiry;
     // GetItem tells a refused put that met its own earlier write. Boards: GetItem reads an ended
-    // session's board, whose logout URL says whether a back-channel logout is queued.
-    access: { events: ['PutItem', 'GetItem'], webhooks: ['Query'], boards: ['GetItem'] },
-    queries: { webhooks: [TABLE_ITSELF] },
+    // session's board, whose logout URL says whether a back-channel logout is queued. No webhook
+    // endpoint is read here: each owner's event is one message the delivery worker expands.
+    access: { events: ['PutItem', 'GetItem'], boards: ['GetItem'] },
     // PUBLIC_BASE_URL and BOARD_APP_URL: which boards have an application, decided as the embed page does.
     settings: ['EVENT_BUS_NAME', 'WEBHOOK_DELIVERY_QUEUE_URL', 'PUBLIC_BASE_URL', 'BOARD_APP_URL'],
     trigger: { kind: 'sessionStream' },
@@ -76,11 +76,10 @@ export const BACKGROUND_FUNCTIONS = {
       events: ['Query', 'GetItem', 'PutItem', 'UpdateItem', 'DeleteItem'],
       // GetItem re-reads a due session; BatchGetItem the cut-off records that could cover it.
       sessions: ['GetItem', 'BatchGetItem'],
-      webhooks: ['Query'],
       // An expired session's board: a back-channel logout is queued when it has a logout URL.
       boards: ['GetItem'],
     },
-    queries: { events: [TABLE_ITSELF], webhooks: [TABLE_ITSELF] },
+    queries: { events: [TABLE_ITSELF] },
     settings: ['EVENT_BUS_NAME', 'WEBHOOK_DELIVERY_QUEUE_URL', 'PUBLIC_BASE_URL', 'BOARD_APP_URL'],
     trigger: { kind: 'schedule', everyMinutes: 5 },
     putsEvents: true,
@@ -90,18 +89,20 @@ export const BACKGROUND_FUNCTIONS = {
   webhookDelivery: {
     entry: 'functions/webhook-delivery.ts',
     description:
-      'Delivery queue: one signed webhook or back-channel logout attempt per message, retries as delayed messages; revoke-all logout fan-out steps',
-    // Each attempt reads its endpoint, or its board (a cleared logout URL is sent nothing more). A step of
+      'Delivery queue: handed-off events expanded into webhook deliveries; one signed webhook or back-channel logout attempt per message, retries as delayed messages; revoke-all logout fan-out steps',
+    // A handed-off event reads its owner's endpoints (Query of the owner's partition). Each attempt reads
+    // its endpoint, or its board (a cleared logout URL is sent nothing more). A step of
     // a revoke-all's logout fan-out reads a page of the sessions a cut-off covers from a scope index
     // (Query), those sessions again and the cut-off records that could cover them (BatchGetItem), or, for
     // an operator's cut-off of a user across tenants or of the stage, a segment of the table (Scan).
     access: {
-      webhooks: ['GetItem'],
+      webhooks: ['GetItem', 'Query'],
       boards: ['GetItem'],
       sessions: ['Query', 'BatchGetItem', 'Scan'],
       signingKeys: ['GetItem'],
     },
     queries: {
+      webhooks: [TABLE_ITSELF],
       sessions: [
         SESSION_SCOPE_INDEXES.orgUser,
         SESSION_SCOPE_INDEXES.creatorUser,

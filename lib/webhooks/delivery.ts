@@ -3,7 +3,7 @@
  * type, and the attempt of one delivery. Where a delivery waits between attempts is a port: a timer on
  * the local runtime, an SQS queue with message delays on AWS.
  */
-import type { EventSink, RoutedEvent } from '#lib/domain/events';
+import { EVENT_TYPES, type EventSink, type EventType, type RoutedEvent } from '#lib/domain/events';
 import type { Clock, WebhookRepository, WebhookSecrets } from '#lib/domain/ports';
 import { signingSecretVersions, subscribesTo } from '#lib/domain/webhook';
 import type { Logger } from '#lib/platform/logger';
@@ -80,37 +80,95 @@ export interface DeliveryDeps {
   retrySeconds: readonly number[];
 }
 
-/** The sink: each event, once per endpoint of its owner that subscribes to its type (an ownerless one: none). */
+/**
+ * One event for one owner: what the shared pipeline (the stream consumer, the expiry sweep) hands to
+ * delivery. The delivery side expands it into one delivery per endpoint of the owner subscribed to its
+ * type, so the pipeline's work per event is the same whatever the owner's endpoints.
+ */
+export interface WebhookEventHandOff {
+  eventId: string;
+  ownerUserId: string;
+  /** The event's type, which decides the endpoints it goes to. */
+  type: EventType;
+  /** The event's JSON: the very bytes every delivery of it sends. */
+  body: string;
+}
+
+/**
+ * Where the pipeline hands events off: the delivery queue on AWS (SendMessageBatch, ten at a time, the
+ * batches side by side), timers locally. Resolves once every hand-off is accepted, throws otherwise.
+ */
+export interface WebhookHandOffQueue {
+  handOff(events: readonly WebhookEventHandOff[]): Promise<void>;
+}
+
+/**
+ * Where an expanded event's deliveries wait for their first attempt: all of them in a bounded number of
+ * calls (SendMessageBatch on AWS).
+ */
+export interface DeliveryBatchQueue {
+  scheduleAll(deliveries: readonly WebhookDelivery[]): Promise<void>;
+}
+
+/**
+ * The sink: each event of an owner, handed off once (an ownerless one: never). It reads no endpoint and
+ * waits on no receiver: how many endpoints an owner has, and how they answer, is the delivery side's.
+ */
 export class WebhookSink implements EventSink {
-  constructor(private readonly deps: Pick<DeliveryDeps, 'webhooks' | 'scheduler'>) {}
+  constructor(private readonly deps: { handOffs: WebhookHandOffQueue }) {}
 
   async publish(events: readonly RoutedEvent[]): Promise<void> {
-    const endpointsOf = new Map<string, ReturnType<WebhookRepository['list']>>();
+    const handOffs: WebhookEventHandOff[] = [];
     for (const routed of events) {
-      const owner = routed.ownerUserId;
       // An operator's revoke-all is no tenant's event: it goes to the event bus only.
-      if (owner === null) continue;
-      let endpoints = endpointsOf.get(owner);
-      if (!endpoints) {
-        endpoints = this.deps.webhooks.list(owner);
-        endpointsOf.set(owner, endpoints);
-      }
-      const body = JSON.stringify(routed.event);
-      for (const endpoint of await endpoints) {
-        if (!subscribesTo(endpoint, routed.event.type)) continue;
-        await this.deps.scheduler.schedule(
-          {
-            eventId: routed.event.id,
-            ownerUserId: owner,
-            endpointId: endpoint.id,
-            body,
-            attempt: 0,
-          },
-          0,
-        );
-      }
+      if (routed.ownerUserId === null) continue;
+      handOffs.push({
+        eventId: routed.event.id,
+        ownerUserId: routed.ownerUserId,
+        type: routed.event.type,
+        body: JSON.stringify(routed.event),
+      });
     }
+    if (handOffs.length > 0) await this.deps.handOffs.handOff(handOffs);
   }
+}
+
+/** True for a well-formed hand-off read back from a queue. */
+export function isWebhookEventHandOff(value: unknown): value is WebhookEventHandOff {
+  if (typeof value !== 'object' || value === null) return false;
+  const fields = value as Record<string, unknown>;
+  return (
+    (['eventId', 'ownerUserId', 'body'] as const).every(
+      (field) => typeof fields[field] === 'string' && fields[field] !== '',
+    ) && (EVENT_TYPES as readonly unknown[]).includes(fields.type)
+  );
+}
+
+/**
+ * Expands a handed-off event into its first attempts: one per endpoint of its owner subscribed to its
+ * type, read now (an endpoint deleted since the event receives nothing; the owner's partition alone is
+ * read). Expanding the same hand-off twice (a message offered again) queues the same deliveries again,
+ * each with the event's id as its `webhook-id`, so a receiver recognises the repeat. Answers how many
+ * it queued.
+ */
+export async function expandHandOff(
+  deps: { webhooks: WebhookRepository; deliveries: DeliveryBatchQueue },
+  handOff: WebhookEventHandOff,
+): Promise<number> {
+  const endpoints = (await deps.webhooks.list(handOff.ownerUserId)).filter((endpoint) =>
+    subscribesTo(endpoint, handOff.type),
+  );
+  if (endpoints.length === 0) return 0;
+  await deps.deliveries.scheduleAll(
+    endpoints.map((endpoint) => ({
+      eventId: handOff.eventId,
+      ownerUserId: handOff.ownerUserId,
+      endpointId: endpoint.id,
+      body: handOff.body,
+      attempt: 0,
+    })),
+  );
+  return endpoints.length;
 }
 
 export type AttemptOutcome = 'delivered' | 'retrying' | 'exhausted' | 'endpoint-deleted' | 'refused';

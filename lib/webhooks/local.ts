@@ -1,11 +1,23 @@
-/** The webhook sink of the local runtime: deliveries on timers, the schedule from WEBHOOK_RETRY_SECONDS. */
+/**
+ * The webhook sink of the local runtime, shaped as on AWS: the pipeline hands each owner's event to a
+ * timer (the delivery queue's `webhookEvent` message), which expands it into the owner's deliveries, each
+ * on its own timers, the schedule from WEBHOOK_RETRY_SECONDS.
+ */
 import type { DestinationPolicy } from '#lib/domain/destinations';
 import type { EventSink } from '#lib/domain/events';
 import type { WebhookRepository, WebhookSecrets } from '#lib/domain/ports';
 import type { Logger } from '#lib/platform/logger';
 import { createMetrics, type Metrics } from '#lib/platform/metrics';
 import { systemClock } from '#lib/platform/system';
-import { attemptDelivery, type DeliveryDeps, type HttpPost, WebhookSink } from './delivery';
+import {
+  attemptDelivery,
+  type DeliveryDeps,
+  expandHandOff,
+  type HttpPost,
+  type WebhookDelivery,
+  type WebhookEventHandOff,
+  WebhookSink,
+} from './delivery';
 import { destinationPost } from './destination-post';
 import { TimerDeliveryScheduler } from './local-scheduler';
 
@@ -42,5 +54,31 @@ export function localWebhookDelivery(options: {
     redeliverySeconds: options.redeliverySeconds,
   });
   deps.scheduler = scheduler;
-  return { sink: new WebhookSink(deps), close: () => scheduler.close() };
+  const deliveries = {
+    scheduleAll: async (all: readonly WebhookDelivery[]) => {
+      for (const delivery of all) await scheduler.schedule(delivery, 0);
+    },
+  };
+  // A hand-off that throws (the endpoint table failing) is offered again, as SQS offers the message again.
+  const handOffs = new TimerDeliveryScheduler<WebhookEventHandOff>(
+    (handOff) => expandHandOff({ webhooks: options.webhooks, deliveries }, handOff),
+    {
+      logger: options.logger,
+      contextOf: ({ eventId, ownerUserId }) => ({ eventId, ownerUserId }),
+      redeliverySeconds: options.redeliverySeconds,
+    },
+  );
+  return {
+    sink: new WebhookSink({
+      handOffs: {
+        handOff: async (events) => {
+          for (const event of events) await handOffs.schedule(event, 0);
+        },
+      },
+    }),
+    close: async () => {
+      await handOffs.close();
+      await scheduler.close();
+    },
+  };
 }

@@ -1,12 +1,16 @@
 /**
  * Webhook delivery and back-channel logout on AWS: each (event, endpoint), and each logout of an ended
  * session, waits in the one SQS delivery queue between attempts (a message says which it is: `delivery`
- * or `logout`; a revoke-all's logouts are queued by the steps of its fan-out, `fanOut` messages). SQS delays a message by at most 15 minutes, so a longer wait is a chain of messages: each
+ * or `logout`; a revoke-all's logouts are queued by the steps of its fan-out, `fanOut` messages). The
+ * stream consumer and the expiry sweep hand each event over as one `webhookEvent` message per owner,
+ * which the worker expands into that owner's deliveries, so nothing of an owner's endpoints runs on the
+ * shared pipeline. SQS delays a message by at most 15 minutes, so a longer wait is a chain of messages: each
  * carries the time it is due (`notBefore`), and a message taken before then is sent again with the
  * remaining delay (at most 15 minutes), without an attempt. The schedule (AWS_RETRY_SECONDS) spans about
  * 37 hours.
  */
 import { SendMessageBatchCommand, SendMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
+import { DELIVERY_QUEUE_SOURCE } from '#lib/definitions/background';
 import type { Clock } from '#lib/domain/ports';
 import type { BatchResponse } from '#lib/events/stream';
 import {
@@ -16,7 +20,6 @@ import {
   type LogoutDeps,
 } from '#lib/logout/backchannel';
 import {
-  type DelayedWork,
   expandLogouts,
   type FanOutDeps,
   type FanOutQueue,
@@ -26,21 +29,28 @@ import {
 import {
   type AttemptOutcome,
   attemptDelivery,
+  type DeliveryBatchQueue,
   type DeliveryDeps,
   type DeliveryScheduler,
+  expandHandOff,
   isQueuedAttempt,
+  isWebhookEventHandOff,
   type WebhookDelivery,
+  type WebhookEventHandOff,
+  type WebhookHandOffQueue,
 } from './delivery';
 
 /** The longest delay SQS gives one message. */
 export const SQS_MAX_DELAY_SECONDS = 900;
 
 /**
- * What one message carries: a webhook delivery, a back-channel logout, or a step of a revoke-all's logout
- * fan-out. Never a token or a secret.
+ * What one message carries: a webhook delivery, an event handed off by the pipeline (expanded into its
+ * deliveries by the worker), a back-channel logout, or a step of a revoke-all's logout fan-out. Never a
+ * token or a secret.
  */
 export type QueuedWork =
   | { delivery: WebhookDelivery }
+  | { webhookEvent: WebhookEventHandOff }
   | { logout: LogoutDelivery }
   | { fanOut: LogoutFanOut };
 
@@ -53,11 +63,20 @@ export type DeliveryMessage = QueuedWork & {
   notBefore?: string;
 };
 
+/** A work to queue, visible after `delaySeconds`. */
+export interface QueuedDelayedWork {
+  work: QueuedWork;
+  delaySeconds: number;
+}
+
 /**
- * Schedules deliveries as SQS messages on the delivery queue; `logouts` schedules logouts on it, and
- * `send` queues a fan-out's works in batches of ten.
+ * Schedules deliveries as SQS messages on the delivery queue; `logouts` schedules logouts on it; `send`
+ * queues works in batches (a fan-out's steps and logouts, an expanded event's deliveries), and
+ * `handOff` queues the pipeline's events, one message per event and owner.
  */
-export class SqsDeliveryScheduler implements DeliveryScheduler, FanOutQueue {
+export class SqsDeliveryScheduler
+  implements DeliveryScheduler, FanOutQueue, WebhookHandOffQueue, DeliveryBatchQueue
+{
   /** The same queue, for back-channel logouts (`{"logout": …}` messages). */
   readonly logouts: DeliveryScheduler<LogoutDelivery> = {
     schedule: (logout, delaySeconds) => this.enqueue({ logout }, delaySeconds),
@@ -73,6 +92,16 @@ export class SqsDeliveryScheduler implements DeliveryScheduler, FanOutQueue {
     return this.enqueue({ delivery }, delaySeconds);
   }
 
+  /** One message per (event, owner), ten to a call, the calls side by side. */
+  handOff(events: readonly WebhookEventHandOff[]): Promise<void> {
+    return this.send(events.map((webhookEvent) => ({ work: { webhookEvent }, delaySeconds: 0 })));
+  }
+
+  /** An expanded event's first attempts, due at once. */
+  scheduleAll(deliveries: readonly WebhookDelivery[]): Promise<void> {
+    return this.send(deliveries.map((delivery) => ({ work: { delivery }, delaySeconds: 0 })));
+  }
+
   private async enqueue(work: QueuedWork, delaySeconds: number): Promise<void> {
     const notBefore =
       delaySeconds > SQS_MAX_DELAY_SECONDS
@@ -85,25 +114,29 @@ export class SqsDeliveryScheduler implements DeliveryScheduler, FanOutQueue {
   }
 
   /**
-   * Queues works with one SendMessageBatch per ten. A batch SQS refuses in part fails the whole call:
-   * the step that sent it is run again, and what it queues again repeats only what was queued already.
+   * Queues works with SendMessageBatch calls of at most ten messages and at most the queue's message
+   * size in all (what SQS takes in one call), the calls side by side. A batch SQS refuses in part fails
+   * the whole call: the step that sent it is run again, and what it queues again repeats only what was
+   * queued already.
    */
-  async send(works: readonly DelayedWork[]): Promise<void> {
-    for (let start = 0; start < works.length; start += SQS_BATCH_MAX) {
-      const batch = works.slice(start, start + SQS_BATCH_MAX);
-      const answer = await this.sqs.send(
-        new SendMessageBatchCommand({
-          QueueUrl: this.queueUrl,
-          Entries: batch.map(({ work, delaySeconds }, i) => ({
-            Id: String(i),
-            MessageBody: JSON.stringify(work),
-            DelaySeconds: Math.min(Math.max(0, Math.ceil(delaySeconds)), SQS_MAX_DELAY_SECONDS),
-          })),
-        }),
-      );
-      const failed = answer.Failed?.length ?? 0;
-      if (failed > 0) throw new Error(`SQS refused ${failed} of ${batch.length} messages of a batch`);
-    }
+  async send(works: readonly QueuedDelayedWork[]): Promise<void> {
+    const answers = await Promise.all(
+      sqsBatches(works).map(async (batch) => {
+        const answer = await this.sqs.send(
+          new SendMessageBatchCommand({
+            QueueUrl: this.queueUrl,
+            Entries: batch.map(({ body, delaySeconds }, i) => ({
+              Id: String(i),
+              MessageBody: body,
+              DelaySeconds: Math.min(Math.max(0, Math.ceil(delaySeconds)), SQS_MAX_DELAY_SECONDS),
+            })),
+          }),
+        );
+        return { failed: answer.Failed?.length ?? 0, of: batch.length };
+      }),
+    );
+    const refused = answers.find(({ failed }) => failed > 0);
+    if (refused) throw new Error(`SQS refused ${refused.failed} of ${refused.of} messages of a batch`);
   }
 
   /** Sends a message that came too early again, for the rest of its wait (at most 15 minutes). */
@@ -122,13 +155,42 @@ export class SqsDeliveryScheduler implements DeliveryScheduler, FanOutQueue {
   }
 }
 
+/**
+ * Splits works into SendMessageBatch calls: at most ten messages each, and at most the queue's message
+ * size in all (SQS refuses a larger batch whole). A message alone in its batch is sent whatever its size
+ * (SQS then refuses it, as it would a SendMessage of it).
+ */
+export function sqsBatches(
+  works: readonly QueuedDelayedWork[],
+): Array<Array<{ body: string; delaySeconds: number }>> {
+  const batches: Array<Array<{ body: string; delaySeconds: number }>> = [];
+  let current: Array<{ body: string; delaySeconds: number }> = [];
+  let bytes = 0;
+  for (const { work, delaySeconds } of works) {
+    const body = JSON.stringify(work);
+    const size = Buffer.byteLength(body);
+    if (
+      current.length === SQS_BATCH_MAX ||
+      (current.length > 0 && bytes + size > DELIVERY_QUEUE_SOURCE.maxMessageBytes)
+    ) {
+      batches.push(current);
+      current = [];
+      bytes = 0;
+    }
+    current.push({ body, delaySeconds });
+    bytes += size;
+  }
+  if (current.length > 0) batches.push(current);
+  return batches;
+}
+
 /** One SQS record as Lambda hands it over (the fields read here). */
 export interface SqsRecord {
   messageId: string;
   body: string;
 }
 
-export type DeliveryMessageOutcome = AttemptOutcome | 'postponed' | 'expanded';
+export type DeliveryMessageOutcome = AttemptOutcome | 'postponed' | 'expanded' | 'event-expanded';
 
 function isWebhookDelivery(value: unknown): value is WebhookDelivery {
   return isQueuedAttempt<WebhookDelivery>(value, ['eventId', 'ownerUserId', 'endpointId', 'body']);
@@ -138,6 +200,7 @@ function isWebhookDelivery(value: unknown): value is WebhookDelivery {
 export function parseDeliveryMessage(body: string): DeliveryMessage {
   const parsed = JSON.parse(body) as {
     delivery?: unknown;
+    webhookEvent?: unknown;
     logout?: unknown;
     fanOut?: unknown;
     notBefore?: unknown;
@@ -145,16 +208,18 @@ export function parseDeliveryMessage(body: string): DeliveryMessage {
   const dueTimeValid =
     parsed?.notBefore === undefined ||
     (typeof parsed.notBefore === 'string' && !Number.isNaN(Date.parse(parsed.notBefore)));
-  const kinds = [parsed?.delivery, parsed?.logout, parsed?.fanOut].filter(
+  const kinds = [parsed?.delivery, parsed?.webhookEvent, parsed?.logout, parsed?.fanOut].filter(
     (work) => work !== undefined,
   ).length;
   const valid =
     dueTimeValid &&
     kinds === 1 &&
     (parsed?.delivery === undefined || isWebhookDelivery(parsed.delivery)) &&
+    (parsed?.webhookEvent === undefined || isWebhookEventHandOff(parsed.webhookEvent)) &&
     (parsed?.logout === undefined || isLogoutDelivery(parsed.logout)) &&
     (parsed?.fanOut === undefined || isLogoutFanOut(parsed.fanOut));
-  if (!valid) throw new Error('Not a webhook delivery, back-channel logout or logout fan-out message');
+  if (!valid)
+    throw new Error('Not a webhook delivery or event, back-channel logout or logout fan-out message');
   return parsed as DeliveryMessage;
 }
 
@@ -186,6 +251,10 @@ export async function handleDeliveryMessage(
   if ('fanOut' in message) {
     await expandLogouts(deps.fanOut, message.fanOut);
     return 'expanded';
+  }
+  if ('webhookEvent' in message) {
+    await expandHandOff({ webhooks: deps.webhooks, deliveries: deps.scheduler }, message.webhookEvent);
+    return 'event-expanded';
   }
   return 'logout' in message
     ? attemptLogout(deps.logouts, message.logout)

@@ -180,10 +180,30 @@ describe('background function grants', () => {
     const sessions = JSON.stringify({ 'Fn::GetAtt': [ids.sessions, 'Arn'] });
     const scans = NAMES.flatMap((name) => actionsOf(name, 'dynamodb:Scan').map((a) => `${name}: ${a}`));
     expect(scans).toEqual([`webhookDelivery: dynamodb:Scan on ${sessions}`]);
-    // A revoke-all's logouts read the three scope indexes that hold a cut-off's sessions, nothing else.
+    // A revoke-all's logouts read the three scope indexes that hold a cut-off's sessions; a handed-off
+    // event reads its owner's endpoints from the webhooks table itself; nothing else.
     const queried = actionsOf('webhookDelivery', 'dynamodb:Query').map((a) => a.split(' on ')[1]);
-    expect(queried).toHaveLength(3);
-    for (const index of queried) expect(index).toMatch(/(orgUser|creatorUser|board)-index/);
+    const webhooks = JSON.stringify({ 'Fn::GetAtt': [ids.webhooks, 'Arn'] });
+    expect(queried).toHaveLength(4);
+    expect(queried.filter((resource) => resource === webhooks)).toHaveLength(1);
+    for (const index of queried.filter((resource) => resource !== webhooks))
+      expect(index).toMatch(/(orgUser|creatorUser|board)-index/);
+  });
+
+  it('keeps webhook endpoints off the shared pipeline: neither the consumer nor the sweep may read them, nor is told their table', () => {
+    const webhooks = JSON.stringify({ 'Fn::GetAtt': [ids.webhooks, 'Arn'] });
+    for (const name of ['sessionStream', 'expirySweep'] as const) {
+      expect(
+        actionsOf(name, 'dynamodb:').filter((a) => a.includes(webhooks)),
+        name,
+      ).toEqual([]);
+      expect(fnOf(name)[1].Properties.Environment.Variables.WEBHOOKS_TABLE, name).toBeUndefined();
+    }
+    expect(
+      actionsOf('webhookDelivery', 'dynamodb:')
+        .filter((a) => a.includes(webhooks))
+        .sort(),
+    ).toEqual([`dynamodb:GetItem on ${webhooks}`, `dynamodb:Query on ${webhooks}`].sort());
   });
 
   it('lets the consumer, the sweep and the delivery worker read boards, item by item and nothing else', () => {

@@ -152,19 +152,17 @@ describe('the sessions stream consumer', () => {
   type StreamHandler = (event: { Records: StreamRecord[] }) => Promise<BatchResponse>;
   const load = () => loadHandler<StreamHandler>(() => import('#functions/session-stream'), ENV);
 
-  it('records each event, puts it on the bus, and queues one delivery per subscribed endpoint', async () => {
+  it('records each event, puts it on the bus, and hands it to webhook delivery in one message, reading no endpoint', async () => {
     const handler = await load();
     const record = insertRecord(1);
     const owner = storedSession().createdByUserId;
-    ddb
-      .on(QueryCommand, { TableName: ENV.WEBHOOKS_TABLE })
-      .resolves({ Items: [{ ...ENDPOINT_ITEM, ownerUserId: owner }] });
     expect(await handler({ Records: [record] })).toEqual({ batchItemFailures: [] });
     const puts = ddb.commandCalls(PutCommand).map((c) => c.args[0].input.TableName);
     expect(puts).toContain(ENV.EVENTS_TABLE);
+    expect(ddb.commandCalls(QueryCommand)).toEqual([]);
     expect(sent.calls.map((c) => `${c.service}.${c.operation}`)).toEqual([
       'EventBridge.PutEvents',
-      'SQS.SendMessage',
+      'SQS.SendMessageBatch',
     ]);
     expect(sent.calls[0]?.input.Entries).toEqual([
       expect.objectContaining({
@@ -173,7 +171,21 @@ describe('the sessions stream consumer', () => {
         Source: 'embed-sessions',
       }),
     ]);
-    expect(sent.calls[1]?.input).toMatchObject({ QueueUrl: ENV.WEBHOOK_DELIVERY_QUEUE_URL, DelaySeconds: 0 });
+    expect(sent.calls[1]?.input).toMatchObject({ QueueUrl: ENV.WEBHOOK_DELIVERY_QUEUE_URL });
+    const entries = sent.calls[1]?.input.Entries as Array<{ MessageBody: string; DelaySeconds: number }>;
+    expect(entries.map((entry) => [JSON.parse(entry.MessageBody), entry.DelaySeconds])).toEqual([
+      [
+        {
+          webhookEvent: {
+            eventId: expect.stringMatching(/^evt_/),
+            ownerUserId: owner,
+            type: 'session.created',
+            body: expect.stringContaining('"type":"session.created"'),
+          },
+        },
+        0,
+      ],
+    ]);
   });
 
   it('queues a back-channel logout for a revoked session whose board has a logout URL, carrying no token', async () => {
@@ -228,7 +240,12 @@ describe('the sessions stream consumer', () => {
     const { logoutUrl: _, ...noLogout } = BOARD_ITEM;
     ddb.on(GetCommand, { TableName: ENV.BOARDS_TABLE }).resolves({ Item: noLogout });
     expect(await handler({ Records: [revokeRecord(1)] })).toEqual({ batchItemFailures: [] });
-    expect(sent.calls.map((c) => c.operation)).toEqual(['PutEvents']);
+    // The event is put on the bus and handed to webhook delivery; no logout is queued.
+    expect(sent.calls.map((c) => c.operation)).toEqual(['PutEvents', 'SendMessageBatch']);
+    const messages = ((sent.calls[1]?.input.Entries ?? []) as Array<{ MessageBody: string }>).map((entry) =>
+      Object.keys(JSON.parse(entry.MessageBody)),
+    );
+    expect(messages).toEqual([['webhookEvent']]);
   });
 
   it('fails the record when the board cannot be read, so the logout is not lost', async () => {
@@ -317,6 +334,36 @@ describe('the webhook delivery handler', () => {
     });
     expect(ddb.commandCalls(GetCommand).map((c) => c.args[0].input.TableName)).toEqual([ENV.BOARDS_TABLE]);
     expect(sent.calls).toEqual([]);
+  });
+
+  it('expands a handed-off event: one Query of its owner’s partition, its first attempts in batches of ten', async () => {
+    const handler = await loadHandler<
+      (event: { Records: Array<{ messageId: string; body: string }> }) => Promise<BatchResponse>
+    >(() => import('#functions/webhook-delivery'), DELIVERY_ENV);
+    const items = Array.from({ length: 16 }, (_, n) => ({
+      ...ENDPOINT_ITEM,
+      webhookId: `whe_${String(n).padStart(32, '0')}`,
+    }));
+    ddb.on(QueryCommand, { TableName: ENV.WEBHOOKS_TABLE }).resolves({ Items: items });
+    const webhookEvent = { eventId: 'evt_1', ownerUserId: 'owner-a', type: 'session.created', body: '{}' };
+    expect(await handler({ Records: [{ messageId: 'm1', body: JSON.stringify({ webhookEvent }) }] })).toEqual(
+      {
+        batchItemFailures: [],
+      },
+    );
+    const queried = ddb.commandCalls(QueryCommand).map((c) => c.args[0].input);
+    expect(queried).toHaveLength(1);
+    expect(queried[0]).toMatchObject({
+      TableName: ENV.WEBHOOKS_TABLE,
+      ExpressionAttributeValues: expect.objectContaining({ ':owner': 'owner-a' }),
+    });
+    const batches = sent.calls.filter((c) => c.operation === 'SendMessageBatch');
+    expect(batches.map((c) => (c.input.Entries as unknown[]).length)).toEqual([10, 6]);
+    const deliveries = batches.flatMap((c) =>
+      (c.input.Entries as Array<{ MessageBody: string }>).map((e) => JSON.parse(e.MessageBody).delivery),
+    );
+    expect(new Set(deliveries.map((d) => d.endpointId)).size).toBe(16);
+    expect(deliveries.every((d) => d.eventId === 'evt_1' && d.attempt === 0)).toBe(true);
   });
 
   it('runs a fan-out’s start: reads its cut-off record consistently, and queues a step for each of the 16 parts', async () => {

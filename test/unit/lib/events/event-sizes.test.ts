@@ -26,7 +26,12 @@ import {
   METADATA_MAX_BYTES_CEILING,
   METADATA_SIZE_MARGIN_BYTES,
 } from '#lib/platform/config';
-import { AWS_RETRY_SECONDS, WebhookSink } from '#lib/webhooks/delivery';
+import {
+  AWS_RETRY_SECONDS,
+  expandHandOff,
+  type WebhookEventHandOff,
+  WebhookSink,
+} from '#lib/webhooks/delivery';
 import { SqsDeliveryScheduler } from '#lib/webhooks/sqs';
 import { fixedClock } from '#test/support/fakes';
 import { storedSession } from '#test/support/fixtures';
@@ -103,7 +108,10 @@ async function busEntries(events: RoutedEvent[]): Promise<PutEventsEntry[]> {
   return entries;
 }
 
-/** The bodies of the queue messages that carry `events` to an owner's endpoints, first attempt and retries. */
+/**
+ * The bodies of the queue messages that carry `events` to an owner's endpoints: the hand-off, the first
+ * attempts it expands into, and retries.
+ */
 async function deliveryMessages(events: RoutedEvent[]): Promise<string[]> {
   const bodies: string[] = [];
   const sqs = new SQSClient({ region: 'eu-west-1' });
@@ -139,7 +147,12 @@ async function deliveryMessages(events: RoutedEvent[]): Promise<string[]> {
     delete: async () => true,
     rotateSecret: async () => undefined,
   };
-  await new WebhookSink({ webhooks, scheduler }).publish(events);
+  await new WebhookSink({ handOffs: scheduler }).publish(events);
+  // The worker expands each handed-off event into its deliveries: their messages are measured too.
+  for (const body of [...bodies]) {
+    const { webhookEvent } = JSON.parse(body) as { webhookEvent?: WebhookEventHandOff };
+    if (webhookEvent) await expandHandOff({ webhooks, deliveries: scheduler }, webhookEvent);
+  }
   // A retry of the last attempt waits longer than one message's delay: it carries its due time too.
   for (const body of [...bodies]) {
     const { delivery } = JSON.parse(body) as { delivery?: { attempt: number } };

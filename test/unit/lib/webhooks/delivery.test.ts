@@ -8,10 +8,12 @@ import {
   attemptDelivery,
   type DeliveryDeps,
   EXHAUSTED_METRIC,
+  expandHandOff,
   type HttpPost,
   isQueuedAttempt,
   REFUSED_METRIC,
   type WebhookDelivery,
+  type WebhookEventHandOff,
   WebhookSink,
 } from '#lib/webhooks/delivery';
 import { signWebhook, verifyWebhookSignature } from '#lib/webhooks/signature';
@@ -93,32 +95,93 @@ const delivery = (attempt = 0): WebhookDelivery => ({
   attempt,
 });
 
-describe('webhook fan-out', () => {
-  it('schedules an event once for each of its owner’s endpoints subscribed to its type, and for no one else', async () => {
-    const { deps, scheduled } = harness({
+/** A hand-off queue that records what it was handed, one entry per call. */
+function recordingHandOffs() {
+  const calls: WebhookEventHandOff[][] = [];
+  return {
+    calls,
+    handOffs: { handOff: async (events: readonly WebhookEventHandOff[]) => void calls.push([...events]) },
+  };
+}
+
+describe('handing events to webhook delivery', () => {
+  it('hands each owner’s event over once, with its type and JSON, all of one batch in one call', async () => {
+    const { calls, handOffs } = recordingHandOffs();
+    const a = routedEvent(SESSION, 'session.created', { userId: 'owner-a' });
+    const b = routedEvent({ ...SESSION, id: '6f1c2b4e-0000-4000-8000-000000000002' }, 'session.revoked', {
+      userId: 'owner-b',
+    });
+    await new WebhookSink({ handOffs }).publish([a, b]);
+    expect(calls).toEqual([
+      [
+        {
+          eventId: a.event.id,
+          ownerUserId: 'owner-a',
+          type: 'session.created',
+          body: JSON.stringify(a.event),
+        },
+        {
+          eventId: b.event.id,
+          ownerUserId: 'owner-b',
+          type: 'session.revoked',
+          body: JSON.stringify(b.event),
+        },
+      ],
+    ]);
+  });
+
+  it('expands a hand-off into one first attempt per endpoint of its owner subscribed to its type, and for no one else', async () => {
+    const { deps } = harness({
       post: async () => 200,
       endpoints: [
         endpoint({ id: 'whe_a1' }),
         endpoint({ id: 'whe_a2', events: ['session.opened'] }),
+        endpoint({ id: 'whe_a3' }),
         endpoint({ id: 'whe_b1', ownerUserId: 'owner-b' }),
       ],
     });
+    const scheduled: WebhookDelivery[][] = [];
     const routed = routedEvent(SESSION, 'session.created', { userId: 'owner-a' });
-    await new WebhookSink(deps).publish([routed]);
+    const body = JSON.stringify(routed.event);
+    const queued = await expandHandOff(
+      { webhooks: deps.webhooks, deliveries: { scheduleAll: async (all) => void scheduled.push([...all]) } },
+      { eventId: routed.event.id, ownerUserId: 'owner-a', type: 'session.created', body },
+    );
+    expect(queued).toBe(2);
     expect(scheduled).toEqual([
-      {
-        delivery: {
-          eventId: routed.event.id,
-          ownerUserId: 'owner-a',
-          endpointId: 'whe_a1',
-          body: JSON.stringify(routed.event),
-          attempt: 0,
-        },
-        delaySeconds: 0,
-      },
+      [
+        { eventId: routed.event.id, ownerUserId: 'owner-a', endpointId: 'whe_a1', body, attempt: 0 },
+        { eventId: routed.event.id, ownerUserId: 'owner-a', endpointId: 'whe_a3', body, attempt: 0 },
+      ],
     ]);
   });
+
+  it('queues nothing for an owner with no endpoint subscribed to the event', async () => {
+    const { deps } = harness({
+      post: async () => 200,
+      endpoints: [endpoint({ events: ['session.opened'] })],
+    });
+    const scheduled: WebhookDelivery[] = [];
+    const queued = await expandHandOff(
+      { webhooks: deps.webhooks, deliveries: { scheduleAll: async (all) => void scheduled.push(...all) } },
+      { eventId: 'evt_1', ownerUserId: 'owner-a', type: 'session.created', body: '{}' },
+    );
+    expect([queued, scheduled]).toEqual([0, []]);
+  });
 });
+
+/** Expands what the sink hands off, as the delivery worker would, into the deliveries it schedules. */
+async function deliveriesOf(deps: DeliveryDeps, events: Parameters<WebhookSink['publish']>[0]) {
+  const { calls, handOffs } = recordingHandOffs();
+  await new WebhookSink({ handOffs }).publish(events);
+  const scheduled: WebhookDelivery[] = [];
+  for (const handOff of calls.flat())
+    await expandHandOff(
+      { webhooks: deps.webhooks, deliveries: { scheduleAll: async (all) => void scheduled.push(...all) } },
+      handOff,
+    );
+  return scheduled;
+}
 
 describe('webhook fan-out of a revoke-all’s sessions.revoked', () => {
   const notice = { scope: { userId: 'customer-1' }, revoked: 3, writtenAt: '2026-03-01T12:00:00.000Z' };
@@ -130,7 +193,7 @@ describe('webhook fan-out of a revoke-all’s sessions.revoked', () => {
   });
 
   it('goes to the calling owner’s endpoints subscribed to it, and to no other owner’s', async () => {
-    const { deps, scheduled } = harness({
+    const { deps } = harness({
       post: async () => 200,
       endpoints: [
         endpoint({ id: 'whe_a1', events: ['sessions.revoked'] }),
@@ -139,19 +202,16 @@ describe('webhook fan-out of a revoke-all’s sessions.revoked', () => {
       ],
     });
     const routed = revokeAllEvent(entry('owner-a'), notice);
-    await new WebhookSink(deps).publish([routed]);
-    expect(scheduled.map((s) => [s.delivery.endpointId, s.delivery.ownerUserId, s.delivery.body])).toEqual([
+    const scheduled = await deliveriesOf(deps, [routed]);
+    expect(scheduled.map((d) => [d.endpointId, d.ownerUserId, d.body])).toEqual([
       ['whe_a1', 'owner-a', JSON.stringify(routed.event)],
     ]);
   });
 
-  it('an operator’s goes to no endpoint: it is no tenant’s event', async () => {
-    const { deps, scheduled } = harness({
-      post: async () => 200,
-      endpoints: [endpoint({ id: 'whe_a1', events: ['sessions.revoked'] })],
-    });
-    await new WebhookSink(deps).publish([revokeAllEvent(entry(OPERATOR_USER_ID), notice)]);
-    expect(scheduled).toEqual([]);
+  it('an operator’s is handed to no one: it is no tenant’s event', async () => {
+    const { calls, handOffs } = recordingHandOffs();
+    await new WebhookSink({ handOffs }).publish([revokeAllEvent(entry(OPERATOR_USER_ID), notice)]);
+    expect(calls).toEqual([]);
   });
 });
 

@@ -1,5 +1,6 @@
 import { decodeJwt } from 'jose';
 import { describe, expect, it } from 'vitest';
+import { DELIVERY_QUEUE_SOURCE } from '#lib/definitions/background';
 import type { Board } from '#lib/domain/board';
 import type { SessionEventType } from '#lib/domain/events';
 import type { IdTokenSigner, PairwiseSubjects, WebhookRepository, WebhookSecrets } from '#lib/domain/ports';
@@ -17,6 +18,7 @@ import {
   EXHAUSTED_METRIC,
   type HttpPost,
   type WebhookDelivery,
+  WebhookSink,
 } from '#lib/webhooks/delivery';
 import {
   type DeliveryMessage,
@@ -24,6 +26,7 @@ import {
   handleDeliveryBatch,
   SQS_MAX_DELAY_SECONDS,
   SqsDeliveryScheduler,
+  sqsBatches,
 } from '#lib/webhooks/sqs';
 import { FakeBoards, FakeSessions, sequenceRandom, VISIBLE_SUBJECTS } from '#test/support/fakes';
 import { APP_BOARD } from '#test/support/fixtures';
@@ -107,13 +110,13 @@ function fakeQueue(startIso = '2026-03-01T00:00:00.000Z') {
 
 function harness(post: HttpPost, endpoints: WebhookEndpoint[] = [ENDPOINT], boards: Board[] = [BOARD]) {
   const queue = fakeQueue();
-  const posted: Array<{ url: string; body: string }> = [];
+  const posted: Array<{ url: string; body: string; webhookId: string | undefined }> = [];
   const metricLines: string[] = [];
   const attempts: number[] = [];
   const webhooks: WebhookRepository = {
     create: async (e) => e,
     get: async (owner, id) => endpoints.find((e) => e.ownerUserId === owner && e.id === id),
-    list: async () => endpoints,
+    list: async (owner) => endpoints.filter((e) => e.ownerUserId === owner),
     delete: async () => false,
     rotateSecret: async () => undefined,
   };
@@ -122,7 +125,7 @@ function harness(post: HttpPost, endpoints: WebhookEndpoint[] = [ENDPOINT], boar
   const scheduler = new SqsDeliveryScheduler(queue.call, QUEUE_URL, queue.clock);
   const recordedPost: HttpPost = async (...args) => {
     attempts.push(queue.now());
-    posted.push({ url: args[0], body: args[2] });
+    posted.push({ url: args[0], body: args[2], webhookId: args[1]['webhook-id'] });
     return post(...args);
   };
   const metrics = createMetrics({ service: 'webhook-delivery', sink: (line) => metricLines.push(line) });
@@ -288,6 +291,224 @@ describe('webhook delivery from the queue', () => {
     expect(await handleDeliveryBatch(broken, [{ messageId: 'm1', body }])).toEqual({
       batchItemFailures: [{ itemIdentifier: 'm1' }],
     });
+  });
+});
+
+/** An owner's endpoints, all subscribed to `session.created`, each on its own host. */
+const endpointsOf = (owner: string, count: number): WebhookEndpoint[] =>
+  Array.from({ length: count }, (_, n) => ({
+    ...ENDPOINT,
+    id: `whe_${owner.padEnd(16, '0')}${String(n).padStart(16, '0')}`,
+    ownerUserId: owner,
+    url: `https://hooks-${n}.${owner}.example.com/in`,
+  }));
+const CREATED = (owner: string, n = 1) =>
+  routedEvent(
+    { id: `6f1c2b4e-0000-4000-8000-${String(n).padStart(12, '0')}`, boardId: 'board-1' } as SessionView,
+    'session.created',
+    { userId: owner },
+  );
+
+/** An SQS client that counts its calls and the most it had in flight at once, answering after `hold`. */
+function countingSqs(hold: () => Promise<void> = async () => undefined) {
+  const counts = { calls: 0, inFlight: 0, mostInFlight: 0, messages: [] as DeliveryMessage[] };
+  const client = sqsClientAnswering(async (operation, input) => {
+    counts.calls += 1;
+    counts.inFlight += 1;
+    counts.mostInFlight = Math.max(counts.mostInFlight, counts.inFlight);
+    await hold();
+    counts.inFlight -= 1;
+    if (operation === 'SendMessageBatch') {
+      const entries = input.Entries as Array<{ Id: string; MessageBody: string }>;
+      counts.messages.push(...entries.map((entry) => JSON.parse(entry.MessageBody)));
+      return { Successful: entries.map((entry) => ({ Id: entry.Id })), Failed: [] };
+    }
+    counts.messages.push(JSON.parse(input.MessageBody as string));
+    return { MessageId: 'm' };
+  });
+  return { client, counts };
+}
+
+describe('handing events from the pipeline to webhook delivery', () => {
+  it.each([16, 4_000])(
+    'hands an event of an owner with %i endpoints over in one SQS call, reading no endpoint',
+    async (endpointCount) => {
+      const { client, counts } = countingSqs();
+      const read: string[] = [];
+      const { deps } = harness(async () => 204, endpointsOf('owner-a', endpointCount));
+      const sink = new WebhookSink({
+        handOffs: new SqsDeliveryScheduler(client, QUEUE_URL, deps.clock),
+      });
+      const listing = deps.webhooks.list;
+      deps.webhooks.list = async (owner) => {
+        read.push(owner);
+        return listing(owner);
+      };
+      const routed = CREATED('owner-a');
+      await sink.publish([routed]);
+      expect(counts.calls).toBe(1);
+      expect(read).toEqual([]);
+      expect(counts.messages).toEqual([
+        {
+          webhookEvent: {
+            eventId: routed.event.id,
+            ownerUserId: 'owner-a',
+            type: 'session.created',
+            body: JSON.stringify(routed.event),
+          },
+        },
+      ]);
+    },
+  );
+
+  it('hands a stream batch of 25 events over in three SendMessageBatch calls made side by side', async () => {
+    let release: () => void = () => undefined;
+    const released = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const { client, counts } = countingSqs(() => released);
+    const sink = new WebhookSink({
+      handOffs: new SqsDeliveryScheduler(client, QUEUE_URL, { now: () => new Date() }),
+    });
+    const events = Array.from({ length: 25 }, (_, n) => CREATED(`owner-${n % 3}`, n));
+    const publishing = sink.publish(events);
+    await expect.poll(() => counts.inFlight).toBe(3);
+    release();
+    await publishing;
+    expect(counts).toMatchObject({ calls: 3, mostInFlight: 3 });
+    expect(counts.messages.map((m) => ('webhookEvent' in m ? m.webhookEvent.eventId : ''))).toEqual(
+      events.map((e) => e.event.id),
+    );
+  });
+
+  it('expands a hand-off into one delivery per endpoint of its owner subscribed to its type, ten to a call', async () => {
+    const endpoints = [
+      ...endpointsOf('owner-a', 16),
+      { ...endpointsOf('owner-a', 17)[16], events: ['session.revoked'] } as WebhookEndpoint,
+      ...endpointsOf('owner-b', 3),
+    ];
+    const { deps, queue, posted, drain } = harness(async () => 204, endpoints);
+    const routed = CREATED('owner-a');
+    await new WebhookSink({ handOffs: deps.scheduler }).publish([routed]);
+    const handOff = queue.next() as string;
+    const batchCalls = queue.sent.length;
+    expect(await handleDeliveryBatch(deps, [{ messageId: 'h', body: handOff }])).toEqual({
+      batchItemFailures: [],
+    });
+    // 16 first attempts queued in two batches of at most ten.
+    expect(queue.sent.length - batchCalls).toBe(16);
+    await drain();
+    expect(posted.map((p) => p.url).sort()).toEqual(
+      endpointsOf('owner-a', 16)
+        .map((e) => e.url)
+        .sort(),
+    );
+    expect(new Set(posted.map((p) => p.body))).toEqual(new Set([JSON.stringify(routed.event)]));
+  });
+
+  it('expands the same hand-off offered twice into repeats the receiver recognises: the event id as webhook-id, per endpoint', async () => {
+    const { deps, posted, drain } = harness(async () => 204, endpointsOf('owner-a', 3));
+    const routed = CREATED('owner-a');
+    const sink = new WebhookSink({ handOffs: deps.scheduler });
+    // The stream record is handled again after a lost answer: the same event is handed off twice.
+    await sink.publish([routed]);
+    await sink.publish([routed]);
+    await drain();
+    expect(posted).toHaveLength(6);
+    for (const endpoint of endpointsOf('owner-a', 3)) {
+      const received = posted.filter((p) => p.url === endpoint.url);
+      expect(received.map((p) => p.webhookId)).toEqual([routed.event.id, routed.event.id]);
+      expect(new Set(received.map((p) => p.body)).size).toBe(1);
+    }
+  });
+
+  it('expands a second owner’s event while the first owner’s is still being read', async () => {
+    const { deps, queue } = harness(
+      async () => 204,
+      [...endpointsOf('owner-a', 16), ...endpointsOf('owner-b', 1)],
+    );
+    let releaseA: () => void = () => undefined;
+    const heldA = new Promise<void>((resolve) => {
+      releaseA = resolve;
+    });
+    const listing = deps.webhooks.list;
+    deps.webhooks.list = async (owner) => {
+      if (owner === 'owner-a') await heldA;
+      return listing(owner);
+    };
+    await new WebhookSink({ handOffs: deps.scheduler }).publish([
+      CREATED('owner-a', 1),
+      CREATED('owner-b', 2),
+    ]);
+    const [first, second] = [queue.next() as string, queue.next() as string];
+    const handling = handleDeliveryBatch(deps, [
+      { messageId: 'a', body: first },
+      { messageId: 'b', body: second },
+    ]);
+    const deliveriesFor = (owner: string) =>
+      queue.sent.filter((s) => 'delivery' in s.message && s.message.delivery.ownerUserId === owner).length;
+    await expect.poll(() => deliveriesFor('owner-b')).toBe(1);
+    expect(deliveriesFor('owner-a')).toBe(0);
+    releaseA();
+    expect(await handling).toEqual({ batchItemFailures: [] });
+    expect(deliveriesFor('owner-a')).toBe(16);
+  });
+
+  it('keeps a failing endpoint to its own deliveries: the hand-off succeeds and the others are delivered', async () => {
+    const endpoints = endpointsOf('owner-a', 3);
+    const failing = endpoints[0]?.url;
+    const { deps, queue, posted } = harness(async (url) => (url === failing ? 500 : 204), endpoints);
+    await new WebhookSink({ handOffs: deps.scheduler }).publish([CREATED('owner-a')]);
+    expect(await handleDeliveryBatch(deps, [{ messageId: 'h', body: queue.next() as string }])).toEqual({
+      batchItemFailures: [],
+    });
+    for (let n = 0; n < 3; n++) {
+      const body = queue.next() as string;
+      expect(await handleDeliveryBatch(deps, [{ messageId: `d${n}`, body }])).toEqual({
+        batchItemFailures: [],
+      });
+    }
+    expect(posted.map((p) => p.url).sort()).toEqual(endpoints.map((e) => e.url).sort());
+    // The failing endpoint's retry waits in the queue on its own.
+    const retry = JSON.parse(queue.next() as string) as DeliveryMessage;
+    expect('delivery' in retry && retry.delivery).toMatchObject({ endpointId: endpoints[0]?.id, attempt: 1 });
+  });
+
+  it('refuses a hand-off message that is not well formed, so it ends in the dead-letter queue', async () => {
+    const { deps } = harness(async () => 204);
+    const malformed = [
+      { webhookEvent: { eventId: 'evt_1', ownerUserId: 'owner-a', type: 'session.nope', body: '{}' } },
+      { webhookEvent: { eventId: 'evt_1', ownerUserId: '', type: 'session.created', body: '{}' } },
+      { webhookEvent: { eventId: 'evt_1', ownerUserId: 'owner-a', type: 'session.created' } },
+      {
+        webhookEvent: { eventId: 'evt_1', ownerUserId: 'o', type: 'session.created', body: '{}' },
+        delivery: DELIVERY,
+      },
+    ];
+    expect(
+      await handleDeliveryBatch(
+        deps,
+        malformed.map((body, n) => ({ messageId: `m${n}`, body: JSON.stringify(body) })),
+      ),
+    ).toEqual({ batchItemFailures: malformed.map((_, n) => ({ itemIdentifier: `m${n}` })) });
+  });
+});
+
+describe('batches of the delivery queue', () => {
+  const work = (bodyBytes: number) => ({
+    work: { delivery: { ...DELIVERY, body: 'x'.repeat(bodyBytes) } },
+    delaySeconds: 0,
+  });
+
+  it('holds at most ten messages, and at most the queue’s message size in all', () => {
+    expect(sqsBatches(Array.from({ length: 25 }, () => work(10))).map((b) => b.length)).toEqual([10, 10, 5]);
+    // Eight messages of 30 KB fill 256 KiB: the ninth starts the next batch.
+    const sizes = sqsBatches(Array.from({ length: 10 }, () => work(30_000)));
+    expect(sizes.map((b) => b.length)).toEqual([8, 2]);
+    for (const batch of sizes)
+      expect(batch.reduce((sum, m) => sum + Buffer.byteLength(m.body), 0)).toBeLessThanOrEqual(
+        DELIVERY_QUEUE_SOURCE.maxMessageBytes,
+      );
   });
 });
 
