@@ -11,7 +11,7 @@ import { SQSClient } from '@aws-sdk/client-sqs';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { UsagePlanKeys } from '#lib/aws/api-gateway-keys';
 import { CachedBoardRepository, CachedMembershipRepository } from '#lib/cache/read-cache';
-import { PUBLIC_DESTINATIONS } from '#lib/domain/destinations';
+import { PUBLIC_DESTINATIONS, WEBHOOK_DELIVERIES_PER_HOST_PER_SECOND } from '#lib/domain/destinations';
 import type { EventSink } from '#lib/domain/events';
 import type { RotationPolicy } from '#lib/domain/keyring';
 import type { Clock, IdempotencyRepository, RandomSource } from '#lib/domain/ports';
@@ -20,6 +20,7 @@ import { DynamoBoardRepository } from '#lib/dynamodb/boards';
 import { createDocumentClient } from '#lib/dynamodb/client';
 import { DynamoCoveredSessions } from '#lib/dynamodb/covered-sessions';
 import { DynamoEventStore } from '#lib/dynamodb/events';
+import { DynamoDestinationRateLimit } from '#lib/dynamodb/host-rates';
 import { DynamoIdempotencyRepository } from '#lib/dynamodb/idempotency';
 import { DynamoKeyringStore } from '#lib/dynamodb/keyring';
 import { DynamoMembershipRepository } from '#lib/dynamodb/memberships';
@@ -291,6 +292,13 @@ export function webhookDeliveryDeps(env: Env): DeliveryQueueDeps {
   return {
     webhooks: new DynamoWebhookRepository(db, config.tables.webhooks),
     secrets: webhookSecretsOf(config.secrets),
+    // Every worker counts in the same table, so the bound holds across owners and invocations.
+    hostRate: new DynamoDestinationRateLimit(
+      db,
+      config.tables.webhooks,
+      systemClock,
+      WEBHOOK_DELIVERIES_PER_HOST_PER_SECOND,
+    ),
     scheduler,
     post,
     clock: systemClock,

@@ -9,11 +9,12 @@ import { gatewaySecurityHeaders } from '#lib/definitions/gateway-responses';
 import { FUNCTIONS, type FunctionName } from '#lib/definitions/routes';
 import { LOCAL_TABLE_NAMES, TABLE_KEYS, TABLES } from '#lib/definitions/tables';
 import type { RateLimit } from '#lib/domain/api-key';
-import type { DestinationPolicy } from '#lib/domain/destinations';
+import { type DestinationPolicy, WEBHOOK_DELIVERIES_PER_HOST_PER_SECOND } from '#lib/domain/destinations';
 import type { EventSink } from '#lib/domain/events';
 import { DynamoBoardRepository } from '#lib/dynamodb/boards';
 import { createDocumentClient } from '#lib/dynamodb/client';
 import { DynamoCoveredSessions } from '#lib/dynamodb/covered-sessions';
+import { DynamoDestinationRateLimit } from '#lib/dynamodb/host-rates';
 import { DynamoWebhookRepository } from '#lib/dynamodb/webhooks';
 import { localBackChannelLogout } from '#lib/logout/local';
 import {
@@ -27,6 +28,7 @@ import {
   readWebhookSecrets,
 } from '#lib/platform/config';
 import { createLogger, type Logger } from '#lib/platform/logger';
+import { systemClock } from '#lib/platform/system';
 import type { RotationResult } from '#lib/signing/keyring-keys';
 import { localWebhookDelivery } from '#lib/webhooks/local';
 import { clientErrorResponder } from './client-errors';
@@ -213,6 +215,13 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
     const webhooks = localWebhookDelivery({
       webhooks: new DynamoWebhookRepository(client, LOCAL_TABLE_NAMES.webhooks),
       secrets: webhookSecretsOf(webhookSecrets),
+      // The same counters as on AWS, in the local webhooks table.
+      hostRate: new DynamoDestinationRateLimit(
+        client,
+        LOCAL_TABLE_NAMES.webhooks,
+        systemClock,
+        WEBHOOK_DELIVERIES_PER_HOST_PER_SECOND,
+      ),
       retrySeconds,
       logger: logger.child({ component: 'webhook-delivery' }),
       destinations,

@@ -91,12 +91,13 @@ export const BACKGROUND_FUNCTIONS = {
     description:
       'Delivery queue: handed-off events expanded into webhook deliveries; one signed webhook or back-channel logout attempt per message, retries as delayed messages; revoke-all logout fan-out steps',
     // A handed-off event reads its owner's endpoints (Query of the owner's partition). Each attempt reads
-    // its endpoint, or its board (a cleared logout URL is sent nothing more). A step of
+    // its endpoint, or its board (a cleared logout URL is sent nothing more), and counts itself against
+    // its host's rate limit (UpdateItem of that host's counter for the second). A step of
     // a revoke-all's logout fan-out reads a page of the sessions a cut-off covers from a scope index
     // (Query), those sessions again and the cut-off records that could cover them (BatchGetItem), or, for
     // an operator's cut-off of a user across tenants or of the stage, a segment of the table (Scan).
     access: {
-      webhooks: ['GetItem', 'Query'],
+      webhooks: ['GetItem', 'Query', 'UpdateItem'],
       boards: ['GetItem'],
       sessions: ['Query', 'BatchGetItem', 'Scan'],
       signingKeys: ['GetItem'],

@@ -269,3 +269,27 @@ export function destinationRefusal(url: URL, policy: DestinationPolicy): string 
 export function isTrustedOrigin(url: URL, policy: DestinationPolicy): boolean {
   return policy.trustedOrigins?.includes(url.origin) ?? false;
 }
+
+/**
+ * How many webhook deliveries the service sends to one host name in one second, whoever's endpoints
+ * they are: the bound that keeps it from being a signed-POST reflector at volume against a third party
+ * (every key may register 16 endpoints, and there is no limit to keys). A delivery over it waits and is
+ * sent later, never dropped (docs/webhooks.md).
+ */
+export const WEBHOOK_DELIVERIES_PER_HOST_PER_SECOND = 50;
+
+/**
+ * The host a delivery is counted against: the URL's host name as the URL parser writes it (lower case,
+ * IPv4 in dotted form, IPv6 in brackets), without its port: one machine on two ports is one host.
+ */
+export function rateLimitedHostOf(url: string): string {
+  return new URL(url).hostname;
+}
+
+/**
+ * Seconds a delivery waits when it was the `count`th to ask in its second and `limit` go a second: none
+ * within the limit; else enough whole seconds that the ones before it over the limit go first.
+ */
+export function rateLimitWaitSeconds(count: number, limit: number): number {
+  return count <= limit ? 0 : Math.ceil((count - limit) / limit);
+}

@@ -404,6 +404,15 @@ export interface WebhookRepository {
 }
 
 /**
+ * The per-host bound of webhook deliveries, shared by every owner (a fixed window of one second per host).
+ * `admit` counts one delivery to `host` in the current second and answers how many seconds it must wait
+ * first (0: send it now); the count is kept where every delivery worker sees it.
+ */
+export interface DestinationRateLimit {
+  admit(host: string): Promise<number>;
+}
+
+/**
  * The signing secret of an endpoint, derived from a master key and the endpoint's id: usable for signing
  * and showable once, never stored. KMS (GenerateMac) on AWS, a local key file on the local runtime.
  */

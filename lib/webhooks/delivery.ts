@@ -3,8 +3,10 @@
  * type, and the attempt of one delivery. Where a delivery waits between attempts is a port: a timer on
  * the local runtime, an SQS queue with message delays on AWS.
  */
+
+import { rateLimitedHostOf } from '#lib/domain/destinations';
 import { EVENT_TYPES, type EventSink, type EventType, type RoutedEvent } from '#lib/domain/events';
-import type { Clock, WebhookRepository, WebhookSecrets } from '#lib/domain/ports';
+import type { Clock, DestinationRateLimit, WebhookRepository, WebhookSecrets } from '#lib/domain/ports';
 import { signingSecretVersions, subscribesTo } from '#lib/domain/webhook';
 import type { Logger } from '#lib/platform/logger';
 import type { Metrics } from '#lib/platform/metrics';
@@ -71,6 +73,8 @@ export type HttpPost = (
 export interface DeliveryDeps {
   webhooks: WebhookRepository;
   secrets: WebhookSecrets;
+  /** The per-host bound every owner's deliveries share. */
+  hostRate: DestinationRateLimit;
   scheduler: DeliveryScheduler;
   post: HttpPost;
   clock: Clock;
@@ -171,15 +175,25 @@ export async function expandHandOff(
   return endpoints.length;
 }
 
-export type AttemptOutcome = 'delivered' | 'retrying' | 'exhausted' | 'endpoint-deleted' | 'refused';
+export type AttemptOutcome =
+  | 'delivered'
+  | 'retrying'
+  | 'exhausted'
+  | 'endpoint-deleted'
+  | 'refused'
+  | 'host-rate-limited';
+
+/** The metric counting deliveries put back because their host was at its rate limit. */
+export const HOST_RATE_LIMITED_METRIC = 'WebhookDeliveriesDelayedByHostLimit';
 
 /** The metric counting deliveries not sent because their destination was refused at delivery time. */
 export const REFUSED_METRIC = 'WebhookDeliveriesRefused';
 
 /**
- * One attempt: the endpoint is read again (a deleted one receives nothing more), the body is signed with
- * this attempt's timestamp, and a failure is scheduled again after its backoff, or counted once the
- * schedule is spent. Never logs the secret or the signature.
+ * One attempt: the endpoint is read again (a deleted one receives nothing more); over its host's rate
+ * limit the same attempt is scheduled again for when its turn comes (not an attempt: nothing was sent);
+ * otherwise the body is signed with this attempt's timestamp, and a failure is scheduled again after its
+ * backoff, or counted once the schedule is spent. Never logs the secret or the signature.
  */
 export async function attemptDelivery(
   deps: DeliveryDeps,
@@ -194,6 +208,16 @@ export async function attemptDelivery(
   if (!endpoint) {
     deps.logger.info('webhook endpoint deleted; delivery dropped', context);
     return 'endpoint-deleted';
+  }
+  const wait = await hostRateWait(deps.hostRate, endpoint.url);
+  if (wait > 0) {
+    deps.logger.info('webhook delivery delayed: its host is at its rate limit', {
+      ...context,
+      retryInSeconds: wait,
+    });
+    deps.metrics.count(HOST_RATE_LIMITED_METRIC);
+    await deps.scheduler.schedule(delivery, wait);
+    return 'host-rate-limited';
   }
   const now = deps.clock.now();
   const timestamp = Math.floor(now.getTime() / 1000);
@@ -221,6 +245,20 @@ export async function attemptDelivery(
     refused: 'webhook delivery refused: its destination is not on the public internet; not sent',
     refusedMetric: REFUSED_METRIC,
   });
+}
+
+/**
+ * Seconds a delivery to `url` waits for its host's turn. A URL that does not parse is not counted: the
+ * POST refuses it without sending anything.
+ */
+async function hostRateWait(hostRate: DestinationRateLimit, url: string): Promise<number> {
+  let host: string;
+  try {
+    host = rateLimitedHostOf(url);
+  } catch {
+    return 0;
+  }
+  return hostRate.admit(host);
 }
 
 /** How an attempt's outcome is logged and counted. */

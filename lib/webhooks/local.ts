@@ -5,7 +5,7 @@
  */
 import type { DestinationPolicy } from '#lib/domain/destinations';
 import type { EventSink } from '#lib/domain/events';
-import type { WebhookRepository, WebhookSecrets } from '#lib/domain/ports';
+import type { DestinationRateLimit, WebhookRepository, WebhookSecrets } from '#lib/domain/ports';
 import type { Logger } from '#lib/platform/logger';
 import { createMetrics, type Metrics } from '#lib/platform/metrics';
 import { systemClock } from '#lib/platform/system';
@@ -29,6 +29,8 @@ export interface LocalWebhookDelivery {
 export function localWebhookDelivery(options: {
   webhooks: WebhookRepository;
   secrets: WebhookSecrets;
+  /** The per-host bound of deliveries (the same counters as on AWS: DestinationRateLimit). */
+  hostRate: DestinationRateLimit;
   retrySeconds: readonly number[];
   logger: Logger;
   metrics?: Metrics;
@@ -41,6 +43,7 @@ export function localWebhookDelivery(options: {
   const deps: DeliveryDeps = {
     webhooks: options.webhooks,
     secrets: options.secrets,
+    hostRate: options.hostRate,
     retrySeconds: options.retrySeconds,
     logger: options.logger,
     metrics: options.metrics ?? createMetrics({ service: 'webhook-delivery' }),

@@ -203,7 +203,14 @@ describe('background function grants', () => {
       actionsOf('webhookDelivery', 'dynamodb:')
         .filter((a) => a.includes(webhooks))
         .sort(),
-    ).toEqual([`dynamodb:GetItem on ${webhooks}`, `dynamodb:Query on ${webhooks}`].sort());
+    ).toEqual(
+      // The worker reads an owner's endpoints and one endpoint, and counts deliveries per host.
+      [
+        `dynamodb:GetItem on ${webhooks}`,
+        `dynamodb:Query on ${webhooks}`,
+        `dynamodb:UpdateItem on ${webhooks}`,
+      ].sort(),
+    );
   });
 
   it('lets the consumer, the sweep and the delivery worker read boards, item by item and nothing else', () => {

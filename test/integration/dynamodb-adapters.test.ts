@@ -1,13 +1,20 @@
+import { createHash, randomUUID } from 'node:crypto';
 import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LOCAL_TABLE_NAMES, SESSION_SCOPE_INDEXES } from '#lib/definitions/tables';
 import { hashCredential } from '#lib/domain/credentials';
 import type { CoveredRange, CoveredScope } from '#lib/domain/ports';
 import type { StoredSession } from '#lib/domain/session';
+import { newWebhookId } from '#lib/domain/webhook';
 import { DynamoApiKeyRepository } from '#lib/dynamodb/api-keys';
 import { DynamoBoardRepository } from '#lib/dynamodb/boards';
 import { createDocumentClient } from '#lib/dynamodb/client';
 import { DynamoCoveredSessions } from '#lib/dynamodb/covered-sessions';
+import {
+  DynamoDestinationRateLimit,
+  HOST_RATE_KEY_PREFIX,
+  HOST_RATE_TTL_SECONDS,
+} from '#lib/dynamodb/host-rates';
 import { DynamoIdempotencyRepository } from '#lib/dynamodb/idempotency';
 import { DynamoMembershipRepository } from '#lib/dynamodb/memberships';
 import { DynamoSessionRepository, SCOPE_WRITE_SHARDS, sessionShard } from '#lib/dynamodb/sessions';
@@ -506,5 +513,67 @@ describe('DynamoWebhookRepository secret rotation on the embedded DynamoDB', () 
     await expect(webhooks.rotateSecret('someone-else', id, rotation(1, 'x'))).resolves.toBeUndefined();
     await webhooks.delete(owner, id, '2026-03-01T13:00:00.000Z');
     await expect(webhooks.rotateSecret(owner, id, rotation(1, 'y'))).resolves.toBeUndefined();
+  });
+});
+
+describe('DynamoDestinationRateLimit on the embedded DynamoDB', () => {
+  const clockAt = (ms: number) => ({ now: () => new Date(ms) });
+  const SECOND = Date.parse('2026-03-01T12:00:00.000Z');
+  let host = 0;
+  const freshHost = () => `hooks-${++host}-${Date.now()}.example.com`;
+
+  it('lets the bound through in one second, all workers counted together, and makes the rest wait', async () => {
+    const limit = new DynamoDestinationRateLimit(db, LOCAL_TABLE_NAMES.webhooks, clockAt(SECOND), 50);
+    const other = new DynamoDestinationRateLimit(db, LOCAL_TABLE_NAMES.webhooks, clockAt(SECOND + 999), 50);
+    const target = freshHost();
+    const waits = await Promise.all(
+      Array.from({ length: 120 }, (_, n) => (n % 2 === 0 ? limit : other).admit(target)),
+    );
+    expect(waits.filter((wait) => wait === 0)).toHaveLength(50);
+    expect(waits.filter((wait) => wait === 1)).toHaveLength(50);
+    expect(waits.filter((wait) => wait === 2)).toHaveLength(20);
+  });
+
+  it('counts each second and each host apart, and lets DynamoDB delete a second’s counter two minutes on', async () => {
+    const target = freshHost();
+    const now = new DynamoDestinationRateLimit(db, LOCAL_TABLE_NAMES.webhooks, clockAt(SECOND), 1);
+    const next = new DynamoDestinationRateLimit(db, LOCAL_TABLE_NAMES.webhooks, clockAt(SECOND + 1_000), 1);
+    expect(await now.admit(target)).toBe(0);
+    expect(await now.admit(target)).toBe(1);
+    expect(await now.admit(freshHost())).toBe(0);
+    expect(await next.admit(target)).toBe(0);
+    const partition = `${HOST_RATE_KEY_PREFIX}${createHash('sha256').update(target).digest('hex')}`;
+    const { Item } = await db.send(
+      new GetCommand({
+        TableName: LOCAL_TABLE_NAMES.webhooks,
+        Key: { ownerUserId: partition, webhookId: `${HOST_RATE_KEY_PREFIX}${SECOND / 1000}` },
+        ConsistentRead: true,
+      }),
+    );
+    expect(Item).toEqual({
+      ownerUserId: partition,
+      webhookId: `${HOST_RATE_KEY_PREFIX}${SECOND / 1000}`,
+      deliveries: 2,
+      ttl: SECOND / 1000 + HOST_RATE_TTL_SECONDS,
+    });
+    expect(JSON.stringify(Item)).not.toContain(target);
+  });
+
+  it('never shows a counter among an owner’s endpoints, even an owner whose id is a counter’s partition', async () => {
+    const target = freshHost();
+    const partition = `${HOST_RATE_KEY_PREFIX}${createHash('sha256').update(target).digest('hex')}`;
+    const webhooks = new DynamoWebhookRepository(db, LOCAL_TABLE_NAMES.webhooks);
+    const endpoint = {
+      id: newWebhookId(randomUUID()),
+      ownerUserId: partition,
+      url: 'https://hooks.example.com/in',
+      events: ['session.created' as const],
+      description: null,
+      createdAt: '2026-03-01T12:00:00.000Z',
+      createdByKeyId: 'key-1',
+    };
+    await webhooks.create(endpoint, { maxPerOwner: 16 });
+    await new DynamoDestinationRateLimit(db, LOCAL_TABLE_NAMES.webhooks, clockAt(SECOND), 50).admit(target);
+    expect(await webhooks.list(partition)).toEqual([endpoint]);
   });
 });

@@ -1,6 +1,7 @@
 import type { ApiKeyRecord, RateLimit } from '#lib/domain/api-key';
 import type { Board } from '#lib/domain/board';
 import * as Cutoffs from '#lib/domain/cutoffs';
+import { rateLimitWaitSeconds } from '#lib/domain/destinations';
 import type * as Ports from '#lib/domain/ports';
 import type { SessionBinding, StoredSession } from '#lib/domain/session';
 import { mergeShardPages, SCOPE_WRITE_SHARDS, sessionShard } from '#lib/dynamodb/sessions';
@@ -544,6 +545,28 @@ export class FakeKeyThrottling implements Ports.KeyThrottling {
   private record(call: string): void {
     if (this.failure) throw this.failure;
     this.calls.push(call);
+  }
+}
+
+/**
+ * The per-host delivery bound in memory, as the DynamoDB counters keep it: a fixed one-second window per
+ * host, read from `clock`. Remembers every host it was asked about, in order (`asked`).
+ */
+export class FakeDestinationRateLimit implements Ports.DestinationRateLimit {
+  readonly asked: string[] = [];
+  private readonly counts = new Map<string, number>();
+
+  constructor(
+    private readonly clock: Ports.Clock,
+    private readonly perSecond: number,
+  ) {}
+
+  async admit(host: string): Promise<number> {
+    this.asked.push(host);
+    const key = `${host} ${Math.floor(this.clock.now().getTime() / 1000)}`;
+    const count = (this.counts.get(key) ?? 0) + 1;
+    this.counts.set(key, count);
+    return rateLimitWaitSeconds(count, this.perSecond);
   }
 }
 

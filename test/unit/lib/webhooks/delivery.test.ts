@@ -1,4 +1,9 @@
 import { describe, expect, it } from 'vitest';
+import {
+  rateLimitedHostOf,
+  rateLimitWaitSeconds,
+  WEBHOOK_DELIVERIES_PER_HOST_PER_SECOND,
+} from '#lib/domain/destinations';
 import type { WebhookRepository, WebhookSecrets } from '#lib/domain/ports';
 import type { SessionView } from '#lib/domain/session';
 import { formatWebhookSecret, type WebhookEndpoint } from '#lib/domain/webhook';
@@ -9,6 +14,7 @@ import {
   type DeliveryDeps,
   EXHAUSTED_METRIC,
   expandHandOff,
+  HOST_RATE_LIMITED_METRIC,
   type HttpPost,
   isQueuedAttempt,
   REFUSED_METRIC,
@@ -17,7 +23,7 @@ import {
   WebhookSink,
 } from '#lib/webhooks/delivery';
 import { signWebhook, verifyWebhookSignature } from '#lib/webhooks/signature';
-import { fixedClock } from '#test/support/fakes';
+import { FakeDestinationRateLimit, fixedClock } from '#test/support/fakes';
 import { memoryLogger } from '#test/support/logs';
 import { routedEvent } from '#test/support/webhook-receiver';
 
@@ -63,18 +69,29 @@ const secretOfVersion = (version: number) =>
   version === 1 ? SECRET : formatWebhookSecret(Buffer.alloc(32, 7 + version));
 const secrets: WebhookSecrets = { secretOf: async (_id, version = 1) => secretOfVersion(version) };
 
-function harness(options: { post: HttpPost; retrySeconds?: number[]; endpoints?: WebhookEndpoint[] }) {
+function harness(options: {
+  post: HttpPost;
+  retrySeconds?: number[];
+  endpoints?: WebhookEndpoint[];
+  perHostPerSecond?: number;
+}) {
   const scheduled: Array<{ delivery: WebhookDelivery; delaySeconds: number }> = [];
   const metricLines: string[] = [];
   const { logger, lines } = memoryLogger();
+  const clock = fixedClock('2026-03-01T12:00:00.000Z');
+  const hostRate = new FakeDestinationRateLimit(
+    clock,
+    options.perHostPerSecond ?? WEBHOOK_DELIVERIES_PER_HOST_PER_SECOND,
+  );
   const deps: DeliveryDeps = {
     webhooks: new MemoryWebhooks(options.endpoints ?? [endpoint()]),
     secrets,
+    hostRate,
     scheduler: {
       schedule: async (delivery, delaySeconds) => void scheduled.push({ delivery, delaySeconds }),
     },
     post: options.post,
-    clock: fixedClock('2026-03-01T12:00:00.000Z'),
+    clock,
     logger,
     metrics: createMetrics({
       service: 'webhook-delivery',
@@ -83,7 +100,7 @@ function harness(options: { post: HttpPost; retrySeconds?: number[]; endpoints?:
     }),
     retrySeconds: options.retrySeconds ?? [1, 2, 4],
   };
-  return { deps, scheduled, metricLines, lines };
+  return { deps, scheduled, metricLines, lines, hostRate };
 }
 
 const SESSION = { id: '6f1c2b4e-0000-4000-8000-000000000001', boardId: 'board-1' } as SessionView;
@@ -212,6 +229,86 @@ describe('webhook fan-out of a revoke-all’s sessions.revoked', () => {
     const { calls, handOffs } = recordingHandOffs();
     await new WebhookSink({ handOffs }).publish([revokeAllEvent(entry(OPERATOR_USER_ID), notice)]);
     expect(calls).toEqual([]);
+  });
+});
+
+describe('the per-host bound of deliveries', () => {
+  const onHost = (id: string, ownerUserId: string, url: string) => endpoint({ id, ownerUserId, url });
+  const to = (endpointId: string, ownerUserId: string): WebhookDelivery => ({
+    ...delivery(),
+    endpointId,
+    ownerUserId,
+  });
+
+  it('sends at most the bound to one host in a second, whoever’s endpoints they are; the rest wait, none is dropped', async () => {
+    const posted: string[] = [];
+    const { deps, scheduled, metricLines, lines } = harness({
+      post: async (url) => {
+        posted.push(url);
+        return 204;
+      },
+      perHostPerSecond: 3,
+      endpoints: [
+        onHost('whe_a1', 'owner-a', 'https://victim.example/a'),
+        onHost('whe_a2', 'owner-a', 'https://VICTIM.example:8443/b'),
+        onHost('whe_b1', 'owner-b', 'https://victim.example/c'),
+        onHost('whe_c1', 'owner-c', 'https://victim.example/d'),
+        onHost('whe_c2', 'owner-c', 'https://victim.example/e'),
+      ],
+    });
+    const deliveries = [
+      to('whe_a1', 'owner-a'),
+      to('whe_a2', 'owner-a'),
+      to('whe_b1', 'owner-b'),
+      to('whe_c1', 'owner-c'),
+      to('whe_c2', 'owner-c'),
+    ];
+    const outcomes = [];
+    for (const one of deliveries) outcomes.push(await attemptDelivery(deps, one));
+    expect(outcomes).toEqual([
+      'delivered',
+      'delivered',
+      'delivered',
+      'host-rate-limited',
+      'host-rate-limited',
+    ]);
+    expect(posted).toHaveLength(3);
+    // Put back as they were: the same attempt (nothing was sent), due the next second.
+    expect(scheduled).toEqual([
+      { delivery: deliveries[3], delaySeconds: 1 },
+      { delivery: deliveries[4], delaySeconds: 1 },
+    ]);
+    expect(metricLines.map((line) => JSON.parse(line)[HOST_RATE_LIMITED_METRIC])).toEqual([1, 1]);
+    expect(
+      lines().filter((line) => line.message === 'webhook delivery delayed: its host is at its rate limit'),
+    ).toHaveLength(2);
+  });
+
+  it('lets another host’s deliveries through while one host is at its bound', async () => {
+    const { deps } = harness({
+      post: async () => 204,
+      perHostPerSecond: 1,
+      endpoints: [
+        onHost('whe_a1', 'owner-a', 'https://busy.example/a'),
+        onHost('whe_a2', 'owner-a', 'https://busy.example/b'),
+        onHost('whe_b1', 'owner-b', 'https://quiet.example/c'),
+      ],
+    });
+    expect(await attemptDelivery(deps, to('whe_a1', 'owner-a'))).toBe('delivered');
+    expect(await attemptDelivery(deps, to('whe_a2', 'owner-a'))).toBe('host-rate-limited');
+    expect(await attemptDelivery(deps, to('whe_b1', 'owner-b'))).toBe('delivered');
+  });
+
+  it('counts the host name without its port, as the URL parser writes it', () => {
+    expect(rateLimitedHostOf('https://Hooks.Example.COM:8443/in')).toBe('hooks.example.com');
+    expect(rateLimitedHostOf('https://2852039166/')).toBe('169.254.169.254');
+    expect(rateLimitedHostOf('https://[0:0::1]:9/')).toBe('[::1]');
+  });
+
+  it('waits whole seconds in proportion to how far over the bound a delivery asked', () => {
+    expect([1, 50, 51, 100, 101, 150, 151].map((n) => rateLimitWaitSeconds(n, 50))).toEqual([
+      0, 0, 1, 1, 2, 2, 3,
+    ]);
   });
 });
 

@@ -135,6 +135,8 @@ describe('local webhook delivery when attempts throw', () => {
     const local = localWebhookDelivery({
       webhooks,
       secrets: { secretOf: async () => formatWebhookSecret(Buffer.alloc(32, 1)) },
+      // The per-host bound is not what this test is about: every delivery is let through at once.
+      hostRate: { admit: async () => 0 },
       retrySeconds: [1, 2, 4],
       logger,
       metrics: { count: () => undefined },

@@ -2,6 +2,7 @@ import { decodeJwt } from 'jose';
 import { describe, expect, it } from 'vitest';
 import { DELIVERY_QUEUE_SOURCE } from '#lib/definitions/background';
 import type { Board } from '#lib/domain/board';
+import { WEBHOOK_DELIVERIES_PER_HOST_PER_SECOND } from '#lib/domain/destinations';
 import type { SessionEventType } from '#lib/domain/events';
 import type { IdTokenSigner, PairwiseSubjects, WebhookRepository, WebhookSecrets } from '#lib/domain/ports';
 import type { SessionView } from '#lib/domain/session';
@@ -28,7 +29,13 @@ import {
   SqsDeliveryScheduler,
   sqsBatches,
 } from '#lib/webhooks/sqs';
-import { FakeBoards, FakeSessions, sequenceRandom, VISIBLE_SUBJECTS } from '#test/support/fakes';
+import {
+  FakeBoards,
+  FakeDestinationRateLimit,
+  FakeSessions,
+  sequenceRandom,
+  VISIBLE_SUBJECTS,
+} from '#test/support/fakes';
 import { APP_BOARD } from '#test/support/fixtures';
 import { LOGOUT_CANDIDATES } from '#test/support/logout-events';
 import { memoryLogger } from '#test/support/logs';
@@ -146,6 +153,7 @@ function harness(post: HttpPost, endpoints: WebhookEndpoint[] = [ENDPOINT], boar
   const deps: DeliveryQueueDeps = {
     webhooks,
     secrets,
+    hostRate: new FakeDestinationRateLimit(queue.clock, WEBHOOK_DELIVERIES_PER_HOST_PER_SECOND),
     scheduler,
     post: recordedPost,
     clock: queue.clock,
@@ -491,6 +499,29 @@ describe('handing events from the pipeline to webhook delivery', () => {
         malformed.map((body, n) => ({ messageId: `m${n}`, body: JSON.stringify(body) })),
       ),
     ).toEqual({ batchItemFailures: malformed.map((_, n) => ({ itemIdentifier: `m${n}` })) });
+  });
+});
+
+describe('the per-host bound on the delivery queue', () => {
+  it('delivers every one of 12 owners’ 16 endpoints on one host, never more than the bound in one second', async () => {
+    const owners = Array.from({ length: 12 }, (_, n) => `owner-${n}`);
+    const endpoints = owners.flatMap((owner) =>
+      endpointsOf(owner, 16).map((e, n) => ({ ...e, url: `https://victim.example/${owner}/${n}` })),
+    );
+    const { deps, queue, attempts, posted, drain } = harness(async () => 204, endpoints);
+    await new WebhookSink({ handOffs: deps.scheduler }).publish(owners.map((owner, n) => CREATED(owner, n)));
+    await drain();
+    // 192 deliveries, all sent, none twice: the ones over the bound waited for a later second.
+    expect(posted).toHaveLength(192);
+    expect(new Set(posted.map((p) => p.url)).size).toBe(192);
+    const perSecond = new Map<number, number>();
+    for (const at of attempts)
+      perSecond.set(Math.floor(at / 1000), (perSecond.get(Math.floor(at / 1000)) ?? 0) + 1);
+    expect(Math.max(...perSecond.values())).toBeLessThanOrEqual(WEBHOOK_DELIVERIES_PER_HOST_PER_SECOND);
+    expect(perSecond.size).toBeGreaterThanOrEqual(Math.ceil(192 / WEBHOOK_DELIVERIES_PER_HOST_PER_SECOND));
+    // Every wait was a message of the queue, whose delays SQS accepts.
+    for (const { DelaySeconds } of queue.sent)
+      expect(DelaySeconds).toBeLessThanOrEqual(SQS_MAX_DELAY_SECONDS);
   });
 });
 
