@@ -1,4 +1,5 @@
-import type { Results } from './run';
+import type { HandOffCase } from './handoff';
+import type { Goal, Results } from './run';
 
 const kib = (bytes: number) => `${(bytes / 1024).toFixed(1)} KiB`;
 const ms = (value: number) => `${value.toFixed(1)} ms`;
@@ -36,10 +37,31 @@ export function renderMarkdown(results: Results): string {
       lines.push(`| ${f.name} | ${f.warm?.loads} | ${ms(f.warm?.median ?? Number.NaN)} | ${calls} |`);
     }
   }
-  lines.push('', '| Goal | Measured | Result |', '|---|---:|---|');
-  for (const goal of results.goals) {
+  lines.push('', handOffTable(results.handOff), goalTable(results.goals));
+  return lines.join('\n');
+}
+
+/** The hand-off's report alone (`npm run bench -- --only handoff`). */
+export function renderHandOff(cases: HandOffCase[], goals: Goal[]): string {
+  return [handOffTable(cases), goalTable(goals)].join('\n');
+}
+
+function handOffTable(cases: HandOffCase[]): string {
+  const lines = [
+    'Webhook hand-off, 15 ms per SQS call:',
+    '',
+    '| Case | SQS calls | Median | Slowest |',
+    '|---|---:|---:|---:|',
+  ];
+  for (const c of cases) lines.push(`| ${c.name} | ${c.sqsCalls} | ${ms(c.medianMs)} | ${ms(c.maxMs)} |`);
+  lines.push('');
+  return lines.join('\n');
+}
+
+function goalTable(goals: Goal[]): string {
+  const lines = ['| Goal | Measured | Result |', '|---|---:|---|'];
+  for (const goal of goals)
     lines.push(`| ${goal.name} | ${goal.value} | ${goal.pass ? 'met' : '**missed**'} |`);
-  }
   lines.push('');
   return lines.join('\n');
 }

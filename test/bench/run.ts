@@ -12,8 +12,9 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { node24 } from '#test/support/node24';
 import { GOALS } from './floor';
+import { HAND_OFF_GOAL_MS, type HandOffCase, measureHandOff, SQS_STUB_LATENCY_MS } from './handoff';
 import { BenchBroken, type ColdSample, quantile } from './measure';
-import { renderMarkdown } from './report';
+import { renderHandOff, renderMarkdown } from './report';
 import { BENCH_FUNCTIONS, type BenchFunction, COLD_PATHS, DISPLAY_NAMES } from './scenarios';
 import { callsOf, prepareSubjects, startOnce } from './subjects';
 
@@ -64,6 +65,8 @@ export interface Results {
   load: { before: number; after: number };
   runs: number;
   functions: FunctionResult[];
+  /** The webhook hand-off's cases, with a 15 ms SQS stub. */
+  handOff: HandOffCase[];
   goals: Goal[];
 }
 
@@ -77,13 +80,18 @@ function options() {
   });
   const runs = values.runs === undefined ? (values.quick ? 15 : 30) : Number(values.runs);
   if (!Number.isInteger(runs) || runs < 5) throw new Error(`--runs: an integer ≥ 5, got ${values.runs}`);
-  // `--only embedPage,createSession`: those functions alone, to measure one change without the others.
+  // `--only embedPage,createSession`: those functions alone, to measure one change without the others;
+  // `--only handoff`: the webhook hand-off alone.
   const only = values.only?.split(',').map((name) => name.trim());
-  const unknown = only?.filter((name) => !(BENCH_FUNCTIONS as string[]).includes(name)) ?? [];
+  const handOffOnly = only?.length === 1 && only[0] === 'handoff';
+  const unknown = handOffOnly
+    ? []
+    : (only?.filter((name) => !(BENCH_FUNCTIONS as string[]).includes(name)) ?? []);
   if (unknown.length > 0)
-    throw new Error(`--only: no function ${unknown.join(', ')} (${BENCH_FUNCTIONS.join(', ')})`);
-  const functions = only ? BENCH_FUNCTIONS.filter((fn) => only.includes(fn)) : BENCH_FUNCTIONS;
-  return { runs, functions };
+    throw new Error(`--only: no function ${unknown.join(', ')} (handoff, ${BENCH_FUNCTIONS.join(', ')})`);
+  const functions =
+    only && !handOffOnly ? BENCH_FUNCTIONS.filter((fn) => only.includes(fn)) : BENCH_FUNCTIONS;
+  return { runs, functions, handOffOnly };
 }
 
 function coldStats(samples: ColdSample[]): ColdStats {
@@ -104,7 +112,14 @@ function log(line: string): void {
 }
 
 async function main(): Promise<void> {
-  const { runs, functions: measured } = options();
+  const { runs, functions: measured, handOffOnly } = options();
+  log(`webhook hand-off with a ${SQS_STUB_LATENCY_MS} ms SQS stub: ${runs} runs of each case`);
+  const handOff = await measureHandOff(runs);
+  if (handOffOnly) {
+    const goals = handOffGoals(handOff);
+    process.stdout.write(renderHandOff(handOff, goals));
+    return;
+  }
   const node = node24();
   if (node.path === undefined) throw new BenchBroken(`cold init is measured on Node 24: ${node.missing}`);
   const nodeVersion = execFileSync(node.path, ['--version'], { encoding: 'utf8' }).trim();
@@ -160,7 +175,8 @@ async function main(): Promise<void> {
     load: { before: loadBefore, after: loadavg()[0] ?? 0 },
     runs,
     functions,
-    goals: goalsOf(functions),
+    handOff,
+    goals: [...goalsOf(functions), ...handOffGoals(handOff)],
   };
   const markdown = renderMarkdown(results);
   writeFileSync(join(OUT, 'results.json'), `${JSON.stringify(results, null, 2)}\n`);
@@ -190,6 +206,19 @@ function warmOf(fn: BenchFunction, samples: ColdSample[]): Pick<FunctionResult, 
       callsPerLoad: calls,
     },
   };
+}
+
+/** The hand-off's goal: its first case (one event of an owner at the cap), its slowest run. */
+function handOffGoals(cases: HandOffCase[]): Goal[] {
+  const atCap = cases[0];
+  if (!atCap) throw new BenchBroken('the webhook hand-off was not measured');
+  return [
+    {
+      name: `webhook hand-off: ${atCap.name} ≤ ${HAND_OFF_GOAL_MS} ms with a ${SQS_STUB_LATENCY_MS} ms SQS stub (slowest run)`,
+      value: `${atCap.maxMs.toFixed(1)} ms`,
+      pass: atCap.maxMs <= HAND_OFF_GOAL_MS,
+    },
+  ];
 }
 
 function goalsOf(functions: FunctionResult[]): Goal[] {
