@@ -14,7 +14,7 @@ import { localBackChannelLogout } from '#lib/logout/local';
 import type { WebhookDelivery } from '#lib/webhooks/delivery';
 import { localWebhookDelivery } from '#lib/webhooks/local';
 import { LOCAL_REDELIVERY_SECONDS, TimerDeliveryScheduler } from '#lib/webhooks/local-scheduler';
-import { FakeBoards, FakeSessions } from '#test/support/fakes';
+import { FakeBoards, FakeDestinationRateLimit, FakeSessions } from '#test/support/fakes';
 import { APP_BOARD } from '#test/support/fixtures';
 import { memoryLogger } from '#test/support/logs';
 import { routedEvent } from '#test/support/webhook-receiver';
@@ -163,6 +163,86 @@ describe('local webhook delivery when attempts throw', () => {
       lines().filter((line) => line.message === 'delivery failed to be handled; offered again'),
     ).toHaveLength(1_000);
     await local.close();
+  });
+});
+
+describe('local webhook delivery, shaped as the delivery queue', () => {
+  const onHost = (n: number): WebhookEndpoint => ({
+    id: `whe_${String(n).padStart(32, '0')}`,
+    ownerUserId: 'owner-a',
+    url: `https://victim.example/${n}`,
+    events: ['session.created'],
+    description: null,
+    createdAt: '2026-01-01T00:00:00.000Z',
+    createdByKeyId: 'key-1',
+  });
+
+  function local(endpoints: WebhookEndpoint[], perHostPerSecond: number, list?: WebhookRepository['list']) {
+    let now = Date.parse('2026-03-01T12:00:00.000Z');
+    const clock = { now: () => new Date(now) };
+    const posted: string[] = [];
+    const { logger, lines } = memoryLogger();
+    const delivery = localWebhookDelivery({
+      webhooks: {
+        create: async (e) => e,
+        list: list ?? (async (owner) => endpoints.filter((e) => e.ownerUserId === owner)),
+        get: async (_owner, id) => endpoints.find((e) => e.id === id),
+        delete: async () => true,
+      },
+      secrets: { secretOf: async () => formatWebhookSecret(Buffer.alloc(32, 1)) },
+      hostRate: new FakeDestinationRateLimit(clock, perHostPerSecond),
+      retrySeconds: [1, 2, 4],
+      logger,
+      metrics: { count: () => undefined },
+      destinations: PUBLIC_DESTINATIONS,
+      post: async (url) => {
+        posted.push(url);
+        return 204;
+      },
+    });
+    /** Moves the limiter's clock and the timers on together. */
+    const advance = async (ms: number) => {
+      now += ms;
+      await vi.advanceTimersByTimeAsync(ms);
+    };
+    return { delivery, posted, lines, advance };
+  }
+  const created = () =>
+    routedEvent({ id: 's', boardId: 'b' } as never, 'session.created', { userId: 'owner-a' });
+
+  it('expands a hand-off into the owner’s deliveries and holds a host to its bound a second, sending the rest later', async () => {
+    const endpoints = [1, 2, 3, 4, 5].map(onHost);
+    const { delivery, posted, advance, lines } = local(endpoints, 2);
+    await delivery.sink.publish([created()]);
+    await advance(10);
+    expect(posted).toHaveLength(2);
+    await advance(1_000);
+    expect(posted).toHaveLength(4);
+    await advance(1_000);
+    expect(posted.sort()).toEqual(endpoints.map((e) => e.url).sort());
+    expect(
+      lines().filter((line) => line.message === 'webhook delivery delayed: its host is at its rate limit'),
+    ).not.toHaveLength(0);
+    await delivery.close();
+  });
+
+  it('offers a hand-off whose endpoints could not be read again, as the queue offers its message again', async () => {
+    const endpoints = [onHost(1)];
+    let reads = 0;
+    const { delivery, posted, advance, lines } = local(endpoints, 50, async () => {
+      reads += 1;
+      if (reads === 1) throw new StorageUnavailableError();
+      return endpoints;
+    });
+    await delivery.sink.publish([created()]);
+    await advance(10);
+    expect(posted).toEqual([]);
+    expect(
+      lines().filter((line) => line.message === 'delivery failed to be handled; offered again'),
+    ).toHaveLength(1);
+    await advance(LOCAL_REDELIVERY_SECONDS * 1000);
+    expect(posted).toEqual([endpoints[0]?.url]);
+    await delivery.close();
   });
 });
 
