@@ -5,6 +5,7 @@
  */
 
 import { rateLimitedHostOf } from '#lib/domain/destinations';
+import { StorageUnavailableError } from '#lib/domain/errors';
 import { EVENT_TYPES, type EventSink, type EventType, type RoutedEvent } from '#lib/domain/events';
 import type { Clock, DestinationRateLimit, WebhookRepository, WebhookSecrets } from '#lib/domain/ports';
 import { signingSecretVersions, subscribesTo } from '#lib/domain/webhook';
@@ -248,6 +249,13 @@ export async function attemptDelivery(
 }
 
 /**
+ * Seconds a delivery waits when its host's counter could not be counted (DynamoDB throttling the one
+ * item every delivery to a very busy host writes): the host is taken as busy, so the delivery waits
+ * rather than failing its message five times into the dead-letter queue.
+ */
+export const UNCOUNTED_HOST_WAIT_SECONDS = 1;
+
+/**
  * Seconds a delivery to `url` waits for its host's turn. A URL that does not parse is not counted: the
  * POST refuses it without sending anything.
  */
@@ -258,7 +266,12 @@ async function hostRateWait(hostRate: DestinationRateLimit, url: string): Promis
   } catch {
     return 0;
   }
-  return hostRate.admit(host);
+  try {
+    return await hostRate.admit(host);
+  } catch (error) {
+    if (error instanceof StorageUnavailableError) return UNCOUNTED_HOST_WAIT_SECONDS;
+    throw error;
+  }
 }
 
 /** How an attempt's outcome is logged and counted. */

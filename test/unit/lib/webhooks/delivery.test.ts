@@ -4,6 +4,7 @@ import {
   rateLimitWaitSeconds,
   WEBHOOK_DELIVERIES_PER_HOST_PER_SECOND,
 } from '#lib/domain/destinations';
+import { StorageUnavailableError } from '#lib/domain/errors';
 import type { WebhookRepository, WebhookSecrets } from '#lib/domain/ports';
 import type { SessionView } from '#lib/domain/session';
 import { formatWebhookSecret, type WebhookEndpoint } from '#lib/domain/webhook';
@@ -18,6 +19,7 @@ import {
   type HttpPost,
   isQueuedAttempt,
   REFUSED_METRIC,
+  UNCOUNTED_HOST_WAIT_SECONDS,
   type WebhookDelivery,
   type WebhookEventHandOff,
   WebhookSink,
@@ -297,6 +299,20 @@ describe('the per-host bound of deliveries', () => {
     expect(await attemptDelivery(deps, to('whe_a1', 'owner-a'))).toBe('delivered');
     expect(await attemptDelivery(deps, to('whe_a2', 'owner-a'))).toBe('host-rate-limited');
     expect(await attemptDelivery(deps, to('whe_b1', 'owner-b'))).toBe('delivered');
+  });
+
+  it('puts a delivery back, sending nothing, when its host’s counter cannot be counted (DynamoDB throttling it)', async () => {
+    const posted: string[] = [];
+    const { deps, scheduled } = harness({
+      post: async (url) => {
+        posted.push(url);
+        return 204;
+      },
+    });
+    deps.hostRate = { admit: async () => Promise.reject(new StorageUnavailableError()) };
+    expect(await attemptDelivery(deps, delivery())).toBe('host-rate-limited');
+    expect(posted).toEqual([]);
+    expect(scheduled).toEqual([{ delivery: delivery(), delaySeconds: UNCOUNTED_HOST_WAIT_SECONDS }]);
   });
 
   it('counts the host name without its port, as the URL parser writes it', () => {
