@@ -82,6 +82,7 @@ function repository(endpoints: WebhookEndpoint[]): WebhookRepository {
     get: async (owner, id) => endpoints.find((e) => e.ownerUserId === owner && e.id === id),
     list: async (owner) => endpoints.filter((e) => e.ownerUserId === owner),
     delete: async () => false,
+    rotateSecret: async () => undefined,
   };
 }
 

@@ -188,6 +188,7 @@ describe('local webhook delivery, shaped as the delivery queue', () => {
         list: list ?? (async (owner) => endpoints.filter((e) => e.ownerUserId === owner)),
         get: async (_owner, id) => endpoints.find((e) => e.id === id),
         delete: async () => true,
+        rotateSecret: async () => undefined,
       },
       secrets: { secretOf: async () => formatWebhookSecret(Buffer.alloc(32, 1)) },
       hostRate: new FakeDestinationRateLimit(clock, perHostPerSecond),
