@@ -95,11 +95,13 @@ export const BACKGROUND_FUNCTIONS = {
     // its host's rate limit (UpdateItem of that host's counter for the second). A step of
     // a revoke-all's logout fan-out reads a page of the sessions a cut-off covers from a scope index
     // (Query), those sessions again and the cut-off records that could cover them (BatchGetItem), or, for
-    // an operator's cut-off of a user across tenants or of the stage, a segment of the table (Scan).
+    // an operator's cut-off of a user across tenants or of the stage, a segment of the table (Scan); and
+    // raises its cut-off record's expiry to the latest of those sessions' (UpdateItem, conditional on the
+    // record's revision: it never creates a record).
     access: {
       webhooks: ['GetItem', 'Query', 'UpdateItem'],
       boards: ['GetItem'],
-      sessions: ['Query', 'BatchGetItem', 'Scan'],
+      sessions: ['Query', 'BatchGetItem', 'Scan', 'UpdateItem'],
       signingKeys: ['GetItem'],
     },
     queries: {

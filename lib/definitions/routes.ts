@@ -147,10 +147,12 @@ export const FUNCTIONS = {
     entry: 'functions/revoke-user-sessions.ts',
     description: "POST /api/embed/sessions/revoke: revokes a user's or a board's sessions with one cut-off",
     access: {
-      // Query and BatchGetItem count the sessions; UpdateItem writes one cut-off record per scope.
+      // Query and BatchGetItem count the sessions; BatchGetItem reads each cut-off record before its
+      // UpdateItem, which is conditional on the revision read (one record per scope, kept small).
       sessions: ['Query', 'BatchGetItem', 'UpdateItem'],
       boards: ['GetItem'],
-      // Query of the table itself: an organization's members, whose sessions its cut-off covers.
+      // The caller's organizations (the index, then BatchGetItem); GetItem: a creator's membership and
+      // since when (whose tenant a counted session is). No organization's member list is read.
       memberships: ['GetItem', 'Query', 'BatchGetItem'],
     },
     queries: {
@@ -159,7 +161,7 @@ export const FUNCTIONS = {
         SESSION_SCOPE_INDEXES.creatorUser,
         SESSION_SCOPE_INDEXES.board,
       ],
-      memberships: [MEMBERSHIP_USER_INDEX, TABLE_ITSELF],
+      memberships: [MEMBERSHIP_USER_INDEX],
     },
     settings: [],
   },

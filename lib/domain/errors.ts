@@ -151,13 +151,67 @@ export class IdempotencyKeyReusedError extends DomainError {}
  * retries; the caller may retry later.
  */
 export class DependencyUnavailableError extends DomainError {
-  constructor(options?: { cause?: unknown }) {
-    super('The service is temporarily unavailable; retry shortly', options);
+  constructor(
+    options?: { cause?: unknown },
+    message = 'The service is temporarily unavailable; retry shortly',
+  ) {
+    super(message, options);
   }
 }
 
 /** DynamoDB stayed unavailable or throttled after the SDK's retries; the client may retry later. */
 export class StorageUnavailableError extends DependencyUnavailableError {}
+
+/**
+ * Other writes kept reaching a revocation cut-off record first (many revoke-alls of one selection at the
+ * same moment): this write was not made; it may be retried.
+ */
+export class CutoffContentionError extends StorageUnavailableError {}
+
+/**
+ * A revoke-all could not write every one of its cut-offs, and undid those it had written: nothing was
+ * revoked. The call can be retried as it was.
+ */
+export class RevocationNotRecordedError extends DependencyUnavailableError {
+  constructor(options?: { cause?: unknown }) {
+    super(
+      options,
+      'Nothing was revoked: the revocation could not be recorded (storage busy or unavailable); retry the call',
+    );
+  }
+}
+
+/**
+ * A revoke-all wrote its first cut-offs (every session of the selection created up to `cutoff` is
+ * revoked), then could not count or write its last ones: the sessions created while it ran may not be
+ * covered, and it has no count to give. Retrying covers those and counts what is left.
+ */
+export class RevocationUnfinishedError extends DependencyUnavailableError {
+  constructor(
+    readonly cutoff: string,
+    options?: { cause?: unknown },
+  ) {
+    super(
+      options,
+      `The sessions of the selection created up to ${cutoff} were revoked, but the call could not finish ` +
+        '(storage busy or unavailable): retry it to revoke those created since and to get the count',
+    );
+  }
+}
+
+/**
+ * A revoke-all could write only some of its first cut-offs and could not undo them: part of the
+ * selection may be revoked. Retrying the call revokes all of it.
+ */
+export class RevocationPartlyRecordedError extends DependencyUnavailableError {
+  constructor(options?: { cause?: unknown }) {
+    super(
+      options,
+      'Part of the selection may have been revoked: the revocation could not be recorded everywhere, nor ' +
+        'undone (storage busy or unavailable); retry the call to revoke all of it',
+    );
+  }
+}
 
 /**
  * Storage failed while binding a link to this browser and the binding could not be undone: it may have

@@ -4,7 +4,7 @@
  */
 import type { ApiKeyRecord, RateLimit } from './api-key';
 import type { Board } from './board';
-import type { CutoffEntry, CutoffRecord, CutoffScope, CutoffTarget } from './cutoffs';
+import type { CutoffRecord, CutoffScope, CutoffWrite } from './cutoffs';
 import type { PublicSigningJwk, SignedTokenClaims } from './id-token';
 import type { IdempotencyAttempt, IdempotencyRecord } from './idempotency';
 import type { Keyring, PublicKeyring } from './keyring';
@@ -47,6 +47,11 @@ export interface MembershipRepository {
   orgsOf(userId: string): Promise<string[]>;
   /** Every member of the organization now (strongly consistent). */
   membersOf(orgId: string): Promise<string[]>;
+  /**
+   * When the user's current membership of the organization began (strongly consistent): its `addedAt`;
+   * null for a membership recorded without one; undefined when the user is not a member now.
+   */
+  memberSince(orgId: string, userId: string): Promise<string | null | undefined>;
   /** Records the membership (idempotent), stamped with the time it was added and, when named, by whom. */
   add(orgId: string, userId: string, addedAt: string, addedBy?: string): Promise<void>;
   remove(orgId: string, userId: string): Promise<boolean>;
@@ -127,7 +132,7 @@ export interface ScopePartition {
  */
 export type CountCandidate = Pick<
   StoredSession,
-  'id' | 'orgId' | 'userId' | 'boardId' | 'createdByUserId' | 'createdAt'
+  'id' | 'orgId' | 'userId' | 'boardId' | 'createdByUserId' | 'createdAt' | 'expiresAt'
 >;
 
 /**
@@ -162,6 +167,12 @@ export interface CoveredSessions {
   readonly coveredParts: number;
   /** As `SessionRepository.readCutoffs`. */
   readCutoffs(scopes: readonly CutoffScope[]): Promise<CutoffRecord[]>;
+  /**
+   * Raises the record's latest known expiry (`coversUntil`, and its TTL where it has one) to `until`
+   * (epoch seconds) when it is lower: the logouts' pass reads the sessions a cut-off covers after the
+   * call, those its count could not see included. A record that is gone is left gone.
+   */
+  extendCutoffExpiry(scope: CutoffScope, until: number): Promise<void>;
   /**
    * Up to `limit` entries of one part of the scope, created in `range`, not revoked on their own and not
    * expired before `range.upTo` (as the index or scan holds them), continuing after `after`; the sessions
@@ -228,11 +239,20 @@ export interface SessionRepository extends EmbedSessionStore {
   /** Revokes the session unless it is revoked already; returns it as it now is (the first revocation wins). */
   revoke(id: string, revocation: Revocation): Promise<StoredSession | undefined>;
   /**
-   * Adds `entry` to the record of each target's scope (with the target's creators, where it names them):
-   * one write per scope, whatever the sessions it holds. Writing the same entry again (a retry after a
-   * lost answer) leaves the records as they were.
+   * Merges `write` into the record of each scope (`mergeCutoff`: the record stays within
+   * CUTOFF_ENTRIES_MAX entries and gets its expiry), whatever the sessions it holds: one conditional
+   * write per scope, read again and merged anew when another write reached the record first. Writing the
+   * same entry again (a retry after a lost answer) leaves the records as they were. Rejects with
+   * `CutoffContentionError` when other writes keep reaching a record first, and with
+   * `StorageUnavailableError` when DynamoDB does not answer: some scopes may be written then.
    */
-  writeCutoff(targets: readonly CutoffTarget[], entry: Omit<CutoffEntry, 'creators'>): Promise<void>;
+  writeCutoff(scopes: readonly CutoffScope[], write: CutoffWrite): Promise<void>;
+  /**
+   * Removes the entry from the records of these scopes where it is, undoing a write of it that has not
+   * been counted (a call's first cut-off): every cut-off the record held before that write still covers
+   * what it covered. A record the entry is not in is left as it is.
+   */
+  removeCutoffEntry(scopes: readonly CutoffScope[], entryId: string, now: string): Promise<void>;
   /**
    * Every session of a scope that was active at `at` (created at or before it, not expired then, not
    * revoked on its own), as the scope's index holds it: eventually consistent, so a session created or

@@ -8,12 +8,11 @@ import { SESSION_SCOPE_INDEXES } from '#lib/definitions/tables';
 import type { CutoffRecord, CutoffScope } from '#lib/domain/cutoffs';
 import type { CoveredPage, CoveredRange, CoveredScope, CoveredSessions } from '#lib/domain/ports';
 import type { StoredSession } from '#lib/domain/session';
+import { extendCutoffRecordExpiry, recordIds, recordsOf } from './cutoff-records';
 import { dynamoCall } from './errors';
 import {
   boardFilterOf,
   isSessionItem,
-  recordIds,
-  recordsOf,
   SCOPE_WRITE_SHARDS,
   scopeKey,
   shardedScopeKey,
@@ -36,6 +35,20 @@ export class DynamoCoveredSessions extends DynamoTable implements CoveredSession
     const byId = recordIds(scopes);
     if (byId.size === 0) return [];
     return recordsOf(await this.batchGetAll([...byId.keys()].map((id) => ({ id }))), byId);
+  }
+
+  async extendCutoffExpiry(scope: CutoffScope, until: number): Promise<void> {
+    // Best effort against a flood of writes to the record: a step that loses every race leaves the
+    // expiry to the record's own writers and to the steps after it.
+    await extendCutoffRecordExpiry(
+      {
+        db: this.db,
+        tableName: this.tableName,
+        readItem: async (id) => (await this.batchGetAll([{ id }]))[0],
+      },
+      scope,
+      until,
+    );
   }
 
   /** The sessions with these ids as they are now (strongly consistent); missing ids are left out. */

@@ -21,6 +21,21 @@ export class DynamoMembershipRepository extends DynamoTable implements Membershi
     return Item !== undefined;
   }
 
+  async memberSince(orgId: string, userId: string): Promise<string | null | undefined> {
+    const { Item } = await dynamoCall(() =>
+      this.db.send(
+        new GetCommand({
+          TableName: this.tableName,
+          Key: { orgId, userId },
+          ProjectionExpression: 'orgId, createdAt',
+          ConsistentRead: true,
+        }),
+      ),
+    );
+    if (!Item) return undefined;
+    return typeof Item.createdAt === 'string' ? Item.createdAt : null;
+  }
+
   async orgsOf(userId: string): Promise<string[]> {
     const candidates = (
       await queryAll(this.db, {

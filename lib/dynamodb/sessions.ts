@@ -12,12 +12,9 @@ import {
   TTL_ATTRIBUTE,
 } from '#lib/definitions/tables';
 import {
-  type CutoffEntry,
-  type CutoffNotice,
   type CutoffRecord,
   type CutoffScope,
-  type CutoffTarget,
-  cutoffScopeKey,
+  type CutoffWrite,
   cutoffScopesOf,
   withCutoffs,
 } from '#lib/domain/cutoffs';
@@ -34,14 +31,18 @@ import type {
 } from '#lib/domain/ports';
 import type { Revocation, SessionBinding, StoredSession } from '#lib/domain/session';
 import { legacyTenant, parseTenant } from '#lib/domain/tenant';
+import {
+  type CutoffTable,
+  isCutoffItem,
+  recordIds,
+  recordsOf,
+  removeCutoffRecordEntry,
+  writeCutoffRecord,
+} from './cutoff-records';
 import { dynamoCall } from './errors';
 import { conditionalWrite, DynamoTable, type Item, optionalStringOf } from './table';
 
 const NOT_REVOKED = 'attribute_exists(id) AND attribute_not_exists(revokedAt)';
-/** Cut-off records share the table, under ids no session can have (sessions are UUIDs). */
-const CUTOFF_ID_PREFIX = 'cutoff#';
-/** Each cut-off of a record is one attribute, named after its entry id. */
-const ENTRY_PREFIX = 'entry:';
 /** What tells which cut-off records could cover a session, besides its position (`createdKey`). */
 const SUBJECT_ATTRIBUTES = ['orgId', 'userId', 'boardId', 'createdByUserId'] as const;
 /** Operands DynamoDB allows in one `IN` list. */
@@ -198,28 +199,23 @@ export class DynamoSessionRepository extends DynamoTable implements SessionRepos
     return stored?.tokenHash === session.tokenHash ? stored : undefined;
   }
 
-  async writeCutoff(targets: readonly CutoffTarget[], entry: Omit<CutoffEntry, 'creators'>): Promise<void> {
-    const { id, ...fields } = entry;
-    // Unconditional: the entry's attribute is named after its id, so a retry of the same write (its answer
-    // lost) sets the same value again, and two calls never overwrite each other's cut-off.
+  async writeCutoff(scopes: readonly CutoffScope[], write: CutoffWrite): Promise<void> {
+    await Promise.all(scopes.map((scope) => writeCutoffRecord(this.cutoffTable(), scope, write)));
+  }
+
+  async removeCutoffEntry(scopes: readonly CutoffScope[], entryId: string, now: string): Promise<void> {
     await Promise.all(
-      targets.map(({ scope, creators }) =>
-        dynamoCall(() =>
-          this.db.send(
-            new UpdateCommand({
-              TableName: this.tableName,
-              Key: { id: cutoffId(scope) },
-              UpdateExpression: 'SET cutoffScope = :scope, #entry = :entry',
-              ExpressionAttributeNames: { '#entry': `${ENTRY_PREFIX}${id}` },
-              ExpressionAttributeValues: {
-                ':scope': cutoffScopeKey(scope),
-                ':entry': creators !== undefined ? { ...fields, creators: [...creators] } : fields,
-              },
-            }),
-          ),
-        ),
-      ),
+      scopes.map((scope) => removeCutoffRecordEntry(this.cutoffTable(), scope, entryId, now)),
     );
+  }
+
+  /** The table as the cut-off record writes need it: its client, and a consistent read of one item. */
+  private cutoffTable(): CutoffTable {
+    return {
+      db: this.db,
+      tableName: this.tableName,
+      readItem: async (id) => (await this.batchGetAll([{ id }]))[0],
+    };
   }
 
   async scopeCandidates(
@@ -230,7 +226,8 @@ export class DynamoSessionRepository extends DynamoTable implements SessionRepos
     const { partitionKey, value } = scopeKey(scope);
     const known = subjectOf(scope);
     // Only what the scope does not fix comes back: the fewer attributes, the less every page costs.
-    const wanted = SUBJECT_ATTRIBUTES.filter((name) => known[name] === undefined);
+    // `expiresAt` tells how long the cut-off's record must live.
+    const wanted = [...SUBJECT_ATTRIBUTES.filter((name) => known[name] === undefined), 'expiresAt'];
     // `createdKey` is `createdAt#id`, and `$` follows `#`: every session created at or before `at` sorts
     // below `at$`, every later one above it.
     const values: Record<string, unknown> = { ':below': `${at}$`, ':at': at };
@@ -405,58 +402,6 @@ function attributeString(value: unknown): string | undefined {
   return typeof s === 'string' ? s : undefined;
 }
 
-/** The id of a scope's cut-off record. */
-function cutoffId(scope: CutoffScope): string {
-  return cutoffIdOfKey(cutoffScopeKey(scope));
-}
-
-function cutoffIdOfKey(key: string): string {
-  return `${CUTOFF_ID_PREFIX}${createHash('sha256').update(key).digest('hex')}`;
-}
-
-/**
- * The distinct scopes by the id of their record. A page of sessions names the same few scopes many times
- * over (six per session), and each id is a SHA-256: each is hashed once.
- */
-export function recordIds(scopes: readonly CutoffScope[]): Map<string, { scope: CutoffScope; key: string }> {
-  const byKey = new Map<string, CutoffScope>();
-  for (const scope of scopes) byKey.set(cutoffScopeKey(scope), scope);
-  const byId = new Map<string, { scope: CutoffScope; key: string }>();
-  for (const [key, scope] of byKey) byId.set(cutoffIdOfKey(key), { scope, key });
-  return byId;
-}
-
-/** The records among `items`, each with the scope it was read for (its stored key must match). */
-export function recordsOf(
-  items: readonly Item[],
-  scopes: ReadonlyMap<string, { scope: CutoffScope; key: string }>,
-): CutoffRecord[] {
-  const records: CutoffRecord[] = [];
-  for (const item of items) {
-    const read = scopes.get(String(item.id));
-    if (!read || item.cutoffScope !== read.key) continue;
-    records.push({ scope: read.scope, entries: entriesOf(item) });
-  }
-  return records;
-}
-
-function entriesOf(item: Item): CutoffEntry[] {
-  const entries: CutoffEntry[] = [];
-  for (const [name, value] of Object.entries(item)) {
-    if (!name.startsWith(ENTRY_PREFIX) || typeof value !== 'object' || value === null) continue;
-    const entry = value as Record<string, unknown>;
-    if (typeof entry.at !== 'string') continue;
-    entries.push({
-      id: name.slice(ENTRY_PREFIX.length),
-      at: entry.at,
-      byUserId: String(entry.byUserId),
-      byKeyId: typeof entry.byKeyId === 'string' ? entry.byKeyId : null,
-      ...(Array.isArray(entry.creators) ? { creators: entry.creators.map(String) } : {}),
-    });
-  }
-  return entries;
-}
-
 /** What a scope fixes of every session it holds. */
 function subjectOf(scope: SessionScope): Partial<Record<(typeof SUBJECT_ATTRIBUTES)[number], string>> {
   switch (scope.by) {
@@ -493,6 +438,7 @@ function toCandidate(
     userId: known.userId ?? entry.userId?.S ?? '',
     boardId: known.boardId ?? entry.boardId?.S ?? '',
     createdByUserId: known.createdByUserId ?? entry.createdByUserId?.S ?? '',
+    expiresAt: entry.expiresAt?.S ?? '',
   };
 }
 
@@ -637,9 +583,7 @@ export function toStoredSession(item: Item): StoredSession {
 
 /** Whether an item of the sessions table is a session (cut-off records share the table). */
 export function isSessionItem(item: Item): boolean {
-  return (
-    typeof item.id === 'string' && !item.id.startsWith(CUTOFF_ID_PREFIX) && typeof item.tokenHash === 'string'
-  );
+  return typeof item.id === 'string' && !isCutoffItem(item) && typeof item.tokenHash === 'string';
 }
 
 /**
@@ -686,36 +630,4 @@ export function mergeShardPages(pages: readonly ScopePage[], limit: number): Sco
   const more = bound !== undefined || all.length > refs.length;
   if (!more) return { refs, next: undefined };
   return { refs, next: refs.length > 0 ? refs[refs.length - 1]?.position : bound };
-}
-
-/** A stored entry's notice (see CutoffEntry), when it carries a well-formed one. */
-function noticeOf(value: unknown): { notice: CutoffNotice } | undefined {
-  const notice = value as Partial<Record<keyof CutoffNotice, unknown>> | undefined;
-  if (typeof notice !== 'object' || notice === null) return undefined;
-  const { scope, revoked, writtenAt } = notice;
-  if (typeof revoked !== 'number' || typeof writtenAt !== 'string' || typeof scope !== 'object' || !scope)
-    return undefined;
-  const { userId, boardId } = scope as Record<string, unknown>;
-  return {
-    notice: {
-      scope: {
-        ...(typeof userId === 'string' ? { userId } : {}),
-        ...(typeof boardId === 'string' ? { boardId } : {}),
-      },
-      revoked,
-      writtenAt,
-    },
-  };
-}
-
-/**
- * The cut-off entries an item of the table holds, with their notices; none when it is not a cut-off record.
- * The change feed reads the notices too; the page's reads need only the entries (entriesOf).
- */
-export function cutoffEntriesOf(item: Item): CutoffEntry[] {
-  if (typeof item.id !== 'string' || !item.id.startsWith(CUTOFF_ID_PREFIX)) return [];
-  return entriesOf(item).map((entry) => {
-    const stored = item[`${ENTRY_PREFIX}${entry.id}`] as Record<string, unknown>;
-    return { ...entry, ...(noticeOf(stored.notice) ?? {}) };
-  });
 }

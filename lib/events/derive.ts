@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { type CutoffEntry, type CutoffScope, parseCutoffScopeKey } from '#lib/domain/cutoffs';
+import { type CutoffEntry, type CutoffFanOutStart, parseCutoffScopeKey } from '#lib/domain/cutoffs';
 import {
   type EventActor,
   eventSequence,
@@ -10,7 +10,8 @@ import {
 } from '#lib/domain/events';
 import { isOperatorActor, LEGACY_OPERATOR } from '#lib/domain/operators';
 import { type StoredSession, toSessionView } from '#lib/domain/session';
-import { cutoffEntriesOf, isSessionItem, toStoredSession } from '#lib/dynamodb/sessions';
+import { cutoffEntriesOf } from '#lib/dynamodb/cutoff-records';
+import { isSessionItem, toStoredSession } from '#lib/dynamodb/sessions';
 import type { Item } from '#lib/dynamodb/table';
 
 /** How operators' revocations were recorded before each operator was named (see lib/domain/operators.ts). */
@@ -191,11 +192,12 @@ export function revokeAllEvent(
 
 /**
  * The logout fan-outs one change of a cut-off record starts: one per entry that appeared in it (each
- * cut-off a revoke-all wrote into this record, its first and its last alike, announced or not), named by
- * the record's scope and the entry. Nothing for any other item, nor for an entry the old image already
- * held (the same write retried, or another entry written beside it).
+ * cut-off a revoke-all wrote into this record, announced or not), and one per entry its call moved later
+ * (its last write replacing its first: for the sessions created in between), named by the record's scope
+ * and the entry, with the instants it covers. Nothing for any other item, nor for an entry the old image
+ * already held as it is (the same write retried, another entry written beside it, an expiry raised).
  */
-export function cutoffFanOuts(change: ItemChange): Array<{ scope: CutoffScope; entryId: string }> {
+export function cutoffFanOuts(change: ItemChange): CutoffFanOutStart[] {
   const { oldImage, newImage } = change;
   if (change.eventName === 'REMOVE' || !newImage) return [];
   const entries = cutoffEntriesOf(newImage);
@@ -203,6 +205,10 @@ export function cutoffFanOuts(change: ItemChange): Array<{ scope: CutoffScope; e
   const scope =
     typeof newImage.cutoffScope === 'string' ? parseCutoffScopeKey(newImage.cutoffScope) : undefined;
   if (!scope) return [];
-  const before = new Set((oldImage ? cutoffEntriesOf(oldImage) : []).map((entry) => entry.id));
-  return entries.filter((entry) => !before.has(entry.id)).map((entry) => ({ scope, entryId: entry.id }));
+  const before = new Map((oldImage ? cutoffEntriesOf(oldImage) : []).map((entry) => [entry.id, entry.at]));
+  return entries.flatMap((entry): CutoffFanOutStart[] => {
+    const was = before.get(entry.id);
+    if (was === undefined) return [{ scope, entryId: entry.id, at: entry.at }];
+    return was < entry.at ? [{ scope, entryId: entry.id, at: entry.at, since: was }] : [];
+  });
 }

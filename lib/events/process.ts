@@ -1,4 +1,4 @@
-import type { CutoffScope } from '#lib/domain/cutoffs';
+import type { CutoffFanOutStart } from '#lib/domain/cutoffs';
 import type { EventSink, RoutedEvent } from '#lib/domain/events';
 import type { SessionRepository } from '#lib/domain/ports';
 import type { DynamoEventStore } from '#lib/dynamodb/events';
@@ -17,9 +17,9 @@ export interface ProcessorDeps {
   fanOuts?: FanOutStarter;
 }
 
-/** Starts the logout fan-out of each cut-off entry that appeared: queues each job's first step. */
+/** Starts the logout fan-out of each cut-off entry that appeared or moved: queues each job's first step. */
 export interface FanOutStarter {
-  start(jobs: ReadonlyArray<{ scope: CutoffScope; entryId: string }>): Promise<void>;
+  start(jobs: readonly CutoffFanOutStart[]): Promise<void>;
 }
 
 /** What failed while handling one record or due note; logged by the caller, never swallowed. */
@@ -72,8 +72,8 @@ export async function processStreamRecords(
   return { batchItemFailures: [] };
 }
 
-/** The logout fan-outs a stream record starts (a cut-off record gaining entries). */
-export function fanOutsOf(record: StreamRecord): Array<{ scope: CutoffScope; entryId: string }> {
+/** The logout fan-outs a stream record starts (a cut-off record gaining entries, or moving one later). */
+export function fanOutsOf(record: StreamRecord): CutoffFanOutStart[] {
   const name = record.eventName;
   if (name !== 'INSERT' && name !== 'MODIFY') return [];
   const { OldImage, NewImage } = record.dynamodb ?? {};

@@ -6,20 +6,31 @@
  * session that this very entry ended (and whose board has a logout target), and queues the next step.
  *
  * Exactly one (entry, record) pair ends a session (`firstCoveringCutoff`): a call that writes the same
- * entry into several records, two calls covering one session, the first and the last cut-off of one
- * call, each session still gets one logout. Nothing here is remembered between steps but the cursor in
- * the next message, so a step that fails is run again whole (its logouts are queued again, with the same
- * `sid`), and a job started twice (a stream record delivered again) runs twice: logouts may repeat, always
- * naming the same session, and none is ever skipped. Applications deduplicate by `sid` (docs/board-apps.md).
+ * entry into several records, two calls covering one session, each session still gets one logout. A
+ * call's first and last writes are one entry moved later: its first job covers up to the first instant,
+ * the move's job what lies between the two. A record stays small by merging its oldest cut-offs into
+ * later ones; a job whose entry was merged away meanwhile still runs its own range (it carries its
+ * instants), so a session is never skipped, though one may then be logged out by both jobs. Nothing here
+ * is remembered between steps but the cursor in the next message, so a step that fails is run again
+ * whole (its logouts are queued again, with the same `sid`), and a job started twice (a stream record
+ * delivered again) runs twice: logouts may repeat, always naming the same session, and none is ever
+ * skipped. Applications deduplicate by `sid` (docs/board-apps.md).
+ *
+ * Each step also raises its record's known expiry to the latest of the sessions it read: these are read
+ * after the call, so they include the sessions its count could not see (created while it counted, or in
+ * the moment the index had not shown yet), and the record must outlive them.
  */
 import type { Board } from '#lib/domain/board';
 import type { BoardAppUrlRule } from '#lib/domain/board-app';
 import {
   type CutoffEntry,
+  type CutoffFanOutStart,
+  type CutoffRecord,
   type CutoffScope,
   coveredSince,
   cutoffScopeKey,
   cutoffScopesOf,
+  epochSecondsOf,
   firstCoveringCutoff,
   parseCutoffScopeKey,
 } from '#lib/domain/cutoffs';
@@ -33,6 +44,13 @@ export interface LogoutFanOut {
   /** The scope of the cut-off record the entry was written into. */
   scope: CutoffScope;
   entryId: string;
+  /**
+   * The instant the job covers up to: the entry's when the job started (absent on jobs queued before
+   * jobs carried it: the entry's instant as the record holds it then).
+   */
+  at?: string;
+  /** Where the job's range starts (a move's earlier instant), when later than the record says. */
+  since?: string;
   /** The part (write shard or scan segment) this step reads; absent on the job's start, which starts every part. */
   part?: number;
   /** Where the part continues (the cursor of the page before); absent at the part's beginning. */
@@ -42,7 +60,7 @@ export interface LogoutFanOut {
 /** True for a well-formed LogoutFanOut (a queue message's, say). */
 export function isLogoutFanOut(value: unknown): value is LogoutFanOut {
   if (typeof value !== 'object' || value === null) return false;
-  const { scope, entryId, part, after } = value as Record<string, unknown>;
+  const { scope, entryId, at, since, part, after } = value as Record<string, unknown>;
   let scopeKey: string | undefined;
   try {
     scopeKey = cutoffScopeKey(scope as CutoffScope);
@@ -54,6 +72,8 @@ export function isLogoutFanOut(value: unknown): value is LogoutFanOut {
     parseCutoffScopeKey(scopeKey) !== undefined &&
     typeof entryId === 'string' &&
     entryId !== '' &&
+    (at === undefined || typeof at === 'string') &&
+    (since === undefined || typeof since === 'string') &&
     (part === undefined || (Number.isInteger(part) && (part as number) >= 0)) &&
     (after === undefined || typeof after === 'string')
   );
@@ -113,16 +133,20 @@ export interface FanOutStep {
  * the job: there is nothing left to tell.
  */
 export async function expandLogouts(deps: FanOutDeps, job: LogoutFanOut): Promise<FanOutStep> {
-  const scopeKey = cutoffScopeKey(job.scope);
   const [record] = await deps.sessions.readCutoffs([job.scope]);
-  const entry = record?.entries.find((candidate) => candidate.id === job.entryId);
+  const stored = record?.entries.find((candidate) => candidate.id === job.entryId);
+  // An entry merged into a later one since the job started: its job still covers its own range.
+  const entry =
+    stored ??
+    (job.at !== undefined ? { id: job.entryId, at: job.at, byUserId: '', byKeyId: null } : undefined);
   if (!record || !entry) {
     deps.logger.warn('cut-off entry not found; its logouts are not sent', { entryId: job.entryId });
     return { logouts: 0, continued: false };
   }
+  const upTo = job.at ?? entry.at;
   if (job.part === undefined) {
     const parts = Array.from({ length: deps.sessions.coveredParts }, (_, part): DelayedWork => {
-      return { work: { fanOut: { scope: job.scope, entryId: job.entryId, part } }, delaySeconds: 0 };
+      return { work: { fanOut: { ...job, at: upTo, part } }, delaySeconds: 0 };
     });
     await deps.queue.send(parts);
     return { logouts: 0, continued: true };
@@ -130,14 +154,15 @@ export async function expandLogouts(deps: FanOutDeps, job: LogoutFanOut): Promis
 
   const read = await coveredScopeOf(deps.boards, job.scope);
   if (!read) return { logouts: 0, continued: false };
-  const since = coveredSince(record, entry);
+  const since = latest(job.since, coveredSince(record, { ...entry, at: upTo }));
   const page = await deps.sessions.coveredPage(
     read,
     job.part,
-    { ...(since !== undefined ? { since } : {}), upTo: entry.at },
+    { ...(since !== undefined ? { since } : {}), upTo },
     { ...(job.after !== undefined ? { after: job.after } : {}), limit: FAN_OUT_PAGE_SIZE },
   );
-  const ended = await endedByEntry(deps, page.sessions, entry, scopeKey);
+  await extendExpiry(deps, record, page.sessions);
+  const ended = await endedByEntry(deps, page.sessions, entry, upTo, record);
   const logouts = await logoutsOf(deps, ended, entry);
 
   const works: DelayedWork[] = logouts.map((logout, i) => ({
@@ -147,12 +172,36 @@ export async function expandLogouts(deps: FanOutDeps, job: LogoutFanOut): Promis
   if (page.next !== undefined) {
     // The next page's logouts come after this page's last, so the part keeps to its rate.
     works.push({
-      work: { fanOut: { ...job, after: page.next } },
+      work: { fanOut: { ...job, at: upTo, after: page.next } },
       delaySeconds: Math.ceil(logouts.length / LOGOUTS_PER_PART_PER_SECOND),
     });
   }
   if (works.length > 0) await deps.queue.send(works);
   return { logouts: logouts.length, continued: page.next !== undefined };
+}
+
+function latest(a: string | undefined, b: string | undefined): string | undefined {
+  if (a === undefined) return b;
+  if (b === undefined) return a;
+  return a > b ? a : b;
+}
+
+/**
+ * Raises the record's known expiry to the latest expiry among `sessions` (read after the call), when the
+ * record does not know one as late.
+ */
+async function extendExpiry(
+  deps: FanOutDeps,
+  record: CutoffRecord,
+  sessions: readonly StoredSession[],
+): Promise<void> {
+  let latestExpiry = '';
+  for (const session of sessions) if (session.expiresAt > latestExpiry) latestExpiry = session.expiresAt;
+  if (latestExpiry === '') return;
+  const until = epochSecondsOf(latestExpiry);
+  if (record.coversUntil === undefined || record.coversUntil < until) {
+    await deps.sessions.extendCutoffExpiry(record.scope, until);
+  }
 }
 
 /**
@@ -165,10 +214,25 @@ async function coveredScopeOf(
   scope: CutoffScope,
 ): Promise<CoveredScope | undefined> {
   switch (scope.kind) {
-    case 'orgUser':
-      return { by: 'orgUser', orgId: scope.orgId, userId: scope.userId };
+    case 'tenantUser':
+    case 'tenantBoardUser': {
+      // A tenant's sessions: its organization's (on its boards), or its key owner's own.
+      const board = scope.kind === 'tenantBoardUser' ? { boardId: scope.boardId } : {};
+      return scope.tenant.kind === 'organization'
+        ? { by: 'orgUser', orgId: scope.tenant.id, userId: scope.userId, ...board }
+        : { by: 'creatorUser', creatorUserId: scope.tenant.id, userId: scope.userId, ...board };
+    }
     case 'creatorUser':
       return { by: 'creatorUser', creatorUserId: scope.creatorUserId, userId: scope.userId };
+    case 'creatorBoardUser':
+      return {
+        by: 'creatorUser',
+        creatorUserId: scope.creatorUserId,
+        userId: scope.userId,
+        boardId: scope.boardId,
+      };
+    case 'orgUser':
+      return { by: 'orgUser', orgId: scope.orgId, userId: scope.userId };
     case 'boardUser': {
       const board = await boards.get(scope.boardId);
       return board && { by: 'orgUser', orgId: board.orgId, userId: scope.userId, boardId: scope.boardId };
@@ -183,26 +247,39 @@ async function coveredScopeOf(
 }
 
 /**
- * The sessions this entry of this record ended: its first covering cut-off is this one (read with every
- * record that could cover them), they were not revoked on their own (that revocation sends its own
- * logout, before or after), and they had not expired before the cut-off (the expiry sends its own: the
- * sweep takes a session whose cut-off is after its `expiresAt` as expired).
+ * The sessions this entry of this record ended, among those created up to `upTo`: its first covering
+ * cut-off is this one (read with every record that could cover them; the entry put back into its record
+ * when it was merged away since the job started), they were not revoked on their own (that revocation
+ * sends its own logout, before or after), and they had not expired before the cut-off (the expiry sends
+ * its own: the sweep takes a session whose cut-off is after its `expiresAt` as expired).
  */
 async function endedByEntry(
   deps: FanOutDeps,
   sessions: readonly StoredSession[],
   entry: CutoffEntry,
-  scopeKey: string,
+  upTo: string,
+  record: CutoffRecord,
 ): Promise<StoredSession[]> {
   const candidates = sessions.filter(
-    (session) => session.revokedAt === null && session.createdAt <= entry.at && session.expiresAt >= entry.at,
+    (session) => session.revokedAt === null && session.createdAt <= upTo && session.expiresAt >= upTo,
   );
   if (candidates.length === 0) return [];
+  const key = cutoffScopeKey(record.scope);
   // Every record that could cover one of them (the store reads each once, however many name it).
-  const records = await deps.sessions.readCutoffs(candidates.flatMap(cutoffScopesOf));
+  const read = await deps.sessions.readCutoffs(candidates.flatMap(cutoffScopesOf));
+  const own = read.find((candidate) => cutoffScopeKey(candidate.scope) === key) ?? {
+    scope: record.scope,
+    entries: [],
+  };
+  const records = [
+    ...read.filter((candidate) => candidate !== own),
+    own.entries.some((candidate) => candidate.id === entry.id)
+      ? own
+      : { ...own, entries: [...own.entries, entry] },
+  ];
   return candidates.filter((session) => {
     const first = firstCoveringCutoff(session, records);
-    return first?.entry.id === entry.id && cutoffScopeKey(first.scope) === scopeKey;
+    return first?.entry.id === entry.id && cutoffScopeKey(first.scope) === key;
   });
 }
 
@@ -241,13 +318,20 @@ export function revokeAllLogoutId(entryId: string): string {
 
 /** Starts fan-outs by queuing each job's first step (the stream consumer's `fanOuts`). */
 export function queuedFanOutStarts(queue: FanOutQueue): {
-  start(jobs: ReadonlyArray<{ scope: CutoffScope; entryId: string }>): Promise<void>;
+  start(jobs: readonly CutoffFanOutStart[]): Promise<void>;
 } {
   return {
     start: (jobs) =>
       queue.send(
         jobs.map((job) => ({
-          work: { fanOut: { scope: job.scope, entryId: job.entryId } },
+          work: {
+            fanOut: {
+              scope: job.scope,
+              entryId: job.entryId,
+              at: job.at,
+              ...(job.since !== undefined ? { since: job.since } : {}),
+            },
+          },
           delaySeconds: 0,
         })),
       ),

@@ -8,7 +8,7 @@ import {
 import { type Board, PUBLIC_VISIBILITY } from '#lib/domain/board';
 import { type BoardAppUrlRule, boardAppUrlProblem } from '#lib/domain/board-app';
 import { hashCredential, newApiKey } from '#lib/domain/credentials';
-import type { CutoffTarget } from '#lib/domain/cutoffs';
+import { CUTOFF_UNSEEN_LIFETIME_SECONDS, type CutoffScope, epochSecondsOf } from '#lib/domain/cutoffs';
 import {
   type DestinationPolicy,
   destinationRefusal,
@@ -215,11 +215,9 @@ export async function deleteBoard(
   if (!board || board.orgId !== orgId) throw new BoardNotFoundError(boardId);
   const at = deps.clock.now().toISOString();
   // The cut-off first: a delete that fails after it has ended the sessions, and its retry converges.
-  await deps.sessions.writeCutoff([{ scope: { kind: 'board', boardId } }], {
-    id: deps.random.uuid(),
-    at,
-    byUserId: deps.actor,
-    byKeyId: null,
+  await deps.sessions.writeCutoff([{ kind: 'board', boardId }], {
+    entry: { id: deps.random.uuid(), at, byUserId: deps.actor, byKeyId: null },
+    now: at,
   });
   if (!(await deps.boards.delete(boardId, orgId))) throw new BoardNotFoundError(boardId);
   return { boardId, orgId, deleted: true, sessionsEndedAt: at };
@@ -272,11 +270,9 @@ export async function removeMember(
     if (!sessions || !random || !clock || actor === undefined)
       throw new Error('ending sessions needs the sessions table');
     sessionsEndedAt = clock.now().toISOString();
-    await sessions.writeCutoff([{ scope: { kind: 'orgCreator', orgId, creatorUserId: userId } }], {
-      id: random.uuid(),
-      at: sessionsEndedAt,
-      byUserId: actor,
-      byKeyId: null,
+    await sessions.writeCutoff([{ kind: 'orgCreator', orgId, creatorUserId: userId }], {
+      entry: { id: random.uuid(), at: sessionsEndedAt, byUserId: actor, byKeyId: null },
+      now: sessionsEndedAt,
     });
   }
   const removed = await deps.memberships.remove(orgId, userId);
@@ -370,11 +366,9 @@ export async function revokeApiKey(
   if (!sessions || !random || actor === undefined)
     throw new Error('ending sessions needs the sessions table');
   const sessionsEndedAt = deps.clock.now().toISOString();
-  await sessions.writeCutoff([{ scope: { kind: 'key', keyId } }], {
-    id: random.uuid(),
-    at: sessionsEndedAt,
-    byUserId: actor,
-    byKeyId: null,
+  await sessions.writeCutoff([{ kind: 'key', keyId }], {
+    entry: { id: random.uuid(), at: sessionsEndedAt, byUserId: actor, byKeyId: null },
+    now: sessionsEndedAt,
   });
   return { ...summarize(record), sessionsEndedAt };
 }
@@ -566,34 +560,44 @@ export async function revokeAllAsOperator(
   if (before.getTime() > now.getTime()) throw new ValidationError('--before must not be in the future');
   const at = before.toISOString();
 
-  const target: CutoffTarget =
+  const scope: CutoffScope =
     boardId !== undefined
-      ? { scope: { kind: 'board', boardId } }
+      ? { kind: 'board', boardId }
       : userId !== undefined
-        ? { scope: { kind: 'user', userId } }
-        : { scope: { kind: 'stage' } };
+        ? { kind: 'user', userId }
+        : { kind: 'stage' };
   const sessions =
     boardId !== undefined || userId !== undefined
       ? await selected(deps, command)
       : await deps.sessions.listAll();
   const earlier = await deps.sessions.applyCutoffs(sessions);
   let revoked = 0;
+  // The record lives as long as the sessions it covers: those read here, and at least the default
+  // lifetime for one the board's index did not show yet.
+  let until = epochSecondsOf(at) + CUTOFF_UNSEEN_LIFETIME_SECONDS;
   for (const session of earlier) {
-    if (session.createdAt <= at && sessionStatus(session, before) === 'active') revoked += 1;
+    if (session.createdAt > at) continue;
+    if (sessionStatus(session, before) === 'active') revoked += 1;
+    until = Math.max(until, epochSecondsOf(session.expiresAt));
   }
-  await deps.sessions.writeCutoff([target], {
-    id: deps.random.uuid(),
-    at,
-    byUserId: deps.actor ?? OPERATOR,
-    byKeyId: null,
-    // Told once, as the operator's: the event bus receives it (docs/events.md).
-    notice: {
-      scope: { ...(boardId !== undefined ? { boardId } : {}), ...(userId !== undefined ? { userId } : {}) },
-      revoked,
-      writtenAt: now.toISOString(),
+  await deps.sessions.writeCutoff([scope], {
+    entry: {
+      id: deps.random.uuid(),
+      at,
+      byUserId: deps.actor ?? OPERATOR,
+      byKeyId: null,
+      until,
+      // Told once, as the operator's: the event bus receives it (docs/events.md).
+      notice: {
+        scope: { ...(boardId !== undefined ? { boardId } : {}), ...(userId !== undefined ? { userId } : {}) },
+        revoked,
+        writtenAt: now.toISOString(),
+      },
     },
+    countedThrough: at,
+    now: now.toISOString(),
   });
-  return { revoked, cutoff: at, scope: target.scope.kind };
+  return { revoked, cutoff: at, scope: scope.kind };
 }
 
 async function selected(deps: OperateSessionsDeps, query: OperatorSessionQuery): Promise<StoredSession[]> {

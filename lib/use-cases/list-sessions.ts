@@ -6,6 +6,7 @@ import {
   coveringCutoff,
   cutoffScopeKey,
   cutoffScopesOf,
+  tenantDecides,
   withCutoffs,
 } from '#lib/domain/cutoffs';
 import type {
@@ -23,8 +24,9 @@ import {
   type StoredSession,
   sessionStatus,
 } from '#lib/domain/session';
+import { legacyTenant } from '#lib/domain/tenant';
 import { type SessionSelector, scopesFor, viewFor } from './session-access';
-import { type ScopedRef, ScopeMerge, TenantFilter } from './session-streams';
+import { type ScopedRef, ScopeMerge, TenantFilter, TenantGuess } from './session-streams';
 import { type CursorFormat, decodeSignedCursor, encodeSignedCursor } from './signed-cursor';
 
 export const DEFAULT_LIST_LIMIT = 20;
@@ -94,7 +96,7 @@ export async function listSessions(
   let filtered = query.status !== undefined;
   const merge = new ScopeMerge(deps.sessions, scopes, below, filtered ? FILTERED_BATCH : query.limit + 1);
   const tenant = new TenantFilter(deps.memberships, caller);
-  const cutoffs = new CutoffCache(deps.sessions);
+  const cutoffs = new CutoffCache(deps.sessions, new TenantGuess(deps.memberships));
 
   const data: SessionPage['data'] = [];
   let bytes = 0;
@@ -131,10 +133,13 @@ export async function listSessions(
       statesRead += fromTable;
       if (fromTable > 0) keysOnly = true;
       await cutoffs.load([...states.values()]);
-      matches = wanted.filter((ref) => {
-        const state = states.get(ref.id);
-        return state !== undefined && cutoffs.status(state, now) === query.status;
-      });
+      const statuses = await Promise.all(
+        wanted.map((ref) => {
+          const state = states.get(ref.id);
+          return state !== undefined ? cutoffs.status(state, now) : undefined;
+        }),
+      );
+      matches = wanted.filter((_, i) => statuses[i] === query.status);
     }
     // Whole sessions, read consistently (a revocation of a moment ago shows), as the page needs them.
     const reader = new WholeSessions(deps.sessions, cutoffs, tenant, matches);
@@ -202,7 +207,11 @@ class CutoffCache {
   /** Scope key -> its record, or null when the scope has none. */
   private readonly records = new Map<string, CutoffRecord | null>();
 
-  constructor(private readonly sessions: SessionRepository) {}
+  constructor(
+    private readonly sessions: SessionRepository,
+    /** Whose a session known from its index entry alone is, where a tenant record decides its status. */
+    private readonly tenants: TenantGuess,
+  ) {}
 
   /** Reads the records of these sessions' scopes not read yet, in one batch. */
   async load(subjects: readonly CutoffSubject[]): Promise<void> {
@@ -230,9 +239,16 @@ class CutoffCache {
     return found;
   }
 
-  /** The status of a session in this state, revoked also when a cut-off covers it. */
-  status(state: SessionState, now: Date): SessionStatus {
-    const cutoff = coveringCutoff(state, this.of(state));
+  /**
+   * The status of a session in this state, revoked also when a cut-off covers it. The index holds no
+   * tenant: where a tenant record could decide, the session's tenant is looked up (`TenantGuess`), and
+   * the status is checked again on the whole session before it is listed.
+   */
+  async status(state: SessionState, now: Date): Promise<SessionStatus> {
+    const records = this.of(state);
+    // Whatever its tenant, the records say the same unless a tenant record could cover it.
+    const tenant = tenantDecides(state, records) ? await this.tenants.of(state) : legacyTenant(state.orgId);
+    const cutoff = coveringCutoff({ ...state, tenant }, records);
     return sessionStatus(
       { expiresAt: state.expiresAt, revokedAt: state.revokedAt ?? cutoff?.at ?? null },
       now,

@@ -13,6 +13,7 @@ import type {
   SessionScope,
 } from '#lib/domain/ports';
 import type { StoredSession } from '#lib/domain/session';
+import { legacyTenant, type Tenant } from '#lib/domain/tenant';
 
 /** A session of a merged stream, and the scope it was read from. */
 export type ScopedRef = SessionRef & { scope: SessionScope };
@@ -86,6 +87,34 @@ export class TenantFilter {
       ofOrg.set(creator, member);
     }
     return member;
+  }
+}
+
+/**
+ * The tenant of a session known only from an index entry, which holds no tenant (the tenant is decided
+ * when a session is created, and stored with it only): its board's organization when its creator's
+ * current membership of it began at or before the session's creation, else its creator. It is the stored
+ * tenant unless the creator's membership changed since (left the organization, or left and joined again),
+ * or the session was stored before tenants were (its organization's then, whoever created it). One
+ * consistent membership read per creator and organization, however many sessions ask.
+ */
+export class TenantGuess {
+  private readonly since = new Map<string, Promise<string | null | undefined>>();
+
+  constructor(private readonly memberships: MembershipRepository) {}
+
+  async of(session: Pick<StoredSession, 'orgId' | 'createdByUserId' | 'createdAt'>): Promise<Tenant> {
+    const { orgId, createdByUserId } = session;
+    if (orgId === '' || createdByUserId === '') return legacyTenant(orgId);
+    const key = JSON.stringify([orgId, createdByUserId]);
+    let since = this.since.get(key);
+    if (!since) {
+      since = this.memberships.memberSince(orgId, createdByUserId);
+      this.since.set(key, since);
+    }
+    const began = await since;
+    const member = began !== undefined && (began === null || began <= session.createdAt);
+    return member ? { kind: 'organization', id: orgId } : { kind: 'keyOwner', id: createdByUserId };
   }
 }
 

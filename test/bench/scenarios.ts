@@ -320,7 +320,7 @@ const revocation = {
     ':key': FIXTURE.keyId,
   },
 };
-/** One consistent BatchGetItem of these sessions and six cut-off records (none stored in the bench). */
+/** One consistent BatchGetItem of these sessions and nine cut-off records (none stored in the bench). */
 function cutoffBatch(ids: readonly string[]): FloorCall {
   return {
     command: 'BatchGetCommand',
@@ -329,7 +329,7 @@ function cutoffBatch(ids: readonly string[]): FloorCall {
         [TABLE_NAMES.sessions]: {
           Keys: [
             ...ids.map((id) => ({ id })),
-            ...Array.from({ length: 6 }, (_, n) => ({ id: `cutoff#floor-${n}` })),
+            ...Array.from({ length: 9 }, (_, n) => ({ id: `cutoff#floor-${n}` })),
           ],
           ConsistentRead: true,
         },
@@ -408,8 +408,8 @@ function userScopeCandidates(userId: string): FloorCall[] {
             ...(orgScope ? {} : { ':o0': FIXTURE.orgId }),
           },
           ProjectionExpression: orgScope
-            ? 'createdKey, boardId, createdByUserId'
-            : 'createdKey, orgId, boardId',
+            ? 'createdKey, boardId, createdByUserId, expiresAt'
+            : 'createdKey, orgId, boardId, expiresAt',
           Limit: STATE_PAGE_SIZE,
         },
       };
@@ -478,7 +478,7 @@ const FLOOR_CALLS: Record<BenchFunction, FloorCall[]> = {
         Limit: 1,
       },
     },
-    // The session and the six cut-off records that could cover it, in one consistent read.
+    // The session and the nine cut-off records that could cover it, in one consistent read.
     cutoffBatch([SESSION_IDS.embed]),
     {
       command: 'GetCommand',
@@ -543,37 +543,62 @@ const FLOOR_CALLS: Record<BenchFunction, FloorCall[]> = {
   ],
   revokeUserSessions: [
     ...orgsOfKeyOwner,
-    {
-      command: 'QueryCommand',
-      input: {
-        TableName: TABLE_NAMES.memberships,
-        KeyConditionExpression: 'orgId = :o',
-        ExpressionAttributeValues: { ':o': FIXTURE.orgId },
-        ProjectionExpression: 'userId',
-        ConsistentRead: true,
-      },
-    },
+    // The first write of each of its two records: a consistent read of the record, a conditional update.
+    ...[0, 1].flatMap((n) => cutoffWrite(n, false)),
+    // The records it wrote, read again (what earlier cut-offs cover need not be counted).
+    cutoffRecords(2),
     ...userScopeCandidates(FIXTURE.revokeUser),
     cutoffBatch([]),
-    // The scopes' own records, read again after the first cut-offs: the count starts after the latest
-    // cut-off that already covers a scope.
-    cutoffBatch([]),
-    // Two cut-offs per scope (before and after the count); the floor sends all four at the end.
-    ...[1, 2, 3, 4].map((n) => ({
-      command: 'UpdateCommand' as const,
-      input: {
-        TableName: TABLE_NAMES.sessions,
-        Key: { id: `cutoff#floor-${n % 2}` },
-        UpdateExpression: 'SET cutoffScope = :scope, #entry = :entry',
-        ExpressionAttributeNames: { '#entry': `entry:floor-${n}` },
-        ExpressionAttributeValues: {
-          ':scope': `["floor",${n}]`,
-          ':entry': { at: '2026-06-01T00:00:00.000Z', byUserId: FIXTURE.keyOwner, byKeyId: FIXTURE.keyId },
-        },
-      },
-    })),
+    // The last write of each record, counted.
+    ...[0, 1].flatMap((n) => cutoffWrite(n, true)),
   ],
 };
+
+/** A consistent BatchGetItem of `count` cut-off records (none stored in the bench). */
+function cutoffRecords(count: number): FloorCall {
+  return {
+    command: 'BatchGetCommand',
+    input: {
+      RequestItems: {
+        [TABLE_NAMES.sessions]: {
+          Keys: Array.from({ length: count }, (_, n) => ({ id: `cutoff#floor-${n}` })),
+          ConsistentRead: true,
+        },
+      },
+    },
+  };
+}
+
+/** One write of a cut-off record: its consistent read, then its update conditional on the revision read. */
+function cutoffWrite(n: number, counted: boolean): FloorCall[] {
+  const entry = { at: '2026-06-01T00:00:00.000Z', byUserId: FIXTURE.keyOwner, byKeyId: FIXTURE.keyId };
+  return [
+    cutoffRecords(1),
+    {
+      command: 'UpdateCommand',
+      input: {
+        TableName: TABLE_NAMES.sessions,
+        Key: { id: `cutoff#floor-${n}` },
+        UpdateExpression: counted
+          ? 'SET cutoffScope = :scope, #rev = :next, #s0 = :s0, #cu = :cu, #ttl = :ttl'
+          : 'SET cutoffScope = :scope, #rev = :next, #s0 = :s0 REMOVE #ttl',
+        ConditionExpression: counted ? '#rev = :rev' : 'attribute_not_exists(id)',
+        ExpressionAttributeNames: {
+          '#rev': 'cutoffRevision',
+          '#ttl': 'ttl',
+          '#s0': 'entry:floor',
+          ...(counted ? { '#cu': 'cutoffCoversUntil' } : {}),
+        },
+        ExpressionAttributeValues: {
+          ':scope': `["floor",${n}]`,
+          ':next': counted ? 2 : 1,
+          ':s0': counted ? { ...entry, until: 1_800_000_000 } : entry,
+          ...(counted ? { ':rev': 1, ':cu': 1_800_000_000, ':ttl': 1_800_000_000 } : {}),
+        },
+      },
+    },
+  ];
+}
 
 /** A function's cold path: the event it handles, the answer it must give, and its floor's calls. */
 export interface ColdPath {

@@ -1,8 +1,9 @@
 import { createHash, randomUUID } from 'node:crypto';
-import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LOCAL_TABLE_NAMES, SESSION_SCOPE_INDEXES } from '#lib/definitions/tables';
 import { hashCredential } from '#lib/domain/credentials';
+import { CUTOFF_ENTRIES_MAX, type CutoffScope, coveringCutoff, cutoffScopeKey } from '#lib/domain/cutoffs';
 import type { CoveredRange, CoveredScope } from '#lib/domain/ports';
 import type { StoredSession } from '#lib/domain/session';
 import { newWebhookId } from '#lib/domain/webhook';
@@ -10,6 +11,7 @@ import { DynamoApiKeyRepository } from '#lib/dynamodb/api-keys';
 import { DynamoBoardRepository } from '#lib/dynamodb/boards';
 import { createDocumentClient } from '#lib/dynamodb/client';
 import { DynamoCoveredSessions } from '#lib/dynamodb/covered-sessions';
+import { cutoffId } from '#lib/dynamodb/cutoff-records';
 import {
   DynamoDestinationRateLimit,
   HOST_RATE_KEY_PREFIX,
@@ -249,6 +251,7 @@ describe('DynamoSessionRepository on the embedded DynamoDB', () => {
       userId: 'user-c',
       boardId: 'board-c',
       createdByUserId: 'owner-c',
+      expiresAt: before[1]?.expiresAt,
     });
     const own = { by: 'creatorUser', creatorUserId: 'owner-c', userId: 'user-c' } as const;
     expect((await sessions.scopeCandidates(own, at)).map((c) => c.id).sort()).toEqual(
@@ -283,6 +286,122 @@ describe('DynamoSessionRepository on the embedded DynamoDB', () => {
     const unknown = '00000000-0000-4000-8000-999999999999';
     expect(await sessions.revoke(unknown, first)).toBeUndefined();
     expect(await sessions.get(unknown)).toBeUndefined();
+  });
+});
+
+describe('cut-off records on the embedded DynamoDB', () => {
+  const minute = (n: number) => new Date(Date.UTC(2026, 0, 2, 0, 0, 0, 0) + n * 60_000).toISOString();
+  const by = { byUserId: 'owner-k', byKeyId: 'key_k' };
+  /** The record of `scope` as the table holds it. */
+  const itemOf = async (scope: CutoffScope) =>
+    (
+      await db.send(
+        new GetCommand({
+          TableName: LOCAL_TABLE_NAMES.sessions,
+          Key: { id: cutoffId(scope) },
+          ConsistentRead: true,
+        }),
+      )
+    ).Item ?? {};
+  const entryNames = (item: Record<string, unknown>) =>
+    Object.keys(item).filter((name) => name.startsWith('entry:'));
+
+  it('keeps a record within CUTOFF_ENTRIES_MAX entries and a few KB over 500 calls, and gives it an expiry', async () => {
+    const scope: CutoffScope = {
+      kind: 'creatorBoardUser',
+      creatorUserId: 'owner-k',
+      boardId: 'b-k',
+      userId: 'u-k',
+    };
+    for (let n = 0; n < 500; n++) {
+      const id = `call-${n}`;
+      // A call's two writes: uncounted before its count, then moved to its end, counted.
+      await sessions.writeCutoff([scope], { entry: { id, at: minute(2 * n), ...by }, now: minute(2 * n) });
+      await sessions.writeCutoff([scope], {
+        entry: { id, at: minute(2 * n + 1), ...by, until: 1_900_000_000 + n },
+        countedThrough: minute(2 * n),
+        now: minute(2 * n + 1),
+      });
+    }
+    const item = await itemOf(scope);
+    expect(entryNames(item).length).toBe(CUTOFF_ENTRIES_MAX);
+    expect(Buffer.byteLength(JSON.stringify(item))).toBeLessThan(4 * 1024);
+    expect(item.ttl).toBe(1_900_000_499);
+    const [record] = await sessions.readCutoffs([scope]);
+    // Every session up to the last call is covered still, the oldest by a later cut-off.
+    const subject = {
+      orgId: 'o',
+      userId: 'u-k',
+      boardId: 'b-k',
+      createdByUserId: 'owner-k',
+      tenant: { kind: 'keyOwner' as const, id: 'owner-k' },
+    };
+    for (const at of [minute(0), minute(500), minute(999)]) {
+      expect(coveringCutoff({ ...subject, createdAt: at }, record ? [record] : [])).toBeDefined();
+    }
+  }, 120_000);
+
+  it('loses no writer’s cut-off when several write one record at once', async () => {
+    const scope: CutoffScope = { kind: 'board', boardId: 'b-race' };
+    await Promise.all(
+      Array.from({ length: 6 }, (_, n) =>
+        sessions.writeCutoff([scope], {
+          entry: { id: `w-${n}`, at: minute(n), ...by, byUserId: `w-${n}` },
+          now: minute(n),
+        }),
+      ),
+    );
+    const item = await itemOf(scope);
+    expect(entryNames(item).sort()).toEqual(Array.from({ length: 6 }, (_, n) => `entry:w-${n}`));
+    expect(item.cutoffRevision).toBe(6);
+  });
+
+  it('reads a record written before records were bounded as it was, and shrinks it on its next write', async () => {
+    const scope: CutoffScope = { kind: 'board', boardId: 'b-legacy' };
+    const legacy: Record<string, unknown> = { id: cutoffId(scope), cutoffScope: cutoffScopeKey(scope) };
+    for (let n = 0; n < 250; n++) legacy[`entry:old-${n}`] = { at: minute(n), byUserId: 'm', byKeyId: 'k' };
+    await db.send(new PutCommand({ TableName: LOCAL_TABLE_NAMES.sessions, Item: legacy }));
+    const [read] = await sessions.readCutoffs([scope]);
+    expect(read?.entries).toHaveLength(250);
+    await sessions.writeCutoff([scope], {
+      entry: { id: 'new', at: minute(300), ...by, until: 1_900_000_000 },
+      countedThrough: minute(299),
+      now: minute(300),
+    });
+    const item = await itemOf(scope);
+    expect(entryNames(item).length).toBe(CUTOFF_ENTRIES_MAX);
+    // Its old cut-offs were counted by the new one's count: the record now expires.
+    expect(item.ttl).toBe(1_900_000_000);
+    const [after] = await sessions.readCutoffs([scope]);
+    const subject = {
+      orgId: 'o',
+      userId: 'u',
+      boardId: 'b-legacy',
+      createdByUserId: 'c',
+      tenant: { kind: 'keyOwner' as const, id: 'c' },
+    };
+    expect(coveringCutoff({ ...subject, createdAt: minute(0) }, after ? [after] : [])).toBeDefined();
+  });
+
+  it('undoes an uncounted write, and raises a record’s expiry without ever creating one', async () => {
+    const scope: CutoffScope = { kind: 'user', userId: 'u-undo' };
+    await sessions.writeCutoff([scope], {
+      entry: { id: 'kept', at: minute(1), ...by, until: 1_800_000_000 },
+      now: minute(1),
+    });
+    await sessions.writeCutoff([scope], { entry: { id: 'undone', at: minute(2), ...by }, now: minute(2) });
+    expect((await itemOf(scope)).ttl).toBeUndefined();
+    await sessions.removeCutoffEntry([scope], 'undone', minute(3));
+    const item = await itemOf(scope);
+    expect(entryNames(item)).toEqual(['entry:kept']);
+    expect(item.ttl).toBe(1_800_000_000);
+
+    const covered = new DynamoCoveredSessions(db, LOCAL_TABLE_NAMES.sessions);
+    await covered.extendCutoffExpiry(scope, 1_850_000_000);
+    expect(await itemOf(scope)).toMatchObject({ cutoffCoversUntil: 1_850_000_000, ttl: 1_850_000_000 });
+    const gone: CutoffScope = { kind: 'user', userId: 'u-never' };
+    await covered.extendCutoffExpiry(gone, 1_850_000_000);
+    expect(await itemOf(gone)).toEqual({});
   });
 });
 

@@ -1,10 +1,11 @@
-import { ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { randomUUID } from 'node:crypto';
+import { BatchWriteCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
 import { runAdmin } from '#admin/cli';
 import { createDocumentClient } from '#lib/dynamodb/client';
 import { createSessionAs } from '#test/support/create-session-as';
 import { useKeyOwnerCast } from '#test/support/key-owner-cast';
-import { apiCall, call, type KeyOwnerFixture } from '#test/support/local-runtime';
+import { apiCall, call, type KeyOwnerFixture, keyOwner } from '#test/support/local-runtime';
 import { putPublicBoard } from '#test/support/public-board';
 import { useTestRuntime } from '#test/support/runtime-fixture';
 
@@ -153,6 +154,108 @@ describe('POST /api/embed/sessions/revoke by userId', () => {
     const sessions = await list(owner, { userId: 'many' });
     expect(sessions.every((s) => s.status === 'revoked')).toBe(true);
   });
+});
+
+/** A record's cut-off entries, as the table holds them: one attribute each. */
+const entriesOf = (record: Record<string, unknown>) =>
+  Object.entries(record).filter(([name]) => name.startsWith('entry:'));
+/** The records holding an entry written by one of `callers`. */
+const recordsBy = async (...callers: KeyOwnerFixture[]) =>
+  (await cutoffRecords()).filter((record) =>
+    entriesOf(record).some(([, entry]) =>
+      callers.some((caller) => (entry as { byUserId?: string }).byUserId === caller.userId),
+    ),
+  );
+/** The size of an item as DynamoDB counts it, near enough: its JSON. */
+const itemBytes = (record: Record<string, unknown>) => Buffer.byteLength(JSON.stringify(record));
+
+/** Adds `count` members with long, distinct user ids to `orgId`, straight into the memberships table. */
+async function addMembers(orgId: string, count: number): Promise<void> {
+  const db = createDocumentClient({ endpoint: runtime.dynamoEndpoint, region: 'local' });
+  try {
+    const batches = Array.from({ length: Math.ceil(count / 25) }, (_, b) =>
+      Array.from({ length: Math.min(25, count - b * 25) }, () => ({
+        PutRequest: {
+          Item: { orgId, userId: `user_${randomUUID()}`, createdAt: '2026-01-01T00:00:00.000Z' },
+        },
+      })),
+    );
+    // Eight writers side by side; whatever a batch leaves unprocessed is sent again.
+    for (let i = 0; i < batches.length; i += 8) {
+      await Promise.all(
+        batches.slice(i, i + 8).map(async (batch) => {
+          let requests: typeof batch | undefined = batch;
+          while (requests && requests.length > 0) {
+            const { UnprocessedItems } = await db.send(
+              new BatchWriteCommand({ RequestItems: { [runtime.tables.memberships]: requests } }),
+            );
+            requests = UnprocessedItems?.[runtime.tables.memberships] as typeof batch | undefined;
+          }
+        }),
+      );
+    }
+  } finally {
+    db.destroy();
+  }
+}
+
+describe('cut-off records stay small and per tenant', () => {
+  it('keeps two tenants’ cut-offs of one (board, user) pair in records of their own', async () => {
+    const userId = `pair-${randomUUID()}`;
+    const theirs = await create(outsider, { userId });
+    const ours = await create(colleague, { userId });
+    expect((await revokeAll(outsider, { userId, boardId: demo.publicBoardId })).status).toBe(200);
+    expect((await revokeAll(owner, { userId, boardId: demo.publicBoardId })).status).toBe(200);
+    expect((await embed(theirs.token)).status).toBe(401);
+    expect((await embed(ours.token)).status).toBe(401);
+    const written = await recordsBy(outsider, owner);
+    expect(written.length).toBeGreaterThan(0);
+    for (const record of written) {
+      const writers = new Set(entriesOf(record).map(([, entry]) => (entry as { byUserId: string }).byUserId));
+      expect(writers.size, String(record.cutoffScope)).toBe(1);
+    }
+  });
+
+  it('holds a bounded number of entries after 200 calls on one pair, and every tenant’s call still answers 200', async () => {
+    const caller = await keyOwner(runtime, `cut-flood-${randomUUID()}`);
+    const userId = `flood-${randomUUID()}`;
+    const flooded = await create(caller, { userId });
+    for (let i = 0; i < 200; i++) {
+      const result = await revokeAll(caller, { userId, boardId: demo.publicBoardId });
+      expect(result.status, result.text).toBe(200);
+    }
+    const ours = await create(colleague, { userId });
+    expect((await revokeAll(owner, { userId, boardId: demo.publicBoardId })).body).toEqual({ revoked: 1 });
+    expect((await embed(flooded.token)).status).toBe(401);
+    expect((await embed(ours.token)).status).toBe(401);
+    const written = await recordsBy(caller, owner);
+    expect(written.length).toBeGreaterThan(0);
+    for (const record of written) {
+      expect(entriesOf(record).length).toBeLessThanOrEqual(8);
+      expect(itemBytes(record)).toBeLessThan(4 * 1024);
+    }
+  }, 120_000);
+
+  it('lets a member of an organization of 20,000 revoke a colleague’s session: 200, and no member list stored', async () => {
+    const orgId = `org-big-${randomUUID()}`;
+    const boardId = `cut-big-${randomUUID()}`;
+    await putPublicBoard(runtime, boardId, orgId);
+    await addMembers(orgId, 19_998);
+    const [member, other] = [
+      await keyOwner(runtime, `big-a-${randomUUID()}`, [orgId]),
+      await keyOwner(runtime, `big-b-${randomUUID()}`, [orgId]),
+    ];
+    const userId = `big-${randomUUID()}`;
+    const own = await create(member, { userId, boardId });
+    const colleagues = await create(other, { userId, boardId });
+    for (const body of [{ userId }, { userId, boardId }]) {
+      const result = await revokeAll(member, body);
+      expect(result.status, result.text).toBe(200);
+    }
+    expect((await embed(own.token)).status).toBe(401);
+    expect((await embed(colleagues.token)).status).toBe(401);
+    for (const record of await recordsBy(member)) expect(itemBytes(record)).toBeLessThan(4 * 1024);
+  }, 180_000);
 });
 
 describe('POST /api/embed/sessions/revoke by boardId alone', () => {

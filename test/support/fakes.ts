@@ -2,6 +2,7 @@ import type { ApiKeyRecord, RateLimit } from '#lib/domain/api-key';
 import type { Board } from '#lib/domain/board';
 import * as Cutoffs from '#lib/domain/cutoffs';
 import { rateLimitWaitSeconds } from '#lib/domain/destinations';
+import { StorageUnavailableError } from '#lib/domain/errors';
 import type * as Ports from '#lib/domain/ports';
 import type { SessionBinding, StoredSession } from '#lib/domain/session';
 import { mergeShardPages, SCOPE_WRITE_SHARDS, sessionShard } from '#lib/dynamodb/sessions';
@@ -58,9 +59,21 @@ export class FakeBoards extends RecordedLookups<Board> implements Ports.BoardRep
 export class FakeMemberships implements Ports.MembershipRepository {
   readonly queries: Array<{ orgId: string; userId: string }> = [];
   private readonly members = new Set<string>();
+  /** When each membership began, where it was given (`add`, or `addedAt` in the constructor). */
+  private readonly since = new Map<string, string>();
 
-  constructor(members: Array<{ orgId: string; userId: string }> = []) {
-    for (const { orgId, userId } of members) this.members.add(`${orgId}\u0000${userId}`);
+  constructor(members: Array<{ orgId: string; userId: string; addedAt?: string }> = []) {
+    for (const { orgId, userId, addedAt } of members) {
+      this.members.add(`${orgId}\u0000${userId}`);
+      if (addedAt !== undefined) this.since.set(`${orgId}\u0000${userId}`, addedAt);
+    }
+  }
+
+  async memberSince(orgId: string, userId: string): Promise<string | null | undefined> {
+    this.queries.push({ orgId, userId });
+    const key = `${orgId}\u0000${userId}`;
+    if (!this.members.has(key)) return undefined;
+    return this.since.get(key) ?? null;
   }
 
   async isMember(orgId: string, userId: string): Promise<boolean> {
@@ -89,9 +102,11 @@ export class FakeMemberships implements Ports.MembershipRepository {
   async add(orgId: string, userId: string, addedAt: string, addedBy?: string): Promise<void> {
     this.added.push({ orgId, userId, addedAt, ...(addedBy !== undefined ? { addedBy } : {}) });
     this.members.add(`${orgId}\u0000${userId}`);
+    this.since.set(`${orgId}\u0000${userId}`, addedAt);
   }
 
   async remove(orgId: string, userId: string): Promise<boolean> {
+    this.since.delete(`${orgId}\u0000${userId}`);
     return this.members.delete(`${orgId}\u0000${userId}`);
   }
 }
@@ -148,10 +163,13 @@ export class FakeSessions implements Ports.SessionRepository, Ports.CoveredSessi
     );
   }
 
-  /** Cut-off records by scope key, as the adapter keeps them (one entry per id). */
+  /** When set, a write to the cut-off record of a scope whose key it accepts fails (storage unavailable). */
+  failCutoffWrites: ((scopeKey: string) => boolean) | undefined;
+
+  /** Cut-off records by scope key, as the adapter keeps them: merged by `mergeCutoff` on every write. */
   private readonly cutoffs = new Map<
     string,
-    { scope: Cutoffs.CutoffScope; entries: Map<string, Cutoffs.CutoffEntry> }
+    { scope: Cutoffs.CutoffScope; entries: Cutoffs.CutoffEntry[]; coversUntil?: number }
   >();
 
   /**
@@ -175,20 +193,51 @@ export class FakeSessions implements Ports.SessionRepository, Ports.CoveredSessi
     );
   }
 
-  async writeCutoff(
-    targets: readonly Cutoffs.CutoffTarget[],
-    entry: Omit<Cutoffs.CutoffEntry, 'creators'>,
-  ): Promise<void> {
+  async writeCutoff(scopes: readonly Cutoffs.CutoffScope[], write: Cutoffs.CutoffWrite): Promise<void> {
     this.calls.push('writeCutoff');
-    for (const { scope, creators } of targets) {
+    for (const scope of scopes) {
       const key = Cutoffs.cutoffScopeKey(scope);
-      const record = this.cutoffs.get(key) ?? { scope, entries: new Map<string, Cutoffs.CutoffEntry>() };
-      record.entries.set(entry.id, {
-        ...entry,
-        ...(creators !== undefined ? { creators: [...creators] } : {}),
+      if (this.failCutoffWrites?.(key)) throw new StorageUnavailableError();
+      const merged = Cutoffs.mergeCutoff(this.cutoffs.get(key), write);
+      this.cutoffs.set(key, {
+        scope,
+        entries: merged.entries,
+        ...(merged.coversUntil !== undefined ? { coversUntil: merged.coversUntil } : {}),
       });
-      this.cutoffs.set(key, record);
     }
+  }
+
+  async removeCutoffEntry(scopes: readonly Cutoffs.CutoffScope[], entryId: string): Promise<void> {
+    this.calls.push('removeCutoffEntry');
+    for (const scope of scopes) {
+      const record = this.cutoffs.get(Cutoffs.cutoffScopeKey(scope));
+      if (record) record.entries = record.entries.filter((entry) => entry.id !== entryId);
+    }
+  }
+
+  async extendCutoffExpiry(scope: Cutoffs.CutoffScope, until: number): Promise<void> {
+    this.calls.push('extendCutoffExpiry');
+    const record = this.cutoffs.get(Cutoffs.cutoffScopeKey(scope));
+    if (record && (record.coversUntil === undefined || record.coversUntil < until))
+      record.coversUntil = until;
+  }
+
+  /**
+   * Every cut-off record held, as the table would: its scope's key, its entries as stored, and when it
+   * expires (`cutoffRecordExpiry`: undefined for never).
+   */
+  storedCutoffs(): Array<{
+    key: string;
+    entries: Cutoffs.CutoffEntry[];
+    coversUntil?: number;
+    expiry: number | undefined;
+  }> {
+    return [...this.cutoffs].map(([key, record]) => ({
+      key,
+      entries: [...record.entries],
+      ...(record.coversUntil !== undefined ? { coversUntil: record.coversUntil } : {}),
+      expiry: Cutoffs.cutoffRecordExpiry(record),
+    }));
   }
 
   /** Index entries the count's queries read (`scopeCandidates`), in all. */
@@ -223,6 +272,7 @@ export class FakeSessions implements Ports.SessionRepository, Ports.CoveredSessi
         boardId: found.boardId,
         createdByUserId: found.createdByUserId,
         createdAt: found.createdAt,
+        expiresAt: found.expiresAt,
       }));
   }
 
@@ -275,7 +325,7 @@ export class FakeSessions implements Ports.SessionRepository, Ports.CoveredSessi
     const records: Cutoffs.CutoffRecord[] = [];
     for (const key of new Set(scopes.map(Cutoffs.cutoffScopeKey))) {
       const record = this.cutoffs.get(key);
-      if (record) records.push({ scope: record.scope, entries: [...record.entries.values()] });
+      if (record) records.push({ ...record, entries: [...record.entries] });
     }
     return records;
   }

@@ -8,7 +8,7 @@ import {
 import { DeleteCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TABLES } from '#lib/definitions/tables';
-import type { CutoffTarget } from '#lib/domain/cutoffs';
+import type { CutoffScope } from '#lib/domain/cutoffs';
 import type { EventSink, RoutedEvent } from '#lib/domain/events';
 import type { StoredSession } from '#lib/domain/session';
 import { DynamoBoardRepository } from '#lib/dynamodb/boards';
@@ -171,17 +171,21 @@ describe.skipIf(!onDynamoDbLocal)('the stream processor on DynamoDB Local stream
   });
   it('derives one sessions.revoked, and starts a logout fan-out per entry and record, from the real records of a revoke-all’s cut-off writes', async () => {
     const sessions = new DynamoSessionRepository(db, SESSIONS);
-    const targets: CutoffTarget[] = [
-      { scope: { kind: 'creatorUser', creatorUserId: 'owner-r', userId: 'customer-r' } },
-      { scope: { kind: 'orgUser', orgId: 'org-r', userId: 'customer-r' }, creators: ['owner-r'] },
+    const targets: CutoffScope[] = [
+      { kind: 'creatorUser', creatorUserId: 'owner-r', userId: 'customer-r' },
+      { kind: 'tenantUser', tenant: { kind: 'organization', id: 'org-r' }, userId: 'customer-r' },
     ];
-    const by = { byUserId: 'owner-r', byKeyId: 'key_r' };
-    // As the use case writes: a first cut-off on every record, then the last, whose entry on the first
-    // record alone carries the notice.
-    await sessions.writeCutoff(targets, { id: 'first-r', at: '2026-01-02T00:00:00.000Z', ...by });
+    const by = { id: 'call-r', byUserId: 'owner-r', byKeyId: 'key_r' };
+    const first = '2026-01-02T00:00:00.000Z';
+    // As the use case writes: its entry uncounted on every record, then moved to its end, counted, the
+    // first record alone carrying the notice (written last).
+    for (const target of targets)
+      await sessions.writeCutoff([target], { entry: { ...by, at: first }, now: first });
     const notice = { scope: { userId: 'customer-r' }, revoked: 5, writtenAt: '2026-01-02T00:00:00.300Z' };
-    await sessions.writeCutoff(targets.slice(0, 1), { id: 'last-r', at: notice.writtenAt, ...by, notice });
-    await sessions.writeCutoff(targets.slice(1), { id: 'last-r', at: notice.writtenAt, ...by });
+    const last = { ...by, at: notice.writtenAt, until: 1_800_000_000 };
+    const counted = { countedThrough: first, now: notice.writtenAt };
+    await sessions.writeCutoff(targets.slice(1), { entry: last, ...counted });
+    await sessions.writeCutoff(targets.slice(0, 1), { entry: { ...last, notice }, ...counted });
 
     const records = (await streamRecords()).filter((r) =>
       JSON.stringify(r.dynamodb?.Keys).includes('cutoff#'),
@@ -203,28 +207,32 @@ describe.skipIf(!onDynamoDbLocal)('the stream processor on DynamoDB Local stream
       sinks: [{ publish: async (events) => void published.push(...events) } satisfies EventSink],
       now: () => new Date('2026-06-01T00:00:00.000Z'),
       fanOuts: {
-        start: async (jobs: ReadonlyArray<{ scope: { kind: string }; entryId: string }>) =>
-          void started.push(...jobs.map((job) => `${job.scope.kind} ${job.entryId}`)),
+        start: async (jobs: ReadonlyArray<{ scope: { kind: string }; entryId: string; since?: string }>) =>
+          void started.push(...jobs.map((job) => `${job.scope.kind} ${job.entryId} ${job.since ?? '-'}`)),
       },
     };
     expect(await processStreamRecords(deps, records)).toEqual({ batchItemFailures: [] });
-    // Every entry written into every record starts its logout fan-out, once per record change (in the
-    // order of each record's own changes; the two records' changes may come in either order).
+    // The entry starts its logout fan-out on each record when it appears, and again from its first
+    // instant on when the last write moves it (in the order of each record's own changes; the two
+    // records' changes may come in either order).
     expect([...started].sort()).toEqual([
-      'creatorUser first-r',
-      'creatorUser last-r',
-      'orgUser first-r',
-      'orgUser last-r',
+      'creatorUser call-r -',
+      `creatorUser call-r ${first}`,
+      'tenantUser call-r -',
+      `tenantUser call-r ${first}`,
     ]);
-    for (const kind of ['creatorUser', 'orgUser'])
-      expect(started.filter((job) => job.startsWith(kind))).toEqual([`${kind} first-r`, `${kind} last-r`]);
+    for (const kind of ['creatorUser', 'tenantUser'])
+      expect(started.filter((job) => job.startsWith(kind))).toEqual([
+        `${kind} call-r -`,
+        `${kind} call-r ${first}`,
+      ]);
     expect(published).toEqual([
       {
         ownerUserId: 'owner-r',
         sessionId: null,
         boardId: null,
         event: {
-          id: revokeAllEventId('last-r'),
+          id: revokeAllEventId('call-r'),
           type: 'sessions.revoked',
           occurredAt: notice.writtenAt,
           data: {
@@ -238,6 +246,6 @@ describe.skipIf(!onDynamoDbLocal)('the stream processor on DynamoDB Local stream
     ]);
     // Delivered again, the records store nothing twice: the event is the one stored.
     expect(await processStreamRecords(deps, records)).toEqual({ batchItemFailures: [] });
-    expect(await deps.store.get(revokeAllEventId('last-r'))).toEqual(published[0]?.event);
+    expect(await deps.store.get(revokeAllEventId('call-r'))).toEqual(published[0]?.event);
   });
 });

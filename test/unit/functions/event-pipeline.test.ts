@@ -231,7 +231,16 @@ describe('the sessions stream consumer', () => {
     expect(batches[0]?.input.QueueUrl).toBe(ENV.WEBHOOK_DELIVERY_QUEUE_URL);
     const entries = batches[0]?.input.Entries as Array<{ MessageBody: string; DelaySeconds: number }>;
     expect(entries.map((entry) => [JSON.parse(entry.MessageBody), entry.DelaySeconds])).toEqual([
-      [{ fanOut: { scope: { kind: 'board', boardId: 'board-public' }, entryId: 'entry-last' } }, 0],
+      [
+        {
+          fanOut: {
+            scope: { kind: 'board', boardId: 'board-public' },
+            entryId: 'entry-last',
+            at: '2026-01-02T00:00:00.000Z',
+          },
+        },
+        0,
+      ],
     ]);
   });
 

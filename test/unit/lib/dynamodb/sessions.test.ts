@@ -3,8 +3,10 @@ import { QueryCommand as WireQueryCommand } from '@aws-sdk/client-dynamodb';
 import { BatchGetCommand, GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
 import { SESSION_TOKEN_INDEX } from '#lib/definitions/tables';
-import { StorageUnavailableError } from '#lib/domain/errors';
+import type { CutoffScope } from '#lib/domain/cutoffs';
+import { CutoffContentionError, StorageUnavailableError } from '#lib/domain/errors';
 import type { StoredSession } from '#lib/domain/session';
+import { CUTOFF_WRITE_TRIES } from '#lib/dynamodb/cutoff-records';
 import {
   DynamoSessionRepository,
   SCOPE_WRITE_SHARDS,
@@ -499,7 +501,8 @@ describe('DynamoSessionRepository.scopeCandidates (revoke-all’s count)', () =>
           ':below': { S: `${AT}$` },
           ':at': { S: AT },
         },
-        ProjectionExpression: 'createdKey, orgId, userId, createdByUserId',
+        // `expiresAt`: how long the cut-off's record must live.
+        ProjectionExpression: 'createdKey, orgId, userId, createdByUserId, expiresAt',
         Limit: STATE_PAGE_SIZE,
       })),
     );
@@ -511,15 +514,33 @@ describe('DynamoSessionRepository.scopeCandidates (revoke-all’s count)', () =>
     ddb
       .on(WireQueryCommand, { ExpressionAttributeValues: { ':pk': { S: `${ORG_USER}#2` } } })
       .resolvesOnce({
-        Items: [{ createdKey: { S: '2026-01-01T00:00:00.000Z#a' }, createdByUserId: { S: 'owner-1' } }],
+        Items: [
+          {
+            createdKey: { S: '2026-01-01T00:00:00.000Z#a' },
+            createdByUserId: { S: 'owner-1' },
+            expiresAt: { S: '2026-02-01T00:00:00.000Z' },
+          },
+        ],
         LastEvaluatedKey: { id: { S: 'a' } },
       })
       .resolvesOnce({
-        Items: [{ createdKey: { S: '2026-01-02T00:00:00.000Z#b' }, createdByUserId: { S: 'colleague' } }],
+        Items: [
+          {
+            createdKey: { S: '2026-01-02T00:00:00.000Z#b' },
+            createdByUserId: { S: 'colleague' },
+            expiresAt: { S: '2026-02-02T00:00:00.000Z' },
+          },
+        ],
       });
-    ddb
-      .on(WireQueryCommand, { ExpressionAttributeValues: { ':pk': { S: `${ORG_USER}#9` } } })
-      .resolves({ Items: [{ createdKey: { S: `${AT}#c` }, createdByUserId: { S: 'owner-1' } }] });
+    ddb.on(WireQueryCommand, { ExpressionAttributeValues: { ':pk': { S: `${ORG_USER}#9` } } }).resolves({
+      Items: [
+        {
+          createdKey: { S: `${AT}#c` },
+          createdByUserId: { S: 'owner-1' },
+          expiresAt: { S: '2026-02-03T00:00:00.000Z' },
+        },
+      ],
+    });
     const candidates = await repository.scopeCandidates(
       { by: 'orgUser', orgId: SESSION.orgId, userId: SESSION.userId, boardId: 'board-1' },
       AT,
@@ -532,6 +553,7 @@ describe('DynamoSessionRepository.scopeCandidates (revoke-all’s count)', () =>
         userId: SESSION.userId,
         boardId: 'board-1',
         createdByUserId: 'owner-1',
+        expiresAt: '2026-02-01T00:00:00.000Z',
       },
       {
         id: 'b',
@@ -540,6 +562,7 @@ describe('DynamoSessionRepository.scopeCandidates (revoke-all’s count)', () =>
         userId: SESSION.userId,
         boardId: 'board-1',
         createdByUserId: 'colleague',
+        expiresAt: '2026-02-02T00:00:00.000Z',
       },
       {
         id: 'c',
@@ -548,6 +571,7 @@ describe('DynamoSessionRepository.scopeCandidates (revoke-all’s count)', () =>
         userId: SESSION.userId,
         boardId: 'board-1',
         createdByUserId: 'owner-1',
+        expiresAt: '2026-02-03T00:00:00.000Z',
       },
     ]);
     const second = ddb
@@ -558,7 +582,7 @@ describe('DynamoSessionRepository.scopeCandidates (revoke-all’s count)', () =>
       ExclusiveStartKey: { id: { S: 'a' } },
       FilterExpression: 'expiresAt > :at AND attribute_not_exists(revokedAt) AND boardId = :board',
       ExpressionAttributeValues: { ':pk': { S: `${ORG_USER}#2` }, ':board': { S: 'board-1' } },
-      ProjectionExpression: 'createdKey, createdByUserId',
+      ProjectionExpression: 'createdKey, createdByUserId, expiresAt',
     });
     expect(ddb.commandCalls(WireQueryCommand)).toHaveLength(SCOPE_WRITE_SHARDS + 1);
   });
@@ -570,7 +594,7 @@ describe('DynamoSessionRepository.scopeCandidates (revoke-all’s count)', () =>
     expect(ddb.commandCalls(WireQueryCommand)[0]?.args[0].input).toMatchObject({
       FilterExpression: 'expiresAt > :at AND attribute_not_exists(revokedAt) AND NOT orgId IN (:o0, :o1)',
       ExpressionAttributeValues: { ':o0': { S: 'org-a' }, ':o1': { S: 'org-b' } },
-      ProjectionExpression: 'createdKey, orgId, boardId',
+      ProjectionExpression: 'createdKey, orgId, boardId, expiresAt',
     });
   });
 });
@@ -644,41 +668,94 @@ describe('DynamoSessionRepository.revoke', () => {
 
 describe('DynamoSessionRepository cut-offs', () => {
   const ENTRY = { id: 'cut-1', at: '2026-01-03T00:00:00.000Z', byUserId: 'owner-1', byKeyId: 'key_1' };
+  const NOW = ENTRY.at;
   const cutoffId = (key: unknown[]) => `cutoff#${sha256(JSON.stringify(key))}`;
-
-  it('writes one unconditional update per scope, the entry named after its id, whatever the sessions', async () => {
-    ddb.on(UpdateCommand).resolves({});
-    await repository.writeCutoff(
-      [
-        { scope: { kind: 'creatorUser', creatorUserId: 'owner-1', userId: 'u' } },
-        { scope: { kind: 'orgUser', orgId: 'org-a', userId: 'u' }, creators: ['owner-1', 'owner-2'] },
-      ],
-      ENTRY,
-    );
-    const inputs = ddb.commandCalls(UpdateCommand).map((call) => call.args[0].input);
-    // Each record keyed by its scope's hash, the entry one attribute named after the call's cut-off id.
-    const write = (scope: unknown[], entry: Record<string, unknown>) => ({
-      TableName: 'sessions-t',
-      Key: { id: cutoffId(scope) },
-      UpdateExpression: 'SET cutoffScope = :scope, #entry = :entry',
-      ExpressionAttributeNames: { '#entry': 'entry:cut-1' },
-      ExpressionAttributeValues: { ':scope': JSON.stringify(scope), ':entry': entry },
-    });
-    const entry = { at: ENTRY.at, byUserId: 'owner-1', byKeyId: 'key_1' };
-    expect(inputs).toEqual([
-      write(['creatorUser', 'owner-1', 'u'], entry),
-      write(['orgUser', 'org-a', 'u'], { ...entry, creators: ['owner-1', 'owner-2'] }),
-    ]);
-    // No condition: the same write sent again (its answer lost) sets the same attribute to the same value.
-    expect(inputs.every((input) => input?.ConditionExpression === undefined)).toBe(true);
+  const CREATOR: CutoffScope = { kind: 'creatorUser', creatorUserId: 'owner-1', userId: 'u' };
+  const CREATOR_KEY = ['creatorUser', 'owner-1', 'u'];
+  const record = (key: unknown[], fields: Record<string, unknown>) => ({
+    id: cutoffId(key),
+    cutoffScope: JSON.stringify(key),
+    ...fields,
   });
 
-  it('reads a session and its eight possible records in one consistent BatchGetItem, the earliest cut-off applied', async () => {
-    const record = (key: unknown[], entries: Record<string, unknown>) => ({
-      id: cutoffId(key),
-      cutoffScope: JSON.stringify(key),
-      ...entries,
+  it('writes each scope’s record with one update conditional on the revision it read, the entry named after its id', async () => {
+    ddb.on(BatchGetCommand).resolves({ Responses: { 'sessions-t': [] } });
+    ddb.on(UpdateCommand).resolves({});
+    await repository.writeCutoff([CREATOR], { entry: ENTRY, now: NOW });
+    const read = ddb.commandCalls(BatchGetCommand)[0]?.args[0].input.RequestItems?.['sessions-t'];
+    expect(read).toMatchObject({ Keys: [{ id: cutoffId(CREATOR_KEY) }], ConsistentRead: true });
+    expect(ddb.commandCalls(UpdateCommand).map((call) => call.args[0].input)).toEqual([
+      {
+        TableName: 'sessions-t',
+        Key: { id: cutoffId(CREATOR_KEY) },
+        // Uncounted: the record has no TTL until a count tells how long its sessions live.
+        UpdateExpression: 'SET cutoffScope = :scope, #rev = :next, #s0 = :s0 REMOVE #ttl',
+        ConditionExpression: 'attribute_not_exists(id)',
+        ExpressionAttributeNames: { '#rev': 'cutoffRevision', '#ttl': 'ttl', '#s0': 'entry:cut-1' },
+        ExpressionAttributeValues: {
+          ':scope': JSON.stringify(CREATOR_KEY),
+          ':next': 1,
+          ':s0': { at: ENTRY.at, byUserId: 'owner-1', byKeyId: 'key_1' },
+        },
+      },
+    ]);
+  });
+
+  it('reads again and merges anew when another write reached the record first, and sets its TTL once counted', async () => {
+    const theirs = { at: '2026-01-02T00:00:00.000Z', byUserId: 'other', byKeyId: null, until: 1_800_000_000 };
+    ddb
+      .on(BatchGetCommand)
+      .resolvesOnce({ Responses: { 'sessions-t': [] } })
+      .resolves({
+        Responses: {
+          'sessions-t': [
+            record(CREATOR_KEY, {
+              cutoffRevision: 4,
+              cutoffCoversUntil: 1_800_000_000,
+              'entry:theirs': theirs,
+            }),
+          ],
+        },
+      });
+    ddb.on(UpdateCommand).rejectsOnce(dynamoErrors.conditionFailed()).resolves({});
+    await repository.writeCutoff([CREATOR], {
+      entry: { ...ENTRY, until: 1_900_000_000 },
+      countedThrough: '2026-01-02T12:00:00.000Z',
+      now: NOW,
     });
+    const [, second] = ddb.commandCalls(UpdateCommand).map((call) => call.args[0].input);
+    expect(second).toMatchObject({
+      UpdateExpression: 'SET cutoffScope = :scope, #rev = :next, #s0 = :s0, #cu = :cu, #ttl = :ttl',
+      ConditionExpression: '#rev = :rev',
+      ExpressionAttributeValues: { ':rev': 4, ':next': 5, ':cu': 1_900_000_000, ':ttl': 1_900_000_000 },
+    });
+  });
+
+  it('gives up with a retryable CutoffContentionError when other writes keep reaching the record first', async () => {
+    ddb.on(BatchGetCommand).resolves({ Responses: { 'sessions-t': [] } });
+    ddb.on(UpdateCommand).rejects(dynamoErrors.conditionFailed());
+    await expect(repository.writeCutoff([CREATOR], { entry: ENTRY, now: NOW })).rejects.toBeInstanceOf(
+      CutoffContentionError,
+    );
+    expect(ddb.commandCalls(UpdateCommand)).toHaveLength(CUTOFF_WRITE_TRIES);
+  });
+
+  it('writes nothing when the record holds the entry already (the same write retried)', async () => {
+    ddb.on(BatchGetCommand).resolves({
+      Responses: {
+        'sessions-t': [
+          record(CREATOR_KEY, {
+            cutoffRevision: 1,
+            'entry:cut-1': { at: ENTRY.at, byUserId: 'owner-1', byKeyId: 'key_1' },
+          }),
+        ],
+      },
+    });
+    await repository.writeCutoff([CREATOR], { entry: ENTRY, now: NOW });
+    expect(ddb.commandCalls(UpdateCommand)).toHaveLength(0);
+  });
+
+  it('reads a session and its nine possible records in one consistent BatchGetItem, a legacy record’s creators honoured', async () => {
     ddb.on(BatchGetCommand).resolves({
       Responses: {
         'sessions-t': [
@@ -687,7 +764,7 @@ describe('DynamoSessionRepository cut-offs', () => {
             'entry:late': { at: '2026-01-04T00:00:00.000Z', byUserId: 'm', byKeyId: 'k' },
             'entry:early': { at: '2026-01-02T00:00:00.000Z', byUserId: 'first', byKeyId: null },
           }),
-          // Another tenant's cut-off of the same user id: its creators do not include this session's.
+          // A record written before records were per tenant: its creators do not include this session's.
           record(['orgUser', SESSION.orgId, SESSION.userId], {
             'entry:x': { at: '2026-01-01T12:00:00.000Z', byUserId: 'o', byKeyId: 'k', creators: ['else'] },
           }),
@@ -704,7 +781,7 @@ describe('DynamoSessionRepository cut-offs', () => {
     });
     const request = ddb.commandCalls(BatchGetCommand)[0]?.args[0].input.RequestItems?.['sessions-t'];
     expect(request?.ConsistentRead).toBe(true);
-    expect(request?.Keys).toHaveLength(9);
+    expect(request?.Keys).toHaveLength(12);
     expect(covered).toMatchObject({
       revokedAt: '2026-01-02T00:00:00.000Z',
       revokedByUserId: 'first',

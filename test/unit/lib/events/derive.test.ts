@@ -275,9 +275,9 @@ describe('starting the logout fan-out of revocation cut-off records', () => {
   const first = { 'entry:first': entry('2026-01-03T00:00:00.000Z') };
   const last = { 'entry:last': entry('2026-01-03T00:00:00.250Z') };
 
-  it('starts one fan-out per entry that appeared, announced or not, named by the record’s scope', () => {
+  it('starts one fan-out per entry that appeared, announced or not, named by the record’s scope, with its instant', () => {
     expect(cutoffFanOuts({ eventName: 'INSERT', newImage: record(first) })).toEqual([
-      { scope, entryId: 'first' },
+      { scope, entryId: 'first', at: '2026-01-03T00:00:00.000Z' },
     ]);
     expect(
       cutoffFanOuts({
@@ -285,12 +285,27 @@ describe('starting the logout fan-out of revocation cut-off records', () => {
         oldImage: record(first),
         newImage: record({ ...first, ...last }),
       }),
-    ).toEqual([{ scope, entryId: 'last' }]);
+    ).toEqual([{ scope, entryId: 'last', at: '2026-01-03T00:00:00.250Z' }]);
     // Both writes folded into one record (the local feed): both entries, once each.
     expect(cutoffFanOuts({ eventName: 'INSERT', newImage: record({ ...first, ...last }) })).toEqual([
-      { scope, entryId: 'first' },
-      { scope, entryId: 'last' },
+      { scope, entryId: 'first', at: '2026-01-03T00:00:00.000Z' },
+      { scope, entryId: 'last', at: '2026-01-03T00:00:00.250Z' },
     ]);
+  });
+
+  it('starts one for what a call’s last write added when it moved its entry later: from the old instant on', () => {
+    const moved = { 'entry:first': { ...entry('2026-01-03T00:00:00.900Z'), until: 1_900_000_000 } };
+    expect(cutoffFanOuts({ eventName: 'MODIFY', oldImage: record(first), newImage: record(moved) })).toEqual([
+      { scope, entryId: 'first', at: '2026-01-03T00:00:00.900Z', since: '2026-01-03T00:00:00.000Z' },
+    ]);
+    // Only its expiry changed, or another entry merged away: nothing to start.
+    const counted = { 'entry:first': { ...entry('2026-01-03T00:00:00.000Z'), until: 1_900_000_000 } };
+    expect(
+      cutoffFanOuts({ eventName: 'MODIFY', oldImage: record(first), newImage: record(counted) }),
+    ).toEqual([]);
+    expect(
+      cutoffFanOuts({ eventName: 'MODIFY', oldImage: record({ ...first, ...last }), newImage: record(last) }),
+    ).toEqual([]);
   });
 
   it('starts nothing for an entry the record already held, a removed record, a session, or a record of no known scope', () => {

@@ -1,6 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import type { Board } from '#lib/domain/board';
-import type { CutoffScope, CutoffTarget } from '#lib/domain/cutoffs';
+import {
+  type CutoffEntry,
+  type CutoffFanOutStart,
+  type CutoffScope,
+  cutoffScopeKey,
+} from '#lib/domain/cutoffs';
 import type { StoredSession } from '#lib/domain/session';
 import type { LogoutDelivery } from '#lib/logout/backchannel';
 import {
@@ -8,7 +13,6 @@ import {
   FAN_OUT_PAGE_SIZE,
   type FanOutDeps,
   LOGOUTS_PER_PART_PER_SECOND,
-  type LogoutFanOut,
   queuedFanOutStarts,
 } from '#lib/logout/fan-out';
 import { revokeUserSessions } from '#lib/use-cases/revoke-user-sessions';
@@ -118,7 +122,7 @@ function harness(sessions: StoredSession[], boards: Board[] = [BOARD, SILENT_BOA
     }
     expect(failures).toBe(options.failures ?? 0);
   };
-  const start = (jobs: LogoutFanOut[]) => queuedFanOutStarts(scheduler).start(jobs);
+  const start = (jobs: CutoffFanOutStart[]) => queuedFanOutStarts(scheduler).start(jobs);
   return { store, sqs, deps, drain, start, logouts, steps: () => steps };
 }
 
@@ -140,9 +144,27 @@ function population(count: number, overrides: Partial<StoredSession> = {}): Stor
   );
 }
 
-/** Writes one cut-off entry into the records of `targets`, as a revoke-all does. */
-async function cutoff(store: FakeSessions, targets: CutoffTarget[], id: string, at = CUTOFF) {
-  await store.writeCutoff(targets, { id, at, byUserId: 'owner-1', byKeyId: 'key-1' });
+/**
+ * Writes one cut-off entry into the records of `scopes`, as a revoke-all's write does, and answers the
+ * fan-outs the stream starts for it: one for an entry that appeared, one for an entry moved later.
+ */
+async function cutoff(
+  store: FakeSessions,
+  scopes: CutoffScope[],
+  id: string,
+  at = CUTOFF,
+  fields: Partial<CutoffEntry> = {},
+): Promise<CutoffFanOutStart[]> {
+  const before = await store.readCutoffs(scopes);
+  await store.writeCutoff(scopes, {
+    entry: { id, at, byUserId: 'owner-1', byKeyId: 'key-1', ...fields },
+    now: at,
+  });
+  return scopes.map((scope) => {
+    const record = before.find((r) => cutoffScopeKey(r.scope) === cutoffScopeKey(scope));
+    const was = record?.entries.find((entry) => entry.id === id);
+    return was ? { scope, entryId: id, at, since: was.at } : { scope, entryId: id, at };
+  });
 }
 
 const BOARD_SCOPE: CutoffScope = { kind: 'board', boardId: BOARD.boardId };
@@ -157,13 +179,12 @@ describe('the logouts of a revoke-all covering 10,000 sessions', () => {
   it('queues one logout per covered session, in batches of at most ten, a page of at most 500 per step, released within 60 s', async () => {
     const sessions = population(10_000);
     const h = harness(sessions);
-    // A board revoke-all writes two entries, before and after its count: both start a fan-out.
-    await cutoff(h.store, [{ scope: BOARD_SCOPE }], 'entry-first', CUTOFF);
-    await cutoff(h.store, [{ scope: BOARD_SCOPE }], 'entry-last', minutes(-1));
-    await h.start([
-      { scope: BOARD_SCOPE, entryId: 'entry-first' },
-      { scope: BOARD_SCOPE, entryId: 'entry-last' },
-    ]);
+    // A board revoke-all writes its entry twice, before and after its count: both writes start a
+    // fan-out, the second for what moving the entry later added.
+    const first = await cutoff(h.store, [BOARD_SCOPE], 'entry', CUTOFF);
+    const last = await cutoff(h.store, [BOARD_SCOPE], 'entry', minutes(-1), { until: 1_900_000_000 });
+    expect(last).toEqual([{ scope: BOARD_SCOPE, entryId: 'entry', at: minutes(-1), since: CUTOFF }]);
+    await h.start([...first, ...last]);
     await h.drain();
 
     const counts = countsBySid(h.logouts);
@@ -172,7 +193,7 @@ describe('the logouts of a revoke-all covering 10,000 sessions', () => {
     expect(new Set(counts.keys())).toEqual(new Set(sessions.map((s) => s.id)));
     for (const { logout } of h.logouts.slice(0, 3)) {
       expect(logout).toEqual({
-        eventId: 'cutoff:entry-first',
+        eventId: 'cutoff:entry',
         sessionId: expect.any(String),
         boardId: BOARD.boardId,
         userId: expect.stringMatching(/^customer-/),
@@ -205,10 +226,9 @@ describe('the logouts of a revoke-all covering 10,000 sessions', () => {
   it('converges when the stream record is offered again: the job runs twice, nothing is skipped, and a repeat names the same session', async () => {
     const sessions = population(3_000);
     const h = harness(sessions);
-    await cutoff(h.store, [{ scope: BOARD_SCOPE }], 'entry-1');
-    const job = { scope: BOARD_SCOPE, entryId: 'entry-1' };
-    await h.start([job]);
-    await h.start([job]);
+    const jobs = await cutoff(h.store, [BOARD_SCOPE], 'entry-1');
+    await h.start(jobs);
+    await h.start(jobs);
     await h.drain();
     const counts = countsBySid(h.logouts);
     expect(new Set(counts.keys())).toEqual(new Set(sessions.map((s) => s.id)));
@@ -218,9 +238,9 @@ describe('the logouts of a revoke-all covering 10,000 sessions', () => {
   it('converges when a step fails half-way (SQS refuses part of a batch): the step runs again and skips nothing', async () => {
     const sessions = population(2_000);
     const h = harness(sessions);
-    await cutoff(h.store, [{ scope: BOARD_SCOPE }], 'entry-1');
+    const jobs = await cutoff(h.store, [BOARD_SCOPE], 'entry-1');
     h.sqs.refuse(5);
-    await h.start([{ scope: BOARD_SCOPE, entryId: 'entry-1' }]);
+    await h.start(jobs);
     await h.drain({ failures: 1 });
     const counts = countsBySid(h.logouts);
     expect(new Set(counts.keys())).toEqual(new Set(sessions.map((s) => s.id)));
@@ -267,12 +287,12 @@ describe('which sessions a revoke-all’s logouts name', () => {
     // Every record and entry the call wrote starts a fan-out, as the stream consumer would.
     const records = await h.store.readCutoffs([
       { kind: 'creatorUser', creatorUserId: 'owner-1', userId: 'u' },
-      { kind: 'orgUser', orgId: 'org-a', userId: 'u' },
+      { kind: 'tenantUser', tenant: { kind: 'organization', id: 'org-a' }, userId: 'u' },
     ]);
     expect(records).toHaveLength(2);
     await h.start(
       records.flatMap((record) =>
-        record.entries.map((entry) => ({ scope: record.scope, entryId: entry.id })),
+        record.entries.map((entry) => ({ scope: record.scope, entryId: entry.id, at: entry.at })),
       ),
     );
     await h.drain();
@@ -289,11 +309,28 @@ describe('which sessions a revoke-all’s logouts name', () => {
       id: '33333333-0000-4000-8000-000000000001',
     }));
     const h = harness([...onBoard, ...elsewhere], [BOARD, board2]);
-    const scope: CutoffScope = { kind: 'boardUser', boardId: BOARD.boardId, userId: 'u' };
-    await cutoff(h.store, [{ scope, creators: ['owner-1'] }], 'entry-1');
-    await h.start([{ scope, entryId: 'entry-1' }]);
+    const scope: CutoffScope = {
+      kind: 'creatorBoardUser',
+      creatorUserId: 'owner-1',
+      boardId: BOARD.boardId,
+      userId: 'u',
+    };
+    await h.start(await cutoff(h.store, [scope], 'entry-1'));
     await h.drain();
     expect(sids(h.logouts).sort()).toEqual(onBoard.map((s) => s.id).sort());
+  });
+
+  it('a record written before records were per tenant: only the sessions of the creators its entry names', async () => {
+    const owners = population(2, { userId: 'u' });
+    const colleagues = population(1, { userId: 'u', createdByUserId: 'colleague' }).map((s) => ({
+      ...s,
+      id: '44444444-0000-4000-8000-000000000001',
+    }));
+    const h = harness([...owners, ...colleagues]);
+    const scope: CutoffScope = { kind: 'boardUser', boardId: BOARD.boardId, userId: 'u' };
+    await h.start(await cutoff(h.store, [scope], 'legacy', CUTOFF, { creators: ['owner-1'] }));
+    await h.drain();
+    expect(sids(h.logouts).sort()).toEqual(owners.map((s) => s.id).sort());
   });
 
   it('leaves out sessions revoked on their own, expired before the cut-off, created after it, or on a board without a logout URL', async () => {
@@ -306,15 +343,9 @@ describe('which sessions a revoke-all’s logouts name', () => {
       { ...(silent as StoredSession), boardId: SILENT_BOARD.boardId },
     ];
     const h = harness(sessions);
-    await cutoff(
-      h.store,
-      [{ scope: BOARD_SCOPE }, { scope: { kind: 'board', boardId: SILENT_BOARD.boardId } }],
-      'entry-1',
+    await h.start(
+      await cutoff(h.store, [BOARD_SCOPE, { kind: 'board', boardId: SILENT_BOARD.boardId }], 'entry-1'),
     );
-    await h.start([
-      { scope: BOARD_SCOPE, entryId: 'entry-1' },
-      { scope: { kind: 'board', boardId: SILENT_BOARD.boardId }, entryId: 'entry-1' },
-    ]);
     await h.drain();
     expect(sids(h.logouts)).toEqual([covered?.id]);
   });
@@ -323,11 +354,9 @@ describe('which sessions a revoke-all’s logouts name', () => {
     const [first, second] = population(2, { userId: 'u' });
     const h = harness([first as StoredSession, { ...(second as StoredSession), createdAt: minutes(-10) }]);
     const userScope: CutoffScope = { kind: 'creatorUser', creatorUserId: 'owner-1', userId: 'u' };
-    await cutoff(h.store, [{ scope: userScope }], 'earlier');
-    await cutoff(h.store, [{ scope: BOARD_SCOPE }], 'later', minutes(-20));
     await h.start([
-      { scope: userScope, entryId: 'earlier' },
-      { scope: BOARD_SCOPE, entryId: 'later' },
+      ...(await cutoff(h.store, [userScope], 'earlier')),
+      ...(await cutoff(h.store, [BOARD_SCOPE], 'later', minutes(-20))),
     ]);
     await h.drain();
     expect(h.logouts.map((l) => [l.logout.sessionId, l.logout.eventId])).toEqual([
@@ -339,12 +368,18 @@ describe('which sessions a revoke-all’s logouts name', () => {
   it('logs out the sessions of a call that failed after its first cut-off once, from that cut-off, when its retry covers them again', async () => {
     const [session] = population(1);
     const h = harness([session as StoredSession]);
-    await cutoff(h.store, [{ scope: BOARD_SCOPE }], 'failed-call');
-    await cutoff(h.store, [{ scope: BOARD_SCOPE }], 'retry-first', minutes(-1));
-    await cutoff(h.store, [{ scope: BOARD_SCOPE }], 'retry-last', minutes(-2));
-    await h.start(
-      ['failed-call', 'retry-first', 'retry-last'].map((entryId) => ({ scope: BOARD_SCOPE, entryId })),
-    );
+    const jobs = [
+      ...(await cutoff(h.store, [BOARD_SCOPE], 'failed-call')),
+      ...(await cutoff(h.store, [BOARD_SCOPE], 'retry', minutes(-1))),
+    ];
+    // The retry's last write, counted past the failed call's cut-off.
+    await h.store.writeCutoff([BOARD_SCOPE], {
+      entry: { id: 'retry', at: minutes(-2), byUserId: 'owner-1', byKeyId: 'key-1', until: 1_900_000_000 },
+      countedThrough: minutes(-1),
+      now: minutes(-2),
+    });
+    jobs.push({ scope: BOARD_SCOPE, entryId: 'retry', at: minutes(-2), since: minutes(-1) });
+    await h.start(jobs);
     await h.drain();
     expect(h.logouts.map((l) => l.logout.eventId)).toEqual(['cutoff:failed-call']);
   });
@@ -357,11 +392,9 @@ describe('which sessions a revoke-all’s logouts name', () => {
       tenant: { kind: 'keyOwner', id: 'x' },
     } as const;
     const h = harness([a as StoredSession, other, { ...(c as StoredSession), userId: 'shared' }]);
-    await cutoff(h.store, [{ scope: { kind: 'user', userId: 'shared' } }], 'user-entry', minutes(10));
-    await cutoff(h.store, [{ scope: { kind: 'stage' } }], 'stage-entry');
     await h.start([
-      { scope: { kind: 'user', userId: 'shared' }, entryId: 'user-entry' },
-      { scope: { kind: 'stage' }, entryId: 'stage-entry' },
+      ...(await cutoff(h.store, [{ kind: 'user', userId: 'shared' }], 'user-entry', minutes(10))),
+      ...(await cutoff(h.store, [{ kind: 'stage' }], 'stage-entry')),
     ]);
     await h.drain();
     expect(Object.fromEntries(h.logouts.map((l) => [l.logout.sessionId, l.logout.eventId]))).toEqual({
@@ -371,6 +404,34 @@ describe('which sessions a revoke-all’s logouts name', () => {
     });
     expect(h.store.calls.filter((c) => c.startsWith('coveredPage:'))).toContain('coveredPage:allOfUser');
     expect(h.store.calls.filter((c) => c.startsWith('coveredPage:'))).toContain('coveredPage:stage');
+  });
+
+  it('runs its own range when its entry was merged into a later one meanwhile: nothing is skipped', async () => {
+    const [early, late] = population(2);
+    const h = harness([early as StoredSession, { ...(late as StoredSession), createdAt: minutes(-5) }]);
+    const merged = await cutoff(h.store, [BOARD_SCOPE], 'merged-away');
+    // The next cut-off's job runs at once: it leaves the earlier session to the earlier cut-off.
+    await h.start(await cutoff(h.store, [BOARD_SCOPE], 'later-1', minutes(-10)));
+    await h.drain();
+    expect(sids(h.logouts)).toEqual([late?.id]);
+    // Seven more of the same writer: the record keeps eight, so the writer's oldest is merged away.
+    for (let n = 2; n <= 8; n++) await cutoff(h.store, [BOARD_SCOPE], `later-${n}`, minutes(-10 - n));
+    const [record] = await h.store.readCutoffs([BOARD_SCOPE]);
+    expect(record?.entries.map((e) => e.id)).not.toContain('merged-away');
+    // The merged-away entry's job, queued before, runs only now: its own range still ends the session.
+    await h.start(merged);
+    await h.drain();
+    expect(sids(h.logouts).sort()).toEqual([early?.id, late?.id].sort());
+  });
+
+  it('raises its record’s expiry to the latest expiry of the sessions it reads', async () => {
+    const sessions = population(3).map((s, n) => ({ ...s, expiresAt: `2027-0${n + 1}-01T00:00:00.000Z` }));
+    const h = harness(sessions);
+    await h.start(await cutoff(h.store, [BOARD_SCOPE], 'entry-1', CUTOFF, { until: 1_800_000_000 }));
+    await h.drain();
+    const [stored] = h.store.storedCutoffs();
+    expect(stored?.coversUntil).toBe(Date.parse('2027-03-01T00:00:00.000Z') / 1000);
+    expect(stored?.expiry).toBe(stored?.coversUntil);
   });
 
   it('ends the job without a logout when its record or entry is gone', async () => {

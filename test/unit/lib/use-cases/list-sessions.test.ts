@@ -410,11 +410,9 @@ describe('listSessions: a status filter reads whole only the sessions it answers
   it('takes a session a cut-off covers as revoked from the index entry and the record, without reading it', async () => {
     const covered = Array.from({ length: 50 }, (_, i) => session(i));
     const deps = setup(covered, [{ orgId: 'org-a', userId: 'owner-1' }]);
-    await deps.sessions.writeCutoff([{ scope: { kind: 'board', boardId: 'board-a' } }], {
-      id: 'cut-1',
-      at: '2026-02-10T00:00:00.000Z',
-      byUserId: 'owner-1',
-      byKeyId: 'key_1',
+    await deps.sessions.writeCutoff([{ kind: 'board', boardId: 'board-a' }], {
+      entry: { id: 'cut-1', at: '2026-02-10T00:00:00.000Z', byUserId: 'owner-1', byKeyId: 'key_1' },
+      now: '2026-02-10T00:00:00.000Z',
     });
     const later = session(60 * 24 * 12);
     await deps.sessions.create(later);
@@ -430,6 +428,32 @@ describe('listSessions: a status filter reads whole only the sessions it answers
     expect(
       revokedPage.data.every((s) => s.status === 'revoked' && s.revokedAt === '2026-02-10T00:00:00.000Z'),
     ).toBe(true);
+  });
+
+  it('decides from the index whose session a tenant record covers: the organization’s members’ yes, another tenant’s no', async () => {
+    const colleagues = session(1);
+    const guests = session(2, { createdByUserId: 'guest', tenant: { kind: 'keyOwner', id: 'guest' } });
+    const deps = setup([colleagues, guests], [{ orgId: 'org-a', userId: 'owner-1' }]);
+    await deps.sessions.writeCutoff(
+      [
+        {
+          kind: 'tenantBoardUser',
+          tenant: { kind: 'organization', id: 'org-a' },
+          boardId: 'board-a',
+          userId: 'customer-1',
+        },
+      ],
+      {
+        entry: { id: 'cut-1', at: '2026-02-10T00:00:00.000Z', byUserId: 'owner-1', byKeyId: 'key_1' },
+        now: '2026-02-10T00:00:00.000Z',
+      },
+    );
+    const active = await listSessions(deps, CALLER, { boardId: 'board-a', status: 'active', limit: 100 });
+    expect(active.data.map((s) => s.id)).toEqual([guests.id]);
+    // Only the session that matched was read whole: the colleague's was decided from its index entry.
+    expect(deps.sessions.sessionsRead).toBe(1);
+    const revoked = await listSessions(deps, CALLER, { boardId: 'board-a', status: 'revoked', limit: 100 });
+    expect(revoked.data.map((s) => s.id)).toEqual([colleagues.id]);
   });
 
   it('re-checks the status on the consistent read: a session revoked after its index entry was copied is not listed active', async () => {

@@ -71,33 +71,42 @@ describe('revokeUserSessions: one cut-off per scope', () => {
     expect(after[1]).toMatchObject({ revokedByUserId: 'owner-1', revokedByKeyId: 'key_1' });
   });
 
-  it('writes twice, whatever the number of sessions: before the count and after it, one target per scope', async () => {
+  it('writes each record twice with one entry, whatever the number of sessions: before the count and after it', async () => {
     for (const count of [1, 300]) {
       const deps = setup(sessions(count));
-      const writes: Array<{ entry: string; targets: number }> = [];
+      const writes: Array<{ entry: string; counted: boolean; scopes: string[] }> = [];
       const write = deps.sessions.writeCutoff.bind(deps.sessions);
-      deps.sessions.writeCutoff = async (targets, entry) => {
-        writes.push({ entry: entry.id, targets: targets.length });
-        return write(targets, entry);
+      deps.sessions.writeCutoff = async (scopes, cutoff) => {
+        writes.push({
+          entry: cutoff.entry.id,
+          counted: cutoff.entry.until !== undefined,
+          scopes: scopes.map((scope) => scope.kind),
+        });
+        return write(scopes, cutoff);
       };
       await revokeUserSessions(deps, CALLER, { userId: 'customer-1' });
-      // Two entries (before and after the count), each on both scopes' records: four item writes.
-      const perEntry = new Map<string, number>();
-      for (const { entry, targets } of writes) perEntry.set(entry, (perEntry.get(entry) ?? 0) + targets);
-      expect([...perEntry.values()]).toEqual([2, 2]);
+      // One entry: uncounted on both scopes' records, then counted on both: four item writes.
+      expect(new Set(writes.map((w) => w.entry)).size).toBe(1);
+      const kinds = (counted: boolean) =>
+        writes
+          .filter((w) => w.counted === counted)
+          .flatMap((w) => w.scopes)
+          .sort();
+      expect(kinds(false)).toEqual(['creatorUser', 'tenantUser']);
+      expect(kinds(true)).toEqual(['creatorUser', 'tenantUser']);
       expect(deps.sessions.calls).not.toContain('revoke');
     }
   });
 
-  it('tells each call once: only its last entry, on one record, carries the scope and the count it answered', async () => {
+  it('tells each call once: only its last write, on one record, carries the scope and the count it answered', async () => {
     const deps = setup(sessions(3));
-    const written: Array<{ scope: string; entry: Omit<CutoffEntry, 'creators'> }> = [];
+    const written: Array<{ scope: string; entry: CutoffEntry }> = [];
     const write = deps.sessions.writeCutoff.bind(deps.sessions);
-    deps.sessions.writeCutoff = async (targets, entry) => {
-      for (const target of targets) written.push({ scope: target.scope.kind, entry });
-      return write(targets, entry);
+    deps.sessions.writeCutoff = async (scopes, cutoff) => {
+      for (const scope of scopes) written.push({ scope: scope.kind, entry: cutoff.entry });
+      return write(scopes, cutoff);
     };
-    // Every reading a second later: the first entry and the last one have different instants.
+    // Every reading a second later: the first write and the last one have different instants.
     deps.clock = tickingClock(NOW, 1_000);
     expect(await revokeUserSessions(deps, CALLER, { userId: 'customer-1' })).toEqual({ revoked: 3 });
     const told = written.filter((w) => w.entry.notice !== undefined);
@@ -111,13 +120,13 @@ describe('revokeUserSessions: one cut-off per scope', () => {
         notice: { scope: { userId: 'customer-1' }, revoked: 3, writtenAt: last?.at },
       },
     });
-    // The last entry: written after the first one, which tells nothing, as its other record does not.
+    // The last write: after the first one, which tells nothing, as its other record does not.
     const first = written[0]?.entry;
     expect(first?.notice).toBeUndefined();
     expect(String(last?.at) > String(first?.at)).toBe(true);
-    expect(written.filter((w) => w.entry.id === last?.id).map((w) => w.scope)).toEqual([
+    expect(written.filter((w) => w.entry.at === last?.at).map((w) => w.scope)).toEqual([
+      'tenantUser',
       'creatorUser',
-      'orgUser',
     ]);
   });
 
@@ -126,9 +135,9 @@ describe('revokeUserSessions: one cut-off per scope', () => {
       const deps = setup(sessions(2));
       const notices: unknown[] = [];
       const write = deps.sessions.writeCutoff.bind(deps.sessions);
-      deps.sessions.writeCutoff = async (targets, entry) => {
-        if (entry.notice) notices.push(entry.notice);
-        return write(targets, entry);
+      deps.sessions.writeCutoff = async (scopes, cutoff) => {
+        if (cutoff.entry.notice) notices.push(cutoff.entry.notice);
+        return write(scopes, cutoff);
       };
       const { revoked } = await revokeUserSessions(deps, CALLER, command);
       expect(notices).toEqual([{ scope: command, revoked, writtenAt: NOW }]);
@@ -185,6 +194,7 @@ describe('revokeUserSessions: one cut-off per scope', () => {
       ...colleagues,
       id: '30000000-0000-4000-8000-000000000002',
       createdByUserId: 'owner-z',
+      tenant: { kind: 'keyOwner' as const, id: 'owner-z' },
     };
     const [a, b] = await deps.sessions.applyCutoffs([colleagues, outsiders]);
     expect(a?.revokedAt).toBe(NOW);
@@ -373,21 +383,41 @@ describe('revokeUserSessions: a scope its own earlier cut-off covers', () => {
     expect(deps.sessions.candidatesRead).toBe(1);
   });
 
-  it('reads the whole scope again when a member joined since: the earlier cut-off does not cover its sessions', async () => {
+  it('leaves a newcomer’s sessions from before it joined to its own tenant: neither covered nor counted', async () => {
     const deps = setup(made(10, 0, 'colleague', '11111111'));
     deps.clock = fixedClock('2026-01-03T00:00:00.000Z');
     expect(await revokeUserSessions(deps, CALLER, { userId: 'customer-1' })).toEqual({ revoked: 10 });
-    // A key owner who joins later brings sessions the earlier cut-off (of the members then) left alone.
-    const newcomer = made(3, 100, 'newcomer', '44444444');
-    for (const s of newcomer) await deps.sessions.create(s);
+    // Created for its own "customer-1" on org-a's public board before it joined org-a: its tenant's user.
+    const before = made(3, 100, 'newcomer', '44444444').map((s) => ({
+      ...s,
+      tenant: { kind: 'keyOwner' as const, id: 'newcomer' },
+    }));
+    for (const s of before) await deps.sessions.create(s);
     await deps.memberships.add('org-a', 'newcomer', '2026-01-03T06:00:00.000Z');
+    // Created as a member: org-a's user.
+    const after = storedSession({
+      id: '44444444-0000-4000-8000-000000000100',
+      tokenHash: '4'.repeat(64),
+      createdAt: '2026-01-03T12:00:00.000Z',
+      orgId: 'org-a',
+      boardId: 'board-a',
+      userId: 'customer-1',
+      createdByUserId: 'newcomer',
+    });
+    await deps.sessions.create(after);
     deps.clock = fixedClock('2026-01-04T00:00:00.000Z');
-    expect(await revokeUserSessions(deps, CALLER, { userId: 'customer-1' })).toEqual({ revoked: 3 });
+    expect(await revokeUserSessions(deps, CALLER, { userId: 'customer-1' })).toEqual({ revoked: 1 });
+    const seenNow = await deps.sessions.applyCutoffs([...before, after]);
+    expect(seenNow.map((s) => s.revokedAt)).toEqual([null, null, null, '2026-01-04T00:00:00.000Z']);
   });
 
   it('counts exactly what an earlier cut-off of narrower creators left out', async () => {
     // A non-member revoked its own sessions of the user on board-a; a member's later call covers the rest.
-    const deps = setup([...made(4, 0, 'colleague', '11111111'), ...made(2, 10, 'outsider', '55555555')]);
+    const outsiders = made(2, 10, 'outsider', '55555555').map((s) => ({
+      ...s,
+      tenant: { kind: 'keyOwner' as const, id: 'outsider' },
+    }));
+    const deps = setup([...made(4, 0, 'colleague', '11111111'), ...outsiders]);
     deps.clock = fixedClock('2026-01-03T00:00:00.000Z');
     expect(
       await revokeUserSessions(

@@ -1,0 +1,366 @@
+/**
+ * Revocation cut-off records in the sessions table (lib/domain/cutoffs.ts): how a record is stored, read
+ * and written. A record is one item under an id no session can have (`cutoff#<sha256 of its scope>`),
+ * holding each cut-off as one attribute named after its id (`entry:<id>`), its scope's key, a revision
+ * that every write raises (writes are conditional on the revision they read, so two writers never lose
+ * each other's cut-off), the latest expiry known of the sessions it covers and, once that is all known,
+ * the table's TTL attribute. The readers (the embed page's bundle among them) use the functions here
+ * that read; only the functions that own a write bundle the rest.
+ */
+import { createHash } from 'node:crypto';
+import { type DynamoDBDocumentClient, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { TTL_ATTRIBUTE } from '#lib/definitions/tables';
+import {
+  type CutoffEntry,
+  type CutoffNotice,
+  type CutoffRecord,
+  type CutoffScope,
+  type CutoffWrite,
+  cutoffRecordExpiry,
+  cutoffScopeKey,
+  epochSecondsOf,
+  mergeCutoff,
+} from '#lib/domain/cutoffs';
+import { CutoffContentionError } from '#lib/domain/errors';
+import { dynamoCall } from './errors';
+import type { Item } from './table';
+
+/** Cut-off records share the table, under ids no session can have (sessions are UUIDs). */
+export const CUTOFF_ID_PREFIX = 'cutoff#';
+/** Each cut-off of a record is one attribute, named after its entry id. */
+const ENTRY_PREFIX = 'entry:';
+/** Raised by every write of a record, which is conditional on the one it read. */
+const REVISION = 'cutoffRevision';
+/** The latest expiry (epoch seconds) known of the sessions the record covers. */
+const COVERS_UNTIL = 'cutoffCoversUntil';
+/**
+ * Times one write reads a record again and merges anew when another write reached it first. Each try is
+ * one read and one write, a few milliseconds: eight tries outlast any burst but a flood of calls on one
+ * selection, which then gets a retryable 503.
+ */
+export const CUTOFF_WRITE_TRIES = 8;
+/**
+ * Attributes one update removes at most: its expression stays far below DynamoDB's 4 KB. Only a record
+ * written before records were bounded can hold more entries than this; it shrinks over a few updates.
+ */
+const REMOVALS_PER_UPDATE = 100;
+
+/** The id of a scope's cut-off record. */
+export function cutoffId(scope: CutoffScope): string {
+  return cutoffIdOfKey(cutoffScopeKey(scope));
+}
+
+export function cutoffIdOfKey(key: string): string {
+  return `${CUTOFF_ID_PREFIX}${createHash('sha256').update(key).digest('hex')}`;
+}
+
+/**
+ * The distinct scopes by the id of their record. A page of sessions names the same few scopes many times
+ * over (nine per session), and each id is a SHA-256: each is hashed once.
+ */
+export function recordIds(scopes: readonly CutoffScope[]): Map<string, { scope: CutoffScope; key: string }> {
+  const byKey = new Map<string, CutoffScope>();
+  for (const scope of scopes) byKey.set(cutoffScopeKey(scope), scope);
+  const byId = new Map<string, { scope: CutoffScope; key: string }>();
+  for (const [key, scope] of byKey) byId.set(cutoffIdOfKey(key), { scope, key });
+  return byId;
+}
+
+/** The records among `items`, each with the scope it was read for (its stored key must match). */
+export function recordsOf(
+  items: readonly Item[],
+  scopes: ReadonlyMap<string, { scope: CutoffScope; key: string }>,
+): CutoffRecord[] {
+  const records: CutoffRecord[] = [];
+  for (const item of items) {
+    const read = scopes.get(String(item.id));
+    if (!read || item.cutoffScope !== read.key) continue;
+    records.push(recordOf(item, read.scope));
+  }
+  return records;
+}
+
+function recordOf(item: Item, scope: CutoffScope): CutoffRecord {
+  const coversUntil = item[COVERS_UNTIL];
+  return {
+    scope,
+    entries: entriesOf(item),
+    ...(typeof coversUntil === 'number' ? { coversUntil } : {}),
+  };
+}
+
+/** The cut-offs a record item holds (without their notices: only the change feed reads those). */
+export function entriesOf(item: Item): CutoffEntry[] {
+  const entries: CutoffEntry[] = [];
+  for (const [name, value] of Object.entries(item)) {
+    if (!name.startsWith(ENTRY_PREFIX) || typeof value !== 'object' || value === null) continue;
+    const entry = value as Record<string, unknown>;
+    if (typeof entry.at !== 'string') continue;
+    entries.push({
+      id: name.slice(ENTRY_PREFIX.length),
+      at: entry.at,
+      byUserId: String(entry.byUserId),
+      byKeyId: typeof entry.byKeyId === 'string' ? entry.byKeyId : null,
+      ...(typeof entry.until === 'number' ? { until: entry.until } : {}),
+      // Entries of the records written before records were per tenant name the creators they cover.
+      ...(Array.isArray(entry.creators) ? { creators: entry.creators.map(String) } : {}),
+    });
+  }
+  return entries;
+}
+
+/** Whether an item of the sessions table is a cut-off record. */
+export function isCutoffItem(item: Item): boolean {
+  return typeof item.id === 'string' && item.id.startsWith(CUTOFF_ID_PREFIX);
+}
+
+/** A stored entry's notice (see CutoffEntry), when it carries a well-formed one. */
+function noticeOf(value: unknown): { notice: CutoffNotice } | undefined {
+  const notice = value as Partial<Record<keyof CutoffNotice, unknown>> | undefined;
+  if (typeof notice !== 'object' || notice === null) return undefined;
+  const { scope, revoked, writtenAt } = notice;
+  if (typeof revoked !== 'number' || typeof writtenAt !== 'string' || typeof scope !== 'object' || !scope)
+    return undefined;
+  const { userId, boardId } = scope as Record<string, unknown>;
+  return {
+    notice: {
+      scope: {
+        ...(typeof userId === 'string' ? { userId } : {}),
+        ...(typeof boardId === 'string' ? { boardId } : {}),
+      },
+      revoked,
+      writtenAt,
+    },
+  };
+}
+
+/**
+ * The cut-off entries an item of the table holds, with their notices; none when it is not a cut-off record.
+ * Only the change feed reads notices: the page's reads (entriesOf) leave their parsing out of its bundle.
+ */
+export function cutoffEntriesOf(item: Item): CutoffEntry[] {
+  if (!isCutoffItem(item)) return [];
+  return entriesOf(item).map((entry) => {
+    const stored = item[`${ENTRY_PREFIX}${entry.id}`] as Record<string, unknown>;
+    return { ...entry, ...(noticeOf(stored.notice) ?? {}) };
+  });
+}
+
+/** The stored form of an entry: everything but its id, which names its attribute. */
+function storedEntry(entry: CutoffEntry): Record<string, unknown> {
+  const { id: _named, ...stored } = entry;
+  return { ...stored, ...(entry.creators !== undefined ? { creators: [...entry.creators] } : {}) };
+}
+
+/** What sends a record's reads and writes: the table's document client. */
+export interface CutoffTable {
+  db: DynamoDBDocumentClient;
+  tableName: string;
+  /** The record's item as it is now (strongly consistent), or undefined. */
+  readItem(id: string): Promise<Item | undefined>;
+}
+
+/** A change of a record from the state it was read in: what to set, what to remove. */
+interface RecordChange {
+  /** Entries written whole (the write's own). */
+  set: CutoffEntry[];
+  /**
+   * Entries of the record whose latest known expiry changed (a dropped cut-off's sessions became theirs):
+   * only that attribute is written, so nothing else of them (a notice) is touched.
+   */
+  until?: Array<{ id: string; until: number | undefined }>;
+  remove: string[];
+  coversUntil: number | undefined;
+  expiry: number | undefined;
+}
+
+/**
+ * Applies `change` to the record `item` (undefined: none yet) of `scope` as one update conditional on
+ * the revision read, then the removals that did not fit, each on the revision before it. False when
+ * another write reached the record first (nothing of this change was written).
+ */
+async function applyChange(
+  table: CutoffTable,
+  scope: CutoffScope,
+  item: Item | undefined,
+  change: RecordChange,
+): Promise<boolean> {
+  const revision = typeof item?.[REVISION] === 'number' ? (item[REVISION] as number) : undefined;
+  const [first = [], ...rest] = chunks(change.remove, REMOVALS_PER_UPDATE);
+  const names: Record<string, string> = { '#rev': REVISION, '#ttl': TTL_ATTRIBUTE };
+  const values: Record<string, unknown> = { ':scope': cutoffScopeKey(scope), ':next': (revision ?? 0) + 1 };
+  const sets = ['cutoffScope = :scope', '#rev = :next'];
+  change.set.forEach((entry, i) => {
+    names[`#s${i}`] = `${ENTRY_PREFIX}${entry.id}`;
+    values[`:s${i}`] = storedEntry(entry);
+    sets.push(`#s${i} = :s${i}`);
+  });
+  (change.until ?? []).forEach(({ id, until }, i) => {
+    names[`#u${i}`] = `${ENTRY_PREFIX}${id}`;
+    names['#until'] = 'until';
+    if (until === undefined) return;
+    values[`:u${i}`] = until;
+    sets.push(`#u${i}.#until = :u${i}`);
+  });
+  if (change.coversUntil !== undefined) {
+    names['#cu'] = COVERS_UNTIL;
+    values[':cu'] = change.coversUntil;
+    sets.push('#cu = :cu');
+  }
+  const removes = first.map((id, i) => {
+    names[`#r${i}`] = `${ENTRY_PREFIX}${id}`;
+    return `#r${i}`;
+  });
+  (change.until ?? []).forEach(({ until }, i) => {
+    if (until === undefined) removes.push(`#u${i}.#until`);
+  });
+  // The record expires with its sessions once each of its cut-offs was counted; never before.
+  if (change.expiry !== undefined) {
+    values[':ttl'] = change.expiry;
+    sets.push('#ttl = :ttl');
+  } else {
+    removes.push('#ttl');
+  }
+  // The record as it was read: none yet, one written before revisions, or the revision read.
+  if (revision !== undefined) values[':rev'] = revision;
+  const condition =
+    item === undefined
+      ? 'attribute_not_exists(id)'
+      : revision === undefined
+        ? 'attribute_exists(id) AND attribute_not_exists(#rev)'
+        : '#rev = :rev';
+  const written = await conditional(table, {
+    Key: { id: cutoffId(scope) },
+    UpdateExpression: `SET ${sets.join(', ')}${removes.length > 0 ? ` REMOVE ${removes.join(', ')}` : ''}`,
+    ConditionExpression: condition,
+    ExpressionAttributeNames: names,
+    ExpressionAttributeValues: values,
+  });
+  if (!written) return false;
+  // Only a record from before records were bounded has more to remove: the next writer finishes what a
+  // lost race leaves, and every entry removed is covered by a later one the record keeps.
+  let at = (revision ?? 0) + 1;
+  for (const ids of rest) {
+    const more: Record<string, string> = { '#rev': REVISION };
+    ids.forEach((id, i) => {
+      more[`#r${i}`] = `${ENTRY_PREFIX}${id}`;
+    });
+    const ok = await conditional(table, {
+      Key: { id: cutoffId(scope) },
+      UpdateExpression: `SET #rev = :next REMOVE ${ids.map((_, i) => `#r${i}`).join(', ')}`,
+      ConditionExpression: '#rev = :rev',
+      ExpressionAttributeNames: more,
+      ExpressionAttributeValues: { ':rev': at, ':next': at + 1 },
+    });
+    if (!ok) break;
+    at += 1;
+  }
+  return true;
+}
+
+async function conditional(
+  table: CutoffTable,
+  input: Omit<ConstructorParameters<typeof UpdateCommand>[0], 'TableName'>,
+): Promise<boolean> {
+  try {
+    await dynamoCall(() => table.db.send(new UpdateCommand({ TableName: table.tableName, ...input })));
+    return true;
+  } catch (error) {
+    if ((error as Error).name === 'ConditionalCheckFailedException') return false;
+    throw error;
+  }
+}
+
+function chunks<T>(items: readonly T[], size: number): T[][] {
+  const out: T[][] = [];
+  for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size));
+  return out;
+}
+
+/**
+ * Reads the record, computes its change, writes it conditionally; again from the read when another write
+ * came first, up to CUTOFF_WRITE_TRIES times. `changeOf` answers undefined when the record needs no change.
+ */
+async function updateRecord(
+  table: CutoffTable,
+  scope: CutoffScope,
+  changeOf: (record: CutoffRecord | undefined, item: Item | undefined) => RecordChange | undefined,
+): Promise<boolean> {
+  for (let tries = 0; tries < CUTOFF_WRITE_TRIES; tries++) {
+    const found = await table.readItem(cutoffId(scope));
+    // A record under this id for another scope is a hash collision: never taken as this scope's.
+    const item = found && found.cutoffScope === cutoffScopeKey(scope) ? found : undefined;
+    if (found && !item) throw new Error('a cut-off record id names two scopes');
+    const change = changeOf(item && recordOf(item, scope), item);
+    if (!change) return true;
+    if (await applyChange(table, scope, item, change)) return true;
+  }
+  return false;
+}
+
+/** Merges `write` into the record of `scope` (`mergeCutoff`), conditionally; see `writeCutoff`. */
+export async function writeCutoffRecord(
+  table: CutoffTable,
+  scope: CutoffScope,
+  write: CutoffWrite,
+): Promise<void> {
+  const written = await updateRecord(table, scope, (record, item) => {
+    const merged = mergeCutoff(record, write);
+    const expiry = cutoffRecordExpiry(merged);
+    const unchanged =
+      merged.written.length === 0 &&
+      merged.dropped.length === 0 &&
+      merged.coversUntil === record?.coversUntil &&
+      expiry === (typeof item?.[TTL_ATTRIBUTE] === 'number' ? item[TTL_ATTRIBUTE] : undefined);
+    if (unchanged) return undefined;
+    return {
+      set: merged.written.filter((entry) => entry.id === write.entry.id),
+      until: merged.written
+        .filter((entry) => entry.id !== write.entry.id)
+        .map((entry) => ({ id: entry.id, until: entry.until })),
+      remove: merged.dropped,
+      coversUntil: merged.coversUntil,
+      expiry,
+    };
+  });
+  if (!written) throw new CutoffContentionError();
+}
+
+/** Removes one entry from the record of `scope`, where it is; see `removeCutoffEntry`. */
+export async function removeCutoffRecordEntry(
+  table: CutoffTable,
+  scope: CutoffScope,
+  entryId: string,
+  now: string,
+): Promise<void> {
+  const removed = await updateRecord(table, scope, (record) => {
+    if (!record?.entries.some((entry) => entry.id === entryId)) return undefined;
+    const entries = record.entries.filter((entry) => entry.id !== entryId);
+    // A record left with nothing covers nothing: it may go at once.
+    const expiry =
+      entries.length === 0
+        ? epochSecondsOf(now)
+        : cutoffRecordExpiry({
+            entries,
+            ...(record.coversUntil !== undefined ? { coversUntil: record.coversUntil } : {}),
+          });
+    return { set: [], remove: [entryId], coversUntil: record.coversUntil, expiry };
+  });
+  if (!removed) throw new CutoffContentionError();
+}
+
+/**
+ * Raises the record's known expiry to `until` when lower (and its TTL, when every cut-off it holds was
+ * counted); a record that is gone stays gone. False when other writes kept reaching it first.
+ */
+export async function extendCutoffRecordExpiry(
+  table: CutoffTable,
+  scope: CutoffScope,
+  until: number,
+): Promise<boolean> {
+  return updateRecord(table, scope, (record) => {
+    if (!record || (record.coversUntil !== undefined && record.coversUntil >= until)) return undefined;
+    const extended = { entries: record.entries, coversUntil: until };
+    return { set: [], remove: [], coversUntil: until, expiry: cutoffRecordExpiry(extended) };
+  });
+}
