@@ -7,6 +7,7 @@ import { SESSION_STATUSES, type SessionStatus } from '#lib/domain/session';
 import { cryptoRandom, systemClock } from '#lib/platform/system';
 import {
   addMember,
+  compactLegacyCutoffs,
   createApiKey,
   createBoard,
   deleteBoard,
@@ -273,6 +274,16 @@ const SESSION_COMMANDS: AdminCommand[] = [
     ],
     run: (context) =>
       revokeAllAsOperator(context.sessions(), { ...selector(context), before: context.need('before') }),
+  },
+  {
+    name: 'compact-cutoffs',
+    options: [],
+    usage: [
+      'compact-cutoffs                                    once after upgrading: bounds the cut-off records',
+      '                                                   written before they were per tenant, and gives',
+      '                                                   each the expiry of the sessions it covers',
+    ],
+    run: ({ sessions }) => compactLegacyCutoffs(sessions()),
   },
 ];
 

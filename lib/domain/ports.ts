@@ -254,6 +254,16 @@ export interface SessionRepository extends EmbedSessionStore {
    */
   removeCutoffEntry(scopes: readonly CutoffScope[], entryId: string, now: string): Promise<void>;
   /**
+   * Every cut-off record written before records were bounded (it has no revision), as stored: operators
+   * only (a table scan).
+   */
+  legacyCutoffs(): Promise<CutoffRecord[]>;
+  /**
+   * Replaces such a record by `record` (its entries counted, expiring at `coversUntil`) in one
+   * conditional write; false when a revoke-all wrote the record since (it is bounded already).
+   */
+  replaceLegacyCutoff(record: CutoffRecord & { coversUntil: number }): Promise<boolean>;
+  /**
    * Every session of a scope that was active at `at` (created at or before it, not expired then, not
    * revoked on its own), as the scope's index holds it: eventually consistent, so a session created or
    * revoked a moment ago may not show yet. The index's write shards are read in parallel, and only

@@ -8,7 +8,7 @@
  * that read; only the functions that own a write bundle the rest.
  */
 import { createHash } from 'node:crypto';
-import { type DynamoDBDocumentClient, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { type DynamoDBDocumentClient, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { TTL_ATTRIBUTE } from '#lib/definitions/tables';
 import {
   type CutoffEntry,
@@ -20,6 +20,7 @@ import {
   cutoffScopeKey,
   epochSecondsOf,
   mergeCutoff,
+  parseCutoffScopeKey,
 } from '#lib/domain/cutoffs';
 import { CutoffContentionError } from '#lib/domain/errors';
 import { dynamoCall } from './errors';
@@ -363,4 +364,51 @@ export async function extendCutoffRecordExpiry(
     const extended = { entries: record.entries, coversUntil: until };
     return { set: [], remove: [], coversUntil: until, expiry: cutoffRecordExpiry(extended) };
   });
+}
+
+/**
+ * The record an item holds when it was written before records were bounded (no revision): its scope read
+ * back from its stored key. Undefined for anything else.
+ */
+export function legacyRecordOf(item: Item): CutoffRecord | undefined {
+  if (!isCutoffItem(item) || typeof item[REVISION] === 'number' || typeof item.cutoffScope !== 'string') {
+    return undefined;
+  }
+  const scope = parseCutoffScopeKey(item.cutoffScope);
+  return scope && item.id === cutoffId(scope) ? recordOf(item, scope) : undefined;
+}
+
+/**
+ * Replaces a record written before records were bounded by `record` (each entry counted, the record
+ * expiring at `coversUntil`), as one put conditional on the record being unchanged in that respect (it
+ * still exists, without a revision): false when a revoke-all wrote it since (that write keeps it bounded).
+ */
+export async function replaceLegacyCutoffRecord(
+  table: Pick<CutoffTable, 'db' | 'tableName'>,
+  record: CutoffRecord & { coversUntil: number },
+): Promise<boolean> {
+  const item: Item = {
+    id: cutoffId(record.scope),
+    cutoffScope: cutoffScopeKey(record.scope),
+    [REVISION]: 1,
+    [COVERS_UNTIL]: record.coversUntil,
+    [TTL_ATTRIBUTE]: cutoffRecordExpiry(record) ?? record.coversUntil,
+  };
+  for (const entry of record.entries) item[`${ENTRY_PREFIX}${entry.id}`] = storedEntry(entry);
+  try {
+    await dynamoCall(() =>
+      table.db.send(
+        new PutCommand({
+          TableName: table.tableName,
+          Item: item,
+          ConditionExpression: 'attribute_exists(id) AND attribute_not_exists(#rev)',
+          ExpressionAttributeNames: { '#rev': REVISION },
+        }),
+      ),
+    );
+    return true;
+  } catch (error) {
+    if ((error as Error).name === 'ConditionalCheckFailedException') return false;
+    throw error;
+  }
 }

@@ -34,9 +34,11 @@ import { legacyTenant, parseTenant } from '#lib/domain/tenant';
 import {
   type CutoffTable,
   isCutoffItem,
+  legacyRecordOf,
   recordIds,
   recordsOf,
   removeCutoffRecordEntry,
+  replaceLegacyCutoffRecord,
   writeCutoffRecord,
 } from './cutoff-records';
 import { dynamoCall } from './errors';
@@ -207,6 +209,19 @@ export class DynamoSessionRepository extends DynamoTable implements SessionRepos
     await Promise.all(
       scopes.map((scope) => removeCutoffRecordEntry(this.cutoffTable(), scope, entryId, now)),
     );
+  }
+
+  async legacyCutoffs(): Promise<CutoffRecord[]> {
+    // Operators only: a scan of the records that have no revision, which only writes from before
+    // records were bounded left.
+    const items = await this.scanAll({
+      FilterExpression: 'attribute_exists(cutoffScope) AND attribute_not_exists(cutoffRevision)',
+    });
+    return items.flatMap((item) => legacyRecordOf(item) ?? []);
+  }
+
+  replaceLegacyCutoff(record: CutoffRecord & { coversUntil: number }): Promise<boolean> {
+    return replaceLegacyCutoffRecord(this.cutoffTable(), record);
   }
 
   /** The table as the cut-off record writes need it: its client, and a consistent read of one item. */

@@ -8,7 +8,15 @@ import {
 import { type Board, PUBLIC_VISIBILITY } from '#lib/domain/board';
 import { type BoardAppUrlRule, boardAppUrlProblem } from '#lib/domain/board-app';
 import { hashCredential, newApiKey } from '#lib/domain/credentials';
-import { CUTOFF_UNSEEN_LIFETIME_SECONDS, type CutoffScope, epochSecondsOf } from '#lib/domain/cutoffs';
+import {
+  CUTOFF_UNSEEN_LIFETIME_SECONDS,
+  type CutoffEntry,
+  type CutoffScope,
+  coveringCutoff,
+  cutoffScopeKey,
+  cutoffScopesOf,
+  epochSecondsOf,
+} from '#lib/domain/cutoffs';
 import {
   type DestinationPolicy,
   destinationRefusal,
@@ -598,6 +606,79 @@ export async function revokeAllAsOperator(
     now: now.toISOString(),
   });
   return { revoked, cutoff: at, scope: scope.kind };
+}
+
+/** What `compactLegacyCutoffs` did. */
+export interface CutoffCompaction {
+  /** Records found that were written before records were bounded. */
+  records: number;
+  /** Those rewritten bounded, with an expiry. */
+  compacted: number;
+  /** Those a revoke-all wrote meanwhile (bounded by that write): left to it. */
+  skipped: number;
+  entriesBefore: number;
+  entriesAfter: number;
+}
+
+/**
+ * Migrates the cut-off records written before records were bounded and per tenant (they have no
+ * revision, no expiry, and may hold thousands of entries, each naming creators): each is rewritten with,
+ * of the entries naming the same creators (or none), only the latest, which covers every session the
+ * others did; and with the latest expiry of the sessions it covers (read from the whole table, strongly
+ * consistently), so it expires with them. A session an earlier entry covered shows that latest entry's
+ * instant from then on: still revoked. The records of the scopes still written (a key owner's, a
+ * board's, a user id's, the stage's) are also made bounded by their next revoke-all; those of the scopes
+ * no longer written (an organization's and a board-and-user's, with member lists) only by this. Safe to
+ * run again, and while revoke-alls run: a record a revoke-all wrote since is left to that write.
+ */
+export async function compactLegacyCutoffs(deps: OperateSessionsDeps): Promise<CutoffCompaction> {
+  const now = epochSecondsOf(deps.clock.now().toISOString());
+  const [records, sessions] = await Promise.all([deps.sessions.legacyCutoffs(), deps.sessions.listAll()]);
+  // Each session under the key of every record that could cover it.
+  const byScope = new Map<string, StoredSession[]>();
+  for (const session of sessions) {
+    for (const scope of cutoffScopesOf(session)) {
+      const key = cutoffScopeKey(scope);
+      const held = byScope.get(key);
+      if (held) held.push(session);
+      else byScope.set(key, [session]);
+    }
+  }
+  const done: CutoffCompaction = {
+    records: records.length,
+    compacted: 0,
+    skipped: 0,
+    entriesBefore: 0,
+    entriesAfter: 0,
+  };
+  for (const record of records) {
+    // Expiring now when nothing it covers is alive any more.
+    let coversUntil = Math.max(now, record.coversUntil ?? 0);
+    for (const session of byScope.get(cutoffScopeKey(record.scope)) ?? []) {
+      if (coveringCutoff(session, [record]) === undefined) continue;
+      coversUntil = Math.max(coversUntil, epochSecondsOf(session.expiresAt));
+    }
+    const entries = latestPerCreators(record.entries).map((entry) => ({ ...entry, until: coversUntil }));
+    done.entriesBefore += record.entries.length;
+    if (await deps.sessions.replaceLegacyCutoff({ scope: record.scope, entries, coversUntil })) {
+      done.compacted += 1;
+      done.entriesAfter += entries.length;
+    } else {
+      done.skipped += 1;
+    }
+  }
+  return done;
+}
+
+/** Of the entries naming the same creators (or none), the latest: it covers all the others cover. */
+function latestPerCreators(entries: readonly CutoffEntry[]): CutoffEntry[] {
+  const latest = new Map<string, CutoffEntry>();
+  for (const entry of entries) {
+    const key = entry.creators === undefined ? '*' : JSON.stringify([...entry.creators].sort());
+    const kept = latest.get(key);
+    if (!kept || entry.at > kept.at || (entry.at === kept.at && entry.id > kept.id)) latest.set(key, entry);
+  }
+  return [...latest.values()];
 }
 
 async function selected(deps: OperateSessionsDeps, query: OperatorSessionQuery): Promise<StoredSession[]> {

@@ -1,8 +1,9 @@
 import { randomUUID } from 'node:crypto';
-import { BatchWriteCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { BatchWriteCommand, PutCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
 import { runAdmin } from '#admin/cli';
 import { createDocumentClient } from '#lib/dynamodb/client';
+import { cutoffIdOfKey } from '#lib/dynamodb/cutoff-records';
 import { createSessionAs } from '#test/support/create-session-as';
 import { useKeyOwnerCast } from '#test/support/key-owner-cast';
 import { apiCall, call, type KeyOwnerFixture, keyOwner } from '#test/support/local-runtime';
@@ -22,6 +23,7 @@ interface SessionBody {
   status: string;
   revokedAt: string | null;
   createdAt: string;
+  expiresAt: string;
 }
 
 /** Creates a session as `who`; returns the session and its token. */
@@ -256,6 +258,49 @@ describe('cut-off records stay small and per tenant', () => {
     expect((await embed(colleagues.token)).status).toBe(401);
     for (const record of await recordsBy(member)) expect(itemBytes(record)).toBeLessThan(4 * 1024);
   }, 180_000);
+});
+
+describe('records written before they were bounded and per tenant (deployed stages)', () => {
+  it('are read as written, and `compact-cutoffs` bounds them with the expiry of what they cover', async () => {
+    const userId = `legacy-${randomUUID()}`;
+    const theirs = await create(outsider, { userId });
+    const ours = await create(colleague, { userId });
+    // The board-and-user record 1,124 calls of the outsider left: each entry naming its creators.
+    const key = JSON.stringify(['boardUser', demo.publicBoardId, userId]);
+    const legacy: Record<string, unknown> = { id: cutoffIdOfKey(key), cutoffScope: key };
+    const at = new Date().toISOString();
+    for (let n = 0; n < 1_124; n++) {
+      legacy[`entry:${randomUUID()}`] = {
+        at,
+        byUserId: outsider.userId,
+        byKeyId: outsider.keyId,
+        creators: [outsider.userId],
+      };
+    }
+    const db = createDocumentClient({ endpoint: runtime.dynamoEndpoint, region: 'local' });
+    try {
+      await db.send(new PutCommand({ TableName: runtime.tables.sessions, Item: legacy }));
+    } finally {
+      db.destroy();
+    }
+    expect((await embed(theirs.token)).body).toEqual(REVOKED);
+    expect((await embed(ours.token)).status).toBe(200);
+
+    const compacted = (await runAdmin(['compact-cutoffs'], {
+      DYNAMODB_ENDPOINT: runtime.dynamoEndpoint,
+      AWS_REGION: 'local',
+    })) as { compacted: number; entriesAfter: number };
+    expect(compacted.compacted).toBeGreaterThanOrEqual(1);
+    const [record] = (await cutoffRecords()).filter((item) => item.cutoffScope === key);
+    expect(entriesOf(record ?? {})).toHaveLength(1);
+    expect(record?.ttl).toBe(Math.ceil(Date.parse(theirs.session.expiresAt) / 1000));
+    expect((await embed(theirs.token)).body).toEqual(REVOKED);
+    expect((await embed(ours.token)).status).toBe(200);
+    // The pair's tenants revoke-all it as they would any other.
+    const result = await revokeAll(owner, { userId, boardId: demo.publicBoardId });
+    expect(result.body, result.text).toEqual({ revoked: 1 });
+    expect((await embed(ours.token)).status).toBe(401);
+  });
 });
 
 describe('POST /api/embed/sessions/revoke by boardId alone', () => {

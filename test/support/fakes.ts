@@ -199,6 +199,7 @@ export class FakeSessions implements Ports.SessionRepository, Ports.CoveredSessi
       const key = Cutoffs.cutoffScopeKey(scope);
       if (this.failCutoffWrites?.(key)) throw new StorageUnavailableError();
       const merged = Cutoffs.mergeCutoff(this.cutoffs.get(key), write);
+      this.legacy.delete(key);
       this.cutoffs.set(key, {
         scope,
         entries: merged.entries,
@@ -213,6 +214,36 @@ export class FakeSessions implements Ports.SessionRepository, Ports.CoveredSessi
       const record = this.cutoffs.get(Cutoffs.cutoffScopeKey(scope));
       if (record) record.entries = record.entries.filter((entry) => entry.id !== entryId);
     }
+  }
+
+  /** The keys of the records stored as written before records were bounded (`storeLegacyCutoff`). */
+  private readonly legacy = new Set<string>();
+
+  /** Stores a record as written before records were bounded: no revision, no expiry, as `entries` say. */
+  storeLegacyCutoff(scope: Cutoffs.CutoffScope, entries: Cutoffs.CutoffEntry[]): void {
+    const key = Cutoffs.cutoffScopeKey(scope);
+    this.cutoffs.set(key, { scope, entries });
+    this.legacy.add(key);
+  }
+
+  async legacyCutoffs(): Promise<Cutoffs.CutoffRecord[]> {
+    this.calls.push('legacyCutoffs');
+    return [...this.legacy].flatMap((key) => {
+      const record = this.cutoffs.get(key);
+      return record ? [{ ...record, entries: [...record.entries] }] : [];
+    });
+  }
+
+  async replaceLegacyCutoff(record: Cutoffs.CutoffRecord & { coversUntil: number }): Promise<boolean> {
+    this.calls.push('replaceLegacyCutoff');
+    const key = Cutoffs.cutoffScopeKey(record.scope);
+    if (!this.legacy.delete(key)) return false;
+    this.cutoffs.set(key, {
+      scope: record.scope,
+      entries: [...record.entries],
+      coversUntil: record.coversUntil,
+    });
+    return true;
   }
 
   async extendCutoffExpiry(scope: Cutoffs.CutoffScope, until: number): Promise<void> {

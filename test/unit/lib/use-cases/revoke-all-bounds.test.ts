@@ -1,8 +1,16 @@
 import { describe, expect, it } from 'vitest';
 import { CUTOFF_ENTRIES_MAX } from '#lib/domain/cutoffs';
 import { DependencyUnavailableError, StorageUnavailableError } from '#lib/domain/errors';
+import { compactLegacyCutoffs } from '#lib/use-cases/admin';
 import { revokeUserSessions } from '#lib/use-cases/revoke-user-sessions';
-import { FakeBoards, FakeMemberships, FakeSessions, sequenceRandom, tickingClock } from '#test/support/fakes';
+import {
+  FakeBoards,
+  FakeMemberships,
+  FakeSessions,
+  fixedClock,
+  sequenceRandom,
+  tickingClock,
+} from '#test/support/fakes';
 import { storedSession } from '#test/support/fixtures';
 
 /**
@@ -121,5 +129,67 @@ describe('revoke-all revokes everything it was asked to or nothing, and says whi
     await expect(call).rejects.toThrow(/were revoked/);
     const [after] = await deps.sessions.applyCutoffs([own]);
     expect(after?.revokedAt).toBe(START);
+  });
+});
+
+describe('records written before they were bounded and per tenant', () => {
+  const legacyEntry = (n: number, at: string, creators: string[]) => ({
+    id: `old-${n}`,
+    at,
+    byUserId: creators[0] ?? 'x',
+    byKeyId: null,
+    creators,
+  });
+
+  it('are read as written (creators honoured), and compacted once: bounded, expiring with what they cover', async () => {
+    const outsiders = session(1, {
+      createdByUserId: 'outsider',
+      tenant: { kind: 'keyOwner', id: 'outsider' },
+      expiresAt: '2026-03-01T00:00:00.000Z',
+    });
+    const colleagues = session(2, { createdByUserId: 'colleague', expiresAt: '2026-04-01T00:00:00.000Z' });
+    const deps = setup([outsiders, colleagues]);
+    const pair = { kind: 'boardUser' as const, boardId: 'board-a', userId: 'customer-1' };
+    // As the issue's 1,124 calls of an outsider left it: its cut-offs of the pair, each naming it.
+    deps.sessions.storeLegacyCutoff(
+      pair,
+      Array.from({ length: 1_124 }, (_, n) =>
+        legacyEntry(n, new Date(Date.UTC(2026, 0, 4, 1, 0, n)).toISOString(), ['outsider']),
+      ),
+    );
+    const members = Array.from({ length: 2_001 }, (_, n) => `member-${n}`);
+    const org = { kind: 'orgUser' as const, orgId: 'org-a', userId: 'customer-1' };
+    deps.sessions.storeLegacyCutoff(org, [
+      legacyEntry(10_000, '2026-01-04T02:00:00.000Z', ['colleague', ...members]),
+      legacyEntry(10_001, '2026-01-04T03:00:00.000Z', ['colleague', ...members]),
+    ]);
+    const seen = async () =>
+      (await deps.sessions.applyCutoffs([outsiders, colleagues])).map((s) => s.revokedAt);
+    // Read as written: each entry covers its own creators' sessions only.
+    expect(await seen()).toEqual(['2026-01-04T01:00:00.000Z', '2026-01-04T02:00:00.000Z']);
+
+    const result = await compactLegacyCutoffs({
+      sessions: deps.sessions,
+      clock: fixedClock(START),
+      random: sequenceRandom(),
+    });
+    expect(result).toEqual({ records: 2, compacted: 2, skipped: 0, entriesBefore: 1_126, entriesAfter: 2 });
+    const stored = deps.sessions.storedCutoffs();
+    expect(stored.map((record) => [record.entries.length, record.expiry])).toEqual([
+      [1, Date.parse('2026-03-01T00:00:00.000Z') / 1000],
+      [1, Date.parse('2026-04-01T00:00:00.000Z') / 1000],
+    ]);
+    // Still revoked, at the latest cut-off of the same creators now.
+    expect(await seen()).toEqual(['2026-01-04T01:18:43.000Z', '2026-01-04T03:00:00.000Z']);
+    // Run again: nothing left to compact.
+    expect(
+      (
+        await compactLegacyCutoffs({
+          sessions: deps.sessions,
+          clock: fixedClock(START),
+          random: sequenceRandom(),
+        })
+      ).records,
+    ).toBe(0);
   });
 });
