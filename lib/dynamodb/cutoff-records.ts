@@ -367,6 +367,23 @@ export async function extendCutoffRecordExpiry(
 }
 
 /**
+ * The whole item of a record at `revision`, as the writes above leave it: with its TTL once every cut-off
+ * in it was counted.
+ */
+export function cutoffRecordItem(record: CutoffRecord, revision: number): Item {
+  const expiry = cutoffRecordExpiry(record);
+  const item: Item = {
+    id: cutoffId(record.scope),
+    cutoffScope: cutoffScopeKey(record.scope),
+    [REVISION]: revision,
+    ...(record.coversUntil !== undefined ? { [COVERS_UNTIL]: record.coversUntil } : {}),
+    ...(expiry !== undefined ? { [TTL_ATTRIBUTE]: expiry } : {}),
+  };
+  for (const entry of record.entries) item[`${ENTRY_PREFIX}${entry.id}`] = storedEntry(entry);
+  return item;
+}
+
+/**
  * The record an item holds when it was written before records were bounded (no revision): its scope read
  * back from its stored key. Undefined for anything else.
  */
@@ -387,14 +404,7 @@ export async function replaceLegacyCutoffRecord(
   table: Pick<CutoffTable, 'db' | 'tableName'>,
   record: CutoffRecord & { coversUntil: number },
 ): Promise<boolean> {
-  const item: Item = {
-    id: cutoffId(record.scope),
-    cutoffScope: cutoffScopeKey(record.scope),
-    [REVISION]: 1,
-    [COVERS_UNTIL]: record.coversUntil,
-    [TTL_ATTRIBUTE]: cutoffRecordExpiry(record) ?? record.coversUntil,
-  };
-  for (const entry of record.entries) item[`${ENTRY_PREFIX}${entry.id}`] = storedEntry(entry);
+  const item = cutoffRecordItem(record, 1);
   try {
     await dynamoCall(() =>
       table.db.send(

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -5,7 +6,16 @@ import { READ_CACHE_LIMITS } from '#lib/cache/read-cache';
 import { DELIVERY_QUEUE_SOURCE, SESSION_STREAM_SOURCE } from '#lib/definitions/background';
 import { FUNCTION_MEMORY_MB } from '#lib/definitions/routes';
 import { TABLES } from '#lib/definitions/tables';
-import { cutoffScopesOf } from '#lib/domain/cutoffs';
+import {
+  CUTOFF_ENTRIES_MAX,
+  CUTOFF_UNSEEN_LIFETIME_SECONDS,
+  type CutoffRecord,
+  type CutoffScope,
+  cutoffScopesOf,
+  mergeCutoff,
+} from '#lib/domain/cutoffs';
+import { MAX_ID_LENGTH } from '#lib/domain/ids';
+import { CUTOFF_WRITE_TRIES, cutoffRecordItem } from '#lib/dynamodb/cutoff-records';
 import { SCOPE_WRITE_SHARDS } from '#lib/dynamodb/sessions';
 import { FAN_OUT_PAGE_SIZE, LOGOUTS_PER_PART_PER_SECOND } from '#lib/logout/fan-out';
 import { SQS_BATCH_MAX } from '#lib/webhooks/sqs';
@@ -429,5 +439,50 @@ describe('docs/scale.md: the logouts of a revoke-all', () => {
     // Signed in memory: KMS sees one Decrypt per environment the delivery function starts, none per logout.
     expect(PAGE).toContain(`one \`Decrypt\` as each of the ${invocations} environments starts`);
     expect(PAGE).toContain(`**${invocations}** \`Decrypt\` requests in all`);
+  });
+});
+
+describe('docs/scale.md: cut-off records', () => {
+  /** A record after `calls` revoke-alls on one scope, every id `idLength` characters, as the table holds it. */
+  function recordBytes(calls: number, idLength: number): number {
+    const id = (n: number) => `${n}`.padStart(idLength, 'x');
+    const scope: CutoffScope = {
+      kind: 'tenantBoardUser',
+      tenant: { kind: 'organization', id: id(0) },
+      boardId: id(1),
+      userId: id(2),
+    };
+    let record: Pick<CutoffRecord, 'entries' | 'coversUntil'> | undefined;
+    for (let n = 0; n < calls; n++) {
+      const at = new Date(Date.UTC(2026, 0, 1, 0, n)).toISOString();
+      record = mergeCutoff(record, {
+        entry: {
+          id: randomUUID(),
+          at,
+          byUserId: id(3),
+          byKeyId: `key_${'a'.repeat(26)}`,
+          until: 1_900_000_000,
+          // Every call's announcing cut-off in this record: the most a record can carry.
+          notice: { scope: { userId: id(2), boardId: id(1) }, revoked: 100_000, writtenAt: at },
+        },
+        countedThrough: at,
+        now: at,
+      });
+    }
+    const item = cutoffRecordItem({ scope, ...(record as Pick<CutoffRecord, 'entries'>) }, 1_000_000);
+    return Buffer.byteLength(JSON.stringify(item));
+  }
+
+  it('states the bound of a record, its size with short and with the longest ids, and the write tries', () => {
+    expect(PAGE).toContain(`| cut-offs in one record | **${CUTOFF_ENTRIES_MAX}** |`);
+    const typical = recordBytes(1_000, 20);
+    expect(PAGE).toContain(`ids of 20 characters | **about ${Math.round(typical / 1024)} KB**`);
+    const longest = recordBytes(1_000, MAX_ID_LENGTH);
+    expect(PAGE).toContain(
+      `ids of the maximum length (${MAX_ID_LENGTH}) | **at most ${Math.ceil(longest / 1024)} KB**`,
+    );
+    expect(PAGE).toContain(`each write tries ${CUTOFF_WRITE_TRIES} times`);
+    expect(PAGE).toContain(`at least 30 days (the default lifetime)`);
+    expect(CUTOFF_UNSEEN_LIFETIME_SECONDS).toBe(30 * 24 * 60 * 60);
   });
 });
