@@ -278,14 +278,10 @@ async function collect(
       }
       const candidates = await deps.sessions.scopeCandidates(scope, at, since);
       if (!byUser || scope.by !== 'orgUser') return candidates;
-      const admitted = await Promise.all(
-        candidates.map(
-          async (candidate) =>
-            candidate.createdByUserId === caller.userId ||
-            (await guess.of(candidate)).kind === 'organization',
-        ),
-      );
-      return admitted.every(Boolean) ? candidates : candidates.filter((_, i) => admitted[i]);
+      const tenants = await guess.ofAll(candidates);
+      const admitted = (candidate: CountCandidate, i: number) =>
+        candidate.createdByUserId === caller.userId || tenants[i]?.kind === 'organization';
+      return candidates.every(admitted) ? candidates : candidates.filter(admitted);
     }),
   );
   return found.length === 1 ? (found[0] ?? []) : found.flat();
@@ -350,7 +346,7 @@ export async function countActive(
     const subject = { ...candidate, tenant: legacyTenant(candidate.orgId) };
     if (coveringCutoff(subject, earlier, except) === undefined) active += 1;
   }
-  const tenants = await Promise.all(undecided.map((candidate) => guess.of(candidate)));
+  const tenants = await guess.ofAll(undecided);
   undecided.forEach((candidate, i) => {
     const subject = { ...candidate, tenant: tenants[i] as Tenant };
     if (coveringCutoff(subject, earlier, except) === undefined) active += 1;

@@ -490,6 +490,20 @@ describe('DynamoMembershipRepository and DynamoBoardRepository on the embedded D
     expect(await memberships.isMember('org-2', 'member-x')).toBe(false);
   });
 
+  it('tells since when a user is a member: the time it was added, null without one, undefined when not', async () => {
+    const memberships = new DynamoMembershipRepository(db, LOCAL_TABLE_NAMES.memberships);
+    await memberships.add('org-since', 'dated', '2026-01-02T03:04:05.000Z');
+    await db.send(
+      new PutCommand({
+        TableName: LOCAL_TABLE_NAMES.memberships,
+        Item: { orgId: 'org-since', userId: 'undated' },
+      }),
+    );
+    expect(await memberships.memberSince('org-since', 'dated')).toBe('2026-01-02T03:04:05.000Z');
+    expect(await memberships.memberSince('org-since', 'undated')).toBeNull();
+    expect(await memberships.memberSince('org-since', 'stranger')).toBeUndefined();
+  });
+
   it('replaces a board in its own organization, and refuses to move it to another', async () => {
     const boards = new DynamoBoardRepository(db, LOCAL_TABLE_NAMES.boards);
     expect(await boards.put({ boardId: 'b-move', orgId: 'org-1', visibility: 'PRIVATE', name: null })).toBe(
