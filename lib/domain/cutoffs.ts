@@ -550,12 +550,18 @@ export function mergeCutoff(
     if (entry.id === added.id || entry.until === undefined || entry.until > now) continue;
     if (coveredLater(entry)) drop(entry);
   }
-  while (entries.size > max) {
-    const candidates = ordered().filter((entry) => entry.id !== added.id && coveredLater(entry));
-    const victim =
-      candidates.find((entry) => entry.byUserId === added.byUserId) ?? (candidates[0] as CutoffEntry);
-    if (victim === undefined) break;
-    drop(victim);
+  if (entries.size > max) {
+    // Every cut-off but the written one and the latest other may go: that latest covers what they did.
+    // The writer's own oldest first, then the oldest of all; worked out once (a record written before
+    // records were bounded may hold thousands).
+    const candidates = ordered()
+      .filter((entry) => entry.id !== added.id)
+      .slice(0, -1);
+    const victims = [
+      ...candidates.filter((entry) => entry.byUserId === added.byUserId),
+      ...candidates.filter((entry) => entry.byUserId !== added.byUserId),
+    ].slice(0, entries.size - max);
+    for (const victim of victims) drop(victim);
   }
 
   const coversUntil = maxOf(record?.coversUntil, added.until);

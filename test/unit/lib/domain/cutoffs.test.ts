@@ -306,6 +306,21 @@ describe('mergeCutoff', () => {
     expect(alone.dropped).toEqual([]);
   });
 
+  it('shrinks a record of thousands of entries, written before records were bounded, in one merge', () => {
+    const legacy = Array.from({ length: 3_000 }, (_, n) => ({
+      id: `old-${n}`,
+      at: new Date(Date.UTC(2026, 0, 1, 0, 0, n)).toISOString(),
+      byUserId: 'b',
+      byKeyId: null,
+    }));
+    const merged = mergeCutoff({ entries: legacy }, write(by('new', 1_000, 'a', LATER), minute(999)));
+    expect(merged.entries).toHaveLength(CUTOFF_ENTRIES_MAX);
+    expect(merged.dropped).toHaveLength(3_000 + 1 - CUTOFF_ENTRIES_MAX);
+    // Counted by the new write's count, which read past all of them: the record may expire.
+    expect(cutoffRecordExpiry(merged)).toBe(LATER);
+    expect(coveredAt(merged, legacy[0]?.at as string)).toBeDefined();
+  });
+
   it('only grows the latest known expiry', () => {
     const record = recordAfter(write(by('a', 1, 'a', LATER)), write(by('b', 2, 'b', 1_900_000_000)));
     expect(record.coversUntil).toBe(LATER);
