@@ -12,6 +12,7 @@ import type { KeyThrottling } from '#lib/domain/ports';
 import { DynamoApiKeyRepository } from '#lib/dynamodb/api-keys';
 import { DynamoBoardRepository } from '#lib/dynamodb/boards';
 import { createDocumentClient } from '#lib/dynamodb/client';
+import { DynamoCutoffRecords } from '#lib/dynamodb/cutoff-records';
 import { unreachableReason } from '#lib/dynamodb/errors';
 import { DynamoMembershipRepository } from '#lib/dynamodb/memberships';
 import { DynamoSessionRepository } from '#lib/dynamodb/sessions';
@@ -135,6 +136,7 @@ export async function runAdmin(
     apiKeys: () => new DynamoApiKeyRepository(db, table('apiKeys')),
     sessions: () => ({
       sessions: new DynamoSessionRepository(db, table('sessions')),
+      cutoffs: new DynamoCutoffRecords(db, table('sessions')),
       clock: systemClock,
       random: cryptoRandom,
       actor,

@@ -192,7 +192,7 @@ const API_KEY_COMMANDS: AdminCommand[] = [
           throttling: throttling(),
           clock: systemClock,
           actor,
-          ...(values['end-sessions'] ? { sessions: sessions().sessions, random: cryptoRandom } : {}),
+          ...(values['end-sessions'] ? { cutoffs: sessions().cutoffs, random: cryptoRandom } : {}),
         },
         need('key-id'),
         { endSessions: values['end-sessions'] === 'true' },

@@ -5,9 +5,9 @@ import { jsonBody } from '#lib/http/middlewares/json-body';
 import { jsonResponse } from '#lib/http/response';
 import { revokeUserSessions } from '#lib/use-cases/revoke-user-sessions';
 import { parseRevokeUserSessionsRequest } from '#lib/validation/revoke-user-sessions';
-import { sessionScopeDeps } from './wiring';
+import { revokeUserSessionsDeps } from './wiring';
 
-const deps = sessionScopeDeps(environmentOf('revokeUserSessions', process.env));
+const deps = revokeUserSessionsDeps(environmentOf('revokeUserSessions', process.env));
 /** The body holds two ids; anything near this size is not a revoke request. */
 const MAX_BODY_BYTES = 16 * 1024;
 

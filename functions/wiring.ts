@@ -19,6 +19,7 @@ import { DynamoApiKeyRepository } from '#lib/dynamodb/api-keys';
 import { DynamoBoardRepository } from '#lib/dynamodb/boards';
 import { createDocumentClient } from '#lib/dynamodb/client';
 import { DynamoCoveredSessions } from '#lib/dynamodb/covered-sessions';
+import { DynamoCutoffRecords } from '#lib/dynamodb/cutoff-records';
 import { DynamoEventStore } from '#lib/dynamodb/events';
 import { DynamoDestinationRateLimit } from '#lib/dynamodb/host-rates';
 import { DynamoIdempotencyRepository } from '#lib/dynamodb/idempotency';
@@ -74,12 +75,25 @@ export function manageSessionDeps(env: Env): ManageSessionDeps {
   };
 }
 
-/** Ports of listing and revoking a user's or a board's sessions. */
-export function sessionScopeDeps(env: Env): ListSessionsDeps & RevokeUserSessionsDeps {
+/** Ports of listing a user's or a board's sessions. */
+export function sessionScopeDeps(env: Env): ListSessionsDeps {
   const { tables, dynamo } = readStorageConfig(env, ['sessions', 'boards', 'memberships']);
   const db = createDocumentClient(dynamo);
   return {
     sessions: new DynamoSessionRepository(db, tables.sessions),
+    boards: new DynamoBoardRepository(db, tables.boards),
+    memberships: new DynamoMembershipRepository(db, tables.memberships),
+    clock: systemClock,
+  };
+}
+
+/** Ports of revoking a user's or a board's sessions: the listing's, and the cut-off record writes. */
+export function revokeUserSessionsDeps(env: Env): RevokeUserSessionsDeps {
+  const { tables, dynamo } = readStorageConfig(env, ['sessions', 'boards', 'memberships']);
+  const db = createDocumentClient(dynamo);
+  return {
+    sessions: new DynamoSessionRepository(db, tables.sessions),
+    cutoffs: new DynamoCutoffRecords(db, tables.sessions),
     boards: new DynamoBoardRepository(db, tables.boards),
     memberships: new DynamoMembershipRepository(db, tables.memberships),
     clock: systemClock,
@@ -99,6 +113,7 @@ export function provisioningDeps(env: Env) {
     memberships: new DynamoMembershipRepository(db, config.tables.memberships),
     apiKeys: new DynamoApiKeyRepository(db, config.tables.apiKeys),
     sessions: new DynamoSessionRepository(db, config.tables.sessions),
+    cutoffs: new DynamoCutoffRecords(db, config.tables.sessions),
     throttling:
       config.usagePlanName !== undefined
         ? usagePlanKeys(config.dynamo.region, config.usagePlanName)

@@ -239,8 +239,9 @@ export const FUNCTIONS = {
       memberships: ['GetItem', 'PutItem', 'DeleteItem', 'Query'],
       // Scan: listing keys; Query: a key by id (the keyId index); GetItem: a refused create read back.
       apiKeys: ['GetItem', 'PutItem', 'UpdateItem', 'Query', 'Scan'],
-      // UpdateItem: the cut-offs that end a deleted board's, a revoked key's or a removed member's sessions.
-      sessions: ['UpdateItem'],
+      // The cut-offs that end a deleted board's, a revoked key's or a removed member's sessions: each
+      // record read consistently (BatchGetItem), then merged with an UpdateItem conditional on it.
+      sessions: ['BatchGetItem', 'UpdateItem'],
     },
     queries: { memberships: [TABLE_ITSELF], apiKeys: [API_KEY_ID_INDEX] },
     settings: ['USAGE_PLAN_NAME'],

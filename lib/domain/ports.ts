@@ -239,6 +239,31 @@ export interface SessionRepository extends EmbedSessionStore {
   /** Revokes the session unless it is revoked already; returns it as it now is (the first revocation wins). */
   revoke(id: string, revocation: Revocation): Promise<StoredSession | undefined>;
   /**
+   * Every session of a scope that was active at `at` (created at or before it, not expired then, not
+   * revoked on its own), as the scope's index holds it: eventually consistent, so a session created or
+   * revoked a moment ago may not show yet. The index's write shards are read in parallel, and only
+   * what `CountCandidate` needs comes back. `exceptOrgs` may leave out the sessions on those
+   * organizations' boards (counted through their own scopes); the caller still removes duplicates.
+   * `after` leaves out the sessions created at or before it (an earlier cut-off covers them): only the
+   * index entries created since are read.
+   */
+  scopeCandidates(
+    scope: SessionScope,
+    at: string,
+    options?: { exceptOrgs?: readonly string[]; after?: string },
+  ): Promise<CountCandidate[]>;
+  /** Every session of every tenant, for operators only (a table scan). */
+  listAll(): Promise<StoredSession[]>;
+  /** Every session of an external user across all tenants, for operators only (a table scan). */
+  listAllOfUser(userId: string): Promise<StoredSession[]>;
+}
+
+/**
+ * The writes of revocation cut-off records (revoke-all's, the operators'), apart from the sessions'
+ * repository: only the functions that write cut-offs bundle them.
+ */
+export interface CutoffRecordStore {
+  /**
    * Merges `write` into the record of each scope (`mergeCutoff`: the record stays within
    * CUTOFF_ENTRIES_MAX entries and gets its expiry), whatever the sessions it holds: one conditional
    * write per scope, read again and merged anew when another write reached the record first. Writing the
@@ -263,24 +288,6 @@ export interface SessionRepository extends EmbedSessionStore {
    * conditional write; false when a revoke-all wrote the record since (it is bounded already).
    */
   replaceLegacyCutoff(record: CutoffRecord & { coversUntil: number }): Promise<boolean>;
-  /**
-   * Every session of a scope that was active at `at` (created at or before it, not expired then, not
-   * revoked on its own), as the scope's index holds it: eventually consistent, so a session created or
-   * revoked a moment ago may not show yet. The index's write shards are read in parallel, and only
-   * what `CountCandidate` needs comes back. `exceptOrgs` may leave out the sessions on those
-   * organizations' boards (counted through their own scopes); the caller still removes duplicates.
-   * `after` leaves out the sessions created at or before it (an earlier cut-off covers them): only the
-   * index entries created since are read.
-   */
-  scopeCandidates(
-    scope: SessionScope,
-    at: string,
-    options?: { exceptOrgs?: readonly string[]; after?: string },
-  ): Promise<CountCandidate[]>;
-  /** Every session of every tenant, for operators only (a table scan). */
-  listAll(): Promise<StoredSession[]>;
-  /** Every session of an external user across all tenants, for operators only (a table scan). */
-  listAllOfUser(userId: string): Promise<StoredSession[]>;
 }
 
 export interface ApiKeyRepository {

@@ -23,8 +23,9 @@ import {
   parseCutoffScopeKey,
 } from '#lib/domain/cutoffs';
 import { CutoffContentionError } from '#lib/domain/errors';
+import type { CutoffRecordStore } from '#lib/domain/ports';
 import { dynamoCall } from './errors';
-import type { Item } from './table';
+import { DynamoTable, type Item } from './table';
 
 /** Cut-off records share the table, under ids no session can have (sessions are UUIDs). */
 export const CUTOFF_ID_PREFIX = 'cutoff#';
@@ -420,5 +421,42 @@ export async function replaceLegacyCutoffRecord(
   } catch (error) {
     if ((error as Error).name === 'ConditionalCheckFailedException') return false;
     throw error;
+  }
+}
+
+/**
+ * The cut-off record writes, in the sessions table: a class of its own, beside DynamoSessionRepository's,
+ * so that only the functions that write cut-offs (revoke-all, the admin CLI) bundle the merge.
+ */
+export class DynamoCutoffRecords extends DynamoTable implements CutoffRecordStore {
+  async writeCutoff(scopes: readonly CutoffScope[], write: CutoffWrite): Promise<void> {
+    await Promise.all(scopes.map((scope) => writeCutoffRecord(this.table(), scope, write)));
+  }
+
+  async removeCutoffEntry(scopes: readonly CutoffScope[], entryId: string, now: string): Promise<void> {
+    await Promise.all(scopes.map((scope) => removeCutoffRecordEntry(this.table(), scope, entryId, now)));
+  }
+
+  async legacyCutoffs(): Promise<CutoffRecord[]> {
+    // Operators only: a scan of the records that have no revision, which only writes from before
+    // records were bounded left.
+    const items = await this.scanAll({
+      FilterExpression: 'attribute_exists(cutoffScope) AND attribute_not_exists(#rev)',
+      ExpressionAttributeNames: { '#rev': REVISION },
+    });
+    return items.flatMap((item) => legacyRecordOf(item) ?? []);
+  }
+
+  replaceLegacyCutoff(record: CutoffRecord & { coversUntil: number }): Promise<boolean> {
+    return replaceLegacyCutoffRecord(this.table(), record);
+  }
+
+  /** The table as the record writes need it: its client, and a consistent read of one item. */
+  private table(): CutoffTable {
+    return {
+      db: this.db,
+      tableName: this.tableName,
+      readItem: async (id) => (await this.batchGetAll([{ id }]))[0],
+    };
   }
 }

@@ -11,13 +11,7 @@ import {
   SESSION_TOKEN_INDEX,
   TTL_ATTRIBUTE,
 } from '#lib/definitions/tables';
-import {
-  type CutoffRecord,
-  type CutoffScope,
-  type CutoffWrite,
-  cutoffScopesOf,
-  withCutoffs,
-} from '#lib/domain/cutoffs';
+import { type CutoffRecord, type CutoffScope, cutoffScopesOf, withCutoffs } from '#lib/domain/cutoffs';
 import type {
   CountCandidate,
   IndexedState,
@@ -31,16 +25,7 @@ import type {
 } from '#lib/domain/ports';
 import type { Revocation, SessionBinding, StoredSession } from '#lib/domain/session';
 import { legacyTenant, parseTenant } from '#lib/domain/tenant';
-import {
-  type CutoffTable,
-  isCutoffItem,
-  legacyRecordOf,
-  recordIds,
-  recordsOf,
-  removeCutoffRecordEntry,
-  replaceLegacyCutoffRecord,
-  writeCutoffRecord,
-} from './cutoff-records';
+import { isCutoffItem, recordIds, recordsOf } from './cutoff-records';
 import { dynamoCall } from './errors';
 import { conditionalWrite, DynamoTable, type Item, optionalStringOf } from './table';
 
@@ -199,38 +184,6 @@ export class DynamoSessionRepository extends DynamoTable implements SessionRepos
     // Read the session as it is now (dynalite ignores ReturnValuesOnConditionCheckFailure).
     const stored = await this.get(session.id);
     return stored?.tokenHash === session.tokenHash ? stored : undefined;
-  }
-
-  async writeCutoff(scopes: readonly CutoffScope[], write: CutoffWrite): Promise<void> {
-    await Promise.all(scopes.map((scope) => writeCutoffRecord(this.cutoffTable(), scope, write)));
-  }
-
-  async removeCutoffEntry(scopes: readonly CutoffScope[], entryId: string, now: string): Promise<void> {
-    await Promise.all(
-      scopes.map((scope) => removeCutoffRecordEntry(this.cutoffTable(), scope, entryId, now)),
-    );
-  }
-
-  async legacyCutoffs(): Promise<CutoffRecord[]> {
-    // Operators only: a scan of the records that have no revision, which only writes from before
-    // records were bounded left.
-    const items = await this.scanAll({
-      FilterExpression: 'attribute_exists(cutoffScope) AND attribute_not_exists(cutoffRevision)',
-    });
-    return items.flatMap((item) => legacyRecordOf(item) ?? []);
-  }
-
-  replaceLegacyCutoff(record: CutoffRecord & { coversUntil: number }): Promise<boolean> {
-    return replaceLegacyCutoffRecord(this.cutoffTable(), record);
-  }
-
-  /** The table as the cut-off record writes need it: its client, and a consistent read of one item. */
-  private cutoffTable(): CutoffTable {
-    return {
-      db: this.db,
-      tableName: this.tableName,
-      readItem: async (id) => (await this.batchGetAll([{ id }]))[0],
-    };
   }
 
   async scopeCandidates(

@@ -31,6 +31,7 @@ import type {
   ApiKeyRepository,
   BoardRepository,
   Clock,
+  CutoffRecordStore,
   KeyThrottling,
   MembershipRepository,
   RandomSource,
@@ -213,7 +214,7 @@ function sameBoardState(a: Board, b: Board): boolean {
  * does not bring its old sessions back). A board that is not the organization's is not found.
  */
 export async function deleteBoard(
-  deps: { boards: BoardRepository; sessions: SessionRepository; random: RandomSource } & OperatorDeps,
+  deps: { boards: BoardRepository; cutoffs: CutoffRecordStore; random: RandomSource } & OperatorDeps,
   orgId: string,
   boardId: string,
 ): Promise<{ boardId: string; orgId: string; deleted: true; sessionsEndedAt: string }> {
@@ -223,7 +224,7 @@ export async function deleteBoard(
   if (!board || board.orgId !== orgId) throw new BoardNotFoundError(boardId);
   const at = deps.clock.now().toISOString();
   // The cut-off first: a delete that fails after it has ended the sessions, and its retry converges.
-  await deps.sessions.writeCutoff([{ kind: 'board', boardId }], {
+  await deps.cutoffs.writeCutoff([{ kind: 'board', boardId }], {
     entry: { id: deps.random.uuid(), at, byUserId: deps.actor, byKeyId: null },
     now: at,
   });
@@ -263,7 +264,7 @@ export async function listMembers(deps: { memberships: MembershipRepository }, o
 export async function removeMember(
   deps: {
     memberships: MembershipRepository;
-    sessions?: SessionRepository;
+    cutoffs?: CutoffRecordStore;
     random?: RandomSource;
   } & Partial<OperatorDeps>,
   orgId: string,
@@ -274,11 +275,11 @@ export async function removeMember(
   requireText('user', userId);
   let sessionsEndedAt: string | undefined;
   if (options.endSessions) {
-    const { sessions, random, clock, actor } = deps;
-    if (!sessions || !random || !clock || actor === undefined)
+    const { cutoffs, random, clock, actor } = deps;
+    if (!cutoffs || !random || !clock || actor === undefined)
       throw new Error('ending sessions needs the sessions table');
     sessionsEndedAt = clock.now().toISOString();
-    await sessions.writeCutoff([{ kind: 'orgCreator', orgId, creatorUserId: userId }], {
+    await cutoffs.writeCutoff([{ kind: 'orgCreator', orgId, creatorUserId: userId }], {
       entry: { id: random.uuid(), at: sessionsEndedAt, byUserId: actor, byKeyId: null },
       now: sessionsEndedAt,
     });
@@ -355,7 +356,7 @@ export async function revokeApiKey(
     throttling: KeyThrottling;
     clock: Clock;
     actor?: string;
-    sessions?: SessionRepository;
+    cutoffs?: CutoffRecordStore;
     random?: RandomSource;
   },
   keyId: string,
@@ -370,11 +371,10 @@ export async function revokeApiKey(
   // After the revocation: every session the key could still create through an authorization cached
   // before it was created at or before this cut-off, unless the cache outlives the command (see
   // docs/operations.md, "A leaked API key").
-  const { sessions, random, actor } = deps;
-  if (!sessions || !random || actor === undefined)
-    throw new Error('ending sessions needs the sessions table');
+  const { cutoffs, random, actor } = deps;
+  if (!cutoffs || !random || actor === undefined) throw new Error('ending sessions needs the sessions table');
   const sessionsEndedAt = deps.clock.now().toISOString();
-  await sessions.writeCutoff([{ kind: 'key', keyId }], {
+  await cutoffs.writeCutoff([{ kind: 'key', keyId }], {
     entry: { id: random.uuid(), at: sessionsEndedAt, byUserId: actor, byKeyId: null },
     now: sessionsEndedAt,
   });
@@ -491,6 +491,8 @@ export type OperatorSessionView = SessionView &
 
 export interface OperateSessionsDeps {
   sessions: SessionRepository;
+  /** Where the stage's cut-off records are written. */
+  cutoffs: CutoffRecordStore;
   clock: Clock;
   /** Draws each stage cut-off's id. */
   random: RandomSource;
@@ -588,7 +590,7 @@ export async function revokeAllAsOperator(
     if (sessionStatus(session, before) === 'active') revoked += 1;
     until = Math.max(until, epochSecondsOf(session.expiresAt));
   }
-  await deps.sessions.writeCutoff([scope], {
+  await deps.cutoffs.writeCutoff([scope], {
     entry: {
       id: deps.random.uuid(),
       at,
@@ -633,7 +635,7 @@ export interface CutoffCompaction {
  */
 export async function compactLegacyCutoffs(deps: OperateSessionsDeps): Promise<CutoffCompaction> {
   const now = epochSecondsOf(deps.clock.now().toISOString());
-  const [records, sessions] = await Promise.all([deps.sessions.legacyCutoffs(), deps.sessions.listAll()]);
+  const [records, sessions] = await Promise.all([deps.cutoffs.legacyCutoffs(), deps.sessions.listAll()]);
   // Each session under the key of every record that could cover it.
   const byScope = new Map<string, StoredSession[]>();
   for (const session of sessions) {
@@ -660,7 +662,7 @@ export async function compactLegacyCutoffs(deps: OperateSessionsDeps): Promise<C
     }
     const entries = latestPerCreators(record.entries).map((entry) => ({ ...entry, until: coversUntil }));
     done.entriesBefore += record.entries.length;
-    if (await deps.sessions.replaceLegacyCutoff({ scope: record.scope, entries, coversUntil })) {
+    if (await deps.cutoffs.replaceLegacyCutoff({ scope: record.scope, entries, coversUntil })) {
       done.compacted += 1;
       done.entriesAfter += entries.length;
     } else {

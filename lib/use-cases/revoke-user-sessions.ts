@@ -25,6 +25,7 @@ import type {
   BoardRepository,
   Clock,
   CountCandidate,
+  CutoffRecordStore,
   MembershipRepository,
   RandomSource,
   SessionRepository,
@@ -36,6 +37,8 @@ import { TenantGuess } from './session-streams';
 
 export interface RevokeUserSessionsDeps {
   sessions: SessionRepository;
+  /** Where the cut-off records are written. */
+  cutoffs: CutoffRecordStore;
   boards: BoardRepository;
   memberships: MembershipRepository;
   clock: Clock;
@@ -109,8 +112,8 @@ export async function revokeUserSessions(
     const notice: CutoffNotice = { scope: requestedScope(command), revoked, writtenAt: at };
     const [announcing, ...others] = targets;
     const write = { countedThrough: first.at, now: at };
-    if (others.length > 0) await deps.sessions.writeCutoff(others, { entry: last, ...write });
-    if (announcing) await deps.sessions.writeCutoff([announcing], { entry: { ...last, notice }, ...write });
+    if (others.length > 0) await deps.cutoffs.writeCutoff(others, { entry: last, ...write });
+    if (announcing) await deps.cutoffs.writeCutoff([announcing], { entry: { ...last, notice }, ...write });
     return { revoked };
   } catch (error) {
     if (error instanceof DependencyUnavailableError)
@@ -131,12 +134,12 @@ async function writeFirst(
   entry: CutoffEntry,
 ): Promise<void> {
   const written = await Promise.allSettled(
-    targets.map((scope) => deps.sessions.writeCutoff([scope], { entry, now: entry.at })),
+    targets.map((scope) => deps.cutoffs.writeCutoff([scope], { entry, now: entry.at })),
   );
   const failure = written.find((result): result is PromiseRejectedResult => result.status === 'rejected');
   if (!failure) return;
   try {
-    await deps.sessions.removeCutoffEntry(targets, entry.id, entry.at);
+    await deps.cutoffs.removeCutoffEntry(targets, entry.id, entry.at);
   } catch (undo) {
     throw new RevocationPartlyRecordedError({ cause: undo });
   }

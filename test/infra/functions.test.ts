@@ -157,14 +157,14 @@ describe('Lambda functions', () => {
     ]);
   });
 
-  it('grants revoke-all the scopes it counts, the members of an organization, and the cut-off writes', () => {
-    // Query on the memberships table itself: an organization's members (its partition key).
+  it('grants revoke-all the scopes it counts, single memberships, and the cut-off writes, but no member list', () => {
+    // No Query of the memberships table itself: no organization's member list is read (issue 33); a
+    // creator's membership is one GetItem, the caller's organizations the userId index.
     expect(grantsOf('revokeUserSessions')).toEqual([
       'BatchGetItem on memberships',
       'BatchGetItem on sessions',
       'GetItem on boards',
       'GetItem on memberships',
-      'Query on memberships',
       'Query on memberships/index/userId-index',
       'Query on sessions/index/board-index',
       'Query on sessions/index/creatorUser-index',
@@ -177,10 +177,12 @@ describe('Lambda functions', () => {
     // The embed page updates a session on the first load of a bindToBrowser link, and then only its two
     // binding attributes (bindingHash, boundAt) in one conditional write (lib/dynamodb/sessions.ts `bind`,
     // its only update): it can neither revoke, un-revoke nor extend a session. The provisioning API writes
-    // cut-off records only (a deleted board's, a revoked key's, a removed member's sessions).
+    // cut-off records only (a deleted board's, a revoked key's, a removed member's sessions), each read
+    // consistently before its conditional merge.
     const updaters = NAMES.filter((name) => grantsOf(name).includes('UpdateItem on sessions'));
     expect(updaters.sort()).toEqual(['embedPage', 'provisioning', 'revokeSession', 'revokeUserSessions']);
     expect(grantsOf('provisioning').filter((grant) => grant.endsWith(' on sessions'))).toEqual([
+      'BatchGetItem on sessions',
       'UpdateItem on sessions',
     ]);
     expect(grantsOf('revokeSession')).toEqual([

@@ -3,6 +3,7 @@ import { LOCAL_TABLE_NAMES } from '#lib/definitions/tables';
 import { hashCredential } from '#lib/domain/credentials';
 import type { StoredSession } from '#lib/domain/session';
 import { DynamoBoardRepository } from '#lib/dynamodb/boards';
+import { DynamoCutoffRecords } from '#lib/dynamodb/cutoff-records';
 import { DynamoEventStore } from '#lib/dynamodb/events';
 import { DynamoMembershipRepository } from '#lib/dynamodb/memberships';
 import { DynamoSessionRepository } from '#lib/dynamodb/sessions';
@@ -115,6 +116,7 @@ describe('a revoke-all of a scope its earlier cut-off covers, on a real DynamoDB
     let draws = 0;
     const revokeDeps = {
       ...deps,
+      cutoffs: new DynamoCutoffRecords(db, LOCAL_TABLE_NAMES.sessions),
       clock: { now: () => now },
       random: { uuid: () => `cut-${++draws}`, bytes: (size: number) => Buffer.alloc(size) },
     };

@@ -11,7 +11,7 @@ import { DynamoApiKeyRepository } from '#lib/dynamodb/api-keys';
 import { DynamoBoardRepository } from '#lib/dynamodb/boards';
 import { createDocumentClient } from '#lib/dynamodb/client';
 import { DynamoCoveredSessions } from '#lib/dynamodb/covered-sessions';
-import { cutoffId } from '#lib/dynamodb/cutoff-records';
+import { cutoffId, DynamoCutoffRecords } from '#lib/dynamodb/cutoff-records';
 import {
   DynamoDestinationRateLimit,
   HOST_RATE_KEY_PREFIX,
@@ -35,12 +35,14 @@ import { startTestDynamo } from '#test/support/test-dynamo';
 let dynamo: { endpoint: string; close(): Promise<void> };
 let db: ReturnType<typeof createDocumentClient>;
 let sessions: DynamoSessionRepository;
+let cutoffs: DynamoCutoffRecords;
 
 beforeAll(async () => {
   dynamo = await startTestDynamo();
   await ensureTables(dynamo.endpoint, LOCAL_TABLE_NAMES);
   db = createDocumentClient({ endpoint: dynamo.endpoint, region: 'local' });
   sessions = new DynamoSessionRepository(db, LOCAL_TABLE_NAMES.sessions);
+  cutoffs = new DynamoCutoffRecords(db, LOCAL_TABLE_NAMES.sessions);
 });
 afterAll(async () => {
   db?.destroy();
@@ -316,8 +318,8 @@ describe('cut-off records on the embedded DynamoDB', () => {
     for (let n = 0; n < 500; n++) {
       const id = `call-${n}`;
       // A call's two writes: uncounted before its count, then moved to its end, counted.
-      await sessions.writeCutoff([scope], { entry: { id, at: minute(2 * n), ...by }, now: minute(2 * n) });
-      await sessions.writeCutoff([scope], {
+      await cutoffs.writeCutoff([scope], { entry: { id, at: minute(2 * n), ...by }, now: minute(2 * n) });
+      await cutoffs.writeCutoff([scope], {
         entry: { id, at: minute(2 * n + 1), ...by, until: 1_900_000_000 + n },
         countedThrough: minute(2 * n),
         now: minute(2 * n + 1),
@@ -345,7 +347,7 @@ describe('cut-off records on the embedded DynamoDB', () => {
     const scope: CutoffScope = { kind: 'board', boardId: 'b-race' };
     await Promise.all(
       Array.from({ length: 6 }, (_, n) =>
-        sessions.writeCutoff([scope], {
+        cutoffs.writeCutoff([scope], {
           entry: { id: `w-${n}`, at: minute(n), ...by, byUserId: `w-${n}` },
           now: minute(n),
         }),
@@ -363,7 +365,7 @@ describe('cut-off records on the embedded DynamoDB', () => {
     await db.send(new PutCommand({ TableName: LOCAL_TABLE_NAMES.sessions, Item: legacy }));
     const [read] = await sessions.readCutoffs([scope]);
     expect(read?.entries).toHaveLength(250);
-    await sessions.writeCutoff([scope], {
+    await cutoffs.writeCutoff([scope], {
       entry: { id: 'new', at: minute(300), ...by, until: 1_900_000_000 },
       countedThrough: minute(299),
       now: minute(300),
@@ -385,13 +387,13 @@ describe('cut-off records on the embedded DynamoDB', () => {
 
   it('undoes an uncounted write, and raises a record’s expiry without ever creating one', async () => {
     const scope: CutoffScope = { kind: 'user', userId: 'u-undo' };
-    await sessions.writeCutoff([scope], {
+    await cutoffs.writeCutoff([scope], {
       entry: { id: 'kept', at: minute(1), ...by, until: 1_800_000_000 },
       now: minute(1),
     });
-    await sessions.writeCutoff([scope], { entry: { id: 'undone', at: minute(2), ...by }, now: minute(2) });
+    await cutoffs.writeCutoff([scope], { entry: { id: 'undone', at: minute(2), ...by }, now: minute(2) });
     expect((await itemOf(scope)).ttl).toBeUndefined();
-    await sessions.removeCutoffEntry([scope], 'undone', minute(3));
+    await cutoffs.removeCutoffEntry([scope], 'undone', minute(3));
     const item = await itemOf(scope);
     expect(entryNames(item)).toEqual(['entry:kept']);
     expect(item.ttl).toBe(1_800_000_000);

@@ -116,7 +116,7 @@ export class FakeMemberships implements Ports.MembershipRepository {
  * conditional put, scopes are read newest first in pages, revocations keep the first one. Every call is
  * recorded in `calls`.
  */
-export class FakeSessions implements Ports.SessionRepository, Ports.CoveredSessions {
+export class FakeSessions implements Ports.SessionRepository, Ports.CoveredSessions, Ports.CutoffRecordStore {
   readonly calls: string[] = [];
   /** Parts of a covered scope, as the adapter's write shards (each session in the part its id says). */
   readonly coveredParts = SCOPE_WRITE_SHARDS;

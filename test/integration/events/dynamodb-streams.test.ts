@@ -13,8 +13,9 @@ import type { EventSink, RoutedEvent } from '#lib/domain/events';
 import type { StoredSession } from '#lib/domain/session';
 import { DynamoBoardRepository } from '#lib/dynamodb/boards';
 import { createDocumentClient } from '#lib/dynamodb/client';
+import { DynamoCutoffRecords } from '#lib/dynamodb/cutoff-records';
 import { DynamoEventStore } from '#lib/dynamodb/events';
-import { DynamoSessionRepository, toItem } from '#lib/dynamodb/sessions';
+import { toItem } from '#lib/dynamodb/sessions';
 import { revokeAllEventId } from '#lib/events/derive';
 import { processStreamRecords } from '#lib/events/process';
 import type { StreamRecord } from '#lib/events/stream';
@@ -170,7 +171,7 @@ describe.skipIf(!onDynamoDbLocal)('the stream processor on DynamoDB Local stream
     for (const event of published) expect(await deps.store.get(event.event.id)).toEqual(event.event);
   });
   it('derives one sessions.revoked, and starts a logout fan-out per entry and record, from the real records of a revoke-all’s cut-off writes', async () => {
-    const sessions = new DynamoSessionRepository(db, SESSIONS);
+    const cutoffs = new DynamoCutoffRecords(db, SESSIONS);
     const targets: CutoffScope[] = [
       { kind: 'creatorUser', creatorUserId: 'owner-r', userId: 'customer-r' },
       { kind: 'tenantUser', tenant: { kind: 'organization', id: 'org-r' }, userId: 'customer-r' },
@@ -180,12 +181,12 @@ describe.skipIf(!onDynamoDbLocal)('the stream processor on DynamoDB Local stream
     // As the use case writes: its entry uncounted on every record, then moved to its end, counted, the
     // first record alone carrying the notice (written last).
     for (const target of targets)
-      await sessions.writeCutoff([target], { entry: { ...by, at: first }, now: first });
+      await cutoffs.writeCutoff([target], { entry: { ...by, at: first }, now: first });
     const notice = { scope: { userId: 'customer-r' }, revoked: 5, writtenAt: '2026-01-02T00:00:00.300Z' };
     const last = { ...by, at: notice.writtenAt, until: 1_800_000_000 };
     const counted = { countedThrough: first, now: notice.writtenAt };
-    await sessions.writeCutoff(targets.slice(1), { entry: last, ...counted });
-    await sessions.writeCutoff(targets.slice(0, 1), { entry: { ...last, notice }, ...counted });
+    await cutoffs.writeCutoff(targets.slice(1), { entry: last, ...counted });
+    await cutoffs.writeCutoff(targets.slice(0, 1), { entry: { ...last, notice }, ...counted });
 
     const records = (await streamRecords()).filter((r) =>
       JSON.stringify(r.dynamodb?.Keys).includes('cutoff#'),

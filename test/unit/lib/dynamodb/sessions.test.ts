@@ -6,7 +6,7 @@ import { SESSION_TOKEN_INDEX } from '#lib/definitions/tables';
 import type { CutoffScope } from '#lib/domain/cutoffs';
 import { CutoffContentionError, StorageUnavailableError } from '#lib/domain/errors';
 import type { StoredSession } from '#lib/domain/session';
-import { CUTOFF_WRITE_TRIES } from '#lib/dynamodb/cutoff-records';
+import { CUTOFF_WRITE_TRIES, DynamoCutoffRecords } from '#lib/dynamodb/cutoff-records';
 import {
   DynamoSessionRepository,
   SCOPE_WRITE_SHARDS,
@@ -20,6 +20,8 @@ import { storedSession } from '#test/support/fixtures';
 
 const { ddb, db } = mockedDocumentClient();
 const repository = new DynamoSessionRepository(db, 'sessions-t');
+/** The cut-off record writes, in the same table. */
+const cutoffRecords = new DynamoCutoffRecords(db, 'sessions-t');
 
 const SESSION: StoredSession = storedSession({
   id: '3f2c1e0a-0000-4000-8000-000000000001',
@@ -666,7 +668,7 @@ describe('DynamoSessionRepository.revoke', () => {
   });
 });
 
-describe('DynamoSessionRepository cut-offs', () => {
+describe('cut-off records in the sessions table: DynamoCutoffRecords writes them, DynamoSessionRepository reads them', () => {
   const ENTRY = { id: 'cut-1', at: '2026-01-03T00:00:00.000Z', byUserId: 'owner-1', byKeyId: 'key_1' };
   const NOW = ENTRY.at;
   const cutoffId = (key: unknown[]) => `cutoff#${sha256(JSON.stringify(key))}`;
@@ -681,7 +683,7 @@ describe('DynamoSessionRepository cut-offs', () => {
   it('writes each scope’s record with one update conditional on the revision it read, the entry named after its id', async () => {
     ddb.on(BatchGetCommand).resolves({ Responses: { 'sessions-t': [] } });
     ddb.on(UpdateCommand).resolves({});
-    await repository.writeCutoff([CREATOR], { entry: ENTRY, now: NOW });
+    await cutoffRecords.writeCutoff([CREATOR], { entry: ENTRY, now: NOW });
     const read = ddb.commandCalls(BatchGetCommand)[0]?.args[0].input.RequestItems?.['sessions-t'];
     expect(read).toMatchObject({ Keys: [{ id: cutoffId(CREATOR_KEY) }], ConsistentRead: true });
     expect(ddb.commandCalls(UpdateCommand).map((call) => call.args[0].input)).toEqual([
@@ -718,7 +720,7 @@ describe('DynamoSessionRepository cut-offs', () => {
         },
       });
     ddb.on(UpdateCommand).rejectsOnce(dynamoErrors.conditionFailed()).resolves({});
-    await repository.writeCutoff([CREATOR], {
+    await cutoffRecords.writeCutoff([CREATOR], {
       entry: { ...ENTRY, until: 1_900_000_000 },
       countedThrough: '2026-01-02T12:00:00.000Z',
       now: NOW,
@@ -734,7 +736,7 @@ describe('DynamoSessionRepository cut-offs', () => {
   it('gives up with a retryable CutoffContentionError when other writes keep reaching the record first', async () => {
     ddb.on(BatchGetCommand).resolves({ Responses: { 'sessions-t': [] } });
     ddb.on(UpdateCommand).rejects(dynamoErrors.conditionFailed());
-    await expect(repository.writeCutoff([CREATOR], { entry: ENTRY, now: NOW })).rejects.toBeInstanceOf(
+    await expect(cutoffRecords.writeCutoff([CREATOR], { entry: ENTRY, now: NOW })).rejects.toBeInstanceOf(
       CutoffContentionError,
     );
     expect(ddb.commandCalls(UpdateCommand)).toHaveLength(CUTOFF_WRITE_TRIES);
@@ -751,7 +753,7 @@ describe('DynamoSessionRepository cut-offs', () => {
         ],
       },
     });
-    await repository.writeCutoff([CREATOR], { entry: ENTRY, now: NOW });
+    await cutoffRecords.writeCutoff([CREATOR], { entry: ENTRY, now: NOW });
     expect(ddb.commandCalls(UpdateCommand)).toHaveLength(0);
   });
 

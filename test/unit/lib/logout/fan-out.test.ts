@@ -276,6 +276,7 @@ describe('which sessions a revoke-all’s logouts name', () => {
     await revokeUserSessions(
       {
         sessions: h.store,
+        cutoffs: h.store,
         boards: h.deps.boards,
         memberships,
         clock: { now: () => new Date(START) },

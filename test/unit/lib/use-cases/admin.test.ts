@@ -718,7 +718,13 @@ describe('operators’ changes, each recorded as its operator’s and each idemp
       storedSession({ id: 'b', createdByKeyId: 'key_2', createdAt: '2026-03-01T11:00:00.000Z' }),
     ]);
     const revoked = await revokeApiKey(
-      { apiKeys, throttling: new FakeKeyThrottling(), sessions, random: sequenceRandom(), ...operator() },
+      {
+        apiKeys,
+        throttling: new FakeKeyThrottling(),
+        cutoffs: sessions,
+        random: sequenceRandom(),
+        ...operator(),
+      },
       'key_1',
       { endSessions: true },
     );
@@ -742,7 +748,7 @@ describe('operators’ changes, each recorded as its operator’s and each idemp
       storedSession({ id: 'colleague', orgId: 'org-a', createdByUserId: 'colleague', createdAt: at }),
     ]);
     const removed = await removeMember(
-      { memberships, sessions, random: sequenceRandom(), ...operator() },
+      { memberships, cutoffs: sessions, random: sequenceRandom(), ...operator() },
       'org-a',
       'member',
       { endSessions: true },
@@ -761,7 +767,7 @@ describe('operators’ changes, each recorded as its operator’s and each idemp
     const sessions = new FakeSessions([
       storedSession({ id: 's', boardId: 'board-1', createdAt: '2026-03-01T11:00:00.000Z' }),
     ]);
-    const deps = { boards, sessions, random: sequenceRandom(), ...operator() };
+    const deps = { boards, cutoffs: sessions, random: sequenceRandom(), ...operator() };
     await expect(deleteBoard(deps, 'org-b', 'board-1')).rejects.toBeInstanceOf(BoardNotFoundError);
     expect(sessions.calls).toEqual([]);
     expect(await deleteBoard(deps, 'org-a', 'board-1')).toEqual({

@@ -23,8 +23,10 @@ const OWNER = { userId: 'owner-1', keyId: 'key_1' };
 const OUTSIDER = { userId: 'outsider', keyId: 'key_o' };
 
 function setup(sessions: ReturnType<typeof storedSession>[], members: string[] = ['owner-1', 'colleague']) {
+  const store = new FakeSessions(sessions);
   return {
-    sessions: new FakeSessions(sessions),
+    sessions: store,
+    cutoffs: store,
     boards: new FakeBoards([{ boardId: 'board-a', orgId: 'org-a', visibility: 'PUBLIC', name: null }]),
     memberships: new FakeMemberships(members.map((userId) => ({ orgId: 'org-a', userId }))),
     // Every reading a millisecond later, as calls one after another.
@@ -170,6 +172,7 @@ describe('records written before they were bounded and per tenant', () => {
 
     const result = await compactLegacyCutoffs({
       sessions: deps.sessions,
+      cutoffs: deps.sessions,
       clock: fixedClock(START),
       random: sequenceRandom(),
     });
@@ -186,6 +189,7 @@ describe('records written before they were bounded and per tenant', () => {
       (
         await compactLegacyCutoffs({
           sessions: deps.sessions,
+          cutoffs: deps.sessions,
           clock: fixedClock(START),
           random: sequenceRandom(),
         })

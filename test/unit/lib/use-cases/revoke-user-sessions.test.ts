@@ -35,8 +35,11 @@ function customerSession(id: string, fields: Parameters<typeof storedSession>[0]
 }
 
 function setup(all: ReturnType<typeof sessions>, now = NOW) {
+  const store = new FakeSessions(all);
   return {
-    sessions: new FakeSessions(all),
+    sessions: store,
+    // The fake keeps the cut-off records beside the sessions, as the table does.
+    cutoffs: store,
     boards: new FakeBoards([
       { boardId: 'board-a', orgId: 'org-a', visibility: 'PUBLIC', name: null },
       { boardId: 'board-z', orgId: 'org-z', visibility: 'PUBLIC', name: null },
