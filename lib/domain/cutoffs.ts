@@ -230,10 +230,12 @@ function inScope(scope: CutoffScope, session: CoverageSubject): boolean {
     case 'key':
       return scope.keyId === session.createdByKeyId && scope.keyId !== '';
     case 'orgCreator':
+      // The organization's tenant only: a member's sessions on the organization's public boards as a
+      // tenant of its own (made while not a member) are not the organization's to end.
       return (
+        sameTenant(orgTenant(scope.orgId), session.tenant) &&
         scope.orgId === session.orgId &&
         scope.creatorUserId === session.createdByUserId &&
-        session.orgId !== '' &&
         session.createdByUserId !== ''
       );
   }

@@ -138,9 +138,18 @@ export type CountCandidate = Pick<
 /**
  * Where the sessions a cut-off record covers are read from, for the logouts of a revoke-all: one of the
  * scope indexes (narrowed to a board where it names one), or, for the operators' scopes no index holds
- * (every session of an external user id across tenants, every session of the stage), the table itself.
+ * (every session of an external user id across tenants, every session of the stage, every session one
+ * API key created, one key owner's sessions on one organization's boards), the table itself.
  */
-export type CoveredScope = SessionScope | { by: 'allOfUser'; userId: string } | { by: 'stage' };
+export type CoveredScope =
+  | SessionScope
+  | { by: 'allOfUser'; userId: string }
+  | { by: 'stage' }
+  | { by: 'key'; keyId: string }
+  | { by: 'orgCreator'; orgId: string; creatorUserId: string };
+
+/** The covered scopes no index holds: their sessions are read from a segment of the table. */
+export type ScannedScope = Exclude<CoveredScope, SessionScope>;
 
 /** Which sessions of a scope a cut-off entry may have ended: created after `since` (when given) and at or before `upTo`. */
 export interface CoveredRange {

@@ -6,7 +6,13 @@ import {
 } from '@aws-sdk/lib-dynamodb';
 import { SESSION_SCOPE_INDEXES } from '#lib/definitions/tables';
 import type { CutoffRecord, CutoffScope } from '#lib/domain/cutoffs';
-import type { CoveredPage, CoveredRange, CoveredScope, CoveredSessions } from '#lib/domain/ports';
+import type {
+  CoveredPage,
+  CoveredRange,
+  CoveredScope,
+  CoveredSessions,
+  ScannedScope,
+} from '#lib/domain/ports';
 import type { StoredSession } from '#lib/domain/session';
 import { extendCutoffRecordExpiry, recordIds, recordsOf } from './cutoff-records';
 import { dynamoCall } from './errors';
@@ -64,9 +70,7 @@ export class DynamoCoveredSessions extends DynamoTable implements CoveredSession
     options: { after?: string; limit: number },
   ): Promise<CoveredPage> {
     const start = options.after !== undefined ? (JSON.parse(options.after) as Item) : undefined;
-    if (scope.by === 'allOfUser' || scope.by === 'stage') {
-      return this.scannedPage(scope, part, range, { start, limit: options.limit });
-    }
+    if (isScanned(scope)) return this.scannedPage(scope, part, range, { start, limit: options.limit });
     const { partitionKey, value } = scopeKey(scope);
     // `createdKey` is `createdAt#id`, and `$` follows `#`: `T$` sorts after every session created at T.
     const values: Record<string, string> = {
@@ -105,7 +109,7 @@ export class DynamoCoveredSessions extends DynamoTable implements CoveredSession
   }
 
   private async scannedPage(
-    scope: { by: 'allOfUser'; userId: string } | { by: 'stage' },
+    scope: ScannedScope,
     part: number,
     range: CoveredRange,
     options: { start: Item | undefined; limit: number },
@@ -125,6 +129,14 @@ export class DynamoCoveredSessions extends DynamoTable implements CoveredSession
     if (scope.by === 'allOfUser') {
       filters.push('userId = :user');
       values[':user'] = scope.userId;
+    } else if (scope.by === 'key') {
+      filters.push('createdByKeyId = :key');
+      values[':key'] = scope.keyId;
+    } else if (scope.by === 'orgCreator') {
+      // Whose tenant each is, the fan-out decides from the session read whole (the record's own rule).
+      filters.push('orgId = :org', 'createdByUserId = :creator');
+      values[':org'] = scope.orgId;
+      values[':creator'] = scope.creatorUserId;
     }
     const input: ScanCommandInput = {
       TableName: this.tableName,
@@ -140,4 +152,8 @@ export class DynamoCoveredSessions extends DynamoTable implements CoveredSession
     const sessions = (Items ?? []).filter(isSessionItem).map(toStoredSession);
     return { sessions, ...(LastEvaluatedKey ? { next: JSON.stringify(LastEvaluatedKey) } : {}) };
   }
+}
+
+function isScanned(scope: CoveredScope): scope is ScannedScope {
+  return scope.by === 'allOfUser' || scope.by === 'stage' || scope.by === 'key' || scope.by === 'orgCreator';
 }

@@ -28,6 +28,7 @@ import {
   type CutoffRecord,
   type CutoffScope,
   coveredSince,
+  coveringCutoff,
   cutoffScopeKey,
   cutoffScopesOf,
   epochSecondsOf,
@@ -161,7 +162,14 @@ export async function expandLogouts(deps: FanOutDeps, job: LogoutFanOut): Promis
     { ...(since !== undefined ? { since } : {}), upTo },
     { ...(job.after !== undefined ? { after: job.after } : {}), limit: FAN_OUT_PAGE_SIZE },
   );
-  await extendExpiry(deps, record, page.sessions);
+  // Only what the record covers keeps it: a scanned or shared index page also holds sessions of other
+  // tenants or creators, which its cut-offs never end.
+  const covering = { ...record, entries: [...record.entries.filter((e) => e.id !== entry.id), entry] };
+  await extendExpiry(
+    deps,
+    record,
+    page.sessions.filter((session) => coveringCutoff(session, [covering]) !== undefined),
+  );
   const ended = await endedByEntry(deps, page.sessions, entry, upTo, record);
   const logouts = await logoutsOf(deps, ended, entry);
 
@@ -243,6 +251,10 @@ async function coveredScopeOf(
       return { by: 'allOfUser', userId: scope.userId };
     case 'stage':
       return { by: 'stage' };
+    case 'key':
+      return { by: 'key', keyId: scope.keyId };
+    case 'orgCreator':
+      return { by: 'orgCreator', orgId: scope.orgId, creatorUserId: scope.creatorUserId };
   }
 }
 

@@ -12,6 +12,7 @@ import {
   CUTOFF_UNSEEN_LIFETIME_SECONDS,
   type CutoffEntry,
   type CutoffScope,
+  type CutoffWrite,
   coveringCutoff,
   cutoffScopeKey,
   cutoffScopesOf,
@@ -224,12 +225,30 @@ export async function deleteBoard(
   if (!board || board.orgId !== orgId) throw new BoardNotFoundError(boardId);
   const at = deps.clock.now().toISOString();
   // The cut-off first: a delete that fails after it has ended the sessions, and its retry converges.
-  await deps.cutoffs.writeCutoff([{ kind: 'board', boardId }], {
-    entry: { id: deps.random.uuid(), at, byUserId: deps.actor, byKeyId: null },
-    now: at,
-  });
+  await deps.cutoffs.writeCutoff([{ kind: 'board', boardId }], operatorCutoff(deps.random, at, deps.actor));
   if (!(await deps.boards.delete(boardId, orgId))) throw new BoardNotFoundError(boardId);
   return { boardId, orgId, deleted: true, sessionsEndedAt: at };
+}
+
+/**
+ * The one write of an operator's cut-off that ends a deleted board's, a revoked key's or a removed
+ * member's sessions: one entry whatever the number of sessions, merged into its record like every other
+ * (at most CUTOFF_ENTRIES_MAX entries, conditional on the record's revision). It reads no session, so it
+ * counts the default lifetime as what it covers; the logouts' pass, which reads every session it ended
+ * (lib/logout/fan-out.ts), raises the record's expiry to the latest of theirs, so the record expires
+ * once nothing it covers can still be alive, and not before.
+ */
+function operatorCutoff(random: RandomSource, at: string, actor: string): CutoffWrite {
+  return {
+    entry: {
+      id: random.uuid(),
+      at,
+      byUserId: actor,
+      byKeyId: null,
+      until: epochSecondsOf(at) + CUTOFF_UNSEEN_LIFETIME_SECONDS,
+    },
+    now: at,
+  };
 }
 
 /**
@@ -279,10 +298,10 @@ export async function removeMember(
     if (!cutoffs || !random || !clock || actor === undefined)
       throw new Error('ending sessions needs the sessions table');
     sessionsEndedAt = clock.now().toISOString();
-    await cutoffs.writeCutoff([{ kind: 'orgCreator', orgId, creatorUserId: userId }], {
-      entry: { id: random.uuid(), at: sessionsEndedAt, byUserId: actor, byKeyId: null },
-      now: sessionsEndedAt,
-    });
+    await cutoffs.writeCutoff(
+      [{ kind: 'orgCreator', orgId, creatorUserId: userId }],
+      operatorCutoff(random, sessionsEndedAt, actor),
+    );
   }
   const removed = await deps.memberships.remove(orgId, userId);
   return { orgId, userId, removed, ...(sessionsEndedAt !== undefined ? { sessionsEndedAt } : {}) };
@@ -374,10 +393,7 @@ export async function revokeApiKey(
   const { cutoffs, random, actor } = deps;
   if (!cutoffs || !random || actor === undefined) throw new Error('ending sessions needs the sessions table');
   const sessionsEndedAt = deps.clock.now().toISOString();
-  await cutoffs.writeCutoff([{ kind: 'key', keyId }], {
-    entry: { id: random.uuid(), at: sessionsEndedAt, byUserId: actor, byKeyId: null },
-    now: sessionsEndedAt,
-  });
+  await cutoffs.writeCutoff([{ kind: 'key', keyId }], operatorCutoff(random, sessionsEndedAt, actor));
   return { ...summarize(record), sessionsEndedAt };
 }
 

@@ -514,6 +514,9 @@ type StoredRevocation = Parameters<Ports.SessionRepository['revoke']>[1];
 function coveredBy(session: StoredSession, scope: Ports.CoveredScope): boolean {
   if (scope.by === 'stage') return true;
   if (scope.by === 'allOfUser') return session.userId === scope.userId;
+  if (scope.by === 'key') return session.createdByKeyId === scope.keyId;
+  if (scope.by === 'orgCreator')
+    return session.orgId === scope.orgId && session.createdByUserId === scope.creatorUserId;
   return inScope(session, scope);
 }
 

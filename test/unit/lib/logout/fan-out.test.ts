@@ -15,6 +15,7 @@ import {
   LOGOUTS_PER_PART_PER_SECOND,
   queuedFanOutStarts,
 } from '#lib/logout/fan-out';
+import { removeMember, revokeApiKey } from '#lib/use-cases/admin';
 import { revokeUserSessions } from '#lib/use-cases/revoke-user-sessions';
 import {
   type DeliveryMessage,
@@ -22,7 +23,15 @@ import {
   SQS_BATCH_MAX,
   SqsDeliveryScheduler,
 } from '#lib/webhooks/sqs';
-import { FakeBoards, FakeMemberships, FakeSessions, sequenceRandom } from '#test/support/fakes';
+import {
+  apiKeyRecord,
+  FakeApiKeys,
+  FakeBoards,
+  FakeKeyThrottling,
+  FakeMemberships,
+  FakeSessions,
+  sequenceRandom,
+} from '#test/support/fakes';
 import { APP_BOARD, storedSession } from '#test/support/fixtures';
 import { memoryLogger } from '#test/support/logs';
 import { sqsClientAnswering } from '#test/support/sqs-mock';
@@ -405,6 +414,59 @@ describe('which sessions a revoke-all’s logouts name', () => {
     });
     expect(h.store.calls.filter((c) => c.startsWith('coveredPage:'))).toContain('coveredPage:allOfUser');
     expect(h.store.calls.filter((c) => c.startsWith('coveredPage:'))).toContain('coveredPage:stage');
+  });
+
+  it('logs out a revoked key’s and a removed member’s sessions by scanning, and raises each record’s expiry to the longest-lived of them', async () => {
+    const [byKey, otherKey, member, memberOwnTenant] = population(4);
+    const h = harness([
+      { ...(byKey as StoredSession), createdByKeyId: 'key-9', expiresAt: '2030-01-01T00:00:00.000Z' },
+      { ...(otherKey as StoredSession), createdByKeyId: 'key-other' },
+      { ...(member as StoredSession), createdByUserId: 'member', expiresAt: '2029-01-01T00:00:00.000Z' },
+      // The member's own tenant's session on the organization's public board: not the organization's to end.
+      {
+        ...(memberOwnTenant as StoredSession),
+        createdByUserId: 'member',
+        tenant: { kind: 'keyOwner', id: 'member' },
+        expiresAt: '2031-01-01T00:00:00.000Z',
+      },
+    ]);
+    const operator = { clock: { now: () => new Date(CUTOFF) }, actor: 'cli:ops', random: sequenceRandom() };
+    await revokeApiKey(
+      {
+        apiKeys: new FakeApiKeys([apiKeyRecord('h', { keyId: 'key-9' })]),
+        throttling: new FakeKeyThrottling(),
+        cutoffs: h.store,
+        ...operator,
+      },
+      'key-9',
+      { endSessions: true },
+    );
+    await removeMember(
+      {
+        memberships: new FakeMemberships([{ orgId: BOARD.orgId, userId: 'member' }]),
+        cutoffs: h.store,
+        ...operator,
+      },
+      BOARD.orgId,
+      'member',
+      { endSessions: true },
+    );
+    const keyScope: CutoffScope = { kind: 'key', keyId: 'key-9' };
+    const memberScope: CutoffScope = { kind: 'orgCreator', orgId: BOARD.orgId, creatorUserId: 'member' };
+    const records = await h.store.readCutoffs([keyScope, memberScope]);
+    await h.start(
+      records.flatMap((r) => r.entries.map((e) => ({ scope: r.scope, entryId: e.id, at: e.at }))),
+    );
+    await h.drain();
+
+    expect(sids(h.logouts).sort()).toEqual([byKey?.id, member?.id].sort());
+    expect(h.store.calls).toContain('coveredPage:key');
+    expect(h.store.calls).toContain('coveredPage:orgCreator');
+    // Each record lives as long as what it ended, and no longer than its own tenant's sessions.
+    const expiryOf = async (scope: CutoffScope) =>
+      h.store.storedCutoffs().find((r) => r.key === cutoffScopeKey(scope))?.expiry;
+    expect(await expiryOf(keyScope)).toBe(Date.parse('2030-01-01T00:00:00.000Z') / 1000);
+    expect(await expiryOf(memberScope)).toBe(Date.parse('2029-01-01T00:00:00.000Z') / 1000);
   });
 
   it('runs its own range when its entry was merged into a later one meanwhile: nothing is skipped', async () => {

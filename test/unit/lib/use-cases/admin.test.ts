@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import type { Board } from '#lib/domain/board';
+import { CUTOFF_ENTRIES_MAX, CUTOFF_UNSEEN_LIFETIME_SECONDS } from '#lib/domain/cutoffs';
 import { ApiKeyNotFoundError, BoardNotFoundError, ValidationError } from '#lib/domain/errors';
 import { cryptoRandom } from '#lib/platform/system';
 import {
@@ -760,6 +761,77 @@ describe('operators’ changes, each recorded as its operator’s and each idemp
       ['mine-elsewhere', null],
       ['colleague', null],
     ]);
+  });
+
+  it('ends a removed member’s sessions of the organization’s tenant only, not those it made on its public boards as a tenant of its own', async () => {
+    const at = '2026-03-01T11:00:00.000Z';
+    const sessions = new FakeSessions([
+      storedSession({ id: 'as-member', orgId: 'org-a', createdByUserId: 'member', createdAt: at }),
+      storedSession({
+        id: 'own-tenant',
+        orgId: 'org-a',
+        createdByUserId: 'member',
+        tenant: { kind: 'keyOwner', id: 'member' },
+        createdAt: at,
+      }),
+    ]);
+    await removeMember(
+      {
+        memberships: new FakeMemberships([{ orgId: 'org-a', userId: 'member' }]),
+        cutoffs: sessions,
+        random: sequenceRandom(),
+        ...operator(),
+      },
+      'org-a',
+      'member',
+      { endSessions: true },
+    );
+    const ended = (await sessions.applyCutoffs(sessions.created)).map((s) => [s.id, s.revokedAt]);
+    expect(ended).toEqual([
+      ['as-member', NOW],
+      ['own-tenant', null],
+    ]);
+  });
+
+  it('keeps the records of revoked keys, removed members and deleted boards bounded and expiring, whatever the number of calls', async () => {
+    const sessions = new FakeSessions([]);
+    let now = Date.parse(NOW);
+    const clock = {
+      reads: 0,
+      now: () => {
+        now += 1_000;
+        return new Date(now);
+      },
+    };
+    const deps = {
+      apiKeys: new FakeApiKeys([apiKeyRecord(sha256('k'), { keyId: 'key_1' })]),
+      throttling: new FakeKeyThrottling(),
+      memberships: new FakeMemberships([]),
+      boards: new FakeBoards([]),
+      cutoffs: sessions,
+      random: sequenceRandom(),
+      ...operator(clock),
+    };
+    for (let n = 0; n < 1_000; n++) {
+      await revokeApiKey(deps, 'key_1', { endSessions: true });
+      await removeMember(deps, 'org-a', 'member', { endSessions: true });
+      await deps.boards.put(board());
+      await deleteBoard(deps, 'org-a', 'board-1');
+    }
+    const records = sessions.storedCutoffs();
+    expect(records.map((r) => JSON.parse(r.key)[0]).sort()).toEqual(['board', 'key', 'orgCreator']);
+    for (const record of records) {
+      expect(record.entries.length).toBeLessThanOrEqual(CUTOFF_ENTRIES_MAX);
+      // One write per call, never a read of the sessions: the record expires with the default lifetime
+      // after its last cut-off until the logouts' pass tells a later expiry.
+      for (const entry of record.entries)
+        expect(entry.until).toBe(Date.parse(entry.at) / 1000 + CUTOFF_UNSEEN_LIFETIME_SECONDS);
+      const last = Math.max(...record.entries.map((entry) => Date.parse(entry.at) / 1000));
+      expect(record.expiry).toBe(last + CUTOFF_UNSEEN_LIFETIME_SECONDS);
+      expect(last).toBeGreaterThan(now / 1000 - 10);
+    }
+    expect(sessions.calls.filter((call) => call === 'writeCutoff')).toHaveLength(3_000);
+    expect(sessions.calls.filter((call) => call.startsWith('coveredPage') || call === 'listAll')).toEqual([]);
   });
 
   it('deletes a board of the organization after ending its sessions; another organization’s board is not found', async () => {
