@@ -474,6 +474,41 @@ describe('DynamoCoveredSessions on the embedded DynamoDB', () => {
         .map((found) => found.id)
         .sort(),
     );
+    // An API key's and a member's sessions in an organization: no index holds them, the table is scanned.
+    const keyId = `key_covered_${counter}`;
+    const member = `member-covered-${counter}`;
+    const memberOf = [
+      session({
+        boardId: board,
+        orgId: 'org-m',
+        createdByUserId: member,
+        createdAt: at(12),
+        expiresAt: at(59),
+      }),
+      session({
+        boardId: board,
+        orgId: 'org-other',
+        createdByUserId: member,
+        createdAt: at(12),
+        expiresAt: at(59),
+      }),
+    ];
+    for (const stored of memberOf) await sessions.create(stored);
+    const keyed = [
+      session({ boardId: board, createdByKeyId: keyId, createdAt: at(11), expiresAt: at(59) }),
+      session({ boardId: board, createdByKeyId: keyId, createdAt: at(31), expiresAt: at(59) }), // after the cut-off
+    ];
+    for (const stored of keyed) await sessions.create(stored);
+    const ofKey = await readAll(covered, { by: 'key', keyId }, range, 3);
+    expect(ofKey.ids).toEqual([keyed[0]?.id]);
+    const ofMember = await readAll(
+      covered,
+      { by: 'orgCreator', orgId: 'org-m', creatorUserId: member },
+      range,
+      3,
+    );
+    expect(ofMember.ids).toEqual([memberOf[0]?.id]);
+
     const stage = await readAll(covered, { by: 'stage' }, range, 7);
     expect(stage.ids).toEqual(expect.arrayContaining(inRange.map((found) => found.id)));
     for (const left of [...outside.slice(0, 3), revoked]) expect(stage.ids).not.toContain(left.id);

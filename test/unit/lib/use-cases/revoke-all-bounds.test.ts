@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { CUTOFF_ENTRIES_MAX } from '#lib/domain/cutoffs';
+import { CUTOFF_ENTRIES_MAX, cutoffScopesOf } from '#lib/domain/cutoffs';
 import { DependencyUnavailableError, StorageUnavailableError } from '#lib/domain/errors';
 import { compactLegacyCutoffs } from '#lib/use-cases/admin';
 import { revokeUserSessions } from '#lib/use-cases/revoke-user-sessions';
@@ -103,6 +103,49 @@ describe('revoke-all keeps tenants apart', () => {
       const writers = new Set(record.entries.map((entry) => entry.byUserId));
       expect(writers.size, record.key).toBe(1);
     }
+  });
+});
+
+describe('the issue’s reproduction: a non-owner organization floods a public board’s pair', () => {
+  it('leaves the owner’s revoke-all of the pair answering, its records its own, after 1,124 calls by another organization’s key', async () => {
+    const theirs = session(1, { createdByUserId: 'outsider', tenant: { kind: 'keyOwner', id: 'outsider' } });
+    const ours = session(2, { createdByUserId: 'owner-1' });
+    const deps = setup([theirs, ours]);
+    // The outsider is a member of an organization of its own, not of the board's.
+    deps.memberships = new FakeMemberships([
+      { orgId: 'org-a', userId: 'owner-1' },
+      { orgId: 'org-z', userId: 'outsider' },
+    ]);
+    for (let call = 0; call < 1_124; call++) {
+      await revokeUserSessions(deps, OUTSIDER, { userId: 'customer-1', boardId: 'board-a' });
+    }
+    // The owner's session is untouched by them, and its own call revokes it.
+    expect((await deps.sessions.applyCutoffs([ours]))[0]?.revokedAt).toBeNull();
+    expect(await revokeUserSessions(deps, OWNER, { userId: 'customer-1', boardId: 'board-a' })).toEqual({
+      revoked: 1,
+    });
+    for (const record of deps.sessions.storedCutoffs()) {
+      const writers = new Set(record.entries.map((entry) => entry.byUserId));
+      expect(writers.size, record.key).toBe(1);
+      expect(record.entries.length).toBeLessThanOrEqual(CUTOFF_ENTRIES_MAX);
+    }
+  });
+
+  it('keeps what an embed load of a covered session reads of cut-offs to a few KB', async () => {
+    const mine = session(1, { createdByUserId: 'owner-1' });
+    const deps = setup([mine]);
+    // Every kind of call that covers the session, 10,000 in all.
+    for (let call = 0; call < 2_500; call++) {
+      await revokeUserSessions(deps, OWNER, { userId: 'customer-1', boardId: 'board-a' });
+      await revokeUserSessions(deps, OWNER, { userId: 'customer-1' });
+      await revokeUserSessions(deps, OWNER, { boardId: 'board-a' });
+      await revokeUserSessions(deps, { userId: 'colleague', keyId: 'key_c' }, { userId: 'customer-1' });
+    }
+    // What the embed page's one BatchGetItem of the session's possible records carries.
+    const read = await deps.sessions.readCutoffs(cutoffScopesOf(mine));
+    const bytes = bytesOf(read.map((record) => record.entries));
+    expect(read.length).toBeGreaterThan(2);
+    expect(bytes).toBeLessThan(8 * 1024);
   });
 });
 
