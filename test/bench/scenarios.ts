@@ -320,7 +320,10 @@ const revocation = {
     ':key': FIXTURE.keyId,
   },
 };
-/** One consistent BatchGetItem of these sessions and nine cut-off records (none stored in the bench). */
+/**
+ * One consistent BatchGetItem of these sessions and eleven cut-off records (none stored in the bench): the
+ * records a session with an organization, a creator and a creating key may be covered by.
+ */
 function cutoffBatch(ids: readonly string[]): FloorCall {
   return {
     command: 'BatchGetCommand',
@@ -329,7 +332,7 @@ function cutoffBatch(ids: readonly string[]): FloorCall {
         [TABLE_NAMES.sessions]: {
           Keys: [
             ...ids.map((id) => ({ id })),
-            ...Array.from({ length: 9 }, (_, n) => ({ id: `cutoff#floor-${n}` })),
+            ...Array.from({ length: 11 }, (_, n) => ({ id: `cutoff#floor-${n}` })),
           ],
           ConsistentRead: true,
         },
