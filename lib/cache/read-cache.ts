@@ -178,6 +178,11 @@ export class CachedMembershipRepository implements MembershipRepository {
     return this.inner.membersOf(orgId);
   }
 
+  /** Read through: a revoke-all's count asks it once per creator, and it must see a removal at once. */
+  memberSince(orgId: string, userId: string): Promise<string | null | undefined> {
+    return this.inner.memberSince(orgId, userId);
+  }
+
   async add(orgId: string, userId: string, addedAt: string, addedBy?: string): Promise<void> {
     try {
       await this.inner.add(orgId, userId, addedAt, addedBy);

@@ -116,7 +116,7 @@ describe('a revoke-all of a scope its earlier cut-off covers, on a real DynamoDB
     let draws = 0;
     const revokeDeps = {
       ...deps,
-      cutoffs: new DynamoCutoffRecords(db, LOCAL_TABLE_NAMES.sessions),
+      cutoffs: new DynamoCutoffRecords(tables().db, LOCAL_TABLE_NAMES.sessions),
       clock: { now: () => now },
       random: { uuid: () => `cut-${++draws}`, bytes: (size: number) => Buffer.alloc(size) },
     };
