@@ -128,8 +128,20 @@ function indexKeysChanged(table, before, after) {
 }
 
 /** `attribute_exists(a) AND attribute_not_exists(b) …`: the only condition form the request paths use. */
-function conditionHolds(expression, item) {
+function conditionHolds(expression, item, names = {}, values = {}) {
   for (const term of expression.split(/\s+AND\s+/)) {
+    // An attribute equal to a value: a write conditional on the revision it read.
+    const equals = /^\s*(#?\w+)\s*=\s*(:\w+)\s*$/.exec(term);
+    if (equals) {
+      const name = equals[1].startsWith('#') ? names[equals[1]] : equals[1];
+      if (name === undefined) throw new Unsupported(`bench stub: no name for ${equals[1]}`);
+      if (
+        item === undefined ||
+        JSON.stringify(item[name]) !== JSON.stringify(placeholderValue(values, equals[2]))
+      )
+        return false;
+      continue;
+    }
     const match = /^\s*(attribute_exists|attribute_not_exists)\((\w+)\)\s*$/.exec(term);
     if (!match) throw new Unsupported(`bench stub: unsupported ConditionExpression ${expression}`);
     const present = item !== undefined && item[match[2]] !== undefined;
@@ -223,12 +235,29 @@ const OPERATIONS = {
     checkKey(table, input.Key);
     const key = keyOf(table, input.Key);
     const current = table.items.get(key);
-    if (input.ConditionExpression !== undefined && !conditionHolds(input.ConditionExpression, current)) {
+    if (
+      input.ConditionExpression !== undefined &&
+      !conditionHolds(
+        input.ConditionExpression,
+        current,
+        input.ExpressionAttributeNames,
+        input.ExpressionAttributeValues,
+      )
+    ) {
       throw new ConditionalCheckFailed('The conditional request failed');
     }
-    const set = /^SET\s+(.+)$/.exec(input.UpdateExpression ?? '');
+    // SET a list of assignments, then optionally REMOVE a list of names (a cut-off record's write).
+    const set = /^SET\s+(.+?)(?:\s+REMOVE\s+(.+))?$/.exec(input.UpdateExpression ?? '');
     if (!set) throw new Unsupported(`bench stub: unsupported UpdateExpression ${input.UpdateExpression}`);
     const updated = { ...(current ?? input.Key) };
+    for (const removed of set[2]?.split(',') ?? []) {
+      const token = removed.trim();
+      const name = token.startsWith('#') ? input.ExpressionAttributeNames?.[token] : token;
+      if (name === undefined || table.keys.includes(name)) {
+        throw new Unsupported(`bench stub: unsupported UpdateExpression ${input.UpdateExpression}`);
+      }
+      delete updated[name];
+    }
     for (const assignment of set[1].split(',')) {
       const match = /^\s*(#?\w+)\s*=\s*(:\w+)\s*$/.exec(assignment);
       if (!match) throw new Unsupported(`bench stub: unsupported UpdateExpression ${input.UpdateExpression}`);

@@ -551,6 +551,16 @@ const FLOOR_CALLS: Record<BenchFunction, FloorCall[]> = {
     // The records it wrote, read again (what earlier cut-offs cover need not be counted).
     cutoffRecords(2),
     ...userScopeCandidates(FIXTURE.revokeUser),
+    // The membership of each creator of a counted session (here the key owner alone), read once.
+    {
+      command: 'GetCommand',
+      input: {
+        TableName: TABLE_NAMES.memberships,
+        Key: { orgId: FIXTURE.orgId, userId: FIXTURE.keyOwner },
+        ConsistentRead: true,
+        ProjectionExpression: 'orgId, createdAt',
+      },
+    },
     cutoffBatch([]),
     // The last write of each record, counted.
     ...[0, 1].flatMap((n) => cutoffWrite(n, true)),
