@@ -275,10 +275,12 @@ export interface CutoffRecordStore {
   /**
    * Merges `write` into the record of each scope (`mergeCutoff`: the record stays within
    * CUTOFF_ENTRIES_MAX entries and gets its expiry), whatever the sessions it holds: one conditional
-   * write per scope, read again and merged anew when another write reached the record first. Writing the
-   * same entry again (a retry after a lost answer) leaves the records as they were. Rejects with
+   * write per copy of each scope's record (an embed load reads one copy), read again and merged anew when
+   * another write reached the copy first. It answers only once every write has settled, so once it has
+   * resolved every copy holds the cut-off. Writing the same entry again (a retry after a lost answer, or
+   * after some copies failed) leaves the written copies as they were and completes the rest. Rejects with
    * `CutoffContentionError` when other writes keep reaching a record first, and with
-   * `StorageUnavailableError` when DynamoDB does not answer: some scopes may be written then.
+   * `StorageUnavailableError` when DynamoDB does not answer: some scopes (and copies) may be written then.
    */
   writeCutoff(scopes: readonly CutoffScope[], write: CutoffWrite): Promise<void>;
   /**
@@ -297,6 +299,21 @@ export interface CutoffRecordStore {
    * conditional write; false when a revoke-all wrote the record since (it is bounded already).
    */
   replaceLegacyCutoff(record: CutoffRecord & { coversUntil: number }): Promise<boolean>;
+  /**
+   * Gives every record written before records had copies (one item) all its copies, each holding what
+   * the record holds: operators only (a table scan). Safe to run again and while revoke-alls run.
+   */
+  copyCutoffs(): Promise<CutoffCopying>;
+}
+
+/** What `CutoffRecordStore.copyCutoffs` did. */
+export interface CutoffCopying {
+  /** Records seen (their copy 0). */
+  records: number;
+  /** Copies created, from copy 0. */
+  copiesWritten: number;
+  /** Records left without all their copies (still unbounded, or other writes kept coming first): run again. */
+  unfinished: number;
 }
 
 export interface ApiKeyRepository {

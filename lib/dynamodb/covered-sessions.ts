@@ -38,7 +38,8 @@ export class DynamoCoveredSessions extends DynamoTable implements CoveredSession
   readonly coveredParts = SCOPE_WRITE_SHARDS;
 
   async readCutoffs(scopes: readonly CutoffScope[]): Promise<CutoffRecord[]> {
-    const byId = recordIds(scopes);
+    // Copy 0: the copy whose changes start the logouts (the change feed reads it alone).
+    const byId = recordIds(scopes, 0);
     if (byId.size === 0) return [];
     return recordsOf(await this.batchGetAll([...byId.keys()].map((id) => ({ id }))), byId);
   }
@@ -50,7 +51,7 @@ export class DynamoCoveredSessions extends DynamoTable implements CoveredSession
       {
         db: this.db,
         tableName: this.tableName,
-        readItem: async (id) => (await this.batchGetAll([{ id }]))[0],
+        readItems: (ids) => this.batchGetAll(ids.map((id) => ({ id }))),
       },
       scope,
       until,

@@ -7,7 +7,7 @@
  * the table's TTL attribute. The readers (the embed page's bundle among them) use the functions here
  * that read; only the functions that own a write bundle the rest.
  */
-import { createHash } from 'node:crypto';
+import { createHash, randomInt } from 'node:crypto';
 import { type DynamoDBDocumentClient, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { TTL_ATTRIBUTE } from '#lib/definitions/tables';
 import {
@@ -23,7 +23,7 @@ import {
   parseCutoffScopeKey,
 } from '#lib/domain/cutoffs';
 import { CutoffContentionError } from '#lib/domain/errors';
-import type { CutoffRecordStore } from '#lib/domain/ports';
+import type { CutoffCopying, CutoffRecordStore } from '#lib/domain/ports';
 import { dynamoCall } from './errors';
 import { DynamoTable, type Item } from './table';
 
@@ -47,24 +47,56 @@ export const CUTOFF_WRITE_TRIES = 8;
  */
 const REMOVALS_PER_UPDATE = 100;
 
-/** The id of a scope's cut-off record. */
-export function cutoffId(scope: CutoffScope): string {
-  return cutoffIdOfKey(cutoffScopeKey(scope));
+/**
+ * How many copies of each record are written. DynamoDB serves one item at most 3,000 strongly consistent
+ * reads a second (one partition's limit), and the stage's record (like a hot board's) is read by every
+ * embed load it could cover: each load reads one copy, so a copy takes 1/8 of the loads. The goal is
+ * 10,000 loads a second on one board (docs/scale.md): 1,250 reads a second per copy, under half of what
+ * its partition serves, a margin for an uneven spread and for the other items a partition holds; four
+ * copies would leave 2,500 of 3,000. Every copy holds every cut-off whose write has returned.
+ */
+export const CUTOFF_COPIES = 8;
+/** On every copy but the first: its number (1 to CUTOFF_COPIES - 1). The change feed reads copy 0 only. */
+const COPY = 'cutoffCopy';
+
+/**
+ * The id of one copy of a scope's cut-off record. Copy 0 keeps the id records had before copies existed,
+ * so a record written then is copy 0 of its scope.
+ */
+export function cutoffId(scope: CutoffScope, copy = 0): string {
+  return cutoffIdOfKey(cutoffScopeKey(scope), copy);
 }
 
-export function cutoffIdOfKey(key: string): string {
-  return `${CUTOFF_ID_PREFIX}${createHash('sha256').update(key).digest('hex')}`;
+export function cutoffIdOfKey(key: string, copy = 0): string {
+  const id = `${CUTOFF_ID_PREFIX}${createHash('sha256').update(key).digest('hex')}`;
+  return copy === 0 ? id : `${id}#${copy}`;
 }
 
 /**
- * The distinct scopes by the id of their record. A page of sessions names the same few scopes many times
- * over (nine per session), and each id is a SHA-256: each is hashed once.
+ * The copy an embed load of this session reads: a hash of the session id, so the loads of many sessions
+ * spread evenly over the copies, and one session's loads always read the same one.
  */
-export function recordIds(scopes: readonly CutoffScope[]): Map<string, { scope: CutoffScope; key: string }> {
+export function cutoffCopyOf(sessionId: string): number {
+  return createHash('sha256').update(sessionId).digest().readUInt32BE(0) % CUTOFF_COPIES;
+}
+
+/** A copy for a read that names no single session (a list page, a revoke-all's count): any, at random. */
+export function anyCutoffCopy(): number {
+  return randomInt(CUTOFF_COPIES);
+}
+
+/**
+ * The distinct scopes by the id of their record's copy `copy`. A page of sessions names the same few
+ * scopes many times over (nine per session), and each id is a SHA-256: each is hashed once.
+ */
+export function recordIds(
+  scopes: readonly CutoffScope[],
+  copy: number,
+): Map<string, { scope: CutoffScope; key: string }> {
   const byKey = new Map<string, CutoffScope>();
   for (const scope of scopes) byKey.set(cutoffScopeKey(scope), scope);
   const byId = new Map<string, { scope: CutoffScope; key: string }>();
-  for (const [key, scope] of byKey) byId.set(cutoffIdOfKey(key), { scope, key });
+  for (const [key, scope] of byKey) byId.set(cutoffIdOfKey(key, copy), { scope, key });
   return byId;
 }
 
@@ -141,7 +173,8 @@ function noticeOf(value: unknown): { notice: CutoffNotice } | undefined {
  * Only the change feed reads notices: the page's reads (entriesOf) leave their parsing out of its bundle.
  */
 export function cutoffEntriesOf(item: Item): CutoffEntry[] {
-  if (!isCutoffItem(item)) return [];
+  // The other copies hold the same cut-offs: one call is one event and one fan-out, from copy 0's.
+  if (!isCutoffItem(item) || item[COPY] !== undefined) return [];
   return entriesOf(item).map((entry) => {
     const stored = item[`${ENTRY_PREFIX}${entry.id}`] as Record<string, unknown>;
     return { ...entry, ...(noticeOf(stored.notice) ?? {}) };
@@ -158,8 +191,8 @@ function storedEntry(entry: CutoffEntry): Record<string, unknown> {
 export interface CutoffTable {
   db: DynamoDBDocumentClient;
   tableName: string;
-  /** The record's item as it is now (strongly consistent), or undefined. */
-  readItem(id: string): Promise<Item | undefined>;
+  /** The items with these ids as they are now (strongly consistent); missing ones left out. */
+  readItems(ids: readonly string[]): Promise<Item[]>;
 }
 
 /** A change of a record from the state it was read in: what to set, what to remove. */
@@ -184,6 +217,7 @@ interface RecordChange {
 async function applyChange(
   table: CutoffTable,
   scope: CutoffScope,
+  copy: number,
   item: Item | undefined,
   change: RecordChange,
 ): Promise<boolean> {
@@ -192,6 +226,11 @@ async function applyChange(
   const names: Record<string, string> = { '#rev': REVISION, '#ttl': TTL_ATTRIBUTE };
   const values: Record<string, unknown> = { ':scope': cutoffScopeKey(scope), ':next': (revision ?? 0) + 1 };
   const sets = ['cutoffScope = :scope', '#rev = :next'];
+  if (copy > 0) {
+    names['#copy'] = COPY;
+    values[':copy'] = copy;
+    sets.push('#copy = :copy');
+  }
   change.set.forEach((entry, i) => {
     names[`#s${i}`] = `${ENTRY_PREFIX}${entry.id}`;
     values[`:s${i}`] = storedEntry(entry);
@@ -232,7 +271,7 @@ async function applyChange(
         ? 'attribute_exists(id) AND attribute_not_exists(#rev)'
         : '#rev = :rev';
   const written = await conditional(table, {
-    Key: { id: cutoffId(scope) },
+    Key: { id: cutoffId(scope, copy) },
     UpdateExpression: `SET ${sets.join(', ')}${removes.length > 0 ? ` REMOVE ${removes.join(', ')}` : ''}`,
     ConditionExpression: condition,
     ExpressionAttributeNames: names,
@@ -248,7 +287,7 @@ async function applyChange(
       more[`#r${i}`] = `${ENTRY_PREFIX}${id}`;
     });
     const ok = await conditional(table, {
-      Key: { id: cutoffId(scope) },
+      Key: { id: cutoffId(scope, copy) },
       UpdateExpression: `SET #rev = :next REMOVE ${ids.map((_, i) => `#r${i}`).join(', ')}`,
       ConditionExpression: '#rev = :rev',
       ExpressionAttributeNames: more,
@@ -280,25 +319,91 @@ function chunks<T>(items: readonly T[], size: number): T[][] {
 }
 
 /**
- * Reads the record, computes its change, writes it conditionally; again from the read when another write
- * came first, up to CUTOFF_WRITE_TRIES times. `changeOf` answers undefined when the record needs no change.
+ * Reads copy `copy` of the record, computes its change, writes it conditionally; again from the read when
+ * another write came first, up to CUTOFF_WRITE_TRIES times. `changeOf` answers undefined when the record
+ * needs no change. With `seed`, a copy that does not exist yet starts from copy 0 as it is (read in the
+ * same request): a record written before copies existed, or a write that reached copy 0 and not this one
+ * (its answer an error, the call retried), reaches every copy whole.
  */
 async function updateRecord(
   table: CutoffTable,
   scope: CutoffScope,
+  copy: number,
   changeOf: (record: CutoffRecord | undefined, item: Item | undefined) => RecordChange | undefined,
+  options: { seed: boolean },
 ): Promise<boolean> {
+  const id = cutoffId(scope, copy);
+  const primaryId = cutoffId(scope);
+  const seeds = options.seed && copy > 0;
   for (let tries = 0; tries < CUTOFF_WRITE_TRIES; tries++) {
-    const found = await table.readItem(cutoffId(scope));
-    // A record under this id for another scope is a hash collision: never taken as this scope's.
-    const item = found && found.cutoffScope === cutoffScopeKey(scope) ? found : undefined;
-    if (found && !item) throw new Error('a cut-off record id names two scopes');
-    const change = changeOf(item && recordOf(item, scope), item);
+    const items = await table.readItems(seeds ? [id, primaryId] : [id]);
+    const item = ofScope(
+      items.find((found) => found.id === id),
+      scope,
+    );
+    const primary =
+      seeds && !item
+        ? ofScope(
+            items.find((found) => found.id === primaryId),
+            scope,
+          )
+        : undefined;
+    // Only a bounded copy 0 seeds another: one from before records were bounded is compacted first.
+    if (primary && legacyRecordOf(primary)) return false;
+    const base = item ?? primary;
+    const record = base && recordOf(base, scope);
+    const change = changeOf(record, base);
+    if (primary && record) {
+      // The copy is created whole: copy 0's cut-offs with this change applied.
+      if (await applyChange(table, scope, copy, undefined, seededChange(record, primary, change)))
+        return true;
+      continue;
+    }
     if (!change) return true;
-    if (await applyChange(table, scope, item, change)) return true;
+    if (await applyChange(table, scope, copy, item, change)) return true;
   }
   return false;
 }
+
+/** The item, when it is the record of `scope`: a record under its id for another scope is a hash collision. */
+function ofScope(found: Item | undefined, scope: CutoffScope): Item | undefined {
+  if (found && found.cutoffScope !== cutoffScopeKey(scope))
+    throw new Error('a cut-off record id names two scopes');
+  return found;
+}
+
+/** The change that creates a copy whole from copy 0's `record` (item `primary`) and `change` on it. */
+function seededChange(record: CutoffRecord, primary: Item, change: RecordChange | undefined): RecordChange {
+  const entries = new Map(record.entries.map((entry) => [entry.id, entry]));
+  for (const id of change?.remove ?? []) entries.delete(id);
+  for (const { id, until } of change?.until ?? []) {
+    const entry = entries.get(id);
+    if (!entry) continue;
+    const { until: _was, ...rest } = entry;
+    entries.set(id, until === undefined ? rest : { ...rest, until });
+  }
+  for (const entry of change?.set ?? []) entries.set(entry.id, entry);
+  const ttl = primary[TTL_ATTRIBUTE];
+  return {
+    set: [...entries.values()],
+    remove: [],
+    coversUntil: change ? change.coversUntil : record.coversUntil,
+    expiry: change ? change.expiry : typeof ttl === 'number' ? ttl : undefined,
+  };
+}
+
+/**
+ * Applies `write` to every copy of the record of each scope, each copy on its own; answers once every
+ * write has settled, so nothing of a call is still in flight when it answers, and with the first failure
+ * when any failed (a retry converges: every copy merges the same entry).
+ */
+async function settleAll(writes: ReadonlyArray<Promise<unknown>>): Promise<void> {
+  const results = await Promise.allSettled(writes);
+  const failed = results.find((result): result is PromiseRejectedResult => result.status === 'rejected');
+  if (failed) throw failed.reason;
+}
+
+const COPY_NUMBERS = Array.from({ length: CUTOFF_COPIES }, (_, copy) => copy);
 
 /** Merges `write` into the record of `scope` (`mergeCutoff`), conditionally; see `writeCutoff`. */
 export async function writeCutoffRecord(
@@ -306,65 +411,124 @@ export async function writeCutoffRecord(
   scope: CutoffScope,
   write: CutoffWrite,
 ): Promise<void> {
-  const written = await updateRecord(table, scope, (record, item) => {
-    const merged = mergeCutoff(record, write);
-    const expiry = cutoffRecordExpiry(merged);
-    const unchanged =
-      merged.written.length === 0 &&
-      merged.dropped.length === 0 &&
-      merged.coversUntil === record?.coversUntil &&
-      expiry === (typeof item?.[TTL_ATTRIBUTE] === 'number' ? item[TTL_ATTRIBUTE] : undefined);
-    if (unchanged) return undefined;
-    return {
-      set: merged.written.filter((entry) => entry.id === write.entry.id),
-      until: merged.written
-        .filter((entry) => entry.id !== write.entry.id)
-        .map((entry) => ({ id: entry.id, until: entry.until })),
-      remove: merged.dropped,
-      coversUntil: merged.coversUntil,
-      expiry,
-    };
-  });
+  await settleAll(COPY_NUMBERS.map((copy) => writeCutoffCopy(table, scope, copy, write)));
+}
+
+async function writeCutoffCopy(
+  table: CutoffTable,
+  scope: CutoffScope,
+  copy: number,
+  write: CutoffWrite,
+): Promise<void> {
+  const written = await updateRecord(
+    table,
+    scope,
+    copy,
+    (record, item) => {
+      const merged = mergeCutoff(record, write);
+      const expiry = cutoffRecordExpiry(merged);
+      const unchanged =
+        merged.written.length === 0 &&
+        merged.dropped.length === 0 &&
+        merged.coversUntil === record?.coversUntil &&
+        expiry === (typeof item?.[TTL_ATTRIBUTE] === 'number' ? item[TTL_ATTRIBUTE] : undefined);
+      if (unchanged) return undefined;
+      return {
+        set: merged.written.filter((entry) => entry.id === write.entry.id),
+        until: merged.written
+          .filter((entry) => entry.id !== write.entry.id)
+          .map((entry) => ({ id: entry.id, until: entry.until })),
+        remove: merged.dropped,
+        coversUntil: merged.coversUntil,
+        expiry,
+      };
+    },
+    { seed: true },
+  );
   if (!written) throw new CutoffContentionError();
 }
 
-/** Removes one entry from the record of `scope`, where it is; see `removeCutoffEntry`. */
+/** Removes one entry from every copy of the record of `scope`, where it is; see `removeCutoffEntry`. */
 export async function removeCutoffRecordEntry(
   table: CutoffTable,
   scope: CutoffScope,
   entryId: string,
   now: string,
 ): Promise<void> {
-  const removed = await updateRecord(table, scope, (record) => {
-    if (!record?.entries.some((entry) => entry.id === entryId)) return undefined;
-    const entries = record.entries.filter((entry) => entry.id !== entryId);
-    // A record left with nothing covers nothing: it may go at once.
-    const expiry =
-      entries.length === 0
-        ? epochSecondsOf(now)
-        : cutoffRecordExpiry({
-            entries,
-            ...(record.coversUntil !== undefined ? { coversUntil: record.coversUntil } : {}),
-          });
-    return { set: [], remove: [entryId], coversUntil: record.coversUntil, expiry };
-  });
+  await settleAll(COPY_NUMBERS.map((copy) => removeCutoffCopyEntry(table, scope, copy, entryId, now)));
+}
+
+async function removeCutoffCopyEntry(
+  table: CutoffTable,
+  scope: CutoffScope,
+  copy: number,
+  entryId: string,
+  now: string,
+): Promise<void> {
+  const removed = await updateRecord(
+    table,
+    scope,
+    copy,
+    (record) => {
+      if (!record?.entries.some((entry) => entry.id === entryId)) return undefined;
+      const entries = record.entries.filter((entry) => entry.id !== entryId);
+      // A record left with nothing covers nothing: it may go at once.
+      const expiry =
+        entries.length === 0
+          ? epochSecondsOf(now)
+          : cutoffRecordExpiry({
+              entries,
+              ...(record.coversUntil !== undefined ? { coversUntil: record.coversUntil } : {}),
+            });
+      return { set: [], remove: [entryId], coversUntil: record.coversUntil, expiry };
+    },
+    { seed: false },
+  );
   if (!removed) throw new CutoffContentionError();
 }
 
 /**
- * Raises the record's known expiry to `until` when lower (and its TTL, when every cut-off it holds was
- * counted); a record that is gone stays gone. False when other writes kept reaching it first.
+ * Raises the known expiry of every copy of the record to `until` when lower (and its TTL, when every
+ * cut-off it holds was counted), so no copy expires before the sessions it covers; a copy that is gone
+ * stays gone. False when other writes kept reaching a copy first.
  */
 export async function extendCutoffRecordExpiry(
   table: CutoffTable,
   scope: CutoffScope,
   until: number,
 ): Promise<boolean> {
-  return updateRecord(table, scope, (record) => {
-    if (!record || (record.coversUntil !== undefined && record.coversUntil >= until)) return undefined;
-    const extended = { entries: record.entries, coversUntil: until };
-    return { set: [], remove: [], coversUntil: until, expiry: cutoffRecordExpiry(extended) };
-  });
+  const extended = await Promise.all(
+    COPY_NUMBERS.map((copy) =>
+      updateRecord(
+        table,
+        scope,
+        copy,
+        (record) => {
+          if (!record || (record.coversUntil !== undefined && record.coversUntil >= until)) return undefined;
+          const longer = { entries: record.entries, coversUntil: until };
+          return { set: [], remove: [], coversUntil: until, expiry: cutoffRecordExpiry(longer) };
+        },
+        { seed: false },
+      ),
+    ),
+  );
+  return extended.every(Boolean);
+}
+
+/**
+ * Creates the copies a record written before copies existed lacks (it is copy 0 alone), each from copy 0
+ * as it is then; a copy that exists already holds copy 0's cut-offs (its first write started from them).
+ * Answers how many copies it created; false when other writes kept reaching one first, or when copy 0 is
+ * still unbounded (compacted first: `replaceLegacyCutoffRecord`).
+ */
+export async function copyCutoffRecord(table: CutoffTable, scope: CutoffScope): Promise<number | false> {
+  const ids = COPY_NUMBERS.map((copy) => cutoffId(scope, copy));
+  const present = new Set((await table.readItems(ids)).map((item) => String(item.id)));
+  const missing = COPY_NUMBERS.filter((copy) => copy > 0 && !present.has(ids[copy] as string));
+  const done = await Promise.all(
+    missing.map((copy) => updateRecord(table, scope, copy, () => undefined, { seed: true })),
+  );
+  return done.every(Boolean) ? missing.length : false;
 }
 
 /**
@@ -430,11 +594,30 @@ export async function replaceLegacyCutoffRecord(
  */
 export class DynamoCutoffRecords extends DynamoTable implements CutoffRecordStore {
   async writeCutoff(scopes: readonly CutoffScope[], write: CutoffWrite): Promise<void> {
-    await Promise.all(scopes.map((scope) => writeCutoffRecord(this.table(), scope, write)));
+    await settleAll(scopes.map((scope) => writeCutoffRecord(this.table(), scope, write)));
   }
 
   async removeCutoffEntry(scopes: readonly CutoffScope[], entryId: string, now: string): Promise<void> {
-    await Promise.all(scopes.map((scope) => removeCutoffRecordEntry(this.table(), scope, entryId, now)));
+    await settleAll(scopes.map((scope) => removeCutoffRecordEntry(this.table(), scope, entryId, now)));
+  }
+
+  async copyCutoffs(): Promise<CutoffCopying> {
+    // Operators only: a scan of the records' copies 0 (every record has one; only they lack `cutoffCopy`).
+    const items = await this.scanAll({
+      FilterExpression: 'attribute_exists(cutoffScope) AND attribute_not_exists(#copy)',
+      ExpressionAttributeNames: { '#copy': COPY },
+      ProjectionExpression: 'id, cutoffScope',
+    });
+    const done: CutoffCopying = { records: 0, copiesWritten: 0, unfinished: 0 };
+    for (const item of items) {
+      const scope = typeof item.cutoffScope === 'string' ? parseCutoffScopeKey(item.cutoffScope) : undefined;
+      if (!scope || item.id !== cutoffId(scope)) continue;
+      done.records += 1;
+      const written = await copyCutoffRecord(this.table(), scope);
+      if (written === false) done.unfinished += 1;
+      else done.copiesWritten += written;
+    }
+    return done;
   }
 
   async legacyCutoffs(): Promise<CutoffRecord[]> {
@@ -456,7 +639,7 @@ export class DynamoCutoffRecords extends DynamoTable implements CutoffRecordStor
     return {
       db: this.db,
       tableName: this.tableName,
-      readItem: async (id) => (await this.batchGetAll([{ id }]))[0],
+      readItems: (ids) => this.batchGetAll(ids.map((id) => ({ id }))),
     };
   }
 }

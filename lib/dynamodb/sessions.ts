@@ -25,7 +25,7 @@ import type {
 } from '#lib/domain/ports';
 import type { Revocation, SessionBinding, StoredSession } from '#lib/domain/session';
 import { legacyTenant, parseTenant } from '#lib/domain/tenant';
-import { isCutoffItem, recordIds, recordsOf } from './cutoff-records';
+import { anyCutoffCopy, cutoffCopyOf, isCutoffItem, recordIds, recordsOf } from './cutoff-records';
 import { dynamoCall } from './errors';
 import { conditionalWrite, DynamoTable, type Item, optionalStringOf } from './table';
 
@@ -79,7 +79,8 @@ export class DynamoSessionRepository extends DynamoTable implements SessionRepos
   }
 
   async getCovered(match: TokenMatch): Promise<StoredSession | undefined> {
-    const byId = recordIds(cutoffScopesOf(match));
+    // One copy of each record: the one this session's loads read, so no copy takes them all.
+    const byId = recordIds(cutoffScopesOf(match), cutoffCopyOf(match.id));
     const items = await this.batchGetAll([{ id: match.id }, ...[...byId.keys()].map((id) => ({ id }))]);
     const item = items.find((candidate) => candidate.id === match.id);
     if (!item) return undefined;
@@ -87,7 +88,7 @@ export class DynamoSessionRepository extends DynamoTable implements SessionRepos
   }
 
   async readCutoffs(scopes: readonly CutoffScope[]): Promise<CutoffRecord[]> {
-    const byId = recordIds(scopes);
+    const byId = recordIds(scopes, anyCutoffCopy());
     if (byId.size === 0) return [];
     const items = await this.batchGetAll([...byId.keys()].map((id) => ({ id })));
     return recordsOf(items, byId);

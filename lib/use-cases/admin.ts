@@ -32,6 +32,7 @@ import type {
   ApiKeyRepository,
   BoardRepository,
   Clock,
+  CutoffCopying,
   CutoffRecordStore,
   KeyThrottling,
   MembershipRepository,
@@ -636,6 +637,8 @@ export interface CutoffCompaction {
   skipped: number;
   entriesBefore: number;
   entriesAfter: number;
+  /** Then every record given all its copies (`CutoffRecordStore.copyCutoffs`). */
+  copies: CutoffCopying;
 }
 
 /**
@@ -648,6 +651,9 @@ export interface CutoffCompaction {
  * board's, a user id's, the stage's) are also made bounded by their next revoke-all; those of the scopes
  * no longer written (an organization's and a board-and-user's, with member lists) only by this. Safe to
  * run again, and while revoke-alls run: a record a revoke-all wrote since is left to that write.
+ * Then every record written before records had copies (one item) gets its copies, holding what it
+ * holds: an embed load reads one copy of each record (docs/architecture.md), so until this has run a
+ * cut-off from before the upgrade covers only the loads that read copy 0.
  */
 export async function compactLegacyCutoffs(deps: OperateSessionsDeps): Promise<CutoffCompaction> {
   const now = epochSecondsOf(deps.clock.now().toISOString());
@@ -668,6 +674,7 @@ export async function compactLegacyCutoffs(deps: OperateSessionsDeps): Promise<C
     skipped: 0,
     entriesBefore: 0,
     entriesAfter: 0,
+    copies: { records: 0, copiesWritten: 0, unfinished: 0 },
   };
   for (const record of records) {
     // Expiring now when nothing it covers is alive any more.
@@ -685,6 +692,8 @@ export async function compactLegacyCutoffs(deps: OperateSessionsDeps): Promise<C
       done.skipped += 1;
     }
   }
+  // After the compaction: a copy is made of the bounded record.
+  done.copies = await deps.cutoffs.copyCutoffs();
   return done;
 }
 

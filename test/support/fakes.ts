@@ -246,6 +246,12 @@ export class FakeSessions implements Ports.SessionRepository, Ports.CoveredSessi
     return true;
   }
 
+  /** The fake keeps one record per scope: there are no copies to make. */
+  async copyCutoffs(): Promise<Ports.CutoffCopying> {
+    this.calls.push('copyCutoffs');
+    return { records: this.cutoffs.size, copiesWritten: 0, unfinished: 0 };
+  }
+
   async extendCutoffExpiry(scope: Cutoffs.CutoffScope, until: number): Promise<void> {
     this.calls.push('extendCutoffExpiry');
     const record = this.cutoffs.get(Cutoffs.cutoffScopeKey(scope));

@@ -1,12 +1,19 @@
 import { createHash } from 'node:crypto';
 import { QueryCommand as WireQueryCommand } from '@aws-sdk/client-dynamodb';
 import { BatchGetCommand, GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { SESSION_TOKEN_INDEX } from '#lib/definitions/tables';
 import type { CutoffScope } from '#lib/domain/cutoffs';
 import { CutoffContentionError, StorageUnavailableError } from '#lib/domain/errors';
 import type { StoredSession } from '#lib/domain/session';
-import { CUTOFF_WRITE_TRIES, DynamoCutoffRecords } from '#lib/dynamodb/cutoff-records';
+import { DynamoCoveredSessions } from '#lib/dynamodb/covered-sessions';
+import {
+  CUTOFF_COPIES,
+  CUTOFF_WRITE_TRIES,
+  cutoffCopyOf,
+  cutoffId,
+  DynamoCutoffRecords,
+} from '#lib/dynamodb/cutoff-records';
 import {
   DynamoSessionRepository,
   SCOPE_WRITE_SHARDS,
@@ -671,124 +678,323 @@ describe('DynamoSessionRepository.revoke', () => {
 describe('cut-off records in the sessions table: DynamoCutoffRecords writes them, DynamoSessionRepository reads them', () => {
   const ENTRY = { id: 'cut-1', at: '2026-01-03T00:00:00.000Z', byUserId: 'owner-1', byKeyId: 'key_1' };
   const NOW = ENTRY.at;
-  const cutoffId = (key: unknown[]) => `cutoff#${sha256(JSON.stringify(key))}`;
+  const copyId = (key: unknown[], copy: number) =>
+    `cutoff#${sha256(JSON.stringify(key))}${copy === 0 ? '' : `#${copy}`}`;
   const CREATOR: CutoffScope = { kind: 'creatorUser', creatorUserId: 'owner-1', userId: 'u' };
   const CREATOR_KEY = ['creatorUser', 'owner-1', 'u'];
-  const record = (key: unknown[], fields: Record<string, unknown>) => ({
-    id: cutoffId(key),
+  const COPIES = Array.from({ length: CUTOFF_COPIES }, (_, copy) => copy);
+  /** Copy `copy` of a record as stored: copies but the first carry their number. */
+  const record = (key: unknown[], fields: Record<string, unknown>, copy = 0) => ({
+    id: copyId(key, copy),
     cutoffScope: JSON.stringify(key),
+    ...(copy > 0 ? { cutoffCopy: copy } : {}),
     ...fields,
   });
+  /** Answers each BatchGetItem with the stored items it asks for (`stored(id)`, undefined: none). */
+  const answerReads = (stored: (id: string, read: number) => Record<string, unknown> | undefined) => {
+    const reads = new Map<string, number>();
+    ddb.on(BatchGetCommand).callsFake((input) => {
+      const keys = (input.RequestItems['sessions-t']?.Keys ?? []) as Array<{ id: string }>;
+      return {
+        Responses: {
+          'sessions-t': keys.flatMap(({ id }) => {
+            const read = reads.get(id) ?? 0;
+            reads.set(id, read + 1);
+            const item = stored(id, read);
+            return item ? [item] : [];
+          }),
+        },
+      };
+    });
+  };
+  const updates = () => ddb.commandCalls(UpdateCommand).map((call) => call.args[0].input);
+  const updatedIds = () => updates().map((input) => String(input.Key?.id));
 
-  it('writes each scope’s record with one update conditional on the revision it read, the entry named after its id', async () => {
-    ddb.on(BatchGetCommand).resolves({ Responses: { 'sessions-t': [] } });
+  it('picks the copy an embed load reads by a hash of the session id: always the same, spread evenly', () => {
+    expect(cutoffCopyOf(SESSION.id)).toBe(cutoffCopyOf(SESSION.id));
+    const loads = new Array<number>(CUTOFF_COPIES).fill(0);
+    for (let i = 0; i < 8_000; i++) {
+      const copy = cutoffCopyOf(`3f2c1e0a-0000-4000-8000-${String(i).padStart(12, '0')}`);
+      expect(Number.isInteger(copy) && copy >= 0 && copy < CUTOFF_COPIES).toBe(true);
+      loads[copy] = (loads[copy] ?? 0) + 1;
+    }
+    // 1,000 a copy on average: no copy takes more than an eighth and a little of the loads.
+    for (const count of loads) expect(count).toBeGreaterThan(900);
+    for (const count of loads) expect(count).toBeLessThan(1_100);
+  });
+
+  it('gives each copy its own id, copy 0 the id a record had before copies existed', () => {
+    expect(COPIES.map((copy) => cutoffId(CREATOR, copy))).toEqual(
+      COPIES.map((copy) => copyId(CREATOR_KEY, copy)),
+    );
+    expect(new Set(COPIES.map((copy) => cutoffId(CREATOR, copy))).size).toBe(CUTOFF_COPIES);
+    expect(cutoffId(CREATOR)).toBe(`cutoff#${sha256(JSON.stringify(CREATOR_KEY))}`);
+  });
+
+  it('writes every copy of each scope’s record with one update conditional on the revision it read, the entry named after its id', async () => {
+    answerReads(() => undefined);
     ddb.on(UpdateCommand).resolves({});
     await cutoffRecords.writeCutoff([CREATOR], { entry: ENTRY, now: NOW });
-    const read = ddb.commandCalls(BatchGetCommand)[0]?.args[0].input.RequestItems?.['sessions-t'];
-    expect(read).toMatchObject({ Keys: [{ id: cutoffId(CREATOR_KEY) }], ConsistentRead: true });
-    expect(ddb.commandCalls(UpdateCommand).map((call) => call.args[0].input)).toEqual([
-      {
+    // Copy 0 alone read for copy 0; copy 0 with each other copy, which starts from it when it is new.
+    const reads = ddb
+      .commandCalls(BatchGetCommand)
+      .map((call) => call.args[0].input.RequestItems?.['sessions-t']);
+    expect(reads.every((read) => read?.ConsistentRead === true)).toBe(true);
+    expect(reads.map((read) => read?.Keys).sort((a, b) => (a?.length ?? 0) - (b?.length ?? 0))[0]).toEqual([
+      { id: copyId(CREATOR_KEY, 0) },
+    ]);
+    expect(updatedIds().sort()).toEqual(COPIES.map((copy) => copyId(CREATOR_KEY, copy)).sort());
+    const entry = { at: ENTRY.at, byUserId: 'owner-1', byKeyId: 'key_1' };
+    for (const copy of COPIES) {
+      const input = updates().find((update) => update.Key?.id === copyId(CREATOR_KEY, copy));
+      expect(input).toEqual({
         TableName: 'sessions-t',
-        Key: { id: cutoffId(CREATOR_KEY) },
+        Key: { id: copyId(CREATOR_KEY, copy) },
         // Uncounted: the record has no TTL until a count tells how long its sessions live.
-        UpdateExpression: 'SET cutoffScope = :scope, #rev = :next, #s0 = :s0 REMOVE #ttl',
+        UpdateExpression:
+          copy === 0
+            ? 'SET cutoffScope = :scope, #rev = :next, #s0 = :s0 REMOVE #ttl'
+            : 'SET cutoffScope = :scope, #rev = :next, #copy = :copy, #s0 = :s0 REMOVE #ttl',
         ConditionExpression: 'attribute_not_exists(id)',
-        ExpressionAttributeNames: { '#rev': 'cutoffRevision', '#ttl': 'ttl', '#s0': 'entry:cut-1' },
+        ExpressionAttributeNames: {
+          '#rev': 'cutoffRevision',
+          '#ttl': 'ttl',
+          '#s0': 'entry:cut-1',
+          ...(copy === 0 ? {} : { '#copy': 'cutoffCopy' }),
+        },
         ExpressionAttributeValues: {
           ':scope': JSON.stringify(CREATOR_KEY),
           ':next': 1,
-          ':s0': { at: ENTRY.at, byUserId: 'owner-1', byKeyId: 'key_1' },
-        },
-      },
-    ]);
-  });
-
-  it('reads again and merges anew when another write reached the record first, and sets its TTL once counted', async () => {
-    const theirs = { at: '2026-01-02T00:00:00.000Z', byUserId: 'other', byKeyId: null, until: 1_800_000_000 };
-    ddb
-      .on(BatchGetCommand)
-      .resolvesOnce({ Responses: { 'sessions-t': [] } })
-      .resolves({
-        Responses: {
-          'sessions-t': [
-            record(CREATOR_KEY, {
-              cutoffRevision: 4,
-              cutoffCoversUntil: 1_800_000_000,
-              'entry:theirs': theirs,
-            }),
-          ],
+          ':s0': entry,
+          ...(copy === 0 ? {} : { ':copy': copy }),
         },
       });
-    ddb.on(UpdateCommand).rejectsOnce(dynamoErrors.conditionFailed()).resolves({});
+    }
+  });
+
+  it('answers only once every copy is written: not while one copy’s write is still in flight', async () => {
+    answerReads(() => undefined);
+    let release: () => void = () => undefined;
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    ddb.on(UpdateCommand).callsFake(async (input) => {
+      if (input.Key.id === copyId(CREATOR_KEY, 5)) await held;
+      return {};
+    });
+    let answered = false;
+    const writing = cutoffRecords.writeCutoff([CREATOR], { entry: ENTRY, now: NOW }).then(() => {
+      answered = true;
+    });
+    await vi.waitFor(() => expect(updates()).toHaveLength(CUTOFF_COPIES));
+    // Seven copies written, the sixth's answer held back: the call has not answered.
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(answered).toBe(false);
+    release();
+    await writing;
+    expect(answered).toBe(true);
+  });
+
+  it('fails as it does today when one copy’s write fails, after the others settled; its retry writes only what is missing', async () => {
+    const written = new Map<string, Record<string, unknown>>();
+    answerReads((id) => written.get(id));
+    let failing = true;
+    let inFlight = 0;
+    ddb.on(UpdateCommand).callsFake(async (input) => {
+      // Copy 3 fails at once; the others answer a few turns later.
+      if (failing && input.Key.id === copyId(CREATOR_KEY, 3)) throw dynamoErrors.throttled();
+      inFlight += 1;
+      for (let turn = 0; turn < 3; turn++) await new Promise((resolve) => setImmediate(resolve));
+      inFlight -= 1;
+      const copy = COPIES.find((n) => copyId(CREATOR_KEY, n) === input.Key.id) ?? 0;
+      written.set(
+        input.Key.id,
+        record(
+          CREATOR_KEY,
+          { cutoffRevision: 1, 'entry:cut-1': input.ExpressionAttributeValues[':s0'] },
+          copy,
+        ),
+      );
+      return {};
+    });
+    await expect(cutoffRecords.writeCutoff([CREATOR], { entry: ENTRY, now: NOW })).rejects.toBeInstanceOf(
+      StorageUnavailableError,
+    );
+    // Nothing of the call is still on its way when it answers.
+    expect(inFlight).toBe(0);
+    expect([...written.keys()]).not.toContain(copyId(CREATOR_KEY, 3));
+    expect(written.size).toBe(CUTOFF_COPIES - 1);
+    failing = false;
+    ddb.resetHistory();
+    await cutoffRecords.writeCutoff([CREATOR], { entry: ENTRY, now: NOW });
+    // The same entry again: the copies that hold it are left as they are; the missing one is written.
+    expect(updatedIds()).toEqual([copyId(CREATOR_KEY, 3)]);
+    expect(written.size).toBe(CUTOFF_COPIES);
+  });
+
+  it('creates a copy that does not exist yet from copy 0, with copy 0’s cut-offs and the write’s', async () => {
+    const theirs = { at: '2026-01-02T00:00:00.000Z', byUserId: 'other', byKeyId: null, until: 1_800_000_000 };
+    answerReads((id) =>
+      id === copyId(CREATOR_KEY, 0)
+        ? record(CREATOR_KEY, { cutoffRevision: 7, cutoffCoversUntil: 1_800_000_000, 'entry:theirs': theirs })
+        : undefined,
+    );
+    ddb.on(UpdateCommand).resolves({});
+    await cutoffRecords.writeCutoff([CREATOR], { entry: ENTRY, now: NOW });
+    const copy2 = updates().find((input) => input.Key?.id === copyId(CREATOR_KEY, 2));
+    expect(copy2?.ConditionExpression).toBe('attribute_not_exists(id)');
+    expect(copy2?.ExpressionAttributeValues).toMatchObject({ ':next': 1, ':copy': 2, ':cu': 1_800_000_000 });
+    expect(Object.values(copy2?.ExpressionAttributeNames ?? {})).toEqual(
+      expect.arrayContaining(['entry:theirs', 'entry:cut-1']),
+    );
+    // Copy 0 itself is updated on the revision it read.
+    const copy0 = updates().find((input) => input.Key?.id === copyId(CREATOR_KEY, 0));
+    expect(copy0).toMatchObject({
+      ConditionExpression: '#rev = :rev',
+      ExpressionAttributeValues: { ':rev': 7 },
+    });
+  });
+
+  it('reads again and merges anew when another write reached a copy first, and sets its TTL once counted', async () => {
+    const theirs = { at: '2026-01-02T00:00:00.000Z', byUserId: 'other', byKeyId: null, until: 1_800_000_000 };
+    answerReads((id, read) => {
+      const copy = COPIES.find((n) => copyId(CREATOR_KEY, n) === id) ?? 0;
+      // Each copy: none at first read, then another write's.
+      return read === 0
+        ? undefined
+        : record(
+            CREATOR_KEY,
+            { cutoffRevision: 4, cutoffCoversUntil: 1_800_000_000, 'entry:theirs': theirs },
+            copy,
+          );
+    });
+    const tried = new Set<string>();
+    ddb.on(UpdateCommand).callsFake(async (input) => {
+      if (tried.has(input.Key.id)) return {};
+      tried.add(input.Key.id);
+      throw dynamoErrors.conditionFailed();
+    });
     await cutoffRecords.writeCutoff([CREATOR], {
       entry: { ...ENTRY, until: 1_900_000_000 },
       countedThrough: '2026-01-02T12:00:00.000Z',
       now: NOW,
     });
-    const [, second] = ddb.commandCalls(UpdateCommand).map((call) => call.args[0].input);
+    const second = updates().filter((input) => input.Key?.id === copyId(CREATOR_KEY, 0))[1];
     expect(second).toMatchObject({
       UpdateExpression: 'SET cutoffScope = :scope, #rev = :next, #s0 = :s0, #cu = :cu, #ttl = :ttl',
       ConditionExpression: '#rev = :rev',
       ExpressionAttributeValues: { ':rev': 4, ':next': 5, ':cu': 1_900_000_000, ':ttl': 1_900_000_000 },
     });
+    expect(updates()).toHaveLength(2 * CUTOFF_COPIES);
   });
 
-  it('gives up with a retryable CutoffContentionError when other writes keep reaching the record first', async () => {
+  it('gives up with a retryable CutoffContentionError when other writes keep reaching a copy first', async () => {
     ddb.on(BatchGetCommand).resolves({ Responses: { 'sessions-t': [] } });
     ddb.on(UpdateCommand).rejects(dynamoErrors.conditionFailed());
     await expect(cutoffRecords.writeCutoff([CREATOR], { entry: ENTRY, now: NOW })).rejects.toBeInstanceOf(
       CutoffContentionError,
     );
-    expect(ddb.commandCalls(UpdateCommand)).toHaveLength(CUTOFF_WRITE_TRIES);
+    expect(ddb.commandCalls(UpdateCommand)).toHaveLength(CUTOFF_WRITE_TRIES * CUTOFF_COPIES);
   });
 
-  it('writes nothing when the record holds the entry already (the same write retried)', async () => {
-    ddb.on(BatchGetCommand).resolves({
-      Responses: {
-        'sessions-t': [
-          record(CREATOR_KEY, {
-            cutoffRevision: 1,
-            'entry:cut-1': { at: ENTRY.at, byUserId: 'owner-1', byKeyId: 'key_1' },
-          }),
-        ],
-      },
+  it('writes nothing when every copy holds the entry already (the same write retried)', async () => {
+    answerReads((id) => {
+      const copy = COPIES.find((n) => copyId(CREATOR_KEY, n) === id);
+      return copy === undefined
+        ? undefined
+        : record(
+            CREATOR_KEY,
+            { cutoffRevision: 1, 'entry:cut-1': { at: ENTRY.at, byUserId: 'owner-1', byKeyId: 'key_1' } },
+            copy,
+          );
     });
     await cutoffRecords.writeCutoff([CREATOR], { entry: ENTRY, now: NOW });
     expect(ddb.commandCalls(UpdateCommand)).toHaveLength(0);
   });
 
-  it('reads a session and its nine possible records in one consistent BatchGetItem, a legacy record’s creators honoured', async () => {
+  it('raises the expiry of every copy, so none expires before the sessions it covers', async () => {
+    const entry = { at: ENTRY.at, byUserId: 'owner-1', byKeyId: 'key_1', until: 1_800_000_000 };
+    answerReads((id) => {
+      const copy = COPIES.find((n) => copyId(CREATOR_KEY, n) === id);
+      return copy === undefined
+        ? undefined
+        : record(
+            CREATOR_KEY,
+            { cutoffRevision: 2, cutoffCoversUntil: 1_800_000_000, 'entry:cut-1': entry },
+            copy,
+          );
+    });
+    ddb.on(UpdateCommand).resolves({});
+    await new DynamoCoveredSessions(db, 'sessions-t').extendCutoffExpiry(CREATOR, 1_900_000_000);
+    expect(updatedIds().sort()).toEqual(COPIES.map((copy) => copyId(CREATOR_KEY, copy)).sort());
+    for (const input of updates())
+      expect(input.ExpressionAttributeValues).toMatchObject({ ':cu': 1_900_000_000 });
+  });
+
+  const match = {
+    id: SESSION.id,
+    boardId: SESSION.boardId,
+    orgId: SESSION.orgId,
+    userId: SESSION.userId,
+    createdByUserId: SESSION.createdByUserId,
+    createdByKeyId: SESSION.createdByKeyId,
+  };
+
+  it('reads a session and one copy of each of its nine possible records in one consistent BatchGetItem, a legacy record’s creators honoured', async () => {
+    const copy = cutoffCopyOf(SESSION.id);
     ddb.on(BatchGetCommand).resolves({
       Responses: {
         'sessions-t': [
           STORED_ITEM,
-          record(['board', SESSION.boardId], {
-            'entry:late': { at: '2026-01-04T00:00:00.000Z', byUserId: 'm', byKeyId: 'k' },
-            'entry:early': { at: '2026-01-02T00:00:00.000Z', byUserId: 'first', byKeyId: null },
-          }),
+          record(
+            ['board', SESSION.boardId],
+            {
+              'entry:late': { at: '2026-01-04T00:00:00.000Z', byUserId: 'm', byKeyId: 'k' },
+              'entry:early': { at: '2026-01-02T00:00:00.000Z', byUserId: 'first', byKeyId: null },
+            },
+            copy,
+          ),
           // A record written before records were per tenant: its creators do not include this session's.
-          record(['orgUser', SESSION.orgId, SESSION.userId], {
-            'entry:x': { at: '2026-01-01T12:00:00.000Z', byUserId: 'o', byKeyId: 'k', creators: ['else'] },
-          }),
+          record(
+            ['orgUser', SESSION.orgId, SESSION.userId],
+            {
+              'entry:x': { at: '2026-01-01T12:00:00.000Z', byUserId: 'o', byKeyId: 'k', creators: ['else'] },
+            },
+            copy,
+          ),
         ],
       },
     });
-    const covered = await repository.getCovered({
-      id: SESSION.id,
-      boardId: SESSION.boardId,
-      orgId: SESSION.orgId,
-      userId: SESSION.userId,
-      createdByUserId: SESSION.createdByUserId,
-      createdByKeyId: SESSION.createdByKeyId,
-    });
+    const covered = await repository.getCovered(match);
     const request = ddb.commandCalls(BatchGetCommand)[0]?.args[0].input.RequestItems?.['sessions-t'];
     expect(request?.ConsistentRead).toBe(true);
     expect(request?.Keys).toHaveLength(12);
+    expect(request?.Keys).toContainEqual({ id: copyId(['stage'], copy) });
     expect(covered).toMatchObject({
       revokedAt: '2026-01-02T00:00:00.000Z',
       revokedByUserId: 'first',
       revokedByKeyId: null,
     });
+  });
+
+  it('reads only the copy the session id picks: a load whose copy holds no cut-off is not covered by another copy’s', async () => {
+    const copy = cutoffCopyOf(SESSION.id);
+    const other = (copy + 1) % CUTOFF_COPIES;
+    ddb.on(BatchGetCommand).resolves({
+      Responses: {
+        'sessions-t': [
+          STORED_ITEM,
+          record(
+            ['stage'],
+            { 'entry:s': { at: '2026-01-04T00:00:00.000Z', byUserId: 'op', byKeyId: null } },
+            other,
+          ),
+        ],
+      },
+    });
+    await expect(repository.getCovered(match)).resolves.toMatchObject({ revokedAt: null });
+    const keys = ddb.commandCalls(BatchGetCommand)[0]?.args[0].input.RequestItems?.['sessions-t']?.Keys;
+    expect(keys).not.toContainEqual({ id: copyId(['stage'], other) });
   });
 });
 

@@ -256,6 +256,28 @@ describe('deriving sessions.revoked from revocation cut-off records', () => {
     expect(text).not.toContain('creatorUser');
   });
 
+  it('the other copies of a record derive nothing: one call is one event, from copy 0', () => {
+    const copy = (entries: Record<string, unknown>) => ({
+      ...record(entries),
+      id: 'cutoff#0f0f#3',
+      cutoffCopy: 3,
+    });
+    expect(
+      deriveEvents(
+        { eventName: 'MODIFY', oldImage: copy(first), newImage: copy({ ...first, ...last }) },
+        NOW,
+      ),
+    ).toEqual([]);
+    expect(deriveEvents({ eventName: 'INSERT', newImage: copy({ ...first, ...last }) }, NOW)).toEqual([]);
+    expect(cutoffFanOuts({ eventName: 'INSERT', newImage: copy({ ...first, ...last }) })).toEqual([]);
+    // Copy 0 of the same record still derives its one event.
+    expect(
+      deriveEvents({ eventName: 'INSERT', newImage: record({ ...first, ...last }) }, NOW).map(
+        (e) => e.event.id,
+      ),
+    ).toEqual([revokeAllEventId('last')]);
+  });
+
   it('an entry id fixes the event id: the same for the same entry, different across entries and from session events', () => {
     expect(revokeAllEventId('a')).toBe(revokeAllEventId('a'));
     expect(revokeAllEventId('a')).not.toBe(revokeAllEventId('b'));
