@@ -96,8 +96,19 @@ export function recordIds(
   const byKey = new Map<string, CutoffScope>();
   for (const scope of scopes) byKey.set(cutoffScopeKey(scope), scope);
   const byId = new Map<string, { scope: CutoffScope; key: string }>();
-  for (const [key, scope] of byKey) byId.set(cutoffIdOfKey(key, copy), { scope, key });
+  for (const [key, scope] of byKey)
+    byId.set(cutoffIdOfKey(key, copiedKind(scope) ? copy : 0), { scope, key });
   return byId;
+}
+
+/**
+ * Whether records of this scope's kind have copies: every kind still written. The kinds written only
+ * before records were per tenant (`orgUser`, `boardUser`) are never written again: each is copy 0 alone,
+ * read there until it expires (one external user's sessions of one organization or board: no load of
+ * another user reads it).
+ */
+function copiedKind(scope: CutoffScope): boolean {
+  return scope.kind !== 'orgUser' && scope.kind !== 'boardUser';
 }
 
 /** The records among `items`, each with the scope it was read for (its stored key must match). */
@@ -348,11 +359,12 @@ async function updateRecord(
             scope,
           )
         : undefined;
-    // Only a bounded copy 0 seeds another: one from before records were bounded is compacted first.
-    if (primary && legacyRecordOf(primary)) return false;
     const base = item ?? primary;
     const record = base && recordOf(base, scope);
     const change = changeOf(record, base);
+    // A copy 0 from before records were bounded seeds another only through a write, whose merge bounds
+    // what it copies; otherwise it is compacted first (`replaceLegacyCutoffRecord`).
+    if (primary && !change && legacyRecordOf(primary)) return false;
     if (primary && record) {
       // The copy is created whole: copy 0's cut-offs with this change applied.
       if (await applyChange(table, scope, copy, undefined, seededChange(record, primary, change)))
@@ -611,7 +623,7 @@ export class DynamoCutoffRecords extends DynamoTable implements CutoffRecordStor
     const done: CutoffCopying = { records: 0, copiesWritten: 0, unfinished: 0 };
     for (const item of items) {
       const scope = typeof item.cutoffScope === 'string' ? parseCutoffScopeKey(item.cutoffScope) : undefined;
-      if (!scope || item.id !== cutoffId(scope)) continue;
+      if (!scope || item.id !== cutoffId(scope) || !copiedKind(scope)) continue;
       done.records += 1;
       const written = await copyCutoffRecord(this.table(), scope);
       if (written === false) done.unfinished += 1;

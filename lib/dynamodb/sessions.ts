@@ -96,7 +96,11 @@ export class DynamoSessionRepository extends DynamoTable implements SessionRepos
 
   async applyCutoffs(sessions: readonly StoredSession[]): Promise<StoredSession[]> {
     if (sessions.length === 0) return [];
-    const records = await this.readCutoffs(sessions.flatMap(cutoffScopesOf));
+    // One session (an embed load, a retrieve): the copy its id picks, as `getCovered` reads; a page: any.
+    const [only] = sessions;
+    const copy = sessions.length === 1 && only ? cutoffCopyOf(only.id) : anyCutoffCopy();
+    const byId = recordIds(sessions.flatMap(cutoffScopesOf), copy);
+    const records = recordsOf(await this.batchGetAll([...byId.keys()].map((id) => ({ id }))), byId);
     return sessions.map((session) => withCutoffs(session, records));
   }
 

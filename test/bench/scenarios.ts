@@ -12,6 +12,7 @@ import {
 } from '#lib/definitions/tables';
 import { hashCredential } from '#lib/domain/credentials';
 import type { StoredSession } from '#lib/domain/session';
+import { CUTOFF_COPIES } from '#lib/dynamodb/cutoff-records';
 import {
   compositeKey,
   DynamoSessionRepository,
@@ -481,7 +482,8 @@ const FLOOR_CALLS: Record<BenchFunction, FloorCall[]> = {
         Limit: 1,
       },
     },
-    // The session and the nine cut-off records that could cover it, in one consistent read.
+    // The session and the nine cut-off records that could cover it (one copy of each), in one
+    // consistent read.
     cutoffBatch([SESSION_IDS.embed]),
     {
       command: 'GetCommand',
@@ -546,8 +548,9 @@ const FLOOR_CALLS: Record<BenchFunction, FloorCall[]> = {
   ],
   revokeUserSessions: [
     ...orgsOfKeyOwner,
-    // The first write of each of its two records: a consistent read of the record, a conditional update.
-    ...[0, 1].flatMap((n) => cutoffWrite(n, false)),
+    // The first write of each of its two records, in every copy: a consistent read of the copy (and of
+    // copy 0, which a new copy starts from), a conditional update.
+    ...[0, 1].flatMap((n) => COPY_NUMBERS.flatMap((copy) => cutoffWrite(n, copy, false))),
     // The records it wrote, read again (what earlier cut-offs cover need not be counted).
     cutoffRecords(2),
     ...userScopeCandidates(FIXTURE.revokeUser),
@@ -562,49 +565,57 @@ const FLOOR_CALLS: Record<BenchFunction, FloorCall[]> = {
       },
     },
     cutoffBatch([]),
-    // The last write of each record, counted.
-    ...[0, 1].flatMap((n) => cutoffWrite(n, true)),
+    // The last write of each copy of each record, counted.
+    ...[0, 1].flatMap((n) => COPY_NUMBERS.flatMap((copy) => cutoffWrite(n, copy, true))),
   ],
 };
 
 /** A consistent BatchGetItem of `count` cut-off records (none stored in the bench). */
 function cutoffRecords(count: number): FloorCall {
+  return cutoffReads(Array.from({ length: count }, (_, n) => `cutoff#floor-${n}`));
+}
+
+function cutoffReads(ids: readonly string[]): FloorCall {
   return {
     command: 'BatchGetCommand',
     input: {
-      RequestItems: {
-        [TABLE_NAMES.sessions]: {
-          Keys: Array.from({ length: count }, (_, n) => ({ id: `cutoff#floor-${n}` })),
-          ConsistentRead: true,
-        },
-      },
+      RequestItems: { [TABLE_NAMES.sessions]: { Keys: ids.map((id) => ({ id })), ConsistentRead: true } },
     },
   };
 }
 
-/** One write of a cut-off record: its consistent read, then its update conditional on the revision read. */
-function cutoffWrite(n: number, counted: boolean): FloorCall[] {
+/** The copies of each cut-off record (lib/dynamodb/cutoff-records.ts): each is written on its own. */
+const COPY_NUMBERS = Array.from({ length: CUTOFF_COPIES }, (_, copy) => copy);
+
+/**
+ * One write of one copy of a cut-off record: its consistent read (with copy 0's, for the other copies),
+ * then its update conditional on the revision read.
+ */
+function cutoffWrite(n: number, copy: number, counted: boolean): FloorCall[] {
   const entry = { at: '2026-06-01T00:00:00.000Z', byUserId: FIXTURE.keyOwner, byKeyId: FIXTURE.keyId };
+  const id = `cutoff#floor-${n}${copy === 0 ? '' : `#${copy}`}`;
   return [
-    cutoffRecords(1),
+    cutoffReads(copy === 0 ? [id] : [id, `cutoff#floor-${n}`]),
     {
       command: 'UpdateCommand',
       input: {
         TableName: TABLE_NAMES.sessions,
-        Key: { id: `cutoff#floor-${n}` },
-        UpdateExpression: counted
-          ? 'SET cutoffScope = :scope, #rev = :next, #s0 = :s0, #cu = :cu, #ttl = :ttl'
-          : 'SET cutoffScope = :scope, #rev = :next, #s0 = :s0 REMOVE #ttl',
+        Key: { id },
+        UpdateExpression: `SET cutoffScope = :scope, #rev = :next${copy === 0 ? '' : ', #copy = :copy'}, ${
+          counted ? '#s0 = :s0, #cu = :cu, #ttl = :ttl' : '#s0 = :s0 REMOVE #ttl'
+        }`,
         ConditionExpression: counted ? '#rev = :rev' : 'attribute_not_exists(id)',
         ExpressionAttributeNames: {
           '#rev': 'cutoffRevision',
           '#ttl': 'ttl',
           '#s0': 'entry:floor',
+          ...(copy === 0 ? {} : { '#copy': 'cutoffCopy' }),
           ...(counted ? { '#cu': 'cutoffCoversUntil' } : {}),
         },
         ExpressionAttributeValues: {
           ':scope': `["floor",${n}]`,
           ':next': counted ? 2 : 1,
+          ...(copy === 0 ? {} : { ':copy': copy }),
           ':s0': counted ? { ...entry, until: 1_800_000_000 } : entry,
           ...(counted ? { ':rev': 1, ':cu': 1_800_000_000, ':ttl': 1_800_000_000 } : {}),
         },

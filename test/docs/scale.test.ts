@@ -15,7 +15,7 @@ import {
   mergeCutoff,
 } from '#lib/domain/cutoffs';
 import { MAX_ID_LENGTH } from '#lib/domain/ids';
-import { CUTOFF_WRITE_TRIES, cutoffRecordItem } from '#lib/dynamodb/cutoff-records';
+import { CUTOFF_COPIES, CUTOFF_WRITE_TRIES, cutoffRecordItem } from '#lib/dynamodb/cutoff-records';
 import { SCOPE_WRITE_SHARDS } from '#lib/dynamodb/sessions';
 import { FAN_OUT_PAGE_SIZE, LOGOUTS_PER_PART_PER_SECOND } from '#lib/logout/fan-out';
 import { SQS_BATCH_MAX } from '#lib/webhooks/sqs';
@@ -484,5 +484,22 @@ describe('docs/scale.md: cut-off records', () => {
     expect(PAGE).toContain(`each write tries ${CUTOFF_WRITE_TRIES} times`);
     expect(PAGE).toContain(`at least 30 days (the default lifetime)`);
     expect(CUTOFF_UNSEEN_LIFETIME_SECONDS).toBe(30 * 24 * 60 * 60);
+  });
+
+  it('states the copies of a record, the loads a copy takes at the goal, and the ceiling they set', () => {
+    /** One partition's strongly consistent reads a second: what one item is served at most. */
+    const PARTITION_READS = 3_000;
+    const GOAL_LOADS = 10_000;
+    const perCopy = GOAL_LOADS / CUTOFF_COPIES;
+    // Enough copies for the goal with margin: a copy at most half of what its partition serves.
+    expect(perCopy).toBeLessThanOrEqual(PARTITION_READS / 2);
+    expect(PAGE).toContain(`each record is written in **${CUTOFF_COPIES} copies**`);
+    expect(PAGE).toContain(`kept in **${CUTOFF_COPIES} copies**`);
+    expect(PAGE).toContain(`take ${perCopy.toLocaleString('en-US')} reads/s a copy at 10,000 loads/s`);
+    const ceiling = (CUTOFF_COPIES * PARTITION_READS).toLocaleString('en-US');
+    expect(PAGE).toContain(`the ceiling is **${ceiling} loads/s**`);
+    expect(PAGE).toContain(`${CUTOFF_COPIES} × 3,000 = **${ceiling} loads a second**`);
+    // A revoke-all of two scopes: two writes of each copy of each record.
+    expect(PAGE).toContain(`**${2 * 2 * CUTOFF_COPIES} writes of a few KB, whatever n**`);
   });
 });

@@ -11,7 +11,7 @@ import { DynamoApiKeyRepository } from '#lib/dynamodb/api-keys';
 import { DynamoBoardRepository } from '#lib/dynamodb/boards';
 import { createDocumentClient } from '#lib/dynamodb/client';
 import { DynamoCoveredSessions } from '#lib/dynamodb/covered-sessions';
-import { cutoffId, DynamoCutoffRecords } from '#lib/dynamodb/cutoff-records';
+import { CUTOFF_COPIES, cutoffId, DynamoCutoffRecords } from '#lib/dynamodb/cutoff-records';
 import {
   DynamoDestinationRateLimit,
   HOST_RATE_KEY_PREFIX,
@@ -295,12 +295,12 @@ describe('cut-off records on the embedded DynamoDB', () => {
   const minute = (n: number) => new Date(Date.UTC(2026, 0, 2, 0, 0, 0, 0) + n * 60_000).toISOString();
   const by = { byUserId: 'owner-k', byKeyId: 'key_k' };
   /** The record of `scope` as the table holds it. */
-  const itemOf = async (scope: CutoffScope) =>
+  const itemOf = async (scope: CutoffScope, copy = 0) =>
     (
       await db.send(
         new GetCommand({
           TableName: LOCAL_TABLE_NAMES.sessions,
-          Key: { id: cutoffId(scope) },
+          Key: { id: cutoffId(scope, copy) },
           ConsistentRead: true,
         }),
       )
@@ -358,12 +358,13 @@ describe('cut-off records on the embedded DynamoDB', () => {
     expect(item.cutoffRevision).toBe(6);
   });
 
-  it('reads a record written before records were bounded as it was, and shrinks it on its next write', async () => {
+  it('reads a record written before records were bounded as it was, and shrinks it (and every copy made of it) on its next write', async () => {
     const scope: CutoffScope = { kind: 'board', boardId: 'b-legacy' };
     const legacy: Record<string, unknown> = { id: cutoffId(scope), cutoffScope: cutoffScopeKey(scope) };
     for (let n = 0; n < 250; n++) legacy[`entry:old-${n}`] = { at: minute(n), byUserId: 'm', byKeyId: 'k' };
     await db.send(new PutCommand({ TableName: LOCAL_TABLE_NAMES.sessions, Item: legacy }));
-    const [read] = await sessions.readCutoffs([scope]);
+    // Copy 0, where a record written before copies existed is (read by the loads that pick it).
+    const [read] = await new DynamoCoveredSessions(db, LOCAL_TABLE_NAMES.sessions).readCutoffs([scope]);
     expect(read?.entries).toHaveLength(250);
     await cutoffs.writeCutoff([scope], {
       entry: { id: 'new', at: minute(300), ...by, until: 1_900_000_000 },
@@ -374,6 +375,12 @@ describe('cut-off records on the embedded DynamoDB', () => {
     expect(entryNames(item).length).toBe(CUTOFF_ENTRIES_MAX);
     // Its old cut-offs were counted by the new one's count: the record now expires.
     expect(item.ttl).toBe(1_900_000_000);
+    // The other copies started from it, bounded by the same merge.
+    for (let copy = 1; copy < CUTOFF_COPIES; copy++) {
+      const other = await itemOf(scope, copy);
+      expect(entryNames(other).sort()).toEqual(entryNames(item).sort());
+      expect(other.ttl).toBe(1_900_000_000);
+    }
     const [after] = await sessions.readCutoffs([scope]);
     const subject = {
       orgId: 'o',

@@ -3,7 +3,7 @@ import { BatchWriteCommand, PutCommand, ScanCommand } from '@aws-sdk/lib-dynamod
 import { describe, expect, it } from 'vitest';
 import { runAdmin } from '#admin/cli';
 import { createDocumentClient } from '#lib/dynamodb/client';
-import { cutoffIdOfKey } from '#lib/dynamodb/cutoff-records';
+import { CUTOFF_COPIES, cutoffIdOfKey } from '#lib/dynamodb/cutoff-records';
 import { createSessionAs } from '#test/support/create-session-as';
 import { useKeyOwnerCast } from '#test/support/key-owner-cast';
 import { apiCall, call, type KeyOwnerFixture, keyOwner } from '#test/support/local-runtime';
@@ -147,12 +147,15 @@ describe('POST /api/embed/sessions/revoke by userId', () => {
     expect((await embed(member.token)).status).toBe(200);
   });
 
-  it('writes one record per scope, whatever the number of sessions, and never touches a session', async () => {
+  it('writes one record per scope (in its copies), whatever the number of sessions, and never touches a session', async () => {
     for (let i = 0; i < 12; i++) await create(owner, { userId: 'many' });
-    const before = (await cutoffRecords()).length;
+    const before = new Set((await cutoffRecords()).map((item) => item.id));
     expect((await revokeAll(owner, { userId: 'many' })).body).toEqual({ revoked: 12 });
-    // The owner's own sessions of "many", and those of its one organization.
-    expect((await cutoffRecords()).length - before).toBe(2);
+    const added = (await cutoffRecords()).filter((item) => !before.has(item.id));
+    // The owner's own sessions of "many", and those of its one organization: each record in its copies.
+    const scopes = new Set(added.map((item) => item.cutoffScope));
+    expect(scopes.size).toBe(2);
+    expect(added).toHaveLength(2 * CUTOFF_COPIES);
     const sessions = await list(owner, { userId: 'many' });
     expect(sessions.every((s) => s.status === 'revoked')).toBe(true);
   });

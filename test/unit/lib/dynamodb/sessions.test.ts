@@ -954,14 +954,11 @@ describe('cut-off records in the sessions table: DynamoCutoffRecords writes them
             },
             copy,
           ),
-          // A record written before records were per tenant: its creators do not include this session's.
-          record(
-            ['orgUser', SESSION.orgId, SESSION.userId],
-            {
-              'entry:x': { at: '2026-01-01T12:00:00.000Z', byUserId: 'o', byKeyId: 'k', creators: ['else'] },
-            },
-            copy,
-          ),
+          // A record written before records were per tenant (copy 0 alone: no longer written, never
+          // copied): its creators do not include this session's.
+          record(['orgUser', SESSION.orgId, SESSION.userId], {
+            'entry:x': { at: '2026-01-01T12:00:00.000Z', byUserId: 'o', byKeyId: 'k', creators: ['else'] },
+          }),
         ],
       },
     });
@@ -970,11 +967,32 @@ describe('cut-off records in the sessions table: DynamoCutoffRecords writes them
     expect(request?.ConsistentRead).toBe(true);
     expect(request?.Keys).toHaveLength(12);
     expect(request?.Keys).toContainEqual({ id: copyId(['stage'], copy) });
+    expect(request?.Keys).toContainEqual({ id: copyId(['orgUser', SESSION.orgId, SESSION.userId], 0) });
     expect(covered).toMatchObject({
       revokedAt: '2026-01-02T00:00:00.000Z',
       revokedByUserId: 'first',
       revokedByKeyId: null,
     });
+  });
+
+  it('applies to one session (the embed load by its derived id, a retrieve) the copy its id picks', async () => {
+    const copy = cutoffCopyOf(SESSION.id);
+    ddb.on(BatchGetCommand).resolves({
+      Responses: {
+        'sessions-t': [
+          record(
+            ['stage'],
+            { 'entry:s': { at: '2026-01-04T00:00:00.000Z', byUserId: 'op', byKeyId: null } },
+            copy,
+          ),
+        ],
+      },
+    });
+    const [covered] = await repository.applyCutoffs([SESSION]);
+    expect(covered).toMatchObject({ revokedAt: '2026-01-04T00:00:00.000Z', revokedByUserId: 'op' });
+    const keys = ddb.commandCalls(BatchGetCommand)[0]?.args[0].input.RequestItems?.['sessions-t']?.Keys;
+    expect(keys).toContainEqual({ id: copyId(['stage'], copy) });
+    expect(keys).toHaveLength(11);
   });
 
   it('reads only the copy the session id picks: a load whose copy holds no cut-off is not covered by another copy’s', async () => {

@@ -1,0 +1,150 @@
+import { randomUUID } from 'node:crypto';
+import { PutCommand } from '@aws-sdk/lib-dynamodb';
+import { describe, expect, it } from 'vitest';
+import { runAdmin } from '#admin/cli';
+import { createDocumentClient } from '#lib/dynamodb/client';
+import { CUTOFF_COPIES, cutoffCopyOf, cutoffIdOfKey } from '#lib/dynamodb/cutoff-records';
+import { type CreatedSession, createSessionAs } from '#test/support/create-session-as';
+import { useKeyOwnerCast } from '#test/support/key-owner-cast';
+import { apiCall, call, type KeyOwnerFixture } from '#test/support/local-runtime';
+import { useTestRuntime } from '#test/support/runtime-fixture';
+import { scanItems } from '#test/support/stored-items';
+
+/**
+ * Cut-off records in copies, over HTTP on the local runtime (dynalite, or DynamoDB Local with
+ * TEST_DYNAMODB=dynamodb-local): an embed load reads one copy of each record, picked by its session id,
+ * so each test creates sessions until one of them reads each copy, and a cut-off that returned must
+ * refuse every one of them.
+ */
+const runtime = useTestRuntime();
+const { owner, otherTenant } = useKeyOwnerCast(runtime, 'copies-');
+
+const REVOKED = { error: 'Unauthorized', message: 'This embed session has been revoked' };
+const embed = (token: string) =>
+  call(runtime, `/embed?token=${token}`, { headers: { Accept: 'application/json' } });
+const admin = (...args: string[]) =>
+  runAdmin(args, { DYNAMODB_ENDPOINT: runtime.dynamoEndpoint, AWS_REGION: 'local' }) as Promise<
+    Record<string, unknown>
+  >;
+
+/** Sessions of `userId` created by `who`, one for each copy its loads read (index: the copy); all of them created. */
+async function oneReadingEachCopy(
+  who: KeyOwnerFixture,
+  fields: Record<string, unknown>,
+): Promise<{ byCopy: CreatedSession<{ id: string }>[]; created: number }> {
+  const byCopy = new Map<number, CreatedSession<{ id: string }>>();
+  let created = 0;
+  while (byCopy.size < CUTOFF_COPIES) {
+    // 8 copies take about 22 sessions on average; 200 without one copy means the pick is broken.
+    if (created === 200) throw new Error(`200 sessions read only copies ${[...byCopy.keys()]}`);
+    const session = await createSessionAs<{ id: string }>(runtime, who, fields);
+    created += 1;
+    const copy = cutoffCopyOf(session.session.id);
+    if (!byCopy.has(copy)) byCopy.set(copy, session);
+  }
+  return { byCopy: [...byCopy.entries()].sort(([a], [b]) => a - b).map(([, session]) => session), created };
+}
+
+/** The stored copies of the records whose scope key names `part`, by scope key. */
+async function copiesNaming(part: string): Promise<Map<string, Record<string, unknown>[]>> {
+  const items = await scanItems(
+    runtime.dynamoEndpoint,
+    runtime.tables.sessions,
+    'attribute_exists(cutoffScope)',
+  );
+  const byScope = new Map<string, Record<string, unknown>[]>();
+  for (const item of items) {
+    const key = String(item.cutoffScope);
+    if (!key.includes(part)) continue;
+    byScope.set(key, [...(byScope.get(key) ?? []), item]);
+  }
+  return byScope;
+}
+
+const entryIds = (item: Record<string, unknown>) =>
+  Object.keys(item)
+    .filter((name) => name.startsWith('entry:'))
+    .sort();
+
+describe('a revoke-all written in every copy of its records', () => {
+  it('is honoured by the loads reading each copy, and each of its records has every copy, each holding its cut-off', async () => {
+    const userId = `copies-${randomUUID()}`;
+    const { byCopy, created } = await oneReadingEachCopy(owner, { userId });
+    for (const session of byCopy) expect((await embed(session.token)).status).toBe(200);
+    const result = await apiCall(runtime, owner.apiKey, 'POST', '/api/embed/sessions/revoke', { userId });
+    expect(result.body, result.text).toEqual({ revoked: created });
+    for (const [copy, session] of byCopy.entries()) {
+      const page = await embed(session.token);
+      expect({ copy, body: page.body }).toEqual({ copy, body: REVOKED });
+    }
+    const records = await copiesNaming(userId);
+    // The caller's own sessions of the user, and its organization's.
+    expect(records.size).toBe(2);
+    for (const [key, copies] of records) {
+      expect(copies.map((item) => item.id).sort()).toEqual(
+        Array.from({ length: CUTOFF_COPIES }, (_, copy) => cutoffIdOfKey(key, copy)).sort(),
+      );
+      const [first] = copies;
+      expect(entryIds(first ?? {})).toHaveLength(1);
+      for (const item of copies) expect(entryIds(item)).toEqual(entryIds(first ?? {}));
+    }
+  });
+
+  it('honours a record written before copies existed at copy 0 only until `compact-cutoffs` copies it, then at every copy', async () => {
+    const userId = `copies-old-${randomUUID()}`;
+    const { byCopy } = await oneReadingEachCopy(owner, { userId });
+    // The caller's own record of the user as a revoke-all wrote it before records had copies: one item.
+    const key = JSON.stringify(['creatorUser', owner.userId, userId]);
+    const at = new Date().toISOString();
+    const until = Math.ceil(Date.now() / 1000) + 3_600;
+    const db = createDocumentClient({ endpoint: runtime.dynamoEndpoint, region: 'local' });
+    try {
+      await db.send(
+        new PutCommand({
+          TableName: runtime.tables.sessions,
+          Item: {
+            id: cutoffIdOfKey(key),
+            cutoffScope: key,
+            cutoffRevision: 2,
+            cutoffCoversUntil: until,
+            ttl: until,
+            [`entry:${randomUUID()}`]: { at, byUserId: owner.userId, byKeyId: owner.keyId, until },
+          },
+        }),
+      );
+    } finally {
+      db.destroy();
+    }
+    expect((await embed(byCopy[0]?.token ?? '')).body).toEqual(REVOKED);
+    const compacted = await admin('compact-cutoffs');
+    expect(compacted.copies).toMatchObject({ unfinished: 0 });
+    expect((compacted.copies as { copiesWritten: number }).copiesWritten).toBeGreaterThanOrEqual(
+      CUTOFF_COPIES - 1,
+    );
+    for (const [copy, session] of byCopy.entries()) {
+      const page = await embed(session.token);
+      expect({ copy, body: page.body }).toEqual({ copy, body: REVOKED });
+    }
+    const [copies = []] = (await copiesNaming(userId)).values();
+    expect(copies).toHaveLength(CUTOFF_COPIES);
+    for (const item of copies) expect(item.ttl).toBe(until);
+    // Run again: every record has its copies.
+    expect(((await admin('compact-cutoffs')).copies as { copiesWritten: number }).copiesWritten).toBe(0);
+  });
+
+  // Last in the file: the stage's cut-off covers every session created before it.
+  it('an operator’s stage-wide cut-off is honoured by every tenant’s loads, whichever copy they read', async () => {
+    const ours = await oneReadingEachCopy(owner, { userId: `copies-stage-${randomUUID()}` });
+    const theirs = await oneReadingEachCopy(otherTenant, { userId: `copies-stage-${randomUUID()}` });
+    await admin('revoke-all-sessions', '--before', new Date().toISOString());
+    for (const [copy, session] of [...ours.byCopy, ...theirs.byCopy].entries()) {
+      const page = await embed(session.token);
+      expect({ copy: copy % CUTOFF_COPIES, body: page.body }).toEqual({
+        copy: copy % CUTOFF_COPIES,
+        body: REVOKED,
+      });
+    }
+    const stage = await copiesNaming('["stage"]');
+    expect(stage.get('["stage"]')).toHaveLength(CUTOFF_COPIES);
+  });
+});
