@@ -321,6 +321,9 @@ const revocation = {
     ':key': FIXTURE.keyId,
   },
 };
+/** The copies of each cut-off record (lib/dynamodb/cutoff-records.ts): each is written on its own. */
+const COPY_NUMBERS = Array.from({ length: CUTOFF_COPIES }, (_, copy) => copy);
+
 /**
  * One consistent BatchGetItem of these sessions and eleven cut-off records (none stored in the bench): the
  * records a session with an organization, a creator and a creating key may be covered by.
@@ -583,9 +586,6 @@ function cutoffReads(ids: readonly string[]): FloorCall {
     },
   };
 }
-
-/** The copies of each cut-off record (lib/dynamodb/cutoff-records.ts): each is written on its own. */
-const COPY_NUMBERS = Array.from({ length: CUTOFF_COPIES }, (_, copy) => copy);
 
 /**
  * One write of one copy of a cut-off record: its consistent read (with copy 0's, for the other copies),
