@@ -4,8 +4,10 @@
  * holding each cut-off as one attribute named after its id (`entry:<id>`), its scope's key, a revision
  * that every write raises (writes are conditional on the revision they read, so two writers never lose
  * each other's cut-off), the latest expiry known of the sessions it covers and, once that is all known,
- * the table's TTL attribute. The readers (the embed page's bundle among them) use the functions here
- * that read; only the functions that own a write bundle the rest.
+ * the table's TTL attribute. Each record is kept in CUTOFF_COPIES copies, each such an item, so that no
+ * item takes every embed load: a write writes every copy, a load reads one. The readers (the embed page's
+ * bundle among them) use the functions here that read; only the functions that own a write bundle the
+ * rest.
  */
 import { createHash, randomInt } from 'node:crypto';
 import { type DynamoDBDocumentClient, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
@@ -405,9 +407,9 @@ function seededChange(record: CutoffRecord, primary: Item, change: RecordChange 
 }
 
 /**
- * Applies `write` to every copy of the record of each scope, each copy on its own; answers once every
- * write has settled, so nothing of a call is still in flight when it answers, and with the first failure
- * when any failed (a retry converges: every copy merges the same entry).
+ * Waits for every one of `writes` (the copies of a record, the records of a call) to settle, so nothing of
+ * a call is still in flight when it answers; then fails with the first failure, if any (a retry
+ * converges: every copy merges the same entry).
  */
 async function settleAll(writes: ReadonlyArray<Promise<unknown>>): Promise<void> {
   const results = await Promise.allSettled(writes);
