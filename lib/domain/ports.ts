@@ -179,7 +179,8 @@ export interface CoveredSessions {
   /**
    * Raises the record's latest known expiry (`coversUntil`, and its TTL where it has one) to `until`
    * (epoch seconds) when it is lower: the logouts' pass reads the sessions a cut-off covers after the
-   * call, those its count could not see included. A record that is gone is left gone.
+   * call, those its count could not see included. Every copy of the record is raised (each expires on
+   * its own). A record that is gone is left gone.
    */
   extendCutoffExpiry(scope: CutoffScope, until: number): Promise<void>;
   /**
@@ -222,7 +223,10 @@ export interface EmbedSessionStore {
   markOpened(id: string, openedAt: string): Promise<void>;
   /** Removes a binding, only if it is this one (`bindingHash`): undoes a bind that may have landed unanswered. */
   unbind(id: string, bindingHash: string): Promise<void>;
-  /** The records of these scopes as they are now (strongly consistent); scopes without one are left out. */
+  /**
+   * The records of these scopes as they are now (strongly consistent); scopes without one are left out.
+   * One copy of each: every copy holds every cut-off whose write has returned.
+   */
   readCutoffs(scopes: readonly CutoffScope[]): Promise<CutoffRecord[]>;
   /** The sessions with the cut-offs that cover them applied, in one read of their records. */
   applyCutoffs(sessions: readonly StoredSession[]): Promise<StoredSession[]>;
