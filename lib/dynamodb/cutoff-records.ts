@@ -60,6 +60,13 @@ const REMOVALS_PER_UPDATE = 100;
 export const CUTOFF_COPIES = 8;
 /** On every copy but the first: its number (1 to CUTOFF_COPIES - 1). The change feed reads copy 0 only. */
 const COPY = 'cutoffCopy';
+/**
+ * On an entry written by a writer that writes every copy itself: a copy that starts from copy 0 leaves it
+ * out. Only the entries written before copies existed are copied from copy 0, so an undone entry (a
+ * call's write that failed part-way, removed from every copy) is never copied back from a copy 0 read
+ * before its removal.
+ */
+const EVERY_COPY = 'everyCopy';
 
 /**
  * The id of one copy of a scope's cut-off record. Copy 0 keeps the id records had before copies existed,
@@ -212,6 +219,8 @@ export interface CutoffTable {
 interface RecordChange {
   /** Entries written whole (the write's own). */
   set: CutoffEntry[];
+  /** The id of the entry of `set` that its writer writes into every copy (`EVERY_COPY`). */
+  everyCopy?: string;
   /**
    * Entries of the record whose latest known expiry changed (a dropped cut-off's sessions became theirs):
    * only that attribute is written, so nothing else of them (a notice) is touched.
@@ -246,7 +255,10 @@ async function applyChange(
   }
   change.set.forEach((entry, i) => {
     names[`#s${i}`] = `${ENTRY_PREFIX}${entry.id}`;
-    values[`:s${i}`] = storedEntry(entry);
+    values[`:s${i}`] = {
+      ...storedEntry(entry),
+      ...(entry.id === change.everyCopy ? { [EVERY_COPY]: true } : {}),
+    };
     sets.push(`#s${i} = :s${i}`);
   });
   (change.until ?? []).forEach(({ id, until }, i) => {
@@ -331,6 +343,9 @@ function chunks<T>(items: readonly T[], size: number): T[][] {
   return out;
 }
 
+/** What one copy's update did: wrote it, found nothing to write, or kept losing to other writes. */
+type RecordUpdate = 'written' | 'unchanged' | 'contended';
+
 /**
  * Reads copy `copy` of the record, computes its change, writes it conditionally; again from the read when
  * another write came first, up to CUTOFF_WRITE_TRIES times. `changeOf` answers undefined when the record
@@ -344,7 +359,7 @@ async function updateRecord(
   copy: number,
   changeOf: (record: CutoffRecord | undefined, item: Item | undefined) => RecordChange | undefined,
   options: { seed: boolean },
-): Promise<boolean> {
+): Promise<RecordUpdate> {
   const id = cutoffId(scope, copy);
   const primaryId = cutoffId(scope);
   const seeds = options.seed && copy > 0;
@@ -362,21 +377,33 @@ async function updateRecord(
           )
         : undefined;
     const base = item ?? primary;
-    const record = base && recordOf(base, scope);
+    const record = base && (item ? recordOf(item, scope) : primary && copiedFrom(primary, scope));
     const change = changeOf(record, base);
+    // Copy 0 holds nothing from before copies existed: the new copy starts empty, as a copy of its own.
+    if (primary && record?.entries.length === 0 && !change) return 'unchanged';
     // A copy 0 from before records were bounded seeds another only through a write, whose merge bounds
     // what it copies; otherwise it is compacted first (`replaceLegacyCutoffRecord`).
-    if (primary && !change && legacyRecordOf(primary)) return false;
+    if (primary && !change && legacyRecordOf(primary)) return 'contended';
     if (primary && record) {
       // The copy is created whole: copy 0's cut-offs with this change applied.
       if (await applyChange(table, scope, copy, undefined, seededChange(record, primary, change)))
-        return true;
+        return 'written';
       continue;
     }
-    if (!change) return true;
-    if (await applyChange(table, scope, copy, item, change)) return true;
+    if (!change) return 'unchanged';
+    if (await applyChange(table, scope, copy, item, change)) return 'written';
   }
-  return false;
+  return 'contended';
+}
+
+/** What a new copy takes from copy 0 (`primary`): the entries written before copies existed. */
+function copiedFrom(primary: Item, scope: CutoffScope): CutoffRecord {
+  const record = recordOf(primary, scope);
+  const entries = record.entries.filter((entry) => {
+    const stored = primary[`${ENTRY_PREFIX}${entry.id}`] as Record<string, unknown>;
+    return stored[EVERY_COPY] !== true;
+  });
+  return { ...record, entries };
 }
 
 /** The item, when it is the record of `scope`: a record under its id for another scope is a hash collision. */
@@ -400,6 +427,7 @@ function seededChange(record: CutoffRecord, primary: Item, change: RecordChange 
   const ttl = primary[TTL_ATTRIBUTE];
   return {
     set: [...entries.values()],
+    ...(change?.everyCopy !== undefined ? { everyCopy: change.everyCopy } : {}),
     remove: [],
     coversUntil: change ? change.coversUntil : record.coversUntil,
     expiry: change ? change.expiry : typeof ttl === 'number' ? ttl : undefined,
@@ -449,6 +477,7 @@ async function writeCutoffCopy(
       if (unchanged) return undefined;
       return {
         set: merged.written.filter((entry) => entry.id === write.entry.id),
+        everyCopy: write.entry.id,
         until: merged.written
           .filter((entry) => entry.id !== write.entry.id)
           .map((entry) => ({ id: entry.id, until: entry.until })),
@@ -459,7 +488,7 @@ async function writeCutoffCopy(
     },
     { seed: true },
   );
-  if (!written) throw new CutoffContentionError();
+  if (written === 'contended') throw new CutoffContentionError();
 }
 
 /** Removes one entry from every copy of the record of `scope`, where it is; see `removeCutoffEntry`. */
@@ -498,7 +527,7 @@ async function removeCutoffCopyEntry(
     },
     { seed: false },
   );
-  if (!removed) throw new CutoffContentionError();
+  if (removed === 'contended') throw new CutoffContentionError();
 }
 
 /**
@@ -526,14 +555,15 @@ export async function extendCutoffRecordExpiry(
       ),
     ),
   );
-  return extended.every(Boolean);
+  return extended.every((done) => done !== 'contended');
 }
 
 /**
- * Creates the copies a record written before copies existed lacks (it is copy 0 alone), each from copy 0
- * as it is then; a copy that exists already holds copy 0's cut-offs (its first write started from them).
- * Answers how many copies it created; false when other writes kept reaching one first, or when copy 0 is
- * still unbounded (compacted first: `replaceLegacyCutoffRecord`).
+ * Creates the copies a record written before copies existed lacks (it is copy 0 alone), each with the
+ * cut-offs copy 0 holds from before copies existed; a copy that exists already holds them (its first
+ * write started from them), and a copy 0 holding none needs no copy made. Answers how many copies it
+ * created; false when other writes kept reaching one first, or when copy 0 is still unbounded (compacted
+ * first: `replaceLegacyCutoffRecord`).
  */
 export async function copyCutoffRecord(table: CutoffTable, scope: CutoffScope): Promise<number | false> {
   const ids = COPY_NUMBERS.map((copy) => cutoffId(scope, copy));
@@ -542,7 +572,8 @@ export async function copyCutoffRecord(table: CutoffTable, scope: CutoffScope): 
   const done = await Promise.all(
     missing.map((copy) => updateRecord(table, scope, copy, () => undefined, { seed: true })),
   );
-  return done.every(Boolean) ? missing.length : false;
+  if (done.includes('contended')) return false;
+  return done.filter((done) => done === 'written').length;
 }
 
 /**
@@ -560,6 +591,18 @@ export function cutoffRecordItem(record: CutoffRecord, revision: number): Item {
   };
   for (const entry of record.entries) item[`${ENTRY_PREFIX}${entry.id}`] = storedEntry(entry);
   return item;
+}
+
+/**
+ * Copy `copy` of a record as a revoke-all's writes leave it: `cutoffRecordItem`, each entry marked as
+ * written into every copy, and the copy's number on every copy but the first.
+ */
+export function writtenCutoffItem(record: CutoffRecord, revision: number, copy: number): Item {
+  const item = cutoffRecordItem(record, revision);
+  for (const entry of record.entries) {
+    item[`${ENTRY_PREFIX}${entry.id}`] = { ...storedEntry(entry), [EVERY_COPY]: true };
+  }
+  return copy === 0 ? item : { ...item, id: cutoffId(record.scope, copy), [COPY]: copy };
 }
 
 /**

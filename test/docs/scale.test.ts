@@ -15,7 +15,7 @@ import {
   mergeCutoff,
 } from '#lib/domain/cutoffs';
 import { MAX_ID_LENGTH } from '#lib/domain/ids';
-import { CUTOFF_COPIES, CUTOFF_WRITE_TRIES, cutoffRecordItem } from '#lib/dynamodb/cutoff-records';
+import { CUTOFF_COPIES, CUTOFF_WRITE_TRIES, writtenCutoffItem } from '#lib/dynamodb/cutoff-records';
 import { SCOPE_WRITE_SHARDS } from '#lib/dynamodb/sessions';
 import { FAN_OUT_PAGE_SIZE, LOGOUTS_PER_PART_PER_SECOND } from '#lib/logout/fan-out';
 import { SQS_BATCH_MAX } from '#lib/webhooks/sqs';
@@ -469,7 +469,12 @@ describe('docs/scale.md: cut-off records', () => {
         now: at,
       });
     }
-    const item = cutoffRecordItem({ scope, ...(record as Pick<CutoffRecord, 'entries'>) }, 1_000_000);
+    // The last copy: the largest, with its number and id suffix.
+    const item = writtenCutoffItem(
+      { scope, ...(record as Pick<CutoffRecord, 'entries'>) },
+      1_000_000,
+      CUTOFF_COPIES - 1,
+    );
     return Buffer.byteLength(JSON.stringify(item));
   }
 

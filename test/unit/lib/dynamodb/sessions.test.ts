@@ -1,6 +1,13 @@
 import { createHash } from 'node:crypto';
 import { QueryCommand as WireQueryCommand } from '@aws-sdk/client-dynamodb';
-import { BatchGetCommand, GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import {
+  BatchGetCommand,
+  GetCommand,
+  PutCommand,
+  QueryCommand,
+  ScanCommand,
+  UpdateCommand,
+} from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it, vi } from 'vitest';
 import { SESSION_TOKEN_INDEX } from '#lib/definitions/tables';
 import type { CutoffScope } from '#lib/domain/cutoffs';
@@ -744,7 +751,8 @@ describe('cut-off records in the sessions table: DynamoCutoffRecords writes them
       { id: copyId(CREATOR_KEY, 0) },
     ]);
     expect(updatedIds().sort()).toEqual(COPIES.map((copy) => copyId(CREATOR_KEY, copy)).sort());
-    const entry = { at: ENTRY.at, byUserId: 'owner-1', byKeyId: 'key_1' };
+    // Marked as written into every copy by its writer: a new copy never takes it from copy 0.
+    const entry = { at: ENTRY.at, byUserId: 'owner-1', byKeyId: 'key_1', everyCopy: true };
     for (const copy of COPIES) {
       const input = updates().find((update) => update.Key?.id === copyId(CREATOR_KEY, copy));
       expect(input).toEqual({
@@ -853,6 +861,56 @@ describe('cut-off records in the sessions table: DynamoCutoffRecords writes them
       ConditionExpression: '#rev = :rev',
       ExpressionAttributeValues: { ':rev': 7 },
     });
+  });
+
+  it('leaves out of a new copy what copy 0 holds from writers that write every copy: an undone cut-off is not copied back', async () => {
+    const legacy = { at: '2026-01-01T00:00:00.000Z', byUserId: 'old', byKeyId: null, until: 1_800_000_000 };
+    // Another call's first write, undone on copy 0 after this write read it (its own copy 5 never written).
+    const undone = { at: '2026-01-02T00:00:00.000Z', byUserId: 'other', byKeyId: 'key_2', everyCopy: true };
+    answerReads((id) =>
+      id === copyId(CREATOR_KEY, 0)
+        ? record(CREATOR_KEY, { cutoffRevision: 3, 'entry:legacy': legacy, 'entry:undone': undone })
+        : undefined,
+    );
+    ddb.on(UpdateCommand).resolves({});
+    await cutoffRecords.writeCutoff([CREATOR], { entry: ENTRY, now: NOW });
+    const copy5 = updates().find((input) => input.Key?.id === copyId(CREATOR_KEY, 5));
+    expect(
+      Object.values(copy5?.ExpressionAttributeNames ?? {})
+        .filter((name) => name.startsWith('entry:'))
+        .sort(),
+    ).toEqual(['entry:cut-1', 'entry:legacy']);
+  });
+
+  it('makes no copy of a copy 0 that holds only what writers of every copy wrote (compact-cutoffs)', async () => {
+    const theirs = { at: '2026-01-02T00:00:00.000Z', byUserId: 'other', byKeyId: 'key_2', everyCopy: true };
+    const stored = record(['board', 'b-new'], { cutoffRevision: 1, 'entry:theirs': theirs });
+    ddb.on(ScanCommand).resolves({ Items: [{ id: stored.id, cutoffScope: stored.cutoffScope }] });
+    answerReads((id) => (id === stored.id ? stored : undefined));
+    await expect(cutoffRecords.copyCutoffs()).resolves.toEqual({
+      records: 1,
+      copiesWritten: 0,
+      unfinished: 0,
+    });
+    expect(ddb.commandCalls(UpdateCommand)).toHaveLength(0);
+  });
+
+  it('copies into every missing copy what copy 0 holds from before copies existed (compact-cutoffs)', async () => {
+    const old = { at: '2026-01-02T00:00:00.000Z', byUserId: 'other', byKeyId: 'key_2', until: 1_800_000_000 };
+    const stored = record(['board', 'b-old'], { cutoffRevision: 4, ttl: 1_800_000_000, 'entry:old': old });
+    ddb.on(ScanCommand).resolves({ Items: [{ id: stored.id, cutoffScope: stored.cutoffScope }] });
+    answerReads((id) => (id === stored.id ? stored : undefined));
+    ddb.on(UpdateCommand).resolves({});
+    await expect(cutoffRecords.copyCutoffs()).resolves.toEqual({
+      records: 1,
+      copiesWritten: CUTOFF_COPIES - 1,
+      unfinished: 0,
+    });
+    for (const input of updates()) {
+      expect(input.ConditionExpression).toBe('attribute_not_exists(id)');
+      expect(input.ExpressionAttributeValues).toMatchObject({ ':ttl': 1_800_000_000 });
+      expect(Object.values(input.ExpressionAttributeNames ?? {})).toContain('entry:old');
+    }
   });
 
   it('reads again and merges anew when another write reached a copy first, and sets its TTL once counted', async () => {
