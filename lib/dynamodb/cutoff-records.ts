@@ -540,8 +540,17 @@ export async function extendCutoffRecordExpiry(
   scope: CutoffScope,
   until: number,
 ): Promise<boolean> {
+  // Every copy in one read: the logouts' pass raises expiries step after step, and mostly every copy
+  // knows a later one already; only the copies that need it are read again and written.
+  const ids = COPY_NUMBERS.map((copy) => cutoffId(scope, copy));
+  const items = await table.readItems(ids);
+  const lower = COPY_NUMBERS.filter((copy) => {
+    const item = items.find((found) => found.id === ids[copy]);
+    const known = item?.[COVERS_UNTIL];
+    return item !== undefined && (typeof known !== 'number' || known < until);
+  });
   const extended = await Promise.all(
-    COPY_NUMBERS.map((copy) =>
+    lower.map((copy) =>
       updateRecord(
         table,
         scope,
