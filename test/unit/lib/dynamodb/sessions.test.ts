@@ -987,6 +987,21 @@ describe('cut-off records in the sessions table: DynamoCutoffRecords writes them
     expect(updatedIds().sort()).toEqual(COPIES.map((copy) => copyId(CREATOR_KEY, copy)).sort());
     for (const input of updates())
       expect(input.ExpressionAttributeValues).toMatchObject({ ':cu': 1_900_000_000 });
+    // Every copy knows that expiry now: one read of all of them, nothing written.
+    ddb.resetHistory();
+    answerReads((id) => {
+      const copy = COPIES.find((n) => copyId(CREATOR_KEY, n) === id);
+      return copy === undefined
+        ? undefined
+        : record(
+            CREATOR_KEY,
+            { cutoffRevision: 3, cutoffCoversUntil: 1_900_000_000, 'entry:cut-1': entry },
+            copy,
+          );
+    });
+    await new DynamoCoveredSessions(db, 'sessions-t').extendCutoffExpiry(CREATOR, 1_900_000_000);
+    expect(ddb.commandCalls(BatchGetCommand)).toHaveLength(1);
+    expect(updates()).toHaveLength(0);
   });
 
   const match = {
