@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { defineConfig } from 'vitest/config';
 
 /**
@@ -18,6 +19,12 @@ const SHARED_SYNTHESIS = [
   'test/infra/rate-limits.test.ts',
   'test/infra/stage.test.ts',
 ];
+
+/**
+ * Workers for the runtime's files: one and a half per core. Much of a file's time is spent waiting (for a
+ * local runtime's HTTP answer, a browser, a child process), so a second file per core fills it.
+ */
+const RUNTIME_WORKERS = Math.max(2, Math.round(availableParallelism() * 1.5));
 
 export default defineConfig({
   test: {
@@ -49,12 +56,17 @@ export default defineConfig({
           include: SHARED_SYNTHESIS,
           isolate: false,
           fileParallelism: false,
+          // Before the runtime's files: this one process is short (about 10 s), and two groups at once
+          // would need the same number of workers.
+          sequence: { groupOrder: 0 },
         },
       },
       {
         extends: true,
         test: {
           name: 'runtime',
+          maxWorkers: RUNTIME_WORKERS,
+          sequence: { groupOrder: 1 },
           include: ['test/**/*.test.ts'],
           exclude: [...SHARED_SYNTHESIS, 'test/bench/**', 'node_modules/**'],
         },
