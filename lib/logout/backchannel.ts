@@ -19,9 +19,8 @@ import type {
   PairwiseSubjects,
   RandomSource,
 } from '#lib/domain/ports';
+import type { Logger, Metrics } from '#lib/domain/telemetry';
 import { legacyTenant, parseTenant, type Tenant } from '#lib/domain/tenant';
-import type { Logger } from '#lib/platform/logger';
-import type { Metrics } from '#lib/platform/metrics';
 import { boardAppUrlOf } from '#lib/use-cases/hand-off';
 import {
   type AttemptOutcome,

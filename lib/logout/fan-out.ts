@@ -37,7 +37,7 @@ import {
 } from '#lib/domain/cutoffs';
 import type { BoardRepository, CoveredScope, CoveredSessions } from '#lib/domain/ports';
 import type { StoredSession } from '#lib/domain/session';
-import type { Logger } from '#lib/platform/logger';
+import type { Logger } from '#lib/domain/telemetry';
 import { type LogoutDelivery, logoutTargetOf } from './backchannel';
 
 /** One step of the logouts of one cut-off entry: its record, the entry, and where the step reads. */

@@ -3,23 +3,15 @@
  * Callers pass explicit fields; nothing logs a request body, a header or a query string, which is how
  * API keys and session tokens stay out of the logs.
  */
+import type { LogFields, Logger } from '#lib/domain/telemetry';
 import { mapStackTrace } from './source-maps';
 
+export type { LogFields, Logger };
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
-export type LogFields = Record<string, unknown>;
 
 const LEVELS: Record<LogLevel, number> = { debug: 10, info: 20, warn: 30, error: 40 };
 /** The levels `LOG_LEVEL` (and the stack's `logLevel` context) may name. */
 export const LOG_LEVELS = Object.keys(LEVELS) as readonly LogLevel[];
-
-export interface Logger {
-  debug(message: string, fields?: LogFields): void;
-  info(message: string, fields?: LogFields): void;
-  warn(message: string, fields?: LogFields): void;
-  error(message: string, fields?: LogFields): void;
-  /** A logger that adds `fields` (for instance the request id) to every line. */
-  child(fields: LogFields): Logger;
-}
 
 export type LogSink = (line: string) => void;
 

@@ -2,6 +2,8 @@
  * Metrics as CloudWatch Embedded Metric Format log lines (what Powertools' Metrics writes): CloudWatch
  * Logs turns each line into a metric point, so counting costs no API call.
  */
+import type { Metrics } from '#lib/domain/telemetry';
+
 export const METRICS_NAMESPACE = 'EmbedSessionService';
 
 export type MetricsSink = (line: string) => void;
@@ -10,10 +12,7 @@ const stdoutSink: MetricsSink = (line) => {
   process.stdout.write(`${line}\n`);
 };
 
-export interface Metrics {
-  /** Adds `value` to the count `name`, with these dimensions (service-level when none). */
-  count(name: string, value?: number, dimensions?: Record<string, string>): void;
-}
+export type { Metrics };
 
 /** One EMF line per count, written to `sink` (stdout by default). */
 export function createMetrics(options: { service: string; sink?: MetricsSink; now?: () => number }): Metrics {

@@ -8,9 +8,8 @@ import { rateLimitedHostOf } from '#lib/domain/destinations';
 import { StorageUnavailableError } from '#lib/domain/errors';
 import { EVENT_TYPES, type EventSink, type EventType, type RoutedEvent } from '#lib/domain/events';
 import type { Clock, DestinationRateLimit, WebhookRepository, WebhookSecrets } from '#lib/domain/ports';
+import type { Logger, Metrics } from '#lib/domain/telemetry';
 import { signingSecretVersions, subscribesTo } from '#lib/domain/webhook';
-import type { Logger } from '#lib/platform/logger';
-import type { Metrics } from '#lib/platform/metrics';
 import { signWebhook } from './signature';
 
 /** A 2xx within this long is delivered; anything slower is a failed attempt. */
