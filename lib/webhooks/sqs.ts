@@ -10,9 +10,9 @@
  * 37 hours.
  */
 import { SendMessageBatchCommand, SendMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
+import type { SQSBatchResponse } from 'aws-lambda';
 import { DELIVERY_QUEUE_SOURCE } from '#lib/definitions/background';
 import type { Clock } from '#lib/domain/ports';
-import type { BatchResponse } from '#lib/events/stream';
 import {
   attemptLogout,
   isLogoutDelivery,
@@ -271,9 +271,9 @@ export async function handleDeliveryBatch(
   deps: DeliveryQueueDeps,
   records: readonly SqsRecord[],
   onFailure: (error: unknown, context: Record<string, unknown>) => void = () => undefined,
-): Promise<BatchResponse> {
+): Promise<SQSBatchResponse> {
   const results = await Promise.allSettled(records.map((record) => handleDeliveryMessage(deps, record.body)));
-  const batchItemFailures: BatchResponse['batchItemFailures'] = [];
+  const batchItemFailures: SQSBatchResponse['batchItemFailures'] = [];
   results.forEach((result, index) => {
     const record = records[index] as SqsRecord;
     if (result.status === 'rejected') {
