@@ -197,8 +197,11 @@ export interface CoveredSessions {
   ): Promise<CoveredPage>;
 }
 
-/** What the embed page does with sessions: find one by token, read it with its cut-offs, bind it, mark it opened. */
-export interface EmbedSessionStore {
+/**
+ * The part of the session repository the embed page uses: find a session by token, read it with its
+ * cut-offs, bind it, mark it opened.
+ */
+export interface EmbedSessionRepository {
   /**
    * The session a token hash points to, from an eventually consistent index: only for sessions created
    * before ids were derived from tokens (`sessionIdOfToken`).
@@ -232,7 +235,7 @@ export interface EmbedSessionStore {
   applyCutoffs(sessions: readonly StoredSession[]): Promise<StoredSession[]>;
 }
 
-export interface SessionRepository extends EmbedSessionStore {
+export interface SessionRepository extends EmbedSessionRepository {
   /**
    * Stores a new session; never overwrites an existing one. Answers the session as stored: `session`, or
    * the same session (same id and token hash) written before by an earlier run of this very request.
@@ -241,7 +244,7 @@ export interface SessionRepository extends EmbedSessionStore {
   /** The sessions with these ids as they are now (strongly consistent); missing ids are left out. */
   getMany(ids: readonly string[]): Promise<StoredSession[]>;
   /** Up to `limit` sessions of a scope below `below` (exclusive), newest first. */
-  scanScope(scope: SessionScope, options: { below?: SessionPosition; limit: number }): Promise<ScopePage>;
+  queryScope(scope: SessionScope, options: { below?: SessionPosition; limit: number }): Promise<ScopePage>;
   /** The partitions a scope is stored in, to be merged newest first (see ScopePartition). */
   scopePartitions(scope: SessionScope): ScopePartition[];
   /**

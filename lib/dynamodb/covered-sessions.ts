@@ -16,14 +16,8 @@ import type {
 import type { StoredSession } from '#lib/domain/session';
 import { extendCutoffRecordExpiry, recordIds, recordsOf } from './cutoff-records';
 import { dynamoCall } from './errors';
-import {
-  boardFilterOf,
-  isSessionItem,
-  SCOPE_WRITE_SHARDS,
-  scopeKey,
-  shardedScopeKey,
-  toStoredSession,
-} from './sessions';
+import { isSessionItem, SCOPE_WRITE_SHARDS, shardedScopeKey, toStoredSession } from './session-items';
+import { boardFilterOf, scopeKey } from './session-scopes';
 import { DynamoTable, type Item } from './table';
 
 /**

@@ -1,16 +1,5 @@
-import { createHash } from 'node:crypto';
-import {
-  type AttributeValue,
-  type QueryCommandInput,
-  QueryCommand as WireQueryCommand,
-} from '@aws-sdk/client-dynamodb';
-import { GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import {
-  SESSION_SCOPE_INDEXES,
-  SESSION_STATE_ATTRIBUTES,
-  SESSION_TOKEN_INDEX,
-  TTL_ATTRIBUTE,
-} from '#lib/definitions/tables';
+import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { SESSION_STATE_ATTRIBUTES } from '#lib/definitions/tables';
 import { type CutoffRecord, type CutoffScope, cutoffScopesOf, withCutoffs } from '#lib/domain/cutoffs';
 import type {
   CountCandidate,
@@ -18,64 +7,37 @@ import type {
   ScopePage,
   ScopePartition,
   SessionPosition,
-  SessionRef,
   SessionRepository,
   SessionScope,
   TokenMatch,
 } from '#lib/domain/ports';
 import type { Revocation, SessionBinding, StoredSession } from '#lib/domain/session';
-import { legacyTenant, parseTenant } from '#lib/domain/tenant';
-import { anyCutoffCopy, cutoffCopyOf, isCutoffItem, recordIds, recordsOf } from './cutoff-records';
+import { anyCutoffCopy, cutoffCopyOf, recordIds, recordsOf } from './cutoff-records';
 import { dynamoCall } from './errors';
-import { conditionalWrite, DynamoTable, type Item, optionalStringOf } from './table';
-
-const NOT_REVOKED = 'attribute_exists(id) AND attribute_not_exists(revokedAt)';
-/** What tells which cut-off records could cover a session, besides its position (`createdKey`). */
-const SUBJECT_ATTRIBUTES = ['orgId', 'userId', 'boardId', 'createdByUserId'] as const;
-/** Operands DynamoDB allows in one `IN` list. */
-const IN_OPERANDS_MAX = 100;
-/**
- * Index entries per page of the count, per shard. A projected entry is about 0.3 KB, so a page stays
- * well under the 1 MB DynamoDB returns at most, and a shard of 6,250 entries (100,000 sessions) is four pages.
- */
-export const STATE_PAGE_SIZE = 2_000;
-
-/** Only a session created to bind, not bound and not revoked yet: the first binding wins, once. */
-const BINDABLE = `${NOT_REVOKED} AND bindToBrowser = :yes AND attribute_not_exists(bindingHash)`;
+import { toItem, toStoredSession } from './session-items';
+import { queryScope, queryScopeCandidates, scopePartitions } from './session-scopes';
+import {
+  bindSession,
+  markSessionOpened,
+  NOT_REVOKED,
+  queryTokenIndex,
+  unbindSession,
+} from './session-tokens';
+import { DynamoTable, type Item, optionalStringOf, type TableAccess } from './table';
 
 /**
- * Sessions in DynamoDB, keyed by `id`, found by token through the token-hash index and listed through
- * the scope indexes (lib/definitions/tables.ts).
- *
- * `metadata` is stored as its JSON text rather than as a native map: the SDK's marshaller silently drops a
- * `__proto__` key and throws on a `constructor` key holding an object, and the customer's data must come
- * back exactly as it was sent. JSON.parse on the way out defines such keys as plain own properties.
+ * Sessions in DynamoDB, keyed by `id` (the item: session-items.ts), found by token and bound by the embed
+ * page (session-tokens.ts), listed and counted through the sharded scope indexes (session-scopes.ts), with
+ * the revocation cut-off records that share the table (cutoff-records.ts).
  */
 export class DynamoSessionRepository extends DynamoTable implements SessionRepository {
-  async lookupToken(tokenHash: string): Promise<TokenMatch | undefined> {
-    const { Items } = await dynamoCall(() =>
-      this.db.send(
-        new QueryCommand({
-          TableName: this.tableName,
-          IndexName: SESSION_TOKEN_INDEX,
-          KeyConditionExpression: 'tokenHash = :h',
-          ExpressionAttributeValues: { ':h': tokenHash },
-          ProjectionExpression: 'id, boardId, orgId, userId, createdByUserId, createdByKeyId',
-          Limit: 1,
-        }),
-      ),
-    );
-    const item = Items?.[0];
-    return item
-      ? {
-          id: String(item.id),
-          boardId: String(item.boardId),
-          orgId: optionalStringOf(item, 'orgId') ?? '',
-          userId: String(item.userId),
-          createdByUserId: optionalStringOf(item, 'createdByUserId') ?? '',
-          createdByKeyId: optionalStringOf(item, 'createdByKeyId') ?? '',
-        }
-      : undefined;
+  /** The client and the table name, for the functions of each concern. */
+  private get table(): TableAccess {
+    return { db: this.db, tableName: this.tableName };
+  }
+
+  lookupToken(tokenHash: string): Promise<TokenMatch | undefined> {
+    return queryTokenIndex(this.table, tokenHash);
   }
 
   async getCovered(match: TokenMatch): Promise<StoredSession | undefined> {
@@ -111,46 +73,16 @@ export class DynamoSessionRepository extends DynamoTable implements SessionRepos
     return Item ? toStoredSession(Item) : undefined;
   }
 
-  async bind(id: string, binding: SessionBinding): Promise<boolean> {
-    // The only update the embed page makes: the binding's two attributes, nothing else.
-    return this.updateIf(id, 'SET bindingHash = :hash, boundAt = :at', BINDABLE, {
-      ':hash': binding.bindingHash,
-      ':at': binding.boundAt,
-      ':yes': true,
-    });
+  bind(id: string, binding: SessionBinding): Promise<boolean> {
+    return bindSession(this.table, id, binding);
   }
 
   async markOpened(id: string, openedAt: string): Promise<void> {
-    // Opened already: by another load at the same moment, or by this very write, its answer lost and the
-    // SDK retrying it. Either way the first opening is recorded; a session deleted meanwhile needs none.
-    // One attribute, set once: the stream carries it as session.opened.
-    await this.updateIf(id, 'SET openedAt = :at', 'attribute_exists(id) AND attribute_not_exists(openedAt)', {
-      ':at': openedAt,
-    });
+    await markSessionOpened(this.table, id, openedAt);
   }
 
   async unbind(id: string, bindingHash: string): Promise<void> {
-    // Not bound with this binding (it never landed, or another load bound it): nothing to undo.
-    await this.updateIf(id, 'REMOVE bindingHash, boundAt', 'bindingHash = :hash', { ':hash': bindingHash });
-  }
-
-  /** One conditional update of a session: true when written, false when its condition refused it. */
-  private updateIf(
-    id: string,
-    update: string,
-    condition: string,
-    values: Record<string, unknown>,
-  ): Promise<boolean> {
-    return conditionalWrite(
-      this.db,
-      new UpdateCommand({
-        TableName: this.tableName,
-        Key: { id },
-        UpdateExpression: update,
-        ConditionExpression: condition,
-        ExpressionAttributeValues: values,
-      }),
-    );
+    await unbindSession(this.table, id, bindingHash);
   }
 
   async create(session: StoredSession): Promise<StoredSession> {
@@ -191,68 +123,12 @@ export class DynamoSessionRepository extends DynamoTable implements SessionRepos
     return stored?.tokenHash === session.tokenHash ? stored : undefined;
   }
 
-  async scopeCandidates(
+  scopeCandidates(
     scope: SessionScope,
     at: string,
     options: { exceptOrgs?: readonly string[]; after?: string } = {},
   ): Promise<CountCandidate[]> {
-    const { partitionKey, value } = scopeKey(scope);
-    const known = subjectOf(scope);
-    // Only what the scope does not fix comes back: the fewer attributes, the less every page costs.
-    // `expiresAt` tells how long the cut-off's record must live.
-    const wanted = [...SUBJECT_ATTRIBUTES.filter((name) => known[name] === undefined), 'expiresAt'];
-    // `createdKey` is `createdAt#id`, and `$` follows `#`: every session created at or before `at` sorts
-    // below `at$`, every later one above it.
-    const values: Record<string, unknown> = { ':below': `${at}$`, ':at': at };
-    // Sessions created after `after` only: those at or before it sort below `after$`.
-    if (options.after !== undefined) values[':after'] = `${options.after}$`;
-    const range =
-      options.after !== undefined ? 'createdKey BETWEEN :after AND :below' : 'createdKey < :below';
-    // Active at `at`: not expired then (ISO times of one format compare as text), not revoked on its own.
-    const filters = ['expiresAt > :at', 'attribute_not_exists(revokedAt)'];
-    const boardFilter = boardFilterOf(scope);
-    if (boardFilter !== undefined) {
-      filters.push('boardId = :board');
-      values[':board'] = boardFilter;
-    }
-    const exceptOrgs = options.exceptOrgs ?? [];
-    if (exceptOrgs.length > 0 && exceptOrgs.length <= IN_OPERANDS_MAX) {
-      exceptOrgs.forEach((orgId, i) => {
-        values[`:o${i}`] = orgId;
-      });
-      filters.push(`NOT orgId IN (${exceptOrgs.map((_, i) => `:o${i}`).join(', ')})`);
-    }
-    const shards = await Promise.all(
-      Array.from({ length: SCOPE_WRITE_SHARDS }, async (_, shard) => {
-        const found: CountCandidate[] = [];
-        const input: QueryCommandInput = {
-          TableName: this.tableName,
-          IndexName: SESSION_SCOPE_INDEXES[scope.by],
-          KeyConditionExpression: `${partitionKey} = :pk AND ${range}`,
-          FilterExpression: filters.join(' AND '),
-          ExpressionAttributeValues: wireStrings({ ...values, ':pk': shardedScopeKey(value, shard) }),
-          ProjectionExpression: ['createdKey', ...wanted].join(', '),
-          Limit: STATE_PAGE_SIZE,
-        };
-        // DynamoDB's own attribute values, read as they come: the document client would first copy every
-        // entry of up to 100,000 into plain values, which this count reads once and drops.
-        let start: Record<string, AttributeValue> | undefined;
-        do {
-          const page = await dynamoCall(() =>
-            this.db.send(
-              new WireQueryCommand({
-                ...input,
-                ...(start !== undefined ? { ExclusiveStartKey: start } : {}),
-              }),
-            ),
-          );
-          for (const entry of page.Items ?? []) found.push(toCandidate(entry, known));
-          start = page.LastEvaluatedKey;
-        } while (start !== undefined);
-        return found;
-      }),
-    );
-    return shards.flat();
+    return queryScopeCandidates(this.table, scope, at, options);
   }
 
   async getMany(ids: readonly string[]): Promise<StoredSession[]> {
@@ -260,44 +136,12 @@ export class DynamoSessionRepository extends DynamoTable implements SessionRepos
     return items.map(toStoredSession);
   }
 
-  async scanScope(
-    scope: SessionScope,
-    options: { below?: SessionPosition; limit: number },
-  ): Promise<ScopePage> {
-    // Each shard's newest `limit` below the cursor, all shards at once; their merge is the scope's page.
-    const pages = await Promise.all(this.scopePartitions(scope).map((partition) => partition.page(options)));
-    return mergeShardPages(pages, options.limit);
+  queryScope(scope: SessionScope, options: { below?: SessionPosition; limit: number }): Promise<ScopePage> {
+    return queryScope(this.table, scope, options);
   }
 
   scopePartitions(scope: SessionScope): ScopePartition[] {
-    const { partitionKey, value } = scopeKey(scope);
-    const boardFilter = boardFilterOf(scope);
-    return Array.from({ length: SCOPE_WRITE_SHARDS }, (_, shard) => ({
-      page: async (options: { below?: SessionPosition; limit: number }): Promise<ScopePage> => {
-        const values: Record<string, string> = { ':pk': shardedScopeKey(value, shard) };
-        let condition = `${partitionKey} = :pk`;
-        if (options.below !== undefined) {
-          condition += ' AND createdKey < :below';
-          values[':below'] = options.below;
-        }
-        // A user's sessions narrowed to one board: the index holds boardId, so the filter costs no extra read.
-        if (boardFilter !== undefined) values[':board'] = boardFilter;
-        const { Items, LastEvaluatedKey } = await dynamoCall(() =>
-          this.db.send(
-            new WireQueryCommand({
-              TableName: this.tableName,
-              IndexName: SESSION_SCOPE_INDEXES[scope.by],
-              KeyConditionExpression: condition,
-              ExpressionAttributeValues: wireStrings(values),
-              ...(boardFilter !== undefined ? { FilterExpression: 'boardId = :board' } : {}),
-              ScanIndexForward: false,
-              Limit: options.limit,
-            }),
-          ),
-        );
-        return { refs: (Items ?? []).map(toRef), next: LastEvaluatedKey?.createdKey?.S };
-      },
-    }));
+    return scopePartitions(this.table, scope);
   }
 
   async statesOf(
@@ -373,234 +217,4 @@ function attributeString(value: unknown): string | undefined {
   if (typeof value === 'string') return value;
   const s = (value as { S?: unknown } | undefined)?.S;
   return typeof s === 'string' ? s : undefined;
-}
-
-/** What a scope fixes of every session it holds. */
-function subjectOf(scope: SessionScope): Partial<Record<(typeof SUBJECT_ATTRIBUTES)[number], string>> {
-  switch (scope.by) {
-    case 'orgUser':
-      return { orgId: scope.orgId, userId: scope.userId, boardId: scope.boardId };
-    case 'creatorUser':
-      return { createdByUserId: scope.creatorUserId, userId: scope.userId, boardId: scope.boardId };
-    case 'board':
-      return { boardId: scope.boardId };
-    case 'creatorBoard':
-      return { createdByUserId: scope.creatorUserId, boardId: scope.boardId };
-  }
-}
-
-/** String values in DynamoDB's own form, for a command sent without the document client's marshalling. */
-function wireStrings(values: Record<string, string>): Record<string, AttributeValue> {
-  const wire: Record<string, AttributeValue> = {};
-  for (const [name, value] of Object.entries(values)) wire[name] = { S: value };
-  return wire;
-}
-
-/** A count candidate from an index entry, in DynamoDB's own form, and what its scope fixes. */
-function toCandidate(
-  entry: Record<string, AttributeValue>,
-  known: ReturnType<typeof subjectOf>,
-): CountCandidate {
-  // `createdAt#id`: ISO times hold no `#`.
-  const position = entry.createdKey?.S ?? '';
-  const split = position.indexOf('#');
-  return {
-    id: position.slice(split + 1),
-    createdAt: position.slice(0, split),
-    orgId: known.orgId ?? entry.orgId?.S ?? '',
-    userId: known.userId ?? entry.userId?.S ?? '',
-    boardId: known.boardId ?? entry.boardId?.S ?? '',
-    createdByUserId: known.createdByUserId ?? entry.createdByUserId?.S ?? '',
-    expiresAt: entry.expiresAt?.S ?? '',
-  };
-}
-
-/**
- * A scope index entry, in DynamoDB's own form, as a reference: with the session's state where the index
- * projects it (every scope index but `creatorBoard-index`, which holds keys only).
- */
-function toRef(item: Record<string, AttributeValue>): SessionRef {
-  const expiresAt = item.expiresAt?.S;
-  return {
-    id: item.id?.S ?? '',
-    position: item.createdKey?.S ?? '',
-    createdByUserId: item.createdByUserId?.S,
-    ...(expiresAt !== undefined
-      ? {
-          state: {
-            orgId: item.orgId?.S ?? '',
-            userId: item.userId?.S ?? '',
-            boardId: item.boardId?.S ?? '',
-            createdByUserId: item.createdByUserId?.S ?? '',
-            expiresAt,
-            revokedAt: item.revokedAt?.S ?? null,
-          },
-        }
-      : {}),
-  };
-}
-
-/** The board a user's scope is narrowed to, filtered on the index (which holds `boardId`). */
-export function boardFilterOf(scope: SessionScope): string | undefined {
-  return scope.by === 'orgUser' || scope.by === 'creatorUser' ? scope.boardId : undefined;
-}
-
-/** The index and the scope's key, before sharding, that hold a scope. */
-export function scopeKey(scope: SessionScope): { partitionKey: string; value: string } {
-  switch (scope.by) {
-    case 'orgUser':
-      return { partitionKey: 'orgUserShardKey', value: compositeKey('org-user', scope.orgId, scope.userId) };
-    case 'creatorUser':
-      return {
-        partitionKey: 'creatorUserShardKey',
-        value: compositeKey('creator-user', scope.creatorUserId, scope.userId),
-      };
-    case 'board':
-      return { partitionKey: 'boardShardKey', value: scope.boardId };
-    case 'creatorBoard':
-      return {
-        partitionKey: 'creatorBoardShardKey',
-        value: compositeKey('creator-board', scope.creatorUserId, scope.boardId),
-      };
-  }
-}
-
-/** SHA-256 of the parts as a JSON array: unambiguous whatever the ids contain, and fixed in length. */
-export function compositeKey(kind: string, ...parts: string[]): string {
-  return createHash('sha256')
-    .update(JSON.stringify([kind, ...parts]))
-    .digest('hex');
-}
-
-/**
- * The item for a session: metadata as JSON text, the TTL in epoch seconds, the scope index keys; the
- * binding attributes only when set.
- */
-export function toItem(session: StoredSession): Item {
-  const {
-    revokedAt,
-    revokedByUserId,
-    revokedByKeyId,
-    bindToBrowser,
-    bindingHash,
-    boundAt,
-    openedAt,
-    ...rest
-  } = session;
-  return {
-    ...rest,
-    ...(revokedAt !== null ? { revokedAt, revokedByUserId, revokedByKeyId } : {}),
-    // Written only for sessions that bind, so the items of every other session stay as they were.
-    ...(bindToBrowser ? { bindToBrowser } : {}),
-    ...(bindingHash !== null ? { bindingHash, boundAt } : {}),
-    ...(typeof openedAt === 'string' ? { openedAt } : {}),
-    metadata: JSON.stringify(session.metadata),
-    [TTL_ATTRIBUTE]: Math.ceil(Date.parse(session.expiresAt) / 1000),
-    createdKey: `${session.createdAt}#${session.id}`,
-    ...scopeShardKeys(session),
-  };
-}
-
-/** The scope index keys of a session, each in the session's write shard. */
-function scopeShardKeys(session: StoredSession): Item {
-  const shard = sessionShard(session.id);
-  return {
-    orgUserShardKey: shardedScopeKey(compositeKey('org-user', session.orgId, session.userId), shard),
-    creatorUserShardKey: shardedScopeKey(
-      compositeKey('creator-user', session.createdByUserId, session.userId),
-      shard,
-    ),
-    boardShardKey: shardedScopeKey(session.boardId, shard),
-    creatorBoardShardKey: shardedScopeKey(
-      compositeKey('creator-board', session.createdByUserId, session.boardId),
-      shard,
-    ),
-  };
-}
-
-/**
- * A stored session, without the TTL and index attributes, its metadata parsed back into an object.
- * Sessions stored before ownership was recorded read with an empty organization and creator, so no
- * caller reaches them through either rule; sessions stored before tenants were recorded belong to their
- * board's organization, as their subjects were derived then (`legacyTenant`).
- */
-export function toStoredSession(item: Item): StoredSession {
-  const orgId = optionalStringOf(item, 'orgId') ?? '';
-  return {
-    id: String(item.id),
-    boardId: String(item.boardId),
-    orgId,
-    tenant: parseTenant(item.tenant) ?? legacyTenant(orgId),
-    tokenHash: String(item.tokenHash),
-    userId: String(item.userId),
-    email: String(item.email),
-    firstName: optionalStringOf(item, 'firstName'),
-    lastName: optionalStringOf(item, 'lastName'),
-    avatarUrl: optionalStringOf(item, 'avatarUrl'),
-    plan: optionalStringOf(item, 'plan'),
-    metadata: typeof item.metadata === 'string' ? JSON.parse(item.metadata) : {},
-    createdAt: String(item.createdAt),
-    expiresAt: String(item.expiresAt),
-    createdByUserId: optionalStringOf(item, 'createdByUserId') ?? '',
-    createdByKeyId: optionalStringOf(item, 'createdByKeyId') ?? '',
-    revokedAt: optionalStringOf(item, 'revokedAt'),
-    revokedByUserId: optionalStringOf(item, 'revokedByUserId'),
-    revokedByKeyId: optionalStringOf(item, 'revokedByKeyId'),
-    bindToBrowser: item.bindToBrowser === true,
-    bindingHash: optionalStringOf(item, 'bindingHash'),
-    boundAt: optionalStringOf(item, 'boundAt'),
-    // Only on sessions the embed page has opened, so every other session reads as it always did.
-    ...(typeof item.openedAt === 'string' ? { openedAt: item.openedAt } : {}),
-  };
-}
-
-/** Whether an item of the sessions table is a session (cut-off records share the table). */
-export function isSessionItem(item: Item): boolean {
-  return typeof item.id === 'string' && !isCutoffItem(item) && typeof item.tokenHash === 'string';
-}
-
-/**
- * How many write shards a hot scope's index key is split into (see docs/scale.md, "One very hot board"):
- * one board's creates spread over this many partitions, each taking 1,000 writes a second.
- */
-export const SCOPE_WRITE_SHARDS = 16;
-
-/**
- * The shard of a session: the first byte of SHA-256 of its id, modulo the shard count. Fixed for the
- * session's life (it depends on nothing that changes) and even across sessions.
- */
-export function sessionShard(sessionId: string, shards: number = SCOPE_WRITE_SHARDS): number {
-  return (createHash('sha256').update(sessionId).digest()[0] as number) % shards;
-}
-
-/** The index key of one shard of a scope: `<scope key>#<shard>`. */
-export function shardedScopeKey(scopeKey: string, shard: number): string {
-  return `${scopeKey}#${shard}`;
-}
-
-/**
- * Merges the pages of a scope's shards into the scope's page, in the order and with the cursor an
- * unsharded index gives. Each shard page holds that shard's newest entries below the cursor, newest first
- * (a Query with `Limit: limit`, `ScanIndexForward: false`, `createdKey < below`), and `next` is the last
- * position it evaluated when it stopped at its limit. A filtered page can stop short of `limit` refs, so
- * a shard with more may still hold, below its `next`, a session newer than another shard's last ref: only
- * the refs at or above the highest `next` of the shards with more are certain to be the scope's newest,
- * and the page returns the newest `limit` of those. Without a filter that bound never cuts: a shard with
- * more returned `limit` refs, all at or above its `next`. `next` is the last returned position (positions
- * are unique and globally ordered, so it resumes every shard exactly below it), or the bound itself when
- * no ref is certain yet, and undefined when every shard is exhausted.
- */
-export function mergeShardPages(pages: readonly ScopePage[], limit: number): ScopePage {
-  let bound: SessionPosition | undefined;
-  for (const page of pages) {
-    if (page.next !== undefined && (bound === undefined || page.next > bound)) bound = page.next;
-  }
-  const all = pages.flatMap((page) =>
-    bound === undefined ? page.refs : page.refs.filter((ref) => ref.position >= (bound as string)),
-  );
-  all.sort((a, b) => (a.position < b.position ? 1 : a.position > b.position ? -1 : 0));
-  const refs = all.slice(0, limit);
-  const more = bound !== undefined || all.length > refs.length;
-  if (!more) return { refs, next: undefined };
-  return { refs, next: refs.length > 0 ? refs[refs.length - 1]?.position : bound };
 }

@@ -20,6 +20,12 @@ const UNPROCESSED_ROUNDS = 4;
 /** A DynamoDB item as the document client returns it. */
 export type Item = Record<string, unknown>;
 
+/** A table as the functions of one adapter's concerns read and write it. */
+export interface TableAccess {
+  readonly db: DynamoDBDocumentClient;
+  readonly tableName: string;
+}
+
 /** What every adapter receives: the document client and the name of its table. */
 export abstract class DynamoTable {
   constructor(

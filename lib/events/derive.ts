@@ -11,7 +11,7 @@ import {
 import { isOperatorActor, LEGACY_OPERATOR } from '#lib/domain/operators';
 import { type StoredSession, toSessionView } from '#lib/domain/session';
 import { cutoffEntriesOf } from '#lib/dynamodb/cutoff-records';
-import { isSessionItem, toStoredSession } from '#lib/dynamodb/sessions';
+import { isSessionItem, toStoredSession } from '#lib/dynamodb/session-items';
 import type { Item } from '#lib/dynamodb/table';
 
 /** How operators' revocations were recorded before each operator was named (see lib/domain/operators.ts). */

@@ -714,7 +714,7 @@ async function selected(deps: OperateSessionsDeps, query: OperatorSessionQuery):
     const ids: string[] = [];
     let below: string | undefined;
     do {
-      const page = await deps.sessions.scanScope(
+      const page = await deps.sessions.queryScope(
         { by: 'board', boardId },
         { ...(below !== undefined ? { below } : {}), limit: 1_000 },
       );

@@ -18,7 +18,7 @@ import {
   StorageUnavailableError,
   UnconfirmedBindingError,
 } from '#lib/domain/errors';
-import type { BoardRepository, Clock, EmbedSessionStore, RandomSource } from '#lib/domain/ports';
+import type { BoardRepository, Clock, EmbedSessionRepository, RandomSource } from '#lib/domain/ports';
 import { type SessionBinding, type StoredSession, sessionStatus } from '#lib/domain/session';
 
 /** What the embed page may show: the session without its token hash or binding hash, and its board. */
@@ -33,7 +33,7 @@ export interface EmbedView {
 }
 
 export interface OpenEmbedSessionDeps {
-  sessions: EmbedSessionStore;
+  sessions: EmbedSessionRepository;
   boards: BoardRepository;
   clock: Clock;
   /** Draws the binding secret of a browser that brings none. */

@@ -13,13 +13,9 @@ import {
 import { hashCredential } from '#lib/domain/credentials';
 import type { StoredSession } from '#lib/domain/session';
 import { CUTOFF_COPIES } from '#lib/dynamodb/cutoff-records';
-import {
-  compositeKey,
-  DynamoSessionRepository,
-  SCOPE_WRITE_SHARDS,
-  STATE_PAGE_SIZE,
-  shardedScopeKey,
-} from '#lib/dynamodb/sessions';
+import { compositeKey, SCOPE_WRITE_SHARDS, shardedScopeKey } from '#lib/dynamodb/session-items';
+import { STATE_PAGE_SIZE } from '#lib/dynamodb/session-scopes';
+import { DynamoSessionRepository } from '#lib/dynamodb/sessions';
 import type { Item } from '#lib/dynamodb/table';
 import { embedEvent, jsonEvent, proxyEvent } from '#test/support/events';
 import { fullBody, storedSession } from '#test/support/fixtures';

@@ -19,7 +19,8 @@ import {
 } from '#lib/dynamodb/host-rates';
 import { DynamoIdempotencyRepository } from '#lib/dynamodb/idempotency';
 import { DynamoMembershipRepository } from '#lib/dynamodb/memberships';
-import { DynamoSessionRepository, SCOPE_WRITE_SHARDS, sessionShard } from '#lib/dynamodb/sessions';
+import { SCOPE_WRITE_SHARDS, sessionShard } from '#lib/dynamodb/session-items';
+import { DynamoSessionRepository } from '#lib/dynamodb/sessions';
 import { DynamoWebhookRepository } from '#lib/dynamodb/webhooks';
 import { METADATA_MAX_BYTES_CEILING } from '#lib/platform/config';
 import { ensureTables } from '#local/dynamodb';
@@ -138,7 +139,7 @@ describe('DynamoSessionRepository on the embedded DynamoDB', () => {
     const seen: string[] = [];
     let below: string | undefined;
     do {
-      const page = await sessions.scanScope(
+      const page = await sessions.queryScope(
         { by: 'board', boardId },
         { ...(below ? { below } : {}), limit: 3 },
       );
@@ -159,8 +160,8 @@ describe('DynamoSessionRepository on the embedded DynamoDB', () => {
       createdByUserId: 'owner-s',
     });
     await sessions.create(mine);
-    const ids = async (scope: Parameters<DynamoSessionRepository['scanScope']>[0]) =>
-      (await sessions.scanScope(scope, { limit: 100 })).refs.map((ref) => ref.id);
+    const ids = async (scope: Parameters<DynamoSessionRepository['queryScope']>[0]) =>
+      (await sessions.queryScope(scope, { limit: 100 })).refs.map((ref) => ref.id);
     expect(await ids({ by: 'orgUser', orgId: 'org-s', userId: 'user-s' })).toEqual([mine.id]);
     expect(await ids({ by: 'orgUser', orgId: 'org-s', userId: 'user-s', boardId: 'board-s' })).toEqual([
       mine.id,
@@ -210,7 +211,7 @@ describe('DynamoSessionRepository on the embedded DynamoDB', () => {
     const seen: string[] = [];
     let below: string | undefined;
     do {
-      const page = await sessions.scanScope(scope, { ...(below ? { below } : {}), limit: 2 });
+      const page = await sessions.queryScope(scope, { ...(below ? { below } : {}), limit: 2 });
       seen.push(...page.refs.map((ref) => ref.id));
       below = page.next;
     } while (below);

@@ -5,7 +5,8 @@ import { rateLimitWaitSeconds } from '#lib/domain/destinations';
 import { StorageUnavailableError } from '#lib/domain/errors';
 import type * as Ports from '#lib/domain/ports';
 import type { SessionBinding, StoredSession } from '#lib/domain/session';
-import { mergeShardPages, SCOPE_WRITE_SHARDS, sessionShard } from '#lib/dynamodb/sessions';
+import { SCOPE_WRITE_SHARDS, sessionShard } from '#lib/dynamodb/session-items';
+import { mergeShardPages } from '#lib/dynamodb/session-scopes';
 
 /** Records in memory under a key of each, remembering every key looked up (`lookups`), in order. */
 class RecordedLookups<T> {
@@ -383,11 +384,11 @@ export class FakeSessions implements Ports.SessionRepository, Ports.CoveredSessi
     });
   }
 
-  async scanScope(
+  async queryScope(
     scope: Ports.SessionScope,
     options: { below?: string; limit: number },
   ): Promise<Ports.ScopePage> {
-    this.calls.push(`scanScope:${scope.by}`);
+    this.calls.push(`queryScope:${scope.by}`);
     // As the adapter: each partition's newest `limit`, merged.
     const pages = Array.from({ length: this.partitions }, (_, partition) =>
       this.pageOf(scope, (session) => partitionOf(session.id, this.partitions) === partition, options),

@@ -15,7 +15,7 @@ import { DynamoBoardRepository } from '#lib/dynamodb/boards';
 import { createDocumentClient } from '#lib/dynamodb/client';
 import { CUTOFF_COPIES, DynamoCutoffRecords } from '#lib/dynamodb/cutoff-records';
 import { DynamoEventStore } from '#lib/dynamodb/events';
-import { toItem } from '#lib/dynamodb/sessions';
+import { toItem } from '#lib/dynamodb/session-items';
 import { revokeAllEventId } from '#lib/events/derive';
 import { processStreamRecords } from '#lib/events/process';
 import type { StreamRecord } from '#lib/events/stream';

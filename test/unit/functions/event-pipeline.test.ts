@@ -15,7 +15,7 @@ import {
 } from '@aws-sdk/lib-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterAll, beforeEach, describe, expect, it, vi } from 'vitest';
-import { toItem } from '#lib/dynamodb/sessions';
+import { toItem } from '#lib/dynamodb/session-items';
 import type { BatchResponse } from '#lib/events/stream';
 import { type StreamRecord, toAttributeMap } from '#lib/events/stream';
 import { storedSession } from '#test/support/fixtures';

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { ScopePage, SessionRef } from '#lib/domain/ports';
-import { mergeShardPages, SCOPE_WRITE_SHARDS, sessionShard, shardedScopeKey } from '#lib/dynamodb/sessions';
+import { SCOPE_WRITE_SHARDS, sessionShard, shardedScopeKey } from '#lib/dynamodb/session-items';
+import { mergeShardPages } from '#lib/dynamodb/session-scopes';
 
 /** `n` sessions of one board: ids and unique, time-ordered positions (`createdAt#id`), oldest first. */
 function boardSessions(n: number, seed = 1): SessionRef[] {

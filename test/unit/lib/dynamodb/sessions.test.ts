@@ -21,13 +21,9 @@ import {
   cutoffId,
   DynamoCutoffRecords,
 } from '#lib/dynamodb/cutoff-records';
-import {
-  DynamoSessionRepository,
-  SCOPE_WRITE_SHARDS,
-  STATE_PAGE_SIZE,
-  sessionShard,
-  shardedScopeKey,
-} from '#lib/dynamodb/sessions';
+import { SCOPE_WRITE_SHARDS, sessionShard, shardedScopeKey } from '#lib/dynamodb/session-items';
+import { STATE_PAGE_SIZE } from '#lib/dynamodb/session-scopes';
+import { DynamoSessionRepository } from '#lib/dynamodb/sessions';
 import { dynamoErrors } from '#test/support/dynamo-errors';
 import { mockedDocumentClient } from '#test/support/dynamo-mock';
 import { storedSession } from '#test/support/fixtures';
@@ -401,7 +397,7 @@ describe('DynamoSessionRepository: write-sharded scope keys', () => {
   });
 });
 
-describe('DynamoSessionRepository.scanScope', () => {
+describe('DynamoSessionRepository.queryScope', () => {
   it('reads every write shard newest first below the cursor, and merges them into one page', async () => {
     ddb.on(WireQueryCommand).resolves({ Items: [] });
     ddb
@@ -417,7 +413,7 @@ describe('DynamoSessionRepository.scanScope', () => {
         Items: [{ id: { S: 'b' }, createdKey: { S: 'k7' } }],
         LastEvaluatedKey: { id: { S: 'b' }, createdKey: { S: 'k7' }, boardShardKey: { S: 'board-1#7' } },
       });
-    const page = await repository.scanScope({ by: 'board', boardId: 'board-1' }, { below: 'k9', limit: 1 });
+    const page = await repository.queryScope({ by: 'board', boardId: 'board-1' }, { below: 'k9', limit: 1 });
     // Shard 7 may hold more below k7, but nothing above it is unread: b is the board's newest, then below k7.
     expect(page).toEqual({ refs: [{ id: 'b', position: 'k7' }], next: 'k7' });
     const inputs = ddb.commandCalls(WireQueryCommand).map((call) => call.args[0].input);
@@ -436,7 +432,7 @@ describe('DynamoSessionRepository.scanScope', () => {
 
   it("narrows a user's scope to a board with a filter on the index's boardId", async () => {
     ddb.on(WireQueryCommand).resolves({ Items: [] });
-    const page = await repository.scanScope(
+    const page = await repository.queryScope(
       { by: 'orgUser', orgId: SESSION.orgId, userId: SESSION.userId, boardId: 'board-1' },
       { limit: 5 },
     );
@@ -464,7 +460,7 @@ describe('DynamoSessionRepository.scanScope', () => {
     'finds a creator scope under the key the session was stored with (%j)',
     async (scope, index, key) => {
       ddb.on(WireQueryCommand).resolves({ Items: [] });
-      await repository.scanScope(scope, { limit: 1 });
+      await repository.queryScope(scope, { limit: 1 });
       const inputs = ddb.commandCalls(WireQueryCommand).map((call) => call.args[0].input);
       expect(inputs.find((input) => input.ExpressionAttributeValues?.[':pk']?.S === key)).toMatchObject({
         IndexName: index,
@@ -477,7 +473,7 @@ describe('DynamoSessionRepository.scanScope', () => {
     ddb
       .on(WireQueryCommand, { ExpressionAttributeValues: { ':pk': { S: `${ORG_USER}#4` } } })
       .resolves({ Items: [{ id: { S: 'c' }, createdKey: { S: 'k3' }, createdByUserId: { S: 'member-2' } }] });
-    const page = await repository.scanScope(
+    const page = await repository.queryScope(
       { by: 'orgUser', orgId: SESSION.orgId, userId: SESSION.userId },
       { limit: 2 },
     );
@@ -1094,7 +1090,7 @@ describe('DynamoSessionRepository: the shard queries', () => {
     ddb.on(WireQueryCommand).resolves({ Items: [] });
     const repo = new DynamoSessionRepository(db, 'sessions-t');
     const scope = { by: 'board', boardId: 'board-1' } as const;
-    await repo.scanScope(scope, { limit: 1 });
+    await repo.queryScope(scope, { limit: 1 });
     await repo.scopeCandidates(scope, '2026-01-05T00:00:00.000Z');
     expect(ddb.commandCalls(WireQueryCommand)).toHaveLength(2 * SCOPE_WRITE_SHARDS);
     // No document-client query: its marshalling would copy every entry first.

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { eventSequence, type RoutedEvent, type RoutedSessionEvent } from '#lib/domain/events';
-import { toItem } from '#lib/dynamodb/sessions';
+import { toItem } from '#lib/dynamodb/session-items';
 import { cutoffFanOuts, deriveEvents, eventId, OPERATOR_USER_ID, revokeAllEventId } from '#lib/events/derive';
 import { storedSession } from '#test/support/fixtures';
 

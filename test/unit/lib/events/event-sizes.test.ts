@@ -13,7 +13,7 @@ import { EVENT_TYPES, type RoutedEvent } from '#lib/domain/events';
 import { MAX_ID_LENGTH } from '#lib/domain/ids';
 import type { StoredSession } from '#lib/domain/session';
 import type { WebhookEndpoint } from '#lib/domain/webhook';
-import { toItem } from '#lib/dynamodb/sessions';
+import { toItem } from '#lib/dynamodb/session-items';
 import { deriveEvents, OPERATOR_USER_ID } from '#lib/events/derive';
 import {
   EVENT_BUS_MAX_BYTES,
