@@ -54,7 +54,7 @@ export const EVENT_TYPE_INDEX = 'ownerType-index';
  * their parts: fixed length, so two ids of 256 characters each never exceed DynamoDB's key size, and no
  * separator can be forged inside an id.
  */
-export const SESSION_SCOPE_INDEXES: Readonly<Record<SessionScope['by'], string>> = {
+export const SESSION_SCOPE_INDEXES: Readonly<Record<SessionScope['kind'], string>> = {
   orgUser: 'orgUser-index',
   creatorUser: 'creatorUser-index',
   board: 'board-index',

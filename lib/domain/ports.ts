@@ -77,10 +77,10 @@ export interface TokenMatch {
  * sessions on one board, all of them or those one key owner created.
  */
 export type SessionScope =
-  | { by: 'orgUser'; orgId: string; userId: string; boardId?: string }
-  | { by: 'creatorUser'; creatorUserId: string; userId: string; boardId?: string }
-  | { by: 'board'; boardId: string }
-  | { by: 'creatorBoard'; creatorUserId: string; boardId: string };
+  | { kind: 'orgUser'; orgId: string; userId: string; boardId?: string }
+  | { kind: 'creatorUser'; creatorUserId: string; userId: string; boardId?: string }
+  | { kind: 'board'; boardId: string }
+  | { kind: 'creatorBoard'; creatorUserId: string; boardId: string };
 
 /**
  * A session's place in the newest-first order: `createdAt#id`. Unique and total, so a page boundary
@@ -143,10 +143,10 @@ export type CountCandidate = Pick<
  */
 export type CoveredScope =
   | SessionScope
-  | { by: 'allOfUser'; userId: string }
-  | { by: 'stage' }
-  | { by: 'key'; keyId: string }
-  | { by: 'orgCreator'; orgId: string; creatorUserId: string };
+  | { kind: 'allOfUser'; userId: string }
+  | { kind: 'stage' }
+  | { kind: 'key'; keyId: string }
+  | { kind: 'orgCreator'; orgId: string; creatorUserId: string };
 
 /** The covered scopes no index holds: their sessions are read from a segment of the table. */
 export type ScannedScope = Exclude<CoveredScope, SessionScope>;

@@ -86,7 +86,7 @@ export class DynamoCoveredSessions extends DynamoTable implements CoveredSession
     }
     const input: QueryCommandInput = {
       TableName: this.tableName,
-      IndexName: SESSION_SCOPE_INDEXES[scope.by],
+      IndexName: SESSION_SCOPE_INDEXES[scope.kind],
       KeyConditionExpression: condition,
       FilterExpression: filters.join(' AND '),
       ExpressionAttributeValues: values,
@@ -121,13 +121,13 @@ export class DynamoCoveredSessions extends DynamoTable implements CoveredSession
       filters.push('createdAt > :since');
       values[':since'] = range.since;
     }
-    if (scope.by === 'allOfUser') {
+    if (scope.kind === 'allOfUser') {
       filters.push('userId = :user');
       values[':user'] = scope.userId;
-    } else if (scope.by === 'key') {
+    } else if (scope.kind === 'key') {
       filters.push('createdByKeyId = :key');
       values[':key'] = scope.keyId;
-    } else if (scope.by === 'orgCreator') {
+    } else if (scope.kind === 'orgCreator') {
       // Whose tenant each is, the fan-out decides from the session read whole (the record's own rule).
       filters.push('orgId = :org', 'createdByUserId = :creator');
       values[':org'] = scope.orgId;
@@ -150,5 +150,10 @@ export class DynamoCoveredSessions extends DynamoTable implements CoveredSession
 }
 
 function isScanned(scope: CoveredScope): scope is ScannedScope {
-  return scope.by === 'allOfUser' || scope.by === 'stage' || scope.by === 'key' || scope.by === 'orgCreator';
+  return (
+    scope.kind === 'allOfUser' ||
+    scope.kind === 'stage' ||
+    scope.kind === 'key' ||
+    scope.kind === 'orgCreator'
+  );
 }

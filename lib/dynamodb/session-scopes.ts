@@ -72,7 +72,7 @@ export async function queryScopeCandidates(
       const found: CountCandidate[] = [];
       const input: QueryCommandInput = {
         TableName: table.tableName,
-        IndexName: SESSION_SCOPE_INDEXES[scope.by],
+        IndexName: SESSION_SCOPE_INDEXES[scope.kind],
         KeyConditionExpression: `${partitionKey} = :pk AND ${range}`,
         FilterExpression: filters.join(' AND '),
         ExpressionAttributeValues: wireStrings({ ...values, ':pk': shardedScopeKey(value, shard) }),
@@ -129,7 +129,7 @@ export function scopePartitions(table: TableAccess, scope: SessionScope): ScopeP
         table.db.send(
           new WireQueryCommand({
             TableName: table.tableName,
-            IndexName: SESSION_SCOPE_INDEXES[scope.by],
+            IndexName: SESSION_SCOPE_INDEXES[scope.kind],
             KeyConditionExpression: condition,
             ExpressionAttributeValues: wireStrings(values),
             ...(boardFilter !== undefined ? { FilterExpression: 'boardId = :board' } : {}),
@@ -145,7 +145,7 @@ export function scopePartitions(table: TableAccess, scope: SessionScope): ScopeP
 
 /** What a scope fixes of every session it holds. */
 function subjectOf(scope: SessionScope): Partial<Record<(typeof SUBJECT_ATTRIBUTES)[number], string>> {
-  switch (scope.by) {
+  switch (scope.kind) {
     case 'orgUser':
       return { orgId: scope.orgId, userId: scope.userId, boardId: scope.boardId };
     case 'creatorUser':
@@ -210,12 +210,12 @@ function toRef(item: Record<string, AttributeValue>): SessionRef {
 
 /** The board a user's scope is narrowed to, filtered on the index (which holds `boardId`). */
 export function boardFilterOf(scope: SessionScope): string | undefined {
-  return scope.by === 'orgUser' || scope.by === 'creatorUser' ? scope.boardId : undefined;
+  return scope.kind === 'orgUser' || scope.kind === 'creatorUser' ? scope.boardId : undefined;
 }
 
 /** The index and the scope's key, before sharding, that hold a scope. */
 export function scopeKey(scope: SessionScope): { partitionKey: string; value: string } {
-  switch (scope.by) {
+  switch (scope.kind) {
     case 'orgUser':
       return { partitionKey: 'orgUserShardKey', value: compositeKey('org-user', scope.orgId, scope.userId) };
     case 'creatorUser':

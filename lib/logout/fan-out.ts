@@ -227,34 +227,34 @@ async function coveredScopeOf(
       // A tenant's sessions: its organization's (on its boards), or its key owner's own.
       const board = scope.kind === 'tenantBoardUser' ? { boardId: scope.boardId } : {};
       return scope.tenant.kind === 'organization'
-        ? { by: 'orgUser', orgId: scope.tenant.id, userId: scope.userId, ...board }
-        : { by: 'creatorUser', creatorUserId: scope.tenant.id, userId: scope.userId, ...board };
+        ? { kind: 'orgUser', orgId: scope.tenant.id, userId: scope.userId, ...board }
+        : { kind: 'creatorUser', creatorUserId: scope.tenant.id, userId: scope.userId, ...board };
     }
     case 'creatorUser':
-      return { by: 'creatorUser', creatorUserId: scope.creatorUserId, userId: scope.userId };
+      return { kind: 'creatorUser', creatorUserId: scope.creatorUserId, userId: scope.userId };
     case 'creatorBoardUser':
       return {
-        by: 'creatorUser',
+        kind: 'creatorUser',
         creatorUserId: scope.creatorUserId,
         userId: scope.userId,
         boardId: scope.boardId,
       };
     case 'orgUser':
-      return { by: 'orgUser', orgId: scope.orgId, userId: scope.userId };
+      return { kind: 'orgUser', orgId: scope.orgId, userId: scope.userId };
     case 'boardUser': {
       const board = await boards.get(scope.boardId);
-      return board && { by: 'orgUser', orgId: board.orgId, userId: scope.userId, boardId: scope.boardId };
+      return board && { kind: 'orgUser', orgId: board.orgId, userId: scope.userId, boardId: scope.boardId };
     }
     case 'board':
-      return { by: 'board', boardId: scope.boardId };
+      return { kind: 'board', boardId: scope.boardId };
     case 'user':
-      return { by: 'allOfUser', userId: scope.userId };
+      return { kind: 'allOfUser', userId: scope.userId };
     case 'stage':
-      return { by: 'stage' };
+      return { kind: 'stage' };
     case 'key':
-      return { by: 'key', keyId: scope.keyId };
+      return { kind: 'key', keyId: scope.keyId };
     case 'orgCreator':
-      return { by: 'orgCreator', orgId: scope.orgId, creatorUserId: scope.creatorUserId };
+      return { kind: 'orgCreator', orgId: scope.orgId, creatorUserId: scope.creatorUserId };
   }
 }
 

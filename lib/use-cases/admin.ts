@@ -715,7 +715,7 @@ async function selected(deps: OperateSessionsDeps, query: OperatorSessionQuery):
     let below: string | undefined;
     do {
       const page = await deps.sessions.queryScope(
-        { by: 'board', boardId },
+        { kind: 'board', boardId },
         { ...(below !== undefined ? { below } : {}), limit: 1_000 },
       );
       ids.push(...page.refs.map((ref) => ref.id));

@@ -207,10 +207,10 @@ async function planCutoffs(
       throw new BoardAccessDeniedError(BOARD_REVOKE_DENIED);
     }
     const scope: CutoffScope = { kind: 'board', boardId };
-    return { targets: [scope], counts: [{ scope: { by: 'board', boardId }, coveredBy: [scope] }] };
+    return { targets: [scope], counts: [{ scope: { kind: 'board', boardId }, coveredBy: [scope] }] };
   }
   const countScopes = await scopesFor(deps, caller, command);
-  const orgs = countScopes.flatMap((scope) => (scope.by === 'orgUser' ? [scope.orgId] : []));
+  const orgs = countScopes.flatMap((scope) => (scope.kind === 'orgUser' ? [scope.orgId] : []));
   const tenantOf = (orgId: string): Tenant => ({ kind: 'organization', id: orgId });
   if (boardId !== undefined) {
     // One board: its organization's tenant's sessions there when the caller is a member, and its own.
@@ -222,7 +222,7 @@ async function planCutoffs(
       targets: [own, ...tenants],
       counts: countScopes.map((scope) => ({
         scope,
-        coveredBy: scope.by === 'orgUser' ? [own, ...tenants] : [own],
+        coveredBy: scope.kind === 'orgUser' ? [own, ...tenants] : [own],
       })),
     };
   }
@@ -236,7 +236,7 @@ async function planCutoffs(
   return {
     targets: [own, ...tenants.values()],
     counts: countScopes.map((scope) => {
-      const tenant = scope.by === 'orgUser' ? tenants.get(scope.orgId) : undefined;
+      const tenant = scope.kind === 'orgUser' ? tenants.get(scope.orgId) : undefined;
       return { scope, coveredBy: tenant ? [own, tenant] : [own] };
     }),
   };
@@ -267,20 +267,20 @@ async function collect(
   coveredThrough: ReadonlyArray<string | undefined>,
   guess: TenantGuess,
 ): Promise<CountCandidate[]> {
-  const orgs = scopes.flatMap((scope) => (scope.by === 'orgUser' ? [scope.orgId] : []));
+  const orgs = scopes.flatMap((scope) => (scope.kind === 'orgUser' ? [scope.orgId] : []));
   const found = await Promise.all(
     scopes.map(async (scope, i) => {
       const after = coveredThrough[i];
       // A cut-off at or after this one (another call's, a moment ago) covers every session it could count.
       if (after !== undefined && after >= at) return [];
       const since = after !== undefined ? { after } : {};
-      if (scope.by === 'creatorUser' && orgs.length > 0) {
+      if (scope.kind === 'creatorUser' && orgs.length > 0) {
         const candidates = await deps.sessions.scopeCandidates(scope, at, { exceptOrgs: orgs, ...since });
         const counted = new Set(orgs);
         return candidates.filter((candidate) => !counted.has(candidate.orgId));
       }
       const candidates = await deps.sessions.scopeCandidates(scope, at, since);
-      if (!byUser || scope.by !== 'orgUser') return candidates;
+      if (!byUser || scope.kind !== 'orgUser') return candidates;
       const tenants = await guess.ofAll(candidates);
       const admitted = (candidate: CountCandidate, i: number) =>
         candidate.createdByUserId === caller.userId || tenants[i]?.kind === 'organization';

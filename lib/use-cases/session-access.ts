@@ -53,17 +53,17 @@ export async function scopesFor(
     const member = orgId !== '' && (await deps.memberships.isMember(orgId, caller.userId));
     if (userId !== undefined) {
       return member
-        ? [{ by: 'orgUser', orgId, userId, boardId }]
-        : [{ by: 'creatorUser', creatorUserId: caller.userId, userId, boardId }];
+        ? [{ kind: 'orgUser', orgId, userId, boardId }]
+        : [{ kind: 'creatorUser', creatorUserId: caller.userId, userId, boardId }];
     }
     return member
-      ? [{ by: 'board', boardId }]
-      : [{ by: 'creatorBoard', creatorUserId: caller.userId, boardId }];
+      ? [{ kind: 'board', boardId }]
+      : [{ kind: 'creatorBoard', creatorUserId: caller.userId, boardId }];
   }
   if (userId === undefined) throw new Error('scopesFor needs a userId or a boardId');
   const orgs = await deps.memberships.orgsOf(caller.userId);
   return [
-    ...orgs.map((orgId): SessionScope => ({ by: 'orgUser', orgId, userId })),
-    { by: 'creatorUser', creatorUserId: caller.userId, userId },
+    ...orgs.map((orgId): SessionScope => ({ kind: 'orgUser', orgId, userId })),
+    { kind: 'creatorUser', creatorUserId: caller.userId, userId },
   ];
 }

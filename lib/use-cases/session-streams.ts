@@ -67,7 +67,7 @@ export class TenantFilter {
   }
 
   private verdict(ref: ScopedRef): boolean | Promise<boolean> {
-    if (ref.scope.by !== 'orgUser') return true;
+    if (ref.scope.kind !== 'orgUser') return true;
     return this.createdWithin(ref.scope.orgId, ref.createdByUserId ?? '');
   }
 

@@ -140,7 +140,7 @@ describe('DynamoSessionRepository on the embedded DynamoDB', () => {
     let below: string | undefined;
     do {
       const page = await sessions.queryScope(
-        { by: 'board', boardId },
+        { kind: 'board', boardId },
         { ...(below ? { below } : {}), limit: 3 },
       );
       seen.push(...page.refs.map((ref) => ref.id));
@@ -162,17 +162,17 @@ describe('DynamoSessionRepository on the embedded DynamoDB', () => {
     await sessions.create(mine);
     const ids = async (scope: Parameters<DynamoSessionRepository['queryScope']>[0]) =>
       (await sessions.queryScope(scope, { limit: 100 })).refs.map((ref) => ref.id);
-    expect(await ids({ by: 'orgUser', orgId: 'org-s', userId: 'user-s' })).toEqual([mine.id]);
-    expect(await ids({ by: 'orgUser', orgId: 'org-s', userId: 'user-s', boardId: 'board-s' })).toEqual([
+    expect(await ids({ kind: 'orgUser', orgId: 'org-s', userId: 'user-s' })).toEqual([mine.id]);
+    expect(await ids({ kind: 'orgUser', orgId: 'org-s', userId: 'user-s', boardId: 'board-s' })).toEqual([
       mine.id,
     ]);
-    expect(await ids({ by: 'orgUser', orgId: 'org-s', userId: 'user-s', boardId: 'other' })).toEqual([]);
-    expect(await ids({ by: 'creatorUser', creatorUserId: 'owner-s', userId: 'user-s' })).toEqual([mine.id]);
-    expect(await ids({ by: 'creatorBoard', creatorUserId: 'owner-s', boardId: 'board-s' })).toEqual([
+    expect(await ids({ kind: 'orgUser', orgId: 'org-s', userId: 'user-s', boardId: 'other' })).toEqual([]);
+    expect(await ids({ kind: 'creatorUser', creatorUserId: 'owner-s', userId: 'user-s' })).toEqual([mine.id]);
+    expect(await ids({ kind: 'creatorBoard', creatorUserId: 'owner-s', boardId: 'board-s' })).toEqual([
       mine.id,
     ]);
-    expect(await ids({ by: 'creatorUser', creatorUserId: 'someone-else', userId: 'user-s' })).toEqual([]);
-    expect(await ids({ by: 'orgUser', orgId: 'other-org', userId: 'user-s' })).toEqual([]);
+    expect(await ids({ kind: 'creatorUser', creatorUserId: 'someone-else', userId: 'user-s' })).toEqual([]);
+    expect(await ids({ kind: 'orgUser', orgId: 'other-org', userId: 'user-s' })).toEqual([]);
   });
 
   it('puts a session in the board index partition of the shard sessionShard gives it, and no other', async () => {
@@ -207,7 +207,7 @@ describe('DynamoSessionRepository on the embedded DynamoDB', () => {
       );
     }
     for (const s of created) await sessions.create(s);
-    const scope = { by: 'orgUser', orgId: 'org-f', userId: 'user-f', boardId: 'board-f' } as const;
+    const scope = { kind: 'orgUser', orgId: 'org-f', userId: 'user-f', boardId: 'board-f' } as const;
     const seen: string[] = [];
     let below: string | undefined;
     do {
@@ -245,7 +245,7 @@ describe('DynamoSessionRepository on the embedded DynamoDB', () => {
     });
     const active = [...before.slice(1), atCutoff];
 
-    const byOrg = await sessions.scopeCandidates({ by: 'orgUser', orgId: 'org-c', userId: 'user-c' }, at);
+    const byOrg = await sessions.scopeCandidates({ kind: 'orgUser', orgId: 'org-c', userId: 'user-c' }, at);
     expect(byOrg.map((c) => c.id).sort()).toEqual(active.map((s) => s.id).sort());
     expect(byOrg.find((c) => c.id === before[1]?.id)).toEqual({
       id: before[1]?.id,
@@ -256,7 +256,7 @@ describe('DynamoSessionRepository on the embedded DynamoDB', () => {
       createdByUserId: 'owner-c',
       expiresAt: before[1]?.expiresAt,
     });
-    const own = { by: 'creatorUser', creatorUserId: 'owner-c', userId: 'user-c' } as const;
+    const own = { kind: 'creatorUser', creatorUserId: 'owner-c', userId: 'user-c' } as const;
     expect((await sessions.scopeCandidates(own, at)).map((c) => c.id).sort()).toEqual(
       [...active, elsewhere].map((s) => s.id).sort(),
     );
@@ -459,13 +459,13 @@ describe('DynamoCoveredSessions on the embedded DynamoDB', () => {
     await sessions.revoke(revoked.id, { revokedAt: at(20), byUserId: 'owner-1', byKeyId: null });
     const range = { since: at(5), upTo: at(30) };
 
-    const byIndex = await readAll(covered, { by: 'board', boardId: board }, range, 2);
+    const byIndex = await readAll(covered, { kind: 'board', boardId: board }, range, 2);
     expect(byIndex.ids).toEqual(inRange.map((found) => found.id).sort());
     expect(byIndex.pages).toBeGreaterThan(covered.coveredParts);
 
     const oneUser = await readAll(
       covered,
-      { by: 'orgUser', orgId: 'org-a', userId: 'u1', boardId: board },
+      { kind: 'orgUser', orgId: 'org-a', userId: 'u1', boardId: board },
       range,
       3,
     );
@@ -476,7 +476,7 @@ describe('DynamoCoveredSessions on the embedded DynamoDB', () => {
         .sort(),
     );
 
-    const scanned = await readAll(covered, { by: 'allOfUser', userId: 'u2' }, range, 5);
+    const scanned = await readAll(covered, { kind: 'allOfUser', userId: 'u2' }, range, 5);
     expect(scanned.ids).toEqual(
       inRange
         .filter((found) => found.userId === 'u2')
@@ -508,17 +508,17 @@ describe('DynamoCoveredSessions on the embedded DynamoDB', () => {
       session({ boardId: board, createdByKeyId: keyId, createdAt: at(31), expiresAt: at(59) }), // after the cut-off
     ];
     for (const stored of keyed) await sessions.create(stored);
-    const ofKey = await readAll(covered, { by: 'key', keyId }, range, 3);
+    const ofKey = await readAll(covered, { kind: 'key', keyId }, range, 3);
     expect(ofKey.ids).toEqual([keyed[0]?.id]);
     const ofMember = await readAll(
       covered,
-      { by: 'orgCreator', orgId: 'org-m', creatorUserId: member },
+      { kind: 'orgCreator', orgId: 'org-m', creatorUserId: member },
       range,
       3,
     );
     expect(ofMember.ids).toEqual([memberOf[0]?.id]);
 
-    const stage = await readAll(covered, { by: 'stage' }, range, 7);
+    const stage = await readAll(covered, { kind: 'stage' }, range, 7);
     expect(stage.ids).toEqual(expect.arrayContaining(inRange.map((found) => found.id)));
     for (const left of [...outside.slice(0, 3), revoked]) expect(stage.ids).not.toContain(left.id);
   });

@@ -287,7 +287,7 @@ export class FakeSessions implements Ports.SessionRepository, Ports.CoveredSessi
     at: string,
     options: { exceptOrgs?: readonly string[]; after?: string } = {},
   ): Promise<Ports.CountCandidate[]> {
-    this.calls.push(`scopeCandidates:${scope.by}`);
+    this.calls.push(`scopeCandidates:${scope.kind}`);
     const read = this.created.filter(
       (found) =>
         inScope(found, scope) &&
@@ -336,7 +336,7 @@ export class FakeSessions implements Ports.SessionRepository, Ports.CoveredSessi
     range: Ports.CoveredRange,
     options: { after?: string; limit: number },
   ): Promise<Ports.CoveredPage> {
-    this.calls.push(`coveredPage:${scope.by}`);
+    this.calls.push(`coveredPage:${scope.kind}`);
     this.coveredLimits.push(options.limit);
     const all = this.created
       .filter(
@@ -388,7 +388,7 @@ export class FakeSessions implements Ports.SessionRepository, Ports.CoveredSessi
     scope: Ports.SessionScope,
     options: { below?: string; limit: number },
   ): Promise<Ports.ScopePage> {
-    this.calls.push(`queryScope:${scope.by}`);
+    this.calls.push(`queryScope:${scope.kind}`);
     // As the adapter: each partition's newest `limit`, merged.
     const pages = Array.from({ length: this.partitions }, (_, partition) =>
       this.pageOf(scope, (session) => partitionOf(session.id, this.partitions) === partition, options),
@@ -420,7 +420,7 @@ export class FakeSessions implements Ports.SessionRepository, Ports.CoveredSessi
   scopePartitions(scope: Ports.SessionScope): Ports.ScopePartition[] {
     return Array.from({ length: this.partitions }, (_, partition) => ({
       page: async (options: { below?: string; limit: number }) => {
-        this.calls.push(`scopePartition:${scope.by}`);
+        this.calls.push(`scopePartition:${scope.kind}`);
         const page = this.pageOf(
           scope,
           (session) => partitionOf(session.id, this.partitions) === partition,
@@ -454,8 +454,8 @@ export class FakeSessions implements Ports.SessionRepository, Ports.CoveredSessi
       .map((session) => ({
         id: session.id,
         position: `${session.createdAt}#${session.id}`,
-        ...(scope.by === 'orgUser' ? { createdByUserId: session.createdByUserId } : {}),
-        ...(scope.by !== 'creatorBoard'
+        ...(scope.kind === 'orgUser' ? { createdByUserId: session.createdByUserId } : {}),
+        ...(scope.kind !== 'creatorBoard'
           ? { state: { ...stateOf(session), ...this.indexLags.get(session.id) } }
           : {}),
       }))
@@ -519,10 +519,10 @@ export class FakeSessions implements Ports.SessionRepository, Ports.CoveredSessi
 type StoredRevocation = Parameters<Ports.SessionRepository['revoke']>[1];
 
 function coveredBy(session: StoredSession, scope: Ports.CoveredScope): boolean {
-  if (scope.by === 'stage') return true;
-  if (scope.by === 'allOfUser') return session.userId === scope.userId;
-  if (scope.by === 'key') return session.createdByKeyId === scope.keyId;
-  if (scope.by === 'orgCreator')
+  if (scope.kind === 'stage') return true;
+  if (scope.kind === 'allOfUser') return session.userId === scope.userId;
+  if (scope.kind === 'key') return session.createdByKeyId === scope.keyId;
+  if (scope.kind === 'orgCreator')
     return session.orgId === scope.orgId && session.createdByUserId === scope.creatorUserId;
   return inScope(session, scope);
 }
@@ -541,7 +541,7 @@ function partitionOf(id: string, count: number): number {
 }
 
 function inScope(session: StoredSession, scope: Ports.SessionScope): boolean {
-  switch (scope.by) {
+  switch (scope.kind) {
     case 'orgUser':
       return (
         session.orgId === scope.orgId &&

@@ -413,7 +413,10 @@ describe('DynamoSessionRepository.queryScope', () => {
         Items: [{ id: { S: 'b' }, createdKey: { S: 'k7' } }],
         LastEvaluatedKey: { id: { S: 'b' }, createdKey: { S: 'k7' }, boardShardKey: { S: 'board-1#7' } },
       });
-    const page = await repository.queryScope({ by: 'board', boardId: 'board-1' }, { below: 'k9', limit: 1 });
+    const page = await repository.queryScope(
+      { kind: 'board', boardId: 'board-1' },
+      { below: 'k9', limit: 1 },
+    );
     // Shard 7 may hold more below k7, but nothing above it is unread: b is the board's newest, then below k7.
     expect(page).toEqual({ refs: [{ id: 'b', position: 'k7' }], next: 'k7' });
     const inputs = ddb.commandCalls(WireQueryCommand).map((call) => call.args[0].input);
@@ -433,7 +436,7 @@ describe('DynamoSessionRepository.queryScope', () => {
   it("narrows a user's scope to a board with a filter on the index's boardId", async () => {
     ddb.on(WireQueryCommand).resolves({ Items: [] });
     const page = await repository.queryScope(
-      { by: 'orgUser', orgId: SESSION.orgId, userId: SESSION.userId, boardId: 'board-1' },
+      { kind: 'orgUser', orgId: SESSION.orgId, userId: SESSION.userId, boardId: 'board-1' },
       { limit: 5 },
     );
     expect(page).toEqual({ refs: [], next: undefined });
@@ -447,12 +450,12 @@ describe('DynamoSessionRepository.queryScope', () => {
 
   it.each([
     [
-      { by: 'creatorUser', creatorUserId: SESSION.createdByUserId, userId: SESSION.userId },
+      { kind: 'creatorUser', creatorUserId: SESSION.createdByUserId, userId: SESSION.userId },
       'creatorUser-index',
       STORED_ITEM.creatorUserShardKey,
     ],
     [
-      { by: 'creatorBoard', creatorUserId: SESSION.createdByUserId, boardId: SESSION.boardId },
+      { kind: 'creatorBoard', creatorUserId: SESSION.createdByUserId, boardId: SESSION.boardId },
       'creatorBoard-index',
       STORED_ITEM.creatorBoardShardKey,
     ],
@@ -474,7 +477,7 @@ describe('DynamoSessionRepository.queryScope', () => {
       .on(WireQueryCommand, { ExpressionAttributeValues: { ':pk': { S: `${ORG_USER}#4` } } })
       .resolves({ Items: [{ id: { S: 'c' }, createdKey: { S: 'k3' }, createdByUserId: { S: 'member-2' } }] });
     const page = await repository.queryScope(
-      { by: 'orgUser', orgId: SESSION.orgId, userId: SESSION.userId },
+      { kind: 'orgUser', orgId: SESSION.orgId, userId: SESSION.userId },
       { limit: 2 },
     );
     expect(page).toEqual({
@@ -497,7 +500,7 @@ describe('DynamoSessionRepository.scopeCandidates (revoke-all’s count)', () =>
       inFlight -= 1;
       return { Items: [] };
     });
-    await repository.scopeCandidates({ by: 'board', boardId: 'board-1' }, AT);
+    await repository.scopeCandidates({ kind: 'board', boardId: 'board-1' }, AT);
     // Every shard's first page was in flight at the same time: the count waits for one round trip per page.
     expect(most).toBe(SCOPE_WRITE_SHARDS);
     const inputs = ddb.commandCalls(WireQueryCommand).map((call) => call.args[0].input);
@@ -554,7 +557,7 @@ describe('DynamoSessionRepository.scopeCandidates (revoke-all’s count)', () =>
       ],
     });
     const candidates = await repository.scopeCandidates(
-      { by: 'orgUser', orgId: SESSION.orgId, userId: SESSION.userId, boardId: 'board-1' },
+      { kind: 'orgUser', orgId: SESSION.orgId, userId: SESSION.userId, boardId: 'board-1' },
       AT,
     );
     expect(candidates).toEqual([
@@ -601,7 +604,7 @@ describe('DynamoSessionRepository.scopeCandidates (revoke-all’s count)', () =>
 
   it('leaves out, at the index, the sessions of the organizations counted through their own scopes', async () => {
     ddb.on(WireQueryCommand).resolves({ Items: [] });
-    const scope = { by: 'creatorUser', creatorUserId: 'owner-1', userId: SESSION.userId } as const;
+    const scope = { kind: 'creatorUser', creatorUserId: 'owner-1', userId: SESSION.userId } as const;
     await repository.scopeCandidates(scope, AT, { exceptOrgs: ['org-a', 'org-b'] });
     expect(ddb.commandCalls(WireQueryCommand)[0]?.args[0].input).toMatchObject({
       FilterExpression: 'expiresAt > :at AND attribute_not_exists(revokedAt) AND NOT orgId IN (:o0, :o1)',
@@ -1089,7 +1092,7 @@ describe('DynamoSessionRepository: the shard queries', () => {
   it('reads every shard of a scope in DynamoDB’s own form, for a listing and for a count', async () => {
     ddb.on(WireQueryCommand).resolves({ Items: [] });
     const repo = new DynamoSessionRepository(db, 'sessions-t');
-    const scope = { by: 'board', boardId: 'board-1' } as const;
+    const scope = { kind: 'board', boardId: 'board-1' } as const;
     await repo.queryScope(scope, { limit: 1 });
     await repo.scopeCandidates(scope, '2026-01-05T00:00:00.000Z');
     expect(ddb.commandCalls(WireQueryCommand)).toHaveLength(2 * SCOPE_WRITE_SHARDS);

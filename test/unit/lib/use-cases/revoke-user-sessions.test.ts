@@ -251,7 +251,7 @@ describe('revokeUserSessions: one cut-off per scope', () => {
     let inFlight = 0;
     let most = 0;
     deps.sessions.scopeCandidates = async (scope, at, options) => {
-      asked.push([scope.by, options?.exceptOrgs]);
+      asked.push([scope.kind, options?.exceptOrgs]);
       inFlight += 1;
       most = Math.max(most, inFlight);
       await new Promise((resolve) => setTimeout(resolve, 1));
