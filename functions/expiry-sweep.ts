@@ -1,5 +1,5 @@
 import { environmentOf } from '#lib/definitions/environment';
-import { sweepExpired } from '#lib/events/process';
+import { sweepExpired } from '#lib/events/publish';
 import { createLogger, describeError } from '#lib/platform/logger';
 import { expirySweepDeps } from './wiring';
 

@@ -28,7 +28,7 @@ import { DynamoMembershipRepository } from '#lib/dynamodb/memberships';
 import { DynamoSessionRepository } from '#lib/dynamodb/sessions';
 import { DynamoWebhookRepository } from '#lib/dynamodb/webhooks';
 import { EventBusSink } from '#lib/events/event-bus';
-import type { ProcessorDeps, SweepDeps } from '#lib/events/process';
+import type { ProcessorDeps, SweepDeps } from '#lib/events/publish';
 import { BackChannelLogoutSink, type LogoutDeps } from '#lib/logout/backchannel';
 import { queuedFanOutStarts } from '#lib/logout/fan-out';
 import { awsClientSettings, withCallPolicy } from '#lib/platform/aws-clients';

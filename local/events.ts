@@ -4,7 +4,8 @@ import type { EventSink } from '#lib/domain/events';
 import { DynamoEventStore } from '#lib/dynamodb/events';
 import { DynamoSessionRepository } from '#lib/dynamodb/sessions';
 import type { Item } from '#lib/dynamodb/table';
-import { type FanOutStarter, processStreamRecords, sweepExpired } from '#lib/events/process';
+import { processStreamRecords } from '#lib/events/process';
+import { type FanOutStarter, sweepExpired } from '#lib/events/publish';
 import { type StreamRecord, toAttributeMap } from '#lib/events/stream';
 import { createLogger, type Logger } from '#lib/platform/logger';
 

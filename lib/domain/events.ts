@@ -114,3 +114,8 @@ export type RoutedEvent = RoutedSessionEvent | RoutedBulkEvent;
 export interface EventSink {
   publish(events: readonly RoutedEvent[]): Promise<void>;
 }
+
+/** The one-minute bucket an instant falls in: `YYYY-MM-DDTHH:MM`. */
+export function minuteBucket(at: Date): string {
+  return at.toISOString().slice(0, 16);
+}

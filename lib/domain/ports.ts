@@ -5,6 +5,7 @@
 import type { ApiKeyRecord, RateLimit } from './api-key';
 import type { Board } from './board';
 import type { CutoffRecord, CutoffScope, CutoffWrite } from './cutoffs';
+import type { RoutedEvent } from './events';
 import type { PublicSigningJwk, SignedTokenClaims } from './id-token';
 import type { IdempotencyAttempt, IdempotencyRecord } from './idempotency';
 import type { Keyring, PublicKeyring } from './keyring';
@@ -492,4 +493,28 @@ export interface WebhookSecrets {
    * the default, is the secret shown at creation).
    */
   secretOf(endpointId: string, version?: number): Promise<string>;
+}
+
+/** A session noted as expiring, for the expiry sweep. */
+export interface DueNote {
+  sessionId: string;
+  expiresAt: string;
+  /** Noted before the notes were partitioned: under its minute alone. */
+  legacy?: true;
+}
+
+/** Where the change feed keeps the events it derives (the events API reads them back). */
+export interface EventRecorder {
+  /** Stores the event under its fixed id, once; false when it was stored before. */
+  record(routed: RoutedEvent): Promise<boolean>;
+  /** Notes the session's expiry for the sweep, under the minute it falls in (idempotent). */
+  scheduleExpiry(sessionId: string, expiresAt: string): Promise<void>;
+}
+
+/** The expiry sweep's notes, by minute (`minuteBucket`), and the last minute it went through completely. */
+export interface ExpiryNotes {
+  dueIn(bucket: string): Promise<DueNote[]>;
+  clearDue(note: DueNote): Promise<void>;
+  sweptThrough(): Promise<string | undefined>;
+  markSwept(bucket: string): Promise<void>;
 }

@@ -6,7 +6,8 @@ import {
   EVENT_TYPE_INDEX,
   TTL_ATTRIBUTE,
 } from '#lib/definitions/tables';
-import type { EmbedEvent, EventType, RoutedEvent } from '#lib/domain/events';
+import { type EmbedEvent, type EventType, minuteBucket, type RoutedEvent } from '#lib/domain/events';
+import type { DueNote, EventRecorder, ExpiryNotes } from '#lib/domain/ports';
 import { dynamoCall } from './errors';
 import { conditionalWrite, DynamoTable, type Item, queryAll } from './table';
 
@@ -29,11 +30,6 @@ export function eventPosition(event: EmbedEvent): EventPosition {
   return `${event.occurredAt}#${event.id}`;
 }
 
-/** The one-minute bucket an instant falls in: `YYYY-MM-DDTHH:MM`. */
-export function minuteBucket(at: Date): string {
-  return at.toISOString().slice(0, 16);
-}
-
 /**
  * How many partitions a minute's due notes are spread over: the sessions expiring in one minute may be
  * written at a create rate above the 1,000 writes a second one DynamoDB partition takes, and the sweep
@@ -44,14 +40,6 @@ export const DUE_PARTITIONS = 16;
 /** The partition of a session's due note: the first byte of SHA-256 of its id, modulo DUE_PARTITIONS. */
 export function duePartition(sessionId: string): number {
   return (createHash('sha256').update(sessionId).digest()[0] as number) % DUE_PARTITIONS;
-}
-
-/** A session noted as expiring, for the expiry sweep. */
-export interface DueNote {
-  sessionId: string;
-  expiresAt: string;
-  /** Noted before the notes were partitioned: under its minute alone (`due#<minute>`). */
-  legacy?: true;
 }
 
 /** The key of a due note: `due#<minute>#<partition>`, or `due#<minute>` for a legacy one. */
@@ -68,7 +56,7 @@ function dueKey(note: DueNote): { pk: string; sk: string } {
  * events API) or by session; and the expiry sweep's due items, one per session under the minute of its
  * expiry.
  */
-export class DynamoEventStore extends DynamoTable {
+export class DynamoEventStore extends DynamoTable implements EventRecorder, ExpiryNotes {
   /**
    * Records an event once. The put is conditioned on no item under the event's id: when it fails, an
    * event with this id is stored already (this write, its answer lost and the SDK retrying; or an

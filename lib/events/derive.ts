@@ -1,15 +1,8 @@
 import { createHash } from 'node:crypto';
 import { type CutoffEntry, type CutoffFanOutStart, parseCutoffScopeKey } from '#lib/domain/cutoffs';
-import {
-  type EventActor,
-  eventSequence,
-  type RoutedBulkEvent,
-  type RoutedEvent,
-  type RoutedSessionEvent,
-  type SessionEventType,
-} from '#lib/domain/events';
+import type { EventActor, RoutedBulkEvent, RoutedEvent, RoutedSessionEvent } from '#lib/domain/events';
 import { isOperatorActor, LEGACY_OPERATOR } from '#lib/domain/operators';
-import { type StoredSession, toSessionView } from '#lib/domain/session';
+import { creatorActor, expiredEvent, revocationActor, sessionEvent } from '#lib/domain/session-events';
 import { cutoffEntriesOf } from '#lib/dynamodb/cutoff-records';
 import { isSessionItem, toStoredSession } from '#lib/dynamodb/session-items';
 import type { Item } from '#lib/dynamodb/table';
@@ -22,75 +15,6 @@ export interface ItemChange {
   eventName: 'INSERT' | 'MODIFY' | 'REMOVE';
   oldImage?: Item;
   newImage?: Item;
-}
-
-/**
- * The event id: `evt_` and the first 128 bits of SHA-256 over the session id and the type, hex. Each type
- * happens once per session, so a record delivered twice, or derived by a poller and by a sweep alike,
- * names the same event.
- */
-export function eventId(sessionId: string, type: SessionEventType): string {
-  return `evt_${createHash('sha256')
-    .update(JSON.stringify([sessionId, type]))
-    .digest('hex')
-    .slice(0, 32)}`;
-}
-
-/**
- * Who caused a revocation: the admin CLI is an operator; the key owner who created the session revoking
- * it is `api_key` (with the key it used); anyone else allowed to revoke it is a member of the
- * organization owning its board, revoking another tenant's session: `board_organization`, without that
- * tenant's key id.
- */
-export function revocationActor(session: StoredSession): EventActor {
-  if (isOperatorActor(session.revokedByUserId)) return { type: 'operator' };
-  if (session.revokedByUserId !== null && session.revokedByUserId === session.createdByUserId) {
-    return session.revokedByKeyId !== null
-      ? { type: 'api_key', keyId: session.revokedByKeyId }
-      : { type: 'api_key' };
-  }
-  return { type: 'board_organization' };
-}
-
-/**
- * One event of a session. `occurredAt` is the time the session's item recorded for it, and
- * `data.session` the session as its creator sees it at that instant, so deriving the same event again
- * (a redelivered record, a rerun sweep) yields exactly the same event.
- */
-export function sessionEvent(
-  session: StoredSession,
-  type: SessionEventType,
-  occurredAt: string,
-  actor: EventActor,
-): RoutedSessionEvent {
-  return {
-    event: {
-      id: eventId(session.id, type),
-      type,
-      occurredAt,
-      sequence: eventSequence(type),
-      data: { session: toSessionView(session, new Date(occurredAt)), actor },
-    },
-    ownerUserId: session.createdByUserId,
-    sessionId: session.id,
-    boardId: session.boardId,
-    tenant: session.tenant,
-  };
-}
-
-/** The creator's key: creation and opening are the key owner's and its end user's doing. */
-function creatorActor(session: StoredSession): EventActor {
-  return session.createdByKeyId !== ''
-    ? { type: 'api_key', keyId: session.createdByKeyId }
-    : { type: 'api_key' };
-}
-
-/** `session.expired`, at `expiresAt`, for a session that was not revoked before it expired. */
-export function expiredEvent(session: StoredSession): RoutedSessionEvent | undefined {
-  if (session.revokedAt !== null && session.revokedAt <= session.expiresAt) return undefined;
-  // Revoked after expiry changes nothing: the session had ended already, as expired.
-  const asItWas: StoredSession = { ...session, revokedAt: null, revokedByUserId: null, revokedByKeyId: null };
-  return sessionEvent(asItWas, 'session.expired', session.expiresAt, creatorActor(session));
 }
 
 const present = (image: Item | undefined, name: string): boolean => typeof image?.[name] === 'string';

@@ -1,11 +1,12 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { LOCAL_TABLE_NAMES } from '#lib/definitions/tables';
 import type { EventSink, RoutedEvent } from '#lib/domain/events';
+import { minuteBucket } from '#lib/domain/events';
 import type { StoredSession } from '#lib/domain/session';
-import { DynamoEventStore, duePartition, minuteBucket } from '#lib/dynamodb/events';
+import { sessionEvent } from '#lib/domain/session-events';
+import { DynamoEventStore, duePartition } from '#lib/dynamodb/events';
 import { DynamoSessionRepository } from '#lib/dynamodb/sessions';
-import { sessionEvent } from '#lib/events/derive';
-import { sweepExpired } from '#lib/events/process';
+import { sweepExpired } from '#lib/events/publish';
 import type { Fault } from '#test/support/fault-proxy';
 import { storedSession } from '#test/support/fixtures';
 import { lostAnswer } from '#test/support/lost-answers';

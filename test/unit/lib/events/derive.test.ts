@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { eventSequence, type RoutedEvent, type RoutedSessionEvent } from '#lib/domain/events';
+import { eventId } from '#lib/domain/session-events';
 import { toItem } from '#lib/dynamodb/session-items';
-import { cutoffFanOuts, deriveEvents, eventId, OPERATOR_USER_ID, revokeAllEventId } from '#lib/events/derive';
+import { cutoffFanOuts, deriveEvents, OPERATOR_USER_ID, revokeAllEventId } from '#lib/events/derive';
 import { storedSession } from '#test/support/fixtures';
 
 const NOW = new Date('2026-01-02T00:00:00.000Z');

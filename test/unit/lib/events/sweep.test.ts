@@ -1,8 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import type { EventSink, RoutedEvent } from '#lib/domain/events';
+import { minuteBucket } from '#lib/domain/events';
+import type { DueNote } from '#lib/domain/ports';
 import type { StoredSession } from '#lib/domain/session';
-import { DUE_PARTITIONS, type DueNote, duePartition, minuteBucket } from '#lib/dynamodb/events';
-import { eachAtMost, SWEEP_CONCURRENCY, type SweepDeps, sweepExpired } from '#lib/events/process';
+import { DUE_PARTITIONS, duePartition } from '#lib/dynamodb/events';
+import { eachAtMost, SWEEP_CONCURRENCY, type SweepDeps, sweepExpired } from '#lib/events/publish';
 import { storedSession } from '#test/support/fixtures';
 
 /**
