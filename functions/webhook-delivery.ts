@@ -1,5 +1,5 @@
+import type { SQSBatchResponse } from 'aws-lambda';
 import { environmentOf } from '#lib/definitions/environment';
-import type { BatchResponse } from '#lib/events/stream';
 import { createLogger, describeError } from '#lib/platform/logger';
 import { handleDeliveryBatch, type SqsRecord } from '#lib/webhooks/sqs';
 import { webhookDeliveryDeps } from './wiring';
@@ -11,7 +11,7 @@ const logger = createLogger({ function: 'webhook-delivery' });
  * Messages of the delivery queue, one attempt each: a webhook delivery, or a back-channel logout (signed
  * now). A message that cannot be handled is retried by SQS.
  */
-export const handler = async (event: { Records?: SqsRecord[] }): Promise<BatchResponse> =>
+export const handler = async (event: { Records?: SqsRecord[] }): Promise<SQSBatchResponse> =>
   handleDeliveryBatch(deps, event.Records ?? [], (error, context) =>
     logger.error('delivery queue message failed; SQS offers it again', {
       ...context,
