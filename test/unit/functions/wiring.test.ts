@@ -4,9 +4,17 @@ import { describe, expect, it } from 'vitest';
 
 const FUNCTIONS = join(import.meta.dirname, '..', '..', '..', 'functions');
 
-/** The DynamoDB adapters and the document client a source imports. */
+/**
+ * The sessions table's change feed is a driving adapter, as lib/http is for the API: the stream's handler
+ * calls it with the records Lambda hands over, and gets its repositories from the wiring like any other.
+ */
+const DRIVING_ADAPTERS = ['#lib/events/process', '#lib/events/stream'];
+
+/** The DynamoDB adapters and the document client a source imports (the change feed's driving side aside). */
 function adapterImports(source: string): string[] {
-  return [...source.matchAll(/\bfrom\s+'(#lib\/dynamodb\/[^']+)'/g)].map((match) => match[1] as string);
+  return [...source.matchAll(/\bfrom\s+'(#lib\/dynamodb\/[^']+)'/g)]
+    .map((match) => match[1] as string)
+    .filter((specifier) => !DRIVING_ADAPTERS.includes(specifier));
 }
 
 describe('functions/wiring.ts: the one composition root of the handlers', () => {
