@@ -70,6 +70,8 @@ export interface TokenMatch {
   userId: string;
   createdByUserId: string;
   createdByKeyId: string;
+  /** As `StoredSession.readsCutoffCopy` (the token index holds the whole session). */
+  readsCutoffCopy?: number;
 }
 
 /**
@@ -309,16 +311,18 @@ export interface CutoffRecordStore {
   replaceLegacyCutoff(record: CutoffRecord & { coversUntil: number }): Promise<boolean>;
   /**
    * Gives every record written before records had copies (one item) all its copies, each holding what
-   * the record holds: operators only (a table scan). Safe to run again and while revoke-alls run.
+   * the record holds, and completes every copy with what a version without copies wrote to copy 0 since
+   * the copy was made (during a deploy): operators and `npm run deploy` only (a table scan). `now` is the
+   * writer's clock of the merges (`CutoffWrite.now`). Safe to run again and while revoke-alls run.
    */
-  copyCutoffs(): Promise<CutoffCopying>;
+  copyCutoffs(now: string): Promise<CutoffCopying>;
 }
 
 /** What `CutoffRecordStore.copyCutoffs` did. */
 export interface CutoffCopying {
   /** Records seen (their copy 0). */
   records: number;
-  /** Copies created, from copy 0. */
+  /** Copies created from copy 0, or completed with what it holds from a version without copies. */
   copiesWritten: number;
   /** Records left without all their copies (still unbounded, or other writes kept coming first): run again. */
   unfinished: number;

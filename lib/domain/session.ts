@@ -40,6 +40,11 @@ export interface StoredSession {
   boundAt: string | null;
   /** When the embed page first loaded successfully (recorded once; absent on sessions read before). */
   openedAt?: string | null;
+  /**
+   * The copy of each cut-off record its loads read (docs/scale.md#copies-of-a-record), recorded when it
+   * is stored; absent on sessions stored before records had copies, which read copy 0.
+   */
+  readsCutoffCopy?: number;
 }
 
 export type SessionStatus = 'active' | 'expired' | 'revoked';

@@ -569,20 +569,65 @@ export async function extendCutoffRecordExpiry(
 
 /**
  * Creates the copies a record written before copies existed lacks (it is copy 0 alone), each with the
- * cut-offs copy 0 holds from before copies existed; a copy that exists already holds them (its first
- * write started from them), and a copy 0 holding none needs no copy made. Answers how many copies it
- * created; false when other writes kept reaching one first, or when copy 0 is still unbounded (compacted
- * first: `replaceLegacyCutoffRecord`).
+ * cut-offs copy 0 holds from before copies existed; a copy 0 holding none needs no copy made. A copy that
+ * exists already held them when it was made (its first write started from them), but not what a version
+ * without copies wrote to copy 0 since (during a deploy, beside this version): that is merged into it as
+ * the write would have been (`completeCutoffCopies`). Answers how many copies it created or completed;
+ * false when other writes kept reaching one first, or when copy 0 is still unbounded (compacted first:
+ * `replaceLegacyCutoffRecord`).
  */
-export async function copyCutoffRecord(table: CutoffTable, scope: CutoffScope): Promise<number | false> {
+export async function copyCutoffRecord(
+  table: CutoffTable,
+  scope: CutoffScope,
+  now: string,
+): Promise<number | false> {
   const ids = COPY_NUMBERS.map((copy) => cutoffId(scope, copy));
-  const present = new Set((await table.readItems(ids)).map((item) => String(item.id)));
+  const items = await table.readItems(ids);
+  const present = new Set(items.map((item) => String(item.id)));
   const missing = COPY_NUMBERS.filter((copy) => copy > 0 && !present.has(ids[copy] as string));
-  const done = await Promise.all(
-    missing.map((copy) => updateRecord(table, scope, copy, () => undefined, { seed: true })),
-  );
+  const done = await Promise.all([
+    ...missing.map((copy) => updateRecord(table, scope, copy, () => undefined, { seed: true })),
+    ...completeCutoffCopies(table, scope, items, now),
+  ]);
   if (done.includes('contended')) return false;
   return done.filter((done) => done === 'written').length;
+}
+
+/**
+ * Merges into each existing copy (but copy 0) of the record `items` are read from the cut-offs copy 0
+ * holds from writers that wrote copy 0 alone and that the copy lacks, one write of `writeCutoffCopy`
+ * each: the same merge, bound and expiry as a revoke-all's.
+ */
+function completeCutoffCopies(
+  table: CutoffTable,
+  scope: CutoffScope,
+  items: readonly Item[],
+  now: string,
+): Array<Promise<RecordUpdate>> {
+  const primary = ofScope(
+    items.find((item) => item.id === cutoffId(scope)),
+    scope,
+  );
+  if (!primary || legacyRecordOf(primary)) return [];
+  const earlier = copiedFrom(primary, scope).entries;
+  return items.flatMap((item) => {
+    const copy = typeof item[COPY] === 'number' ? (item[COPY] as number) : 0;
+    if (copy === 0 || ofScope(item, scope) === undefined) return [];
+    const held = new Set(entriesOf(item).map((entry) => entry.id));
+    const lacking = earlier.filter((entry) => !held.has(entry.id));
+    if (lacking.length === 0) return [];
+    return [
+      (async (): Promise<RecordUpdate> => {
+        try {
+          for (const entry of lacking) await writeCutoffCopy(table, scope, copy, { entry, now });
+          return 'written';
+        } catch (error) {
+          if (error instanceof CutoffContentionError) return 'contended';
+          throw error;
+        }
+      })(),
+    ];
+  });
 }
 
 /**
@@ -667,7 +712,7 @@ export class DynamoCutoffRecords extends DynamoTable implements CutoffRecordStor
     await settleAll(scopes.map((scope) => removeCutoffRecordEntry(this.table(), scope, entryId, now)));
   }
 
-  async copyCutoffs(): Promise<CutoffCopying> {
+  async copyCutoffs(now: string): Promise<CutoffCopying> {
     // Operators only: a scan of the records' copies 0 (every record has one; only they lack `cutoffCopy`).
     const items = await this.scanAll({
       FilterExpression: 'attribute_exists(cutoffScope) AND attribute_not_exists(#copy)',
@@ -679,7 +724,7 @@ export class DynamoCutoffRecords extends DynamoTable implements CutoffRecordStor
       const scope = typeof item.cutoffScope === 'string' ? parseCutoffScopeKey(item.cutoffScope) : undefined;
       if (!scope || item.id !== cutoffId(scope) || !copiedKind(scope)) continue;
       done.records += 1;
-      const written = await copyCutoffRecord(this.table(), scope);
+      const written = await copyCutoffRecord(this.table(), scope, now);
       if (written === false) done.unfinished += 1;
       else done.copiesWritten += written;
     }

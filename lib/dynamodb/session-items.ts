@@ -3,6 +3,7 @@ import { TTL_ATTRIBUTE } from '#lib/definitions/tables';
 import type { StoredSession } from '#lib/domain/session';
 import { legacyTenant, parseTenant } from '#lib/domain/tenant';
 import { isCutoffItem } from './cutoff-records';
+import { cutoffCopyToRecord, READS_CUTOFF_COPY, readsCutoffCopyOf } from './session-cutoff-copy';
 import { type Item, optionalStringOf } from './table';
 
 /**
@@ -61,6 +62,7 @@ export function toItem(session: StoredSession): Item {
     ...(bindToBrowser ? { bindToBrowser } : {}),
     ...(bindingHash !== null ? { bindingHash, boundAt } : {}),
     ...(typeof openedAt === 'string' ? { openedAt } : {}),
+    [READS_CUTOFF_COPY]: cutoffCopyToRecord(session.id),
     metadata: JSON.stringify(session.metadata),
     [TTL_ATTRIBUTE]: Math.ceil(Date.parse(session.expiresAt) / 1000),
     createdKey: `${session.createdAt}#${session.id}`,
@@ -118,6 +120,7 @@ export function toStoredSession(item: Item): StoredSession {
     boundAt: optionalStringOf(item, 'boundAt'),
     // Only on sessions the embed page has opened, so every other session reads as it always did.
     ...(typeof item.openedAt === 'string' ? { openedAt: item.openedAt } : {}),
+    ...readsCutoffCopyOf(item),
   };
 }
 

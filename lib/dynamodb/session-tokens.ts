@@ -3,6 +3,7 @@ import { SESSION_TOKEN_INDEX } from '#lib/definitions/tables';
 import type { TokenMatch } from '#lib/domain/ports';
 import type { SessionBinding } from '#lib/domain/session';
 import { dynamoCall } from './errors';
+import { READS_CUTOFF_COPY, readsCutoffCopyOf } from './session-cutoff-copy';
 import { conditionalWrite, optionalStringOf, type TableAccess } from './table';
 
 /**
@@ -26,7 +27,7 @@ export async function queryTokenIndex(
         IndexName: SESSION_TOKEN_INDEX,
         KeyConditionExpression: 'tokenHash = :h',
         ExpressionAttributeValues: { ':h': tokenHash },
-        ProjectionExpression: 'id, boardId, orgId, userId, createdByUserId, createdByKeyId',
+        ProjectionExpression: `id, boardId, orgId, userId, createdByUserId, createdByKeyId, ${READS_CUTOFF_COPY}`,
         Limit: 1,
       }),
     ),
@@ -40,6 +41,7 @@ export async function queryTokenIndex(
         userId: String(item.userId),
         createdByUserId: optionalStringOf(item, 'createdByUserId') ?? '',
         createdByKeyId: optionalStringOf(item, 'createdByKeyId') ?? '',
+        ...readsCutoffCopyOf(item),
       }
     : undefined;
 }

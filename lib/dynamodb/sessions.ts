@@ -12,8 +12,9 @@ import type {
   TokenMatch,
 } from '#lib/domain/ports';
 import type { Revocation, SessionBinding, StoredSession } from '#lib/domain/session';
-import { anyCutoffCopy, cutoffCopyOf, recordIds, recordsOf } from './cutoff-records';
+import { recordIds, recordsOf } from './cutoff-records';
 import { dynamoCall } from './errors';
+import { cutoffCopyRead } from './session-cutoff-copy';
 import { toItem, toStoredSession } from './session-items';
 import { queryScope, queryScopeCandidates, scopePartitions } from './session-scopes';
 import {
@@ -42,7 +43,7 @@ export class DynamoSessionRepository extends DynamoTable implements SessionRepos
 
   async getCovered(match: TokenMatch): Promise<StoredSession | undefined> {
     // One copy of each record: the one this session's loads read, so no copy takes them all.
-    const byId = recordIds(cutoffScopesOf(match), cutoffCopyOf(match.id));
+    const byId = recordIds(cutoffScopesOf(match), cutoffCopyRead([match]));
     const items = await this.batchGetAll([{ id: match.id }, ...[...byId.keys()].map((id) => ({ id }))]);
     const item = items.find((candidate) => candidate.id === match.id);
     if (!item) return undefined;
@@ -50,7 +51,9 @@ export class DynamoSessionRepository extends DynamoTable implements SessionRepos
   }
 
   async readCutoffs(scopes: readonly CutoffScope[]): Promise<CutoffRecord[]> {
-    const byId = recordIds(scopes, anyCutoffCopy());
+    // Copy 0: these reads (a revoke-all's count, a status page) serve sessions known by their index
+    // entries, which do not hold the copy a session reads, and copy 0 holds what every version wrote.
+    const byId = recordIds(scopes, 0);
     if (byId.size === 0) return [];
     const items = await this.batchGetAll([...byId.keys()].map((id) => ({ id })));
     return recordsOf(items, byId);
@@ -58,10 +61,7 @@ export class DynamoSessionRepository extends DynamoTable implements SessionRepos
 
   async applyCutoffs(sessions: readonly StoredSession[]): Promise<StoredSession[]> {
     if (sessions.length === 0) return [];
-    // One session (an embed load, a retrieve): the copy its id picks, as `getCovered` reads; a page: any.
-    const [only] = sessions;
-    const copy = sessions.length === 1 && only ? cutoffCopyOf(only.id) : anyCutoffCopy();
-    const byId = recordIds(sessions.flatMap(cutoffScopesOf), copy);
+    const byId = recordIds(sessions.flatMap(cutoffScopesOf), cutoffCopyRead(sessions));
     const records = recordsOf(await this.batchGetAll([...byId.keys()].map((id) => ({ id }))), byId);
     return sessions.map((session) => withCutoffs(session, records));
   }

@@ -693,7 +693,7 @@ export async function compactLegacyCutoffs(deps: OperateSessionsDeps): Promise<C
     }
   }
   // After the compaction: a copy is made of the bounded record.
-  done.copies = await deps.cutoffs.copyCutoffs();
+  done.copies = await deps.cutoffs.copyCutoffs(deps.clock.now().toISOString());
   return done;
 }
 

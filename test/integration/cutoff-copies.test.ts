@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { PutCommand } from '@aws-sdk/lib-dynamodb';
+import { PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
 import { runAdmin } from '#admin/cli';
 import { createDocumentClient } from '#lib/dynamodb/client';
@@ -43,6 +43,62 @@ async function oneReadingEachCopy(
     if (!byCopy.has(copy)) byCopy.set(copy, session);
   }
   return { byCopy: [...byCopy.entries()].sort(([a], [b]) => a - b).map(([, session]) => session), created };
+}
+
+/**
+ * Sessions of `userId` created by `who` until one reads each copy, every one of them then made a session
+ * stored before records had copies: its item loses the copy it recorded (`readsCutoffCopy`).
+ */
+async function storedBeforeCopies(
+  who: KeyOwnerFixture,
+  userId: string,
+): Promise<{ byCopy: CreatedSession<{ id: string }>[]; all: CreatedSession<{ id: string }>[] }> {
+  const all: CreatedSession<{ id: string }>[] = [];
+  const byCopy = new Map<number, CreatedSession<{ id: string }>>();
+  while (byCopy.size < CUTOFF_COPIES) {
+    if (all.length === 200) throw new Error(`200 sessions hashed only to copies ${[...byCopy.keys()]}`);
+    const session = await createSessionAs<{ id: string }>(runtime, who, { userId });
+    all.push(session);
+    const copy = cutoffCopyOf(session.session.id);
+    if (!byCopy.has(copy)) byCopy.set(copy, session);
+  }
+  const db = createDocumentClient({ endpoint: runtime.dynamoEndpoint, region: 'local' });
+  try {
+    for (const { session } of all) {
+      await db.send(
+        new UpdateCommand({
+          TableName: runtime.tables.sessions,
+          Key: { id: session.id },
+          UpdateExpression: 'REMOVE readsCutoffCopy',
+        }),
+      );
+    }
+  } finally {
+    db.destroy();
+  }
+  return { byCopy: [...byCopy.entries()].sort(([a], [b]) => a - b).map(([, session]) => session), all };
+}
+
+/** Writes the record of `key` as the version before copies did: copy 0 alone, one counted cut-off at `at`. */
+async function putRecordBeforeCopies(key: string, at: string, until: number): Promise<void> {
+  const db = createDocumentClient({ endpoint: runtime.dynamoEndpoint, region: 'local' });
+  try {
+    await db.send(
+      new PutCommand({
+        TableName: runtime.tables.sessions,
+        Item: {
+          id: cutoffIdOfKey(key),
+          cutoffScope: key,
+          cutoffRevision: 2,
+          cutoffCoversUntil: until,
+          ttl: until,
+          [`entry:${randomUUID()}`]: { at, byUserId: owner.userId, byKeyId: owner.keyId, until },
+        },
+      }),
+    );
+  } finally {
+    db.destroy();
+  }
 }
 
 /** The stored copies of the records whose scope key names `part`, by scope key. */
@@ -130,6 +186,49 @@ describe('a revoke-all written in every copy of its records', () => {
     for (const item of copies) expect(item.ttl).toBe(until);
     // Run again: every record has its copies.
     expect(((await admin('compact-cutoffs')).copies as { copiesWritten: number }).copiesWritten).toBe(0);
+  });
+
+  it('keeps a session created before the upgrade revoked by a record written then, whichever copy its id maps to: on the embed page, in a listing and in a revoke-all’s count', async () => {
+    const userId = `copies-upgrade-${randomUUID()}`;
+    const { byCopy, all } = await storedBeforeCopies(owner, userId);
+    // The caller's own record of the user, as the version before copies wrote it after those sessions.
+    const at = new Date().toISOString();
+    await putRecordBeforeCopies(
+      JSON.stringify(['creatorUser', owner.userId, userId]),
+      at,
+      Math.ceil(Date.now() / 1000) + 3_600,
+    );
+    // No `compact-cutoffs` run: every load of them refuses, copies 1 to 7 included.
+    for (const [copy, session] of byCopy.entries()) {
+      const page = await embed(session.token);
+      expect({ copy, status: page.status, body: page.body }).toEqual({ copy, status: 401, body: REVOKED });
+    }
+    const listed = await apiCall(
+      runtime,
+      owner.apiKey,
+      'GET',
+      `/api/embed/sessions?userId=${userId}&limit=50`,
+    );
+    const statuses = (listed.body.data as Array<{ id: string; status: string; revokedAt: string }>).map(
+      ({ id, status, revokedAt }) => ({ id, status, revokedAt }),
+    );
+    expect(statuses.sort((a, b) => a.id.localeCompare(b.id))).toEqual(
+      all
+        .map(({ session }) => ({ id: session.id, status: 'revoked', revokedAt: at }))
+        .sort((a, b) => a.id.localeCompare(b.id)),
+    );
+    const active = await apiCall(
+      runtime,
+      owner.apiKey,
+      'GET',
+      `/api/embed/sessions?userId=${userId}&status=active&limit=50`,
+    );
+    expect(active.body.data, active.text).toEqual([]);
+    // A session created since is the only one a revoke-all of the user finds active.
+    const since = await createSessionAs<{ id: string }>(runtime, owner, { userId });
+    const result = await apiCall(runtime, owner.apiKey, 'POST', '/api/embed/sessions/revoke', { userId });
+    expect(result.body, result.text).toEqual({ revoked: 1 });
+    expect((await embed(since.token)).body).toEqual(REVOKED);
   });
 
   // Last in the file: the stage's cut-off covers every session created before it.

@@ -248,7 +248,7 @@ export class FakeSessions implements Ports.SessionRepository, Ports.CoveredSessi
   }
 
   /** The fake keeps one record per scope: there are no copies to make. */
-  async copyCutoffs(): Promise<Ports.CutoffCopying> {
+  async copyCutoffs(_now: string): Promise<Ports.CutoffCopying> {
     this.calls.push('copyCutoffs');
     return { records: this.cutoffs.size, copiesWritten: 0, unfinished: 0 };
   }

@@ -86,7 +86,11 @@ describe('DynamoSessionRepository.create', () => {
   it('stores every session field, the TTL in epoch seconds, metadata as its JSON text and the index keys', async () => {
     ddb.on(PutCommand).resolves({});
     await repository.create(SESSION);
-    expect(ddb.commandCalls(PutCommand)[0]?.args[0].input.Item).toEqual(STORED_ITEM);
+    // With the copy of the cut-off records its loads read (session-cutoff-copy.test.ts).
+    expect(ddb.commandCalls(PutCommand)[0]?.args[0].input.Item).toEqual({
+      ...STORED_ITEM,
+      readsCutoffCopy: cutoffCopyOf(SESSION.id),
+    });
   });
 
   it('hashes composite index keys so that no id can forge another scope with a separator', async () => {
@@ -232,7 +236,7 @@ describe('DynamoSessionRepository.lookupToken', () => {
       IndexName: SESSION_TOKEN_INDEX,
       KeyConditionExpression: 'tokenHash = :h',
       ExpressionAttributeValues: { ':h': 'b'.repeat(64) },
-      ProjectionExpression: 'id, boardId, orgId, userId, createdByUserId, createdByKeyId',
+      ProjectionExpression: 'id, boardId, orgId, userId, createdByUserId, createdByKeyId, readsCutoffCopy',
       Limit: 1,
     });
   });
@@ -886,7 +890,7 @@ describe('cut-off records in the sessions table: DynamoCutoffRecords writes them
     const stored = record(['board', 'b-new'], { cutoffRevision: 1, 'entry:theirs': theirs });
     ddb.on(ScanCommand).resolves({ Items: [{ id: stored.id, cutoffScope: stored.cutoffScope }] });
     answerReads((id) => (id === stored.id ? stored : undefined));
-    await expect(cutoffRecords.copyCutoffs()).resolves.toEqual({
+    await expect(cutoffRecords.copyCutoffs(NOW)).resolves.toEqual({
       records: 1,
       copiesWritten: 0,
       unfinished: 0,
@@ -900,7 +904,7 @@ describe('cut-off records in the sessions table: DynamoCutoffRecords writes them
     ddb.on(ScanCommand).resolves({ Items: [{ id: stored.id, cutoffScope: stored.cutoffScope }] });
     answerReads((id) => (id === stored.id ? stored : undefined));
     ddb.on(UpdateCommand).resolves({});
-    await expect(cutoffRecords.copyCutoffs()).resolves.toEqual({
+    await expect(cutoffRecords.copyCutoffs(NOW)).resolves.toEqual({
       records: 1,
       copiesWritten: CUTOFF_COPIES - 1,
       unfinished: 0,
@@ -910,6 +914,61 @@ describe('cut-off records in the sessions table: DynamoCutoffRecords writes them
       expect(input.ExpressionAttributeValues).toMatchObject({ ':ttl': 1_800_000_000 });
       expect(Object.values(input.ExpressionAttributeNames ?? {})).toContain('entry:old');
     }
+  });
+
+  it('completes every existing copy with what a version without copies wrote to copy 0 since it was made (npm run deploy, compact-cutoffs)', async () => {
+    // A revoke-all of this version made the copies; then one of the version before, still running during
+    // the deploy, wrote copy 0 alone. Copy 3 got it some other way already.
+    const ours = { at: '2026-01-02T00:00:00.000Z', byUserId: 'new', byKeyId: 'key_2', everyCopy: true };
+    const theirs = { at: '2026-01-03T00:00:00.000Z', byUserId: 'old', byKeyId: 'key_3' };
+    const key = ['board', 'b-deploy'];
+    const stored = new Map<string, Record<string, unknown>>(
+      COPIES.map((copy) => [
+        copyId(key, copy),
+        record(
+          key,
+          {
+            cutoffRevision: 2,
+            'entry:ours': ours,
+            ...(copy === 0 || copy === 3 ? { 'entry:theirs': theirs } : {}),
+          },
+          copy,
+        ),
+      ]),
+    );
+    ddb.on(ScanCommand).resolves({ Items: [{ id: copyId(key, 0), cutoffScope: JSON.stringify(key) }] });
+    answerReads((id) => stored.get(id));
+    ddb.on(UpdateCommand).callsFake((input) => {
+      const item = stored.get(input.Key.id) ?? {};
+      stored.set(input.Key.id, {
+        ...item,
+        cutoffRevision: input.ExpressionAttributeValues[':next'],
+        'entry:theirs': input.ExpressionAttributeValues[':s0'],
+      });
+      return {};
+    });
+    await expect(cutoffRecords.copyCutoffs(NOW)).resolves.toEqual({
+      records: 1,
+      copiesWritten: CUTOFF_COPIES - 2,
+      unfinished: 0,
+    });
+    expect(updatedIds().sort()).toEqual(
+      COPIES.filter((copy) => copy !== 0 && copy !== 3)
+        .map((copy) => copyId(key, copy))
+        .sort(),
+    );
+    for (const input of updates()) {
+      // Merged into the copy as it was read, as the revoke-all's own write would have been.
+      expect(input).toMatchObject({
+        ConditionExpression: '#rev = :rev',
+        ExpressionAttributeValues: { ':rev': 2, ':next': 3, ':s0': { at: theirs.at, byUserId: 'old' } },
+      });
+      expect(input.ExpressionAttributeNames).toMatchObject({ '#s0': 'entry:theirs' });
+    }
+    // Run again: every copy holds it.
+    ddb.resetHistory();
+    await expect(cutoffRecords.copyCutoffs(NOW)).resolves.toMatchObject({ copiesWritten: 0 });
+    expect(updates()).toHaveLength(0);
   });
 
   it('reads again and merges anew when another write reached a copy first, and sets its TTL once counted', async () => {
@@ -1010,6 +1069,8 @@ describe('cut-off records in the sessions table: DynamoCutoffRecords writes them
     userId: SESSION.userId,
     createdByUserId: SESSION.createdByUserId,
     createdByKeyId: SESSION.createdByKeyId,
+    // Stored since records had copies (session-cutoff-copy.test.ts: those stored before read copy 0).
+    readsCutoffCopy: cutoffCopyOf(SESSION.id),
   };
 
   it('reads a session and one copy of each of its nine possible records in one consistent BatchGetItem, a legacy record’s creators honoured', async () => {
@@ -1047,7 +1108,7 @@ describe('cut-off records in the sessions table: DynamoCutoffRecords writes them
     });
   });
 
-  it('applies to one session (the embed load by its derived id, a retrieve) the copy its id picks', async () => {
+  it('applies to one session (the embed load by its derived id, a retrieve) the copy it recorded', async () => {
     const copy = cutoffCopyOf(SESSION.id);
     ddb.on(BatchGetCommand).resolves({
       Responses: {
@@ -1060,7 +1121,7 @@ describe('cut-off records in the sessions table: DynamoCutoffRecords writes them
         ],
       },
     });
-    const [covered] = await repository.applyCutoffs([SESSION]);
+    const [covered] = await repository.applyCutoffs([{ ...SESSION, readsCutoffCopy: copy }]);
     expect(covered).toMatchObject({ revokedAt: '2026-01-04T00:00:00.000Z', revokedByUserId: 'op' });
     const keys = ddb.commandCalls(BatchGetCommand)[0]?.args[0].input.RequestItems?.['sessions-t']?.Keys;
     expect(keys).toContainEqual({ id: copyId(['stage'], copy) });
