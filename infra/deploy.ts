@@ -2,20 +2,26 @@
  * `npm run deploy -- [cdk deploy options]`: deploys a stage, and deploys it again while its tables still
  * lack indexes (CloudFormation adds one index per table and update; see infra/indexes.ts). Each round
  * reads the indexes the stage's tables have, passes them as the `deployedIndexes` context key, and runs
- * `cdk deploy` with the options given; it stops at the first failure, with cdk's exit code.
+ * `cdk deploy` with the options given; it stops at the first failure, with cdk's exit code. Once the
+ * stack is updated it runs the copies pass of `compact-cutoffs` (docs/operations.md, "Upgrading").
  */
 import { execFile, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { DescribeTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { constructId } from '#infra/constructs/data';
 import { type DeployedIndexes, planIndexes } from '#infra/indexes';
 import { TABLE_KEYS } from '#lib/definitions/tables';
+import type { CutoffCopying } from '#lib/domain/ports';
+import { DynamoCutoffRecords } from '#lib/dynamodb/cutoff-records';
 
 export interface DeployDeps {
   /** The index names of each table of the stack as deployed; undefined when the stack does not exist. */
   deployedIndexes(stackName: string): Promise<DeployedIndexes | undefined>;
   /** Runs `cdk deploy` with these arguments; resolves to its exit code. */
   cdkDeploy(args: string[]): Promise<number>;
+  /** The copies pass of `compact-cutoffs` on the stage's sessions table (`CutoffRecordStore.copyCutoffs`). */
+  copyCutoffs(stackName: string): Promise<CutoffCopying>;
   print(line: string): void;
 }
 
@@ -31,7 +37,7 @@ export async function deployInRounds(deps: DeployDeps, args: string[], stageName
     const context = deployed === undefined ? [] : ['-c', `deployedIndexes=${JSON.stringify(deployed)}`];
     const code = await deps.cdkDeploy([...args, ...context]);
     if (code !== 0) return code;
-    if (pending.length === 0) return 0;
+    if (pending.length === 0) return copyCutoffs(deps, stackName);
     deps.print(
       `${stackName}: ${pending.length} index(es) still to add (${pending
         .map(({ table, indexName }) => `${table}.${indexName}`)
@@ -39,6 +45,23 @@ export async function deployInRounds(deps: DeployDeps, args: string[], stageName
     );
   }
   deps.print(`${stackName}: indexes still pending after ${MAX_ROUNDS} deploys; run npm run deploy again`);
+  return 1;
+}
+
+/**
+ * Gives every cut-off record the copies it lacks and completes each copy with what copy 0 holds from a
+ * version without copies: a record written before the deploy, or during it by that version's functions
+ * still running beside this one's, reaches the copies this version's sessions read. Run once the stack
+ * is updated, when no earlier function writes any more; 1 (the command to run again) when a record is
+ * left unfinished.
+ */
+async function copyCutoffs(deps: DeployDeps, stackName: string): Promise<number> {
+  const done = await deps.copyCutoffs(stackName);
+  deps.print(`${stackName}: cut-off record copies ${JSON.stringify(done)}`);
+  if (done.unfinished === 0) return 0;
+  deps.print(
+    `${stackName}: ${done.unfinished} cut-off record(s) unfinished: run npm run --silent admin -- compact-cutoffs`,
+  );
   return 1;
 }
 
@@ -103,6 +126,21 @@ async function readDeployedIndexes(stackName: string): Promise<DeployedIndexes |
   }
 }
 
+/** The copies pass on the stage's sessions table, by its name in the stack's outputs. */
+async function copyStageCutoffs(stackName: string): Promise<CutoffCopying> {
+  const tableName = (await stackOutputs(stackName))?.[`${constructId('sessions')}TableName`];
+  if (!tableName) throw new Error(`${stackName} has no sessions table output`);
+  // The region and credentials `cdk deploy` used, as for the tables' indexes above.
+  const db = DynamoDBDocumentClient.from(new DynamoDBClient({}), {
+    marshallOptions: { removeUndefinedValues: true },
+  });
+  try {
+    return await new DynamoCutoffRecords(db, tableName).copyCutoffs(new Date().toISOString());
+  } finally {
+    db.destroy();
+  }
+}
+
 function cdkDeploy(args: string[]): Promise<number> {
   return new Promise((resolve) => {
     const child = spawn('npx', ['cdk', 'deploy', ...args], { stdio: 'inherit' });
@@ -118,7 +156,12 @@ if (isMain) {
   };
   try {
     process.exitCode = await deployInRounds(
-      { deployedIndexes: readDeployedIndexes, cdkDeploy, print: (line) => process.stdout.write(`${line}\n`) },
+      {
+        deployedIndexes: readDeployedIndexes,
+        cdkDeploy,
+        copyCutoffs: copyStageCutoffs,
+        print: (line) => process.stdout.write(`${line}\n`),
+      },
       args,
       stageNameOf(args, cdkJson.context.stageName),
     );

@@ -3,6 +3,7 @@ import { type DeployDeps, deployInRounds, stageNameOf } from '#infra/deploy';
 import type { DeployedIndexes } from '#infra/indexes';
 import { planIndexes } from '#infra/indexes';
 import { TABLE_KEYS, TABLES } from '#lib/definitions/tables';
+import type { CutoffCopying } from '#lib/domain/ports';
 
 const ALL: DeployedIndexes = Object.fromEntries(
   TABLE_KEYS.map((key) => [key, TABLES[key].indexes.map((index) => index.indexName)]),
@@ -12,14 +13,21 @@ const ALL: DeployedIndexes = Object.fromEntries(
  * A stage as CloudFormation keeps it: each `cdk deploy` gives the tables what the stack plans from the
  * `deployedIndexes` it is passed, or fails with `failWith`.
  */
-function stage(initial: DeployedIndexes | undefined, failWith?: number) {
+function stage(
+  initial: DeployedIndexes | undefined,
+  failWith?: number,
+  copying: CutoffCopying = { records: 2, copiesWritten: 7, unfinished: 0 },
+) {
   let deployed = initial;
   const deploys: string[][] = [];
   const printed: string[] = [];
+  /** What happened, in order: each deploy, and each copies pass with the tables it found. */
+  const steps: string[] = [];
   const deps: DeployDeps = {
     deployedIndexes: async () => deployed,
     cdkDeploy: async (args) => {
       deploys.push(args);
+      steps.push('deploy');
       if (failWith !== undefined) return failWith;
       const at = args.indexOf('-c');
       const given =
@@ -32,9 +40,13 @@ function stage(initial: DeployedIndexes | undefined, failWith?: number) {
       );
       return 0;
     },
+    copyCutoffs: async (stackName) => {
+      steps.push(`copy cut-offs of ${stackName} with ${JSON.stringify(deployed?.sessions)}`);
+      return copying;
+    },
     print: (line) => printed.push(line),
   };
-  return { deps, deploys, printed, deployed: () => deployed };
+  return { deps, deploys, printed, steps, deployed: () => deployed };
 }
 
 describe('npm run deploy', () => {
@@ -58,13 +70,37 @@ describe('npm run deploy', () => {
     const s = stage(ALL);
     await deployInRounds(s.deps, [], 'staging');
     expect(s.deploys).toEqual([['-c', `deployedIndexes=${JSON.stringify(ALL)}`]]);
-    expect(s.printed).toEqual([]);
+    expect(s.printed).toEqual([
+      'EmbedSessionService-staging: cut-off record copies {"records":2,"copiesWritten":7,"unfinished":0}',
+    ]);
+  });
+
+  it('runs the copies pass of compact-cutoffs once, after the last deploy, when no earlier function writes any more', async () => {
+    const s = stage({ ...ALL, sessions: ALL.sessions?.slice(0, 1) });
+    await expect(deployInRounds(s.deps, [], 'prod')).resolves.toBe(0);
+    expect(s.steps).toEqual([
+      'deploy',
+      'deploy',
+      'deploy',
+      'deploy',
+      `copy cut-offs of EmbedSessionService-prod with ${JSON.stringify(ALL.sessions)}`,
+    ]);
+  });
+
+  it('fails naming compact-cutoffs when the copies pass leaves a record unfinished', async () => {
+    const s = stage(ALL, undefined, { records: 3, copiesWritten: 5, unfinished: 1 });
+    await expect(deployInRounds(s.deps, [], 'prod')).resolves.toBe(1);
+    expect(s.printed.at(-1)).toBe(
+      'EmbedSessionService-prod: 1 cut-off record(s) unfinished: run npm run --silent admin -- compact-cutoffs',
+    );
   });
 
   it('stops at a failed deploy with cdk’s exit code', async () => {
     const s = stage({ ...ALL, sessions: [] }, 3);
     await expect(deployInRounds(s.deps, [], 'prod')).resolves.toBe(3);
     expect(s.deploys).toHaveLength(1);
+    // The stack may still run the earlier functions: no copies pass yet.
+    expect(s.steps).toEqual(['deploy']);
   });
 
   it('takes the stage from -c, --context or --context=, else from cdk.json', () => {
