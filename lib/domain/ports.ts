@@ -231,7 +231,8 @@ export interface EmbedSessionRepository {
   unbind(id: string, bindingHash: string): Promise<void>;
   /**
    * The records of these scopes as they are now (strongly consistent); scopes without one are left out.
-   * One copy of each: every copy holds every cut-off whose write has returned.
+   * Copy 0 of each, which holds every version's cut-offs: the sessions these reads serve are known by
+   * index entries, which do not say which copy a session reads.
    */
   readCutoffs(scopes: readonly CutoffScope[]): Promise<CutoffRecord[]>;
   /** The sessions with the cut-offs that cover them applied, in one read of their records. */

@@ -652,8 +652,9 @@ export interface CutoffCompaction {
  * no longer written (an organization's and a board-and-user's, with member lists) only by this. Safe to
  * run again, and while revoke-alls run: a record a revoke-all wrote since is left to that write.
  * Then every record written before records had copies (one item) gets its copies, holding what it
- * holds: an embed load reads one copy of each record (docs/architecture.md), so until this has run a
- * cut-off from before the upgrade covers only the loads that read copy 0.
+ * holds, and every copy gets what a version without copies wrote to copy 0 after the copy was made: a
+ * session created since reads the copy it recorded (docs/scale.md#copies-of-a-record), so until this has
+ * run such a cut-off covers it only when that is copy 0. `npm run deploy` runs this pass itself.
  */
 export async function compactLegacyCutoffs(deps: OperateSessionsDeps): Promise<CutoffCompaction> {
   const now = epochSecondsOf(deps.clock.now().toISOString());
