@@ -11,7 +11,7 @@ import { DynamoApiKeyRepository } from '#lib/dynamodb/api-keys';
 import { DynamoBoardRepository } from '#lib/dynamodb/boards';
 import { createDocumentClient } from '#lib/dynamodb/client';
 import { DynamoCoveredSessions } from '#lib/dynamodb/covered-sessions';
-import { CUTOFF_COPIES, cutoffId, DynamoCutoffRecords } from '#lib/dynamodb/cutoff-records';
+import { CUTOFF_COPIES, cutoffCopyOf, cutoffId, DynamoCutoffRecords } from '#lib/dynamodb/cutoff-records';
 import {
   DynamoDestinationRateLimit,
   HOST_RATE_KEY_PREFIX,
@@ -75,9 +75,11 @@ describe('DynamoSessionRepository on the embedded DynamoDB', () => {
       userId: stored.userId,
       createdByUserId: stored.createdByUserId,
       createdByKeyId: stored.createdByKeyId,
+      readsCutoffCopy: cutoffCopyOf(stored.id),
     });
     const found = await sessions.get(stored.id);
-    expect(found).toEqual(stored);
+    // With the copy of the cut-off records its loads read, recorded as it was stored.
+    expect(found).toEqual({ ...stored, readsCutoffCopy: cutoffCopyOf(stored.id) });
     expect(Object.keys(found?.metadata ?? {}).sort()).toEqual(['__proto__', 'constructor', 'n']);
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();
   });
@@ -87,7 +89,7 @@ describe('DynamoSessionRepository on the embedded DynamoDB', () => {
     await sessions.create(first);
     const second = { ...session(), id: first.id, userId: 'someone-else' };
     await expect(sessions.create(second)).rejects.toMatchObject({ name: 'ConditionalCheckFailedException' });
-    expect(await sessions.get(first.id)).toEqual(first);
+    expect(await sessions.get(first.id)).toEqual({ ...first, readsCutoffCopy: cutoffCopyOf(first.id) });
     expect(await sessions.lookupToken(second.tokenHash)).toBeUndefined();
   });
 
@@ -119,7 +121,10 @@ describe('DynamoSessionRepository on the embedded DynamoDB', () => {
       metadata,
     });
     await sessions.create(largest);
-    expect(await sessions.get(largest.id)).toEqual(largest);
+    expect(await sessions.get(largest.id)).toEqual({
+      ...largest,
+      readsCutoffCopy: cutoffCopyOf(largest.id),
+    });
     expect(await sessions.lookupToken(largest.tokenHash)).toMatchObject({ id: largest.id, boardId: longest });
   });
 
