@@ -11,7 +11,11 @@ import { SQSClient } from '@aws-sdk/client-sqs';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { UsagePlanKeys } from '#lib/aws/api-gateway-keys';
 import { CachedBoardRepository, CachedMembershipRepository } from '#lib/cache/read-cache';
-import { PUBLIC_DESTINATIONS, WEBHOOK_DELIVERIES_PER_HOST_PER_SECOND } from '#lib/domain/destinations';
+import {
+  PUBLIC_DESTINATIONS,
+  WEBHOOK_DELIVERIES_PER_HOST_PER_SECOND,
+  WEBHOOK_DELIVERIES_PER_OWNER_PER_HOST_PER_SECOND,
+} from '#lib/domain/destinations';
 import type { EventSink } from '#lib/domain/events';
 import type { RotationPolicy } from '#lib/domain/keyring';
 import type { Clock, IdempotencyRepository, RandomSource } from '#lib/domain/ports';
@@ -307,12 +311,13 @@ export function webhookDeliveryDeps(env: Env): DeliveryQueueDeps {
   return {
     webhooks: new DynamoWebhookRepository(db, config.tables.webhooks),
     secrets: webhookSecretsOf(config.secrets),
-    // Every worker counts in the same table, so the bound holds across owners and invocations.
+    // Every worker counts in the same table, so the bound and each owner's share hold across invocations.
     hostRate: new DynamoDestinationRateLimit(
       db,
       config.tables.webhooks,
       systemClock,
       WEBHOOK_DELIVERIES_PER_HOST_PER_SECOND,
+      WEBHOOK_DELIVERIES_PER_OWNER_PER_HOST_PER_SECOND,
     ),
     scheduler,
     post,

@@ -9,7 +9,11 @@ import { gatewaySecurityHeaders } from '#lib/definitions/gateway-responses';
 import { FUNCTIONS, type FunctionName } from '#lib/definitions/routes';
 import { LOCAL_TABLE_NAMES, TABLE_KEYS, TABLES } from '#lib/definitions/tables';
 import type { RateLimit } from '#lib/domain/api-key';
-import { type DestinationPolicy, WEBHOOK_DELIVERIES_PER_HOST_PER_SECOND } from '#lib/domain/destinations';
+import {
+  type DestinationPolicy,
+  WEBHOOK_DELIVERIES_PER_HOST_PER_SECOND,
+  WEBHOOK_DELIVERIES_PER_OWNER_PER_HOST_PER_SECOND,
+} from '#lib/domain/destinations';
 import type { EventSink } from '#lib/domain/events';
 import { DynamoBoardRepository } from '#lib/dynamodb/boards';
 import { createDocumentClient } from '#lib/dynamodb/client';
@@ -221,6 +225,7 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
         LOCAL_TABLE_NAMES.webhooks,
         systemClock,
         WEBHOOK_DELIVERIES_PER_HOST_PER_SECOND,
+        WEBHOOK_DELIVERIES_PER_OWNER_PER_HOST_PER_SECOND,
       ),
       retrySeconds,
       logger: logger.child({ component: 'webhook-delivery' }),

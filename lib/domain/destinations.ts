@@ -279,6 +279,17 @@ export function isTrustedOrigin(url: URL, policy: DestinationPolicy): boolean {
 export const WEBHOOK_DELIVERIES_PER_HOST_PER_SECOND = 50;
 
 /**
+ * How many of a host's deliveries in one second one owner may take: a fifth of the host's bound. The
+ * host's bound alone would let one owner flooding a host many tenants use (an integration platform)
+ * take every second's places there, and every other owner's deliveries to it would wait behind the flood
+ * for as long as it lasts. With a share, an owner over it waits for its own later seconds before it is
+ * counted against the host at all, so it holds at most 10 of the host's 50 places a second: four other
+ * owners flooding the same host at once still leave places for everyone else. 10 a second is 36,000 an
+ * hour to one host, far beyond what one tenant's receivers on one platform take in normal use.
+ */
+export const WEBHOOK_DELIVERIES_PER_OWNER_PER_HOST_PER_SECOND = 10;
+
+/**
  * The host a delivery is counted against: the URL's host name as the URL parser writes it (lower case,
  * IPv4 in dotted form, IPv6 in brackets), without its port: one machine on two ports is one host.
  */
@@ -292,4 +303,28 @@ export function rateLimitedHostOf(url: string): string {
  */
 export function rateLimitWaitSeconds(count: number, limit: number): number {
   return count <= limit ? 0 : Math.ceil((count - limit) / limit);
+}
+
+/** The per-second counts a fair-share admission reads, each counting one more delivery as it answers. */
+export interface FairShareCounters {
+  /** Counts the delivery in its owner's window on the host; answers the window's count. */
+  owner(): Promise<number>;
+  /** Counts the delivery in the host's window, shared by every owner; answers the window's count. */
+  host(): Promise<number>;
+}
+
+/**
+ * Seconds a delivery waits under a host's bound shared fairly between owners: first counted in its
+ * owner's share of the host (`perOwner` a second); over the share it waits for a later second of its own
+ * and is not counted against the host, so an owner's flood never takes another owner's places. Within
+ * the share it is counted against the host (`perHost` a second, every owner together), the bound that
+ * holds whatever the owners.
+ */
+export async function fairShareWaitSeconds(
+  counters: FairShareCounters,
+  limits: { perHost: number; perOwner: number },
+): Promise<number> {
+  const ownerWait = rateLimitWaitSeconds(await counters.owner(), limits.perOwner);
+  if (ownerWait > 0) return ownerWait;
+  return rateLimitWaitSeconds(await counters.host(), limits.perHost);
 }

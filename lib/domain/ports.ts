@@ -480,12 +480,14 @@ export interface WebhookRepository {
 }
 
 /**
- * The per-host bound of webhook deliveries, shared by every owner (a fixed window of one second per host).
- * `admit` counts one delivery to `host` in the current second and answers how many seconds it must wait
- * first (0: send it now); the count is kept where every delivery worker sees it.
+ * The per-host bound of webhook deliveries (a fixed window of one second per host), shared fairly between
+ * owners: each owner has its share of every host's window (`fairShareWaitSeconds` in
+ * lib/domain/destinations.ts). `admit` counts one delivery of `ownerUserId` to `host` in the current
+ * second and answers how many seconds it must wait first (0: send it now); the counts are kept where
+ * every delivery worker sees them.
  */
 export interface DestinationRateLimit {
-  admit(host: string): Promise<number>;
+  admit(host: string, ownerUserId: string): Promise<number>;
 }
 
 /**

@@ -73,7 +73,7 @@ export type HttpPost = (
 export interface DeliveryDeps {
   webhooks: WebhookRepository;
   secrets: WebhookSecrets;
-  /** The per-host bound every owner's deliveries share. */
+  /** The per-host bound of deliveries, each owner held to its share of every host. */
   hostRate: DestinationRateLimit;
   scheduler: DeliveryScheduler;
   post: HttpPost;
@@ -209,7 +209,7 @@ export async function attemptDelivery(
     deps.logger.info('webhook endpoint deleted; delivery dropped', context);
     return 'endpoint-deleted';
   }
-  const wait = await hostRateWait(deps.hostRate, endpoint.url);
+  const wait = await hostRateWait(deps.hostRate, endpoint.url, delivery.ownerUserId);
   if (wait > 0) {
     deps.logger.info('webhook delivery delayed: its host is at its rate limit', {
       ...context,
@@ -255,10 +255,15 @@ export async function attemptDelivery(
 export const UNCOUNTED_HOST_WAIT_SECONDS = 1;
 
 /**
- * Seconds a delivery to `url` waits for its host's turn. A URL that does not parse is not counted: the
- * POST refuses it without sending anything.
+ * Seconds a delivery of `ownerUserId` to `url` waits for its turn at the host (its owner's share first,
+ * then the host's bound). A URL that does not parse is not counted: the POST refuses it without sending
+ * anything.
  */
-async function hostRateWait(hostRate: DestinationRateLimit, url: string): Promise<number> {
+async function hostRateWait(
+  hostRate: DestinationRateLimit,
+  url: string,
+  ownerUserId: string,
+): Promise<number> {
   let host: string;
   try {
     host = rateLimitedHostOf(url);
@@ -266,7 +271,7 @@ async function hostRateWait(hostRate: DestinationRateLimit, url: string): Promis
     return 0;
   }
   try {
-    return await hostRate.admit(host);
+    return await hostRate.admit(host, ownerUserId);
   } catch (error) {
     if (error instanceof StorageUnavailableError) return UNCOUNTED_HOST_WAIT_SECONDS;
     throw error;

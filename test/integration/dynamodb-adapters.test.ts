@@ -743,6 +743,61 @@ describe('DynamoDestinationRateLimit on the embedded DynamoDB', () => {
     expect(JSON.stringify(Item)).not.toContain(target);
   });
 
+  it('sends another owner’s delivery in the very second one owner floods the host, all workers counted together', async () => {
+    const limit = new DynamoDestinationRateLimit(db, LOCAL_TABLE_NAMES.webhooks, clockAt(SECOND), 50, 10);
+    const other = new DynamoDestinationRateLimit(
+      db,
+      LOCAL_TABLE_NAMES.webhooks,
+      clockAt(SECOND + 999),
+      50,
+      10,
+    );
+    const target = freshHost();
+    const flood = await Promise.all(
+      Array.from({ length: 80 }, (_, n) => (n % 2 === 0 ? limit : other).admit(target, 'owner-a')),
+    );
+    expect(flood.filter((wait) => wait === 0)).toHaveLength(10);
+    expect(Math.max(...flood)).toBe(7);
+    expect(await other.admit(target, 'owner-b')).toBe(0);
+  });
+
+  it('holds the host to its bound across owners, each within its share', async () => {
+    const limit = new DynamoDestinationRateLimit(db, LOCAL_TABLE_NAMES.webhooks, clockAt(SECOND), 50, 10);
+    const target = freshHost();
+    const waits = await Promise.all(
+      Array.from({ length: 60 }, (_, n) => limit.admit(target, `owner-${n % 6}`)),
+    );
+    expect(waits.filter((wait) => wait === 0)).toHaveLength(50);
+    expect(waits.filter((wait) => wait === 1)).toHaveLength(10);
+  });
+
+  it('keeps an owner’s counter apart from every endpoint, naming neither the host nor the owner', async () => {
+    const target = freshHost();
+    const owner = `owner-${randomUUID()}`;
+    await new DynamoDestinationRateLimit(db, LOCAL_TABLE_NAMES.webhooks, clockAt(SECOND), 50, 10).admit(
+      target,
+      owner,
+    );
+    const partition = `${HOST_RATE_KEY_PREFIX}${createHash('sha256')
+      .update(JSON.stringify([target, owner]))
+      .digest('hex')}`;
+    const { Item } = await db.send(
+      new GetCommand({
+        TableName: LOCAL_TABLE_NAMES.webhooks,
+        Key: { ownerUserId: partition, webhookId: `${HOST_RATE_KEY_PREFIX}${SECOND / 1000}` },
+        ConsistentRead: true,
+      }),
+    );
+    expect(Item).toEqual({
+      ownerUserId: partition,
+      webhookId: `${HOST_RATE_KEY_PREFIX}${SECOND / 1000}`,
+      deliveries: 1,
+      ttl: SECOND / 1000 + HOST_RATE_TTL_SECONDS,
+    });
+    expect(JSON.stringify(Item)).not.toContain(target);
+    expect(JSON.stringify(Item)).not.toContain(owner);
+  });
+
   it('never shows a counter among an owner’s endpoints, even an owner whose id is a counter’s partition', async () => {
     const target = freshHost();
     const partition = `${HOST_RATE_KEY_PREFIX}${createHash('sha256').update(target).digest('hex')}`;

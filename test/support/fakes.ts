@@ -1,7 +1,10 @@
 import type { ApiKeyRecord, RateLimit } from '#lib/domain/api-key';
 import type { Board } from '#lib/domain/board';
 import * as Cutoffs from '#lib/domain/cutoffs';
-import { rateLimitWaitSeconds } from '#lib/domain/destinations';
+import {
+  fairShareWaitSeconds,
+  WEBHOOK_DELIVERIES_PER_OWNER_PER_HOST_PER_SECOND,
+} from '#lib/domain/destinations';
 import { StorageUnavailableError } from '#lib/domain/errors';
 import type * as Ports from '#lib/domain/ports';
 import type { SessionBinding, StoredSession } from '#lib/domain/session';
@@ -641,23 +644,35 @@ export class FakeKeyThrottling implements Ports.KeyThrottling {
 
 /**
  * The per-host delivery bound in memory, as the DynamoDB counters keep it: a fixed one-second window per
- * host, read from `clock`. Remembers every host it was asked about, in order (`asked`).
+ * host and one per (host, owner), read from `clock`, shared out by the service's own
+ * `fairShareWaitSeconds`. Remembers every host it was asked about, in order (`asked`), and each window's
+ * count (`counts`, keyed `host second` and `host owner second`).
  */
 export class FakeDestinationRateLimit implements Ports.DestinationRateLimit {
   readonly asked: string[] = [];
-  private readonly counts = new Map<string, number>();
+  readonly counts = new Map<string, number>();
 
   constructor(
     private readonly clock: Ports.Clock,
     private readonly perSecond: number,
+    private readonly perOwnerPerSecond = Math.min(
+      perSecond,
+      WEBHOOK_DELIVERIES_PER_OWNER_PER_HOST_PER_SECOND,
+    ),
   ) {}
 
-  async admit(host: string): Promise<number> {
+  async admit(host: string, ownerUserId: string): Promise<number> {
     this.asked.push(host);
-    const key = `${host} ${Math.floor(this.clock.now().getTime() / 1000)}`;
-    const count = (this.counts.get(key) ?? 0) + 1;
-    this.counts.set(key, count);
-    return rateLimitWaitSeconds(count, this.perSecond);
+    const second = Math.floor(this.clock.now().getTime() / 1000);
+    const count = async (key: string) => {
+      const next = (this.counts.get(key) ?? 0) + 1;
+      this.counts.set(key, next);
+      return next;
+    };
+    return fairShareWaitSeconds(
+      { owner: () => count(`${host} ${ownerUserId} ${second}`), host: () => count(`${host} ${second}`) },
+      { perHost: this.perSecond, perOwner: this.perOwnerPerSecond },
+    );
   }
 }
 

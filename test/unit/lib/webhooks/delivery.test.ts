@@ -1,8 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import {
+  fairShareWaitSeconds,
   rateLimitedHostOf,
   rateLimitWaitSeconds,
   WEBHOOK_DELIVERIES_PER_HOST_PER_SECOND,
+  WEBHOOK_DELIVERIES_PER_OWNER_PER_HOST_PER_SECOND,
 } from '#lib/domain/destinations';
 import { StorageUnavailableError } from '#lib/domain/errors';
 import type { WebhookRepository, WebhookSecrets } from '#lib/domain/ports';
@@ -284,6 +286,94 @@ describe('the per-host bound of deliveries', () => {
     expect(
       lines().filter((line) => line.message === 'webhook delivery delayed: its host is at its rate limit'),
     ).toHaveLength(2);
+  });
+
+  it('sends another owner’s delivery in the very second one owner floods the host', async () => {
+    const posted: string[] = [];
+    const { deps, scheduled } = harness({
+      post: async (url) => {
+        posted.push(url);
+        return 204;
+      },
+      endpoints: [
+        onHost('whe_a1', 'owner-a', 'https://hooks.slack.example/a'),
+        onHost('whe_b1', 'owner-b', 'https://hooks.slack.example/b'),
+      ],
+    });
+    const flood = Array.from({ length: 60 }, (_, n) => ({
+      ...to('whe_a1', 'owner-a'),
+      eventId: `evt_a${n}`,
+    }));
+    const outcomes = [];
+    for (const one of flood) outcomes.push(await attemptDelivery(deps, one));
+    expect(await attemptDelivery(deps, to('whe_b1', 'owner-b'))).toBe('delivered');
+    expect(outcomes.filter((outcome) => outcome === 'delivered')).toHaveLength(
+      WEBHOOK_DELIVERIES_PER_OWNER_PER_HOST_PER_SECOND,
+    );
+    expect(posted.filter((url) => url.endsWith('/b'))).toEqual(['https://hooks.slack.example/b']);
+    // The flood waits for its own later seconds, a share's worth each: 10 wait 1 s, 10 wait 2 s, … 5 s.
+    expect(scheduled.map(({ delaySeconds }) => delaySeconds)).toEqual(
+      [1, 2, 3, 4, 5].flatMap((seconds) =>
+        Array(WEBHOOK_DELIVERIES_PER_OWNER_PER_HOST_PER_SECOND).fill(seconds),
+      ),
+    );
+  });
+
+  it('holds the host to its bound when many owners each stay within their share', async () => {
+    const owners = Array.from({ length: 6 }, (_, n) => `owner-${n}`);
+    const { deps } = harness({
+      post: async () => 204,
+      endpoints: owners.map((owner) => onHost(`whe_${owner}`, owner, 'https://hooks.slack.example/in')),
+    });
+    const outcomes = [];
+    for (const owner of owners)
+      for (let n = 0; n < WEBHOOK_DELIVERIES_PER_OWNER_PER_HOST_PER_SECOND; n++)
+        outcomes.push(await attemptDelivery(deps, { ...to(`whe_${owner}`, owner), eventId: `evt_${n}` }));
+    expect(outcomes.filter((outcome) => outcome === 'delivered')).toHaveLength(
+      WEBHOOK_DELIVERIES_PER_HOST_PER_SECOND,
+    );
+    expect(
+      outcomes.slice(WEBHOOK_DELIVERIES_PER_HOST_PER_SECOND).every((o) => o === 'host-rate-limited'),
+    ).toBe(true);
+  });
+
+  it('gives a flooding owner its share again each second, and never more', async () => {
+    let now = Date.parse('2026-03-01T12:00:00.000Z');
+    const clock = { now: () => new Date(now) };
+    const limit = new FakeDestinationRateLimit(clock, WEBHOOK_DELIVERIES_PER_HOST_PER_SECOND);
+    const waits = async () => {
+      const all = [];
+      for (let n = 0; n < 15; n++) all.push(await limit.admit('hooks.slack.example', 'owner-a'));
+      return all;
+    };
+    const first = await waits();
+    now += 1_000;
+    const second = await waits();
+    for (const answers of [first, second]) {
+      expect(answers.filter((wait) => wait === 0)).toHaveLength(
+        WEBHOOK_DELIVERIES_PER_OWNER_PER_HOST_PER_SECOND,
+      );
+    }
+  });
+
+  it('counts a delivery over its owner’s share against that owner only, never against the host', async () => {
+    const counted: string[] = [];
+    let ownerCount = 0;
+    const counters = {
+      owner: async () => {
+        counted.push('owner');
+        return ++ownerCount;
+      },
+      host: async () => {
+        counted.push('host');
+        return 1;
+      },
+    };
+    const limits = { perHost: 50, perOwner: 2 };
+    expect(await fairShareWaitSeconds(counters, limits)).toBe(0);
+    expect(await fairShareWaitSeconds(counters, limits)).toBe(0);
+    expect(await fairShareWaitSeconds(counters, limits)).toBe(1);
+    expect(counted).toEqual(['owner', 'host', 'owner', 'host', 'owner']);
   });
 
   it('lets another host’s deliveries through while one host is at its bound', async () => {
