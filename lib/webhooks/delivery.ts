@@ -25,6 +25,24 @@ export const AWS_RETRY_SECONDS: readonly number[] = [5, 300, 1_800, 7_200, 18_00
 /** The metric counting deliveries given up after their last attempt. */
 export const EXHAUSTED_METRIC = 'WebhookDeliveriesExhausted';
 
+/**
+ * The shortest span a delivery may wait for its host: a local schedule of `0` (no retries) must not give
+ * a delivery up at its host's first busy second.
+ */
+export const MIN_DELIVERY_HORIZON_SECONDS = 60;
+
+/**
+ * How long after it was first queued a delivery may still be sent: the retry schedule's span (about 37
+ * hours on AWS), at least MIN_DELIVERY_HORIZON_SECONDS. A receiver that fails every attempt is given up
+ * after it; so is a delivery its host's limit keeps waiting past it.
+ */
+export function deliveryHorizonSeconds(retrySeconds: readonly number[]): number {
+  return Math.max(
+    retrySeconds.reduce((sum, seconds) => sum + seconds, 0),
+    MIN_DELIVERY_HORIZON_SECONDS,
+  );
+}
+
 /** One event for one endpoint: what waits between attempts. Holds no secret and no signature. */
 export interface WebhookDelivery {
   eventId: string;
@@ -34,6 +52,11 @@ export interface WebhookDelivery {
   body: string;
   /** How many attempts failed before this one. */
   attempt: number;
+  /**
+   * ISO time its event was expanded into it: what bounds how long its host's limit may keep it waiting.
+   * Absent on a delivery queued before deliveries carried it (counted from its first wait).
+   */
+  firstQueuedAt?: string;
 }
 
 /**
@@ -156,13 +179,14 @@ export function isWebhookEventHandOff(value: unknown): value is WebhookEventHand
  * it queued.
  */
 export async function expandHandOff(
-  deps: { webhooks: WebhookRepository; deliveries: DeliveryBatchQueue },
+  deps: { webhooks: WebhookRepository; deliveries: DeliveryBatchQueue; clock: Clock },
   handOff: WebhookEventHandOff,
 ): Promise<number> {
   const endpoints = (await deps.webhooks.list(handOff.ownerUserId)).filter((endpoint) =>
     subscribesTo(endpoint, handOff.type),
   );
   if (endpoints.length === 0) return 0;
+  const firstQueuedAt = deps.clock.now().toISOString();
   await deps.deliveries.scheduleAll(
     endpoints.map((endpoint) => ({
       eventId: handOff.eventId,
@@ -170,6 +194,7 @@ export async function expandHandOff(
       endpointId: endpoint.id,
       body: handOff.body,
       attempt: 0,
+      firstQueuedAt,
     })),
   );
   return endpoints.length;
@@ -189,9 +214,15 @@ export const HOST_RATE_LIMITED_METRIC = 'WebhookDeliveriesDelayedByHostLimit';
 /** The metric counting deliveries not sent because their destination was refused at delivery time. */
 export const REFUSED_METRIC = 'WebhookDeliveriesRefused';
 
+/** Logged when a delivery is given up because its host's limit would keep it past the schedule's span. */
+export const GIVEN_UP_AT_HOST_LIMIT =
+  'webhook delivery given up: its host stayed at its rate limit past the retry schedule';
+
 /**
  * One attempt: the endpoint is read again (a deleted one receives nothing more); over its host's rate
- * limit the same attempt is scheduled again for when its turn comes (not an attempt: nothing was sent);
+ * limit the same attempt is scheduled again for when its turn comes (not an attempt: nothing was sent),
+ * unless that turn comes past the schedule's span from when the delivery was first queued: then it is
+ * given up and counted as an exhausted one, so no delivery waits for ever under sustained overload;
  * otherwise the body is signed with this attempt's timestamp, and a failure is scheduled again after its
  * backoff, or counted once the schedule is spent. Never logs the secret or the signature.
  */
@@ -210,16 +241,23 @@ export async function attemptDelivery(
     return 'endpoint-deleted';
   }
   const wait = await hostRateWait(deps.hostRate, endpoint.url, delivery.ownerUserId);
+  const now = deps.clock.now();
   if (wait > 0) {
+    const firstQueuedAt = delivery.firstQueuedAt ?? now.toISOString();
+    const waitedSeconds = (now.getTime() - Date.parse(firstQueuedAt)) / 1000;
+    if (waitedSeconds + wait > deliveryHorizonSeconds(deps.retrySeconds)) {
+      deps.logger.warn(GIVEN_UP_AT_HOST_LIMIT, { ...context, firstQueuedAt });
+      deps.metrics.count(EXHAUSTED_METRIC);
+      return 'exhausted';
+    }
     deps.logger.info('webhook delivery delayed: its host is at its rate limit', {
       ...context,
       retryInSeconds: wait,
     });
     deps.metrics.count(HOST_RATE_LIMITED_METRIC);
-    await deps.scheduler.schedule(delivery, wait);
+    await deps.scheduler.schedule({ ...delivery, firstQueuedAt }, wait);
     return 'host-rate-limited';
   }
-  const now = deps.clock.now();
   const timestamp = Math.floor(now.getTime() / 1000);
   // During a secret rotation's overlap, both secrets sign (lib/domain/webhook.ts).
   const secrets = await Promise.all(

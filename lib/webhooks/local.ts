@@ -64,7 +64,7 @@ export function localWebhookDelivery(options: {
   };
   // A hand-off that throws (the endpoint table failing) is offered again, as SQS offers the message again.
   const handOffs = new TimerDeliveryScheduler<WebhookEventHandOff>(
-    (handOff) => expandHandOff({ webhooks: options.webhooks, deliveries }, handOff),
+    (handOff) => expandHandOff({ webhooks: options.webhooks, deliveries, clock: systemClock }, handOff),
     {
       logger: options.logger,
       contextOf: ({ eventId, ownerUserId }) => ({ eventId, ownerUserId }),

@@ -193,7 +193,13 @@ export interface SqsRecord {
 export type DeliveryMessageOutcome = AttemptOutcome | 'postponed' | 'expanded' | 'event-expanded';
 
 function isWebhookDelivery(value: unknown): value is WebhookDelivery {
-  return isQueuedAttempt<WebhookDelivery>(value, ['eventId', 'ownerUserId', 'endpointId', 'body']);
+  if (!isQueuedAttempt<WebhookDelivery>(value, ['eventId', 'ownerUserId', 'endpointId', 'body']))
+    return false;
+  const { firstQueuedAt } = value as { firstQueuedAt?: unknown };
+  return (
+    firstQueuedAt === undefined ||
+    (typeof firstQueuedAt === 'string' && !Number.isNaN(Date.parse(firstQueuedAt)))
+  );
 }
 
 /** Parses a delivery queue message; throws on anything else (it then ends in the dead-letter queue). */
@@ -253,7 +259,10 @@ export async function handleDeliveryMessage(
     return 'expanded';
   }
   if ('webhookEvent' in message) {
-    await expandHandOff({ webhooks: deps.webhooks, deliveries: deps.scheduler }, message.webhookEvent);
+    await expandHandOff(
+      { webhooks: deps.webhooks, deliveries: deps.scheduler, clock: deps.clock },
+      message.webhookEvent,
+    );
     return 'event-expanded';
   }
   return 'logout' in message

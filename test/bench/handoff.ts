@@ -141,6 +141,7 @@ export async function measureHandOff(runs: number, latencyMs = SQS_STUB_LATENCY_
       {
         webhooks: repository(endpointsOf('owner-a', MAX_WEBHOOK_ENDPOINTS_PER_OWNER)),
         deliveries: new SqsDeliveryScheduler(sqs.client, QUEUE_URL, clock),
+        clock,
       },
       {
         eventId: event.event.id,

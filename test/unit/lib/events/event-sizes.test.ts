@@ -126,10 +126,11 @@ async function deliveryMessages(events: RoutedEvent[]): Promise<string[]> {
       for (const entry of input.Entries ?? []) if (entry.MessageBody) bodies.push(entry.MessageBody);
       return { Successful: [], Failed: [] };
     });
+  const clock = fixedClock('2026-03-01T00:00:00.000Z');
   const scheduler = new SqsDeliveryScheduler(
     sqs,
     'https://sqs.eu-west-1.amazonaws.com/123456789012/deliveries',
-    fixedClock('2026-03-01T00:00:00.000Z'),
+    clock,
   );
   const endpoints: WebhookEndpoint[] = Array.from({ length: ENDPOINTS_PER_OWNER }, (_, n) => ({
     id: `whe_${String(n).padStart(32, 'f')}`,
@@ -151,7 +152,7 @@ async function deliveryMessages(events: RoutedEvent[]): Promise<string[]> {
   // The worker expands each handed-off event into its deliveries: their messages are measured too.
   for (const body of [...bodies]) {
     const { webhookEvent } = JSON.parse(body) as { webhookEvent?: WebhookEventHandOff };
-    if (webhookEvent) await expandHandOff({ webhooks, deliveries: scheduler }, webhookEvent);
+    if (webhookEvent) await expandHandOff({ webhooks, deliveries: scheduler, clock }, webhookEvent);
   }
   // A retry of the last attempt waits longer than one message's delay: it carries its due time too.
   for (const body of [...bodies]) {

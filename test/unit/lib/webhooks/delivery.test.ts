@@ -13,13 +13,16 @@ import { formatWebhookSecret, type WebhookEndpoint } from '#lib/domain/webhook';
 import { OPERATOR_USER_ID, revokeAllEvent } from '#lib/events/derive';
 import { createMetrics, METRICS_NAMESPACE } from '#lib/platform/metrics';
 import {
+  AWS_RETRY_SECONDS,
   attemptDelivery,
   type DeliveryDeps,
+  deliveryHorizonSeconds,
   EXHAUSTED_METRIC,
   expandHandOff,
   HOST_RATE_LIMITED_METRIC,
   type HttpPost,
   isQueuedAttempt,
+  MIN_DELIVERY_HORIZON_SECONDS,
   REFUSED_METRIC,
   UNCOUNTED_HOST_WAIT_SECONDS,
   type WebhookDelivery,
@@ -75,7 +78,7 @@ const secrets: WebhookSecrets = { secretOf: async (_id, version = 1) => secretOf
 
 function harness(options: {
   post: HttpPost;
-  retrySeconds?: number[];
+  retrySeconds?: readonly number[];
   endpoints?: WebhookEndpoint[];
   perHostPerSecond?: number;
 }) {
@@ -114,6 +117,7 @@ const delivery = (attempt = 0): WebhookDelivery => ({
   endpointId: 'whe_00000000000000000000000000000001',
   body: '{"id":"evt_1"}',
   attempt,
+  firstQueuedAt: '2026-03-01T12:00:00.000Z',
 });
 
 /** A hand-off queue that records what it was handed, one entry per call. */
@@ -165,14 +169,34 @@ describe('handing events to webhook delivery', () => {
     const routed = routedEvent(SESSION, 'session.created', { userId: 'owner-a' });
     const body = JSON.stringify(routed.event);
     const queued = await expandHandOff(
-      { webhooks: deps.webhooks, deliveries: { scheduleAll: async (all) => void scheduled.push([...all]) } },
+      {
+        webhooks: deps.webhooks,
+        deliveries: { scheduleAll: async (all) => void scheduled.push([...all]) },
+        clock: deps.clock,
+      },
       { eventId: routed.event.id, ownerUserId: 'owner-a', type: 'session.created', body },
     );
     expect(queued).toBe(2);
+    // Each carries when it was first queued: what bounds how long its host's limit may keep it.
+    const firstQueuedAt = deps.clock.now().toISOString();
     expect(scheduled).toEqual([
       [
-        { eventId: routed.event.id, ownerUserId: 'owner-a', endpointId: 'whe_a1', body, attempt: 0 },
-        { eventId: routed.event.id, ownerUserId: 'owner-a', endpointId: 'whe_a3', body, attempt: 0 },
+        {
+          eventId: routed.event.id,
+          ownerUserId: 'owner-a',
+          endpointId: 'whe_a1',
+          body,
+          attempt: 0,
+          firstQueuedAt,
+        },
+        {
+          eventId: routed.event.id,
+          ownerUserId: 'owner-a',
+          endpointId: 'whe_a3',
+          body,
+          attempt: 0,
+          firstQueuedAt,
+        },
       ],
     ]);
   });
@@ -184,7 +208,11 @@ describe('handing events to webhook delivery', () => {
     });
     const scheduled: WebhookDelivery[] = [];
     const queued = await expandHandOff(
-      { webhooks: deps.webhooks, deliveries: { scheduleAll: async (all) => void scheduled.push(...all) } },
+      {
+        webhooks: deps.webhooks,
+        deliveries: { scheduleAll: async (all) => void scheduled.push(...all) },
+        clock: deps.clock,
+      },
       { eventId: 'evt_1', ownerUserId: 'owner-a', type: 'session.created', body: '{}' },
     );
     expect([queued, scheduled]).toEqual([0, []]);
@@ -198,7 +226,11 @@ async function deliveriesOf(deps: DeliveryDeps, events: Parameters<WebhookSink['
   const scheduled: WebhookDelivery[] = [];
   for (const handOff of calls.flat())
     await expandHandOff(
-      { webhooks: deps.webhooks, deliveries: { scheduleAll: async (all) => void scheduled.push(...all) } },
+      {
+        webhooks: deps.webhooks,
+        deliveries: { scheduleAll: async (all) => void scheduled.push(...all) },
+        clock: deps.clock,
+      },
       handOff,
     );
   return scheduled;
@@ -415,6 +447,95 @@ describe('the per-host bound of deliveries', () => {
     expect([1, 50, 51, 100, 101, 150, 151].map((n) => rateLimitWaitSeconds(n, 50))).toEqual([
       0, 0, 1, 1, 2, 2, 3,
     ]);
+  });
+});
+
+describe('how long a delivery may wait for its host', () => {
+  /** A clock the test moves: no test waits real time. */
+  const movableClock = (iso: string) => {
+    const clock = { at: Date.parse(iso), now: () => new Date(clock.at) };
+    return clock;
+  };
+
+  it('spans the retry schedule, and at least a minute (a local schedule of 0 still waits)', () => {
+    expect(deliveryHorizonSeconds(AWS_RETRY_SECONDS)).toBe(135_305);
+    expect(deliveryHorizonSeconds(AWS_RETRY_SECONDS) / 3_600).toBeCloseTo(37.6, 1);
+    expect(deliveryHorizonSeconds([1, 2, 4])).toBe(MIN_DELIVERY_HORIZON_SECONDS);
+    expect(deliveryHorizonSeconds([0])).toBe(MIN_DELIVERY_HORIZON_SECONDS);
+  });
+
+  it('gives up a delivery its host’s limit would keep past the retry schedule’s span, as an exhausted retry', async () => {
+    const posted: string[] = [];
+    const { deps, scheduled, metricLines, lines } = harness({
+      post: async (url) => {
+        posted.push(url);
+        return 204;
+      },
+      retrySeconds: AWS_RETRY_SECONDS,
+    });
+    const clock = movableClock('2026-03-01T12:00:00.000Z');
+    deps.clock = clock;
+    // Sustained overload: the host is at its limit every time the delivery asks, a minute's wait each.
+    deps.hostRate = { admit: async () => 60 };
+    let current: WebhookDelivery = { ...delivery(), firstQueuedAt: new Date(clock.at).toISOString() };
+    const outcomes: string[] = [];
+    for (let asked = 0; asked < 10_000; asked++) {
+      const outcome = await attemptDelivery(deps, current);
+      outcomes.push(outcome);
+      if (outcome !== 'host-rate-limited') break;
+      const next = scheduled.at(-1) as { delivery: WebhookDelivery; delaySeconds: number };
+      current = next.delivery;
+      clock.at += next.delaySeconds * 1_000;
+    }
+    expect(outcomes.at(-1)).toBe('exhausted');
+    // Put back while the wait ends within the schedule's span, never past it.
+    expect(outcomes.filter((outcome) => outcome === 'host-rate-limited')).toHaveLength(
+      Math.floor(deliveryHorizonSeconds(AWS_RETRY_SECONDS) / 60),
+    );
+    expect(scheduled.every(({ delivery: d }) => d.firstQueuedAt === '2026-03-01T12:00:00.000Z')).toBe(true);
+    expect(scheduled.every(({ delivery: d }) => d.attempt === 0)).toBe(true);
+    expect(posted).toEqual([]);
+    expect(metricLines.map((line) => JSON.parse(line)[EXHAUSTED_METRIC]).filter(Boolean)).toEqual([1]);
+    expect(
+      lines().filter(
+        (line) =>
+          line.level === 'warn' &&
+          line.message ===
+            'webhook delivery given up: its host stayed at its rate limit past the retry schedule',
+      ),
+    ).toHaveLength(1);
+  });
+
+  it('counts the span from the first queueing, through the retries the delivery already had', async () => {
+    const { deps, scheduled } = harness({ post: async () => 204, retrySeconds: AWS_RETRY_SECONDS });
+    const clock = movableClock('2026-03-03T01:00:00.000Z');
+    deps.clock = clock;
+    deps.hostRate = { admit: async () => 1 };
+    // Queued 37 h 35 min ago, after its retries: one more second fits the span, …
+    const queuedAt = clock.at - (deliveryHorizonSeconds(AWS_RETRY_SECONDS) - 1) * 1_000;
+    const late = { ...delivery(7), firstQueuedAt: new Date(queuedAt).toISOString() };
+    expect(await attemptDelivery(deps, late)).toBe('host-rate-limited');
+    expect(scheduled).toEqual([{ delivery: late, delaySeconds: 1 }]);
+    // … a second later none does.
+    clock.at += 1_000;
+    expect(await attemptDelivery(deps, late)).toBe('exhausted');
+    expect(scheduled).toHaveLength(1);
+  });
+
+  it('starts the span at the first wait of a delivery queued before deliveries carried their time', async () => {
+    const { deps, scheduled } = harness({ post: async () => 204, retrySeconds: AWS_RETRY_SECONDS });
+    deps.hostRate = { admit: async () => 1 };
+    const { firstQueuedAt: _, ...older } = delivery();
+    expect(await attemptDelivery(deps, older)).toBe('host-rate-limited');
+    expect(scheduled).toEqual([
+      { delivery: { ...older, firstQueuedAt: deps.clock.now().toISOString() }, delaySeconds: 1 },
+    ]);
+  });
+
+  it('keeps the first-queued time on a retry after a failed attempt', async () => {
+    const { deps, scheduled } = harness({ post: async () => 503 });
+    expect(await attemptDelivery(deps, delivery())).toBe('retrying');
+    expect(scheduled[0]?.delivery.firstQueuedAt).toBe(delivery().firstQueuedAt);
   });
 });
 

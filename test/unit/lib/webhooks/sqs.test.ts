@@ -25,6 +25,7 @@ import {
   type DeliveryMessage,
   type DeliveryQueueDeps,
   handleDeliveryBatch,
+  parseDeliveryMessage,
   SQS_MAX_DELAY_SECONDS,
   SqsDeliveryScheduler,
   sqsBatches,
@@ -282,6 +283,24 @@ describe('webhook delivery from the queue', () => {
     expect(await handleDeliveryBatch(failing, [{ messageId: 'again', body: good }])).toEqual({
       batchItemFailures: [{ itemIdentifier: 'again' }],
     });
+  });
+
+  it('carries a delivery’s first-queued time in its message, and refuses one whose time is not a time', async () => {
+    const { deps, attempts } = harness(async () => 204);
+    const firstQueuedAt = '2026-03-01T12:00:00.000Z';
+    const carried = JSON.stringify({ delivery: { ...DELIVERY, firstQueuedAt } });
+    expect(parseDeliveryMessage(carried)).toEqual({ delivery: { ...DELIVERY, firstQueuedAt } });
+    const malformed = [
+      { delivery: { ...DELIVERY, firstQueuedAt: 'yesterday' } },
+      { delivery: { ...DELIVERY, firstQueuedAt: 1_772_366_400_000 } },
+    ];
+    expect(
+      await handleDeliveryBatch(deps, [
+        ...malformed.map((body, n) => ({ messageId: `m${n}`, body: JSON.stringify(body) })),
+        { messageId: 'ok', body: carried },
+      ]),
+    ).toEqual({ batchItemFailures: [{ itemIdentifier: 'm0' }, { itemIdentifier: 'm1' }] });
+    expect(attempts).toHaveLength(1);
   });
 
   it('fails the message when re-enqueueing a retry fails, so SQS offers the attempt again', async () => {
