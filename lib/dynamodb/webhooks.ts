@@ -3,7 +3,7 @@ import { TTL_ATTRIBUTE } from '#lib/definitions/tables';
 import { StorageUnavailableError, WebhookLimitReachedError } from '#lib/domain/errors';
 import { EVENT_TYPES, type EventType } from '#lib/domain/events';
 import type { WebhookRepository } from '#lib/domain/ports';
-import type { WebhookEndpoint } from '#lib/domain/webhook';
+import { isWebhookId, type WebhookEndpoint } from '#lib/domain/webhook';
 import { dynamoCall } from './errors';
 import { conditionalWrite, DynamoTable, type Item, optionalStringOf, queryAll } from './table';
 
@@ -251,10 +251,14 @@ export class DynamoWebhookRepository extends DynamoTable implements WebhookRepos
     }
   }
 
-  /** Every endpoint of every owner: operator listings only. */
+  /**
+   * Every endpoint of every owner: operator listings only. The scan meets everything the table holds (the
+   * owners' registries, tombstones, the delivery counters of lib/dynamodb/host-rates.ts), so only items
+   * keyed by an endpoint id (`whe_…`) that are no tombstone are endpoints.
+   */
   async listAll(): Promise<WebhookEndpoint[]> {
     return (await this.scanAll())
-      .filter((item) => item.webhookId !== WEBHOOK_REGISTRY_KEY && !isTombstone(item))
+      .filter((item) => isWebhookId(String(item.webhookId)) && !isTombstone(item))
       .map(toEndpoint)
       .sort((a, b) => a.createdAt.localeCompare(b.createdAt));
   }

@@ -6,7 +6,7 @@ import { hashCredential } from '#lib/domain/credentials';
 import { CUTOFF_ENTRIES_MAX, type CutoffScope, coveringCutoff, cutoffScopeKey } from '#lib/domain/cutoffs';
 import type { CoveredRange, CoveredScope } from '#lib/domain/ports';
 import type { StoredSession } from '#lib/domain/session';
-import { newWebhookId } from '#lib/domain/webhook';
+import { isWebhookId, newWebhookId } from '#lib/domain/webhook';
 import { DynamoApiKeyRepository } from '#lib/dynamodb/api-keys';
 import { DynamoBoardRepository } from '#lib/dynamodb/boards';
 import { createDocumentClient } from '#lib/dynamodb/client';
@@ -796,6 +796,28 @@ describe('DynamoDestinationRateLimit on the embedded DynamoDB', () => {
     });
     expect(JSON.stringify(Item)).not.toContain(target);
     expect(JSON.stringify(Item)).not.toContain(owner);
+  });
+
+  it('never shows a host’s or an owner’s counter in the operator’s listing of every endpoint', async () => {
+    const target = freshHost();
+    const webhooks = new DynamoWebhookRepository(db, LOCAL_TABLE_NAMES.webhooks);
+    const endpoint = {
+      id: newWebhookId(randomUUID()),
+      ownerUserId: `owner-${randomUUID()}`,
+      url: `https://${target}/in`,
+      events: ['session.created' as const],
+      description: null,
+      createdAt: '2026-03-01T12:00:00.000Z',
+      createdByKeyId: 'key-1',
+    };
+    await webhooks.create(endpoint, { maxPerOwner: 16 });
+    await new DynamoDestinationRateLimit(db, LOCAL_TABLE_NAMES.webhooks, clockAt(SECOND), 50, 10).admit(
+      target,
+      endpoint.ownerUserId,
+    );
+    const listed = await webhooks.listAll();
+    expect(listed).toContainEqual(endpoint);
+    expect(listed.filter((one) => !isWebhookId(one.id))).toEqual([]);
   });
 
   it('never shows a counter among an owner’s endpoints, even an owner whose id is a counter’s partition', async () => {
