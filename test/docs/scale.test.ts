@@ -15,6 +15,7 @@ import {
   mergeCutoff,
 } from '#lib/domain/cutoffs';
 import { MAX_ID_LENGTH } from '#lib/domain/ids';
+import { MAX_WEBHOOK_ENDPOINTS_PER_OWNER } from '#lib/domain/webhook';
 import { CUTOFF_COPIES, CUTOFF_WRITE_TRIES, writtenCutoffItem } from '#lib/dynamodb/cutoff-records';
 import { SCOPE_WRITE_SHARDS } from '#lib/dynamodb/session-items';
 import { FAN_OUT_PAGE_SIZE, LOGOUTS_PER_PART_PER_SECOND } from '#lib/logout/fan-out';
@@ -306,9 +307,78 @@ describe('docs/scale.md: cost per million sessions', () => {
     const gbSeconds = (LAMBDA_GB * 1) / batch;
     expect(PAGE).toContain(`(at 1 s: ${gbSeconds} GB-s`);
     expect(PAGE).toContain(`${usd(1e6 * gbSeconds * PRICE.lambdaGbSecond.amount)} per million)`);
+  });
+
+  it('prices each webhook attempt’s KMS and DynamoDB calls, and each expansion’s endpoint read', () => {
+    const row = (per: string, item: string, quantity: string, price: PriceName, perMillion: number) =>
+      `| ${per} | ${item} | ${quantity} | ${priceText(price)} | ${usd(perMillion)} |`;
+    const kms = (requests: number) => (1e6 * requests * PRICE.kmsRequests.amount) / PRICE.kmsRequests.per;
+    // One secret signs; during a rotation's overlap both do, each derived with its own GenerateMac.
+    const macs = 1;
+    const overlapMacs = 2;
+    // The endpoint, read consistently, under 4 KB: 1 RRU.
+    const endpointRead = 1;
+    // The owner's counter and, within its share, the host's: 1 WRU each (a few bytes).
+    const counterWrites = 2;
+    // At the cap, 16 endpoint items of about 0.3 KB, read consistently: 1 RRU per 4 KB started.
+    const ENDPOINT_ITEM_KB = 0.3;
+    const expansionReads = Math.ceil((MAX_WEBHOOK_ENDPOINTS_PER_OWNER * ENDPOINT_ITEM_KB) / 4);
+    expect(expansionReads).toBe(2);
     expect(PAGE).toContain(
-      `${usd((1e6 * PRICE.kmsRequests.amount) / PRICE.kmsRequests.per)} per million webhook deliveries`,
+      row(
+        'attempt',
+        "KMS `GenerateMac`: the endpoint's signing secret, derived since it is never kept",
+        `${macs} request`,
+        'kmsRequests',
+        kms(macs),
+      ),
     );
+    expect(PAGE).toContain(
+      row(
+        "attempt during a secret rotation's overlap",
+        'KMS `GenerateMac`: both secrets sign',
+        `${overlapMacs} requests`,
+        'kmsRequests',
+        kms(overlapMacs),
+      ),
+    );
+    expect(PAGE).toContain(
+      row(
+        'attempt',
+        'DynamoDB reads: the endpoint `GetItem` (consistent: a deleted endpoint receives nothing more)',
+        `${endpointRead} RRU`,
+        'rru',
+        endpointRead * PRICE.rru.amount,
+      ),
+    );
+    expect(PAGE).toContain(
+      row(
+        'attempt',
+        "DynamoDB writes: the owner's counter on the host `UpdateItem`, and within the owner's share the host's",
+        `${counterWrites} WRU`,
+        'wru',
+        counterWrites * PRICE.wru.amount,
+      ),
+    );
+    expect(PAGE).toContain(
+      row(
+        'expansion (one per event of an owner)',
+        `DynamoDB reads: the owner's endpoints \`Query\` (consistent; at the cap, ${MAX_WEBHOOK_ENDPOINTS_PER_OWNER} endpoints of about ${ENDPOINT_ITEM_KB} KB)`,
+        `${expansionReads} RRU`,
+        'rru',
+        expansionReads * PRICE.rru.amount,
+      ),
+    );
+    // An attempt all in: the queue's requests and Lambda's (per message), and the calls above.
+    const batch = DELIVERY_QUEUE_SOURCE.batchSize;
+    const queueAndLambda =
+      (3 / batch) * PRICE.sqs.amount +
+      (1 / batch) * PRICE.lambdaRequests.amount +
+      1e6 * ((LAMBDA_GB * 1) / batch) * PRICE.lambdaGbSecond.amount;
+    const dynamo = endpointRead * PRICE.rru.amount + counterWrites * PRICE.wru.amount;
+    expect(PAGE).toContain(`comes to **${usd(queueAndLambda + kms(macs) + dynamo)} per million**`);
+    expect(PAGE).toContain(`${usd(queueAndLambda + kms(overlapMacs) + dynamo)} during an overlap`);
+    expect(PAGE).toContain(`only at ${thousands(100_000 / overlapMacs)} attempts a second during overlaps`);
   });
 
   it('prices a session’s storage per month from its size', () => {
