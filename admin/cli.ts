@@ -6,6 +6,7 @@
 import { userInfo } from 'node:os';
 import { parseArgs } from 'node:util';
 import { APIGatewayClient } from '@aws-sdk/client-api-gateway';
+import { UsagePlanKeys } from '#lib/aws/api-gateway-keys';
 import { LOCAL_TABLE_NAMES, TABLE_KEYS, TABLES, type TableKey } from '#lib/definitions/tables';
 import { cliOperator } from '#lib/domain/operators';
 import type { KeyThrottling } from '#lib/domain/ports';
@@ -16,14 +17,26 @@ import { DynamoCutoffRecords } from '#lib/dynamodb/cutoff-records';
 import { unreachableReason } from '#lib/dynamodb/errors';
 import { DynamoMembershipRepository } from '#lib/dynamodb/memberships';
 import { DynamoSessionRepository } from '#lib/dynamodb/sessions';
+import { type AwsCallLimits, awsClientSettings, withCallPolicy } from '#lib/platform/aws-clients';
 import { readDestinationPolicy, readDynamo } from '#lib/platform/config';
 import { cryptoRandom, systemClock } from '#lib/platform/system';
 import { RECORD_ONLY_THROTTLING } from '#lib/use-cases/admin';
 import { type AdminCommand, type AdminContext, UsageError } from './command';
 import { ADMIN_COMMANDS } from './commands';
-import { ApiGatewayKeyThrottling } from './usage-plans';
 
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
+
+/**
+ * The call policy's limits for the CLI's API Gateway calls: an operator's command may wait longer than a
+ * request may, and API Gateway's control plane throttles a long sync-rate-limits (a few calls per second),
+ * so more attempts (paced by adaptive retries) and longer attempts than the functions'; still, an attempt
+ * that hangs is given up rather than waited on for ever.
+ */
+export const ADMIN_API_GATEWAY_LIMITS: AwsCallLimits = {
+  connectionTimeoutMs: 3_000,
+  requestTimeoutMs: 10_000,
+  maxAttempts: 6,
+};
 
 /** The usage text: every command's usage lines, from the table of commands, then the environment. */
 export function usageText(commands: readonly AdminCommand[] = ADMIN_COMMANDS): string {
@@ -117,9 +130,15 @@ export async function runAdmin(
           'key that is not in a usage plan of the stage',
       );
     }
-    // Adaptive retries pace a long sync-rate-limits under API Gateway's control-plane rate limits.
-    apiGateway ??= new APIGatewayClient({ region: dynamo.region, maxAttempts: 6, retryMode: 'adaptive' });
-    return new ApiGatewayKeyThrottling(apiGateway, usagePlanId);
+    apiGateway ??= withCallPolicy(
+      new APIGatewayClient({
+        ...awsClientSettings({ region: dynamo.region }, ADMIN_API_GATEWAY_LIMITS),
+        // Adaptive retries pace a long sync-rate-limits under API Gateway's control-plane rate limits.
+        retryMode: 'adaptive',
+      }),
+      ADMIN_API_GATEWAY_LIMITS,
+    );
+    return new UsagePlanKeys(apiGateway, { id: usagePlanId });
   };
   const actor = cliOperator(env.USER ?? env.LOGNAME ?? safeUserName());
   const context: AdminContext = {

@@ -203,7 +203,9 @@ export function authorizerDeps(config: AuthorizerConfig): AuthorizeApiKeyDeps {
 
 /** The stage's default usage plan, by name, through API Gateway's client under the one call policy. */
 function usagePlanKeys(region: string, planName: string): UsagePlanKeys {
-  return new UsagePlanKeys(withCallPolicy(new APIGatewayClient(awsClientSettings({ region }))), planName);
+  return new UsagePlanKeys(withCallPolicy(new APIGatewayClient(awsClientSettings({ region }))), {
+    name: planName,
+  });
 }
 
 /** The event pipeline's delivery queue, with the limits of every AWS call. */

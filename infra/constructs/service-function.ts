@@ -166,8 +166,10 @@ export class ServiceFunction extends Construct {
 /**
  * What keeping the stage's usage plans in step with issued keys takes (lib/aws/api-gateway-keys.ts):
  * read the usage plans to find the default one, create, find and delete API Gateway API keys, and add a
- * key to a usage plan. API Gateway's control plane names no finer resource for a plan found by name.
- * Registering alone (the authorizer, for keys issued before the stage had usage plans) needs no delete.
+ * key to a usage plan. Revoking a key with limits of its own also retires that key's own usage plan
+ * (detached from its stage, then deleted), so revocations leave no plan behind. API Gateway's control
+ * plane names no finer resource for plans found by name, and draws their ids. Registering alone (the
+ * authorizer, for keys issued before the stage had usage plans) needs no delete.
  */
 function grantUsagePlans(role: Role, part: 'manage' | 'register'): void {
   const resource = (path: string) => `arn:${Aws.PARTITION}:apigateway:${Aws.REGION}::${path}`;
@@ -184,16 +186,27 @@ function grantUsagePlans(role: Role, part: 'manage' | 'register'): void {
     }),
   );
   // Only what keeps the plans in step deletes: registering a key never needs to.
-  if (part === 'manage')
+  if (part === 'manage') {
     role.addToPrincipalPolicy(
-      new PolicyStatement({ actions: ['apigateway:DELETE'], resources: [resource('/apikeys/*')] }),
+      new PolicyStatement({
+        actions: ['apigateway:DELETE'],
+        resources: [resource('/apikeys/*'), resource('/usageplans/*')],
+      }),
     );
+    role.addToPrincipalPolicy(
+      new PolicyStatement({ actions: ['apigateway:PATCH'], resources: [resource('/usageplans/*')] }),
+    );
+  }
   Validations.of(role).acknowledge(
-    ...(part === 'manage' ? ['/apikeys/*', '/usageplans/*/keys'] : ['/usageplans/*/keys']).map((path) => ({
+    ...(part === 'manage'
+      ? ['/apikeys/*', '/usageplans/*/keys', '/usageplans/*']
+      : ['/usageplans/*/keys']
+    ).map((path) => ({
       id: `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:apigateway:<AWS::Region>::${path}]`,
       reason:
-        'API Gateway draws the ids of API keys and finds the default usage plan by name at run time: ' +
-        'these functions may create (and the provisioning function delete) API keys and add keys to usage plans, nothing else.',
+        'API Gateway draws the ids of API keys and usage plans, and the default usage plan is found by name at run time: ' +
+        'these functions may create (and the provisioning function delete) API keys and add keys to usage plans, ' +
+        'and the provisioning function retire a revoked key’s own usage plan, nothing else.',
     })),
   );
 }

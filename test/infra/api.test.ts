@@ -175,6 +175,7 @@ describe('AWS IAM authorization of the provisioning routes', () => {
     expect(apigateway.map((statement) => statement.Action).sort()).toEqual([
       'apigateway:DELETE',
       'apigateway:GET',
+      'apigateway:PATCH',
       'apigateway:POST',
     ]);
     expect(JSON.stringify(apigateway)).not.toMatch(/\/restapis/);

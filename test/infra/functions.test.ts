@@ -250,6 +250,7 @@ describe('Lambda functions', () => {
     expect(apiGatewayActions('provisioning')).toEqual([
       'apigateway:DELETE',
       'apigateway:GET',
+      'apigateway:PATCH',
       'apigateway:POST',
     ]);
     // Registering a key from before usage plans: find the plan and the key, create the key, add it.

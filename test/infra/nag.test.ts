@@ -81,11 +81,11 @@ describe('cdk-nag AwsSolutions', () => {
       'AwsSolutions-SQS3',
     ]);
     // Wildcards only where API Gateway names what a path parameter or a drawn id stands for: the
-    // provisioning methods a backend may invoke, the API keys and usage plan keys the provisioning API
-    // manages, and the usage plan keys the authorizer adds for keys issued before usage plans.
+    // provisioning methods a backend may invoke, the API keys, usage plan keys and revoked keys' own
+    // usage plans the provisioning API manages, and the usage plan keys the authorizer adds for keys issued before usage plans.
     for (const rule of iam5) {
       expect(rule).toMatch(
-        /^AwsSolutions-IAM5\[Resource::arn:<AWS::Partition>:(execute-api:<AWS::Region>:<AWS::AccountId>:<\w+>\/<\w+>\/(GET|PUT|POST|DELETE)\/admin\/[a-z{}*/-]+|apigateway:<AWS::Region>::\/(apikeys\/\*|usageplans\/\*\/keys))\]$/,
+        /^AwsSolutions-IAM5\[Resource::arn:<AWS::Partition>:(execute-api:<AWS::Region>:<AWS::AccountId>:<\w+>\/<\w+>\/(GET|PUT|POST|DELETE)\/admin\/[a-z{}*/-]+|apigateway:<AWS::Region>::\/(apikeys\/\*|usageplans\/\*(\/keys)?))\]$/,
       );
     }
     const iam5Found = acknowledgments(synth.app).filter(([, rule]) => iam5.includes(rule));

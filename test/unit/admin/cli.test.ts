@@ -10,10 +10,12 @@ import {
   GetUsagePlansCommand,
 } from '@aws-sdk/client-api-gateway';
 import { PutCommand, QueryCommand, ScanCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { NodeHttpHandler } from '@smithy/node-http-handler';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterAll, beforeEach, describe, expect, it } from 'vitest';
-import { main, runAdmin, USAGE_HINT } from '#admin/cli';
+import { ADMIN_API_GATEWAY_LIMITS, main, runAdmin, USAGE_HINT } from '#admin/cli';
 import { ADMIN_COMMANDS } from '#admin/commands';
+import { SDK_LOGGER_MIDDLEWARE } from '#lib/platform/aws-clients';
 import { mockedDocumentClient } from '#test/support/dynamo-mock';
 import { apiKeyRecord } from '#test/support/fakes';
 
@@ -102,6 +104,17 @@ describe('admin CLI against AWS: API Gateway follows every key', () => {
       rateLimit: 5,
       burstLimit: 10,
     });
+  });
+
+  it('sends API Gateway calls through a client under the one call policy (attempt deadlines, no SDK logger)', async () => {
+    await runAdmin(['create-api-key', '--user', 'alice'], AWS_ENV);
+    const client = apiGateway.call(0).thisValue as APIGatewayClient;
+    const names = client.middlewareStack.identify().map((entry) => entry.split(' - ')[0]);
+    expect(names).toContain('requestDeadline');
+    expect(names).not.toContain(SDK_LOGGER_MIDDLEWARE);
+    // The policy's HTTP handler, whose timeouts fail an attempt (the SDK's default waits for ever).
+    expect(Object.getPrototypeOf(await client.config.requestHandler)).toBe(NodeHttpHandler.prototype);
+    expect(await client.config.maxAttempts()).toBe(ADMIN_API_GATEWAY_LIMITS.maxAttempts);
   });
 
   it('revoke-api-key revokes in DynamoDB, then deletes the API Gateway key', async () => {

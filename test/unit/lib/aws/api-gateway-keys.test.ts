@@ -57,7 +57,7 @@ const keys = () =>
         maxAttempts: 1,
       }),
     ),
-    'embed-session-prod',
+    { name: 'embed-session-prod' },
   );
 
 describe('the provisioning function’s usage plan keys', () => {
@@ -142,11 +142,13 @@ describe('the provisioning function’s usage plan keys', () => {
     expect(seen.map(({ method, url }) => `${method} ${url.split('?')[0]}`)).toEqual([
       'GET /apikeys',
       'DELETE /apikeys/ak-9',
+      // Looking for a plan of its own, which a key under the defaults does not have.
+      'GET /usageplans',
     ]);
     seen.length = 0;
     answer = () => ({ status: 200, body: { item: [] } });
     await keys().remove('key_abc');
-    expect(seen.map(({ method }) => method)).toEqual(['GET']);
+    expect(seen.filter(({ method }) => method !== 'GET')).toEqual([]);
   });
 
   it('reports throttling or a failing API Gateway as a dependency that is unavailable', async () => {
@@ -156,5 +158,39 @@ describe('the provisioning function’s usage plan keys', () => {
       errorType: 'TooManyRequestsException',
     });
     await expect(keys().remove('key_abc')).rejects.toBeInstanceOf(DependencyUnavailableError);
+  });
+});
+
+describe('the provisioning function’s revocation of a key with limits of its own', () => {
+  it('deletes the key’s own usage plan too (detached from its stage first), so no plan is left orphaned', async () => {
+    answer = (method, url) => {
+      if (method === 'GET' && url.startsWith('/apikeys'))
+        return { status: 200, body: { item: [{ id: 'ak-9', name: 'usage_key_abc' }] } };
+      if (method === 'GET' && url.startsWith('/usageplans'))
+        return {
+          status: 200,
+          body: {
+            item: [
+              { id: 'plan-1', name: 'embed-session-prod', apiStages: [{ apiId: 'api-1', stage: 'prod' }] },
+              {
+                id: 'plan-own',
+                name: 'embed-session-prod-key_abc',
+                apiStages: [{ apiId: 'api-1', stage: 'prod' }],
+              },
+            ],
+          },
+        };
+      return { status: method === 'DELETE' ? 202 : 200, body: {} };
+    };
+    await keys().remove('key_abc');
+    const writes = seen.filter(({ method }) => method !== 'GET');
+    expect(writes.map(({ method, url }) => `${method} ${url.split('?')[0]}`)).toEqual([
+      'DELETE /apikeys/ak-9',
+      'PATCH /usageplans/plan-own',
+      'DELETE /usageplans/plan-own',
+    ]);
+    expect(JSON.parse(writes[1]?.body ?? '{}')).toEqual({
+      patchOperations: [{ op: 'remove', path: '/apiStages', value: 'api-1:prod' }],
+    });
   });
 });

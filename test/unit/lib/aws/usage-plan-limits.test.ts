@@ -1,13 +1,13 @@
 import * as sdk from '@aws-sdk/client-api-gateway';
 import { mockClient } from 'aws-sdk-client-mock';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { ApiGatewayKeyThrottling, ownPlanName } from '#admin/usage-plans';
+import { ownPlanName, UsagePlanKeys } from '#lib/aws/api-gateway-keys';
 
 const apiGateway = mockClient(sdk.APIGatewayClient);
-const throttling = new ApiGatewayKeyThrottling(
-  new sdk.APIGatewayClient({ region: 'eu-west-1' }),
-  'plan-default',
-);
+/** As the admin CLI builds it: the default plan given by id (USAGE_PLAN_ID). */
+const throttling = new UsagePlanKeys(new sdk.APIGatewayClient({ region: 'eu-west-1' }), {
+  id: 'plan-default',
+});
 
 const KEY_ID = 'key_0123456789abcdef01234567';
 const USAGE_ID = `usage_${KEY_ID}`;
@@ -60,7 +60,7 @@ beforeEach(() => {
   apiGateway.reset();
 });
 
-describe('ApiGatewayKeyThrottling.register', () => {
+describe('UsagePlanKeys by plan id: register', () => {
   it('creates the API key (name and value: the usage identifier) and adds it to the default plan', async () => {
     account({ apiKey: false, keyPlans: [] });
     await throttling.register(KEY_ID);
@@ -85,9 +85,32 @@ describe('ApiGatewayKeyThrottling.register', () => {
     expect(apiGateway.commandCalls(sdk.CreateApiKeyCommand)).toHaveLength(0);
     expect(apiGateway.commandCalls(sdk.CreateUsagePlanKeyCommand)[0]?.args[0].input.keyId).toBe(API_KEY_ID);
   });
+
+  it('takes a key already in the plan (409) as registered, so running create-api-key’s registration again converges', async () => {
+    account();
+    apiGateway
+      .on(sdk.CreateUsagePlanKeyCommand)
+      .rejects(new sdk.ConflictException({ message: 'already in plan', $metadata: { httpStatusCode: 409 } }));
+    await expect(throttling.register(KEY_ID)).resolves.toBeUndefined();
+  });
+
+  it('takes the API key another registration created meanwhile (409 on create) and puts that one in the plan', async () => {
+    account({ apiKey: false, keyPlans: [] });
+    apiGateway
+      .on(sdk.GetApiKeysCommand)
+      .resolvesOnce({ items: [] })
+      .resolves({ items: [{ id: 'ak-7', name: USAGE_ID }] });
+    apiGateway
+      .on(sdk.CreateApiKeyCommand)
+      .rejects(
+        new sdk.ConflictException({ message: 'API Key already exists', $metadata: { httpStatusCode: 409 } }),
+      );
+    await throttling.register(KEY_ID);
+    expect(apiGateway.commandCalls(sdk.CreateUsagePlanKeyCommand)[0]?.args[0].input.keyId).toBe('ak-7');
+  });
 });
 
-describe('ApiGatewayKeyThrottling.apply: limits of its own', () => {
+describe('UsagePlanKeys by plan id: apply: limits of its own', () => {
   it('creates the key’s own plan on the default plan’s stage and moves the key there from the default plan', async () => {
     account();
     await throttling.apply(KEY_ID, { rate: 5, burst: 10 });
@@ -171,7 +194,7 @@ const DELETES_OWN_PLAN = [
   ['DeleteUsagePlanCommand', { usagePlanId: 'plan-own' }],
 ];
 
-describe('ApiGatewayKeyThrottling.apply: back to the defaults', () => {
+describe('UsagePlanKeys by plan id: apply: back to the defaults', () => {
   it('moves the key back to the default plan, then detaches and deletes its own plan', async () => {
     account({ keyPlans: [OWN_PLAN], allPlans: [DEFAULT_PLAN, OWN_PLAN] });
     await throttling.apply(KEY_ID, null);
@@ -197,7 +220,7 @@ describe('ApiGatewayKeyThrottling.apply: back to the defaults', () => {
   });
 });
 
-describe('ApiGatewayKeyThrottling.remove', () => {
+describe('UsagePlanKeys by plan id: remove', () => {
   it('deletes the API key and the key’s own plan', async () => {
     account({ keyPlans: [OWN_PLAN], allPlans: [DEFAULT_PLAN, OWN_PLAN] });
     await throttling.remove(KEY_ID);
