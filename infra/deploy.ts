@@ -7,16 +7,30 @@
  */
 import { execFile, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { DescribeTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import {
+  type AttributeDefinition,
+  DescribeTableCommand,
+  DynamoDBClient,
+  type GlobalSecondaryIndexDescription,
+} from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { constructId } from '#infra/constructs/data';
-import { type DeployedIndexes, planIndexes } from '#infra/indexes';
-import { TABLE_KEYS } from '#lib/definitions/tables';
+import { type DeployedIndexes, describeChange, planIndexes } from '#infra/indexes';
+import {
+  type IndexDefinition,
+  type KeyDefinition,
+  TABLE_KEYS,
+  TABLES,
+  type TableKey,
+} from '#lib/definitions/tables';
 import type { CutoffCopying } from '#lib/domain/ports';
 import { DynamoCutoffRecords } from '#lib/dynamodb/cutoff-records';
 
 export interface DeployDeps {
-  /** The index names of each table of the stack as deployed; undefined when the stack does not exist. */
+  /**
+   * The indexes of each table of the stack as deployed (names, and definitions for indexes no longer
+   * defined); undefined when the stack does not exist.
+   */
   deployedIndexes(stackName: string): Promise<DeployedIndexes | undefined>;
   /** Runs `cdk deploy` with these arguments; resolves to its exit code. */
   cdkDeploy(args: string[]): Promise<number>;
@@ -39,9 +53,9 @@ export async function deployInRounds(deps: DeployDeps, args: string[], stageName
     if (code !== 0) return code;
     if (pending.length === 0) return copyCutoffs(deps, stackName);
     deps.print(
-      `${stackName}: ${pending.length} index(es) still to add (${pending
-        .map(({ table, indexName }) => `${table}.${indexName}`)
-        .join(', ')}); CloudFormation adds one per table and deploy: deploying again`,
+      `${stackName}: ${pending.length} index change(s) still to make (${pending
+        .map(describeChange)
+        .join(', ')}); CloudFormation makes one per table and deploy: deploying again`,
     );
   }
   deps.print(`${stackName}: indexes still pending after ${MAX_ROUNDS} deploys; run npm run deploy again`);
@@ -117,7 +131,7 @@ async function readDeployedIndexes(stackName: string): Promise<DeployedIndexes |
       if (!tableName) continue;
       const { Table } = await client.send(new DescribeTableCommand({ TableName: tableName }));
       deployed[table] = (Table?.GlobalSecondaryIndexes ?? []).flatMap((index) =>
-        index.IndexName ? [index.IndexName] : [],
+        index.IndexName ? [deployedIndex(table, index, Table?.AttributeDefinitions ?? [])] : [],
       );
     }
     return deployed;
@@ -139,6 +153,38 @@ async function copyStageCutoffs(stackName: string): Promise<CutoffCopying> {
   } finally {
     db.destroy();
   }
+}
+
+/**
+ * An index as DynamoDB describes it: its name when the definitions still have it, else its definition,
+ * which keeps it in the template while a deploy drops another (CloudFormation deletes one per update).
+ */
+export function deployedIndex(
+  table: TableKey,
+  index: GlobalSecondaryIndexDescription,
+  attributes: readonly AttributeDefinition[],
+): string | IndexDefinition {
+  const indexName = index.IndexName as string;
+  if (TABLES[table].indexes.some((defined) => defined.indexName === indexName)) return indexName;
+  const key = (keyType: 'HASH' | 'RANGE'): KeyDefinition | undefined => {
+    const name = index.KeySchema?.find((element) => element.KeyType === keyType)?.AttributeName;
+    if (name === undefined) return undefined;
+    const type = attributes.find((attribute) => attribute.AttributeName === name)?.AttributeType;
+    if (type !== 'S' && type !== 'N')
+      throw new Error(`${table}.${indexName} has key ${name} of type ${type}, which the stack cannot keep`);
+    return { name, type };
+  };
+  const partitionKey = key('HASH');
+  if (!partitionKey) throw new Error(`${table}.${indexName} has no partition key in its description`);
+  const sortKey = key('RANGE');
+  const { ProjectionType, NonKeyAttributes } = index.Projection ?? {};
+  const projection: IndexDefinition['projection'] =
+    ProjectionType === 'INCLUDE'
+      ? { include: NonKeyAttributes ?? [] }
+      : ProjectionType === 'KEYS_ONLY'
+        ? 'KEYS_ONLY'
+        : 'ALL';
+  return { indexName, partitionKey, ...(sortKey ? { sortKey } : {}), projection };
 }
 
 function cdkDeploy(args: string[]): Promise<number> {

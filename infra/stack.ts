@@ -22,7 +22,7 @@ import { BACKGROUND_FUNCTIONS } from '#lib/definitions/background';
 import { TABLES, type TableKey } from '#lib/definitions/tables';
 import type { InfraConfig } from './config';
 import { SERVICE_DEFINITIONS, type ServiceDefinitions } from './definitions';
-import { planIndexes } from './indexes';
+import { describeChange, planIndexes } from './indexes';
 
 export interface EmbedSessionStackProps extends StackProps {
   config: InfraConfig;
@@ -56,11 +56,11 @@ export class EmbedSessionStack extends Stack {
       // Not an error: this deploy is a right step. The operator (or `npm run deploy`) deploys again.
       Annotations.of(this).addWarningV2(
         'embed-session:pending-indexes',
-        `${indexPlan.pending.length} table index(es) come in later deploys (${indexPlan.pending
-          .map(({ table, indexName }) => `${table}.${indexName}`)
+        `${indexPlan.pending.length} table index change(s) come in later deploys (${indexPlan.pending
+          .map(describeChange)
           .join(
             ', ',
-          )}): CloudFormation adds one index per table and update. Use \`npm run deploy\`, which deploys again until none is pending (docs/operations.md, "Upgrading a deployed stack").`,
+          )}): CloudFormation adds or deletes one index per table and update. Use \`npm run deploy\`, which deploys again until none is pending (docs/operations.md, "Upgrading a deployed stack").`,
       );
     }
     this.idTokenKeys = new IdTokenKeys(this, 'IdTokenKeys', { aliasPrefix: this.stackName });

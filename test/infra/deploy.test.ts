@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { type DeployDeps, deployInRounds, stageNameOf } from '#infra/deploy';
+import { type DeployDeps, deployedIndex, deployInRounds, stageNameOf } from '#infra/deploy';
 import type { DeployedIndexes } from '#infra/indexes';
 import { planIndexes } from '#infra/indexes';
 import { TABLE_KEYS, TABLES } from '#lib/definitions/tables';
@@ -23,6 +23,8 @@ function stage(
   const printed: string[] = [];
   /** What happened, in order: each deploy, and each copies pass with the tables it found. */
   const steps: string[] = [];
+  /** Per deploy, how many indexes each table lost. */
+  const drops: number[][] = [];
   const deps: DeployDeps = {
     deployedIndexes: async () => deployed,
     cdkDeploy: async (args) => {
@@ -35,8 +37,27 @@ function stage(
           ? (JSON.parse((args[at + 1] as string).replace(/^deployedIndexes=/, '')) as DeployedIndexes)
           : undefined;
       const { indexes } = planIndexes(given);
+      // What DynamoDB describes: names stand for the defined indexes, definitions for the others.
       deployed = Object.fromEntries(
-        TABLE_KEYS.map((key) => [key, indexes[key].map((index) => index.indexName)]),
+        TABLE_KEYS.map((key) => [
+          key,
+          indexes[key].map((index) =>
+            TABLES[key].indexes.some((defined) => defined.indexName === index.indexName)
+              ? index.indexName
+              : index,
+          ),
+        ]),
+      );
+      drops.push(
+        TABLE_KEYS.map(
+          (key) =>
+            (given?.[key] ?? []).filter(
+              (entry) =>
+                !indexes[key].some(
+                  (index) => index.indexName === (typeof entry === 'string' ? entry : entry.indexName),
+                ),
+            ).length,
+        ),
       );
       return 0;
     },
@@ -46,7 +67,7 @@ function stage(
     },
     print: (line) => printed.push(line),
   };
-  return { deps, deploys, printed, steps, deployed: () => deployed };
+  return { deps, deploys, printed, steps, drops, deployed: () => deployed };
 }
 
 describe('npm run deploy', () => {
@@ -63,7 +84,23 @@ describe('npm run deploy', () => {
     expect(s.deploys).toHaveLength(4);
     expect(s.deployed()).toEqual(ALL);
     expect(s.deploys[0]?.[1]).toContain('"memberships":[]');
-    expect(s.printed[0]).toMatch(/^EmbedSessionService-prod: 3 index\(es\) still to add .*deploying again$/);
+    expect(s.printed[0]).toMatch(
+      /^EmbedSessionService-prod: 3 index change\(s\) still to make .*deploying again$/,
+    );
+  });
+
+  it('drops two obsolete indexes of a table over two deploys, one per deploy, keeping the second until its turn', async () => {
+    const retired = (indexName: string) =>
+      ({ indexName, partitionKey: { name: indexName, type: 'S' }, projection: 'KEYS_ONLY' }) as const;
+    const s = stage({ ...ALL, sessions: [...(ALL.sessions ?? []), retired('old-a'), retired('old-b')] });
+    await expect(deployInRounds(s.deps, [], 'prod')).resolves.toBe(0);
+    expect(s.deploys).toHaveLength(2);
+    for (const perTable of s.drops) for (const dropped of perTable) expect(dropped).toBeLessThanOrEqual(1);
+    expect(s.deployed()).toEqual(ALL);
+    expect(s.printed).toEqual([
+      'EmbedSessionService-prod: 1 index change(s) still to make (drop sessions.old-b); CloudFormation makes one per table and deploy: deploying again',
+      'EmbedSessionService-prod: cut-off record copies {"records":2,"copiesWritten":7,"unfinished":0}',
+    ]);
   });
 
   it('deploys an up-to-date stage once, telling the stack what it has', async () => {
@@ -108,5 +145,50 @@ describe('npm run deploy', () => {
     expect(stageNameOf(['--context', 'stageName=qa'], 'prod')).toBe('qa');
     expect(stageNameOf(['--context=stageName=eu'], 'prod')).toBe('eu');
     expect(stageNameOf(['--require-approval', 'never'], 'prod')).toBe('prod');
+  });
+});
+
+describe('the indexes npm run deploy reads from DynamoDB', () => {
+  const attributes = [
+    { AttributeName: 'owner', AttributeType: 'S' as const },
+    { AttributeName: 'at', AttributeType: 'N' as const },
+  ];
+
+  it('names an index the definitions still have', () => {
+    const name = TABLES.sessions.indexes[0]?.indexName as string;
+    expect(deployedIndex('sessions', { IndexName: name }, attributes)).toBe(name);
+  });
+
+  it('describes an index no longer defined in full (keys with their types, projection), so a deploy can keep it', () => {
+    expect(
+      deployedIndex(
+        'sessions',
+        {
+          IndexName: 'old-index',
+          KeySchema: [
+            { AttributeName: 'owner', KeyType: 'HASH' },
+            { AttributeName: 'at', KeyType: 'RANGE' },
+          ],
+          Projection: { ProjectionType: 'INCLUDE', NonKeyAttributes: ['status'] },
+        },
+        attributes,
+      ),
+    ).toEqual({
+      indexName: 'old-index',
+      partitionKey: { name: 'owner', type: 'S' },
+      sortKey: { name: 'at', type: 'N' },
+      projection: { include: ['status'] },
+    });
+    expect(
+      deployedIndex(
+        'sessions',
+        {
+          IndexName: 'old-keys',
+          KeySchema: [{ AttributeName: 'owner', KeyType: 'HASH' }],
+          Projection: { ProjectionType: 'KEYS_ONLY' },
+        },
+        attributes,
+      ),
+    ).toEqual({ indexName: 'old-keys', partitionKey: { name: 'owner', type: 'S' }, projection: 'KEYS_ONLY' });
   });
 });

@@ -24,7 +24,7 @@ describe('the order in which a deployed stage gains indexes', () => {
     const [first, second, ...rest] = namesOf('sessions');
     const plan = planIndexes(deployedWith('sessions', [first as string]));
     expect(planned(plan, 'sessions')).toEqual([first, second]);
-    expect(plan.pending).toEqual(rest.map((indexName) => ({ table: 'sessions', indexName })));
+    expect(plan.pending).toEqual(rest.map((indexName) => ({ table: 'sessions', indexName, change: 'add' })));
     expect(planned(plan, 'events')).toEqual(namesOf('events'));
   });
 
@@ -57,7 +57,43 @@ describe('the order in which a deployed stage gains indexes', () => {
     const [first, ...rest] = namesOf('sessions');
     const plan = planIndexes(deployedWith('sessions', [first as string, 'retired-index']));
     expect(planned(plan, 'sessions')).toEqual([first]);
-    expect(plan.pending).toEqual(rest.map((indexName) => ({ table: 'sessions', indexName })));
+    expect(plan.pending).toEqual(rest.map((indexName) => ({ table: 'sessions', indexName, change: 'add' })));
+  });
+
+  it('drops one obsolete index per table and deploy, keeping the others as deployed and listing their drops', () => {
+    const retiredA = {
+      indexName: 'retired-a',
+      partitionKey: { name: 'a', type: 'S' },
+      projection: 'KEYS_ONLY',
+    } as const;
+    const retiredB = {
+      indexName: 'retired-b',
+      partitionKey: { name: 'b', type: 'S' },
+      sortKey: { name: 'n', type: 'N' },
+      projection: { include: ['x'] },
+    } as const;
+    const plan = planIndexes({
+      ...deployedWith('sessions', namesOf('sessions')),
+      sessions: [...namesOf('sessions'), retiredA, retiredB],
+    });
+    expect(plan.indexes.sessions).toEqual([...TABLES.sessions.indexes, retiredB]);
+    expect(plan.pending).toEqual([{ table: 'sessions', indexName: 'retired-b', change: 'drop' }]);
+    const next = planIndexes({
+      ...deployedWith('sessions', namesOf('sessions')),
+      sessions: [...namesOf('sessions'), retiredB],
+    });
+    expect(plan.indexes.memberships).toEqual(TABLES.memberships.indexes);
+    expect(next.indexes.sessions).toEqual(TABLES.sessions.indexes);
+    expect(next.pending).toEqual([]);
+  });
+
+  it('refuses to drop an index while another obsolete one has no definition to keep it by', () => {
+    expect(() =>
+      planIndexes({
+        ...deployedWith('sessions', namesOf('sessions')),
+        sessions: [...namesOf('sessions'), 'retired-a', 'retired-b'],
+      }),
+    ).toThrow(/sessions\.retired-b/);
   });
 
   it('gives a table the stage does not have yet every index', () => {
@@ -79,11 +115,19 @@ describe('the deployedIndexes context key', () => {
     });
   });
 
+  it('takes the definition of an index no longer defined beside the names', () => {
+    const old = { indexName: 'old', partitionKey: { name: 'a', type: 'S' }, projection: 'KEYS_ONLY' };
+    expect(read(JSON.stringify({ sessions: ['tokenHash-index', old] })).deployedIndexes).toEqual({
+      sessions: ['tokenHash-index', old],
+    });
+  });
+
   it.each([
     ['text that is not JSON', '{sessions'],
     ['a list', '["tokenHash-index"]'],
     ['an unknown table', '{"session":[]}'],
     ['names that are not a list', '{"sessions":"tokenHash-index"}'],
+    ['an index definition without keys', '{"sessions":[{"indexName":"old","projection":"ALL"}]}'],
   ])('refuses %s with a message naming the key', (_name, value) => {
     expect(() => read(value)).toThrow(InfraConfigError);
     expect(() => read(value)).toThrow(/deployedIndexes/);
@@ -109,7 +153,9 @@ describe('a stack synthesized for a stage that lacks indexes', () => {
           (message) => message.level === 'warning' && String(message.entry.data).includes('npm run deploy'),
         );
       expect(warnings).toHaveLength(1);
-      expect(String(warnings[0]?.entry.data)).toContain(`${namesOf('sessions').length - 2} table index(es)`);
+      expect(String(warnings[0]?.entry.data)).toContain(
+        `${namesOf('sessions').length - 2} table index change(s)`,
+      );
     } finally {
       synth.dispose();
     }
