@@ -61,6 +61,14 @@ export const KEYRING_REFRESH_MS = 60_000;
  */
 export const PUBLISHED_KEYRING_REFRESH_MS = 10_000;
 
+/**
+ * The oldest keyring an environment signs with or publishes while it cannot read a newer one: two refresh
+ * periods, so a read that fails once or twice (a throttled table) costs nothing, and a retired key stops
+ * signing within two minutes whatever the table does. Past it, signing and discovery answer 503 until a
+ * read succeeds.
+ */
+export const KEYRING_MAX_AGE_MS = 2 * KEYRING_REFRESH_MS;
+
 const SUBJECT_LABEL = 'subject-secret';
 const signingLabel = (kid: string) => `signing-key|${kid}`;
 
@@ -121,7 +129,12 @@ function publicJwkOf(entry: KeyringEntry): PublicSigningJwk {
   return { kty: 'EC', crv: 'P-256', x: entry.x, y: entry.y, kid: entry.kid, alg: ID_TOKEN_ALG, use: 'sig' };
 }
 
-/** A keyring read, kept for `refreshMs`; a failed re-read keeps the last one read, a failed first read throws. */
+/**
+ * A keyring read, kept for `refreshMs`. A failed re-read keeps the last one read while it is younger than
+ * `maxAgeMs` (DynamoDB briefly away or throttling need not stop signing), and past that is an outage: a
+ * keyring that old may still hold a key retired since, which must not sign (or be published) for long. A
+ * failed first read throws.
+ */
 class CachedRead<T> {
   #value: { read: T; at: number } | undefined;
   #reading: Promise<T> | undefined;
@@ -130,6 +143,7 @@ class CachedRead<T> {
     private readonly read: () => Promise<T>,
     private readonly clock: Clock,
     private readonly refreshMs: number,
+    private readonly maxAgeMs: number,
   ) {}
 
   async get(): Promise<T> {
@@ -143,9 +157,11 @@ class CachedRead<T> {
       this.#value = { read, at: now };
       return read;
     } catch (error) {
-      // The keyring changes once a month: the last one read still signs correctly while DynamoDB is away.
-      if (this.#value) return this.#value.read;
-      throw error;
+      if (!this.#value) throw error;
+      if (now - this.#value.at < this.maxAgeMs) return this.#value.read;
+      throw error instanceof DependencyUnavailableError
+        ? error
+        : new DependencyUnavailableError({ cause: error });
     }
   }
 }
@@ -170,8 +186,9 @@ export class KeyringSigner implements IdTokenSigner, PairwiseSubjects {
     private readonly encryption: KeyEncryption,
     private readonly clock: Clock,
     refreshMs = KEYRING_REFRESH_MS,
+    maxAgeMs = KEYRING_MAX_AGE_MS,
   ) {
-    this.#keyring = new CachedRead(() => store.read(), clock, refreshMs);
+    this.#keyring = new CachedRead(() => store.read(), clock, refreshMs, maxAgeMs);
   }
 
   async sign(claims: SignedTokenClaims): Promise<string> {
@@ -235,8 +252,9 @@ export class KeyringPublicKeys implements SigningKeySet {
     store: KeyringStore,
     private readonly clock: Clock,
     refreshMs = PUBLISHED_KEYRING_REFRESH_MS,
+    maxAgeMs = KEYRING_MAX_AGE_MS,
   ) {
-    this.#keyring = new CachedRead(() => store.readPublic(), clock, refreshMs);
+    this.#keyring = new CachedRead(() => store.readPublic(), clock, refreshMs, maxAgeMs);
   }
 
   async publicKeys(): Promise<PublicSigningJwk[]> {

@@ -1,6 +1,7 @@
 import { generateKeyPairSync } from 'node:crypto';
 import { createLocalJWKSet, decodeProtectedHeader, jwtVerify } from 'jose';
 import { describe, expect, it } from 'vitest';
+import { DependencyUnavailableError } from '#lib/domain/errors';
 import type { IdTokenClaims } from '#lib/domain/id-token';
 import { type Keyring, LOCAL_ROTATION, type RotationPolicy } from '#lib/domain/keyring';
 import type { Clock } from '#lib/domain/ports';
@@ -97,14 +98,54 @@ describe('the keyring in memory (no KMS call on a warm environment)', () => {
     expect(encryption.decrypts).toBe(1);
   });
 
-  it('keeps signing with the keyring it read while the table cannot be read', async () => {
+  it('keeps signing with the keyring it read while the table cannot be read, up to two minutes after that read', async () => {
     const { store, signer, clock } = await stage();
     await signer.sign(claims(clock, 'a'));
     store.read = async () => {
       throw new Error('DynamoDB is away');
     };
-    clock.advance(5 * MINUTE);
+    clock.advance(MINUTE);
     await expect(signer.sign(claims(clock, 'b'))).resolves.toMatch(/^ey/);
+    clock.advance(MINUTE - 1);
+    await expect(signer.sign(claims(clock, 'c'))).resolves.toMatch(/^ey/);
+  });
+
+  it('answers 503 once the keyring it has is older than two minutes and the table still cannot be read, so a retired key stops signing', async () => {
+    const { store, signer, rotation, clock } = await stage();
+    const before = await signer.sign(claims(clock, 'a'));
+    const read = store.read.bind(store);
+    // The compromised key is retired while this environment's re-reads are throttled.
+    await rotation.retire(decodeProtectedHeader(before).kid as string);
+    store.read = async () => {
+      throw new DependencyUnavailableError({ cause: new Error('ProvisionedThroughputExceededException') });
+    };
+    clock.advance(2 * MINUTE);
+    await expect(signer.sign(claims(clock, 'b'))).rejects.toMatchObject({
+      name: 'DependencyUnavailableError',
+    });
+    // A failure that is no outage is still reported as one: the keyring is what is unavailable.
+    store.read = async () => {
+      throw new Error('socket hang up');
+    };
+    await expect(signer.sign(claims(clock, 'c'))).rejects.toMatchObject({
+      name: 'DependencyUnavailableError',
+    });
+    // The table answers again: the environment signs with the next key.
+    store.read = read;
+    const after = await signer.sign(claims(clock, 'd'));
+    expect(decodeProtectedHeader(after).kid).not.toBe(decodeProtectedHeader(before).kid);
+  });
+
+  it('stops publishing the JWKS it read once it is older than two minutes and the table cannot be read', async () => {
+    const { store, discovery, clock } = await stage();
+    const published = await discovery.publicKeys();
+    store.readPublic = async () => {
+      throw new Error('DynamoDB is away');
+    };
+    clock.advance(2 * MINUTE - 1);
+    await expect(discovery.publicKeys()).resolves.toEqual(published);
+    clock.advance(1);
+    await expect(discovery.publicKeys()).rejects.toMatchObject({ name: 'DependencyUnavailableError' });
   });
 
   it('answers 503 (dependency unavailable) before the keyring is made', async () => {
