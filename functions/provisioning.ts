@@ -4,6 +4,7 @@ import { environmentOf } from '#lib/definitions/environment';
 import { operatorOf, pathParameter } from '#lib/http/api-gateway';
 import { jsonApiHandler } from '#lib/http/handler';
 import { jsonBody } from '#lib/http/middlewares/json-body';
+import { optionalJsonBody } from '#lib/http/middlewares/optional-json-body';
 import { jsonResponse } from '#lib/http/response';
 import {
   addMember,
@@ -85,7 +86,7 @@ const ROUTES: Record<string, Route> = {
     ),
 };
 
-/** The routes that read a JSON body; `optional`: an empty one is taken as none (a revocation alone). */
+/** The routes that read a JSON body; `optional`: an empty or blank one is taken as none (a revocation alone). */
 const BODIES: Record<string, 'required' | 'optional'> = {
   'PUT /admin/orgs/{orgId}/boards/{boardId}': 'required',
   'POST /admin/api-keys': 'required',
@@ -93,14 +94,17 @@ const BODIES: Record<string, 'required' | 'optional'> = {
 };
 
 /** The JSON body of the routes that take one; what any other route carries is not read. */
-const bodyWhereRead = ((parse) => ({
+const bodyWhereRead = ((required, optional) => ({
   before: (request) => {
-    const { httpMethod, resource, body } = request.event;
+    const { httpMethod, resource } = request.event;
     const kind = BODIES[`${httpMethod} ${resource}`];
-    if (kind === undefined || (kind === 'optional' && (body ?? '').trim() === '')) return;
-    return parse.before?.(request);
+    if (kind === undefined) return;
+    return (kind === 'required' ? required : optional).before?.(request);
   },
-}))(jsonBody({ maxBytes: MAX_BODY_BYTES })) satisfies middy.MiddlewareObj<APIGatewayProxyEvent>;
+}))(
+  jsonBody({ maxBytes: MAX_BODY_BYTES }),
+  optionalJsonBody({ maxBytes: MAX_BODY_BYTES }),
+) satisfies middy.MiddlewareObj<APIGatewayProxyEvent>;
 
 /** The provisioning API: every route under /admin, authorized by AWS IAM (SigV4) in API Gateway. */
 export const handler = jsonApiHandler('provisioning', { inner: [bodyWhereRead] }, async (event) => {

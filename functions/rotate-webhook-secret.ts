@@ -2,7 +2,7 @@ import { environmentOf } from '#lib/definitions/environment';
 import { keyOwnerOf, pathParameter } from '#lib/http/api-gateway';
 import { jsonApiHandler } from '#lib/http/handler';
 import { idempotency, idempotencyReservationOf } from '#lib/http/middlewares/idempotency';
-import { jsonBody } from '#lib/http/middlewares/json-body';
+import { optionalJsonBody } from '#lib/http/middlewares/optional-json-body';
 import { jsonResponse } from '#lib/http/response';
 import { cryptoRandom } from '#lib/platform/system';
 import { rotateWebhookSecret } from '#lib/use-cases/webhooks';
@@ -13,7 +13,6 @@ const { deps, idempotencyDeps } = rotateWebhookSecretDeps(environmentOf('rotateW
 
 /** A body far above any valid one (`{"overlapSeconds": 604800}`). */
 const MAX_BODY_BYTES = 1024;
-const parseBody = jsonBody({ maxBytes: MAX_BODY_BYTES });
 
 /**
  * POST /api/embed/webhooks/{id}/rotate-secret: 200 with the new secret, shown once; the body is optional
@@ -25,14 +24,7 @@ export const handler = jsonApiHandler(
   {
     // A keyed request fixes its rotation id at its first claim: its retry recognises the rotation it made.
     outer: [idempotency({ deps: idempotencyDeps, reserve: () => cryptoRandom.uuid() })],
-    inner: [
-      {
-        before: (request) => {
-          if ((request.event.body ?? '').trim() === '') return;
-          return parseBody.before?.(request);
-        },
-      },
-    ],
+    inner: [optionalJsonBody({ maxBytes: MAX_BODY_BYTES })],
   },
   async (event) => {
     const rotated = await rotateWebhookSecret(deps, keyOwnerOf(event), pathParameter(event, 'id'), {

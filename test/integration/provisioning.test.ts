@@ -293,6 +293,17 @@ describe.skipIf(onAssembly)('API keys', () => {
       (await provisioningCall(runtime, 'POST', '/admin/api-keys/key_000000000000000000000000/revoke')).status,
     ).toBe(404);
   });
+
+  it('takes a revocation whose body is only whitespace as one without a body (no ending of sessions)', async () => {
+    const key = await keyOwner(runtime, 'blank-body-owner');
+    const path = `/admin/api-keys/${key.keyId}/revoke`;
+    const init = { method: 'POST', body: ' \n', headers: { 'content-type': 'application/json' } };
+    const headers = await signedRequest(new URL(`${runtime.baseUrl}${path}`), init, runtime.provisioning);
+    const revoked = await call(runtime, path, { method: 'POST', headers, body: init.body });
+    expect(revoked.status, revoked.text).toBe(200);
+    expect(revoked.body).toMatchObject({ keyId: key.keyId, status: 'REVOKED' });
+    expect(revoked.body.sessionsEndedAt).toBeUndefined();
+  });
 });
 
 describe('the typed client, given AWS credentials', () => {

@@ -4,7 +4,7 @@ import { TABLE_KEYS } from '#lib/definitions/tables';
 import { createDocumentClient } from '#lib/dynamodb/client';
 import type { LocalRuntime } from '#local/runtime';
 import { createdSessionView } from '#test/support/create-session-as';
-import { apiCall, type KeyOwnerFixture, keyOwner, testTarget } from '#test/support/local-runtime';
+import { apiCall, call, type KeyOwnerFixture, keyOwner, testTarget } from '#test/support/local-runtime';
 import { useTestRuntime } from '#test/support/runtime-fixture';
 import {
   startWebhookReceiver,
@@ -156,6 +156,17 @@ describe.skipIf(testTarget() === 'assembly')('webhook endpoints over HTTP', () =
     const hour = await apiCall(runtime, owner.apiKey, 'POST', path, { overlapSeconds: 3600 });
     expect(hour.status, hour.text).toBe(200);
     expect(Date.parse(String(hour.body.previousSecretExpiresAt)) - Date.now()).toBeLessThanOrEqual(3_600_000);
+  });
+
+  it('takes a rotation whose body is only whitespace as one without a body (the default overlap)', async () => {
+    const { webhook } = await createEndpoint(owner, { url: `${receiver.url}/rotate-blank` });
+    const rotated = await call(runtime, `/api/embed/webhooks/${webhook.id}/rotate-secret`, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${owner.apiKey}`, 'Content-Type': 'application/json' },
+      body: ' ',
+    });
+    expect(rotated.status, rotated.text).toBe(200);
+    expect(Date.parse(String(rotated.body.previousSecretExpiresAt)) - Date.now()).toBeGreaterThan(3_600_000);
   });
 
   it('answers a rotation retried with the same Idempotency-Key with the same secret, rotating once', async () => {

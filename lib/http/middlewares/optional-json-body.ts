@@ -1,0 +1,30 @@
+import type middy from '@middy/core';
+import type { APIGatewayProxyEvent } from 'aws-lambda';
+import { PayloadTooLargeError } from '#lib/domain/errors';
+import { jsonBody } from './json-body';
+
+/**
+ * The body of a route where a body is optional: none, an empty one or one of only whitespace is absent
+ * (`event.body` becomes null, and no Content-Type is asked for); any other is checked and parsed as
+ * `jsonBody` does. A client that sends a blank line means "no options", not a malformed object.
+ */
+export function optionalJsonBody(options: { maxBytes: number }): middy.MiddlewareObj<APIGatewayProxyEvent> {
+  const parse = jsonBody(options);
+  return {
+    before: (request) => {
+      const event = request.event;
+      const raw =
+        event.body == null
+          ? ''
+          : event.isBase64Encoded
+            ? Buffer.from(event.body, 'base64').toString('utf8')
+            : event.body;
+      if (raw.trim() !== '') return parse.before?.(request);
+      // Whitespace is no body, but it is still bytes the request sent: the limit holds for it too.
+      if (Buffer.byteLength(raw, 'utf8') > options.maxBytes)
+        throw new PayloadTooLargeError(`Request body must be at most ${options.maxBytes} bytes`);
+      event.body = null;
+      event.isBase64Encoded = false;
+    },
+  };
+}
