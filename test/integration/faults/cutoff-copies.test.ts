@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { LOCAL_TABLE_NAMES } from '#lib/definitions/tables';
 import { CUTOFF_COPIES, cutoffCopyOf } from '#lib/dynamodb/cutoff-records';
+import { createDemoSession } from '#test/support/demo-sessions';
 import type { Fault } from '#test/support/fault-proxy';
 import { useRuntimeBehindProxy } from '#test/support/fault-suite';
-import { validBody } from '#test/support/fixtures';
 import { apiCall, call } from '#test/support/local-runtime';
 import { MISSING_ANSWERS } from '#test/support/lost-answers';
 import { scanItems } from '#test/support/stored-items';
@@ -20,23 +20,14 @@ const env = useRuntimeBehindProxy();
 
 /** Sessions of `userId`, one for each copy its loads read (index: the copy); and how many were created. */
 async function oneReadingEachCopy(userId: string): Promise<{ tokens: string[]; created: number }> {
-  const { runtime } = env();
-  const demo = runtime.demo as NonNullable<typeof runtime.demo>;
   const byCopy = new Map<number, string>();
   let created = 0;
   while (byCopy.size < CUTOFF_COPIES) {
     if (created === 200) throw new Error(`200 sessions read only copies ${[...byCopy.keys()]}`);
-    const result = await apiCall(
-      runtime,
-      demo.apiKey,
-      'POST',
-      '/api/embed/sessions',
-      validBody({ boardId: demo.publicBoardId, userId }),
-    );
-    expect(result.status).toBe(201);
+    const session = await createDemoSession(env().runtime, userId);
     created += 1;
-    const copy = cutoffCopyOf(String((result.body.session as { id: string }).id));
-    if (!byCopy.has(copy)) byCopy.set(copy, String(result.body.sessionToken));
+    const copy = cutoffCopyOf(session.id);
+    if (!byCopy.has(copy)) byCopy.set(copy, session.token);
   }
   return { tokens: [...byCopy.entries()].sort(([a], [b]) => a - b).map(([, token]) => token), created };
 }

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { LOCAL_TABLE_NAMES } from '#lib/definitions/tables';
 import { CUTOFF_COPIES } from '#lib/dynamodb/cutoff-records';
+import { createDemoSessionTokens } from '#test/support/demo-sessions';
 import { useRuntimeBehindProxy } from '#test/support/fault-suite';
-import { validBody } from '#test/support/fixtures';
 import { apiCall, call } from '#test/support/local-runtime';
 import { LOST_ANSWER_WAYS, lostAnswer } from '#test/support/lost-answers';
 import { scanItems } from '#test/support/stored-items';
@@ -24,18 +24,7 @@ describe('when DynamoDB loses the answer to a revoke-all’s cut-off write after
     const { proxy, runtime } = env();
     const demo = runtime.demo as NonNullable<typeof runtime.demo>;
     const userId = `lost-${then}`;
-    const tokens: string[] = [];
-    for (let i = 0; i < 2; i++) {
-      const created = await apiCall(
-        runtime,
-        demo.apiKey,
-        'POST',
-        '/api/embed/sessions',
-        validBody({ boardId: demo.publicBoardId, userId }),
-      );
-      expect(created.status).toBe(201);
-      tokens.push(String(created.body.sessionToken));
-    }
+    const tokens = await createDemoSessionTokens(runtime, userId, 2);
     const entriesBefore = (await cutoffEntries()).length;
     await proxy.inject(lostAnswer(then), { operation: 'UpdateItem', table: LOCAL_TABLE_NAMES.sessions });
     const seen = proxy.requests.length;

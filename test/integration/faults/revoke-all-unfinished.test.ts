@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { LOCAL_TABLE_NAMES } from '#lib/definitions/tables';
+import { createDemoSessionTokens } from '#test/support/demo-sessions';
 import { expectUnavailable, useRuntimeBehindProxy } from '#test/support/fault-suite';
-import { validBody } from '#test/support/fixtures';
 import { apiCall, call } from '#test/support/local-runtime';
 
 /**
@@ -12,23 +12,8 @@ import { apiCall, call } from '#test/support/local-runtime';
  */
 const env = useRuntimeBehindProxy();
 
-async function sessionsOf(userId: string): Promise<string[]> {
-  const { runtime } = env();
-  const demo = runtime.demo as NonNullable<typeof runtime.demo>;
-  const tokens: string[] = [];
-  for (let i = 0; i < 2; i++) {
-    const created = await apiCall(
-      runtime,
-      demo.apiKey,
-      'POST',
-      '/api/embed/sessions',
-      validBody({ boardId: demo.publicBoardId, userId }),
-    );
-    expect(created.status).toBe(201);
-    tokens.push(String(created.body.sessionToken));
-  }
-  return tokens;
-}
+/** Two sessions of `userId`, created with the demo key. */
+const sessionsOf = (userId: string) => createDemoSessionTokens(env().runtime, userId, 2);
 
 const revokeAll = (userId: string) => {
   const { runtime } = env();
