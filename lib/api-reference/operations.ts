@@ -577,7 +577,13 @@ export const OPERATIONS: Readonly<Record<string, OperationDoc>> = {
       'The public keys (JWK, P-256) that verify ID tokens, each under the `kid` its tokens name; during a ' +
       'rotation, the next key beside the current one. Public, cacheable for five minutes, any origin.',
     tag: 'Embed page',
-    responses: { 200: { description: 'The JSON Web Key Set', schema: 'Jwks' } },
+    responses: {
+      200: { description: 'The JSON Web Key Set', schema: 'Jwks' },
+      // Only before an environment first read the keyring: later it publishes the keys it read.
+      503: ERROR('The keys cannot be read right now; retry after `Retry-After` seconds (never cached)', [
+        'Retry-After',
+      ]),
+    },
   },
   'GET /embed-board.js': {
     operationId: 'boardScript',
