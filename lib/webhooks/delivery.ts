@@ -10,6 +10,7 @@ import { EVENT_TYPES, type EventSink, type EventType, type RoutedEvent } from '#
 import type { Clock, DestinationRateLimit, WebhookRepository, WebhookSecrets } from '#lib/domain/ports';
 import type { Logger, Metrics } from '#lib/domain/telemetry';
 import { signingSecretVersions, subscribesTo } from '#lib/domain/webhook';
+import { describeError } from '#lib/platform/logger';
 import { signWebhook } from './signature';
 
 /** A 2xx within this long is delivered; anything slower is a failed attempt. */
@@ -240,7 +241,7 @@ export async function attemptDelivery(
     deps.logger.info('webhook endpoint deleted; delivery dropped', context);
     return 'endpoint-deleted';
   }
-  const wait = await hostRateWait(deps.hostRate, endpoint.url, delivery.ownerUserId);
+  const { wait, uncounted } = await hostRateWait(deps.hostRate, endpoint.url, delivery.ownerUserId);
   const now = deps.clock.now();
   if (wait > 0) {
     const firstQueuedAt = delivery.firstQueuedAt ?? now.toISOString();
@@ -250,10 +251,18 @@ export async function attemptDelivery(
       deps.metrics.count(EXHAUSTED_METRIC);
       return 'exhausted';
     }
-    deps.logger.info('webhook delivery delayed: its host is at its rate limit', {
-      ...context,
-      retryInSeconds: wait,
-    });
+    // A counter DynamoDB could not count is an outage an operator must tell apart from a busy host.
+    if (uncounted)
+      deps.logger.warn('webhook delivery delayed: its host counter could not be counted', {
+        ...context,
+        retryInSeconds: wait,
+        ...describeError(uncounted.cause ?? uncounted),
+      });
+    else
+      deps.logger.info('webhook delivery delayed: its host is at its rate limit', {
+        ...context,
+        retryInSeconds: wait,
+      });
     deps.metrics.count(HOST_RATE_LIMITED_METRIC);
     await deps.scheduler.schedule({ ...delivery, firstQueuedAt }, wait);
     return 'host-rate-limited';
@@ -294,24 +303,25 @@ export const UNCOUNTED_HOST_WAIT_SECONDS = 1;
 
 /**
  * Seconds a delivery of `ownerUserId` to `url` waits for its turn at the host (its owner's share first,
- * then the host's bound). A URL that does not parse is not counted: the POST refuses it without sending
- * anything.
+ * then the host's bound), and the outage when a counter could not be counted. A URL that does not parse
+ * is not counted: the POST refuses it without sending anything.
  */
 async function hostRateWait(
   hostRate: DestinationRateLimit,
   url: string,
   ownerUserId: string,
-): Promise<number> {
+): Promise<{ wait: number; uncounted?: StorageUnavailableError }> {
   let host: string;
   try {
     host = rateLimitedHostOf(url);
   } catch {
-    return 0;
+    return { wait: 0 };
   }
   try {
-    return await hostRate.admit(host, ownerUserId);
+    return { wait: await hostRate.admit(host, ownerUserId) };
   } catch (error) {
-    if (error instanceof StorageUnavailableError) return UNCOUNTED_HOST_WAIT_SECONDS;
+    if (error instanceof StorageUnavailableError)
+      return { wait: UNCOUNTED_HOST_WAIT_SECONDS, uncounted: error };
     throw error;
   }
 }
