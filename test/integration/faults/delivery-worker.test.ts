@@ -9,7 +9,11 @@ import { StorageUnavailableError } from '#lib/domain/errors';
 import type { Clock } from '#lib/domain/ports';
 import { formatWebhookSecret, newWebhookId, type WebhookEndpoint } from '#lib/domain/webhook';
 import { DynamoBoardRepository } from '#lib/dynamodb/boards';
-import { DynamoDestinationRateLimit, HOST_RATE_KEY_PREFIX } from '#lib/dynamodb/host-rates';
+import {
+  DynamoDestinationRateLimit,
+  HOST_RATE_KEY_PREFIX,
+  ownerHostRatePartition,
+} from '#lib/dynamodb/host-rates';
 import { DynamoKeyringStore } from '#lib/dynamodb/keyring';
 import { DynamoWebhookRepository } from '#lib/dynamodb/webhooks';
 import { attemptLogout, type LogoutDelivery, type LogoutDeps } from '#lib/logout/backchannel';
@@ -127,14 +131,20 @@ describe('the per-host delivery counter failing', () => {
     attempt: 0,
   });
 
-  /** How many deliveries the host's counter of the clock's current second holds, read from DynamoDB. */
-  async function counted(url: string): Promise<unknown> {
+  /**
+   * How many deliveries a counter of the clock's current second holds, read from DynamoDB: the host's, or
+   * with an owner, that owner's share of it.
+   */
+  async function counted(url: string, ownerUserId?: string): Promise<unknown> {
     const host = new URL(url).hostname;
     const { Item } = await tables().truth.send(
       new GetCommand({
         TableName: LOCAL_TABLE_NAMES.webhooks,
         Key: {
-          ownerUserId: `${HOST_RATE_KEY_PREFIX}${createHash('sha256').update(host).digest('hex')}`,
+          ownerUserId:
+            ownerUserId === undefined
+              ? `${HOST_RATE_KEY_PREFIX}${createHash('sha256').update(host).digest('hex')}`
+              : ownerHostRatePartition(host, ownerUserId),
           webhookId: `${HOST_RATE_KEY_PREFIX}${Math.floor(clock.now().getTime() / 1000)}`,
         },
         ConsistentRead: true,
@@ -174,11 +184,14 @@ describe('the per-host delivery counter failing', () => {
       const delivery = deliveryTo(endpoint);
       const { deps, posted, queued, metricLines, lines } = worker();
       await injectOnCounter(fault);
+      const firstQueuedAt = clock.now().toISOString();
       expect(await attemptDelivery(deps, delivery)).toBe('host-rate-limited');
       await tables().proxy.clear();
       // Not sent, not dropped, no retry used up: the same attempt, a second later.
       expect(posted).toEqual([]);
-      expect(queued).toEqual([{ delivery, delaySeconds: UNCOUNTED_HOST_WAIT_SECONDS }]);
+      expect(queued).toEqual([
+        { delivery: { ...delivery, firstQueuedAt }, delaySeconds: UNCOUNTED_HOST_WAIT_SECONDS },
+      ]);
       expect(metricLines.join('\n')).toContain(HOST_RATE_LIMITED_METRIC);
       // What an operator reads: the counter's outage, at warn level, apart from a busy host.
       expect(lines()).toContainEqual(
@@ -210,8 +223,10 @@ describe('the per-host delivery counter failing', () => {
       await tables().proxy.clear();
       expectSentOnce(posted, delivery);
       expect(queued).toEqual([]);
-      // The SDK's retry adds again: the bound errs towards waiting, never towards sending more.
-      expect(await counted(endpoint.url)).toBe(2);
+      // The fault meets the first count, the owner's share: the SDK's retry adds again there, so the
+      // bound errs towards waiting, never towards sending more. The host's count is counted once.
+      expect(await counted(endpoint.url, delivery.ownerUserId)).toBe(2);
+      expect(await counted(endpoint.url)).toBe(1);
     },
   );
 });

@@ -143,6 +143,10 @@ describe('the embed page of a board with an application, once its function read 
     'still hands off with the keyring it read when its refresh %s',
     async (_name, fault) => {
       const token = await embedLink();
+      // A refresh that succeeds first, so the keyring the failing refresh falls back on is a minute old,
+      // within the time a stale keyring may still sign (KEYRING_MAX_AGE_MS), whatever ran before.
+      vi.setSystemTime(Date.now() + KEYRING_REFRESH_MS + 1_000);
+      await expectHandOff(await load(await embedLink()));
       vi.setSystemTime(Date.now() + KEYRING_REFRESH_MS + 1_000);
       await injectOnKeyring(fault);
       const seen = env().proxy.requests.length;
