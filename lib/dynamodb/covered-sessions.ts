@@ -14,7 +14,8 @@ import type {
   ScannedScope,
 } from '#lib/domain/ports';
 import type { StoredSession } from '#lib/domain/session';
-import { extendCutoffRecordExpiry, recordIds, recordsOf } from './cutoff-records';
+import { recordIds, recordsOf } from './cutoff-record-items';
+import { extendCutoffRecordExpiry } from './cutoff-records';
 import { dynamoCall } from './errors';
 import { isSessionItem, SCOPE_WRITE_SHARDS, shardedScopeKey, toStoredSession } from './session-items';
 import { boardFilterOf, scopeKey } from './session-scopes';
@@ -45,7 +46,7 @@ export class DynamoCoveredSessions extends DynamoTable implements CoveredSession
       {
         db: this.db,
         tableName: this.tableName,
-        readItems: (ids) => this.batchGetAll(ids.map((id) => ({ id }))),
+        batchGetItems: (ids) => this.batchGetAll(ids.map((id) => ({ id }))),
       },
       scope,
       until,

@@ -9,7 +9,7 @@
  * copy 0. Those die within their lifetime.
  */
 import type { StoredSession } from '#lib/domain/session';
-import { anyCutoffCopy, CUTOFF_COPIES, cutoffCopyOf } from './cutoff-records';
+import { anyCutoffCopy, CUTOFF_COPIES, cutoffCopyOf } from './cutoff-record-items';
 import type { Item } from './table';
 
 /** The attribute of a session item that names the copy its loads read; absent on sessions stored before. */

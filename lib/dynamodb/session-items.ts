@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { TTL_ATTRIBUTE } from '#lib/definitions/tables';
 import type { StoredSession } from '#lib/domain/session';
 import { legacyTenant, parseTenant } from '#lib/domain/tenant';
-import { isCutoffItem } from './cutoff-records';
+import { isCutoffItem } from './cutoff-record-items';
 import { cutoffCopyToRecord, READS_CUTOFF_COPY, readsCutoffCopyOf } from './session-cutoff-copy';
 import { type Item, optionalStringOf } from './table';
 

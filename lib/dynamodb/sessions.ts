@@ -12,7 +12,7 @@ import type {
   TokenMatch,
 } from '#lib/domain/ports';
 import type { Revocation, SessionBinding, StoredSession } from '#lib/domain/session';
-import { recordIds, recordsOf } from './cutoff-records';
+import { recordIds, recordsOf } from './cutoff-record-items';
 import { dynamoCall } from './errors';
 import { cutoffCopyRead } from './session-cutoff-copy';
 import { toItem, toStoredSession } from './session-items';

@@ -3,7 +3,7 @@ import { type CutoffEntry, type CutoffFanOutStart, parseCutoffScopeKey } from '#
 import type { EventActor, RoutedBulkEvent, RoutedEvent, RoutedSessionEvent } from '#lib/domain/events';
 import { isOperatorActor, LEGACY_OPERATOR } from '#lib/domain/operators';
 import { creatorActor, expiredEvent, revocationActor, sessionEvent } from '#lib/domain/session-events';
-import { cutoffEntriesOf } from '#lib/dynamodb/cutoff-records';
+import { cutoffEntriesOf } from '#lib/dynamodb/session-changes';
 import { isSessionItem, toStoredSession } from '#lib/dynamodb/session-items';
 import type { Item } from '#lib/dynamodb/table';
 

@@ -12,7 +12,7 @@ import {
 } from '#lib/definitions/tables';
 import { hashCredential } from '#lib/domain/credentials';
 import type { StoredSession } from '#lib/domain/session';
-import { CUTOFF_COPIES } from '#lib/dynamodb/cutoff-records';
+import { CUTOFF_COPIES } from '#lib/dynamodb/cutoff-record-items';
 import { compositeKey, SCOPE_WRITE_SHARDS, shardedScopeKey } from '#lib/dynamodb/session-items';
 import { STATE_PAGE_SIZE } from '#lib/dynamodb/session-scopes';
 import { DynamoSessionRepository } from '#lib/dynamodb/sessions';

@@ -16,7 +16,8 @@ import {
 } from '#lib/domain/cutoffs';
 import { MAX_ID_LENGTH } from '#lib/domain/ids';
 import { MAX_WEBHOOK_ENDPOINTS_PER_OWNER } from '#lib/domain/webhook';
-import { CUTOFF_COPIES, CUTOFF_WRITE_TRIES, writtenCutoffItem } from '#lib/dynamodb/cutoff-records';
+import { CUTOFF_COPIES, writtenCutoffItem } from '#lib/dynamodb/cutoff-record-items';
+import { CUTOFF_WRITE_TRIES } from '#lib/dynamodb/cutoff-record-updates';
 import { SCOPE_WRITE_SHARDS } from '#lib/dynamodb/session-items';
 import { FAN_OUT_PAGE_SIZE, LOGOUTS_PER_PART_PER_SECOND } from '#lib/logout/fan-out';
 import { SQS_BATCH_MAX } from '#lib/webhooks/sqs';

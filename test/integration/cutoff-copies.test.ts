@@ -3,7 +3,7 @@ import { PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
 import { runAdmin } from '#admin/cli';
 import { createDocumentClient } from '#lib/dynamodb/client';
-import { CUTOFF_COPIES, cutoffCopyOf, cutoffIdOfKey } from '#lib/dynamodb/cutoff-records';
+import { CUTOFF_COPIES, cutoffCopyOf, cutoffIdOfKey } from '#lib/dynamodb/cutoff-record-items';
 import { type CreatedSession, createSessionAs } from '#test/support/create-session-as';
 import { useKeyOwnerCast } from '#test/support/key-owner-cast';
 import { apiCall, call, type KeyOwnerFixture } from '#test/support/local-runtime';

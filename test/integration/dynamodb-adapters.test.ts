@@ -11,7 +11,8 @@ import { DynamoApiKeyRepository } from '#lib/dynamodb/api-keys';
 import { DynamoBoardRepository } from '#lib/dynamodb/boards';
 import { createDocumentClient } from '#lib/dynamodb/client';
 import { DynamoCoveredSessions } from '#lib/dynamodb/covered-sessions';
-import { CUTOFF_COPIES, cutoffCopyOf, cutoffId, DynamoCutoffRecords } from '#lib/dynamodb/cutoff-records';
+import { CUTOFF_COPIES, cutoffCopyOf, cutoffId } from '#lib/dynamodb/cutoff-record-items';
+import { DynamoCutoffRecords } from '#lib/dynamodb/cutoff-records';
 import {
   DynamoDestinationRateLimit,
   HOST_RATE_KEY_PREFIX,

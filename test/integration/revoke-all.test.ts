@@ -3,7 +3,7 @@ import { BatchWriteCommand, PutCommand, ScanCommand } from '@aws-sdk/lib-dynamod
 import { describe, expect, it } from 'vitest';
 import { runAdmin } from '#admin/cli';
 import { createDocumentClient } from '#lib/dynamodb/client';
-import { CUTOFF_COPIES, cutoffIdOfKey } from '#lib/dynamodb/cutoff-records';
+import { CUTOFF_COPIES, cutoffIdOfKey } from '#lib/dynamodb/cutoff-record-items';
 import { createSessionAs } from '#test/support/create-session-as';
 import { useKeyOwnerCast } from '#test/support/key-owner-cast';
 import { apiCall, call, type KeyOwnerFixture, keyOwner } from '#test/support/local-runtime';

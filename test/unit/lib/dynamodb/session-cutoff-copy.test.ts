@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { BatchGetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
 import type { StoredSession } from '#lib/domain/session';
-import { CUTOFF_COPIES, cutoffCopyOf } from '#lib/dynamodb/cutoff-records';
+import { CUTOFF_COPIES, cutoffCopyOf } from '#lib/dynamodb/cutoff-record-items';
 import { toItem, toStoredSession } from '#lib/dynamodb/session-items';
 import { DynamoSessionRepository } from '#lib/dynamodb/sessions';
 import { mockedDocumentClient } from '#test/support/dynamo-mock';

@@ -14,13 +14,9 @@ import type { CutoffScope } from '#lib/domain/cutoffs';
 import { CutoffContentionError, StorageUnavailableError } from '#lib/domain/errors';
 import type { StoredSession } from '#lib/domain/session';
 import { DynamoCoveredSessions } from '#lib/dynamodb/covered-sessions';
-import {
-  CUTOFF_COPIES,
-  CUTOFF_WRITE_TRIES,
-  cutoffCopyOf,
-  cutoffId,
-  DynamoCutoffRecords,
-} from '#lib/dynamodb/cutoff-records';
+import { CUTOFF_COPIES, cutoffCopyOf, cutoffId } from '#lib/dynamodb/cutoff-record-items';
+import { CUTOFF_WRITE_TRIES } from '#lib/dynamodb/cutoff-record-updates';
+import { DynamoCutoffRecords } from '#lib/dynamodb/cutoff-records';
 import { SCOPE_WRITE_SHARDS, sessionShard, shardedScopeKey } from '#lib/dynamodb/session-items';
 import { STATE_PAGE_SIZE } from '#lib/dynamodb/session-scopes';
 import { DynamoSessionRepository } from '#lib/dynamodb/sessions';
