@@ -1,6 +1,6 @@
 /**
- * Everything a use case needs from the outside world, as interfaces. Adapters (lib/dynamodb,
- * lib/platform/system.ts) implement them; tests pass in-memory fakes.
+ * Everything a use case needs from the outside world, as interfaces, in the domain's words: what is kept
+ * and found, never how or where. Adapters implement them; tests pass in-memory fakes.
  */
 import type { ApiKeyRecord, RateLimit } from './api-key';
 import type { Board } from './board';
@@ -32,7 +32,7 @@ export interface BoardRepository {
   /** Creates or replaces a board; false (and nothing written) when it exists under another organization. */
   put(board: Board): Promise<boolean>;
   list(): Promise<Board[]>;
-  /** One organization's boards, sorted by id (operators only: a scan of the table). */
+  /** One organization's boards, sorted by id (operators only: it reads every board). */
   listOfOrg(orgId: string): Promise<Board[]>;
   /** Deletes the board if `orgId` owns it; false when there was no such board of that organization. */
   delete(boardId: string, orgId: string): Promise<boolean>;
@@ -60,8 +60,8 @@ export interface MembershipRepository {
 
 /**
  * Where a token points: enough to read the session itself (consistently), its board, and the cut-off
- * records that could cover it. Every field is fixed when the session is created, so the index's copy is
- * exact once it holds the token at all.
+ * records that could cover it. Every field is fixed when the session is created, so a match is exact
+ * once the token can be found at all.
  */
 export interface TokenMatch {
   id: string;
@@ -75,7 +75,7 @@ export interface TokenMatch {
 }
 
 /**
- * A set of sessions one caller may reach, each read newest first from an index: the sessions of one
+ * A set of sessions one caller may reach, each listed newest first: the sessions of one
  * external user (optionally on one board) in one organization or created by one key owner, or the
  * sessions on one board, all of them or those one key owner created.
  */
@@ -94,11 +94,11 @@ export type SessionPosition = string;
 export interface SessionRef {
   id: string;
   position: SessionPosition;
-  /** Who created it, where the scope's index holds it (the organization scopes). */
+  /** Who created it, where the scope's listing tells it (the organization scopes). */
   createdByUserId?: string;
   /**
-   * The session's state as the scope's index holds it, where the index projects it (every scope but
-   * `creatorBoard`): eventually consistent, so a revocation of a moment ago may not show yet.
+   * The session's state as the scope's listing tells it, where it does (every scope but `creatorBoard`):
+   * eventually consistent, so a revocation of a moment ago may not show yet.
    */
   state?: IndexedState;
 }
@@ -119,9 +119,8 @@ export interface ScopePage {
 }
 
 /**
- * One of the partitions a scope is stored in (the write shards of its index), read newest first page by
- * page: the scope is the union of its partitions, so a reader merges them and reads each only as far as
- * the merge consumes it.
+ * One of the partitions a scope is split into, read newest first page by page: the scope is the union
+ * of its partitions, so a reader merges them and reads each only as far as the merge consumes it.
  */
 export interface ScopePartition {
   /** Up to `limit` sessions of this partition below `below` (exclusive), newest first. */
@@ -129,7 +128,7 @@ export interface ScopePartition {
 }
 
 /**
- * A session revoke-all's count may count: active at the cut-off as its scope index holds it (created at
+ * A session revoke-all's count may count: active at the cut-off as its scope's listing tells it (created at
  * or before it, not expired then, not revoked on its own), with what tells which cut-off records could
  * cover it.
  */
@@ -139,10 +138,10 @@ export type CountCandidate = Pick<
 >;
 
 /**
- * Where the sessions a cut-off record covers are read from, for the logouts of a revoke-all: one of the
- * scope indexes (narrowed to a board where it names one), or, for the operators' scopes no index holds
- * (every session of an external user id across tenants, every session of the stage, every session one
- * API key created, one key owner's sessions on one organization's boards), the table itself.
+ * The sessions a cut-off record covers, for the logouts of a revoke-all: a session scope (narrowed to a
+ * board where it names one), or a scope no listing keeps, read by going through every session: every
+ * session of an external user id across tenants, every session of the stage, every session one API key
+ * created, one key owner's sessions on one organization's boards.
  */
 export type CoveredScope =
   | SessionScope
@@ -151,8 +150,8 @@ export type CoveredScope =
   | { kind: 'key'; keyId: string }
   | { kind: 'orgCreator'; orgId: string; creatorUserId: string };
 
-/** The covered scopes no index holds: their sessions are read from a segment of the table. */
-export type ScannedScope = Exclude<CoveredScope, SessionScope>;
+/** The covered scopes no listing keeps: found by going through every session, part by part. */
+export type UnlistedScope = Exclude<CoveredScope, SessionScope>;
 
 /** Which sessions of a scope a cut-off entry may have ended: created after `since` (when given) and at or before `upTo`. */
 export interface CoveredRange {
@@ -171,7 +170,7 @@ export interface CoveredPage {
 
 /**
  * What the logouts of a revoke-all read: the cut-off records, and the sessions a record's scope holds,
- * part by part (the index's write shards, or segments of a scan), each part a page at a time, so no step
+ * part by part (the scope's partitions, or parts of all sessions), each part a page at a time, so no step
  * of the work holds more than one page.
  */
 export interface CoveredSessions {
@@ -180,15 +179,15 @@ export interface CoveredSessions {
   /** As `SessionRepository.readCutoffs`. */
   readCutoffs(scopes: readonly CutoffScope[]): Promise<CutoffRecord[]>;
   /**
-   * Raises the record's latest known expiry (`coversUntil`, and its TTL where it has one) to `until`
-   * (epoch seconds) when it is lower: the logouts' pass reads the sessions a cut-off covers after the
+   * Raises the record's latest known expiry (`coversUntil`, and the record's own expiry where it has one)
+   * to `until` (epoch seconds) when it is lower: the logouts' pass reads the sessions a cut-off covers after the
    * call, those its count could not see included. Every copy of the record is raised (each expires on
    * its own). A record that is gone is left gone.
    */
   extendCutoffExpiry(scope: CutoffScope, until: number): Promise<void>;
   /**
    * Up to `limit` entries of one part of the scope, created in `range`, not revoked on their own and not
-   * expired before `range.upTo` (as the index or scan holds them), continuing after `after`; the sessions
+   * expired before `range.upTo` (as the listing tells them), continuing after `after`; the sessions
    * among them, read again consistently. A page may hold fewer sessions than `limit`, or none, and still
    * have a `next`.
    */
@@ -206,7 +205,7 @@ export interface CoveredSessions {
  */
 export interface EmbedSessionRepository {
   /**
-   * The session a token hash points to, from an eventually consistent index: only for sessions created
+   * The session a token hash points to, from an eventually consistent lookup: only for sessions created
    * before ids were derived from tokens (`sessionIdOfToken`).
    */
   lookupToken(tokenHash: string): Promise<TokenMatch | undefined>;
@@ -249,38 +248,38 @@ export interface SessionRepository extends EmbedSessionRepository {
   getMany(ids: readonly string[]): Promise<StoredSession[]>;
   /** Up to `limit` sessions of a scope below `below` (exclusive), newest first. */
   queryScope(scope: SessionScope, options: { below?: SessionPosition; limit: number }): Promise<ScopePage>;
-  /** The partitions a scope is stored in, to be merged newest first (see ScopePartition). */
+  /** The partitions a scope is split into, to be merged newest first (see ScopePartition). */
   scopePartitions(scope: SessionScope): ScopePartition[];
   /**
    * The state of the sessions with these ids as it is now (strongly consistent), without the rest of
-   * each session: for the scopes whose index holds keys only. Missing ids are left out.
+   * each session: for the scopes whose listing tells no state. Missing ids are left out.
    */
   statesOf(ids: readonly string[]): Promise<Array<IndexedState & Pick<StoredSession, 'id' | 'createdAt'>>>;
   /** Revokes the session unless it is revoked already; returns it as it now is (the first revocation wins). */
   revoke(id: string, revocation: Revocation): Promise<StoredSession | undefined>;
   /**
    * Every session of a scope that was active at `at` (created at or before it, not expired then, not
-   * revoked on its own), as the scope's index holds it: eventually consistent, so a session created or
-   * revoked a moment ago may not show yet. The index's write shards are read in parallel, and only
+   * revoked on its own), as the scope's listing tells it: eventually consistent, so a session created or
+   * revoked a moment ago may not show yet. The scope's partitions are read in parallel, and only
    * what `CountCandidate` needs comes back. `exceptOrgs` may leave out the sessions on those
    * organizations' boards (counted through their own scopes); the caller still removes duplicates.
    * `after` leaves out the sessions created at or before it (an earlier cut-off covers them): only the
-   * index entries created since are read.
+   * sessions created since are read.
    */
   scopeCandidates(
     scope: SessionScope,
     at: string,
     options?: { exceptOrgs?: readonly string[]; after?: string },
   ): Promise<CountCandidate[]>;
-  /** Every session of every tenant, for operators only (a table scan). */
+  /** Every session of every tenant, for operators only (it goes through every session). */
   listAll(): Promise<StoredSession[]>;
-  /** Every session of an external user across all tenants, for operators only (a table scan). */
+  /** Every session of an external user across all tenants, for operators only (goes through all sessions). */
   listAllOfUser(userId: string): Promise<StoredSession[]>;
 }
 
 /**
  * The writes of revocation cut-off records (revoke-all's, the operators'), apart from the sessions'
- * repository: only the functions that write cut-offs bundle them.
+ * repository, which every reader of sessions uses: only revoke-all and the operators write cut-offs.
  */
 export interface CutoffRecordStore {
   /**
@@ -291,7 +290,7 @@ export interface CutoffRecordStore {
    * resolved every copy holds the cut-off. Writing the same entry again (a retry after a lost answer, or
    * after some copies failed) leaves the written copies as they were and completes the rest. Rejects with
    * `CutoffContentionError` when other writes keep reaching a record first, and with
-   * `StorageUnavailableError` when DynamoDB does not answer: some scopes (and copies) may be written then.
+   * `StorageUnavailableError` when the store does not answer: some scopes (and copies) may be written then.
    */
   writeCutoff(scopes: readonly CutoffScope[], write: CutoffWrite): Promise<void>;
   /**
@@ -301,8 +300,8 @@ export interface CutoffRecordStore {
    */
   removeCutoffEntry(scopes: readonly CutoffScope[], entryId: string, now: string): Promise<void>;
   /**
-   * Every cut-off record written before records were bounded (it has no revision), as stored: operators
-   * only (a table scan).
+   * Every cut-off record written before records were bounded (it has no revision), as kept: operators
+   * only (it goes through every record).
    */
   legacyCutoffs(): Promise<CutoffRecord[]>;
   /**
@@ -311,10 +310,11 @@ export interface CutoffRecordStore {
    */
   replaceLegacyCutoff(record: CutoffRecord & { coversUntil: number }): Promise<boolean>;
   /**
-   * Gives every record written before records had copies (one item) all its copies, each holding what
-   * the record holds, and completes every copy with what a version without copies wrote to copy 0 since
-   * the copy was made (during a deploy): operators and `npm run deploy` only (a table scan). `now` is the
-   * writer's clock of the merges (`CutoffWrite.now`). Safe to run again and while revoke-alls run.
+   * Gives every record written before records had copies (copy 0 alone) all its copies, each holding
+   * what the record holds, and completes every copy with what a version without copies wrote to copy 0
+   * since the copy was made (during a deploy): operators and `npm run deploy` only (it goes through every
+   * record). `now` is the writer's clock of the merges (`CutoffWrite.now`). Safe to run again and while
+   * revoke-alls run.
    */
   copyCutoffs(now: string): Promise<CutoffCopying>;
 }
@@ -356,7 +356,7 @@ export interface ApiKeyRepository {
 }
 
 /**
- * Per-key throttling that the platform enforces outside our tables: API Gateway usage plans in AWS. The key
+ * Per-key throttling that the platform enforces outside this service's records (usage plans on AWS). The key
  * record stays the source of truth; this port keeps the platform in step with it. Every method is
  * idempotent, so an interrupted command can simply be run again.
  */
@@ -394,8 +394,8 @@ export interface IdempotencyRepository {
 }
 
 /**
- * Signs the ID tokens handed to board applications (ES256). The private key never leaves the adapter:
- * KMS in AWS, a key pair on this machine locally.
+ * Signs the ID tokens handed to board applications (ES256). The private key never leaves the adapter
+ * that implements this.
  */
 export interface IdTokenSigner {
   /**
@@ -423,7 +423,7 @@ export interface SigningKeySet {
 }
 
 /**
- * Where the signing keyring is kept (lib/domain/keyring.ts): one item per stage. Reads are rare (each
+ * Where the signing keyring is kept (lib/domain/keyring.ts): one per stage. Reads are rare (each
  * signing environment re-reads it once a minute at most), and a write names the version it replaces.
  */
 export interface KeyringStore {
@@ -439,7 +439,7 @@ export interface KeyringStore {
 }
 
 /**
- * The key that only KMS can use (a local file on the local runtime): it encrypts the keyring's sealing
+ * A key no code of the service can read, only use: it encrypts the keyring's sealing
  * private key when the keyring is made, and decrypts it once per execution environment of a signing
  * function. `decrypt` is the only call a warm signing environment never makes again.
  */
@@ -492,7 +492,7 @@ export interface DestinationRateLimit {
 
 /**
  * The signing secret of an endpoint, derived from a master key and the endpoint's id: usable for signing
- * and showable once, never stored. KMS (GenerateMac) on AWS, a local key file on the local runtime.
+ * and showable once, never stored; the master key never leaves the adapter that implements this.
  */
 export interface WebhookSecrets {
   /**

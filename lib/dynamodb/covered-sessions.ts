@@ -11,7 +11,7 @@ import type {
   CoveredRange,
   CoveredScope,
   CoveredSessions,
-  ScannedScope,
+  UnlistedScope,
 } from '#lib/domain/ports';
 import type { StoredSession } from '#lib/domain/session';
 import { recordIds, recordsOf } from './cutoff-record-items';
@@ -105,7 +105,7 @@ export class DynamoCoveredSessions extends DynamoTable implements CoveredSession
   }
 
   private async scannedPage(
-    scope: ScannedScope,
+    scope: UnlistedScope,
     part: number,
     range: CoveredRange,
     options: { start: Item | undefined; limit: number },
@@ -150,7 +150,7 @@ export class DynamoCoveredSessions extends DynamoTable implements CoveredSession
   }
 }
 
-function isScanned(scope: CoveredScope): scope is ScannedScope {
+function isScanned(scope: CoveredScope): scope is UnlistedScope {
   return (
     scope.kind === 'allOfUser' ||
     scope.kind === 'stage' ||
