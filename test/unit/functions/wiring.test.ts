@@ -1,32 +1,94 @@
 import { readdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
 
-const FUNCTIONS = join(import.meta.dirname, '..', '..', '..', 'functions');
+const ROOT = join(import.meta.dirname, '..', '..', '..');
+const FUNCTIONS = join(ROOT, 'functions');
+const LIB = join(ROOT, 'lib');
 
 /**
- * The sessions table's change feed is a driving adapter, as lib/http is for the API: the stream's handler
- * calls it with the records Lambda hands over, and gets its repositories from the wiring like any other.
+ * The adapters a handler is handed by functions/wiring.ts, never builds: every module that implements a
+ * port with a technology (DynamoDB, KMS, SQS, EventBridge, API Gateway, outbound HTTP, timers, the read
+ * cache). A folder ends in `/`.
  */
-const DRIVING_ADAPTERS = ['#lib/events/process', '#lib/events/stream'];
+const DRIVEN_ADAPTERS = [
+  '#lib/dynamodb/',
+  '#lib/signing/',
+  '#lib/aws/',
+  '#lib/cache/',
+  '#lib/events/event-bus',
+  '#lib/webhooks/destination-post',
+  '#lib/webhooks/local-scheduler',
+];
 
-/** The DynamoDB adapters and the document client a source imports (the change feed's driving side aside). */
+/**
+ * Driving adapters, which a handler calls with what Lambda hands over (as API handlers call lib/http):
+ * the sessions table's change feed and the delivery queue's consumer. They get their repositories from
+ * the wiring like any handler.
+ */
+const DRIVING_ADAPTERS = ['#lib/events/process', '#lib/events/stream', '#lib/webhooks/sqs'];
+
+const isAdapter = (specifier: string): boolean =>
+  !DRIVING_ADAPTERS.includes(specifier) &&
+  DRIVEN_ADAPTERS.some((adapter) =>
+    adapter.endsWith('/') ? specifier.startsWith(adapter) : specifier === adapter,
+  );
+
+/** The driven adapters a source imports as values (a type import builds nothing). */
 function adapterImports(source: string): string[] {
-  return [...source.matchAll(/\bfrom\s+'(#lib\/dynamodb\/[^']+)'/g)]
+  return [...source.matchAll(/^import\s+(?!type\s)[^;]*?\bfrom\s+'(#lib\/[^']+)'/gms)]
     .map((match) => match[1] as string)
-    .filter((specifier) => !DRIVING_ADAPTERS.includes(specifier));
+    .filter(isAdapter);
+}
+
+/** Every module of lib/, as the specifier a handler would import it by. */
+function libModules(dir = LIB): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) return libModules(path);
+    if (!entry.name.endsWith('.ts') || entry.name.endsWith('.d.ts')) return [];
+    return [`#lib/${relative(LIB, path).replace(/\.ts$/, '')}`];
+  });
+}
+
+/** Whether a source has a class implementing an interface of lib/domain/ports.ts. */
+function implementsAPort(source: string): boolean {
+  const ports = [
+    ...source.matchAll(/import\s+(?:type\s+)?\{([^}]*)\}\s+from\s+'#lib\/domain\/ports'/g),
+  ].flatMap((match) => (match[1] as string).split(',').map((name) => name.replace(/^\s*type\s+/, '').trim()));
+  return [...source.matchAll(/\bimplements\s+([^{]+)\{/g)].some((match) =>
+    (match[1] as string).split(',').some((name) => ports.includes(name.replace(/<.*$/, '').trim())),
+  );
 }
 
 describe('functions/wiring.ts: the one composition root of the handlers', () => {
-  it('finds an adapter import, and no other', () => {
+  it('finds an adapter imported as a value, of any technology, and nothing else', () => {
     expect(
       adapterImports(
-        "import { DynamoBoardRepository } from '#lib/dynamodb/boards';\nimport { x } from '#lib/http/response';",
+        [
+          "import { DynamoBoardRepository } from '#lib/dynamodb/boards';",
+          "import { KmsKeyEncryption } from '#lib/signing/kms-key-encryption';",
+          "import { EventBusSink } from '#lib/events/event-bus';",
+          "import type { RotationResult } from '#lib/signing/keyring-keys';",
+          "import { handleDeliveryBatch } from '#lib/webhooks/sqs';",
+          "import { x } from '#lib/http/response';",
+        ].join('\n'),
       ),
-    ).toEqual(['#lib/dynamodb/boards']);
+    ).toEqual(['#lib/dynamodb/boards', '#lib/signing/kms-key-encryption', '#lib/events/event-bus']);
   });
 
-  it('is where every handler gets its DynamoDB adapters: no handler imports one itself', () => {
+  it('knows every adapter: each module that calls AWS or implements a port is listed as one', () => {
+    const unlisted = libModules().filter((specifier) => {
+      if (specifier.startsWith('#lib/platform/') || specifier.startsWith('#lib/domain/')) return false;
+      if (isAdapter(specifier) || DRIVING_ADAPTERS.includes(specifier)) return false;
+      const source = readFileSync(join(LIB, `${specifier.slice('#lib/'.length)}.ts`), 'utf8');
+      const callsAws = /from '@aws-sdk\//.test(source);
+      return callsAws || implementsAPort(source);
+    });
+    expect(unlisted).toEqual([]);
+  });
+
+  it('is where every handler gets its adapters: no handler builds one itself', () => {
     const handlers = readdirSync(FUNCTIONS).filter((file) => file.endsWith('.ts') && file !== 'wiring.ts');
     expect(handlers.length).toBeGreaterThan(5);
     const direct = handlers.flatMap((file) =>
