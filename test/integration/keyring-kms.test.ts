@@ -43,7 +43,8 @@ vi.mock('#lib/webhooks/destination-post', async (importOriginal) => {
   return {
     ...original,
     // The receiver stands in for a board application on the internet but listens on loopback, which the
-    // deployed policy refuses: allowed here for it alone (test/unit/lib/webhooks tests the refusals).
+    // deployed policy refuses: allowed here for it alone (test/unit/lib/webhooks/destination-post.test.ts
+    // tests the refusals).
     destinationPost: (...[policy, options]: Parameters<typeof original.destinationPost>) =>
       original.destinationPost({ ...policy, allowLoopback: true }, options),
   };
