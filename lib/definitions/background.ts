@@ -1,9 +1,10 @@
 /**
- * The functions no route serves: the event pipeline on AWS (lib/events, lib/webhooks). The stack builds
- * each with the same house defaults and least-privilege grants as the API's functions (from `access`,
- * `queries`, `settings`, `kms`, `webhookSecrets`), plus what its trigger and its sends need: read of the sessions
- * table's stream, `PutEvents` on the stack's bus only, `SendMessage` / receive on its queue only. The local
- * runtime runs the same library code in-process (local/events.ts) and imports none of these handlers.
+ * The functions no route serves: the event pipeline on AWS (the change feed, lib/events/process.ts, and
+ * webhook delivery, lib/webhooks/delivery.ts). The stack builds each with the same house defaults and
+ * least-privilege grants as the API's functions (from `access`, `queries`, `settings`, `kms`,
+ * `webhookSecrets`), plus what its trigger and its sends need: read of the sessions table's stream,
+ * `PutEvents` on the stack's bus only, `SendMessage` / receive on its queue only. The local runtime runs
+ * the same library code in-process (local/events.ts) and imports none of these handlers.
  */
 import type { FunctionDefinition } from './routes';
 import { TABLE_ITSELF } from './routes';
