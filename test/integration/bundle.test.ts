@@ -415,6 +415,16 @@ describe('Lambda bundles (built exactly as the CDK stack builds them)', () => {
     },
   );
 
+  it('leaves out of the embed page the destination checks it never makes (package.json "sideEffects")', () => {
+    // The composition root imports them for the webhook functions; their IP range tables, parsed at
+    // module load, would otherwise run in every cold start of a page that sends nothing anywhere.
+    const inputs = Object.values(metafiles.get('embedPage')?.outputs ?? {}).flatMap((output) =>
+      Object.keys(output.inputs),
+    );
+    expect(inputs).toContain('functions/wiring.ts');
+    expect(inputs).not.toContain('lib/domain/destinations.ts');
+  });
+
   it.each(Object.keys(FUNCTIONS) as FunctionName[])(
     'bundles %s as ESM with no dynamic require of a package',
     (name) => {

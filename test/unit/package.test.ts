@@ -109,3 +109,17 @@ describe('vitest.config.ts: the stack’s tests that share one synthesis', () =>
     expect(listed).toEqual(sharing);
   });
 });
+
+describe('package.json "sideEffects": false, which lets esbuild leave out a module a function never uses', () => {
+  it('is declared, and holds: no module of the service is imported for its side effects alone', async () => {
+    const { readdirSync, readFileSync } = await import('node:fs');
+    expect(readJson('package.json').sideEffects).toBe(false);
+    const sources = ['functions', 'lib', 'infra'].flatMap((folder) =>
+      (readdirSync(join(ROOT, folder), { recursive: true }) as string[])
+        .filter((file) => /\.(ts|js|mjs)$/.test(file))
+        .map((file) => join(folder, file)),
+    );
+    const bare = sources.filter((file) => /^\s*import\s+['"]/m.test(readFileSync(join(ROOT, file), 'utf8')));
+    expect(bare).toEqual([]);
+  });
+});
