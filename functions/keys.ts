@@ -1,10 +1,14 @@
 /**
  * The keys that sign, as the composition root makes them: the ID token signer and pairwise subjects (the
  * keyring, opened in memory), the published key set, the keyring's rotation, and the webhook secrets of
- * the configured keys, each made on first use. KMS's client and the adapters are imported then, so a
- * function (or a request) that never signs never loads them.
+ * the configured keys, each made on first use, so a request that never signs never builds KMS's client
+ * nor calls it.
+ *
+ * They are imported as every other module: a bundle keeps only what its function calls. A dynamic
+ * `import()` would defer nothing worth having: in a one-file bundle esbuild inlines it and makes every
+ * module it reaches, the AWS SDK's modules shared with DynamoDB's client included, initialize lazily, which
+ * costs every function's cold start more than evaluating these modules does (docs/performance.md).
  */
-import type { KMSClient } from '@aws-sdk/client-kms';
 import type { RotationPolicy } from '#lib/domain/keyring';
 import type {
   IdTokenSigner,
@@ -22,12 +26,10 @@ import type {
 } from '#lib/platform/config';
 import { onFirstUse } from '#lib/platform/on-first-use';
 import { systemClock } from '#lib/platform/system';
-
-/** A KMS client of the region, with the limits of every AWS call. */
-async function kmsClientOf(region: string): Promise<KMSClient> {
-  const { kmsClient } = await import('#lib/signing/kms-client');
-  return kmsClient(region);
-}
+import { KeyRotation, KeyringPublicKeys, KeyringSigner } from '#lib/signing/keyring-keys';
+import { kmsClient } from '#lib/signing/kms-client';
+import { KmsKeyEncryption } from '#lib/signing/kms-key-encryption';
+import { KmsWebhookSecrets, LocalWebhookSecrets } from '#lib/signing/webhook-secrets';
 
 /**
  * The keyring's table, given by the composition root (functions/wiring.ts, `keyringStore`): the DynamoDB
@@ -38,11 +40,13 @@ export type KeyringStoreOf = (table: string, dynamo: DynamoConfig) => KeyringSto
 /** What opens the keyring: the KMS key, or locally the key file standing in for it. */
 async function keyEncryptionOf(config: IdTokenKeysConfig): Promise<KeyEncryption> {
   if (config.kind === 'file') {
+    // Only the local runtime opens a key file. Imported here, its module-level constant (a Buffer, which
+    // esbuild cannot prove free of side effects) stays out of every bundle that never opens the keyring;
+    // it reaches no SDK module, so nothing else initializes lazily for it.
     const { LocalKeyEncryption } = await import('#lib/signing/local-keys');
     return new LocalKeyEncryption(config.path);
   }
-  const { KmsKeyEncryption } = await import('#lib/signing/kms-key-encryption');
-  return new KmsKeyEncryption(await kmsClientOf(config.region), config.keyArn);
+  return new KmsKeyEncryption(kmsClient(config.region), config.keyArn);
 }
 
 const NO_KEYS =
@@ -50,7 +54,7 @@ const NO_KEYS =
 
 /**
  * The ID token signer and pairwise subjects of the keyring, made on first use: only a hand-off or a
- * logout needs them, so the embed page of a board without an application never loads KMS's client.
+ * logout needs them, so the embed page of a board without an application never builds KMS's client.
  * Throws when no keys are configured.
  */
 export function idTokenPortsOf(
@@ -59,7 +63,6 @@ export function idTokenPortsOf(
 ): () => Promise<IdTokenSigner & PairwiseSubjects> {
   return onFirstUse(async () => {
     if (!config) throw new Error(`${NO_KEYS}, yet a board names an application`);
-    const { KeyringSigner } = await import('#lib/signing/keyring-keys');
     return new KeyringSigner(
       keyringStoreOf(config.table, config.dynamo),
       await keyEncryptionOf(config),
@@ -75,7 +78,6 @@ export function signingKeySetOf(
 ): () => Promise<SigningKeySet> {
   return onFirstUse(async () => {
     if (!config) throw new Error('No ID token keyring is configured (SIGNING_KEYS_TABLE)');
-    const { KeyringPublicKeys } = await import('#lib/signing/keyring-keys');
     return new KeyringPublicKeys(keyringStoreOf(config.table, config.dynamo), systemClock);
   });
 }
@@ -86,7 +88,6 @@ export async function keyRotationOf(
   policy: RotationPolicy,
   keyringStoreOf: KeyringStoreOf,
 ) {
-  const { KeyRotation } = await import('#lib/signing/keyring-keys');
   return new KeyRotation(
     keyringStoreOf(config.table, config.dynamo),
     await keyEncryptionOf(config),
@@ -104,9 +105,8 @@ export function webhookSecretsOf(config: WebhookSecretsConfig | undefined): Webh
     if (!config) {
       throw new Error('No webhook secret key is configured (WEBHOOK_SECRET_KEY, or WEBHOOK_MASTER_KEY_FILE)');
     }
-    const { KmsWebhookSecrets, LocalWebhookSecrets } = await import('#lib/signing/webhook-secrets');
     if (config.kind === 'file') return new LocalWebhookSecrets(config.path);
-    return new KmsWebhookSecrets(await kmsClientOf(config.region), config.keyArn);
+    return new KmsWebhookSecrets(kmsClient(config.region), config.keyArn);
   });
   return { secretOf: async (endpointId, version) => (await load()).secretOf(endpointId, version) };
 }
