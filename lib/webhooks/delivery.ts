@@ -10,7 +10,6 @@ import { EVENT_TYPES, type EventSink, type EventType, type RoutedEvent } from '#
 import type { Clock, DestinationRateLimit, WebhookRepository, WebhookSecrets } from '#lib/domain/ports';
 import type { Logger, Metrics } from '#lib/domain/telemetry';
 import { signingSecretVersions, subscribesTo } from '#lib/domain/webhook';
-import { describeError } from '#lib/platform/logger';
 import { signWebhook } from './signature';
 
 /** A 2xx within this long is delivered; anything slower is a failed attempt. */
@@ -256,7 +255,7 @@ export async function attemptDelivery(
       deps.logger.warn('webhook delivery delayed: its host counter could not be counted', {
         ...context,
         retryInSeconds: wait,
-        ...describeError(uncounted.cause ?? uncounted),
+        ...errorOf(uncounted.cause instanceof Error ? uncounted.cause : uncounted),
       });
     else
       deps.logger.info('webhook delivery delayed: its host is at its rate limit', {
@@ -377,4 +376,9 @@ export async function settleAttempt<D extends { attempt: number }>(
   deps.logger.info(report.retrying, { ...context, status: status ?? null, retryInSeconds: delay });
   await deps.scheduler.schedule({ ...delivery, attempt: delivery.attempt + 1 }, delay);
   return 'retrying';
+}
+
+/** What an operator reads of an outage's error: its name and message (never a payload). */
+function errorOf(error: Error): { errorName: string; errorMessage: string } {
+  return { errorName: error.name, errorMessage: error.message };
 }
