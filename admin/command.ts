@@ -4,12 +4,12 @@
  * environment and prints its usage from the same list, so adding a command is adding one entry.
  */
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import type { DynamoApiKeyRepository } from '#lib/adapters/dynamodb/api-keys';
+import type { DynamoBoardRepository } from '#lib/adapters/dynamodb/boards';
+import type { DynamoMembershipRepository } from '#lib/adapters/dynamodb/memberships';
 import type { TableKey } from '#lib/definitions/tables';
 import type { DestinationPolicy } from '#lib/domain/destinations';
 import type { KeyThrottling } from '#lib/domain/ports';
-import type { DynamoApiKeyRepository } from '#lib/dynamodb/api-keys';
-import type { DynamoBoardRepository } from '#lib/dynamodb/boards';
-import type { DynamoMembershipRepository } from '#lib/dynamodb/memberships';
 import type { OperateSessionsDeps } from '#lib/use-cases/admin';
 
 /** A usage mistake: the CLI prints it with the usage text and exits 2. */

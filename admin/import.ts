@@ -7,10 +7,10 @@
  */
 import { createReadStream } from 'node:fs';
 import { createInterface } from 'node:readline';
+import { parsePutBoardRequest } from '#lib/adapters/http/validation/provisioning';
 import type { BoardAppUrlRule } from '#lib/domain/board-app';
 import type { BoardRepository, Clock, MembershipRepository } from '#lib/domain/ports';
 import { addMember, applyBoard, type WriteOutcome } from '#lib/use-cases/admin';
-import { parsePutBoardRequest } from '#lib/validation/provisioning';
 
 export interface ImportDeps {
   boards: BoardRepository;

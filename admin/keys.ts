@@ -5,14 +5,15 @@
  * not exist yet encrypts its sealing key with ID_TOKEN_KEYRING_KEY (the rotation function does that by
  * itself within ten minutes of a deploy).
  */
+
+import { DynamoKeyringStore } from '#lib/adapters/dynamodb/keyring';
+import { KeyRotation, type RotationResult } from '#lib/adapters/signing/keyring-keys';
+import { kmsClient } from '#lib/adapters/signing/kms-client';
+import { KmsKeyEncryption } from '#lib/adapters/signing/kms-key-encryption';
+import { LocalKeyEncryption } from '#lib/adapters/signing/local-keys';
 import { LOCAL_ROTATION, publishedEntries, STAGE_ROTATION, signingEntry } from '#lib/domain/keyring';
 import type { KeyEncryption } from '#lib/domain/ports';
-import { DynamoKeyringStore } from '#lib/dynamodb/keyring';
 import { systemClock } from '#lib/platform/system';
-import { KeyRotation, type RotationResult } from '#lib/signing/keyring-keys';
-import { kmsClient } from '#lib/signing/kms-client';
-import { KmsKeyEncryption } from '#lib/signing/kms-key-encryption';
-import { LocalKeyEncryption } from '#lib/signing/local-keys';
 import { type AdminCommand, type AdminContext, UsageError } from './command';
 
 /** What encrypts a new keyring's sealing key: the KMS key (or locally the runtime's key file), if named. */

@@ -3,8 +3,8 @@
  * forwards a local runtime's events to a URL for development, as `stripe listen` does.
  */
 import { once } from 'node:events';
+import { DynamoWebhookRepository } from '#lib/adapters/dynamodb/webhooks';
 import { toWebhookView, type WebhookView } from '#lib/domain/webhook';
-import { DynamoWebhookRepository } from '#lib/dynamodb/webhooks';
 import type { AdminCommand, AdminContext } from './command';
 
 /** Every endpoint, or one owner's, with its owner; never a secret (none is stored). */

@@ -6,13 +6,13 @@
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { HOST_CORE, HOST_ERROR_CODES } from '../lib/embed/host-script';
+import { HOST_CORE, HOST_ERROR_CODES } from '../lib/adapters/http/embed/host-script';
 
 const HERE = import.meta.dirname;
 const DIST = join(HERE, 'dist');
 
 /** The runtime module: the host script's logic as `createEmbedSession`, and its error codes. */
-const RUNTIME_JS = `/*! @embed-session/embed runtime, written from the service's host script (lib/embed/host-script.ts): the function /embed.js runs. Do not edit. */
+const RUNTIME_JS = `/*! @embed-session/embed runtime, written from the service's host script (lib/adapters/http/embed/host-script.ts): the function /embed.js runs. Do not edit. */
 export const EMBED_ERROR_CODES = Object.freeze(${JSON.stringify(HOST_ERROR_CODES)});
 export const createEmbedSession = ${HOST_CORE};
 `;

@@ -1,9 +1,9 @@
 import middy from '@middy/core';
 import type { APIGatewayAuthorizerResult, APIGatewayTokenAuthorizerEvent } from 'aws-lambda';
+import { allowPolicy } from '#lib/adapters/http/api-gateway';
+import { authorizerErrors } from '#lib/adapters/http/middlewares/authorizer-errors';
+import { withRequestBudget } from '#lib/adapters/http/middlewares/request-budget';
 import { environmentOf } from '#lib/definitions/environment';
-import { allowPolicy } from '#lib/http/api-gateway';
-import { authorizerErrors } from '#lib/http/middlewares/authorizer-errors';
-import { withRequestBudget } from '#lib/http/middlewares/request-budget';
 import { readAuthorizerConfig } from '#lib/platform/config';
 import { createLogger } from '#lib/platform/logger';
 import { authorizeApiKey } from '#lib/use-cases/authorize-api-key';

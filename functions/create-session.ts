@@ -1,9 +1,10 @@
+import { apiBaseUrl, keyOwnerOf } from '#lib/adapters/http/api-gateway';
+import { jsonApiHandler } from '#lib/adapters/http/handler';
+import { idempotency, idempotencyReservationOf } from '#lib/adapters/http/middlewares/idempotency';
+import { jsonBody } from '#lib/adapters/http/middlewares/json-body';
+import { jsonResponse } from '#lib/adapters/http/response';
+import { parseCreateSessionRequest } from '#lib/adapters/http/validation/create-session';
 import { environmentOf } from '#lib/definitions/environment';
-import { apiBaseUrl, keyOwnerOf } from '#lib/http/api-gateway';
-import { jsonApiHandler } from '#lib/http/handler';
-import { idempotency, idempotencyReservationOf } from '#lib/http/middlewares/idempotency';
-import { jsonBody } from '#lib/http/middlewares/json-body';
-import { jsonResponse } from '#lib/http/response';
 import { readCreateSessionConfig } from '#lib/platform/config';
 import { cryptoRandom } from '#lib/platform/system';
 import {
@@ -12,7 +13,6 @@ import {
   encodeSessionIdentity,
   newSessionIdentity,
 } from '#lib/use-cases/create-session';
-import { parseCreateSessionRequest } from '#lib/validation/create-session';
 import { createSessionDeps } from './wiring';
 
 const config = readCreateSessionConfig(environmentOf('createSession', process.env));

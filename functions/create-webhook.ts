@@ -1,13 +1,13 @@
+import { keyOwnerOf } from '#lib/adapters/http/api-gateway';
+import { jsonApiHandler } from '#lib/adapters/http/handler';
+import { idempotency, idempotencyReservationOf } from '#lib/adapters/http/middlewares/idempotency';
+import { jsonBody } from '#lib/adapters/http/middlewares/json-body';
+import { jsonResponse } from '#lib/adapters/http/response';
+import { parseCreateWebhookRequest } from '#lib/adapters/http/validation/create-webhook';
 import { environmentOf } from '#lib/definitions/environment';
 import { isWebhookId, newWebhookId } from '#lib/domain/webhook';
-import { keyOwnerOf } from '#lib/http/api-gateway';
-import { jsonApiHandler } from '#lib/http/handler';
-import { idempotency, idempotencyReservationOf } from '#lib/http/middlewares/idempotency';
-import { jsonBody } from '#lib/http/middlewares/json-body';
-import { jsonResponse } from '#lib/http/response';
 import { cryptoRandom } from '#lib/platform/system';
 import { createWebhook } from '#lib/use-cases/webhooks';
-import { parseCreateWebhookRequest } from '#lib/validation/create-webhook';
 import { createWebhookDeps } from './wiring';
 
 const { deps, config, idempotencyDeps } = createWebhookDeps(environmentOf('createWebhook', process.env));

@@ -1,7 +1,7 @@
+import { keyOwnerOf, pathParameter } from '#lib/adapters/http/api-gateway';
+import { jsonApiHandler } from '#lib/adapters/http/handler';
+import { emptyResponse } from '#lib/adapters/http/response';
 import { environmentOf } from '#lib/definitions/environment';
-import { keyOwnerOf, pathParameter } from '#lib/http/api-gateway';
-import { jsonApiHandler } from '#lib/http/handler';
-import { emptyResponse } from '#lib/http/response';
 import { deleteWebhook } from '#lib/use-cases/webhooks';
 import { webhookEndpointDeps } from './wiring';
 

@@ -1,10 +1,10 @@
 import middy from '@middy/core';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
+import { apiBaseUrl } from '#lib/adapters/http/api-gateway';
+import { discoveryResponse, JWKS_PATH, jwks, openIdConfiguration } from '#lib/adapters/http/embed/discovery';
+import { httpErrors } from '#lib/adapters/http/middlewares/http-errors';
+import { withRequestBudget } from '#lib/adapters/http/middlewares/request-budget';
 import { environmentOf } from '#lib/definitions/environment';
-import { discoveryResponse, JWKS_PATH, jwks, openIdConfiguration } from '#lib/embed/discovery';
-import { apiBaseUrl } from '#lib/http/api-gateway';
-import { httpErrors } from '#lib/http/middlewares/http-errors';
-import { withRequestBudget } from '#lib/http/middlewares/request-budget';
 import { readDiscoveryConfig } from '#lib/platform/config';
 import { createLogger } from '#lib/platform/logger';
 import { publishedKeys } from './wiring';

@@ -1,8 +1,8 @@
 import middy from '@middy/core';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
-import { serveReference } from '#lib/api-reference/serve';
-import { httpErrors } from '#lib/http/middlewares/http-errors';
-import { withRequestId } from '#lib/http/request-id';
+import { serveReference } from '#lib/adapters/http/api-reference/serve';
+import { httpErrors } from '#lib/adapters/http/middlewares/http-errors';
+import { withRequestId } from '#lib/adapters/http/request-id';
 import { createLogger } from '#lib/platform/logger';
 
 const logger = createLogger({ function: 'docs' });

@@ -1,7 +1,7 @@
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
-import { boardScriptResponse } from '#lib/embed/board-script';
-import { hostScriptResponse } from '#lib/embed/host-script';
-import { withRequestId } from '#lib/http/request-id';
+import { boardScriptResponse } from '#lib/adapters/http/embed/board-script';
+import { hostScriptResponse } from '#lib/adapters/http/embed/host-script';
+import { withRequestId } from '#lib/adapters/http/request-id';
 
 /**
  * GET /embed.js, the host pages' embedding script, and GET /embed-board.js, the board applications'

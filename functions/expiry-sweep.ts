@@ -1,6 +1,6 @@
 import { environmentOf } from '#lib/definitions/environment';
-import { sweepExpired } from '#lib/events/publish';
 import { createLogger, describeError } from '#lib/platform/logger';
+import { sweepExpired } from '#lib/use-cases/publish-events';
 import { expirySweepDeps } from './wiring';
 
 const deps = expirySweepDeps(environmentOf('expirySweep', process.env));

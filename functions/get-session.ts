@@ -1,7 +1,7 @@
+import { keyOwnerOf, pathParameter } from '#lib/adapters/http/api-gateway';
+import { jsonApiHandler } from '#lib/adapters/http/handler';
+import { jsonResponse } from '#lib/adapters/http/response';
 import { environmentOf } from '#lib/definitions/environment';
-import { keyOwnerOf, pathParameter } from '#lib/http/api-gateway';
-import { jsonApiHandler } from '#lib/http/handler';
-import { jsonResponse } from '#lib/http/response';
 import { getSession } from '#lib/use-cases/manage-session';
 import { manageSessionDeps } from './wiring';
 

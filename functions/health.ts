@@ -1,6 +1,6 @@
 import type { APIGatewayProxyResult } from 'aws-lambda';
-import { withRequestId } from '#lib/http/request-id';
-import { jsonResponse } from '#lib/http/response';
+import { withRequestId } from '#lib/adapters/http/request-id';
+import { jsonResponse } from '#lib/adapters/http/response';
 
 /** GET /health: liveness only; it touches no table so it stays cheap and unauthenticated. */
 export const handler = withRequestId(

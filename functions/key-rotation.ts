@@ -1,8 +1,8 @@
+import type { RotationResult } from '#lib/adapters/signing/keyring-keys';
 import { environmentOf } from '#lib/definitions/environment';
 import { STAGE_ROTATION } from '#lib/domain/keyring';
 import { readKeyRotationConfig } from '#lib/platform/config';
 import { createLogger } from '#lib/platform/logger';
-import type { RotationResult } from '#lib/signing/keyring-keys';
 import { keyRotation } from './wiring';
 
 const config = readKeyRotationConfig(environmentOf('keyRotation', process.env));

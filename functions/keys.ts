@@ -9,6 +9,11 @@
  * module it reaches, the AWS SDK's modules shared with DynamoDB's client included, initialize lazily, which
  * costs every function's cold start more than evaluating these modules does (docs/performance.md).
  */
+
+import { KeyRotation, KeyringPublicKeys, KeyringSigner } from '#lib/adapters/signing/keyring-keys';
+import { kmsClient } from '#lib/adapters/signing/kms-client';
+import { KmsKeyEncryption } from '#lib/adapters/signing/kms-key-encryption';
+import { KmsWebhookSecrets, LocalWebhookSecrets } from '#lib/adapters/signing/webhook-secrets';
 import type { RotationPolicy } from '#lib/domain/keyring';
 import type {
   IdTokenSigner,
@@ -26,10 +31,6 @@ import type {
 } from '#lib/platform/config';
 import { onFirstUse } from '#lib/platform/on-first-use';
 import { systemClock } from '#lib/platform/system';
-import { KeyRotation, KeyringPublicKeys, KeyringSigner } from '#lib/signing/keyring-keys';
-import { kmsClient } from '#lib/signing/kms-client';
-import { KmsKeyEncryption } from '#lib/signing/kms-key-encryption';
-import { KmsWebhookSecrets, LocalWebhookSecrets } from '#lib/signing/webhook-secrets';
 
 /**
  * The keyring's table, given by the composition root (functions/wiring.ts, `keyringStore`): the DynamoDB
@@ -43,7 +44,7 @@ async function keyEncryptionOf(config: IdTokenKeysConfig): Promise<KeyEncryption
     // Only the local runtime opens a key file. Imported here, its module-level constant (a Buffer, which
     // esbuild cannot prove free of side effects) stays out of every bundle that never opens the keyring;
     // it reaches no SDK module, so nothing else initializes lazily for it.
-    const { LocalKeyEncryption } = await import('#lib/signing/local-keys');
+    const { LocalKeyEncryption } = await import('#lib/adapters/signing/local-keys');
     return new LocalKeyEncryption(config.path);
   }
   return new KmsKeyEncryption(kmsClient(config.region), config.keyArn);

@@ -1,9 +1,9 @@
+import { apiKeyOf, keyOwnerOf } from '#lib/adapters/http/api-gateway';
+import { jsonApiHandler } from '#lib/adapters/http/handler';
+import { jsonResponse } from '#lib/adapters/http/response';
+import { parseListEventsQuery } from '#lib/adapters/http/validation/list-events';
 import { environmentOf } from '#lib/definitions/environment';
-import { apiKeyOf, keyOwnerOf } from '#lib/http/api-gateway';
-import { jsonApiHandler } from '#lib/http/handler';
-import { jsonResponse } from '#lib/http/response';
 import { listEvents } from '#lib/use-cases/list-events';
-import { parseListEventsQuery } from '#lib/validation/list-events';
 import { eventsDeps } from './wiring';
 
 const deps = eventsDeps(environmentOf('listEvents', process.env));

@@ -1,9 +1,9 @@
+import { apiKeyOf, keyOwnerOf } from '#lib/adapters/http/api-gateway';
+import { jsonApiHandler } from '#lib/adapters/http/handler';
+import { jsonResponse } from '#lib/adapters/http/response';
+import { parseListSessionsQuery } from '#lib/adapters/http/validation/list-sessions';
 import { environmentOf } from '#lib/definitions/environment';
-import { apiKeyOf, keyOwnerOf } from '#lib/http/api-gateway';
-import { jsonApiHandler } from '#lib/http/handler';
-import { jsonResponse } from '#lib/http/response';
 import { listSessions } from '#lib/use-cases/list-sessions';
-import { parseListSessionsQuery } from '#lib/validation/list-sessions';
 import { sessionScopeDeps } from './wiring';
 
 const deps = sessionScopeDeps(environmentOf('listSessions', process.env));

@@ -1,9 +1,9 @@
+import { apiKeyOf, keyOwnerOf } from '#lib/adapters/http/api-gateway';
+import { jsonApiHandler } from '#lib/adapters/http/handler';
+import { jsonResponse } from '#lib/adapters/http/response';
+import { parseListWebhooksQuery } from '#lib/adapters/http/validation/list-webhooks';
 import { environmentOf } from '#lib/definitions/environment';
-import { apiKeyOf, keyOwnerOf } from '#lib/http/api-gateway';
-import { jsonApiHandler } from '#lib/http/handler';
-import { jsonResponse } from '#lib/http/response';
 import { listWebhooks } from '#lib/use-cases/webhooks';
-import { parseListWebhooksQuery } from '#lib/validation/list-webhooks';
 import { webhookEndpointDeps } from './wiring';
 
 const deps = webhookEndpointDeps(environmentOf('listWebhooks', process.env));

@@ -1,11 +1,18 @@
 import type middy from '@middy/core';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
+import { operatorOf, pathParameter } from '#lib/adapters/http/api-gateway';
+import { jsonApiHandler } from '#lib/adapters/http/handler';
+import { jsonBody } from '#lib/adapters/http/middlewares/json-body';
+import { optionalJsonBody } from '#lib/adapters/http/middlewares/optional-json-body';
+import { jsonResponse } from '#lib/adapters/http/response';
+import {
+  parseCreateApiKeyRequest,
+  parseListApiKeysQuery,
+  parsePutBoardRequest,
+  parseRemoveMemberQuery,
+  parseRevokeApiKeyRequest,
+} from '#lib/adapters/http/validation/provisioning';
 import { environmentOf } from '#lib/definitions/environment';
-import { operatorOf, pathParameter } from '#lib/http/api-gateway';
-import { jsonApiHandler } from '#lib/http/handler';
-import { jsonBody } from '#lib/http/middlewares/json-body';
-import { optionalJsonBody } from '#lib/http/middlewares/optional-json-body';
-import { jsonResponse } from '#lib/http/response';
 import {
   addMember,
   applyBoard,
@@ -18,13 +25,6 @@ import {
   revokeApiKey,
 } from '#lib/use-cases/admin';
 import { boardView } from '#lib/use-cases/provisioning';
-import {
-  parseCreateApiKeyRequest,
-  parseListApiKeysQuery,
-  parsePutBoardRequest,
-  parseRemoveMemberQuery,
-  parseRevokeApiKeyRequest,
-} from '#lib/validation/provisioning';
 import { provisioningDeps } from './wiring';
 
 const deps = provisioningDeps(environmentOf('provisioning', process.env));

@@ -1,10 +1,10 @@
+import { keyOwnerOf } from '#lib/adapters/http/api-gateway';
+import { jsonApiHandler } from '#lib/adapters/http/handler';
+import { jsonBody } from '#lib/adapters/http/middlewares/json-body';
+import { jsonResponse } from '#lib/adapters/http/response';
+import { parseRevokeUserSessionsRequest } from '#lib/adapters/http/validation/revoke-user-sessions';
 import { environmentOf } from '#lib/definitions/environment';
-import { keyOwnerOf } from '#lib/http/api-gateway';
-import { jsonApiHandler } from '#lib/http/handler';
-import { jsonBody } from '#lib/http/middlewares/json-body';
-import { jsonResponse } from '#lib/http/response';
 import { revokeUserSessions } from '#lib/use-cases/revoke-user-sessions';
-import { parseRevokeUserSessionsRequest } from '#lib/validation/revoke-user-sessions';
 import { revokeUserSessionsDeps } from './wiring';
 
 const deps = revokeUserSessionsDeps(environmentOf('revokeUserSessions', process.env));

@@ -1,12 +1,12 @@
+import { keyOwnerOf, pathParameter } from '#lib/adapters/http/api-gateway';
+import { jsonApiHandler } from '#lib/adapters/http/handler';
+import { idempotency, idempotencyReservationOf } from '#lib/adapters/http/middlewares/idempotency';
+import { optionalJsonBody } from '#lib/adapters/http/middlewares/optional-json-body';
+import { jsonResponse } from '#lib/adapters/http/response';
+import { parseRotateWebhookSecretRequest } from '#lib/adapters/http/validation/create-webhook';
 import { environmentOf } from '#lib/definitions/environment';
-import { keyOwnerOf, pathParameter } from '#lib/http/api-gateway';
-import { jsonApiHandler } from '#lib/http/handler';
-import { idempotency, idempotencyReservationOf } from '#lib/http/middlewares/idempotency';
-import { optionalJsonBody } from '#lib/http/middlewares/optional-json-body';
-import { jsonResponse } from '#lib/http/response';
 import { cryptoRandom } from '#lib/platform/system';
 import { rotateWebhookSecret } from '#lib/use-cases/webhooks';
-import { parseRotateWebhookSecretRequest } from '#lib/validation/create-webhook';
 import { rotateWebhookSecretDeps } from './wiring';
 
 const { deps, idempotencyDeps } = rotateWebhookSecretDeps(environmentOf('rotateWebhookSecret', process.env));

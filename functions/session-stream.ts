@@ -1,6 +1,6 @@
+import { processStreamRecords } from '#lib/adapters/dynamodb/change-feed';
+import type { BatchResponse, StreamRecord } from '#lib/adapters/dynamodb/stream-records';
 import { environmentOf } from '#lib/definitions/environment';
-import { processStreamRecords } from '#lib/events/process';
-import type { BatchResponse, StreamRecord } from '#lib/events/stream';
 import { createLogger, describeError } from '#lib/platform/logger';
 import { sessionStreamDeps } from './wiring';
 

@@ -1,7 +1,7 @@
 import type { SQSBatchResponse } from 'aws-lambda';
+import { handleDeliveryBatch, type SqsRecord } from '#lib/adapters/sqs/delivery-queue';
 import { environmentOf } from '#lib/definitions/environment';
 import { createLogger, describeError } from '#lib/platform/logger';
-import { handleDeliveryBatch, type SqsRecord } from '#lib/webhooks/sqs';
 import { webhookDeliveryDeps } from './wiring';
 
 const deps = webhookDeliveryDeps(environmentOf('webhookDelivery', process.env));

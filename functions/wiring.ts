@@ -9,8 +9,23 @@ import { APIGatewayClient } from '@aws-sdk/client-api-gateway';
 import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { UsagePlanKeys } from '#lib/aws/api-gateway-keys';
-import { CachedBoardRepository, CachedMembershipRepository } from '#lib/cache/read-cache';
+import { UsagePlanKeys } from '#lib/adapters/api-gateway/api-gateway-keys';
+import { CachedBoardRepository, CachedMembershipRepository } from '#lib/adapters/cache/read-cache';
+import { DynamoApiKeyRepository } from '#lib/adapters/dynamodb/api-keys';
+import { DynamoBoardRepository } from '#lib/adapters/dynamodb/boards';
+import { createDocumentClient } from '#lib/adapters/dynamodb/client';
+import { DynamoCoveredSessions } from '#lib/adapters/dynamodb/covered-sessions';
+import { DynamoCutoffRecords } from '#lib/adapters/dynamodb/cutoff-records';
+import { DynamoEventStore } from '#lib/adapters/dynamodb/events';
+import { DynamoDestinationRateLimit } from '#lib/adapters/dynamodb/host-rates';
+import { DynamoIdempotencyRepository } from '#lib/adapters/dynamodb/idempotency';
+import { DynamoKeyringStore } from '#lib/adapters/dynamodb/keyring';
+import { DynamoMembershipRepository } from '#lib/adapters/dynamodb/memberships';
+import { DynamoSessionRepository } from '#lib/adapters/dynamodb/sessions';
+import { DynamoWebhookRepository } from '#lib/adapters/dynamodb/webhooks';
+import { EventBusSink } from '#lib/adapters/eventbridge/event-bus';
+import { destinationPost } from '#lib/adapters/outbound-http/destination-post';
+import { type DeliveryQueueDeps, SqsDeliveryScheduler } from '#lib/adapters/sqs/delivery-queue';
 import {
   PUBLIC_DESTINATIONS,
   WEBHOOK_DELIVERIES_PER_HOST_PER_SECOND,
@@ -19,22 +34,6 @@ import {
 import type { EventSink } from '#lib/domain/events';
 import type { RotationPolicy } from '#lib/domain/keyring';
 import type { Clock, IdempotencyRepository, RandomSource } from '#lib/domain/ports';
-import { DynamoApiKeyRepository } from '#lib/dynamodb/api-keys';
-import { DynamoBoardRepository } from '#lib/dynamodb/boards';
-import { createDocumentClient } from '#lib/dynamodb/client';
-import { DynamoCoveredSessions } from '#lib/dynamodb/covered-sessions';
-import { DynamoCutoffRecords } from '#lib/dynamodb/cutoff-records';
-import { DynamoEventStore } from '#lib/dynamodb/events';
-import { DynamoDestinationRateLimit } from '#lib/dynamodb/host-rates';
-import { DynamoIdempotencyRepository } from '#lib/dynamodb/idempotency';
-import { DynamoKeyringStore } from '#lib/dynamodb/keyring';
-import { DynamoMembershipRepository } from '#lib/dynamodb/memberships';
-import { DynamoSessionRepository } from '#lib/dynamodb/sessions';
-import { DynamoWebhookRepository } from '#lib/dynamodb/webhooks';
-import { EventBusSink } from '#lib/events/event-bus';
-import type { ProcessorDeps, SweepDeps } from '#lib/events/publish';
-import { BackChannelLogoutSink, type LogoutDeps } from '#lib/logout/backchannel';
-import { queuedFanOutStarts } from '#lib/logout/fan-out';
 import { awsClientSettings, withCallPolicy } from '#lib/platform/aws-clients';
 import {
   type AuthorizerConfig,
@@ -55,15 +54,16 @@ import { createMetrics } from '#lib/platform/metrics';
 import { cryptoRandom, systemClock } from '#lib/platform/system';
 import { RECORD_ONLY_THROTTLING } from '#lib/use-cases/admin';
 import { type AuthorizeApiKeyDeps, lastUseIntervalSeconds } from '#lib/use-cases/authorize-api-key';
+import { BackChannelLogoutSink, type LogoutDeps } from '#lib/use-cases/back-channel-logout';
 import type { CreateSessionDeps } from '#lib/use-cases/create-session';
 import type { ListSessionsDeps } from '#lib/use-cases/list-sessions';
+import { queuedFanOutStarts } from '#lib/use-cases/logout-fan-out';
 import type { ManageSessionDeps } from '#lib/use-cases/manage-session';
 import type { OpenEmbedSessionDeps } from '#lib/use-cases/open-embed-session';
+import type { ProcessorDeps, SweepDeps } from '#lib/use-cases/publish-events';
 import type { RevokeUserSessionsDeps } from '#lib/use-cases/revoke-user-sessions';
+import { AWS_RETRY_SECONDS, WebhookSink } from '#lib/use-cases/webhook-delivery';
 import type { WebhookDeps } from '#lib/use-cases/webhooks';
-import { AWS_RETRY_SECONDS, WebhookSink } from '#lib/webhooks/delivery';
-import { destinationPost } from '#lib/webhooks/destination-post';
-import { type DeliveryQueueDeps, SqsDeliveryScheduler } from '#lib/webhooks/sqs';
 import { idTokenPortsOf, keyRotationOf, signingKeySetOf, webhookSecretsOf } from './keys';
 
 type Env = Record<string, string | undefined>;
@@ -147,7 +147,7 @@ function idempotencyDepsOf(db: DynamoDBDocumentClient, table: string): Idempoten
 }
 /**
  * Ports of creating a session, and of the Idempotency-Key middleware around it, on one client. The board
- * and the key owner's membership come through this environment's 1 s cache (lib/cache/read-cache.ts):
+ * and the key owner's membership come through this environment's 1 s cache (lib/adapters/cache/read-cache.ts):
  * every create of a hot board reads them, and a change may take a second to count here.
  */
 export function createSessionDeps(config: Pick<CreateSessionConfig, 'tables' | 'dynamo'>): {

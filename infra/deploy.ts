@@ -16,6 +16,7 @@ import {
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { constructId } from '#infra/constructs/data';
 import { type DeployedIndexes, describeChange, planIndexes } from '#infra/indexes';
+import { DynamoCutoffRecords } from '#lib/adapters/dynamodb/cutoff-records';
 import {
   type IndexDefinition,
   type KeyDefinition,
@@ -24,7 +25,6 @@ import {
   type TableKey,
 } from '#lib/definitions/tables';
 import type { CutoffCopying } from '#lib/domain/ports';
-import { DynamoCutoffRecords } from '#lib/dynamodb/cutoff-records';
 
 export interface DeployDeps {
   /**

@@ -1,6 +1,6 @@
 import type { Duplex } from 'node:stream';
-import { API_HEADERS } from '#lib/http/response';
-import { errorBody, statusName } from '#lib/http/status';
+import { API_HEADERS } from '#lib/adapters/http/response';
+import { errorBody, statusName } from '#lib/adapters/http/status';
 
 /** Statuses Node itself would send for these parser errors; anything else is a 400. */
 const STATUS_BY_CODE: Readonly<Record<string, number>> = {

@@ -12,9 +12,9 @@ import {
   type Projection,
 } from '@aws-sdk/client-dynamodb';
 import dynalite from 'dynalite';
+import { unreachableReason } from '#lib/adapters/dynamodb/errors';
 import type { IndexProjection, KeyDefinition, TableDefinition, TableKey } from '#lib/definitions/tables';
 import { TABLE_KEYS, TABLES } from '#lib/definitions/tables';
-import { unreachableReason } from '#lib/dynamodb/errors';
 import { closeDynaliteIteratorsOnEnd } from './dynalite-iterators';
 
 /** A running embedded DynamoDB (dynalite). */

@@ -1,13 +1,13 @@
 import { type DynamoDBDocumentClient, ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { processStreamRecords } from '#lib/adapters/dynamodb/change-feed';
+import { DynamoEventStore } from '#lib/adapters/dynamodb/events';
+import { DynamoSessionRepository } from '#lib/adapters/dynamodb/sessions';
+import { type StreamRecord, toAttributeMap } from '#lib/adapters/dynamodb/stream-records';
+import type { Item } from '#lib/adapters/dynamodb/table';
 import type { TableKey } from '#lib/definitions/tables';
 import type { EventSink } from '#lib/domain/events';
-import { DynamoEventStore } from '#lib/dynamodb/events';
-import { DynamoSessionRepository } from '#lib/dynamodb/sessions';
-import type { Item } from '#lib/dynamodb/table';
-import { processStreamRecords } from '#lib/events/process';
-import { type FanOutStarter, sweepExpired } from '#lib/events/publish';
-import { type StreamRecord, toAttributeMap } from '#lib/events/stream';
 import { createLogger, type Logger } from '#lib/platform/logger';
+import { type FanOutStarter, sweepExpired } from '#lib/use-cases/publish-events';
 
 /** How often the change feed reads the sessions table. */
 export const LOCAL_POLL_MS = 500;

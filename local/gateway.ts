@@ -12,7 +12,9 @@ import {
   type GatewayResponseType,
   gatewayResponse,
   methodNotAllowed,
-} from '#lib/definitions/gateway-responses';
+} from '#lib/adapters/http/gateway-responses';
+import { REQUEST_ID_HEADER } from '#lib/adapters/http/request-id';
+import { headerValue } from '#lib/adapters/http/response';
 import { CLIENT_LIMITED_RESPONSE } from '#lib/definitions/rate-limits';
 import {
   AUTHORIZER_FUNCTION,
@@ -22,8 +24,6 @@ import {
   runtimeOf,
 } from '#lib/definitions/routes';
 import { isRateLimitValue, type RateLimit } from '#lib/domain/api-key';
-import { REQUEST_ID_HEADER } from '#lib/http/request-id';
-import { headerValue } from '#lib/http/response';
 import type { Logger } from '#lib/platform/logger';
 import {
   type ClientLimit,

@@ -1,4 +1,4 @@
-import { ensureLocalKeyFile } from '#lib/signing/local-keys';
+import { ensureLocalKeyFile } from '#lib/adapters/signing/local-keys';
 import { localKeyFile } from './key-file';
 
 /** The key file's name in DATA_DIR. */

@@ -1,8 +1,8 @@
 import { keyRotation } from '#functions/wiring';
+import type { RotationResult } from '#lib/adapters/signing/keyring-keys';
 import { LOCAL_ROTATION, type RotationPolicy } from '#lib/domain/keyring';
 import type { IdTokenKeysConfig } from '#lib/platform/config';
 import type { Logger } from '#lib/platform/logger';
-import type { RotationResult } from '#lib/signing/keyring-keys';
 
 /** How often the local runtime runs the keyring's scheduled rotation (AWS: every ten minutes). */
 export const LOCAL_ROTATION_CHECK_MS = 60_000;

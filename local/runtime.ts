@@ -5,7 +5,13 @@ import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { webhookSecretsOf } from '#functions/keys';
 import { idTokenPorts } from '#functions/wiring';
-import { gatewaySecurityHeaders } from '#lib/definitions/gateway-responses';
+import { DynamoBoardRepository } from '#lib/adapters/dynamodb/boards';
+import { createDocumentClient } from '#lib/adapters/dynamodb/client';
+import { DynamoCoveredSessions } from '#lib/adapters/dynamodb/covered-sessions';
+import { DynamoDestinationRateLimit } from '#lib/adapters/dynamodb/host-rates';
+import { DynamoWebhookRepository } from '#lib/adapters/dynamodb/webhooks';
+import { gatewaySecurityHeaders } from '#lib/adapters/http/gateway-responses';
+import type { RotationResult } from '#lib/adapters/signing/keyring-keys';
 import { FUNCTIONS, type FunctionName } from '#lib/definitions/routes';
 import { LOCAL_TABLE_NAMES, TABLE_KEYS, TABLES } from '#lib/definitions/tables';
 import type { RateLimit } from '#lib/domain/api-key';
@@ -15,12 +21,6 @@ import {
   WEBHOOK_DELIVERIES_PER_OWNER_PER_HOST_PER_SECOND,
 } from '#lib/domain/destinations';
 import type { EventSink } from '#lib/domain/events';
-import { DynamoBoardRepository } from '#lib/dynamodb/boards';
-import { createDocumentClient } from '#lib/dynamodb/client';
-import { DynamoCoveredSessions } from '#lib/dynamodb/covered-sessions';
-import { DynamoDestinationRateLimit } from '#lib/dynamodb/host-rates';
-import { DynamoWebhookRepository } from '#lib/dynamodb/webhooks';
-import { localBackChannelLogout } from '#lib/logout/local';
 import {
   appUrlRuleFor,
   fail,
@@ -33,8 +33,8 @@ import {
 } from '#lib/platform/config';
 import { createLogger, type Logger } from '#lib/platform/logger';
 import { systemClock } from '#lib/platform/system';
-import type { RotationResult } from '#lib/signing/keyring-keys';
-import { localWebhookDelivery } from '#lib/webhooks/local';
+import { localBackChannelLogout } from '#local/back-channel-logout';
+import { localWebhookDelivery } from '#local/webhook-delivery';
 import { clientErrorResponder } from './client-errors';
 import { ensureTables, reachableHost, startEmbeddedDynamo } from './dynamodb';
 import { type LocalEvents, startLocalEvents } from './events';

@@ -1,9 +1,9 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { DynamoApiKeyRepository } from '#lib/adapters/dynamodb/api-keys';
+import { DynamoBoardRepository } from '#lib/adapters/dynamodb/boards';
+import { DynamoMembershipRepository } from '#lib/adapters/dynamodb/memberships';
 import type { TableKey } from '#lib/definitions/tables';
 import type { DestinationPolicy } from '#lib/domain/destinations';
-import { DynamoApiKeyRepository } from '#lib/dynamodb/api-keys';
-import { DynamoBoardRepository } from '#lib/dynamodb/boards';
-import { DynamoMembershipRepository } from '#lib/dynamodb/memberships';
 import { cryptoRandom, systemClock } from '#lib/platform/system';
 import {
   addMember,

@@ -7,7 +7,7 @@
  */
 import { createHash, createHmac, type Hash, type Hmac, timingSafeEqual } from 'node:crypto';
 import { SignatureV4 } from '@smithy/signature-v4';
-import type { GatewayResponseType } from '#lib/definitions/gateway-responses';
+import type { GatewayResponseType } from '#lib/adapters/http/gateway-responses';
 
 /** SHA-256, or HMAC-SHA-256 with a secret, in the shape the SigV4 signer asks for. */
 export class Sha256 {

@@ -1,4 +1,4 @@
-import { ensureWebhookMasterKeyFile } from '#lib/signing/webhook-secrets';
+import { ensureWebhookMasterKeyFile } from '#lib/adapters/signing/webhook-secrets';
 import { localKeyFile } from './key-file';
 
 /** The master key file's name in DATA_DIR. */

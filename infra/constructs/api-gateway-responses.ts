@@ -3,8 +3,8 @@ import {
   GATEWAY_RESPONSES,
   type GatewayResponseType,
   gatewayResponse,
-} from '#lib/definitions/gateway-responses';
-import { REQUEST_ID_HEADER } from '#lib/http/request-id';
+} from '#lib/adapters/http/gateway-responses';
+import { REQUEST_ID_HEADER } from '#lib/adapters/http/request-id';
 import { jsonTemplate, quoted } from './api-mapping';
 
 /** Every error API Gateway makes itself, in the house shape and with the given security headers. */

@@ -4,8 +4,8 @@ import {
   PassthroughBehavior,
   type Resource,
 } from 'aws-cdk-lib/aws-apigateway';
-import { methodNotAllowed } from '#lib/definitions/gateway-responses';
-import { REQUEST_ID_HEADER } from '#lib/http/request-id';
+import { methodNotAllowed } from '#lib/adapters/http/gateway-responses';
+import { REQUEST_ID_HEADER } from '#lib/adapters/http/request-id';
 import { jsonTemplate, quoted } from './api-mapping';
 import { acknowledgeNoAuth } from './api-nag';
 

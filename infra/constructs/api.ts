@@ -19,7 +19,7 @@ import { LogGroup } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import type { InfraConfig } from '#infra/config';
 import type { RouteSpec, ServiceDefinitions } from '#infra/definitions';
-import { gatewaySecurityHeaders } from '#lib/definitions/gateway-responses';
+import { gatewaySecurityHeaders } from '#lib/adapters/http/gateway-responses';
 import { addCustomDomain } from './api-custom-domain';
 import { ApiFirewall } from './api-firewall';
 import { addGatewayResponses } from './api-gateway-responses';

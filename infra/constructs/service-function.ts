@@ -164,7 +164,7 @@ export class ServiceFunction extends Construct {
 }
 
 /**
- * What keeping the stage's usage plans in step with issued keys takes (lib/aws/api-gateway-keys.ts):
+ * What keeping the stage's usage plans in step with issued keys takes (lib/adapters/api-gateway/api-gateway-keys.ts):
  * read the usage plans to find the default one, create, find and delete API Gateway API keys, and add a
  * key to a usage plan. Revoking a key with limits of its own also retires that key's own usage plan
  * (detached from its stage, then deleted), so revocations leave no plan behind. API Gateway's control

@@ -1,6 +1,6 @@
 /**
- * The functions no route serves: the event pipeline on AWS (the change feed, lib/events/process.ts, and
- * webhook delivery, lib/webhooks/delivery.ts). The stack builds each with the same house defaults and
+ * The functions no route serves: the event pipeline on AWS (the change feed, lib/adapters/dynamodb/change-feed.ts, and
+ * webhook delivery, lib/use-cases/webhook-delivery.ts). The stack builds each with the same house defaults and
  * least-privilege grants as the API's functions (from `access`, `queries`, `settings`, `kms`,
  * `webhookSecrets`), plus what its trigger and its sends need: read of the sessions table's stream,
  * `PutEvents` on the stack's bus only, `SendMessage` / receive on its queue only. The local runtime runs

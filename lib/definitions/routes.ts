@@ -63,7 +63,7 @@ export const KEYRING_ENCRYPTION_CONTEXT = { purpose: 'id-token-keyring' } as con
 /** House defaults of every function, in AWS and in the local gateway's Lambda context. */
 export const FUNCTION_MEMORY_MB = 512;
 /**
- * Far above what an invocation may spend on DynamoDB (its 5 s request budget, lib/http/middlewares/
+ * Far above what an invocation may spend on DynamoDB (its 5 s request budget, lib/adapters/http/middlewares/
  * request-budget.ts, which also stops 1 s before Lambda's own timeout), so a slow DynamoDB ends in the
  * service's own 503, never in a Lambda timeout. API Gateway itself waits 29 s.
  */

@@ -49,7 +49,7 @@ export const EVENT_TYPE_INDEX = 'ownerType-index';
  * The session indexes behind listing and revoke-all, one per way a caller can reach a session (see
  * SessionScope in lib/domain/ports.ts). Each sorts by `createdKey` (`createdAt#id`), newest first when
  * read backwards. Their partition keys are write-sharded: `<scope key>#<shard>`, the shard fixed per
- * session (lib/dynamodb/sessions.ts, `sessionShard`), so one scope's writes spread over several
+ * session (lib/adapters/dynamodb/sessions.ts, `sessionShard`), so one scope's writes spread over several
  * partitions and a read of the scope queries every shard. Composite scope keys are SHA-256 hashes of
  * their parts: fixed length, so two ids of 256 characters each never exceed DynamoDB's key size, and no
  * separator can be forged inside an id.

@@ -446,7 +446,7 @@ export function cutoffRecordExpiry(
 }
 
 /**
- * The back-channel logouts one change of a record starts (lib/logout/fan-out.ts): those of the sessions
+ * The back-channel logouts one change of a record starts (lib/use-cases/logout-fan-out.ts): those of the sessions
  * an entry ended, created after `since` (when given) and at or before `at`. An entry that appeared starts
  * one for what it covers; an entry moved later (a call's last write replacing its first) starts one for
  * what the move added. Both instants travel with the job, so a job runs alike when its entry was merged

@@ -2,7 +2,7 @@ import type { Board } from './board';
 import { MIN_RETRY_AFTER_SECONDS } from './retry-after';
 
 /**
- * Domain errors. They carry no HTTP knowledge: `lib/http/middlewares/http-errors.ts` maps each class to a status,
+ * Domain errors. They carry no HTTP knowledge: `lib/adapters/http/middlewares/http-errors.ts` maps each class to a status,
  * in one place, so a use case never decides how its failure looks on the wire.
  */
 

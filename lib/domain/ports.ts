@@ -41,7 +41,7 @@ export interface BoardRepository {
 export interface MembershipRepository {
   /**
    * Strongly consistent: a membership removed a moment ago no longer counts. The create path reads it
-   * through its environment's 1 s cache (lib/cache/read-cache.ts), so there a change counts within a second.
+   * through its environment's 1 s cache (lib/adapters/cache/read-cache.ts), so there a change counts within a second.
    */
   isMember(orgId: string, userId: string): Promise<boolean>;
   /** Every organization the user is a member of now (each confirmed by a consistent read). */

@@ -44,7 +44,7 @@ export function toWebhookView(endpoint: WebhookEndpoint): WebhookView {
 
 /**
  * The most endpoints one key owner may have (what Stripe allows): the fan-out of each event is bounded by
- * it. The 17th create is a 422; the bound holds under concurrent creates (lib/dynamodb/webhooks.ts).
+ * it. The 17th create is a 422; the bound holds under concurrent creates (lib/adapters/dynamodb/webhooks.ts).
  */
 export const MAX_WEBHOOK_ENDPOINTS_PER_OWNER = 16;
 

@@ -17,7 +17,7 @@ export interface AwsCallLimits {
  * Limits of every AWS call. The services answer the service's small requests in milliseconds, so an
  * attempt that takes longer is abandoned and retried (the SDK's standard retries, 3 attempts in all): a
  * service that hangs costs one call about 3.5 s before it becomes a 503, and a request never waits past
- * its budget (lib/http/middlewares/request-budget.ts).
+ * its budget (lib/adapters/http/middlewares/request-budget.ts).
  */
 export const AWS_CALL_LIMITS: AwsCallLimits = {
   connectionTimeoutMs: 500,

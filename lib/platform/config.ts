@@ -23,7 +23,7 @@ export const METADATA_SIZE_MARGIN_BYTES = 8 * 1024;
  * so each quote or backslash of the metadata counts twice. The largest event (every other field at its
  * longest and worst for escaping: about 20 KB) with this much metadata makes a delivery message of about
  * 246 KB and an EventBridge event of about 137 KB, leaving METADATA_SIZE_MARGIN_BYTES free in the queue's
- * 256 KiB (test/unit/lib/events/event-sizes.test.ts computes both, and that 1 KiB more would not fit).
+ * 256 KiB (test/unit/lib/adapters/eventbridge/event-sizes.test.ts computes both, and that 1 KiB more would not fit).
  */
 export const METADATA_MAX_BYTES_CEILING = 114 * 1024;
 

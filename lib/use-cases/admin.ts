@@ -236,7 +236,7 @@ export async function deleteBoard(
  * member's sessions: one entry whatever the number of sessions, merged into its record like every other
  * (at most CUTOFF_ENTRIES_MAX entries, conditional on the record's revision). It reads no session, so it
  * counts the default lifetime as what it covers; the logouts' pass, which reads every session it ended
- * (lib/logout/fan-out.ts), raises the record's expiry to the latest of theirs, so the record expires
+ * (lib/use-cases/logout-fan-out.ts), raises the record's expiry to the latest of theirs, so the record expires
  * once nothing it covers can still be alive, and not before.
  */
 function operatorCutoff(random: RandomSource, at: string, actor: string): CutoffWrite {

@@ -6,7 +6,7 @@ export const DEFAULT_EVENT_LIMIT = 20;
 export const MAX_EVENT_LIMIT = 100;
 /**
  * Index reads one page may make. A page narrowed by `type` reads an index of exactly that type's events
- * (lib/dynamodb/events.ts), and one narrowed by session reads its session's few events (at most five), so
+ * (lib/adapters/dynamodb/events.ts), and one narrowed by session reads its session's few events (at most five), so
  * a page is one read; more only when DynamoDB's TTL deleted an event between the index read and the read
  * of the event itself. Beyond this the page comes back short, with a cursor.
  */
@@ -15,7 +15,7 @@ export const MAX_READS_PER_PAGE = 10;
 /** `occurredAt#id`: an event's place in its owner's order, newest first. */
 export type EventPosition = string;
 
-/** The events store as the events API reads it (lib/dynamodb/events.ts). */
+/** The events store as the events API reads it (lib/adapters/dynamodb/events.ts). */
 export interface EventReader {
   page(query: {
     ownerUserId: string;

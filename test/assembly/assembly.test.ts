@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DynamoApiKeyRepository } from '#lib/dynamodb/api-keys';
-import { createDocumentClient } from '#lib/dynamodb/client';
+import { DynamoApiKeyRepository } from '#lib/adapters/dynamodb/api-keys';
+import { createDocumentClient } from '#lib/adapters/dynamodb/client';
 import { cryptoRandom, systemClock } from '#lib/platform/system';
 import { createApiKey, RECORD_ONLY_THROTTLING, revokeApiKey } from '#lib/use-cases/admin';
 import { validBody } from '#test/support/fixtures';

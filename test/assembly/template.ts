@@ -6,7 +6,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { GatewayReply, GatewayResponseType } from '#lib/definitions/gateway-responses';
+import type { GatewayReply, GatewayResponseType } from '#lib/adapters/http/gateway-responses';
 import type { ApiModel, ApiRoute } from '#local/gateway';
 import type { ClientLimit } from '#local/rate-limiter';
 

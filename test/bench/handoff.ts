@@ -11,11 +11,11 @@ import { createHash } from 'node:crypto';
 import { Readable } from 'node:stream';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { SQSClient } from '@aws-sdk/client-sqs';
+import { SqsDeliveryScheduler } from '#lib/adapters/sqs/delivery-queue';
 import { EVENT_TYPES, eventSequence, type RoutedEvent } from '#lib/domain/events';
 import type { WebhookRepository } from '#lib/domain/ports';
 import { MAX_WEBHOOK_ENDPOINTS_PER_OWNER, type WebhookEndpoint } from '#lib/domain/webhook';
-import { expandHandOff, WebhookSink } from '#lib/webhooks/delivery';
-import { SqsDeliveryScheduler } from '#lib/webhooks/sqs';
+import { expandHandOff, WebhookSink } from '#lib/use-cases/webhook-delivery';
 import { quantile } from './measure';
 
 /** The SQS latency the goal is stated for. */

@@ -1,7 +1,7 @@
 // The in-memory DynamoDB behind the benchmark's stub: plain (unmarshalled) items, seeded from the JSON
 // file named by BENCH_SEED (run.ts writes it from scenarios.ts), and one call counter per process.
 //
-// It answers exactly the requests lib/dynamodb sends on the functions' cold paths, with DynamoDB's semantics
+// It answers exactly the requests lib/adapters/dynamodb sends on the functions' cold paths, with DynamoDB's semantics
 // where they change what the service sees (consistent reads, conditional writes, index projections,
 // Limit applied before the filter, LastEvaluatedKey whenever Limit was reached). Any other request shape
 // throws: a request the stub does not know is a change the benchmark has to follow, never something to

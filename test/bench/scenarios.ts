@@ -1,5 +1,10 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { APIGatewayProxyEvent, APIGatewayTokenAuthorizerEvent } from 'aws-lambda';
+import { CUTOFF_COPIES } from '#lib/adapters/dynamodb/cutoff-record-items';
+import { compositeKey, SCOPE_WRITE_SHARDS, shardedScopeKey } from '#lib/adapters/dynamodb/session-items';
+import { STATE_PAGE_SIZE } from '#lib/adapters/dynamodb/session-scopes';
+import { DynamoSessionRepository } from '#lib/adapters/dynamodb/sessions';
+import type { Item } from '#lib/adapters/dynamodb/table';
 import type { FunctionName } from '#lib/definitions/routes';
 import {
   MEMBERSHIP_USER_INDEX,
@@ -12,11 +17,6 @@ import {
 } from '#lib/definitions/tables';
 import { hashCredential } from '#lib/domain/credentials';
 import type { StoredSession } from '#lib/domain/session';
-import { CUTOFF_COPIES } from '#lib/dynamodb/cutoff-record-items';
-import { compositeKey, SCOPE_WRITE_SHARDS, shardedScopeKey } from '#lib/dynamodb/session-items';
-import { STATE_PAGE_SIZE } from '#lib/dynamodb/session-scopes';
-import { DynamoSessionRepository } from '#lib/dynamodb/sessions';
-import type { Item } from '#lib/dynamodb/table';
 import { embedEvent, jsonEvent, proxyEvent } from '#test/support/events';
 import { fullBody, storedSession } from '#test/support/fixtures';
 import type { FloorCall } from './floor';
@@ -317,7 +317,7 @@ const revocation = {
     ':key': FIXTURE.keyId,
   },
 };
-/** The copies of each cut-off record (lib/dynamodb/cutoff-records.ts): each is written on its own. */
+/** The copies of each cut-off record (lib/adapters/dynamodb/cutoff-records.ts): each is written on its own. */
 const COPY_NUMBERS = Array.from({ length: CUTOFF_COPIES }, (_, copy) => copy);
 
 /**

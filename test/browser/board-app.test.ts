@@ -2,8 +2,8 @@ import { randomUUID } from 'node:crypto';
 import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { main as adminMain } from '#admin/cli';
-import { HOST_SCRIPT_VERSION } from '#lib/embed/host-script';
-import { TEXTS } from '#lib/embed/i18n';
+import { HOST_SCRIPT_VERSION } from '#lib/adapters/http/embed/host-script';
+import { TEXTS } from '#lib/adapters/http/embed/i18n';
 import {
   describeInChromium,
   recordingMountOptions,

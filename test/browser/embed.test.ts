@@ -4,7 +4,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import { join } from 'node:path';
 import type { BrowserContext, Page, Request } from 'playwright-core';
 import { afterAll, expect, it } from 'vitest';
-import { FRAME_SCRIPT } from '#lib/embed/frame-script';
+import { FRAME_SCRIPT } from '#lib/adapters/http/embed/frame-script';
 import {
   describeInChromium,
   recordingMountOptions,

@@ -3,7 +3,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { join } from 'node:path';
 import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, expect, it } from 'vitest';
-import { HOST_SCRIPT_VERSION } from '#lib/embed/host-script';
+import { HOST_SCRIPT_VERSION } from '#lib/adapters/http/embed/host-script';
 import { describeInChromium, useChromium, useCustomerSite } from '#test/support/browser';
 import { createSessionAs, demoKey } from '#test/support/create-session-as';
 import { useTestRuntime } from '#test/support/runtime-fixture';

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { HOST_CORE, HOST_ERROR_CODES } from '#lib/embed/host-script';
+import { HOST_CORE, HOST_ERROR_CODES } from '#lib/adapters/http/embed/host-script';
 
 /**
  * docs/embedding.md is where a host developer learns what `mount` takes and what `onError` may report:

@@ -2,7 +2,11 @@ import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { READ_CACHE_LIMITS } from '#lib/cache/read-cache';
+import { READ_CACHE_LIMITS } from '#lib/adapters/cache/read-cache';
+import { CUTOFF_COPIES, writtenCutoffItem } from '#lib/adapters/dynamodb/cutoff-record-items';
+import { CUTOFF_WRITE_TRIES } from '#lib/adapters/dynamodb/cutoff-record-updates';
+import { SCOPE_WRITE_SHARDS } from '#lib/adapters/dynamodb/session-items';
+import { SQS_BATCH_MAX } from '#lib/adapters/sqs/delivery-queue';
 import { DELIVERY_QUEUE_SOURCE, SESSION_STREAM_SOURCE } from '#lib/definitions/background';
 import { FUNCTION_MEMORY_MB } from '#lib/definitions/routes';
 import { TABLES } from '#lib/definitions/tables';
@@ -16,11 +20,7 @@ import {
 } from '#lib/domain/cutoffs';
 import { MAX_ID_LENGTH } from '#lib/domain/ids';
 import { MAX_WEBHOOK_ENDPOINTS_PER_OWNER } from '#lib/domain/webhook';
-import { CUTOFF_COPIES, writtenCutoffItem } from '#lib/dynamodb/cutoff-record-items';
-import { CUTOFF_WRITE_TRIES } from '#lib/dynamodb/cutoff-record-updates';
-import { SCOPE_WRITE_SHARDS } from '#lib/dynamodb/session-items';
-import { FAN_OUT_PAGE_SIZE, LOGOUTS_PER_PART_PER_SECOND } from '#lib/logout/fan-out';
-import { SQS_BATCH_MAX } from '#lib/webhooks/sqs';
+import { FAN_OUT_PAGE_SIZE, LOGOUTS_PER_PART_PER_SECOND } from '#lib/use-cases/logout-fan-out';
 
 /**
  * The capacity arithmetic of docs/scale.md, recomputed: a figure on the page that no longer follows from

@@ -4,11 +4,11 @@ import { buildSync } from 'esbuild';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { BUNDLING, esbuildOptions, LAMBDA_SDK_ENVIRONMENT } from '#infra/bundling';
 import { PROJECT_ROOT } from '#infra/constructs/service-function';
+import { LAMBDA_RESERVE_MS, REQUEST_BUDGET_MS } from '#lib/adapters/http/middlewares/request-budget';
 import { BACKGROUND_FUNCTIONS } from '#lib/definitions/background';
 import { variablesOf } from '#lib/definitions/environment';
 import { API_GATEWAY_TIMEOUT_SECONDS, FUNCTIONS, runtimeOf } from '#lib/definitions/routes';
 import { TABLES, type TableKey } from '#lib/definitions/tables';
-import { LAMBDA_RESERVE_MS, REQUEST_BUDGET_MS } from '#lib/http/middlewares/request-budget';
 import type { Json } from '#test/support/infra';
 import {
   allowedDynamoGrants,
@@ -175,7 +175,7 @@ describe('Lambda functions', () => {
 
   it('lets only the two revoking functions, the provisioning API and the embed page update sessions', () => {
     // The embed page updates a session on the first load of a bindToBrowser link, and then only its two
-    // binding attributes (bindingHash, boundAt) in one conditional write (lib/dynamodb/sessions.ts `bind`,
+    // binding attributes (bindingHash, boundAt) in one conditional write (lib/adapters/dynamodb/sessions.ts `bind`,
     // its only update): it can neither revoke, un-revoke nor extend a session. The provisioning API writes
     // cut-off records only (a deleted board's, a revoked key's, a removed member's sessions), each read
     // consistently before its conditional merge.

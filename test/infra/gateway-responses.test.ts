@@ -6,7 +6,7 @@ import { useSynthesized } from '#test/support/synthesized';
 
 /**
  * What a client must receive for each error API Gateway makes itself, written out here rather than read
- * from lib/definitions/gateway-responses.ts, so a wrong entry in that table fails this test.
+ * from lib/adapters/http/gateway-responses.ts, so a wrong entry in that table fails this test.
  */
 const EXPECTED: Record<
   string,

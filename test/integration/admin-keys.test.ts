@@ -1,10 +1,10 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { runAdmin } from '#admin/cli';
 import { UsageError } from '#admin/command';
-import { createDocumentClient } from '#lib/dynamodb/client';
-import { DynamoKeyringStore } from '#lib/dynamodb/keyring';
+import { createDocumentClient } from '#lib/adapters/dynamodb/client';
+import { DynamoKeyringStore } from '#lib/adapters/dynamodb/keyring';
+import { KeyringPublicKeys } from '#lib/adapters/signing/keyring-keys';
 import { systemClock } from '#lib/platform/system';
-import { KeyringPublicKeys } from '#lib/signing/keyring-keys';
 import { adminEnv, testTarget } from '#test/support/local-runtime';
 import { useTestRuntime } from '#test/support/runtime-fixture';
 

@@ -257,7 +257,7 @@ describe.skipIf(testTarget() === 'assembly')('back-channel logout to board appli
     expect(second?.sid).toBe(first?.sid);
     expect(second?.jti).not.toBe(first?.jti);
     // That the 200 of the second attempt ends the retries is proven on the injected scheduler
-    // (test/unit/lib/logout/backchannel.test.ts), not by waiting here for a third that must not come.
+    // (test/unit/lib/use-cases/back-channel-logout.test.ts), not by waiting here for a third that must not come.
   });
 
   it('sends nothing for a board without a logoutUrl, nor for one without an application', async () => {

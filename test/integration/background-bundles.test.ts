@@ -57,11 +57,13 @@ describe('the event pipeline bundles', () => {
   it.each(['sessionStream', 'expirySweep'] as const)(
     'bundles no KMS, signing or JOSE code into %s: it queues logouts, the delivery worker signs them',
     (name) => {
-      expect((inputs.get(name) ?? []).filter((input) => /lib\/signing\/|\/jose\//.test(input))).toEqual([]);
+      expect(
+        (inputs.get(name) ?? []).filter((input) => /lib\/adapters\/signing\/|\/jose\//.test(input)),
+      ).toEqual([]);
     },
   );
 
   it('bundles the ID token signer into webhookDelivery, which signs the logout tokens', () => {
-    expect(inputs.get('webhookDelivery')).toContain('lib/signing/keyring-keys.ts');
+    expect(inputs.get('webhookDelivery')).toContain('lib/adapters/signing/keyring-keys.ts');
   });
 });

@@ -1,13 +1,13 @@
 import { beforeAll, describe, expect, it } from 'vitest';
+import { DynamoBoardRepository } from '#lib/adapters/dynamodb/boards';
+import { DynamoCutoffRecords } from '#lib/adapters/dynamodb/cutoff-records';
+import { DynamoEventStore } from '#lib/adapters/dynamodb/events';
+import { DynamoMembershipRepository } from '#lib/adapters/dynamodb/memberships';
+import { DynamoSessionRepository } from '#lib/adapters/dynamodb/sessions';
 import { LOCAL_TABLE_NAMES } from '#lib/definitions/tables';
 import { hashCredential } from '#lib/domain/credentials';
 import type { StoredSession } from '#lib/domain/session';
 import { sessionEvent } from '#lib/domain/session-events';
-import { DynamoBoardRepository } from '#lib/dynamodb/boards';
-import { DynamoCutoffRecords } from '#lib/dynamodb/cutoff-records';
-import { DynamoEventStore } from '#lib/dynamodb/events';
-import { DynamoMembershipRepository } from '#lib/dynamodb/memberships';
-import { DynamoSessionRepository } from '#lib/dynamodb/sessions';
 import { listEvents } from '#lib/use-cases/list-events';
 import { type ListCaller, listSessions } from '#lib/use-cases/list-sessions';
 import { revokeUserSessions } from '#lib/use-cases/revoke-user-sessions';

@@ -11,10 +11,10 @@ import { promisify } from 'node:util';
 import { build, type Metafile } from 'esbuild';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BUNDLING, esbuildOptions, shipFiles } from '#infra/bundling';
+import { HOST_SCRIPT, HOST_SCRIPT_VERSION } from '#lib/adapters/http/embed/host-script';
+import { AUTHORIZER_FAILED } from '#lib/adapters/http/middlewares/authorizer-errors';
 import { FUNCTIONS, type FunctionDefinition, type FunctionName } from '#lib/definitions/routes';
 import { TABLE_KEYS, TABLES } from '#lib/definitions/tables';
-import { HOST_SCRIPT, HOST_SCRIPT_VERSION } from '#lib/embed/host-script';
-import { AUTHORIZER_FAILED } from '#lib/http/middlewares/authorizer-errors';
 import { GOALS } from '#test/bench/floor';
 import { childEnv } from '#test/support/child-env';
 import { embedEvent, jsonEvent, proxyEvent } from '#test/support/events';
@@ -533,7 +533,7 @@ for (const { label, node, missing } of RUNTIMES) {
       );
       expect(outcome.result).toMatchObject({ statusCode: 500 });
       const [line] = logs.filter((entry) => entry.level === 'error');
-      expect(line?.stack).toMatch(/lib\/http\/api-gateway\.ts:\d+:\d+/);
+      expect(line?.stack).toMatch(/lib\/adapters\/http\/api-gateway\.ts:\d+:\d+/);
       expect(line?.stack).not.toMatch(/index\.mjs:\d+/);
     });
 

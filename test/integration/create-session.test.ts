@@ -2,8 +2,8 @@ import { createHash } from 'node:crypto';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { DynamoApiKeyRepository } from '#lib/dynamodb/api-keys';
-import { createDocumentClient } from '#lib/dynamodb/client';
+import { DynamoApiKeyRepository } from '#lib/adapters/dynamodb/api-keys';
+import { createDocumentClient } from '#lib/adapters/dynamodb/client';
 import { cryptoRandom, systemClock } from '#lib/platform/system';
 import { createApiKey, RECORD_ONLY_THROTTLING } from '#lib/use-cases/admin';
 import type { LocalRuntime } from '#local/runtime';
@@ -288,7 +288,7 @@ describe('POST /api/embed/sessions: body handling', () => {
 describe('POST /api/embed/sessions: validation (400 naming the field)', () => {
   /**
    * Each kind of rule once over HTTP, as the caller sees it (the status, the JSON error, the field named);
-   * every rule and edge is tested on the validator itself (test/unit/lib/validation/create-session.test.ts).
+   * every rule and edge is tested on the validator itself (test/unit/lib/adapters/http/validation/create-session.test.ts).
    */
   const cases: Array<[string, Record<string, unknown>, RegExp]> = [
     ['boardId is missing', { boardId: undefined }, /boardId/],

@@ -1,28 +1,28 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DynamoApiKeyRepository } from '#lib/adapters/dynamodb/api-keys';
+import { DynamoBoardRepository } from '#lib/adapters/dynamodb/boards';
+import { createDocumentClient } from '#lib/adapters/dynamodb/client';
+import { DynamoCoveredSessions } from '#lib/adapters/dynamodb/covered-sessions';
+import { CUTOFF_COPIES, cutoffCopyOf, cutoffId } from '#lib/adapters/dynamodb/cutoff-record-items';
+import { DynamoCutoffRecords } from '#lib/adapters/dynamodb/cutoff-records';
+import {
+  DynamoDestinationRateLimit,
+  HOST_RATE_KEY_PREFIX,
+  HOST_RATE_TTL_SECONDS,
+} from '#lib/adapters/dynamodb/host-rates';
+import { DynamoIdempotencyRepository } from '#lib/adapters/dynamodb/idempotency';
+import { DynamoMembershipRepository } from '#lib/adapters/dynamodb/memberships';
+import { SCOPE_WRITE_SHARDS, sessionShard } from '#lib/adapters/dynamodb/session-items';
+import { DynamoSessionRepository } from '#lib/adapters/dynamodb/sessions';
+import { DynamoWebhookRepository } from '#lib/adapters/dynamodb/webhooks';
 import { LOCAL_TABLE_NAMES, SESSION_SCOPE_INDEXES } from '#lib/definitions/tables';
 import { hashCredential } from '#lib/domain/credentials';
 import { CUTOFF_ENTRIES_MAX, type CutoffScope, coveringCutoff, cutoffScopeKey } from '#lib/domain/cutoffs';
 import type { CoveredRange, CoveredScope } from '#lib/domain/ports';
 import type { StoredSession } from '#lib/domain/session';
 import { isWebhookId, newWebhookId } from '#lib/domain/webhook';
-import { DynamoApiKeyRepository } from '#lib/dynamodb/api-keys';
-import { DynamoBoardRepository } from '#lib/dynamodb/boards';
-import { createDocumentClient } from '#lib/dynamodb/client';
-import { DynamoCoveredSessions } from '#lib/dynamodb/covered-sessions';
-import { CUTOFF_COPIES, cutoffCopyOf, cutoffId } from '#lib/dynamodb/cutoff-record-items';
-import { DynamoCutoffRecords } from '#lib/dynamodb/cutoff-records';
-import {
-  DynamoDestinationRateLimit,
-  HOST_RATE_KEY_PREFIX,
-  HOST_RATE_TTL_SECONDS,
-} from '#lib/dynamodb/host-rates';
-import { DynamoIdempotencyRepository } from '#lib/dynamodb/idempotency';
-import { DynamoMembershipRepository } from '#lib/dynamodb/memberships';
-import { SCOPE_WRITE_SHARDS, sessionShard } from '#lib/dynamodb/session-items';
-import { DynamoSessionRepository } from '#lib/dynamodb/sessions';
-import { DynamoWebhookRepository } from '#lib/dynamodb/webhooks';
 import { METADATA_MAX_BYTES_CEILING } from '#lib/platform/config';
 import { ensureTables } from '#local/dynamodb';
 import { apiKeyRecord } from '#test/support/fakes';

@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { createLocalJWKSet, decodeJwt, decodeProtectedHeader, type JWTPayload, jwtVerify } from 'jose';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { HANDOFF_SCRIPT_HASH } from '#lib/adapters/http/embed/handoff';
 import { ID_TOKEN_CLAIMS } from '#lib/domain/id-token';
-import { HANDOFF_SCRIPT_HASH } from '#lib/embed/handoff';
 import { createSessionAs, demoKey } from '#test/support/create-session-as';
 import { runtimeIdTokenKeys } from '#test/support/id-token-keys';
 import { useKeyOwnerCast } from '#test/support/key-owner-cast';

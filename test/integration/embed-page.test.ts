@@ -1,7 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { DeleteCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
-import { createDocumentClient } from '#lib/dynamodb/client';
+import { createDocumentClient } from '#lib/adapters/dynamodb/client';
 import { createSessionAs, demoKey } from '#test/support/create-session-as';
 import {
   adminEnv,

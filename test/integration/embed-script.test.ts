@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { HOST_SCRIPT_INTEGRITY, HOST_SCRIPT_PATH } from '#lib/embed/host-script';
+import { HOST_SCRIPT_INTEGRITY, HOST_SCRIPT_PATH } from '#lib/adapters/http/embed/host-script';
 import { call } from '#test/support/local-runtime';
 import { useTestRuntime } from '#test/support/runtime-fixture';
 

@@ -3,8 +3,8 @@ import type { AddressInfo } from 'node:net';
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import dynalite from 'dynalite';
 import { describe, expect, it } from 'vitest';
+import { createDocumentClient } from '#lib/adapters/dynamodb/client';
 import { LOCAL_TABLE_NAMES } from '#lib/definitions/tables';
-import { createDocumentClient } from '#lib/dynamodb/client';
 import { ensureTables } from '#local/dynamodb';
 
 describe('ensureTables', () => {

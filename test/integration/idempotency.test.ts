@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
+import { createDocumentClient } from '#lib/adapters/dynamodb/client';
 import { idempotencyRecordId } from '#lib/domain/idempotency';
-import { createDocumentClient } from '#lib/dynamodb/client';
 import type { LocalRuntime } from '#local/runtime';
 import { validBody } from '#test/support/fixtures';
 import { call, keyOwner, storeIdempotencyRecord } from '#test/support/local-runtime';

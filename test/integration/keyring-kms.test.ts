@@ -4,19 +4,19 @@ import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-l
 import { mockClient } from 'aws-sdk-client-mock';
 import { createLocalJWKSet, decodeProtectedHeader, type JSONWebKeySet, jwtVerify } from 'jose';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { DynamoBoardRepository } from '#lib/adapters/dynamodb/boards';
+import { createDocumentClient } from '#lib/adapters/dynamodb/client';
+import { DynamoKeyringStore } from '#lib/adapters/dynamodb/keyring';
+import { DynamoSessionRepository } from '#lib/adapters/dynamodb/sessions';
+import type { BatchResponse } from '#lib/adapters/dynamodb/stream-records';
+import { KeyRotation, KeyringSigner } from '#lib/adapters/signing/keyring-keys';
+import { kmsClient } from '#lib/adapters/signing/kms-client';
+import { KmsKeyEncryption } from '#lib/adapters/signing/kms-key-encryption';
 import { LOCAL_TABLE_NAMES } from '#lib/definitions/tables';
 import { hashCredential } from '#lib/domain/credentials';
 import { DependencyUnavailableError } from '#lib/domain/errors';
 import { LOCAL_ROTATION } from '#lib/domain/keyring';
-import { DynamoBoardRepository } from '#lib/dynamodb/boards';
-import { createDocumentClient } from '#lib/dynamodb/client';
-import { DynamoKeyringStore } from '#lib/dynamodb/keyring';
-import { DynamoSessionRepository } from '#lib/dynamodb/sessions';
-import type { BatchResponse } from '#lib/events/stream';
 import { systemClock } from '#lib/platform/system';
-import { KeyRotation, KeyringSigner } from '#lib/signing/keyring-keys';
-import { kmsClient } from '#lib/signing/kms-client';
-import { KmsKeyEncryption } from '#lib/signing/kms-key-encryption';
 import { ensureTables } from '#local/dynamodb';
 import { embedEvent, lambdaContext } from '#test/support/events';
 import { type FaultProxy, startFaultProxy } from '#test/support/fault-proxy';
@@ -34,16 +34,16 @@ import { startWebhookReceiver, type WebhookReceiver } from '#test/support/webhoo
  * The tokens verify against the JWKS the discovery function serves, which calls KMS not at all.
  */
 const aws = vi.hoisted(() => ({ kmsEndpoint: '' }));
-vi.mock('#lib/signing/kms-client', async (importOriginal) => {
-  const original = await importOriginal<typeof import('#lib/signing/kms-client')>();
+vi.mock('#lib/adapters/signing/kms-client', async (importOriginal) => {
+  const original = await importOriginal<typeof import('#lib/adapters/signing/kms-client')>();
   return { ...original, kmsClient: (region: string) => original.kmsClient(region, aws.kmsEndpoint) };
 });
-vi.mock('#lib/webhooks/destination-post', async (importOriginal) => {
-  const original = await importOriginal<typeof import('#lib/webhooks/destination-post')>();
+vi.mock('#lib/adapters/outbound-http/destination-post', async (importOriginal) => {
+  const original = await importOriginal<typeof import('#lib/adapters/outbound-http/destination-post')>();
   return {
     ...original,
     // The receiver stands in for a board application on the internet but listens on loopback, which the
-    // deployed policy refuses: allowed here for it alone (test/unit/lib/webhooks/destination-post.test.ts
+    // deployed policy refuses: allowed here for it alone (test/unit/lib/adapters/outbound-http/destination-post.test.ts
     // tests the refusals).
     destinationPost: (...[policy, options]: Parameters<typeof original.destinationPost>) =>
       original.destinationPost({ ...policy, allowLoopback: true }, options),

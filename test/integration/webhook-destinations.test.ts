@@ -7,9 +7,9 @@
  */
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { createDocumentClient } from '#lib/adapters/dynamodb/client';
+import { DynamoWebhookRepository } from '#lib/adapters/dynamodb/webhooks';
 import { ALL_EVENT_TYPES } from '#lib/domain/webhook';
-import { createDocumentClient } from '#lib/dynamodb/client';
-import { DynamoWebhookRepository } from '#lib/dynamodb/webhooks';
 import type { LocalRuntime } from '#local/runtime';
 import { createSessionAs } from '#test/support/create-session-as';
 import { apiCall } from '#test/support/local-runtime';

@@ -7,9 +7,9 @@
 import { randomUUID } from 'node:crypto';
 import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
+import { createDocumentClient } from '#lib/adapters/dynamodb/client';
+import { DynamoWebhookRepository, WEBHOOK_CLAIM_GRACE_SECONDS } from '#lib/adapters/dynamodb/webhooks';
 import { ALL_EVENT_TYPES, MAX_WEBHOOK_ENDPOINTS_PER_OWNER, newWebhookId } from '#lib/domain/webhook';
-import { createDocumentClient } from '#lib/dynamodb/client';
-import { DynamoWebhookRepository, WEBHOOK_CLAIM_GRACE_SECONDS } from '#lib/dynamodb/webhooks';
 import { apiCall, type KeyOwnerFixture, keyOwner } from '#test/support/local-runtime';
 import { useTestRuntime } from '#test/support/runtime-fixture';
 

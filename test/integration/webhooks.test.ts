@@ -1,7 +1,7 @@
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createDocumentClient } from '#lib/adapters/dynamodb/client';
 import { TABLE_KEYS } from '#lib/definitions/tables';
-import { createDocumentClient } from '#lib/dynamodb/client';
 import type { LocalRuntime } from '#local/runtime';
 import { createdSessionView } from '#test/support/create-session-as';
 import { apiCall, call, type KeyOwnerFixture, keyOwner, testTarget } from '#test/support/local-runtime';

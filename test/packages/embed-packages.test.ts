@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { HOST_CORE, HOST_ERROR_CODES, HOST_SCRIPT_PATH } from '#lib/embed/host-script';
+import { HOST_CORE, HOST_ERROR_CODES, HOST_SCRIPT_PATH } from '#lib/adapters/http/embed/host-script';
 import { childEnv } from '#test/support/child-env';
 import { assertPackagesBuilt } from '#test/support/packages';
 import { useTestRuntime } from '#test/support/runtime-fixture';

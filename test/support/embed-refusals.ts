@@ -1,9 +1,9 @@
+import type { EmbedErrorCode } from '#lib/adapters/http/embed/i18n';
 import * as errors from '#lib/domain/errors';
-import type { EmbedErrorCode } from '#lib/embed/i18n';
 
 /**
  * Every refusal the embed page makes, with the code it is known by (the page's text, its JSON answer, the
- * host script's event). Written here rather than read from lib/embed, so a code changed there fails the
+ * host script's event). Written here rather than read from lib/adapters/http/embed, so a code changed there fails the
  * tests instead of changing their oracle.
  */
 export const EMBED_REFUSALS: readonly (readonly [EmbedErrorCode, Error])[] = [

@@ -1,6 +1,6 @@
 import { createContext, Script } from 'node:vm';
-import { MESSAGE_SOURCE } from '#lib/embed/frame-script';
-import { HOST_SCRIPT } from '#lib/embed/host-script';
+import { MESSAGE_SOURCE } from '#lib/adapters/http/embed/frame-script';
+import { HOST_SCRIPT } from '#lib/adapters/http/embed/host-script';
 
 /**
  * A host page for the host script without a browser: just the DOM, timers, `BroadcastChannel` and Web

@@ -1,3 +1,5 @@
+import { SCOPE_WRITE_SHARDS, sessionShard } from '#lib/adapters/dynamodb/session-items';
+import { mergeShardPages } from '#lib/adapters/dynamodb/session-scopes';
 import type { ApiKeyRecord, RateLimit } from '#lib/domain/api-key';
 import type { Board } from '#lib/domain/board';
 import * as Cutoffs from '#lib/domain/cutoffs';
@@ -8,8 +10,6 @@ import {
 import { StorageUnavailableError } from '#lib/domain/errors';
 import type * as Ports from '#lib/domain/ports';
 import type { SessionBinding, StoredSession } from '#lib/domain/session';
-import { SCOPE_WRITE_SHARDS, sessionShard } from '#lib/dynamodb/session-items';
-import { mergeShardPages } from '#lib/dynamodb/session-scopes';
 
 /** Records in memory under a key of each, remembering every key looked up (`lookups`), in order. */
 class RecordedLookups<T> {

@@ -37,7 +37,7 @@ export async function startRuntimeBehindProxy(): Promise<RuntimeBehindProxy> {
 
 /**
  * The answer to an outage: 503 JSON with Retry-After; never 401 (not the key) and never 500. That it comes
- * in time is the request budget's rule (test/unit/lib/http/middlewares/request-budget.test.ts and
+ * in time is the request budget's rule (test/unit/lib/adapters/http/middlewares/request-budget.test.ts and
  * test/unit/functions/deadlines.test.ts), not a stopwatch's here.
  */
 export function expectUnavailable(result: CallResult) {

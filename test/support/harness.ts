@@ -65,7 +65,7 @@ export function expectJsonError(result: Lambda.APIGatewayProxyResult, status: nu
  * verbose log level so that any line that could leak a credential is written; re-seeds the mocked
  * tables and captures stdout around every test. `handler()` is the loaded handler, `logs()` what the
  * current test wrote. With `coldPerTest`, every test gets a handler loaded for it: a fresh execution
- * environment, whose per-environment caches (lib/cache) hold nothing an earlier test read.
+ * environment, whose per-environment caches (lib/adapters/cache) hold nothing an earlier test read.
  */
 export function handlerSuite<H>(options: {
   mock: { reset(): void; restore(): void };

@@ -1,8 +1,8 @@
-import { createDocumentClient } from '#lib/dynamodb/client';
-import { DynamoKeyringStore } from '#lib/dynamodb/keyring';
+import { createDocumentClient } from '#lib/adapters/dynamodb/client';
+import { DynamoKeyringStore } from '#lib/adapters/dynamodb/keyring';
+import { KeyringPublicKeys, KeyringSigner } from '#lib/adapters/signing/keyring-keys';
+import { LocalKeyEncryption } from '#lib/adapters/signing/local-keys';
 import { systemClock } from '#lib/platform/system';
-import { KeyringPublicKeys, KeyringSigner } from '#lib/signing/keyring-keys';
-import { LocalKeyEncryption } from '#lib/signing/local-keys';
 import type { LocalRuntime } from '#local/runtime';
 
 /**

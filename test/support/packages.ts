@@ -1,6 +1,6 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { HOST_CORE } from '#lib/embed/host-script';
+import { HOST_CORE } from '#lib/adapters/http/embed/host-script';
 
 const ROOT = join(import.meta.dirname, '../..');
 
@@ -29,7 +29,7 @@ export function assertPackagesBuilt(): void {
     throw stale('embed/dist/runtime.js is missing');
   }
   if (!runtime.includes(`export const createEmbedSession = ${HOST_CORE};\n`)) {
-    throw stale('embed/dist/runtime.js is not the host script of lib/embed/host-script.ts');
+    throw stale('embed/dist/runtime.js is not the host script of lib/adapters/http/embed/host-script.ts');
   }
   for (const name of ['embed', 'embed-react']) {
     const dist = join(ROOT, name, 'dist');

@@ -1,5 +1,5 @@
 import { type DynamoDBDocumentClient, QueryCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
-import { createDocumentClient } from '#lib/dynamodb/client';
+import { createDocumentClient } from '#lib/adapters/dynamodb/client';
 
 /** Where a test reads what was really stored: a client of its own, or the endpoint of a DynamoDB. */
 export type StoreReader = DynamoDBDocumentClient | string;

@@ -1,7 +1,7 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { beforeEach } from 'vitest';
+import { createDocumentClient } from '#lib/adapters/dynamodb/client';
 import { LOCAL_TABLE_NAMES } from '#lib/definitions/tables';
-import { createDocumentClient } from '#lib/dynamodb/client';
 import { AWS_CALL_LIMITS, type AwsCallLimits } from '#lib/platform/aws-clients';
 import { ensureTables } from '#local/dynamodb';
 import { type FaultProxy, startFaultProxy } from './fault-proxy';

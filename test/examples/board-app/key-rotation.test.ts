@@ -3,11 +3,11 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { decodeProtectedHeader } from 'jose';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { jwks, openIdConfiguration } from '#lib/adapters/http/embed/discovery';
+import { KeyRotation, KeyringPublicKeys, KeyringSigner } from '#lib/adapters/signing/keyring-keys';
 import type { IdTokenClaims } from '#lib/domain/id-token';
 import { LOCAL_ROTATION } from '#lib/domain/keyring';
-import { jwks, openIdConfiguration } from '#lib/embed/discovery';
 import { systemClock } from '#lib/platform/system';
-import { KeyRotation, KeyringPublicKeys, KeyringSigner } from '#lib/signing/keyring-keys';
 import { CountingKeyEncryption, InMemoryKeyringStore } from '#test/support/keyring';
 import { TokenVerifier } from '../../../examples/board-app/verify';
 

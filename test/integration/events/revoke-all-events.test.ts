@@ -2,8 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runAdmin } from '#admin/cli';
+import { createDocumentClient } from '#lib/adapters/dynamodb/client';
 import type { EmbedEvent } from '#lib/domain/events';
-import { createDocumentClient } from '#lib/dynamodb/client';
 import { createSessionAs } from '#test/support/create-session-as';
 import {
   adminEnv,

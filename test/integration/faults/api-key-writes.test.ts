@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
+import { DynamoApiKeyRepository } from '#lib/adapters/dynamodb/api-keys';
 import { API_KEY_ID_INDEX, LOCAL_TABLE_NAMES } from '#lib/definitions/tables';
 import type { ApiKeyRecord } from '#lib/domain/api-key';
-import { DynamoApiKeyRepository } from '#lib/dynamodb/api-keys';
 import { MISSING_ANSWERS } from '#test/support/lost-answers';
 import { SHORT_LIMITS } from '#test/support/short-aws-limits';
 import { queryItems } from '#test/support/stored-items';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import { CUTOFF_COPIES, cutoffCopyOf } from '#lib/adapters/dynamodb/cutoff-record-items';
 import { LOCAL_TABLE_NAMES } from '#lib/definitions/tables';
-import { CUTOFF_COPIES, cutoffCopyOf } from '#lib/dynamodb/cutoff-record-items';
 import { createDemoSession } from '#test/support/demo-sessions';
 import type { Fault } from '#test/support/fault-proxy';
 import { useRuntimeBehindProxy } from '#test/support/fault-suite';

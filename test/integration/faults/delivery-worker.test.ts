@@ -2,23 +2,29 @@ import { createHash, randomUUID } from 'node:crypto';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { createLocalJWKSet, jwtVerify } from 'jose';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { DynamoBoardRepository } from '#lib/adapters/dynamodb/boards';
+import {
+  DynamoDestinationRateLimit,
+  HOST_RATE_KEY_PREFIX,
+  ownerHostRatePartition,
+} from '#lib/adapters/dynamodb/host-rates';
+import { DynamoKeyringStore } from '#lib/adapters/dynamodb/keyring';
+import { DynamoWebhookRepository } from '#lib/adapters/dynamodb/webhooks';
+import {
+  KEYRING_REFRESH_MS,
+  KeyringPublicKeys,
+  KeyringSigner,
+  newKeyring,
+} from '#lib/adapters/signing/keyring-keys';
 import { LOCAL_TABLE_NAMES } from '#lib/definitions/tables';
 import type { Board } from '#lib/domain/board';
 import { WEBHOOK_DELIVERIES_PER_HOST_PER_SECOND } from '#lib/domain/destinations';
 import { StorageUnavailableError } from '#lib/domain/errors';
 import type { Clock } from '#lib/domain/ports';
 import { formatWebhookSecret, newWebhookId, type WebhookEndpoint } from '#lib/domain/webhook';
-import { DynamoBoardRepository } from '#lib/dynamodb/boards';
-import {
-  DynamoDestinationRateLimit,
-  HOST_RATE_KEY_PREFIX,
-  ownerHostRatePartition,
-} from '#lib/dynamodb/host-rates';
-import { DynamoKeyringStore } from '#lib/dynamodb/keyring';
-import { DynamoWebhookRepository } from '#lib/dynamodb/webhooks';
-import { attemptLogout, type LogoutDelivery, type LogoutDeps } from '#lib/logout/backchannel';
+import { verifyWebhookSignature } from '#lib/domain/webhook-signature';
 import { createMetrics } from '#lib/platform/metrics';
-import { KEYRING_REFRESH_MS, KeyringPublicKeys, KeyringSigner, newKeyring } from '#lib/signing/keyring-keys';
+import { attemptLogout, type LogoutDelivery, type LogoutDeps } from '#lib/use-cases/back-channel-logout';
 import {
   attemptDelivery,
   type DeliveryDeps,
@@ -26,8 +32,7 @@ import {
   type HttpPost,
   UNCOUNTED_HOST_WAIT_SECONDS,
   type WebhookDelivery,
-} from '#lib/webhooks/delivery';
-import { verifyWebhookSignature } from '#lib/webhooks/signature';
+} from '#lib/use-cases/webhook-delivery';
 import { sequenceRandom } from '#test/support/fakes';
 import type { Fault } from '#test/support/fault-proxy';
 import { CountingKeyEncryption } from '#test/support/keyring';
@@ -38,8 +43,8 @@ import { useTablesBehindProxy } from '#test/support/tables-behind-proxy';
 
 /**
  * The delivery worker's two DynamoDB calls added last, failing on this run's engine: the per-host
- * delivery counter's UpdateItem (lib/dynamodb/host-rates.ts) before a webhook is sent, and the keyring's
- * GetItem (lib/dynamodb/keyring.ts) before a back-channel logout is signed. Whatever DynamoDB does, the
+ * delivery counter's UpdateItem (lib/adapters/dynamodb/host-rates.ts) before a webhook is sent, and the keyring's
+ * GetItem (lib/adapters/dynamodb/keyring.ts) before a back-channel logout is signed. Whatever DynamoDB does, the
  * delivery is neither lost nor sent twice: an uncounted delivery goes back on the queue (not sent); a
  * logout that cannot be signed fails its message, which SQS offers again (the worker, functions/
  * webhook-delivery.ts, reports it in `batchItemFailures`); once DynamoDB answers, it is sent once.

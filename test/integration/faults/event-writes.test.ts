@@ -1,12 +1,12 @@
 import { beforeAll, describe, expect, it } from 'vitest';
+import { DynamoEventStore, duePartition } from '#lib/adapters/dynamodb/events';
+import { DynamoSessionRepository } from '#lib/adapters/dynamodb/sessions';
 import { LOCAL_TABLE_NAMES } from '#lib/definitions/tables';
 import type { EventSink, RoutedEvent } from '#lib/domain/events';
 import { minuteBucket } from '#lib/domain/events';
 import type { StoredSession } from '#lib/domain/session';
 import { sessionEvent } from '#lib/domain/session-events';
-import { DynamoEventStore, duePartition } from '#lib/dynamodb/events';
-import { DynamoSessionRepository } from '#lib/dynamodb/sessions';
-import { sweepExpired } from '#lib/events/publish';
+import { sweepExpired } from '#lib/use-cases/publish-events';
 import type { Fault } from '#test/support/fault-proxy';
 import { storedSession } from '#test/support/fixtures';
 import { lostAnswer } from '#test/support/lost-answers';
@@ -15,7 +15,7 @@ import { queryItems } from '#test/support/stored-items';
 import { useTablesBehindProxy } from '#test/support/tables-behind-proxy';
 
 /**
- * Retries converge for the events table's writes (lib/dynamodb/events.ts), on this run's engine: each
+ * Retries converge for the events table's writes (lib/adapters/dynamodb/events.ts), on this run's engine: each
  * write's answer is lost after it landed, or comes after the attempt's deadline, once (the SDK's own retry
  * meets the write) or on every attempt (the write fails, and the processor or the sweep runs it again).
  * Whatever happens, exactly one effect is stored: one event with the content derived, one expiry note or

@@ -1,14 +1,14 @@
 import { createLocalJWKSet, jwtVerify } from 'jose';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { LOCAL_TABLE_NAMES } from '#lib/definitions/tables';
-import { createDocumentClient } from '#lib/dynamodb/client';
-import { DynamoKeyringStore } from '#lib/dynamodb/keyring';
-import { systemClock } from '#lib/platform/system';
+import { createDocumentClient } from '#lib/adapters/dynamodb/client';
+import { DynamoKeyringStore } from '#lib/adapters/dynamodb/keyring';
 import {
   KEYRING_REFRESH_MS,
   KeyringPublicKeys,
   PUBLISHED_KEYRING_REFRESH_MS,
-} from '#lib/signing/keyring-keys';
+} from '#lib/adapters/signing/keyring-keys';
+import { LOCAL_TABLE_NAMES } from '#lib/definitions/tables';
+import { systemClock } from '#lib/platform/system';
 import type { Fault } from '#test/support/fault-proxy';
 import { expectUnavailable, useRuntimeBehindProxy } from '#test/support/fault-suite';
 import { validBody } from '#test/support/fixtures';
@@ -23,7 +23,7 @@ vi.mock('#lib/platform/aws-clients', async (original) =>
 );
 
 /**
- * The keyring's GetItem on the signing keys table (lib/dynamodb/keyring.ts) failing, for the embed page's
+ * The keyring's GetItem on the signing keys table (lib/adapters/dynamodb/keyring.ts) failing, for the embed page's
  * hand-off and for discovery's JWKS. A function that has not read the keyring yet cannot sign nor
  * publish: it answers 503 with Retry-After, never a 500, and the caller's retry once DynamoDB answers
  * gets the hand-off (or the key set). A function that has read it keeps using the keyring it read when

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import { CUTOFF_COPIES } from '#lib/adapters/dynamodb/cutoff-record-items';
 import { LOCAL_TABLE_NAMES } from '#lib/definitions/tables';
-import { CUTOFF_COPIES } from '#lib/dynamodb/cutoff-record-items';
 import { createDemoSessionTokens } from '#test/support/demo-sessions';
 import { useRuntimeBehindProxy } from '#test/support/fault-suite';
 import { apiCall, call } from '#test/support/local-runtime';

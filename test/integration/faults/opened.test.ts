@@ -1,8 +1,8 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it, vi } from 'vitest';
+import { createDocumentClient } from '#lib/adapters/dynamodb/client';
 import { LOCAL_TABLE_NAMES } from '#lib/definitions/tables';
 import type { SessionEvent } from '#lib/domain/events';
-import { createDocumentClient } from '#lib/dynamodb/client';
 import { useRuntimeBehindProxy } from '#test/support/fault-suite';
 import { validBody } from '#test/support/fixtures';
 import { apiCall, type CallResult, call, createSessionCall } from '#test/support/local-runtime';

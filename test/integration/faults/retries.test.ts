@@ -1,7 +1,7 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { createDocumentClient } from '#lib/adapters/dynamodb/client';
 import { LOCAL_TABLE_NAMES } from '#lib/definitions/tables';
-import { createDocumentClient } from '#lib/dynamodb/client';
 import type { Fault } from '#test/support/fault-proxy';
 import { useRuntimeBehindProxy } from '#test/support/fault-suite';
 import { validBody } from '#test/support/fixtures';

@@ -3,7 +3,7 @@ import { DynamoDBDocumentClient, GetCommand, UpdateCommand } from '@aws-sdk/lib-
 import type { APIGatewayTokenAuthorizerEvent } from 'aws-lambda';
 import { mockClient } from 'aws-sdk-client-mock';
 import { describe, expect, it } from 'vitest';
-import { AUTHORIZER_FAILED } from '#lib/http/middlewares/authorizer-errors';
+import { AUTHORIZER_FAILED } from '#lib/adapters/http/middlewares/authorizer-errors';
 import { dynamoErrors } from '#test/support/dynamo-errors';
 import { lambdaContext, METHOD_ARN, tokenEvent } from '#test/support/events';
 import { apiKeyRecord } from '#test/support/fakes';

@@ -1,8 +1,8 @@
 import type { Context } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { AUTHORIZER_FAILED } from '#lib/adapters/http/middlewares/authorizer-errors';
+import { REQUEST_BUDGET_MS, requestBudgetOf } from '#lib/adapters/http/middlewares/request-budget';
 import { FUNCTIONS, type FunctionDefinition, type FunctionName } from '#lib/definitions/routes';
-import { AUTHORIZER_FAILED } from '#lib/http/middlewares/authorizer-errors';
-import { REQUEST_BUDGET_MS, requestBudgetOf } from '#lib/http/middlewares/request-budget';
 import { embedEvent, jsonEvent, lambdaContext, tokenEvent } from '#test/support/events';
 import { startUnansweringServer } from '#test/support/fault-proxy';
 import { validBody } from '#test/support/fixtures';

@@ -9,9 +9,9 @@ import {
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterAll, afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { escapeHtml } from '#lib/adapters/http/embed/html';
+import { type EmbedErrorCode, TEXTS } from '#lib/adapters/http/embed/i18n';
 import { sessionIdOfToken } from '#lib/domain/credentials';
-import { escapeHtml } from '#lib/embed/html';
-import { type EmbedErrorCode, TEXTS } from '#lib/embed/i18n';
 import { ConfigError, DEFAULT_FRAME_ANCESTORS } from '#lib/platform/config';
 import { dynamoErrors } from '#test/support/dynamo-errors';
 import { embedEvent, lambdaContext, proxyEvent } from '#test/support/events';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { handler } from '#functions/embed-script';
-import { HOST_SCRIPT, HOST_SCRIPT_VERSION } from '#lib/embed/host-script';
+import { HOST_SCRIPT, HOST_SCRIPT_VERSION } from '#lib/adapters/http/embed/host-script';
 import { proxyEvent } from '#test/support/events';
 
 const get = (query: Record<string, string> | null, headers: Record<string, string> = {}) =>

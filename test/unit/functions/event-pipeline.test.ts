@@ -15,9 +15,9 @@ import {
 } from '@aws-sdk/lib-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterAll, beforeEach, describe, expect, it, vi } from 'vitest';
-import { toItem } from '#lib/dynamodb/session-items';
-import type { BatchResponse } from '#lib/events/stream';
-import { type StreamRecord, toAttributeMap } from '#lib/events/stream';
+import { toItem } from '#lib/adapters/dynamodb/session-items';
+import type { BatchResponse } from '#lib/adapters/dynamodb/stream-records';
+import { type StreamRecord, toAttributeMap } from '#lib/adapters/dynamodb/stream-records';
 import { storedSession } from '#test/support/fixtures';
 import { loadHandler } from '#test/support/harness';
 

@@ -12,21 +12,25 @@ const LIB = join(ROOT, 'lib');
  * cache). A folder ends in `/`.
  */
 const DRIVEN_ADAPTERS = [
-  '#lib/dynamodb/',
-  '#lib/signing/',
-  '#lib/aws/',
-  '#lib/cache/',
-  '#lib/events/event-bus',
-  '#lib/webhooks/destination-post',
-  '#lib/webhooks/local-scheduler',
+  '#lib/adapters/dynamodb/',
+  '#lib/adapters/signing/',
+  '#lib/adapters/api-gateway/',
+  '#lib/adapters/cache/',
+  '#lib/adapters/eventbridge/event-bus',
+  '#lib/adapters/outbound-http/destination-post',
+  '#lib/adapters/timers/local-scheduler',
 ];
 
 /**
- * Driving adapters, which a handler calls with what Lambda hands over (as API handlers call lib/http):
+ * Driving adapters, which a handler calls with what Lambda hands over (as API handlers call lib/adapters/http):
  * the sessions table's change feed and the delivery queue's consumer. They get their repositories from
  * the wiring like any handler.
  */
-const DRIVING_ADAPTERS = ['#lib/events/process', '#lib/events/stream', '#lib/webhooks/sqs'];
+const DRIVING_ADAPTERS = [
+  '#lib/adapters/dynamodb/change-feed',
+  '#lib/adapters/dynamodb/stream-records',
+  '#lib/adapters/sqs/delivery-queue',
+];
 
 /** The composition root: wiring.ts, and keys.ts, where it makes the keys that sign. */
 const COMPOSITION_ROOT = ['wiring.ts', 'keys.ts'];
@@ -69,15 +73,19 @@ describe('functions/wiring.ts: the one composition root of the handlers', () => 
     expect(
       adapterImports(
         [
-          "import { DynamoBoardRepository } from '#lib/dynamodb/boards';",
-          "import { KmsKeyEncryption } from '#lib/signing/kms-key-encryption';",
-          "import { EventBusSink } from '#lib/events/event-bus';",
-          "import type { RotationResult } from '#lib/signing/keyring-keys';",
-          "import { handleDeliveryBatch } from '#lib/webhooks/sqs';",
-          "import { x } from '#lib/http/response';",
+          "import { DynamoBoardRepository } from '#lib/adapters/dynamodb/boards';",
+          "import { KmsKeyEncryption } from '#lib/adapters/signing/kms-key-encryption';",
+          "import { EventBusSink } from '#lib/adapters/eventbridge/event-bus';",
+          "import type { RotationResult } from '#lib/adapters/signing/keyring-keys';",
+          "import { handleDeliveryBatch } from '#lib/adapters/sqs/delivery-queue';",
+          "import { x } from '#lib/adapters/http/response';",
         ].join('\n'),
       ),
-    ).toEqual(['#lib/dynamodb/boards', '#lib/signing/kms-key-encryption', '#lib/events/event-bus']);
+    ).toEqual([
+      '#lib/adapters/dynamodb/boards',
+      '#lib/adapters/signing/kms-key-encryption',
+      '#lib/adapters/eventbridge/event-bus',
+    ]);
   });
 
   it('knows every adapter: each module that calls AWS or implements a port is listed as one', () => {

@@ -3,7 +3,7 @@ import { createServer, request, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { APIGatewayAuthorizerResult, APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
-import { GATEWAY_RESPONSES } from '#lib/definitions/gateway-responses';
+import { GATEWAY_RESPONSES } from '#lib/adapters/http/gateway-responses';
 import { CLIENT_LIMITED_RESPONSE } from '#lib/definitions/rate-limits';
 import type { FunctionName } from '#lib/definitions/routes';
 import { createGateway, type LambdaHandler, policyAllows } from '#local/gateway';

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { DEFAULT_EXPIRES_IN_SECONDS } from '#lib/adapters/http/validation/create-session';
 import {
   type CoverageSubject,
   CUTOFF_ENTRIES_MAX,
@@ -17,7 +18,6 @@ import {
   parseCutoffScopeKey,
   tenantDecides,
 } from '#lib/domain/cutoffs';
-import { DEFAULT_EXPIRES_IN_SECONDS } from '#lib/validation/create-session';
 
 const SCOPES: CutoffScope[] = [
   { kind: 'tenantUser', tenant: { kind: 'organization', id: 'org-a' }, userId: 'u' },

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { buildOpenApiDocument } from '#lib/api-reference/openapi';
-import { GATEWAY_RESPONSES } from '#lib/definitions/gateway-responses';
+import { buildOpenApiDocument } from '#lib/adapters/http/api-reference/openapi';
+import { GATEWAY_RESPONSES } from '#lib/adapters/http/gateway-responses';
 import * as RetryAfter from '#lib/domain/retry-after';
 
 describe('Retry-After: whole seconds, rounded up, at least one', () => {

@@ -1,7 +1,7 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { NodeHttpHandler } from '@smithy/node-http-handler';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createDocumentClient } from '#lib/dynamodb/client';
+import { createDocumentClient } from '#lib/adapters/dynamodb/client';
 import {
   AWS_CALL_LIMITS,
   type AwsCallLimits,
