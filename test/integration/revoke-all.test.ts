@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { BatchWriteCommand, PutCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { runAdmin } from '#admin/cli';
 import { createDocumentClient } from '#lib/adapters/dynamodb/client';
 import { CUTOFF_COPIES, cutoffIdOfKey } from '#lib/adapters/dynamodb/cutoff-record-items';
@@ -16,6 +16,11 @@ import { useTestRuntime } from '#test/support/runtime-fixture';
  * session created before the call returned escapes it, whatever the index shows.
  */
 const runtime = useTestRuntime();
+// A revoke-all's answer does not wait for its back-channel logouts: the runtime runs them after it. Each
+// test waits for them, so the next one does not share the local DynamoDB with a previous test's work.
+afterEach(async () => {
+  await runtime.logoutsSettled?.();
+});
 const { demo, owner, colleague, outsider, otherTenant } = useKeyOwnerCast(runtime, 'cut-');
 
 interface SessionBody {
