@@ -34,6 +34,11 @@ export interface DeployDeps {
   deployedIndexes(stackName: string): Promise<DeployedIndexes | undefined>;
   /** Runs `cdk deploy` with these arguments; resolves to its exit code. */
   cdkDeploy(args: string[]): Promise<number>;
+  /**
+   * Whether the stack as deployed predates cut-off record copies: it exists and has no
+   * `CutoffRecordCopies` output. False for a stage not deployed yet.
+   */
+  predatesCutoffCopies(stackName: string): Promise<boolean>;
   /** The copies pass of `compact-cutoffs` on the stage's sessions table (`CutoffRecordStore.copyCutoffs`). */
   copyCutoffs(stackName: string): Promise<CutoffCopying>;
   print(line: string): void;
@@ -45,13 +50,15 @@ const MAX_ROUNDS = 10;
 /** Deploys until no index is pending; the exit code of the last `cdk deploy` (1 when rounds ran out). */
 export async function deployInRounds(deps: DeployDeps, args: string[], stageName: string): Promise<number> {
   const stackName = `EmbedSessionService-${stageName}`;
+  // Read before the first round: once it is updated, the stack has the output whatever it had before.
+  const upgradesToCopies = await deps.predatesCutoffCopies(stackName);
   for (let round = 1; round <= MAX_ROUNDS; round += 1) {
     const deployed = await deps.deployedIndexes(stackName);
     const { pending } = planIndexes(deployed);
     const context = deployed === undefined ? [] : ['-c', `deployedIndexes=${JSON.stringify(deployed)}`];
     const code = await deps.cdkDeploy([...args, ...context]);
     if (code !== 0) return code;
-    if (pending.length === 0) return copyCutoffs(deps, stackName);
+    if (pending.length === 0) return upgradesToCopies ? copyCutoffs(deps, stackName) : 0;
     deps.print(
       `${stackName}: ${pending.length} index change(s) still to make (${pending
         .map(describeChange)
@@ -66,8 +73,9 @@ export async function deployInRounds(deps: DeployDeps, args: string[], stageName
  * Gives every cut-off record the copies it lacks and completes each copy with what copy 0 holds from a
  * version without copies: a record written before the deploy, or during it by that version's functions
  * still running beside this one's, reaches the copies this version's sessions read. Run once the stack
- * is updated, when no earlier function writes any more; 1 (the command to run again) when a record is
- * left unfinished.
+ * is updated, when no earlier function writes any more, and only on an upgrade from a version without
+ * copies: it reads every item of the sessions table, and a stage that had copies already has nothing
+ * for it to do. 1 (the command to run again) when a record is left unfinished.
  */
 async function copyCutoffs(deps: DeployDeps, stackName: string): Promise<number> {
   const done = await deps.copyCutoffs(stackName);
@@ -140,6 +148,12 @@ async function readDeployedIndexes(stackName: string): Promise<DeployedIndexes |
   }
 }
 
+/** Whether the deployed stack lacks the output this version's stacks have: it ran a version without copies. */
+async function predatesCutoffCopies(stackName: string): Promise<boolean> {
+  const outputs = await stackOutputs(stackName);
+  return outputs !== undefined && outputs.CutoffRecordCopies === undefined;
+}
+
 /** The copies pass on the stage's sessions table, by its name in the stack's outputs. */
 async function copyStageCutoffs(stackName: string): Promise<CutoffCopying> {
   const tableName = (await stackOutputs(stackName))?.[`${constructId('sessions')}TableName`];
@@ -205,6 +219,7 @@ if (isMain) {
       {
         deployedIndexes: readDeployedIndexes,
         cdkDeploy,
+        predatesCutoffCopies,
         copyCutoffs: copyStageCutoffs,
         print: (line) => process.stdout.write(`${line}\n`),
       },

@@ -18,6 +18,7 @@ import { IdTokenKeys } from '#infra/constructs/id-token-keys';
 import { Monitoring } from '#infra/constructs/monitoring';
 import type { ServiceFunctionProps } from '#infra/constructs/service-function';
 import { Webhooks } from '#infra/constructs/webhooks';
+import { CUTOFF_COPIES } from '#lib/adapters/dynamodb/cutoff-record-items';
 import { BACKGROUND_FUNCTIONS } from '#lib/definitions/background';
 import { TABLES, type TableKey } from '#lib/definitions/tables';
 import type { InfraConfig } from './config';
@@ -172,6 +173,7 @@ export class EmbedSessionStack extends Stack {
     if (this.provisioningCallerPolicy)
       output('ProvisioningCallerPolicyArn', this.provisioningCallerPolicy.managedPolicyArn);
     output('EventBusName', this.events.bus.eventBusName);
+    output('CutoffRecordCopies', String(CUTOFF_COPIES));
     output('WebhookDeadLetterQueueUrl', this.events.deliveryDeadLetters.queueUrl);
     output('StreamFailureQueueUrl', this.events.streamFailures.queueUrl);
     output('AlarmTopicArn', this.monitoring.topic.topicArn);
@@ -198,6 +200,8 @@ const OUTPUTS = {
   WebhookDeadLetterQueueUrl: 'Webhook delivery messages that failed to be handled five times',
   StreamFailureQueueUrl: 'Sessions stream batches whose retries ran out (their events were not recorded)',
   AlarmTopicArn: 'SNS topic of the alarms; subscribe to be notified',
+  CutoffRecordCopies:
+    'Copies each revocation cut-off record is kept in; npm run deploy reads it to tell a stage deployed before copies',
 } as const;
 
 /**

@@ -17,6 +17,7 @@ function stage(
   initial: DeployedIndexes | undefined,
   failWith?: number,
   copying: CutoffCopying = { records: 2, copiesWritten: 7, unfinished: 0 },
+  predates = initial !== undefined,
 ) {
   let deployed = initial;
   const deploys: string[][] = [];
@@ -61,6 +62,7 @@ function stage(
       );
       return 0;
     },
+    predatesCutoffCopies: async () => predates,
     copyCutoffs: async (stackName) => {
       steps.push(`copy cut-offs of ${stackName} with ${JSON.stringify(deployed?.sessions)}`);
       return copying;
@@ -122,6 +124,13 @@ describe('npm run deploy', () => {
       'deploy',
       `copy cut-offs of EmbedSessionService-prod with ${JSON.stringify(ALL.sessions)}`,
     ]);
+  });
+
+  it('skips the copies pass on a stage that had copies before this deploy: it would read the whole table', async () => {
+    const s = stage({ ...ALL, sessions: ALL.sessions?.slice(0, 1) }, undefined, undefined, false);
+    await expect(deployInRounds(s.deps, [], 'prod')).resolves.toBe(0);
+    expect(s.steps).toEqual(['deploy', 'deploy', 'deploy', 'deploy']);
+    expect(s.printed.some((line) => line.includes('cut-off record copies'))).toBe(false);
   });
 
   it('fails naming compact-cutoffs when the copies pass leaves a record unfinished', async () => {

@@ -76,6 +76,7 @@ describe('stack outputs', () => {
       'ProvisioningCallerPolicyArn',
       'IdTokenKeyringKeyAlias',
       'EventBusName',
+      'CutoffRecordCopies',
       'WebhookDeadLetterQueueUrl',
       'StreamFailureQueueUrl',
       ...TABLE_KEYS.map((k) => `${constructId(k)}TableName`),
