@@ -18,15 +18,7 @@ export function jsonBody(options: { maxBytes: number }): middy.MiddlewareObj<API
   return {
     before: (request) => {
       const event = request.event;
-      const raw =
-        event.body == null
-          ? ''
-          : event.isBase64Encoded
-            ? Buffer.from(event.body, 'base64').toString('utf8')
-            : event.body;
-      if (Buffer.byteLength(raw, 'utf8') > options.maxBytes) {
-        throw new PayloadTooLargeError(`Request body must be at most ${options.maxBytes} bytes`);
-      }
+      const raw = boundedRawBody(event, options.maxBytes);
       const contentType = headerValue(event.headers, 'content-type') ?? '';
       if (!JSON_MEDIA_TYPE.test(contentType.trim())) {
         throw new UnsupportedMediaTypeError('Content-Type must be application/json');
@@ -59,4 +51,18 @@ function describeJsonError(raw: string): string {
   return offset >= raw.length
     ? `Request body is not valid JSON: it ends too soon, at ${where}`
     : `Request body is not valid JSON: unexpected character at ${where}`;
+}
+
+/** The body as the client sent it (decoded when API Gateway passed it base64), within `maxBytes`. */
+export function boundedRawBody(event: APIGatewayProxyEvent, maxBytes: number): string {
+  const raw =
+    event.body == null
+      ? ''
+      : event.isBase64Encoded
+        ? Buffer.from(event.body, 'base64').toString('utf8')
+        : event.body;
+  if (Buffer.byteLength(raw, 'utf8') > maxBytes) {
+    throw new PayloadTooLargeError(`Request body must be at most ${maxBytes} bytes`);
+  }
+  return raw;
 }

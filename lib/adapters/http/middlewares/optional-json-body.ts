@@ -1,7 +1,6 @@
 import type middy from '@middy/core';
 import type { APIGatewayProxyEvent } from 'aws-lambda';
-import { PayloadTooLargeError } from '#lib/domain/errors';
-import { jsonBody } from './json-body';
+import { boundedRawBody, jsonBody } from './json-body';
 
 /**
  * The body of a route where a body is optional: none, an empty one or one of only whitespace is absent
@@ -13,16 +12,8 @@ export function optionalJsonBody(options: { maxBytes: number }): middy.Middlewar
   return {
     before: (request) => {
       const event = request.event;
-      const raw =
-        event.body == null
-          ? ''
-          : event.isBase64Encoded
-            ? Buffer.from(event.body, 'base64').toString('utf8')
-            : event.body;
-      if (raw.trim() !== '') return parse.before?.(request);
       // Whitespace is no body, but it is still bytes the request sent: the limit holds for it too.
-      if (Buffer.byteLength(raw, 'utf8') > options.maxBytes)
-        throw new PayloadTooLargeError(`Request body must be at most ${options.maxBytes} bytes`);
+      if (boundedRawBody(event, options.maxBytes).trim() !== '') return parse.before?.(request);
       event.body = null;
       event.isBase64Encoded = false;
     },
