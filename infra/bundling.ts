@@ -1,36 +1,43 @@
-import { copyFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { basename, dirname, join } from 'node:path';
+import { basename, dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { BuildOptions } from 'esbuild';
+import { type BuildOptions, buildSync, type Metafile, type OutputFile } from 'esbuild';
 import type { FunctionDefinition } from '#lib/definitions/routes';
 
 /** A module of infra/ by absolute path: esbuild resolves an alias from its working directory. */
 const infraModule = (name: string) => join(dirname(fileURLToPath(import.meta.url)), name);
 
 /**
- * How every function is bundled, in one place: the CDK stack passes these settings to NodejsFunction,
- * and the bundle test and the benchmark build with exactly the same esbuild options.
+ * How every function is bundled, in one place: the CDK stack runs esbuild with `esbuildOptions()` in
+ * process (infra/constructs/service-function.ts), and the bundle tests and the benchmark build with
+ * exactly the same options.
  *
  * ESM output resolving each package's ES-module build (`module` before `main`) lets esbuild tree-shake
  * the AWS SDK, which is bundled rather than taken from the runtime so its version is the one we tested.
  */
 export const BUNDLING = {
   target: 'node24',
-  format: 'esm',
   mainFields: ['module', 'main'],
   minify: true,
+  /** The file Lambda loads (handler `index.handler`): `index.mjs`, an ES module by its extension. */
+  entryName: 'index',
+  extension: '.mjs',
   /**
-   * A source map ships next to each bundle, for lib/platform/source-maps.ts to map logged stacks with; without the
-   * sources themselves, which nothing in Lambda reads, it is a third of the size.
+   * Code splitting: a module the code imports with `import()` goes into a chunk of its own that Node
+   * reads and evaluates only when that import runs, and code shared by several chunks into a shared one. The chunks sit beside the entry as
+   * `chunks/<module>-<content hash>.mjs` (`chunks/chunk-<hash>.mjs` for shared code).
    */
-  sourceMap: true,
+  chunkNames: 'chunks/[name]-[hash]',
+  /**
+   * A source map ships next to each file (`<file>.map`), for lib/platform/source-maps.ts to map logged
+   * stacks with; without the sources themselves, which nothing in Lambda reads, it is a third of the size.
+   */
   sourcesContent: false,
-  /** Nothing external: the SDK is bundled. */
-  externalModules: [] as string[],
   /**
    * ESM bundles have no `require`; a CommonJS dependency that requires a Node built-in would throw
-   * "Dynamic require is not supported" at run time without this shim.
+   * "Dynamic require is not supported" at run time without this shim. Every output file starts with it:
+   * esbuild's require helper reads `require` in the chunk it lands in.
    */
   banner: "import{createRequire as __cr}from'node:module';const require=__cr(import.meta.url);",
   /**
@@ -68,31 +75,89 @@ export const LAMBDA_SDK_ENVIRONMENT = {
 } as const satisfies Record<string, string>;
 
 /**
- * The aliases as NodejsFunction's `esbuildArgs` (`--alias:from=to` on esbuild's command line), so the
- * stack's bundles are the ones `esbuildOptions` builds; test/infra checks they are byte-identical.
+ * The esbuild options that bundle the function `entry` into the folder `outdir`, as Lambda runs it:
+ * `index.mjs`, the chunks it imports, and a source map next to each. Nothing is external: the SDK is
+ * bundled.
  */
-export function aliasArgs(): { '--alias': string[] } {
-  return { '--alias': Object.entries(BUNDLING.alias).map(([from, to]) => `${from}=${to}`) };
-}
-
-/** The esbuild options equivalent to the CDK bundling of `entry` into `outfile`. */
-export function esbuildOptions(entry: string, outfile: string): BuildOptions {
+export function esbuildOptions(entry: string, outdir: string): BuildOptions {
   return {
-    entryPoints: [entry],
-    outfile,
+    entryPoints: { [BUNDLING.entryName]: entry },
+    outdir,
     bundle: true,
+    splitting: true,
     platform: 'node',
     target: BUNDLING.target,
-    format: BUNDLING.format,
+    format: 'esm',
+    outExtension: { '.js': BUNDLING.extension },
+    chunkNames: BUNDLING.chunkNames,
     mainFields: [...BUNDLING.mainFields],
     minify: BUNDLING.minify,
-    sourcemap: BUNDLING.sourceMap,
+    sourcemap: true,
     sourcesContent: BUNDLING.sourcesContent,
-    external: [...BUNDLING.externalModules],
     banner: { js: BUNDLING.banner },
     alias: { ...BUNDLING.alias },
     logLevel: 'silent',
   };
+}
+
+/** A function's bundle: its JavaScript files and what esbuild made of its sources. */
+export interface FunctionBundle {
+  /** The entry (`<outdir>/index.mjs`) first, then the chunks it can load; absolute paths, maps aside. */
+  files: string[];
+  /** Their total size in bytes: what a cold start may read, and what the size ceiling counts. */
+  bytes: number;
+  /** The files with their maps, as esbuild made them. */
+  outputFiles: OutputFile[];
+  /**
+   * esbuild's metafile: `inputs` every module it read, `outputs` the files of the bundle (maps included),
+   * each with the modules whose code it holds and the chunks it imports.
+   */
+  metafile: Metafile;
+}
+
+/**
+ * Builds `options` (`esbuildOptions()`, or a variation of them) in memory and keeps the entry and every
+ * chunk it can load, statically or through `import()`, each with its map: nothing else.
+ *
+ * esbuild makes a chunk of every module an `import()` anywhere in the module graph names, even when the
+ * code holding that `import()` is tree-shaken away: every function reaches functions/keys.ts through the
+ * composition root, but only those whose code keeps one of its `import()`s ship that chunk.
+ */
+export function bundleOf(options: BuildOptions): FunctionBundle {
+  const { outdir, absWorkingDir = process.cwd() } = options;
+  if (!outdir) throw new Error('a bundle needs an outdir');
+  const { metafile, outputFiles } = buildSync({ ...options, write: false, metafile: true });
+  const absolute = (path: string) => resolve(absWorkingDir, path);
+  const entry = resolve(absWorkingDir, outdir, `${BUNDLING.entryName}${BUNDLING.extension}`);
+  const keyOf = new Map(Object.keys(metafile.outputs).map((key) => [absolute(key), key]));
+  if (!keyOf.has(entry)) throw new Error(`esbuild made no ${entry}`);
+  // The entry, then what it imports, breadth first.
+  const files = [entry];
+  for (let i = 0; i < files.length; i++) {
+    for (const edge of metafile.outputs[keyOf.get(files[i] as string) as string]?.imports ?? []) {
+      const file = absolute(edge.path);
+      if (!edge.external && keyOf.has(file) && !files.includes(file)) files.push(file);
+    }
+  }
+  const kept = new Set(files.flatMap((file) => [file, `${file}.map`]));
+  const outputs = Object.fromEntries(
+    Object.entries(metafile.outputs).filter(([key]) => kept.has(absolute(key))),
+  );
+  const shipped = outputFiles.filter((file) => kept.has(file.path));
+  const bytes = shipped
+    .filter((file) => !file.path.endsWith('.map'))
+    .reduce((total, file) => total + file.contents.byteLength, 0);
+  return { files, bytes, outputFiles: shipped, metafile: { inputs: metafile.inputs, outputs } };
+}
+
+/** `bundleOf(options)`, written to its `outdir`. */
+export function buildBundle(options: BuildOptions): FunctionBundle {
+  const bundle = bundleOf(options);
+  for (const file of bundle.outputFiles) {
+    mkdirSync(dirname(file.path), { recursive: true });
+    writeFileSync(file.path, file.contents);
+  }
+  return bundle;
 }
 
 /** The package files a function reads at run time (its definition's `files`), as absolute paths. */
@@ -101,17 +166,7 @@ export function shippedFiles(definition: Pick<FunctionDefinition, 'files'>): str
   return (definition.files ?? []).map((file) => require.resolve(file));
 }
 
-/** The shell commands that copy them next to the bundle: what the CDK bundling runs after esbuild. */
-export function shipFilesCommands(
-  definition: Pick<FunctionDefinition, 'files'>,
-  outputDir: string,
-): string[] {
-  return shippedFiles(definition).map(
-    (file) => `cp ${JSON.stringify(file)} ${JSON.stringify(`${outputDir}/`)}`,
-  );
-}
-
-/** Copies them next to a bundle in `outDir`, as the CDK bundling does (for the bundle test and the bench). */
+/** Copies them next to the bundle in `outDir`: the last step of bundling a function. */
 export function shipFiles(definition: Pick<FunctionDefinition, 'files'>, outDir: string): void {
   for (const file of shippedFiles(definition)) copyFileSync(file, join(outDir, basename(file)));
 }

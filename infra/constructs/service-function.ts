@@ -1,15 +1,20 @@
-import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Aws, Duration, Validations } from 'aws-cdk-lib';
+import { AssetHashType, Aws, DockerImage, Duration, type ILocalBundling, Validations } from 'aws-cdk-lib';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import { PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import type { IKey } from 'aws-cdk-lib/aws-kms';
-import { Alias, Architecture, type IFunction, Runtime } from 'aws-cdk-lib/aws-lambda';
-import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
+import {
+  Alias,
+  Architecture,
+  Code,
+  type IFunction,
+  Function as LambdaFunction,
+  Runtime,
+} from 'aws-cdk-lib/aws-lambda';
 import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
-import { aliasArgs, BUNDLING, LAMBDA_SDK_ENVIRONMENT, shipFilesCommands } from '#infra/bundling';
+import { buildBundle, esbuildOptions, LAMBDA_SDK_ENVIRONMENT, shipFiles } from '#infra/bundling';
 import { variablesOf } from '#lib/definitions/environment';
 import {
   type FunctionDefinition,
@@ -38,12 +43,13 @@ export interface ServiceFunctionProps {
 }
 
 /**
- * One Lambda function with the house defaults: Node.js 24 on arm64, an ESM bundle built locally by
- * esbuild (never Docker) with the AWS SDK inside and its settings in the environment, its own log group,
- * and a role that may perform exactly the DynamoDB actions its definition lists, on exactly those tables.
+ * One Lambda function with the house defaults: Node.js 24 on arm64, an ESM bundle built by esbuild in
+ * this process (never Docker) with the AWS SDK inside and its settings in the environment, its own log
+ * group, and a role that may perform exactly the DynamoDB actions its definition lists, on exactly those
+ * tables.
  */
 export class ServiceFunction extends Construct {
-  readonly function: NodejsFunction;
+  readonly function: LambdaFunction;
   /** What API Gateway invokes: the alias with provisioned concurrency when there is one, else the function. */
   readonly invoked: IFunction;
   readonly role: Role;
@@ -72,13 +78,19 @@ export class ServiceFunction extends Construct {
       const value = values[variable];
       if (value !== undefined) environment[variable] = value;
     }
-    requireLocalEsbuild();
 
-    this.function = new NodejsFunction(this, 'Function', {
-      entry: join(PROJECT_ROOT, definition.entry),
-      handler: 'handler',
-      projectRoot: PROJECT_ROOT,
-      depsLockFilePath: join(PROJECT_ROOT, 'package-lock.json'),
+    this.function = new LambdaFunction(this, 'Function', {
+      code: Code.fromAsset(PROJECT_ROOT, {
+        // The asset is what esbuild wrote: its hash is the output's, so a change that leaves the bundle
+        // as it was deploys nothing.
+        assetHashType: AssetHashType.OUTPUT,
+        bundling: {
+          local: new InProcessBundling(definition),
+          // CDK requires an image for the Docker fallback, which InProcessBundling never takes.
+          image: DockerImage.fromRegistry(NO_DOCKER_IMAGE),
+        },
+      }),
+      handler: 'index.handler',
       description: definition.description,
       runtime: FUNCTION_RUNTIME,
       architecture: Architecture.ARM_64,
@@ -89,33 +101,6 @@ export class ServiceFunction extends Construct {
       // No NODE_OPTIONS=--enable-source-maps: it parses the map on every cold start; the logger maps the
       // stacks it writes instead (lib/platform/source-maps.ts).
       environment,
-      bundling: {
-        // esbuild is a dev dependency: synthesis must work offline and without a Docker daemon.
-        forceDockerBundling: false,
-        // The shared settings (ESM, module-first resolution, minified, source maps, SDK bundled, require
-        // shim) that the bundle test and the benchmark build with too.
-        format: BUNDLING.format === 'esm' ? OutputFormat.ESM : OutputFormat.CJS,
-        mainFields: [...BUNDLING.mainFields],
-        target: BUNDLING.target,
-        minify: BUNDLING.minify,
-        sourceMap: BUNDLING.sourceMap,
-        sourcesContent: BUNDLING.sourcesContent,
-        externalModules: [...BUNDLING.externalModules],
-        banner: BUNDLING.banner,
-        // No esbuild plugins on the command line that NodejsFunction runs; aliases are plain flags.
-        esbuildArgs: aliasArgs(),
-        // Files the function reads at run time go next to its bundle (the same step as shipFiles).
-        ...(definition.files?.length
-          ? {
-              commandHooks: {
-                beforeBundling: () => [],
-                beforeInstall: () => [],
-                afterBundling: (_inputDir: string, outputDir: string) =>
-                  shipFilesCommands(definition, outputDir),
-              },
-            }
-          : {}),
-      },
     });
 
     const provisioned = props.provisionedConcurrency ?? 0;
@@ -234,17 +219,39 @@ function grantKmsActions(
   );
 }
 
+/** The image named as the Docker fallback that bundling never takes: no such image exists. */
+const NO_DOCKER_IMAGE = 'no-docker-bundling-functions-are-bundled-in-process';
+
 /**
- * NodejsFunction falls back to bundling in Docker when it cannot find esbuild; synthesis must never do
- * that (no Docker here, and a different esbuild), so a missing dev dependency fails with the fix instead.
+ * Bundles a function with esbuild's API in the synthesizing process: `esbuildOptions()` (infra/bundling.ts,
+ * which the bundle tests and the benchmark build with too) into the asset folder, the entry and the
+ * chunks it can load, then the files the function reads at run time beside them. It never falls back to
+ * Docker: a failure throws.
+ *
+ * The entry is a field, not only a closure: CDK caches staged assets by their bundling options as JSON,
+ * where a function is nothing, so two functions' options must differ in their data.
  */
-function requireLocalEsbuild(): void {
-  try {
-    createRequire(import.meta.url).resolve('esbuild');
-  } catch {
-    throw new Error(
-      'esbuild is not installed: run `npm install` (functions are bundled locally, never in Docker)',
-    );
+class InProcessBundling implements ILocalBundling {
+  readonly entry: string;
+  readonly files: readonly string[];
+
+  constructor(definition: FunctionDefinition) {
+    this.entry = join(PROJECT_ROOT, definition.entry);
+    this.files = definition.files ?? [];
+  }
+
+  tryBundle(outputDir: string): boolean {
+    try {
+      buildBundle({ ...esbuildOptions(this.entry, outputDir), absWorkingDir: PROJECT_ROOT });
+      shipFiles({ files: this.files }, outputDir);
+    } catch (error) {
+      throw new Error(
+        `Bundling ${this.entry} failed (esbuild, in this process; functions are never bundled in Docker): ` +
+          (error instanceof Error ? error.message : String(error)),
+        { cause: error },
+      );
+    }
+    return true;
   }
 }
 

@@ -1,12 +1,11 @@
-import { statSync } from 'node:fs';
 import { join } from 'node:path';
-import { type BuildOptions, build } from 'esbuild';
-import { esbuildOptions } from '#infra/bundling';
+import type { BuildOptions } from 'esbuild';
+import { buildBundle, esbuildOptions } from '#infra/bundling';
 import { FUNCTIONS } from '#lib/definitions/routes';
 import { floorBuildOptions, floorSource } from './floor';
 import { BENCH_FUNCTIONS, type BenchFunction, COLD_PATHS } from './scenarios';
 
-/** One built bundle: its file and its minified size (the .map excluded). */
+/** One built bundle: its entry file, and its size: the entry's and every chunk's it ships (maps excluded). */
 export interface Bundle {
   file: string;
   bytes: number;
@@ -24,23 +23,20 @@ export interface Bundles {
 /** Builds the functions and their floors under `outDir`, with the options the CDK stack bundles with. */
 export async function buildBundles(root: string, outDir: string): Promise<Bundles> {
   const bundle = async (options: BuildOptions): Promise<Bundle> => {
-    await build({ ...options, absWorkingDir: root });
-    const file = options.outfile as string;
-    return { file, bytes: statSync(file).size };
+    const { files, bytes } = buildBundle({ ...options, absWorkingDir: root });
+    return { file: files[0] as string, bytes };
   };
   const functions = {} as Record<BenchFunction, Bundle>;
   const floors = {} as Record<BenchFunction, Bundle>;
   const sizeFloors = {} as Record<BenchFunction, Bundle>;
   for (const fn of BENCH_FUNCTIONS) {
-    // NodejsFunction passes the entry as an absolute path and writes index.mjs.
+    // The entry as an absolute path, as the stack passes it (infra/constructs/service-function.ts).
     const entry = join(root, FUNCTIONS[fn].entry);
-    functions[fn] = await bundle(esbuildOptions(entry, join(outDir, 'functions', fn, 'index.mjs')));
+    functions[fn] = await bundle(esbuildOptions(entry, join(outDir, 'functions', fn)));
     const source = floorSource(fn, FUNCTIONS[fn], COLD_PATHS[fn].floorCalls);
-    floors[fn] = await bundle(floorBuildOptions(source, join(outDir, 'floors', fn, 'index.mjs'), root));
+    floors[fn] = await bundle(floorBuildOptions(source, join(outDir, 'floors', fn), root));
     const sized = floorSource(fn, FUNCTIONS[fn], [], { otherServices: true });
-    sizeFloors[fn] = await bundle(
-      floorBuildOptions(sized, join(outDir, 'size-floors', fn, 'index.mjs'), root),
-    );
+    sizeFloors[fn] = await bundle(floorBuildOptions(sized, join(outDir, 'size-floors', fn), root));
   }
   return { functions, floors, sizeFloors };
 }

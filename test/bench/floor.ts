@@ -11,7 +11,7 @@
  * benchmark keeps to DynamoDB, whose calls its handler sends as the function's cold path does.
  */
 import type { BuildOptions } from 'esbuild';
-import { esbuildOptions } from '#infra/bundling';
+import { BUNDLING, esbuildOptions } from '#infra/bundling';
 import type { BackgroundFunctionDefinition } from '#lib/definitions/background';
 import type { DynamoAction, FunctionDefinition } from '#lib/definitions/routes';
 
@@ -121,13 +121,15 @@ export function floorSource(
 }
 
 /**
- * The esbuild options that bundle a floor's `source` into `outfile`: the functions' own, without the
- * `alias`, its packages resolved from the project root.
+ * The esbuild options that bundle a floor's `source` into `outdir` (`index.mjs` and its chunks): the
+ * functions' own, without the `alias`, its packages resolved from the project root.
  */
-export function floorBuildOptions(source: string, outfile: string, root: string): BuildOptions {
-  const { entryPoints: _, ...options } = esbuildOptions('floor.ts', outfile);
+export function floorBuildOptions(source: string, outdir: string, root: string): BuildOptions {
+  const { entryPoints: _, ...options } = esbuildOptions('floor.ts', outdir);
   return {
     ...options,
+    // The entry's name as the functions': esbuild names a stdin entry by this pattern.
+    entryNames: BUNDLING.entryName,
     stdin: { contents: source, resolveDir: root, sourcefile: 'floor.ts', loader: 'ts' },
     alias: {},
   };

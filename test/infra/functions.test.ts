@@ -1,14 +1,20 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { buildSync } from 'esbuild';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { BUNDLING, esbuildOptions, LAMBDA_SDK_ENVIRONMENT } from '#infra/bundling';
+import { BUNDLING, bundleOf, esbuildOptions, LAMBDA_SDK_ENVIRONMENT } from '#infra/bundling';
 import { PROJECT_ROOT } from '#infra/constructs/service-function';
 import { LAMBDA_RESERVE_MS, REQUEST_BUDGET_MS } from '#lib/adapters/http/middlewares/request-budget';
 import { BACKGROUND_FUNCTIONS } from '#lib/definitions/background';
 import { variablesOf } from '#lib/definitions/environment';
-import { API_GATEWAY_TIMEOUT_SECONDS, FUNCTIONS, runtimeOf } from '#lib/definitions/routes';
+import {
+  API_GATEWAY_TIMEOUT_SECONDS,
+  FUNCTIONS,
+  type FunctionDefinition,
+  runtimeOf,
+} from '#lib/definitions/routes';
 import { TABLES, type TableKey } from '#lib/definitions/tables';
+import { javascriptFilesIn, reachedFiles } from '#test/support/bundle-files';
 import type { Json } from '#test/support/infra';
 import {
   allowedDynamoGrants,
@@ -32,6 +38,29 @@ beforeAll(() => {
 
 const fnOf = (name: keyof typeof FUNCTIONS): Json =>
   functionByDescription(synth.template, FUNCTIONS[name].description)[1];
+/** The folder of a function's bundled asset in the cloud assembly. */
+const assetDirOf = (name: keyof typeof FUNCTIONS): string =>
+  join(synth.outdir, fnOf(name).Metadata['aws:asset:path']);
+
+const unminified = new Map<keyof typeof FUNCTIONS, string>();
+/**
+ * The function's JavaScript (entry and chunks) bundled as the stack bundles it but not minified: built
+ * once per function, in memory, for the minification checks.
+ */
+function unminifiedOf(name: keyof typeof FUNCTIONS): string {
+  let code = unminified.get(name);
+  if (code === undefined) {
+    const { outputFiles } = bundleOf({
+      ...esbuildOptions(join(PROJECT_ROOT, FUNCTIONS[name].entry), join(tmpdir(), 'unminified', name)),
+      absWorkingDir: PROJECT_ROOT,
+      minify: false,
+      sourcemap: false,
+    });
+    code = outputFiles.map((file) => file.text).join('');
+    unminified.set(name, code);
+  }
+  return code;
+}
 const roleOf = (name: keyof typeof FUNCTIONS): string => fnOf(name).Properties.Role['Fn::GetAtt'][0];
 const grantsOf = (name: keyof typeof FUNCTIONS): string[] =>
   dynamoGrants(roleStatements(synth.template, roleOf(name)), ids);
@@ -264,33 +293,40 @@ describe('Lambda functions', () => {
     expect(fnOf('authorizer').Properties.Environment.Variables.USAGE_PLAN_NAME).toMatch(/^embed-session-/);
   });
 
-  it.each(NAMES)('bundles %s locally into an ESM file with a source map and the require shim', (name) => {
-    const fn = fnOf(name);
-    expect(fn.Metadata['aws:asset:is-bundled']).toBe(true);
-    const assetDir = join(synth.outdir, fn.Metadata['aws:asset:path']);
-    expect(existsSync(join(assetDir, 'index.mjs.map'))).toBe(true);
-    const code = readFileSync(join(assetDir, 'index.mjs'), 'utf8');
-    expect(code.startsWith(BUNDLING.banner)).toBe(true);
-    expect(code).toMatch(/export\s*\{[^}]*\bas handler\b|export\s*\{\s*handler\s*\}/);
-  });
+  it.each(NAMES)(
+    'bundles %s in process into index.mjs and the chunks it loads, each an ES module with the require shim and its own map',
+    (name) => {
+      const fn = fnOf(name);
+      expect(fn.Metadata['aws:asset:is-bundled']).toBe(true);
+      const dir = assetDirOf(name);
+      const files = javascriptFilesIn(dir);
+      expect(files).toContain(join(dir, 'index.mjs'));
+      expect(files.filter((file) => file !== join(dir, 'index.mjs'))).toEqual(
+        files.filter((file) => file.startsWith(join(dir, 'chunks', '/'))),
+      );
+      for (const file of files) {
+        expect(readFileSync(file, 'utf8').startsWith(BUNDLING.banner), file).toBe(true);
+        expect(JSON.parse(readFileSync(`${file}.map`, 'utf8')).sourcesContent, file).toBeUndefined();
+      }
+      expect(readFileSync(join(dir, 'index.mjs'), 'utf8')).toMatch(
+        /export\s*\{[^}]*\bas handler\b|export\s*\{\s*handler\s*\}/,
+      );
+    },
+  );
 
   it.each(NAMES)(
-    'bundles %s exactly as esbuildOptions() does, which the bundle test and the benchmark use',
+    'ships in %s’s asset only what its entry can load, and the files its definition reads',
     (name) => {
-      const assetDir = join(synth.outdir, fnOf(name).Metadata['aws:asset:path']);
-      const ours = buildSync({
-        ...esbuildOptions(join(PROJECT_ROOT, FUNCTIONS[name].entry), join(assetDir, 'index.mjs')),
-        write: false,
-      }).outputFiles;
-      const code = ours.find((file) => file.path.endsWith('index.mjs'))?.text;
-      const map = ours.find((file) => file.path.endsWith('index.mjs.map'))?.text;
-      expect(readFileSync(join(assetDir, 'index.mjs'), 'utf8')).toBe(code);
-      // Source paths are relative to where each build ran, so compare the mappings themselves.
-      const mappings = (text: string | undefined) => JSON.parse(text ?? '{}').mappings;
-      expect(mappings(readFileSync(join(assetDir, 'index.mjs.map'), 'utf8'))).toBe(mappings(map));
-      expect(
-        JSON.parse(readFileSync(join(assetDir, 'index.mjs.map'), 'utf8')).sourcesContent,
-      ).toBeUndefined();
+      const dir = assetDirOf(name);
+      const { atStart, onDemand } = reachedFiles(join(dir, 'index.mjs'));
+      // No chunk the entry never imports: esbuild makes one for every import() of the module graph.
+      expect(javascriptFilesIn(dir)).toEqual([...atStart, ...onDemand].sort());
+      const shipped = readdirSync(dir).filter((file) => !/\.mjs(\.map)?$/.test(file) && file !== 'chunks');
+      expect(shipped.sort()).toEqual(
+        ((FUNCTIONS[name] as FunctionDefinition).files ?? [])
+          .map((file: string) => file.replace(/.*\//, ''))
+          .sort(),
+      );
     },
   );
 
@@ -299,33 +335,16 @@ describe('Lambda functions', () => {
   it.each(NAMES.filter((name) => name !== 'embedScript'))(
     'minifies %s: its asset is far smaller than the same bundle unminified',
     (name) => {
-      const code = readFileSync(
-        join(synth.outdir, fnOf(name).Metadata['aws:asset:path'], 'index.mjs'),
-        'utf8',
-      );
-      const plain = buildSync({
-        ...esbuildOptions(join(PROJECT_ROOT, FUNCTIONS[name].entry), 'unminified.mjs'),
-        minify: false,
-        sourcemap: false,
-        write: false,
-      }).outputFiles[0]?.text;
-      expect(plain).toBeDefined();
-      const withoutSourceMapComment = code.replace(/\/\/# sourceMappingURL=.*\s*$/, '');
-      expect(withoutSourceMapComment.length).toBeLessThan(0.8 * (plain as string).length);
+      const code = javascriptFilesIn(assetDirOf(name))
+        .map((file) => readFileSync(file, 'utf8').replace(/\/\/# sourceMappingURL=.*\s*$/, ''))
+        .join('');
+      expect(code.length).toBeLessThan(0.8 * unminifiedOf(name).length);
     },
   );
 
   it('minifies embedScript’s code: its own names are gone from the asset, the script it serves intact', () => {
-    const code = readFileSync(
-      join(synth.outdir, fnOf('embedScript').Metadata['aws:asset:path'], 'index.mjs'),
-      'utf8',
-    );
-    const plain = buildSync({
-      ...esbuildOptions(join(PROJECT_ROOT, FUNCTIONS.embedScript.entry), 'unminified.mjs'),
-      minify: false,
-      sourcemap: false,
-      write: false,
-    }).outputFiles[0]?.text;
+    const code = readFileSync(join(assetDirOf('embedScript'), 'index.mjs'), 'utf8');
+    const plain = unminifiedOf('embedScript');
     for (const name of ['matchesEtag', 'hostScriptResponse']) {
       expect(plain).toContain(name);
       expect(code).not.toContain(name);
@@ -335,7 +354,7 @@ describe('Lambda functions', () => {
 
   // What goes into each bundle (no link of the default credential chain, the environment's provider of
   // infra/lambda-credentials.ts in its place) is checked on esbuild's metafile in
-  // test/integration/bundle.test.ts: the assets are byte-identical to those bundles (test above).
+  // test/integration/bundle.test.ts, built with the same options.
 
   it.each(NAMES)(
     'keeps SnapStart off for %s: its credential provider reads the environment once, at init',
@@ -351,8 +370,9 @@ describe('Lambda functions', () => {
   );
 
   it('bundles the AWS SDK into create-session instead of relying on the runtime copy', () => {
-    const fn = fnOf('createSession');
-    const code = readFileSync(join(synth.outdir, fn.Metadata['aws:asset:path'], 'index.mjs'), 'utf8');
+    const code = javascriptFilesIn(assetDirOf('createSession'))
+      .map((file) => readFileSync(file, 'utf8'))
+      .join('\n');
     expect(code).not.toMatch(/from\s*"@aws-sdk\//);
     expect(code).toContain('DynamoDB');
   });

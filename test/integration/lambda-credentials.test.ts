@@ -5,9 +5,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { SignatureV4 } from '@smithy/signature-v4';
-import { build } from 'esbuild';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { esbuildOptions, LAMBDA_SDK_ENVIRONMENT } from '#infra/bundling';
+import { buildBundle, esbuildOptions, LAMBDA_SDK_ENVIRONMENT } from '#infra/bundling';
 import { MISSING_CREDENTIALS_MESSAGE } from '#infra/lambda-credentials';
 import { FUNCTIONS } from '#lib/definitions/routes';
 import { proxyEvent } from '#test/support/events';
@@ -75,19 +74,17 @@ let home: string;
 let shippedInputs: string[];
 let fullChainInputs: string[];
 
-beforeAll(async () => {
+beforeAll(() => {
   dir = mkdtempSync(join(tmpdir(), 'lambda-credentials-'));
   // No ~/.aws here: a profile must not be where either side finds its credentials.
   home = join(dir, 'home');
   mkdirSync(home);
-  bundle = join(dir, 'shipped', 'index.mjs');
-  shippedInputs = Object.keys(
-    (await build({ ...esbuildOptions(SOURCE, bundle), metafile: true })).metafile.inputs,
-  );
-  fullChainBundle = join(dir, 'full-chain', 'index.mjs');
-  fullChainInputs = Object.keys(
-    (await build({ ...esbuildOptions(SOURCE, fullChainBundle), alias: {}, metafile: true })).metafile.inputs,
-  );
+  const shipped = buildBundle(esbuildOptions(SOURCE, join(dir, 'shipped')));
+  bundle = shipped.files[0] as string;
+  shippedInputs = Object.keys(shipped.metafile.inputs);
+  const fullChain = buildBundle({ ...esbuildOptions(SOURCE, join(dir, 'full-chain')), alias: {} });
+  fullChainBundle = fullChain.files[0] as string;
+  fullChainInputs = Object.keys(fullChain.metafile.inputs);
 });
 afterAll(() => {
   if (dir) rmSync(dir, { recursive: true, force: true });
