@@ -1,19 +1,15 @@
 /**
  * The keys that sign, as the composition root makes them: the ID token signer and pairwise subjects (the
  * keyring, opened in memory), the published key set, the keyring's rotation, and the webhook secrets of
- * the configured keys, each made on first use, so a request that never signs never builds KMS's client
- * nor calls it.
+ * the configured keys, each made on first use.
  *
- * They are imported as every other module: a bundle keeps only what its function calls. A dynamic
- * `import()` would defer nothing worth having: in a one-file bundle esbuild inlines it and makes every
- * module it reaches, the AWS SDK's modules shared with DynamoDB's client included, initialize lazily, which
- * costs every function's cold start more than evaluating these modules does (docs/performance.md).
+ * Their adapters, and KMS's client with them, are imported when first needed, with `import()`: the Lambda
+ * bundles are split (infra/bundling.ts), so each import is a chunk of its own that a function reads from
+ * disk and evaluates only when a request makes the key it needs. A request that never signs nor derives,
+ * the embed page of a board without an application among them, loads none of them; a function that never
+ * signs does not even ship them (docs/performance.md).
  */
 
-import { KeyRotation, KeyringPublicKeys, KeyringSigner } from '#lib/adapters/signing/keyring-keys';
-import { kmsClient } from '#lib/adapters/signing/kms-client';
-import { KmsKeyEncryption } from '#lib/adapters/signing/kms-key-encryption';
-import { KmsWebhookSecrets, LocalWebhookSecrets } from '#lib/adapters/signing/webhook-secrets';
 import type { RotationPolicy } from '#lib/domain/keyring';
 import type {
   IdTokenSigner,
@@ -32,6 +28,30 @@ import type {
 import { onFirstUse } from '#lib/platform/on-first-use';
 import { systemClock } from '#lib/platform/system';
 
+// Each group of modules is imported once per execution environment, by the first factory that needs it.
+// `@__PURE__` lets a bundle drop a group its function never uses, with its chunk.
+
+/** The keyring's adapters: the signer and pairwise subjects, the published keys, the rotation. */
+const keyringAdapters = /* @__PURE__ */ onFirstUse(() => import('#lib/adapters/signing/keyring-keys'));
+
+/** KMS's client and the keyring's encryption under a KMS key. */
+const kmsKeyEncryption = /* @__PURE__ */ onFirstUse(async () => {
+  const [{ kmsClient }, { KmsKeyEncryption }] = await Promise.all([
+    import('#lib/adapters/signing/kms-client'),
+    import('#lib/adapters/signing/kms-key-encryption'),
+  ]);
+  return (region: string, keyArn: string) => new KmsKeyEncryption(kmsClient(region), keyArn);
+});
+
+/** The webhook secrets' adapters, and KMS's client for the KMS master. */
+const webhookSecretAdapters = /* @__PURE__ */ onFirstUse(async () => {
+  const [secrets, { kmsClient }] = await Promise.all([
+    import('#lib/adapters/signing/webhook-secrets'),
+    import('#lib/adapters/signing/kms-client'),
+  ]);
+  return { ...secrets, kmsClient };
+});
+
 /**
  * The keyring's table, given by the composition root (functions/wiring.ts, `keyringStore`): the DynamoDB
  * adapter is built there, as every other.
@@ -41,13 +61,11 @@ export type KeyringStoreOf = (table: string, dynamo: DynamoConfig) => KeyringSto
 /** What opens the keyring: the KMS key, or locally the key file standing in for it. */
 async function keyEncryptionOf(config: IdTokenKeysConfig): Promise<KeyEncryption> {
   if (config.kind === 'file') {
-    // Only the local runtime opens a key file. Imported here, its module-level constant (a Buffer, which
-    // esbuild cannot prove free of side effects) stays out of every bundle that never opens the keyring;
-    // it reaches no SDK module, so nothing else initializes lazily for it.
+    // Only the local runtime opens a key file: a Lambda function never loads this module.
     const { LocalKeyEncryption } = await import('#lib/adapters/signing/local-keys');
     return new LocalKeyEncryption(config.path);
   }
-  return new KmsKeyEncryption(kmsClient(config.region), config.keyArn);
+  return (await kmsKeyEncryption())(config.region, config.keyArn);
 }
 
 const NO_KEYS =
@@ -55,8 +73,8 @@ const NO_KEYS =
 
 /**
  * The ID token signer and pairwise subjects of the keyring, made on first use: only a hand-off or a
- * logout needs them, so the embed page of a board without an application never builds KMS's client.
- * Throws when no keys are configured.
+ * logout needs them, so the embed page of a board without an application loads neither the keyring's
+ * adapters nor KMS's client, and calls nothing. Throws when no keys are configured.
  */
 export function idTokenPortsOf(
   config: IdTokenKeysConfig | undefined,
@@ -64,6 +82,7 @@ export function idTokenPortsOf(
 ): () => Promise<IdTokenSigner & PairwiseSubjects> {
   return onFirstUse(async () => {
     if (!config) throw new Error(`${NO_KEYS}, yet a board names an application`);
+    const { KeyringSigner } = await keyringAdapters();
     return new KeyringSigner(
       keyringStoreOf(config.table, config.dynamo),
       await keyEncryptionOf(config),
@@ -79,6 +98,7 @@ export function signingKeySetOf(
 ): () => Promise<SigningKeySet> {
   return onFirstUse(async () => {
     if (!config) throw new Error('No ID token keyring is configured (SIGNING_KEYS_TABLE)');
+    const { KeyringPublicKeys } = await keyringAdapters();
     return new KeyringPublicKeys(keyringStoreOf(config.table, config.dynamo), systemClock);
   });
 }
@@ -89,6 +109,7 @@ export async function keyRotationOf(
   policy: RotationPolicy,
   keyringStoreOf: KeyringStoreOf,
 ) {
+  const { KeyRotation } = await keyringAdapters();
   return new KeyRotation(
     keyringStoreOf(config.table, config.dynamo),
     await keyEncryptionOf(config),
@@ -106,6 +127,7 @@ export function webhookSecretsOf(config: WebhookSecretsConfig | undefined): Webh
     if (!config) {
       throw new Error('No webhook secret key is configured (WEBHOOK_SECRET_KEY, or WEBHOOK_MASTER_KEY_FILE)');
     }
+    const { LocalWebhookSecrets, KmsWebhookSecrets, kmsClient } = await webhookSecretAdapters();
     if (config.kind === 'file') return new LocalWebhookSecrets(config.path);
     return new KmsWebhookSecrets(kmsClient(config.region), config.keyArn);
   });

@@ -24,8 +24,9 @@ export const BUNDLING = {
   entryName: 'index',
   extension: '.mjs',
   /**
-   * Code splitting: a module the code imports with `import()` goes into a chunk of its own that Node
-   * reads and evaluates only when that import runs, and code shared by several chunks into a shared one. The chunks sit beside the entry as
+   * Code splitting: a module the code imports with `import()` (the signing adapters and KMS's client,
+   * functions/keys.ts) goes into a chunk of its own that Node reads and evaluates only when that import
+   * runs, and code shared by several chunks into a shared one. The chunks sit beside the entry as
    * `chunks/<module>-<content hash>.mjs` (`chunks/chunk-<hash>.mjs` for shared code).
    */
   chunkNames: 'chunks/[name]-[hash]',
@@ -121,7 +122,8 @@ export interface FunctionBundle {
  *
  * esbuild makes a chunk of every module an `import()` anywhere in the module graph names, even when the
  * code holding that `import()` is tree-shaken away: every function reaches functions/keys.ts through the
- * composition root, but only those whose code keeps one of its `import()`s ship that chunk.
+ * composition root, but only those that sign or derive keep its imports of the signing adapters, and
+ * only they ship those chunks.
  */
 export function bundleOf(options: BuildOptions): FunctionBundle {
   const { outdir, absWorkingDir = process.cwd() } = options;

@@ -330,6 +330,20 @@ describe('Lambda functions', () => {
     },
   );
 
+  it('loads no KMS client when the embed page starts: it is in a chunk the page imports only to sign', () => {
+    // "TrentService" is KMS's API name, which every request of KMS's client carries.
+    const holdsKms = (file: string) => readFileSync(file, 'utf8').includes('TrentService');
+    const { atStart, onDemand } = reachedFiles(join(assetDirOf('embedPage'), 'index.mjs'));
+    expect(atStart.filter(holdsKms)).toEqual([]);
+    expect(onDemand.filter(holdsKms)).not.toEqual([]);
+    // The marker is in the asset of every function whose definition calls KMS, and in no other.
+    const callsKms = NAMES.filter((name) => {
+      const definition: FunctionDefinition = FUNCTIONS[name];
+      return (definition.kms ?? []).length > 0 || definition.webhookSecrets === true;
+    });
+    expect(NAMES.filter((name) => javascriptFilesIn(assetDirOf(name)).some(holdsKms))).toEqual(callsKms);
+  });
+
   // The embed script function is mostly the script it serves: data that keeps its exact bytes (its
   // integrity hash pins them), so its size says nothing about minification; it has its own test below.
   it.each(NAMES.filter((name) => name !== 'embedScript'))(
@@ -353,8 +367,8 @@ describe('Lambda functions', () => {
   });
 
   // What goes into each bundle (no link of the default credential chain, the environment's provider of
-  // infra/lambda-credentials.ts in its place) is checked on esbuild's metafile in
-  // test/integration/bundle.test.ts, built with the same options.
+  // infra/lambda-credentials.ts in its place, KMS's client only in chunks imported on first use) is
+  // checked on esbuild's metafile in test/integration/bundle.test.ts, built with the same options.
 
   it.each(NAMES)(
     'keeps SnapStart off for %s: its credential provider reads the environment once, at init',

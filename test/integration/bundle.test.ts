@@ -8,19 +8,25 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, relative, sep } from 'node:path';
 import { promisify } from 'node:util';
+import { CreateKeyCommand, GenerateMacCommand, KMSClient } from '@aws-sdk/client-kms';
 import { build, type Metafile } from 'esbuild';
+import { createLocalJWKSet, jwtVerify } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BUNDLING, buildBundle, esbuildOptions, type FunctionBundle, shipFiles } from '#infra/bundling';
 import { HOST_SCRIPT, HOST_SCRIPT_VERSION } from '#lib/adapters/http/embed/host-script';
 import { AUTHORIZER_FAILED } from '#lib/adapters/http/middlewares/authorizer-errors';
 import { FUNCTIONS, type FunctionDefinition, type FunctionName } from '#lib/definitions/routes';
 import { TABLE_KEYS, TABLES } from '#lib/definitions/tables';
+import { formatWebhookSecret, webhookSecretMessage } from '#lib/domain/webhook';
 import { GOALS } from '#test/bench/floor';
 import { childEnv } from '#test/support/child-env';
 import { embedEvent, jsonEvent, proxyEvent } from '#test/support/events';
 import { validBody } from '#test/support/fixtures';
+import { runtimeIdTokenKeys } from '#test/support/id-token-keys';
 import { createSessionCall } from '#test/support/local-runtime';
+import { motoMissing, startMoto } from '#test/support/moto';
 import { node24 } from '#test/support/node24';
+import { putPublicBoard } from '#test/support/public-board';
 import { useTestRuntime } from '#test/support/runtime-fixture';
 import { sdkFloorBytes } from '#test/support/sdk-floor';
 
@@ -92,6 +98,25 @@ async function invokeWithLogs(
 
 const FUNCTION_NAMES = Object.keys(FUNCTIONS) as FunctionName[];
 
+/**
+ * The modules in the files Node loads when the function starts, before its handler runs: its entry and
+ * the chunks that imports statically (`import()` loads the others when it runs).
+ */
+function inputsAtStart(name: FunctionName): string[] {
+  const { outputs } = metafiles.get(name) as Metafile;
+  const atStart = [
+    relative(process.cwd(), bundles.get(name) as string)
+      .split(sep)
+      .join('/'),
+  ];
+  for (let i = 0; i < atStart.length; i++)
+    for (const edge of outputs[atStart[i] as string]?.imports ?? [])
+      if (edge.kind === 'import-statement' && !edge.external && !atStart.includes(edge.path))
+        atStart.push(edge.path);
+  if (!outputs[atStart[0] as string]) throw new Error(`no output ${atStart[0]} in ${name}'s metafile`);
+  return atStart.flatMap((file) => Object.keys(outputs[file]?.inputs ?? {}));
+}
+
 /** The stand-in infra/bundling.ts aliases `specifier` to, as the metafile names it (relative to the root). */
 const standIn = (specifier: string): string =>
   relative(process.cwd(), BUNDLING.alias[specifier] as string)
@@ -129,6 +154,8 @@ function replacedModules(): Promise<string[]> {
 }
 
 const DOMAIN = 'abc.execute-api.eu-west-1.amazonaws.com';
+/** The application of the board the bundled embed page hands off from. */
+const APP_URL = 'https://board.acme.test/embedded';
 
 /** The authorizer context of the demo key owner. */
 function demoCaller(): Record<string, string> {
@@ -417,6 +444,29 @@ describe('Lambda bundles (built exactly as the CDK stack builds them)', () => {
     },
   );
 
+  it.each(FUNCTION_NAMES)(
+    'loads neither KMS’s client nor a signing adapter when %s starts: they are in chunks it imports on first use',
+    (name) => {
+      const signing = /node_modules\/@aws-sdk\/client-kms\/|lib\/adapters\/signing\//;
+      expect(inputsAtStart(name).filter((path) => signing.test(path))).toEqual([]);
+    },
+  );
+
+  it('ships the embed page’s signing adapters and KMS’s client in chunks it imports only when a board has an application', () => {
+    const all = Object.values(metafiles.get('embedPage')?.outputs ?? {}).flatMap((output) =>
+      Object.keys(output.inputs),
+    );
+    const atStart = inputsAtStart('embedPage');
+    for (const signing of ['lib/adapters/signing/keyring-keys.ts', 'lib/adapters/signing/kms-client.ts']) {
+      expect(all).toContain(signing);
+      expect(atStart).not.toContain(signing);
+    }
+    expect(all.some((path) => path.includes('node_modules/@aws-sdk/client-kms/'))).toBe(true);
+    // What it loads at start holds the page itself and DynamoDB's client.
+    expect(atStart).toContain('functions/embed-page.ts');
+    expect(atStart.some((path) => path.includes('node_modules/@aws-sdk/client-dynamodb/'))).toBe(true);
+  });
+
   it('leaves out of the embed page the destination checks it never makes (package.json "sideEffects")', () => {
     // The composition root imports them for the webhook functions; their IP range tables, parsed at
     // module load, would otherwise run in every cold start of a page that sends nothing anywhere.
@@ -514,6 +564,48 @@ const RUNTIMES = [
   { label: 'Node 24, as in Lambda', node: NODE_24.path ?? '', missing: NODE_24.missing },
 ];
 
+const MOTO_MISSING = motoMissing();
+if (MOTO_MISSING) console.warn(`The bundled KMS call is not tested: ${MOTO_MISSING}`);
+let hmacKey: ReturnType<typeof startHmacKey> | undefined;
+/** moto_server with one HMAC key, started on first use and shared by the runs on each Node. */
+const kmsHmacKey = () => {
+  hmacKey ??= startHmacKey();
+  return hmacKey;
+};
+afterAll(async () => {
+  await (await hmacKey)?.moto.close();
+});
+
+async function startHmacKey() {
+  const moto = await startMoto();
+  const region = 'us-east-1';
+  const kms = new KMSClient({
+    region,
+    endpoint: moto.endpoint,
+    credentials: { accessKeyId: 'test', secretAccessKey: 'test' },
+  });
+  const created = await kms.send(
+    new CreateKeyCommand({ KeySpec: 'HMAC_256', KeyUsage: 'GENERATE_VERIFY_MAC' }),
+  );
+  const keyArn = String(created.KeyMetadata?.Arn);
+  return {
+    moto,
+    region,
+    keyArn,
+    endpoint: moto.endpoint,
+    secretOf: async (endpointId: string) => {
+      const { Mac } = await kms.send(
+        new GenerateMacCommand({
+          KeyId: keyArn,
+          MacAlgorithm: 'HMAC_SHA_256',
+          Message: webhookSecretMessage(endpointId, 1),
+        }),
+      );
+      return formatWebhookSecret(Mac as Uint8Array);
+    },
+  };
+}
+
 for (const { label, node, missing } of RUNTIMES) {
   if (missing) console.warn(`Bundle tests on ${label} skipped: ${missing}`);
   describe.skipIf(missing !== undefined)(`Lambda bundles run by ${label}`, () => {
@@ -530,6 +622,54 @@ for (const { label, node, missing } of RUNTIMES) {
         expect(outcome.ok, outcome.message).toBe(true);
         if (sample.status !== undefined) expect(outcome.result).toMatchObject({ statusCode: sample.status });
         sample.check?.(outcome.result as ProxyResult);
+      },
+    );
+
+    it('hands a board’s user to its application from the bundled embed page, its signing chunks loaded on first use', async () => {
+      await putPublicBoard(runtime, 'bundle_board_with_app', 'org_demo', {
+        name: 'Roadmap app',
+        appUrl: APP_URL,
+      });
+      const created = await createSessionCall(runtime, validBody({ boardId: 'bundle_board_with_app' }));
+      const outcome = await invoke(
+        node,
+        'embedPage',
+        embedEvent({ token: String(created.body.sessionToken) }),
+        { ID_TOKEN_KEY_FILE: process.env.ID_TOKEN_KEY_FILE ?? '' },
+      );
+      expect(outcome.ok, outcome.message).toBe(true);
+      const result = outcome.result as ProxyResult;
+      expect(result.statusCode).toBe(200);
+      const idToken = /name="id_token" value="([^"]+)"/.exec(result.body)?.[1] ?? '';
+      // Signed in the bundle with the runtime's keyring, by the keys it publishes.
+      const { payload } = await jwtVerify(
+        idToken,
+        createLocalJWKSet({ keys: await runtimeIdTokenKeys(runtime).publicKeys() }),
+        { algorithms: ['ES256'], audience: new URL(APP_URL).origin },
+      );
+      expect(payload).toMatchObject({ sid: (created.body.session as { id: string }).id });
+    });
+
+    it.skipIf(MOTO_MISSING !== undefined)(
+      'derives a webhook secret with KMS (moto_server) in the bundled create-webhook: KMS’s client loads from its chunk on first use',
+      async () => {
+        const kms = await kmsHmacKey();
+        const sample = SAMPLES.createWebhook() as Sample;
+        const outcome = await invoke(node, 'createWebhook', sample.event, {
+          AWS_REGION: kms.region,
+          WEBHOOK_SECRET_KEY: kms.keyArn,
+          // The SDK's own setting for a service's endpoint: the deployed functions ignore it
+          // (AWS_IGNORE_CONFIGURED_ENDPOINT_URLS), this run is not given that setting.
+          AWS_ENDPOINT_URL_KMS: kms.endpoint,
+          AWS_ACCESS_KEY_ID: 'test',
+          AWS_SECRET_ACCESS_KEY: 'test',
+        });
+        expect(outcome.ok, outcome.message).toBe(true);
+        const result = outcome.result as ProxyResult;
+        expect(result.statusCode, result.body).toBe(201);
+        const { webhook, secret } = JSON.parse(result.body) as { webhook: { id: string }; secret: string };
+        // The secret is the KMS key's MAC of the endpoint: derived by KMS, not by a key file.
+        expect(secret).toBe(await kms.secretOf(webhook.id));
       },
     );
 

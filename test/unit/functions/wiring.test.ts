@@ -41,10 +41,17 @@ const isAdapter = (specifier: string): boolean =>
     adapter.endsWith('/') ? specifier.startsWith(adapter) : specifier === adapter,
   );
 
-/** The driven adapters a source imports as values (a type import builds nothing). */
+/**
+ * The driven adapters a source imports as values, statically or with `import()` (a type import builds
+ * nothing).
+ */
 function adapterImports(source: string): string[] {
-  return [...source.matchAll(/^import\s+(?!type\s)[^;]*?\bfrom\s+'(#lib\/[^']+)'/gms)]
-    .map((match) => match[1] as string)
+  return [
+    ...source.matchAll(
+      /^import\s+(?!type\s)[^;]*?\bfrom\s+'(#lib\/[^']+)'|\bimport\(\s*'(#lib\/[^']+)'\s*\)/gms,
+    ),
+  ]
+    .map((match) => (match[1] ?? match[2]) as string)
     .filter(isAdapter);
 }
 
@@ -79,12 +86,15 @@ describe('functions/wiring.ts: the one composition root of the handlers', () => 
           "import type { RotationResult } from '#lib/adapters/signing/keyring-keys';",
           "import { handleDeliveryBatch } from '#lib/adapters/sqs/delivery-queue';",
           "import { x } from '#lib/adapters/http/response';",
+          "const { kmsClient } = await import('#lib/adapters/signing/kms-client');",
+          "const { y } = await import('#lib/adapters/http/response');",
         ].join('\n'),
       ),
     ).toEqual([
       '#lib/adapters/dynamodb/boards',
       '#lib/adapters/signing/kms-key-encryption',
       '#lib/adapters/eventbridge/event-bus',
+      '#lib/adapters/signing/kms-client',
     ]);
   });
 
