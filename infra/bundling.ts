@@ -105,8 +105,10 @@ export function esbuildOptions(entry: string, outdir: string): BuildOptions {
 export interface FunctionBundle {
   /** The entry (`<outdir>/index.mjs`) first, then the chunks it can load; absolute paths, maps aside. */
   files: string[];
-  /** Their total size in bytes: what a cold start may read, and what the size ceiling counts. */
+  /** Their total size in bytes: what the size ceiling counts. */
   bytes: number;
+  /** The entry and the chunks it imports statically: what Node loads before the handler runs. */
+  atStart: { files: string[]; bytes: number };
   /** The files with their maps, as esbuild made them. */
   outputFiles: OutputFile[];
   /**
@@ -133,23 +135,36 @@ export function bundleOf(options: BuildOptions): FunctionBundle {
   const entry = resolve(absWorkingDir, outdir, `${BUNDLING.entryName}${BUNDLING.extension}`);
   const keyOf = new Map(Object.keys(metafile.outputs).map((key) => [absolute(key), key]));
   if (!keyOf.has(entry)) throw new Error(`esbuild made no ${entry}`);
-  // The entry, then what it imports, breadth first.
-  const files = [entry];
-  for (let i = 0; i < files.length; i++) {
-    for (const edge of metafile.outputs[keyOf.get(files[i] as string) as string]?.imports ?? []) {
-      const file = absolute(edge.path);
-      if (!edge.external && keyOf.has(file) && !files.includes(file)) files.push(file);
+  /** The entry and what it imports through edges of `kinds`, breadth first. */
+  const reached = (kinds: string[]) => {
+    const files = [entry];
+    for (let i = 0; i < files.length; i++) {
+      for (const edge of metafile.outputs[keyOf.get(files[i] as string) as string]?.imports ?? []) {
+        const file = absolute(edge.path);
+        if (!edge.external && kinds.includes(edge.kind) && keyOf.has(file) && !files.includes(file))
+          files.push(file);
+      }
     }
-  }
+    return files;
+  };
+  const files = reached(['import-statement', 'dynamic-import']);
+  const atStart = reached(['import-statement']);
   const kept = new Set(files.flatMap((file) => [file, `${file}.map`]));
   const outputs = Object.fromEntries(
     Object.entries(metafile.outputs).filter(([key]) => kept.has(absolute(key))),
   );
   const shipped = outputFiles.filter((file) => kept.has(file.path));
-  const bytes = shipped
-    .filter((file) => !file.path.endsWith('.map'))
-    .reduce((total, file) => total + file.contents.byteLength, 0);
-  return { files, bytes, outputFiles: shipped, metafile: { inputs: metafile.inputs, outputs } };
+  const bytesOf = (paths: string[]) =>
+    shipped
+      .filter((file) => paths.includes(file.path))
+      .reduce((total, file) => total + file.contents.byteLength, 0);
+  return {
+    files,
+    bytes: bytesOf(files),
+    atStart: { files: atStart, bytes: bytesOf(atStart) },
+    outputFiles: shipped,
+    metafile: { inputs: metafile.inputs, outputs },
+  };
 }
 
 /** `bundleOf(options)`, written to its `outdir`. */

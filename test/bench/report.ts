@@ -13,12 +13,12 @@ export function renderMarkdown(results: Results): string {
       `${results.cpu} (${results.cores} cores, load ${results.load.before.toFixed(1)} → ${results.load.after.toFixed(1)}), ` +
       `${results.date.slice(0, 16).replace('T', ' ')} UTC.`,
     '',
-    '| Function | Cold path | Bundle | Size floor | × floor | Cold init median | p90 | Floor median | × floor (median of rounds) |',
-    '|---|---|---:|---:|---:|---:|---:|---:|---:|',
+    '| Function | Cold path | Bundle | Loaded at start | Size floor | × floor | Cold init median | p90 | Floor median | × floor (median of rounds) |',
+    '|---|---|---:|---:|---:|---:|---:|---:|---:|---:|',
   );
   for (const f of results.functions) {
     lines.push(
-      `| ${f.name} | ${f.coldPath} | ${kib(f.bundleBytes)} | ${kib(f.floorBytes)} | ${ratio(f.bundleRatio)} | ` +
+      `| ${f.name} | ${f.coldPath} | ${kib(f.bundleBytes)} | ${kib(f.bundleBytesAtStart)} | ${kib(f.floorBytes)} | ${ratio(f.bundleRatio)} | ` +
         `${ms(f.cold.median)} | ${ms(f.cold.p90)} | ${ms(f.floorCold.median)} | ${ratio(f.coldRatio)} |`,
     );
   }

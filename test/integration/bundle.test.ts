@@ -104,17 +104,11 @@ const FUNCTION_NAMES = Object.keys(FUNCTIONS) as FunctionName[];
  */
 function inputsAtStart(name: FunctionName): string[] {
   const { outputs } = metafiles.get(name) as Metafile;
-  const atStart = [
-    relative(process.cwd(), bundles.get(name) as string)
-      .split(sep)
-      .join('/'),
-  ];
-  for (let i = 0; i < atStart.length; i++)
-    for (const edge of outputs[atStart[i] as string]?.imports ?? [])
-      if (edge.kind === 'import-statement' && !edge.external && !atStart.includes(edge.path))
-        atStart.push(edge.path);
-  if (!outputs[atStart[0] as string]) throw new Error(`no output ${atStart[0]} in ${name}'s metafile`);
-  return atStart.flatMap((file) => Object.keys(outputs[file]?.inputs ?? {}));
+  return (built.get(name)?.atStart.files ?? []).flatMap((file) => {
+    const output = outputs[relative(process.cwd(), file).split(sep).join('/')];
+    if (!output) throw new Error(`no output ${file} in ${name}'s metafile`);
+    return Object.keys(output.inputs);
+  });
 }
 
 /** The stand-in infra/bundling.ts aliases `specifier` to, as the metafile names it (relative to the root). */
