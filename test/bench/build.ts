@@ -24,7 +24,11 @@ export interface Bundles {
 }
 
 /** Builds the functions and their floors under `outDir`, with the options the CDK stack bundles with. */
-export async function buildBundles(root: string, outDir: string): Promise<Bundles> {
+export async function buildBundles(
+  root: string,
+  outDir: string,
+  { splitFloors = false }: { splitFloors?: boolean } = {},
+): Promise<Bundles> {
   const bundle = async (options: BuildOptions): Promise<Bundle> => {
     const { files, bytes, atStart } = buildBundle({ ...options, absWorkingDir: root });
     return { file: files[0] as string, bytes, bytesAtStart: atStart.bytes };
@@ -37,9 +41,13 @@ export async function buildBundles(root: string, outDir: string): Promise<Bundle
     const entry = join(root, FUNCTIONS[fn].entry);
     functions[fn] = await bundle(esbuildOptions(entry, join(outDir, 'functions', fn)));
     const source = floorSource(fn, FUNCTIONS[fn], COLD_PATHS[fn].floorCalls);
-    floors[fn] = await bundle(floorBuildOptions(source, join(outDir, 'floors', fn), root));
+    floors[fn] = await bundle(
+      floorBuildOptions(source, join(outDir, 'floors', fn), root, { split: splitFloors }),
+    );
     const sized = floorSource(fn, FUNCTIONS[fn], [], { otherServices: true });
-    sizeFloors[fn] = await bundle(floorBuildOptions(sized, join(outDir, 'size-floors', fn), root));
+    sizeFloors[fn] = await bundle(
+      floorBuildOptions(sized, join(outDir, 'size-floors', fn), root, { split: splitFloors }),
+    );
   }
   return { functions, floors, sizeFloors };
 }

@@ -9,7 +9,8 @@ const ratio = (value: number) => `${value.toFixed(2)}×`;
 export function renderMarkdown(results: Results): string {
   const lines: string[] = [];
   lines.push(
-    `Cold init on ${results.node} (${results.runs} fresh processes per subject, interleaved with the floors), ` +
+    `Cold init on ${results.node} (${results.runs} fresh processes per subject, interleaved with the floors, ` +
+      `${results.floors === 'split' ? 'split into chunks as the functions are: no goal is judged' : 'each in one file'}), ` +
       `${results.cpu} (${results.cores} cores, load ${results.load.before.toFixed(1)} → ${results.load.after.toFixed(1)}), ` +
       `${results.date.slice(0, 16).replace('T', ' ')} UTC.`,
     '',

@@ -26,6 +26,7 @@ export async function prepareSubjects(
   out: string,
   functions: readonly BenchFunction[] = BENCH_FUNCTIONS,
   warmLoads: Partial<Record<BenchFunction, number>> = {},
+  { splitFloors = false }: { splitFloors?: boolean } = {},
 ): Promise<{ bundles: Bundles; subjects: Subject[] }> {
   for (const dir of ['functions', 'floors', 'size-floors', 'home'])
     rmSync(join(out, dir), { recursive: true, force: true });
@@ -33,7 +34,7 @@ export async function prepareSubjects(
   mkdirSync(home, { recursive: true });
   const seed = join(out, 'seed.json');
   writeFileSync(seed, JSON.stringify(await seedTables()));
-  const bundles = await buildBundles(root, out);
+  const bundles = await buildBundles(root, out, { splitFloors });
   // The floors run with Lambda's environment alone, as the 1.00× reference is defined; the functions with
   // the SDK settings the stack deploys them with too (infra/bundling.ts).
   const floorEnv = lambdaEnvironment(home, seed);
