@@ -1,13 +1,14 @@
 import { availableParallelism } from 'node:os';
 import { defineConfig } from 'vitest/config';
+import { LongestFirstSequencer } from './test/support/sequencer';
 
 /**
  * The stack's test files that read the one shared synthesis (`useSynthesized()` without options). Those
- * that bundle for real, lint the template or run the app in a process of their own run with the rest, in
- * parallel.
+ * that bundle for real or run the app in a process of their own run with the rest.
  */
 const SHARED_SYNTHESIS = [
   'test/infra/api.test.ts',
+  'test/infra/cfn-lint.test.ts',
   'test/infra/data.test.ts',
   'test/infra/events.test.ts',
   'test/infra/gateway-responses.test.ts',
@@ -21,10 +22,10 @@ const SHARED_SYNTHESIS = [
 ];
 
 /**
- * Workers for the runtime's files: one and a half per core. Much of a file's time is spent waiting (for a
+ * Workers: one and a half per core. Much of a file's time is spent waiting (for a
  * local runtime's HTTP answer, a browser, a child process), so a second file per core fills it.
  */
-const RUNTIME_WORKERS = Math.max(2, Math.round(availableParallelism() * 1.5));
+const WORKERS = Math.max(2, Math.round(availableParallelism() * 1.5));
 
 export default defineConfig({
   test: {
@@ -45,19 +46,20 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 120_000,
     pool: 'forks',
+    // The longest files first, from recorded times when a fresh clone has no cache of its own.
+    sequence: { sequencer: LongestFirstSequencer },
     projects: [
       // The stack's tests that read the stack as cdk.json configures it (test/support/synthesized.ts).
       {
-        // Their files run one after another in one process that keeps its modules, so the app is
-        // synthesized once per run, not once per file. They change no global state of that process.
+        // Their files share the process of the worker they run in, which keeps its modules, so the app is
+        // synthesized once per worker, not once per file. They change no global state of that process.
+        // They run beside the runtime's files, and start first (test/support/sequencer.ts).
         extends: true,
         test: {
           name: 'stack',
           include: SHARED_SYNTHESIS,
           isolate: false,
-          fileParallelism: false,
-          // Before the runtime's files: this one process is short (about 10 s), and two groups at once
-          // would need the same number of workers.
+          maxWorkers: WORKERS,
           sequence: { groupOrder: 0 },
         },
       },
@@ -65,8 +67,8 @@ export default defineConfig({
         extends: true,
         test: {
           name: 'runtime',
-          maxWorkers: RUNTIME_WORKERS,
-          sequence: { groupOrder: 1 },
+          maxWorkers: WORKERS,
+          sequence: { groupOrder: 0 },
           include: ['test/**/*.test.ts'],
           exclude: [...SHARED_SYNTHESIS, 'test/bench/**', 'node_modules/**'],
         },
