@@ -53,7 +53,8 @@ export default defineConfig({
       {
         // Their files share the process of the worker they run in, which keeps its modules, so the app is
         // synthesized once per worker, not once per file. They change no global state of that process.
-        // They run beside the runtime's files, and start first (test/support/sequencer.ts).
+        // One worker runs them one after another while the others run the runtime's longest files
+        // (test/support/sequencer.ts).
         extends: true,
         test: {
           name: 'stack',

@@ -18,8 +18,10 @@ export function recordedTimings(): Record<string, number> {
  * else from the times recorded in test/timings.json; a file in neither starts last (a new file is
  * usually a small one).
  *
- * A project whose files share a process (`isolate: false`, the stack's) starts first: each worker that
- * takes one of its files pays the shared synthesis once, best while every worker is still free.
+ * The files of a project that share a process (`isolate: false`: the stack's, which read one synthesis)
+ * run in one worker, one after another: its longest starts first, the other workers take the longest of
+ * the rest, and the shared files come next, so the first worker to be free again is the one that holds
+ * the synthesis, and Vitest hands it the next shared file.
  */
 export class LongestFirstSequencer extends BaseSequencer {
   private readonly recorded = recordedTimings();
@@ -31,11 +33,18 @@ export class LongestFirstSequencer extends BaseSequencer {
       if (cached?.duration !== undefined) return cached.duration / 1_000;
       return this.recorded[key] ?? 0;
     };
-    return [...files].sort(
-      (a, b) =>
-        a.project.config.sequence.groupOrder - b.project.config.sequence.groupOrder ||
-        Number(a.project.config.isolate) - Number(b.project.config.isolate) ||
-        seconds(b) - seconds(a),
+    const longestFirst = [...files].sort((a, b) => seconds(b) - seconds(a));
+    const groups = [...new Set(files.map((spec) => spec.project.config.sequence.groupOrder))].sort(
+      (a, b) => a - b,
     );
+    return groups.flatMap((group) => {
+      const inGroup = longestFirst.filter((spec) => spec.project.config.sequence.groupOrder === group);
+      const shared = inGroup.filter((spec) => !spec.project.config.isolate);
+      const isolated = inGroup.filter((spec) => spec.project.config.isolate);
+      const [first, ...rest] = shared;
+      if (!first) return isolated;
+      const others = Math.max(0, first.project.config.maxWorkers - 1);
+      return [first, ...isolated.slice(0, others), ...rest, ...isolated.slice(others)];
+    });
   }
 }
