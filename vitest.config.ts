@@ -65,13 +65,26 @@ export default defineConfig({
         },
       },
       {
+        // The unit tests: milliseconds each, so the files share the processes they run in rather than
+        // paying for one each. None of them mocks a module (test/unit/support/shared-processes.test.ts); each puts back the
+        // timers and variables it fakes.
+        extends: true,
+        test: {
+          name: 'unit',
+          include: ['test/unit/**/*.test.ts'],
+          isolate: false,
+          maxWorkers: WORKERS,
+          sequence: { groupOrder: 0 },
+        },
+      },
+      {
         extends: true,
         test: {
           name: 'runtime',
           maxWorkers: WORKERS,
           sequence: { groupOrder: 0 },
           include: ['test/**/*.test.ts'],
-          exclude: [...SHARED_SYNTHESIS, 'test/bench/**', 'node_modules/**'],
+          exclude: [...SHARED_SYNTHESIS, 'test/unit/**', 'test/bench/**', 'node_modules/**'],
         },
       },
     ],

@@ -18,10 +18,12 @@ export function recordedTimings(): Record<string, number> {
  * else from the times recorded in test/timings.json; a file in neither starts last (a new file is
  * usually a small one).
  *
- * The files of a project that share a process (`isolate: false`: the stack's, which read one synthesis)
- * run in one worker, one after another: its longest starts first, the other workers take the longest of
- * the rest, and the shared files come next, so the first worker to be free again is the one that holds
- * the synthesis, and Vitest hands it the next shared file.
+ * The files of a project that share a process (`isolate: false`) run in a worker that keeps its modules
+ * from one file to the next. The stack's files, which read one synthesis, run in one worker, one after
+ * another: the longest starts first, the other workers take the longest of the rest, and the stack's
+ * other files come next, so the first worker to be free again is the one that holds the synthesis, and
+ * Vitest hands it the next of them. A lighter such project (the unit tests: many files of milliseconds,
+ * for which a process of their own would cost more than their tests) runs last, filling the end.
  */
 export class LongestFirstSequencer extends BaseSequencer {
   private readonly recorded = recordedTimings();
@@ -33,18 +35,24 @@ export class LongestFirstSequencer extends BaseSequencer {
       if (cached?.duration !== undefined) return cached.duration / 1_000;
       return this.recorded[key] ?? 0;
     };
+    const total = (specs: TestSpecification[]) => specs.reduce((sum, spec) => sum + seconds(spec), 0);
     const longestFirst = [...files].sort((a, b) => seconds(b) - seconds(a));
     const groups = [...new Set(files.map((spec) => spec.project.config.sequence.groupOrder))].sort(
       (a, b) => a - b,
     );
     return groups.flatMap((group) => {
       const inGroup = longestFirst.filter((spec) => spec.project.config.sequence.groupOrder === group);
-      const shared = inGroup.filter((spec) => !spec.project.config.isolate);
       const isolated = inGroup.filter((spec) => spec.project.config.isolate);
-      const [first, ...rest] = shared;
+      const shared = [
+        ...new Set(inGroup.filter((spec) => !spec.project.config.isolate).map((s) => s.project)),
+      ]
+        .map((project) => inGroup.filter((spec) => spec.project === project))
+        .sort((a, b) => total(b) - total(a));
+      const [heaviest = [], ...lighter] = shared;
+      const [first, ...rest] = heaviest;
       if (!first) return isolated;
       const others = Math.max(0, first.project.config.maxWorkers - 1);
-      return [first, ...isolated.slice(0, others), ...rest, ...isolated.slice(others)];
+      return [first, ...isolated.slice(0, others), ...rest, ...isolated.slice(others), ...lighter.flat()];
     });
   }
 }
