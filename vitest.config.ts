@@ -1,6 +1,7 @@
 import { availableParallelism } from 'node:os';
 import { defineConfig } from 'vitest/config';
 import { LongestFirstSequencer } from './test/support/sequencer';
+import { unitFilesMockingAws, unitTestFiles } from './test/support/unit-files';
 
 /**
  * The stack's test files that read the one shared synthesis (`useSynthesized()` without options). Those
@@ -20,6 +21,13 @@ const SHARED_SYNTHESIS = [
   'test/infra/rate-limits.test.ts',
   'test/infra/stage.test.ts',
 ];
+
+/**
+ * The unit test files that share their workers' processes: all but those that mock an AWS client, whose
+ * mock is the process's (test/support/unit-files.ts).
+ */
+const MOCKING_AWS = new Set(unitFilesMockingAws());
+const SHARED_UNIT = unitTestFiles().filter((file) => !MOCKING_AWS.has(file));
 
 /**
  * Workers: one and a half per core. Much of a file's time is spent waiting (for a
@@ -66,12 +74,13 @@ export default defineConfig({
       },
       {
         // The unit tests: milliseconds each, so the files share the processes they run in rather than
-        // paying for one each. None of them mocks a module (test/unit/support/shared-processes.test.ts); each puts back the
-        // timers and variables it fakes.
+        // paying for one each. None of them mocks a module or an AWS client (those that mock a client run
+        // with the runtime's, each in a process of its own; test/unit/support/shared-processes.test.ts);
+        // each puts back the timers and variables it fakes.
         extends: true,
         test: {
           name: 'unit',
-          include: ['test/unit/**/*.test.ts'],
+          include: SHARED_UNIT,
           isolate: false,
           maxWorkers: WORKERS,
           sequence: { groupOrder: 0 },
@@ -84,7 +93,7 @@ export default defineConfig({
           maxWorkers: WORKERS,
           sequence: { groupOrder: 0 },
           include: ['test/**/*.test.ts'],
-          exclude: [...SHARED_SYNTHESIS, 'test/unit/**', 'test/bench/**', 'node_modules/**'],
+          exclude: [...SHARED_SYNTHESIS, ...SHARED_UNIT, 'test/bench/**', 'node_modules/**'],
         },
       },
     ],

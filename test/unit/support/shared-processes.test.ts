@@ -1,22 +1,32 @@
-import { readdirSync, readFileSync } from 'node:fs';
-import { join, relative } from 'node:path';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { unitFilesMockingAws, unitTestFiles } from '#test/support/unit-files';
+import config from '../../../vitest.config';
 
-const UNIT = join(import.meta.dirname, '..');
+const ROOT = join(import.meta.dirname, '..', '..', '..');
 
-function testFiles(dir: string): string[] {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
-    const path = join(dir, entry.name);
-    if (entry.isDirectory()) return testFiles(path);
-    return entry.name.endsWith('.test.ts') ? [path] : [];
-  });
+/** The files of the project whose files share processes. */
+function sharedUnitFiles(): string[] {
+  const projects = (config.test?.projects ?? []) as { test?: { name?: string; include?: string[] } }[];
+  const unit = projects.find((project) => project.test?.name === 'unit');
+  return unit?.test?.include ?? [];
 }
 
-describe('the unit tests, whose files share processes (vitest.config.ts)', () => {
+describe('the unit tests whose files share processes (vitest.config.ts)', () => {
+  it('are every unit file but those that mock an AWS client, whose mock is the whole process’s', () => {
+    const mocking = unitFilesMockingAws();
+    // The adapters' tests mock the SDK's clients with aws-sdk-client-mock: they exist, and run apart.
+    expect(mocking).toContain('test/unit/lib/adapters/dynamodb/sessions.test.ts');
+    expect(sharedUnitFiles().length).toBeGreaterThan(50);
+    expect([...sharedUnitFiles(), ...mocking].sort()).toEqual(unitTestFiles().sort());
+    expect(sharedUnitFiles().filter((file) => mocking.includes(file))).toEqual([]);
+  });
+
   it('mock no module: a mock would reach every file that runs after it in the same process', () => {
-    const files = testFiles(UNIT);
-    expect(files.length).toBeGreaterThan(50);
-    const mocking = files.filter((file) => /\bvi\.(do)?[mM]ock\(/.test(readFileSync(file, 'utf8')));
-    expect(mocking.map((file) => relative(UNIT, file))).toEqual([]);
+    const mocking = sharedUnitFiles().filter((file) =>
+      /\bvi\.(do)?[mM]ock\(/.test(readFileSync(join(ROOT, file), 'utf8')),
+    );
+    expect(mocking).toEqual([]);
   });
 });
