@@ -236,12 +236,18 @@ describe('GET /api/embed/sessions', () => {
     const active = (await create(owner, { userId: 'status-user' })).session;
     const revoked = (await create(owner, { userId: 'status-user' })).session;
     expect((await revoke(owner, revoked.id)).status).toBe(200);
-    await storeSession(runtime, 'Expired_status_token_00000000000', {
-      boardId: demo.publicBoardId,
-      orgId: 'org_demo',
-      userId: 'status-user',
-      expiresAt: new Date(Date.now() - 1_000).toISOString(),
-    });
+    // Expired a second ago, its item still stored, as DynamoDB keeps it for a while after its TTL.
+    await storeSession(
+      runtime,
+      'Expired_status_token_00000000000',
+      {
+        boardId: demo.publicBoardId,
+        orgId: 'org_demo',
+        userId: 'status-user',
+        expiresAt: new Date(Date.now() - 1_000).toISOString(),
+      },
+      { ttlSeconds: Math.ceil(Date.now() / 1000) + 3_600 },
+    );
     const ids = async (status: string) =>
       ((await list(owner, { userId: 'status-user', status })).body.data as SessionBody[]).map((s) => ({
         id: s.id,

@@ -1,12 +1,12 @@
 import { createHash, randomUUID } from 'node:crypto';
-import { PutCommand } from '@aws-sdk/lib-dynamodb';
+import { PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { DynamoApiKeyRepository } from '#lib/adapters/dynamodb/api-keys';
 import { DynamoBoardRepository } from '#lib/adapters/dynamodb/boards';
 import { createDocumentClient } from '#lib/adapters/dynamodb/client';
 import { DynamoMembershipRepository } from '#lib/adapters/dynamodb/memberships';
 import { DynamoSessionRepository } from '#lib/adapters/dynamodb/sessions';
 import { WAF_RATE_LIMIT_BOUNDS } from '#lib/definitions/rate-limits';
-import { TABLE_KEYS, TABLES } from '#lib/definitions/tables';
+import { TABLE_KEYS, TABLES, TTL_ATTRIBUTE } from '#lib/definitions/tables';
 import { RATE_LIMIT_BOUNDS, type RateLimit } from '#lib/domain/api-key';
 import type { Board } from '#lib/domain/board';
 import { idempotencyRecordId, requestFingerprint } from '#lib/domain/idempotency';
@@ -184,17 +184,23 @@ export function createSessionCall(
   });
 }
 
-/** Writes a session straight into the runtime's table, e.g. one that has expired already. */
+/**
+ * Writes a session straight into the runtime's table, e.g. one that has expired already; its id. With
+ * `ttlSeconds`, its item's TTL is that instead of its expiry: DynamoDB deletes an expired item only
+ * eventually (on AWS, within days), while DynamoDB Local's sweep may remove it at once.
+ */
 export async function storeSession(
   runtime: LocalRuntime,
   token: string,
   fields: { boardId: string; expiresAt: string } & Partial<StoredSession>,
-) {
+  options: { ttlSeconds?: number } = {},
+): Promise<string> {
   const db = createDocumentClient({ endpoint: runtime.dynamoEndpoint, region: 'local' });
+  const id = fields.id ?? randomUUID();
   try {
     await new DynamoSessionRepository(db, runtime.tables.sessions).create(
       storedSession({
-        id: randomUUID(),
+        id,
         tokenHash: createHash('sha256').update(token).digest('hex'),
         userId: 'u',
         email: 'u@example.com',
@@ -203,9 +209,21 @@ export async function storeSession(
         ...fields,
       }),
     );
+    if (options.ttlSeconds !== undefined) {
+      await db.send(
+        new UpdateCommand({
+          TableName: runtime.tables.sessions,
+          Key: { id },
+          UpdateExpression: 'SET #ttl = :ttl',
+          ExpressionAttributeNames: { '#ttl': TTL_ATTRIBUTE },
+          ExpressionAttributeValues: { ':ttl': options.ttlSeconds },
+        }),
+      );
+    }
   } finally {
     db.destroy();
   }
+  return id;
 }
 
 /**
