@@ -16,11 +16,14 @@ import { unreachableReason } from '#lib/adapters/dynamodb/errors';
 import type { IndexProjection, KeyDefinition, TableDefinition, TableKey } from '#lib/definitions/tables';
 import { TABLE_KEYS, TABLES } from '#lib/definitions/tables';
 import { closeDynaliteIteratorsOnEnd } from './dynalite-iterators';
+import { type WrittenItems, watchWrites } from './dynamodb-writes';
 
 /** A running embedded DynamoDB (dynalite). */
 export interface EmbeddedDynamo {
   endpoint: string;
   port: number;
+  /** Notes the items of `table` its requests write from now on, by their string partition key. */
+  watchWrites(table: string, keyName: string): WrittenItems;
   close(): Promise<void>;
 }
 
@@ -109,6 +112,7 @@ export async function startEmbeddedDynamo(options: {
   return {
     endpoint: `http://${reachableHost(options.host)}:${port}`,
     port,
+    watchWrites: (table, keyName) => watchWrites(server, table, keyName),
     close: () =>
       new Promise<void>((resolve, reject) => server.close((error) => (error ? reject(error) : resolve()))),
   };

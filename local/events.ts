@@ -1,13 +1,14 @@
-import { type DynamoDBDocumentClient, ScanCommand } from '@aws-sdk/lib-dynamodb';
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { processStreamRecords } from '#lib/adapters/dynamodb/change-feed';
 import { DynamoEventStore } from '#lib/adapters/dynamodb/events';
 import { DynamoSessionRepository } from '#lib/adapters/dynamodb/sessions';
 import { type StreamRecord, toAttributeMap } from '#lib/adapters/dynamodb/stream-records';
-import type { Item } from '#lib/adapters/dynamodb/table';
+import { DynamoTable, type Item } from '#lib/adapters/dynamodb/table';
 import type { TableKey } from '#lib/definitions/tables';
 import type { EventSink } from '#lib/domain/events';
 import { createLogger, type Logger } from '#lib/platform/logger';
 import { type FanOutStarter, sweepExpired } from '#lib/use-cases/publish-events';
+import type { WrittenItems } from './dynamodb-writes';
 
 /** How often the change feed reads the sessions table. */
 export const LOCAL_POLL_MS = 500;
@@ -22,6 +23,12 @@ export interface LocalEventsOptions {
   /** Starts the back-channel logouts of each cut-off a revoke-all writes, as the stream consumer does. */
   fanOuts?: FanOutStarter;
   logger?: Logger;
+  /**
+   * The ids of the sessions table's items written since the last poll, when every write is known (the
+   * embedded DynamoDB: local/dynamodb-writes.ts). Each poll then reads only those; without it, each poll
+   * scans the whole table.
+   */
+  written?: WrittenItems;
   pollMs?: number;
   sweepMs?: number;
   now?: () => Date;
@@ -36,15 +43,18 @@ export interface LocalEvents {
 }
 
 /**
- * The local runtime's DynamoDB stream: dynalite has none, so this reads the sessions table every
- * `pollMs` (a consistent scan), compares each item with the image it saw last, and hands the processor
+ * The local runtime's DynamoDB stream: dynalite has none, so every `pollMs` this reads the sessions
+ * table's items written since the last read (all of them, by a scan, when the writes are not known), each
+ * strongly consistently, compares each item with the image it saw last, and hands the processor
  * the records a stream with NEW_AND_OLD_IMAGES would carry (INSERT, MODIFY, REMOVE) — the same code path
  * as the stream consumer on AWS. Several writes to one item between two reads arrive as one MODIFY;
  * derivation takes every attribute that appeared, so the events are the same. A record that fails keeps
  * its old image, so the next read offers it again. Items present at start are taken as seen: their events
  * were recorded by the run that wrote them. A timer runs the expiry sweep every `sweepMs`.
  *
- * For development and tests only: a scan per half second is fine for a laptop's handful of sessions.
+ * For development and tests only. Reading only what was written keeps a poll's cost to the writes since
+ * the last one, whatever the table holds; a scan per half second of another DynamoDB (DYNAMODB_ENDPOINT)
+ * is fine for a laptop's sessions.
  */
 export async function startLocalEvents(options: LocalEventsOptions): Promise<LocalEvents> {
   const logger = options.logger ?? createLogger({ component: 'local-events' });
@@ -61,11 +71,19 @@ export async function startLocalEvents(options: LocalEventsOptions): Promise<Loc
   const onFailure = (error: unknown, context: Record<string, unknown>) =>
     logger.error('event processing failed; will retry', { ...context, error: String(error) });
 
-  let seen = await scanSessions(options.client, options.tables.sessions);
+  const images = new SessionTableImages(options.client, options.tables.sessions);
+  const seen = await images.all();
+  // The items to read again on the next poll: those whose change failed kept their old image.
+  let retry = new Set<string>();
   let stopped = false;
 
   const poll = async () => {
-    const current = await scanSessions(options.client, options.tables.sessions);
+    // Only the items written since the last read when the writes are known; every item otherwise.
+    const ids = options.written ? new Set([...retry, ...options.written.take()]) : undefined;
+    if (ids?.size === 0) return;
+    // Read again on the next poll should this one fail before it ends.
+    if (ids) retry = ids;
+    const current = ids ? await images.withIds(ids) : await images.all();
     const records: StreamRecord[] = [];
     for (const [id, image] of current) {
       const old = seen.get(id);
@@ -73,19 +91,24 @@ export async function startLocalEvents(options: LocalEventsOptions): Promise<Loc
       else if (JSON.stringify(old) !== JSON.stringify(image))
         records.push(streamRecord('MODIFY', id, old, image));
     }
-    for (const [id, old] of seen)
-      if (!current.has(id)) records.push(streamRecord('REMOVE', id, old, undefined));
-    if (records.length === 0) return;
+    for (const id of ids ?? seen.keys()) {
+      const old = seen.get(id);
+      if (old && !current.has(id)) records.push(streamRecord('REMOVE', id, old, undefined));
+    }
+    if (records.length === 0) {
+      retry = new Set();
+      return;
+    }
     const { batchItemFailures } = await processStreamRecords(deps, records, onFailure);
     const failed = new Set(batchItemFailures.map((failure) => failure.itemIdentifier));
     // A failed item keeps the image seen before it, so its change is offered again on the next read.
-    const next = new Map(current);
-    for (const id of failed) {
-      const old = seen.get(id);
-      if (old) next.set(id, old);
-      else next.delete(id);
+    for (const { eventID: id } of records) {
+      if (id === undefined || failed.has(id)) continue;
+      const image = current.get(id);
+      if (image) seen.set(id, image);
+      else seen.delete(id);
     }
-    seen = next;
+    retry = failed;
   };
   const sweep = async () => {
     await sweepExpired(deps, onFailure);
@@ -145,16 +168,19 @@ function streamRecord(
   };
 }
 
-/** Every item of the sessions table (sessions and cut-off records), read consistently, by id. */
-async function scanSessions(client: DynamoDBDocumentClient, table: string): Promise<Map<string, Item>> {
-  const items = new Map<string, Item>();
-  let start: Item | undefined;
-  do {
-    const page = await client.send(
-      new ScanCommand({ TableName: table, ConsistentRead: true, ExclusiveStartKey: start }),
-    );
-    for (const item of page.Items ?? []) items.set(String(item.id), item);
-    start = page.LastEvaluatedKey;
-  } while (start);
-  return items;
+/** The sessions table's items (sessions and cut-off records) as the change feed reads them, by id. */
+class SessionTableImages extends DynamoTable {
+  /** Every item, read consistently. */
+  async all(): Promise<Map<string, Item>> {
+    return byId(await this.scanAll({ ConsistentRead: true }));
+  }
+
+  /** The items with these ids that exist, read consistently. */
+  async withIds(ids: Set<string>): Promise<Map<string, Item>> {
+    return byId(await this.batchGetAll([...ids].map((id) => ({ id }))));
+  }
+}
+
+function byId(items: Item[]): Map<string, Item> {
+  return new Map(items.map((item) => [String(item.id), item]));
 }

@@ -136,6 +136,9 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
   const dynamo = options.dynamoEndpoint
     ? { endpoint: options.dynamoEndpoint, close: async () => undefined }
     : await startEmbeddedDynamo({ port: options.dynamoPort, host, dataDir: options.dataDir });
+  // The embedded DynamoDB sees every write, so the change feed reads only the items written (below).
+  const sessionWrites =
+    'watchWrites' in dynamo ? dynamo.watchWrites(LOCAL_TABLE_NAMES.sessions, 'id') : undefined;
   let server: Server | undefined;
   let events: LocalEvents | undefined;
   let keyRotation: LocalKeyRotation | undefined;
@@ -255,6 +258,7 @@ export async function startLocalRuntime(options: LocalRuntimeOptions): Promise<L
       sinks,
       fanOuts: logouts.fanOuts,
       logger,
+      ...(sessionWrites ? { written: sessionWrites } : {}),
     });
     const feed = events;
     const rotation = keyRotation;
