@@ -3,6 +3,7 @@
  * defined here and applied to each SDK client as it is built: short per-attempt timeouts that fire, the
  * SDK's standard retries, and the deadline of the request being handled honoured by every attempt.
  */
+import { ConfiguredRetryStrategy } from '@smithy/core/retry';
 import { NodeHttpHandler } from '@smithy/node-http-handler';
 import { remainingMs } from './deadline';
 
@@ -11,6 +12,12 @@ export interface AwsCallLimits {
   connectionTimeoutMs: number;
   requestTimeoutMs: number;
   maxAttempts: number;
+  /**
+   * The wait before each retry, instead of the SDK's standard backoff (jittered, doubling from 100 ms,
+   * or from 500 ms when throttled). Production leaves it to the SDK; a test that makes every attempt fail
+   * on purpose sets a few milliseconds, since what it checks is the attempts, not the waits between them.
+   */
+  retryDelayMs?: number;
 }
 
 /**
@@ -83,6 +90,9 @@ export function awsClientSettings(target: AwsTarget, limits: AwsCallLimits = AWS
   return {
     region: target.region,
     maxAttempts: limits.maxAttempts,
+    ...(limits.retryDelayMs !== undefined
+      ? { retryStrategy: new ConfiguredRetryStrategy(limits.maxAttempts, limits.retryDelayMs) }
+      : {}),
     requestHandler: new NodeHttpHandler({
       connectionTimeout: limits.connectionTimeoutMs,
       requestTimeout: limits.requestTimeoutMs,

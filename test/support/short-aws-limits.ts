@@ -17,10 +17,14 @@ import type { AwsCallLimits } from '#lib/platform/aws-clients';
  */
 const ON_DYNAMODB_LOCAL = process.env.TEST_DYNAMODB === 'dynamodb-local';
 
+/** How long a retry waits in these tests: a fraction of the SDK's backoff, which waits up to seconds. */
+const QUICK_RETRY_MS = 10;
+
 export const SHORT_LIMITS: AwsCallLimits = {
   connectionTimeoutMs: ON_DYNAMODB_LOCAL ? 500 : 400,
   requestTimeoutMs: ON_DYNAMODB_LOCAL ? 1_000 : 400,
   maxAttempts: 3,
+  retryDelayMs: QUICK_RETRY_MS,
 };
 
 /** An answer held back this long comes after the attempt's timeout under `SHORT_LIMITS`. */
@@ -39,10 +43,23 @@ export const SLOW_MS = SHORT_LIMITS.requestTimeoutMs / 4;
  *       (await import('#test/support/short-aws-limits')).withShortLimits(await original()));
  */
 export function withShortLimits(actual: typeof AwsClients): typeof AwsClients {
+  return withDefaultLimits(actual, SHORT_LIMITS);
+}
+
+/**
+ * The same with the production limits and quick retries, for a file whose faults answer at once
+ * (refused, reset, failed, throttled): its attempts fail without waiting a timeout, and only the SDK's
+ * backoff between them (up to seconds when throttled) would be waited.
+ */
+export function withQuickRetries(actual: typeof AwsClients): typeof AwsClients {
+  return withDefaultLimits(actual, { ...actual.AWS_CALL_LIMITS, retryDelayMs: QUICK_RETRY_MS });
+}
+
+function withDefaultLimits(actual: typeof AwsClients, limits: AwsCallLimits): typeof AwsClients {
   return {
     ...actual,
-    AWS_CALL_LIMITS: SHORT_LIMITS,
-    awsClientSettings: (target, limits = SHORT_LIMITS) => actual.awsClientSettings(target, limits),
-    withCallPolicy: (client, limits = SHORT_LIMITS) => actual.withCallPolicy(client, limits),
+    AWS_CALL_LIMITS: limits,
+    awsClientSettings: (target, own = limits) => actual.awsClientSettings(target, own),
+    withCallPolicy: (client, own = limits) => actual.withCallPolicy(client, own),
   };
 }

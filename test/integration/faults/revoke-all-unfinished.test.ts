@@ -1,8 +1,13 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { LOCAL_TABLE_NAMES } from '#lib/definitions/tables';
 import { createDemoSessionTokens } from '#test/support/demo-sessions';
 import { expectUnavailable, useRuntimeBehindProxy } from '#test/support/fault-suite';
 import { apiCall, call } from '#test/support/local-runtime';
+
+// DynamoDB fails at once here: the functions' clients retry without the SDK's backoff between attempts.
+vi.mock('#lib/platform/aws-clients', async (original) =>
+  (await import('#test/support/short-aws-limits')).withQuickRetries(await original()),
+);
 
 /**
  * A revoke-all that cannot finish never answers 500 and never leaves its selection half revoked without

@@ -1,10 +1,11 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { NodeHttpHandler } from '@smithy/node-http-handler';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createDocumentClient } from '#lib/adapters/dynamodb/client';
 import {
   AWS_CALL_LIMITS,
   type AwsCallLimits,
+  awsClientSettings,
   isTransientAwsError,
   SDK_LOGGER_MIDDLEWARE,
 } from '#lib/platform/aws-clients';
@@ -70,6 +71,44 @@ describe('the limits of every AWS call', () => {
     expect(error.name).toBe('DeadlineExceededError');
     expect(silent.requests() - before).toBe(0);
   });
+
+  it('leave the waits between attempts to the SDK’s standard backoff in production', () => {
+    const settings = awsClientSettings({ region: 'eu-west-1' });
+    expect(settings).not.toHaveProperty('retryStrategy');
+    expect(settings.maxAttempts).toBe(3);
+  });
+
+  it.each([
+    ['throttled', 'THROTTLING'],
+    ['timed-out', 'TRANSIENT'],
+  ] as const)(
+    'wait retryDelayMs before each retry of a %s attempt when a test sets it, for as many attempts',
+    async (_, errorType) => {
+      const { retryStrategy } = awsClientSettings({ region: 'eu-west-1' }, { ...SHORT, retryDelayMs: 7 });
+      if (!retryStrategy) throw new Error('no retry strategy for a retryDelayMs');
+      vi.useFakeTimers();
+      try {
+        let token = await retryStrategy.acquireInitialRetryToken('dynamodb');
+        for (let retry = 1; retry < SHORT.maxAttempts; retry++) {
+          let granted = false;
+          const next = retryStrategy.refreshRetryTokenForRetry(token, { errorType }).then((renewed) => {
+            granted = true;
+            return renewed;
+          });
+          await vi.advanceTimersByTimeAsync(6);
+          expect(granted).toBe(false);
+          await vi.advanceTimersByTimeAsync(1);
+          expect(granted).toBe(true);
+          token = await next;
+        }
+        await expect(retryStrategy.refreshRetryTokenForRetry(token, { errorType })).rejects.toThrow(
+          'No retry token available',
+        );
+      } finally {
+        vi.useRealTimers();
+      }
+    },
+  );
 
   it('keep the SDK’s own HTTP handler and bound attempts through the public middleware stack', async () => {
     // No subclass of a class whose internals can change with an SDK upgrade.
