@@ -23,11 +23,16 @@ async function oneReadingEachCopy(userId: string): Promise<{ tokens: string[]; c
   const byCopy = new Map<number, string>();
   let created = 0;
   while (byCopy.size < CUTOFF_COPIES) {
-    if (created === 200) throw new Error(`200 sessions read only copies ${[...byCopy.keys()]}`);
-    const session = await createDemoSession(env().runtime, userId);
-    created += 1;
-    const copy = cutoffCopyOf(session.id);
-    if (!byCopy.has(copy)) byCopy.set(copy, session.token);
+    if (created >= 200) throw new Error(`${created} sessions read only copies ${[...byCopy.keys()]}`);
+    // As many at once as there are copies: a copy is found in about three such rounds.
+    const round = await Promise.all(
+      Array.from({ length: CUTOFF_COPIES }, () => createDemoSession(env().runtime, userId)),
+    );
+    created += round.length;
+    for (const session of round) {
+      const copy = cutoffCopyOf(session.id);
+      if (!byCopy.has(copy)) byCopy.set(copy, session.token);
+    }
   }
   return { tokens: [...byCopy.entries()].sort(([a], [b]) => a - b).map(([, token]) => token), created };
 }
