@@ -1,7 +1,7 @@
 import { availableParallelism } from 'node:os';
 import { defineConfig } from 'vitest/config';
-import { LongestFirstSequencer } from './test/support/sequencer';
-import { unitFilesMockingAws, unitTestFiles } from './test/support/unit-files';
+import { LongestFirstSequencer } from '#test/support/sequencer';
+import { unitFilesMockingAws, unitTestFiles } from '#test/support/unit-files';
 
 /**
  * The stack's test files that read the one shared synthesis (`useSynthesized()` without options). Those
