@@ -131,9 +131,7 @@ describe('sealed responses', () => {
     expect(openSealedResponse({ ...secrets, apiKey: 'esk_two' }, sealed)).toBeUndefined();
     expect(openSealedResponse({ ...secrets, idempotencyKey: 'k2' }, sealed)).toBeUndefined();
     expect(openSealedResponse({ ...secrets, recordId: 'other' }, sealed)).toBeUndefined();
-    // Its last characters changed, to values they cannot already have.
-    const altered = `${sealed.slice(0, -2)}${sealed.endsWith('AA') ? 'BB' : 'AA'}`;
-    expect(openSealedResponse(secrets, altered)).toBeUndefined();
+    expect(openSealedResponse(secrets, `${sealed.slice(0, -2)}AA`)).toBeUndefined();
     expect(openSealedResponse(secrets, 'garbage')).toBeUndefined();
   });
 });
