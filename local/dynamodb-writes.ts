@@ -23,10 +23,12 @@ interface WriteRequest {
 /**
  * Notes which items of `table` the embedded DynamoDB's requests write, by their string partition key
  * `keyName`. Every write reaches the embedded DynamoDB as an HTTP request, whoever sends it (the runtime,
- * the admin CLI, a test's own client), so the notes miss none. A key is noted once its answer has been
- * sent, when the write is applied: an item read after `take()` shows every write noted up to then, and a
- * write answered later is in the next `take()`. A write refused (a failed condition) is noted too; reading
- * it again finds it unchanged.
+ * the admin CLI, a test's own client), so the notes miss none. A key is noted when dynalite ends its
+ * answer, which it does once the write is applied: an item read after `take()` shows every write noted
+ * up to then, and a write answered later is in the next `take()`. The answer's end, not the connection's
+ * close: a client that gave up on its attempt closes the connection before dynalite applies the write,
+ * and the write still lands. A write refused (a failed condition) is noted too; reading it again finds
+ * it unchanged.
  */
 export function watchWrites(server: Server, table: string, keyName: string): WrittenItems {
   let written = new Set<string>();
@@ -35,9 +37,11 @@ export function watchWrites(server: Server, table: string, keyName: string): Wri
     if (!WRITE_ACTIONS.has(action)) return;
     const chunks: Buffer[] = [];
     request.on('data', (chunk: Buffer) => chunks.push(chunk));
-    response.on('close', () => {
+    const end = response.end.bind(response) as (...args: unknown[]) => ServerResponse;
+    response.end = ((...args: unknown[]) => {
       for (const key of keysWritten(parsed(chunks), table, keyName)) written.add(key);
-    });
+      return end(...args);
+    }) as ServerResponse['end'];
   });
   return {
     take() {
