@@ -4,6 +4,7 @@ import { createDocumentClient } from '#lib/adapters/dynamodb/client';
 import { DynamoSessionRepository } from '#lib/adapters/dynamodb/sessions';
 import { LOCAL_TABLE_NAMES } from '#lib/definitions/tables';
 import type { RoutedEvent } from '#lib/domain/events';
+import { createLogger } from '#lib/platform/logger';
 import { type EmbeddedDynamo, ensureTables, startEmbeddedDynamo } from '#local/dynamodb';
 import type { WrittenItems } from '#local/dynamodb-writes';
 import { type LocalEvents, startLocalEvents } from '#local/events';
@@ -78,21 +79,43 @@ describe('the local change feed on the embedded DynamoDB', () => {
   let feed: LocalEvents;
   const published: RoutedEvent[] = [];
   const sent: string[] = [];
+  // What the tests make fail once: the feed's next read of the items written, the sink's next publish.
+  const failNext = { read: false, publish: false };
+  let now = new Date();
+  const sessions = () => new DynamoSessionRepository(db, TABLE);
+  const heard = (sessionId: string) =>
+    published.filter((routed) => routed.sessionId === sessionId).map((routed) => routed.event.type);
 
   beforeAll(async () => {
     const client = createDocumentClient({ endpoint: dynamo.endpoint, region: 'local' });
     client.middlewareStack.add(
       (next, context) => (args) => {
         sent.push(String(context.commandName));
+        if (context.commandName === 'BatchGetItemCommand' && failNext.read) {
+          failNext.read = false;
+          throw Object.assign(new Error('read failed'), { name: 'InternalServerError' });
+        }
         return next(args);
       },
-      { step: 'initialize', name: 'countCommands' },
+      { step: 'initialize', name: 'countCommandsAndFail' },
     );
     feed = await startLocalEvents({
       client,
       tables: LOCAL_TABLE_NAMES,
-      sinks: [{ publish: async (events) => void published.push(...events) }],
+      sinks: [
+        {
+          publish: async (events) => {
+            if (failNext.publish) {
+              failNext.publish = false;
+              throw new Error('sink down');
+            }
+            published.push(...events);
+          },
+        },
+      ],
       written,
+      logger: createLogger({}, { sink: () => undefined }),
+      now: () => now,
       // Polled by the tests alone.
       pollMs: 3_600_000,
       sweepMs: 3_600_000,
@@ -124,5 +147,43 @@ describe('the local change feed on the embedded DynamoDB', () => {
       'session.created',
       session.id,
     ]);
+  });
+  it('reads an item again on the next poll when its read failed', async () => {
+    const session = storedSession({
+      id: '00000000-0000-4000-8000-0000000feed2',
+      expiresAt: '2099-01-01T00:00:00.000Z',
+    });
+    await sessions().create(session);
+    failNext.read = true;
+    await feed.poll().catch(() => undefined);
+    expect(heard(session.id)).toEqual([]);
+    await feed.poll();
+    expect(heard(session.id)).toEqual(['session.created']);
+  });
+
+  it('offers a change again on the next poll when handing it on failed', async () => {
+    const session = storedSession({
+      id: '00000000-0000-4000-8000-0000000feed3',
+      expiresAt: '2099-01-01T00:00:00.000Z',
+    });
+    await sessions().create(session);
+    failNext.publish = true;
+    await feed.poll();
+    expect(heard(session.id)).toEqual([]);
+    await feed.poll();
+    expect(heard(session.id)).toEqual(['session.created']);
+  });
+
+  it('hands on the removal of an item written since, as the expiry of a session that had expired', async () => {
+    const session = storedSession({
+      id: '00000000-0000-4000-8000-0000000feed4',
+      expiresAt: '2099-01-01T00:00:00.000Z',
+    });
+    await sessions().create(session);
+    await feed.poll();
+    now = new Date('2099-01-01T00:05:00.000Z');
+    await db.send(new DeleteCommand({ TableName: TABLE, Key: { id: session.id } }));
+    await feed.poll();
+    expect(heard(session.id)).toEqual(['session.created', 'session.expired']);
   });
 });
