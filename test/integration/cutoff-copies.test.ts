@@ -186,8 +186,10 @@ describe('a revoke-all written in every copy of its records', () => {
     // The change feed takes the record for a revoke-all's write and starts its logouts, which raise its
     // expiry to that of the sessions it covers: settled first, so the copies are made from the record as
     // it ends up rather than racing that raise.
-    await runtime.events?.poll();
-    await runtime.logoutsSettled?.();
+    const { events, logoutsSettled } = runtime;
+    if (!events || !logoutsSettled) throw new Error('the test runtime has no change feed to settle');
+    await events.poll();
+    await logoutsSettled();
     const compacted = await admin('compact-cutoffs');
     expect(compacted.copies).toMatchObject({ unfinished: 0 });
     expect((compacted.copies as { copiesWritten: number }).copiesWritten).toBeGreaterThanOrEqual(
