@@ -53,11 +53,32 @@ against AWS (no DYNAMODB_ENDPOINT) the table names are required, from the stack 
 commands also need USAGE_PLAN_ID (the UsagePlanId output) to keep API Gateway's usage plans in step.`;
 }
 
+/**
+ * The arguments with each option's value joined to its name (`--kid=-Ab…`), so that an option takes the
+ * argument after it whatever that starts with: key ids and secrets are base64url, and one in 64 starts
+ * with "-", which parseArgs alone refuses as ambiguous.
+ */
+function valuesJoined(args: readonly string[], options: ReadonlySet<string>): string[] {
+  const joined: string[] = [];
+  for (let at = 0; at < args.length; at++) {
+    const arg = args[at] as string;
+    const value = args[at + 1];
+    if (arg === '--') return [...joined, ...args.slice(at)];
+    if (arg.startsWith('--') && options.has(arg.slice(2)) && value !== undefined) {
+      joined.push(`${arg}=${value}`);
+      at++;
+    } else {
+      joined.push(arg);
+    }
+  }
+  return joined;
+}
+
 /** The command's own options, as given; any other option is a usage error. */
 function parseOptions(command: AdminCommand, args: string[]): Record<string, string | undefined> {
   try {
     const { values, positionals } = parseArgs({
-      args,
+      args: valuesJoined(args, new Set(command.options)),
       options: {
         ...Object.fromEntries(command.options.map((option) => [option, { type: 'string' as const }])),
         ...Object.fromEntries((command.flags ?? []).map((flag) => [flag, { type: 'boolean' as const }])),

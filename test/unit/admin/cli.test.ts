@@ -211,6 +211,26 @@ describe('admin CLI: help and usage mistakes', () => {
     expect(lines[1]).toBe(USAGE_HINT);
   });
 
+  it('takes the argument after an option as its value, even one starting with "-" (a base64url key id)', async () => {
+    const seen: Array<string | undefined> = [];
+    const echo = {
+      name: 'echo',
+      options: ['kid'],
+      usage: ['echo --kid <kid>'],
+      storage: false as const,
+      run: async (context: { need(option: string): string }) => {
+        seen.push(context.need('kid'));
+        return {};
+      },
+    };
+    for (const argv of [
+      ['echo', '--kid', '-Ab_c'],
+      ['echo', '--kid=-Ab_c'],
+    ])
+      await runAdmin(argv, {}, [echo]);
+    expect(seen).toEqual(['-Ab_c', '-Ab_c']);
+  });
+
   it('runs `listen` without any DynamoDB setting: it only talks HTTP to the service', async () => {
     const { code, err } = await runMain([
       'listen',
