@@ -113,7 +113,9 @@ describe('at most 16 webhook endpoints per key owner', () => {
 
   it('counts another owner’s endpoints for that owner alone', async () => {
     const [a, b] = [await freshOwner(), await freshOwner()];
-    await Promise.all(Array.from({ length: MAX_WEBHOOK_ENDPOINTS_PER_OWNER }, (_, n) => create(a, `a-${n}`)));
+    // One after another: sending them at once is the test above's.
+    for (let n = 0; n < MAX_WEBHOOK_ENDPOINTS_PER_OWNER; n++)
+      expect((await create(a, `a-${n}`)).status).toBe(201);
     expect((await create(a, 'a-full')).status).toBe(422);
     expect((await create(b, 'b-first')).status).toBe(201);
   });
