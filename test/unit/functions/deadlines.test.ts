@@ -81,7 +81,9 @@ describe('the request budget', () => {
   it.each(usingDynamo.filter((name) => !UNBUDGETED.includes(name)))(
     'wraps the handler of %s in the 5 s budget, like every function that uses DynamoDB',
     async (name) => {
-      const module = (await import(`../../../${FUNCTIONS[name].entry}`)) as { handler: unknown };
+      const module = (await import(/* @vite-ignore */ `../../../${FUNCTIONS[name].entry}`)) as {
+        handler: unknown;
+      };
       expect(requestBudgetOf(module.handler)).toBe(REQUEST_BUDGET_MS);
     },
   );
@@ -89,7 +91,9 @@ describe('the request budget', () => {
   it.each(UNBUDGETED)(
     'bounds %s, whose count grows with the sessions, by the house Lambda timeout alone',
     async (name) => {
-      const module = (await import(`../../../${FUNCTIONS[name].entry}`)) as { handler: unknown };
+      const module = (await import(/* @vite-ignore */ `../../../${FUNCTIONS[name].entry}`)) as {
+        handler: unknown;
+      };
       expect(requestBudgetOf(module.handler)).toBe(Number.POSITIVE_INFINITY);
     },
   );
