@@ -1,12 +1,17 @@
 import { createHash, randomUUID } from 'node:crypto';
-import { GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { BatchGetCommand, GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DynamoApiKeyRepository } from '#lib/adapters/dynamodb/api-keys';
 import { DynamoBoardRepository } from '#lib/adapters/dynamodb/boards';
 import { createDocumentClient } from '#lib/adapters/dynamodb/client';
 import { DynamoCoveredSessions } from '#lib/adapters/dynamodb/covered-sessions';
 import { CUTOFF_COPIES, cutoffCopyOf, cutoffId } from '#lib/adapters/dynamodb/cutoff-record-items';
-import { DynamoCutoffRecords } from '#lib/adapters/dynamodb/cutoff-records';
+import type { CutoffTable } from '#lib/adapters/dynamodb/cutoff-record-updates';
+import {
+  copyCutoffRecord,
+  DynamoCutoffRecords,
+  extendCutoffRecordExpiry,
+} from '#lib/adapters/dynamodb/cutoff-records';
 import {
   DynamoDestinationRateLimit,
   HOST_RATE_KEY_PREFIX,
@@ -398,6 +403,88 @@ describe('cut-off records on the embedded DynamoDB', () => {
       tenant: { kind: 'keyOwner' as const, id: 'c' },
     };
     expect(coveringCutoff({ ...subject, createdAt: minute(0) }, after ? [after] : [])).toBeDefined();
+  });
+
+  describe('a raise of a record’s expiry while `compact-cutoffs` makes its copies', () => {
+    /** The sessions table as the record writes use it (built in the tests: the client is made in beforeAll). */
+    const sessionsTable = (): CutoffTable => ({
+      db,
+      tableName: LOCAL_TABLE_NAMES.sessions,
+      batchGetItems: async (ids) => {
+        const { Responses } = await db.send(
+          new BatchGetCommand({
+            RequestItems: {
+              [LOCAL_TABLE_NAMES.sessions]: { Keys: ids.map((id) => ({ id })), ConsistentRead: true },
+            },
+          }),
+        );
+        return Responses?.[LOCAL_TABLE_NAMES.sessions] ?? [];
+      },
+    });
+    /** The record of `scope` as the version before copies wrote it: copy 0 alone, covering until `until`. */
+    const recordBeforeCopies = (scope: CutoffScope, until: number) =>
+      db.send(
+        new PutCommand({
+          TableName: LOCAL_TABLE_NAMES.sessions,
+          Item: {
+            id: cutoffId(scope),
+            cutoffScope: cutoffScopeKey(scope),
+            cutoffRevision: 2,
+            cutoffCoversUntil: until,
+            ttl: until,
+            'entry:before-copies': { at: minute(1), ...by, until },
+          },
+        }),
+      );
+    const coversUntilOfEveryCopy = async (scope: CutoffScope) =>
+      Promise.all(
+        Array.from(
+          { length: CUTOFF_COPIES },
+          async (_, copy) => (await itemOf(scope, copy)).cutoffCoversUntil,
+        ),
+      );
+
+    it('leaves no copy below the raise when the copies are made after the raise read them', async () => {
+      const scope: CutoffScope = { kind: 'creatorUser', creatorUserId: 'c-race', userId: 'u-raise-last' };
+      await recordBeforeCopies(scope, 1_800_000_000);
+      const table = sessionsTable();
+      let copied = false;
+      const racing: CutoffTable = {
+        ...table,
+        batchGetItems: async (ids) => {
+          const items = await table.batchGetItems(ids);
+          // The raise has read every copy (only copy 0 exists): the copy pass runs to its end now.
+          if (!copied && ids.length === CUTOFF_COPIES) {
+            copied = true;
+            expect(await copyCutoffRecord(table, scope, minute(5))).toBe(CUTOFF_COPIES - 1);
+          }
+          return items;
+        },
+      };
+      expect(await extendCutoffRecordExpiry(racing, scope, 1_900_000_000)).toBe(true);
+      expect(await coversUntilOfEveryCopy(scope)).toEqual(Array(CUTOFF_COPIES).fill(1_900_000_000));
+    });
+
+    it('leaves no copy below the raise when the raise writes copy 0 while the copies are made from it', async () => {
+      const scope: CutoffScope = { kind: 'creatorUser', creatorUserId: 'c-race', userId: 'u-copy-last' };
+      await recordBeforeCopies(scope, 1_800_000_000);
+      const table = sessionsTable();
+      let raised = false;
+      const racing: CutoffTable = {
+        ...table,
+        batchGetItems: async (ids) => {
+          const items = await table.batchGetItems(ids);
+          // A copy has read copy 0 to start from it: the raise runs to its end before that copy is made.
+          if (!raised && ids.length === 2) {
+            raised = true;
+            expect(await extendCutoffRecordExpiry(table, scope, 1_900_000_000)).toBe(true);
+          }
+          return items;
+        },
+      };
+      expect(await copyCutoffRecord(racing, scope, minute(5))).toBe(CUTOFF_COPIES - 1);
+      expect(await coversUntilOfEveryCopy(scope)).toEqual(Array(CUTOFF_COPIES).fill(1_900_000_000));
+    });
   });
 
   it('undoes an uncounted write, and raises a record’s expiry without ever creating one', async () => {

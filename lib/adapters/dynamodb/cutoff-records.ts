@@ -146,31 +146,42 @@ export async function extendCutoffRecordExpiry(
   until: number,
 ): Promise<boolean> {
   // Every copy in one read: the logouts' pass raises expiries step after step, and mostly every copy
-  // knows a later one already; only the copies that need it are read again and written.
+  // knows a later one already; only the copies that need it are read again and written. After a round
+  // that raised some, the copies are read once more: `copyCutoffRecord` may have made copies meanwhile
+  // from copy 0 as it was before the raise. It reads copy 0 again after making them, so whichever of
+  // the two writes second sees the other's write.
   const ids = COPY_NUMBERS.map((copy) => cutoffId(scope, copy));
-  const items = await table.batchGetItems(ids);
-  const lower = COPY_NUMBERS.filter((copy) => {
-    const item = items.find((found) => found.id === ids[copy]);
-    const known = item?.[COVERS_UNTIL];
-    return item !== undefined && (typeof known !== 'number' || known < until);
-  });
-  const extended = await Promise.all(
-    lower.map((copy) =>
-      readAndUpdateCopy(
-        table,
-        scope,
-        copy,
-        (record) => {
-          if (!record || (record.coversUntil !== undefined && record.coversUntil >= until)) return undefined;
-          const longer = { entries: record.entries, coversUntil: until };
-          return { set: [], remove: [], coversUntil: until, expiry: cutoffRecordExpiry(longer) };
-        },
-        { seed: false },
+  for (let round = 0; round < EXPIRY_ROUNDS; round++) {
+    const items = await table.batchGetItems(ids);
+    const lower = COPY_NUMBERS.filter((copy) => {
+      const item = items.find((found) => found.id === ids[copy]);
+      const known = item?.[COVERS_UNTIL];
+      return item !== undefined && (typeof known !== 'number' || known < until);
+    });
+    if (lower.length === 0) return true;
+    const extended = await Promise.all(
+      lower.map((copy) =>
+        readAndUpdateCopy(
+          table,
+          scope,
+          copy,
+          (record) => {
+            if (!record || (record.coversUntil !== undefined && record.coversUntil >= until))
+              return undefined;
+            const longer = { entries: record.entries, coversUntil: until };
+            return { set: [], remove: [], coversUntil: until, expiry: cutoffRecordExpiry(longer) };
+          },
+          { seed: false },
+        ),
       ),
-    ),
-  );
-  return extended.every((done) => done !== 'contended');
+    );
+    if (extended.includes('contended')) return false;
+  }
+  return false;
 }
+
+/** Rounds of raising a record's copies, each read again after it (`extendCutoffRecordExpiry`). */
+const EXPIRY_ROUNDS = 3;
 
 /**
  * Creates the copies a record written before copies existed lacks (it is copy 0 alone), each with the
@@ -195,6 +206,13 @@ export async function copyCutoffRecord(
     ...completeCutoffCopies(table, scope, items, now),
   ]);
   if (done.includes('contended')) return false;
+  if (missing.length > 0) {
+    // Copy 0 read again: a raise of its expiry that read the copies before these were made raised copy 0
+    // alone (`extendCutoffRecordExpiry`), and the new copies may hold the expiry from before it.
+    const [primary] = await table.batchGetItems([cutoffId(scope)]);
+    const raised = primary?.[COVERS_UNTIL];
+    if (typeof raised === 'number' && !(await extendCutoffRecordExpiry(table, scope, raised))) return false;
+  }
   return done.filter((done) => done === 'written').length;
 }
 

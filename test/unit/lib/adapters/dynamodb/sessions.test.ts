@@ -1026,17 +1026,23 @@ describe('cut-off records in the sessions table: DynamoCutoffRecords writes them
 
   it('raises the expiry of every copy, so none expires before the sessions it covers', async () => {
     const entry = { at: ENTRY.at, byUserId: 'owner-1', byKeyId: 'key_1', until: 1_800_000_000 };
+    // The table as the writes leave it: a copy once raised reads raised (the raise reads every copy
+    // again after writing, for copies made meanwhile).
+    const raised = new Set<string>();
     answerReads((id) => {
       const copy = COPIES.find((n) => copyId(CREATOR_KEY, n) === id);
-      return copy === undefined
-        ? undefined
-        : record(
-            CREATOR_KEY,
-            { cutoffRevision: 2, cutoffCoversUntil: 1_800_000_000, 'entry:cut-1': entry },
-            copy,
-          );
+      if (copy === undefined) return undefined;
+      const coversUntil = raised.has(id) ? 1_900_000_000 : 1_800_000_000;
+      return record(
+        CREATOR_KEY,
+        { cutoffRevision: raised.has(id) ? 3 : 2, cutoffCoversUntil: coversUntil, 'entry:cut-1': entry },
+        copy,
+      );
     });
-    ddb.on(UpdateCommand).resolves({});
+    ddb.on(UpdateCommand).callsFake((input: { Key: { id: string } }) => {
+      raised.add(input.Key.id);
+      return {};
+    });
     await new DynamoCoveredSessions(db, 'sessions-t').extendCutoffExpiry(CREATOR, 1_900_000_000);
     expect(updatedIds().sort()).toEqual(COPIES.map((copy) => copyId(CREATOR_KEY, copy)).sort());
     for (const input of updates())
