@@ -3,6 +3,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { App, CfnResource, Stack } from 'aws-cdk-lib';
 import { afterAll, describe, expect, it } from 'vitest';
 import { PROJECT_ROOT } from '#infra/constructs/service-function';
 import { childEnv } from '#test/support/child-env';
@@ -50,6 +51,28 @@ describe('the CDK app entry (infra/app.ts)', () => {
       readFileSync(join(result.outdir, 'EmbedSessionService-prod.template.json'), 'utf8'),
     );
     expect(Object.keys(template.Resources).length).toBeGreaterThan(0);
+    // CDK's own CloudFormation validation ran, as under `cdk synth`, and found nothing.
+    const report = JSON.parse(readFileSync(join(result.outdir, 'validation-report.json'), 'utf8'));
+    expect(report.pluginReports.flatMap((plugin: { violations: unknown[] }) => plugin.violations)).toEqual(
+      [],
+    );
+  });
+
+  it('fails synthesis on a resource CloudFormation would reject, as cdk.json turns validation findings into errors', () => {
+    const outdir = mkdtempSync(join(tmpdir(), 'embed-app-'));
+    outdirs.push(outdir);
+    const app = new App({ outdir, context: CDK_JSON_CONTEXT });
+    new CfnResource(new Stack(app, 'Invalid'), 'Bucket', {
+      type: 'AWS::S3::Bucket',
+      properties: { NotAProperty: true },
+    });
+    expect(() => app.synth()).toThrow();
+    const report = JSON.parse(readFileSync(join(outdir, 'validation-report.json'), 'utf8'));
+    expect(
+      report.pluginReports.flatMap((plugin: { violations: { severity: string }[] }) => plugin.violations),
+    ).toEqual([
+      expect.objectContaining({ severity: 'error', description: expect.stringContaining('NotAProperty') }),
+    ]);
   });
 
   it('fails synthesis with a clear message on an invalid context value', async () => {

@@ -40,6 +40,9 @@ export function synthesize(options: SynthOptions = {}): Synthesized {
   const outdir = mkdtempSync(join(tmpdir(), 'embed-infra-'));
   const app = new App({
     outdir,
+    // CDK's own CloudFormation validation costs half a second a synthesis, two on a process's first. It
+    // runs where `cdk synth` runs it, on the app itself (test/infra/app.test.ts), not on each test's copy.
+    builtinCloudFormationValidation: false,
     context: {
       ...CDK_JSON_CONTEXT,
       // As the CLI does: functions record where their bundled asset was staged.
