@@ -314,22 +314,34 @@ describeInChromium('embed page in a real browser (Chromium)', () => {
     const wide = await contentHeight(page);
     expect(await iframeHeight(page)).toBe(wide);
 
-    // A narrower container wraps the board's header, so the board grows; then it shrinks back.
-    for (const width of ['320px', '960px']) {
-      const before = await contentHeight(page);
-      const changedAt = await page.evaluate((w) => {
-        const board = (globalThis as unknown as HostWindow).document.getElementById('board');
-        if (board) board.style.width = w;
-        return (globalThis as unknown as HostWindow).hostFrames;
-      }, width);
-      await expect.poll(() => contentHeight(page)).not.toBe(before);
-      const after = await contentHeight(page);
-      await expect.poll(() => iframeHeight(page)).toBe(after);
-      const heights = await page.evaluate(() => (globalThis as unknown as HostWindow).heights);
-      const resized = heights.find((entry) => entry.height === `${after}px` && entry.frame >= changedAt);
-      expect(resized, JSON.stringify({ changedAt, heights })).toBeDefined();
-      expect((resized?.frame ?? Number.POSITIVE_INFINITY) - changedAt).toBeLessThanOrEqual(2);
+    // A narrower container wraps the board's header, so the board grows; then it shrinks back. How many of
+    // the host's frames each change takes: the board's resize observer, its message and the host script's
+    // answer. A busy machine can hold any frame back, so a slow round is tried again, up to three rounds; a
+    // host script or a board that waited for anything (a debounce, a timer) is slow in every round.
+    const rounds: number[][] = [];
+    while (rounds.length < 3 && !rounds.some((round) => round.every((frames) => frames <= 2))) {
+      const round: number[] = [];
+      for (const width of ['320px', '960px']) {
+        const before = await contentHeight(page);
+        const changedAt = await page.evaluate((w) => {
+          const board = (globalThis as unknown as HostWindow).document.getElementById('board');
+          if (board) board.style.width = w;
+          return (globalThis as unknown as HostWindow).hostFrames;
+        }, width);
+        await expect.poll(() => contentHeight(page)).not.toBe(before);
+        const after = await contentHeight(page);
+        await expect.poll(() => iframeHeight(page)).toBe(after);
+        const heights = await page.evaluate(() => (globalThis as unknown as HostWindow).heights);
+        const resized = heights.find((entry) => entry.height === `${after}px` && entry.frame >= changedAt);
+        expect(resized, JSON.stringify({ changedAt, heights })).toBeDefined();
+        round.push((resized?.frame ?? Number.POSITIVE_INFINITY) - changedAt);
+      }
+      rounds.push(round);
     }
+    expect(
+      rounds.some((round) => round.every((frames) => frames <= 2)),
+      `frames per change, by round: ${JSON.stringify(rounds)}`,
+    ).toBe(true);
     expect(await contentHeight(page)).toBe(wide);
     const resizes = (await hostEvents(page)).filter((event) => event.type === 'resize');
     expect(resizes.map((event) => event.height)).toContain(wide);
