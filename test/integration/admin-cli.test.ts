@@ -37,20 +37,19 @@ async function cli(args: string[], env: Record<string, string>, timeout = 0): Pr
 }
 
 /**
- * Runs the admin CLI against the local runtime, in this process (`main` of admin/cli.ts, with exactly the
- * given environment): a process per command costs a second each. The tests below that are about the
- * process itself (exit codes, what the SDK reads from its environment) run it as operators do.
+ * Runs the admin CLI in this process (`main` of admin/cli.ts) with exactly the environment given: a
+ * process per command costs a second each. One test below runs it as operators do, as a process of its
+ * own.
  */
-async function admin(...args: string[]): Promise<CliResult> {
+async function adminWith(env: Record<string, string>, ...args: string[]): Promise<CliResult> {
   const out: string[] = [];
   const err: string[] = [];
-  const code = await main(
-    args,
-    { DYNAMODB_ENDPOINT: runtime.dynamoEndpoint },
-    { out: (text) => out.push(text), err: (text) => err.push(text) },
-  );
+  const code = await main(args, env, { out: (text) => out.push(text), err: (text) => err.push(text) });
   return { code, stdout: out.join(''), stderr: err.join('') };
 }
+
+/** Runs the admin CLI in this process against the local runtime. */
+const admin = (...args: string[]) => adminWith({ DYNAMODB_ENDPOINT: runtime.dynamoEndpoint }, ...args);
 
 /** Runs the admin CLI against the local runtime with the words of a command line (none holds a space). */
 const adminLine = (line: string) => admin(...line.split(' '));
@@ -154,7 +153,7 @@ describe('admin CLI', () => {
       [['list-api-keys'], 'API_KEYS_TABLE'],
       [['add-member', '--org', 'o', '--user', 'u'], 'MEMBERSHIPS_TABLE'],
     ] as const) {
-      const result = await cli([...args], awsWithoutTables, 20_000);
+      const result = await adminWith(awsWithoutTables, ...args);
       expect(result.code, `${args[0]}: ${result.stderr}`).toBe(2);
       expect(result.stdout).toBe('');
       expect(result.stderr.split('\n')[0]).toBe(
@@ -166,7 +165,7 @@ describe('admin CLI', () => {
 
   it('refuses API key commands against AWS without USAGE_PLAN_ID: exits 2 before any call', async () => {
     const awsWithoutPlan = { ...AWS_GOING_NOWHERE, API_KEYS_TABLE: 'keys-prod' };
-    const result = await cli(['create-api-key', '--user', 'u'], awsWithoutPlan, 20_000);
+    const result = await adminWith(awsWithoutPlan, 'create-api-key', '--user', 'u');
     expect(result.code, result.stderr).toBe(2);
     expect(result.stdout).toBe('');
     expect(result.stderr.split('\n')[0]).toMatch(/^error: USAGE_PLAN_ID is required against AWS/);
@@ -230,7 +229,7 @@ describe('admin CLI: a DynamoDB that is not running', () => {
     await once(server, 'listening');
     const endpoint = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
     await new Promise((resolve) => server.close(resolve));
-    const result = await cli(['list-boards'], { DYNAMODB_ENDPOINT: endpoint });
+    const result = await adminWith({ DYNAMODB_ENDPOINT: endpoint }, 'list-boards');
     expect(result.code).toBe(1);
     expect(result.stdout).toBe('');
     expect(result.stderr).toContain(
@@ -256,7 +255,7 @@ describe('admin CLI: a board’s embed origins, own application and logout URL',
   const logoutUrl = 'http://127.0.0.1:3001/backchannel-logout';
   /** As an operator allowing receivers on this machine runs it: WEBHOOK_ALLOW_LOOPBACK=1. */
   const adminAllowingLoopback = (...args: string[]) =>
-    cli(args, { DYNAMODB_ENDPOINT: runtime.dynamoEndpoint, WEBHOOK_ALLOW_LOOPBACK: '1' });
+    adminWith({ DYNAMODB_ENDPOINT: runtime.dynamoEndpoint, WEBHOOK_ALLOW_LOOPBACK: '1' }, ...args);
 
   it.each([
     ['the origins allowed to frame it', '--embed-origins', origins.join(','), 'embedOrigins', origins],
