@@ -23,6 +23,32 @@ const SHARED_SYNTHESIS = [
 ];
 
 /**
+ * The files beside the unit tests that start no local runtime, mock nothing and change no global state
+ * they do not put back: the docs', the examples', the stack's configuration and the DynamoDB engines'. They
+ * share their workers' processes, as the unit tests do, rather than pay for one each
+ * (test/unit/support/shared-processes.test.ts holds them to it). The stack's files that synthesize with
+ * options of their own share the stack's processes.
+ */
+const STANDALONE = [
+  'test/docs/docs.test.ts',
+  'test/docs/embedding.test.ts',
+  'test/docs/quickstart.test.ts',
+  'test/docs/scale.test.ts',
+  'test/docs/scripts.test.ts',
+  'test/examples/board-app/key-rotation.test.ts',
+  'test/examples/host-page/backend.test.ts',
+  'test/examples/host-page/page.test.ts',
+  'test/examples/host-page/server.test.ts',
+  'test/infra/config.test.ts',
+  'test/infra/deploy.test.ts',
+  'test/integration/dynamodb-engines.test.ts',
+  'test/integration/dynamodb-local-leg.test.ts',
+  'test/integration/dynamodb-writes.test.ts',
+  'test/integration/ensure-tables.test.ts',
+];
+const OWN_SYNTHESIS = ['test/infra/definitions.test.ts', 'test/infra/indexes.test.ts'];
+
+/**
  * The unit test files that share their workers' processes: all but those that mock an AWS client, whose
  * mock is the process's (test/support/unit-files.ts).
  */
@@ -62,11 +88,11 @@ export default defineConfig({
         // Their files share the process of the worker they run in, which keeps its modules, so the app is
         // synthesized once per worker, not once per file. They change no global state of that process.
         // One worker runs them one after another while the others run the runtime's longest files
-        // (test/support/sequencer.ts).
+        // (test/support/sequencer.ts). Two files synthesize with options of their own, in the same processes.
         extends: true,
         test: {
           name: 'stack',
-          include: SHARED_SYNTHESIS,
+          include: [...SHARED_SYNTHESIS, ...OWN_SYNTHESIS],
           isolate: false,
           maxWorkers: WORKERS,
           sequence: { groupOrder: 0 },
@@ -89,11 +115,28 @@ export default defineConfig({
       {
         extends: true,
         test: {
+          name: 'standalone',
+          include: STANDALONE,
+          isolate: false,
+          maxWorkers: WORKERS,
+          sequence: { groupOrder: 0 },
+        },
+      },
+      {
+        extends: true,
+        test: {
           name: 'runtime',
           maxWorkers: WORKERS,
           sequence: { groupOrder: 0 },
           include: ['test/**/*.test.ts'],
-          exclude: [...SHARED_SYNTHESIS, ...SHARED_UNIT, 'test/bench/**', 'node_modules/**'],
+          exclude: [
+            ...SHARED_SYNTHESIS,
+            ...OWN_SYNTHESIS,
+            ...SHARED_UNIT,
+            ...STANDALONE,
+            'test/bench/**',
+            'node_modules/**',
+          ],
         },
       },
     ],

@@ -100,7 +100,8 @@ describe('vitest.config.ts: the stack’s tests that share one synthesis', () =>
     const { join } = await import('node:path');
     const root = join(import.meta.dirname, '..', '..');
     const config = readFileSync(join(root, 'vitest.config.ts'), 'utf8');
-    const listed = [...config.matchAll(/'(test\/infra\/[^']+\.test\.ts)'/g)].map((m) => m[1]).sort();
+    const block = /const SHARED_SYNTHESIS = \[([^\]]*)\]/.exec(config)?.[1] ?? '';
+    const listed = [...block.matchAll(/'(test\/infra\/[^']+\.test\.ts)'/g)].map((m) => m[1]).sort();
     const sharing = readdirSync(join(root, 'test', 'infra'))
       .filter((file) => file.endsWith('.test.ts'))
       .filter((file) => readFileSync(join(root, 'test', 'infra', file), 'utf8').includes('useSynthesized()'))

@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { unitFilesMockingAws, unitTestFiles } from '#test/support/unit-files';
@@ -6,12 +6,15 @@ import config from '../../../vitest.config';
 
 const ROOT = join(import.meta.dirname, '..', '..', '..');
 
-/** The files of the project whose files share processes. */
-function sharedUnitFiles(): string[] {
-  const projects = (config.test?.projects ?? []) as { test?: { name?: string; include?: string[] } }[];
-  const unit = projects.find((project) => project.test?.name === 'unit');
-  return unit?.test?.include ?? [];
+type Project = { test?: { name?: string; include?: string[]; isolate?: boolean } };
+const PROJECTS = (config.test?.projects ?? []) as Project[];
+
+/** The files of a project of vitest.config.ts. */
+function filesOf(name: string): string[] {
+  return PROJECTS.find((project) => project.test?.name === name)?.test?.include ?? [];
 }
+const sharedUnitFiles = () => filesOf('unit');
+const source = (file: string) => readFileSync(join(ROOT, file), 'utf8');
 
 describe('the unit tests whose files share processes (vitest.config.ts)', () => {
   it('are every unit file but those that mock an AWS client, whose mock is the whole process’s', () => {
@@ -24,9 +27,36 @@ describe('the unit tests whose files share processes (vitest.config.ts)', () => 
   });
 
   it('mock no module: a mock would reach every file that runs after it in the same process', () => {
-    const mocking = sharedUnitFiles().filter((file) =>
-      /\bvi\.(do)?[mM]ock\(/.test(readFileSync(join(ROOT, file), 'utf8')),
-    );
+    const mocking = sharedUnitFiles().filter((file) => /\bvi\.(do)?[mM]ock\(/.test(source(file)));
     expect(mocking).toEqual([]);
+  });
+});
+
+describe('the standalone test files, which share processes too (vitest.config.ts)', () => {
+  const standalone = filesOf('standalone');
+
+  it('share them, and exist', () => {
+    expect(PROJECTS.find((project) => project.test?.name === 'standalone')?.test?.isolate).toBe(false);
+    expect(standalone.length).toBeGreaterThan(10);
+    for (const file of standalone) expect(existsSync(join(ROOT, file)), file).toBe(true);
+  });
+
+  it('start no local runtime and load no handler: the handlers read their environment once, at import', () => {
+    const starting = standalone.filter((file) =>
+      /useTestRuntime|startTestRuntime|startLocalRuntime|loadHandler|#functions\//.test(source(file)),
+    );
+    expect(starting).toEqual([]);
+  });
+
+  it('mock no module and no AWS client, and put back the timers and variables they fake', () => {
+    expect(
+      standalone.filter((file) => /\bvi\.(do)?[mM]ock\(|aws-sdk-client-mock/.test(source(file))),
+    ).toEqual([]);
+    for (const file of standalone) {
+      const text = source(file);
+      if (/vi\.useFakeTimers/.test(text)) expect(text, file).toMatch(/vi\.useRealTimers\(\)/);
+      if (/vi\.stubEnv/.test(text)) expect(text, file).toMatch(/vi\.unstubAllEnvs\(\)/);
+      expect(text, `${file} assigns process.env`).not.toMatch(/process\.env\.[A-Z_]+\s*=[^=]/);
+    }
   });
 });
