@@ -10,6 +10,11 @@ const ROOT = join(import.meta.dirname, '..', '..');
  */
 const MOCKS_AWS = /aws-sdk-client-mock|#test\/support\/(dynamo-mock|sqs-mock|harness)'/;
 
+/** Whether a test file's source mocks an AWS client. */
+export function mocksAwsClient(source: string): boolean {
+  return MOCKS_AWS.test(source);
+}
+
 /** The unit test files, relative to the repository root. */
 export function unitTestFiles(dir = join(ROOT, 'test', 'unit')): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
@@ -21,5 +26,5 @@ export function unitTestFiles(dir = join(ROOT, 'test', 'unit')): string[] {
 
 /** The unit test files that mock an AWS client: each runs in a process of its own (vitest.config.ts). */
 export function unitFilesMockingAws(): string[] {
-  return unitTestFiles().filter((file) => MOCKS_AWS.test(readFileSync(join(ROOT, file), 'utf8')));
+  return unitTestFiles().filter((file) => mocksAwsClient(readFileSync(join(ROOT, file), 'utf8')));
 }

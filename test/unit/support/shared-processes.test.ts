@@ -1,7 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { unitFilesMockingAws, unitTestFiles } from '#test/support/unit-files';
+import { mocksAwsClient, unitFilesMockingAws, unitTestFiles } from '#test/support/unit-files';
 import config from '../../../vitest.config';
 
 const ROOT = join(import.meta.dirname, '..', '..', '..');
@@ -19,7 +19,7 @@ const source = (file: string) => readFileSync(join(ROOT, file), 'utf8');
 describe('the unit tests whose files share processes (vitest.config.ts)', () => {
   it('are every unit file but those that mock an AWS client, whose mock is the whole process’s', () => {
     const mocking = unitFilesMockingAws();
-    // The adapters' tests mock the SDK's clients with aws-sdk-client-mock: they exist, and run apart.
+    // The adapters' tests mock the SDK's clients (mockClient): they exist, and run apart.
     expect(mocking).toContain('test/unit/lib/adapters/dynamodb/sessions.test.ts');
     expect(sharedUnitFiles().length).toBeGreaterThan(50);
     expect([...sharedUnitFiles(), ...mocking].sort()).toEqual(unitTestFiles().sort());
@@ -49,9 +49,10 @@ describe('the standalone test files, which share processes too (vitest.config.ts
   });
 
   it('mock no module and no AWS client, and put back the timers and variables they fake', () => {
-    expect(
-      standalone.filter((file) => /\bvi\.(do)?[mM]ock\(|aws-sdk-client-mock/.test(source(file))),
-    ).toEqual([]);
+    const mocking = standalone.filter(
+      (file) => /\bvi\.(do)?[mM]ock\(/.test(source(file)) || mocksAwsClient(source(file)),
+    );
+    expect(mocking).toEqual([]);
     for (const file of standalone) {
       const text = source(file);
       if (/vi\.useFakeTimers/.test(text)) expect(text, file).toMatch(/vi\.useRealTimers\(\)/);
