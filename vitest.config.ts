@@ -23,8 +23,9 @@ const SHARED_SYNTHESIS = [
 ];
 
 /**
- * The files beside the unit tests that start no local runtime, mock nothing and change no global state
- * they do not put back: the docs', the examples', the stack's configuration and the DynamoDB engines'. They
+ * The files beside the unit tests that start no local runtime in their process, mock nothing and change no
+ * global state they do not put back: the docs', the examples', the stack's configuration's, the DynamoDB
+ * adapters' and engines', the bundles' and those of `npm start` (which runs in processes of its own). They
  * share their workers' processes, as the unit tests do, rather than pay for one each
  * (test/unit/support/shared-processes.test.ts holds them to it). The stack's files that synthesize with
  * options of their own share the stack's processes.
@@ -39,12 +40,24 @@ const STANDALONE = [
   'test/examples/host-page/backend.test.ts',
   'test/examples/host-page/page.test.ts',
   'test/examples/host-page/server.test.ts',
+  'test/infra/app.test.ts',
   'test/infra/config.test.ts',
   'test/infra/deploy.test.ts',
+  'test/integration/background-bundles.test.ts',
+  'test/integration/bench-paths.test.ts',
+  'test/integration/bounded-reads.test.ts',
+  'test/integration/dynamodb-adapters.test.ts',
   'test/integration/dynamodb-engines.test.ts',
   'test/integration/dynamodb-local-leg.test.ts',
   'test/integration/dynamodb-writes.test.ts',
   'test/integration/ensure-tables.test.ts',
+  'test/integration/events/process.test.ts',
+  'test/integration/faults/delivery-worker.test.ts',
+  'test/integration/faults/event-writes.test.ts',
+  'test/integration/lambda-credentials.test.ts',
+  'test/integration/npm-start-failures.test.ts',
+  'test/integration/npm-start-logs.test.ts',
+  'test/integration/npm-start.test.ts',
 ];
 const OWN_SYNTHESIS = ['test/infra/definitions.test.ts', 'test/infra/indexes.test.ts'];
 

@@ -5,6 +5,9 @@ import { BaseSequencer, type TestSpecification } from 'vitest/node';
 /** Where the files' recorded running times are kept (`npm run -s test:timings` rewrites it). */
 export const TIMINGS_FILE = join(import.meta.dirname, '..', 'timings.json');
 
+/** The project of the stack's files, which share one synthesis per process (vitest.config.ts). */
+const STACK_PROJECT = 'stack';
+
 /** Seconds per test file, keyed `project:path`, as recorded on a quiet two-core machine. */
 export function recordedTimings(): Record<string, number> {
   return JSON.parse(readFileSync(TIMINGS_FILE, 'utf8')).seconds;
@@ -22,8 +25,9 @@ export function recordedTimings(): Record<string, number> {
  * from one file to the next. The stack's files, which read one synthesis, run in one worker, one after
  * another: the longest starts first, the other workers take the longest of the rest, and the stack's
  * other files come next, so the first worker to be free again is the one that holds the synthesis, and
- * Vitest hands it the next of them. A lighter such project (the unit tests: many files of milliseconds,
- * for which a process of their own would cost more than their tests) runs last, filling the end.
+ * Vitest hands it the next of them. The files of lighter such projects (the unit tests: many files of
+ * milliseconds, for which a process of their own would cost more than their tests; the standalone files)
+ * take their place among the rest by their length, so the short ones fill the end.
  */
 export class LongestFirstSequencer extends BaseSequencer {
   private readonly recorded = recordedTimings();
@@ -35,24 +39,22 @@ export class LongestFirstSequencer extends BaseSequencer {
       if (cached?.duration !== undefined) return cached.duration / 1_000;
       return this.recorded[key] ?? 0;
     };
-    const total = (specs: TestSpecification[]) => specs.reduce((sum, spec) => sum + seconds(spec), 0);
     const longestFirst = [...files].sort((a, b) => seconds(b) - seconds(a));
     const groups = [...new Set(files.map((spec) => spec.project.config.sequence.groupOrder))].sort(
       (a, b) => a - b,
     );
     return groups.flatMap((group) => {
       const inGroup = longestFirst.filter((spec) => spec.project.config.sequence.groupOrder === group);
-      const isolated = inGroup.filter((spec) => spec.project.config.isolate);
-      const shared = [
-        ...new Set(inGroup.filter((spec) => !spec.project.config.isolate).map((s) => s.project)),
-      ]
-        .map((project) => inGroup.filter((spec) => spec.project === project))
-        .sort((a, b) => total(b) - total(a));
-      const [heaviest = [], ...lighter] = shared;
-      const [first, ...rest] = heaviest;
-      if (!first) return isolated;
-      const others = Math.max(0, first.project.config.maxWorkers - 1);
-      return [first, ...isolated.slice(0, others), ...rest, ...isolated.slice(others), ...lighter.flat()];
+      const stack = inGroup.filter(
+        (spec) => spec.project.name === STACK_PROJECT && !spec.project.config.isolate,
+      );
+      // The other files, longest first whatever their project: the standalone files that take long start
+      // among the isolated ones, and the files of milliseconds fill the end.
+      const others = inGroup.filter((spec) => !stack.includes(spec));
+      const [first, ...rest] = stack;
+      if (!first) return others;
+      const beside = Math.max(0, first.project.config.maxWorkers - 1);
+      return [first, ...others.slice(0, beside), ...rest, ...others.slice(beside)];
     });
   }
 }
