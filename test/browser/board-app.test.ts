@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { BrowserContext, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { main as adminMain } from '#admin/cli';
 import { HOST_SCRIPT_VERSION } from '#lib/adapters/http/embed/host-script';
 import { TEXTS } from '#lib/adapters/http/embed/i18n';
@@ -52,8 +52,11 @@ beforeAll(async () => {
   });
 }, 120_000);
 
+// Each test's pages close after it: an open page keeps drawing frames, and its timers keep running.
+afterEach(async () => {
+  for (const page of opened.splice(0)) await page.close().catch(() => undefined);
+});
 afterAll(async () => {
-  for (const page of opened) await page.close().catch(() => undefined);
   await app?.close();
 });
 
@@ -284,8 +287,8 @@ window.handle = EmbedSession.mount('#board', options);
 
   describe('the session’s end reaches the open frame', () => {
     const contexts: BrowserContext[] = [];
-    afterAll(async () => {
-      for (const context of contexts) await context.close().catch(() => undefined);
+    afterEach(async () => {
+      for (const context of contexts.splice(0)) await context.close().catch(() => undefined);
     });
 
     /**

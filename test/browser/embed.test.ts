@@ -3,7 +3,7 @@ import { mkdirSync, readFileSync } from 'node:fs';
 import type { IncomingHttpHeaders } from 'node:http';
 import { join } from 'node:path';
 import type { BrowserContext, Page, Request } from 'playwright-core';
-import { afterAll, expect, it } from 'vitest';
+import { afterEach, expect, it } from 'vitest';
 import { FRAME_SCRIPT } from '#lib/adapters/http/embed/frame-script';
 import {
   describeInChromium,
@@ -175,8 +175,9 @@ const iframeHeight = (page: Page, nth = 0) =>
 describeInChromium('embed page in a real browser (Chromium)', () => {
   const pages: Page[] = [];
 
-  afterAll(async () => {
-    for (const page of pages) await page.close().catch(() => undefined);
+  // Each test's pages close after it: a host page counts its frames, and an open page keeps drawing them.
+  afterEach(async () => {
+    for (const page of pages.splice(0)) await page.close().catch(() => undefined);
   });
 
   it('renders the board and the signed-in user inside a cross-origin iframe, without leaking the token', async () => {

@@ -2,7 +2,7 @@ import { mkdirSync } from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { join } from 'node:path';
 import type { BrowserContext, Page } from 'playwright-core';
-import { afterAll, expect, it } from 'vitest';
+import { afterEach, expect, it } from 'vitest';
 import { HOST_SCRIPT_VERSION } from '#lib/adapters/http/embed/host-script';
 import { describeInChromium, useChromium, useCustomerSite } from '#test/support/browser';
 import { createSessionAs, demoKey } from '#test/support/create-session-as';
@@ -38,8 +38,9 @@ function embedUrlRoute(request: IncomingMessage, response: ServerResponse): bool
 const site = useCustomerSite({ route: embedUrlRoute });
 
 const contexts: BrowserContext[] = [];
-afterAll(async () => {
-  for (const context of contexts) await context.close().catch(() => undefined);
+// Each test's browser closes after it: an open page keeps drawing frames, and its timers keep running.
+afterEach(async () => {
+  for (const context of contexts.splice(0)) await context.close().catch(() => undefined);
 });
 
 /** A browser context (a user's browser) whose clock is `offsetMs` off the real one. */
