@@ -62,7 +62,7 @@ describe.each([
     if (dataDir) rmSync(dataDir, { recursive: true, force: true });
   });
 
-  it('closes the iterator of every Query and Scan: none stay open after 300 of them', async () => {
+  it('closes the iterator of every Query and Scan: none stay open after 90 of them', async () => {
     const sessions = new DynamoSessionRepository(db, LOCAL_TABLE_NAMES.sessions);
     const boards = new DynamoBoardRepository(db, LOCAL_TABLE_NAMES.boards);
     const token = randomBytes(24).toString('base64url');
@@ -75,7 +75,8 @@ describe.each([
       }),
     );
     const before = open;
-    for (let i = 0; i < 100; i++) {
+    // Any iterator left open shows: the count must come back to where it was.
+    for (let i = 0; i < 30; i++) {
       expect(await sessions.lookupToken(hashCredential(token))).toBeDefined();
       expect(await sessions.lookupToken(hashCredential(`missing-${i}`))).toBeUndefined();
       await boards.list();
@@ -88,14 +89,14 @@ describe.each([
 describe('npm start under embed page loads', () => {
   const runtime = useTestRuntime();
 
-  it('keeps no iterator open after 200 loads of the embed page', async () => {
+  it('keeps no iterator open after 50 loads of the embed page', async () => {
     const created = await createSessionCall(runtime, {
       boardId: runtime.demo?.publicBoardId,
       userId: 'u',
       email: 'u@example.com',
     });
     const before = open;
-    for (let i = 0; i < 200; i++) {
+    for (let i = 0; i < 50; i++) {
       expect((await call(runtime, `/embed?token=${created.body.sessionToken}`)).status).toBe(200);
     }
     // Closing is asynchronous: wait until every iterator opened since has closed again.
