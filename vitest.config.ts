@@ -88,6 +88,10 @@ export default defineConfig({
       EVENTS_TABLE: 'test-events',
       WEBHOOKS_TABLE: 'test-webhooks',
       LOG_LEVEL: 'error',
+      // esbuild, which the bundles' tests run in the workers, takes every core while it builds; one is
+      // enough for it, and the other stays with the local runtimes, whose DynamoDB calls keep their
+      // production limit of 1 s an attempt.
+      GOMAXPROCS: '1',
     },
     setupFiles: ['test/support/setup-child-env.ts'],
     testTimeout: 30_000,
