@@ -3,7 +3,7 @@ import { once } from 'node:events';
 import { type AddressInfo, createServer } from 'node:net';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { main } from '#admin/cli';
 import { childEnv } from '#test/support/child-env';
 import { createSessionCall } from '#test/support/local-runtime';
@@ -143,17 +143,33 @@ describe('admin CLI', () => {
     AWS_EC2_METADATA_DISABLED: 'true',
     AWS_CONFIG_FILE: join(ROOT, 'no-such-aws-config'),
     AWS_SHARED_CREDENTIALS_FILE: join(ROOT, 'no-such-aws-credentials'),
+    AWS_ENDPOINT_URL_DYNAMODB: 'http://127.0.0.1:9',
   };
+
+  /**
+   * The CLI in this process against AWS going nowhere. The SDK reads its settings from the process's
+   * environment, not from the one `main` is given, so they are set there for the call, and any
+   * credentials of the process taken away.
+   */
+  async function adminAgainstNowhere(env: Record<string, string>, ...args: string[]) {
+    for (const [name, value] of Object.entries(AWS_GOING_NOWHERE)) vi.stubEnv(name, value);
+    for (const name of ['AWS_PROFILE', 'AWS_ACCESS_KEY_ID', 'AWS_SECRET_ACCESS_KEY', 'AWS_SESSION_TOKEN'])
+      vi.stubEnv(name, undefined);
+    try {
+      return await adminWith({ ...AWS_GOING_NOWHERE, ...env }, ...args);
+    } finally {
+      vi.unstubAllEnvs();
+    }
+  }
 
   it('refuses to guess table names against AWS: exits 2 naming the missing variable, before any call', async () => {
     // No DYNAMODB_ENDPOINT and no table names.
-    const awsWithoutTables = { ...AWS_GOING_NOWHERE, AWS_ENDPOINT_URL_DYNAMODB: 'http://127.0.0.1:9' };
     for (const [args, variable] of [
       [['list-boards'], 'BOARDS_TABLE'],
       [['list-api-keys'], 'API_KEYS_TABLE'],
       [['add-member', '--org', 'o', '--user', 'u'], 'MEMBERSHIPS_TABLE'],
     ] as const) {
-      const result = await adminWith(awsWithoutTables, ...args);
+      const result = await adminAgainstNowhere({}, ...args);
       expect(result.code, `${args[0]}: ${result.stderr}`).toBe(2);
       expect(result.stdout).toBe('');
       expect(result.stderr.split('\n')[0]).toBe(
@@ -164,11 +180,22 @@ describe('admin CLI', () => {
   });
 
   it('refuses API key commands against AWS without USAGE_PLAN_ID: exits 2 before any call', async () => {
-    const awsWithoutPlan = { ...AWS_GOING_NOWHERE, API_KEYS_TABLE: 'keys-prod' };
-    const result = await adminWith(awsWithoutPlan, 'create-api-key', '--user', 'u');
+    const result = await adminAgainstNowhere(
+      { API_KEYS_TABLE: 'keys-prod' },
+      'create-api-key',
+      '--user',
+      'u',
+    );
     expect(result.code, result.stderr).toBe(2);
     expect(result.stdout).toBe('');
     expect(result.stderr.split('\n')[0]).toMatch(/^error: USAGE_PLAN_ID is required against AWS/);
+  });
+
+  it('exits 2 as a process of its own when it refuses, the error on stderr and nothing on stdout', async () => {
+    const result = await cli(['list-boards'], AWS_GOING_NOWHERE, 20_000);
+    expect(result.code, result.stderr).toBe(2);
+    expect(result.stdout).toBe('');
+    expect(result.stderr.split('\n')[0]).toMatch(/^error: BOARDS_TABLE is required against AWS/);
   });
 
   it('prints exactly one JSON document on stdout, as a process of its own', async () => {
