@@ -35,15 +35,18 @@ describe('the unit tests whose files share processes (vitest.config.ts)', () => 
 describe('the standalone test files, which share processes too (vitest.config.ts)', () => {
   const standalone = filesOf('standalone');
 
-  it('share them, and exist', () => {
+  it('run in shared processes, and each of them exists', () => {
     expect(PROJECTS.find((project) => project.test?.name === 'standalone')?.test?.isolate).toBe(false);
     expect(standalone.length).toBeGreaterThan(10);
     for (const file of standalone) expect(existsSync(join(ROOT, file)), file).toBe(true);
   });
 
   it('start no local runtime and load no handler: the handlers read their environment once, at import', () => {
+    // By name, or through the support modules that start one (the fault suite's runtime behind a proxy).
     const starting = standalone.filter((file) =>
-      /useTestRuntime|startTestRuntime|startLocalRuntime|loadHandler|#functions\//.test(source(file)),
+      /useTestRuntime|startTestRuntime|startLocalRuntime|loadHandler|#functions\/|#local\/runtime'|#test\/support\/(local-runtime|runtime-fixture|fault-suite)'/.test(
+        source(file),
+      ),
     );
     expect(starting).toEqual([]);
   });
@@ -57,7 +60,13 @@ describe('the standalone test files, which share processes too (vitest.config.ts
       const text = source(file);
       if (/vi\.useFakeTimers/.test(text)) expect(text, file).toMatch(/vi\.useRealTimers\(\)/);
       if (/vi\.stubEnv/.test(text)) expect(text, file).toMatch(/vi\.unstubAllEnvs\(\)/);
-      expect(text, `${file} assigns process.env`).not.toMatch(/process\.env\.[A-Z_]+\s*=[^=]/);
+      if (/vi\.stubGlobal/.test(text)) expect(text, file).toMatch(/vi\.unstubAllGlobals\(\)/);
+      if (/vi\.spyOn/.test(text)) expect(text, file).toMatch(/vi\.restoreAllMocks\(\)|\.mockRestore\(\)/);
+      // Assigned, deleted or merged into, however it is spelt.
+      expect(text, `${file} changes process.env`).not.toMatch(
+        /process\.env(\.\w+|\[[^\]]+\])\s*(\?\?|\|\||&&)?=[^=]|delete\s+process\.env|Object\.assign\(\s*process\.env/,
+      );
+      expect(text, `${file} changes the process`).not.toMatch(/process\.(chdir|on|once)\(/);
     }
   });
 });
