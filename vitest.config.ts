@@ -1,6 +1,6 @@
 import { availableParallelism } from 'node:os';
 import { defineConfig } from 'vitest/config';
-import { LongestFirstSequencer } from '#test/support/sequencer';
+import { LongestFirstSequencer, STACK_PROJECT } from '#test/support/sequencer';
 import { unitFilesMockingAws, unitTestFiles } from '#test/support/unit-files';
 
 /**
@@ -100,15 +100,16 @@ export default defineConfig({
     // The longest files first, from recorded times when a fresh clone has no cache of its own.
     sequence: { sequencer: LongestFirstSequencer },
     projects: [
-      // The stack's tests that read the stack as cdk.json configures it (test/support/synthesized.ts).
+      // The stack's tests: most read the stack as cdk.json configures it (test/support/synthesized.ts),
+      // two synthesize it with options of their own.
       {
         // Their files share the process of the worker they run in, which keeps its modules, so the app is
         // synthesized once per worker, not once per file. They change no global state of that process.
         // One worker runs them one after another while the others run the runtime's longest files
-        // (test/support/sequencer.ts). Two files synthesize with options of their own, in the same processes.
+        // (test/support/sequencer.ts).
         extends: true,
         test: {
-          name: 'stack',
+          name: STACK_PROJECT,
           include: [...SHARED_SYNTHESIS, ...OWN_SYNTHESIS],
           isolate: false,
           maxWorkers: WORKERS,

@@ -86,7 +86,7 @@ export async function startNpmStart(env: Record<string, string> = {}, timeoutMs 
 
 const started = new Set<ChildProcess>();
 
-/** Kills the process group of every `npm start` this file started that is still running. */
+/** Kills the process group of every `npm start` this process started that is still running (each file calls it when it ends). */
 export function killNpmStarts(): void {
   for (const npm of started) {
     try {

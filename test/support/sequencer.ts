@@ -5,8 +5,8 @@ import { BaseSequencer, type TestSpecification } from 'vitest/node';
 /** Where the files' recorded running times are kept (`npm run -s test:timings` rewrites it). */
 export const TIMINGS_FILE = join(import.meta.dirname, '..', 'timings.json');
 
-/** The project of the stack's files, which share one synthesis per process (vitest.config.ts). */
-const STACK_PROJECT = 'stack';
+/** The project of the stack's files, most of which share one synthesis per process (vitest.config.ts). */
+export const STACK_PROJECT = 'stack';
 
 /** Seconds per test file, keyed `project:path`, as recorded on a quiet two-core machine. */
 export function recordedTimings(): Record<string, number> {
@@ -21,13 +21,14 @@ export function recordedTimings(): Record<string, number> {
  * else from the times recorded in test/timings.json; a file in neither starts last (a new file is
  * usually a small one).
  *
- * The files of a project that share a process (`isolate: false`) run in a worker that keeps its modules
- * from one file to the next. The stack's files, which read one synthesis, run in one worker, one after
- * another: the longest starts first, the other workers take the longest of the rest, and the stack's
- * other files come next, so the first worker to be free again is the one that holds the synthesis, and
- * Vitest hands it the next of them. The files of lighter such projects (the unit tests: many files of
- * milliseconds, for which a process of their own would cost more than their tests; the standalone files)
- * take their place among the rest by their length, so the short ones fill the end.
+ * The files of a project that share a process (`isolate: false`) keep it from one file to the next only
+ * while the next file Vitest hands that worker is of the same project; any other file ends the process.
+ * So each such project's files start one after another. The stack's files (the project named
+ * `STACK_PROJECT`, most of whose files read one synthesis) start with its longest, the other workers take
+ * the longest isolated files, and the stack's other files come next, so the first worker to be free again
+ * is the one that holds the synthesis. The heaviest of the other shared projects (the standalone files)
+ * follows, then the isolated files, then the lighter ones (the unit tests: many files of milliseconds,
+ * for which a process of their own would cost more than their tests), which fill the end.
  */
 export class LongestFirstSequencer extends BaseSequencer {
   private readonly recorded = recordedTimings();
@@ -39,22 +40,31 @@ export class LongestFirstSequencer extends BaseSequencer {
       if (cached?.duration !== undefined) return cached.duration / 1_000;
       return this.recorded[key] ?? 0;
     };
+    const total = (specs: TestSpecification[]) => specs.reduce((sum, spec) => sum + seconds(spec), 0);
     const longestFirst = [...files].sort((a, b) => seconds(b) - seconds(a));
     const groups = [...new Set(files.map((spec) => spec.project.config.sequence.groupOrder))].sort(
       (a, b) => a - b,
     );
     return groups.flatMap((group) => {
       const inGroup = longestFirst.filter((spec) => spec.project.config.sequence.groupOrder === group);
-      const stack = inGroup.filter(
-        (spec) => spec.project.name === STACK_PROJECT && !spec.project.config.isolate,
-      );
-      // The other files, longest first whatever their project: the standalone files that take long start
-      // among the isolated ones, and the files of milliseconds fill the end.
-      const others = inGroup.filter((spec) => !stack.includes(spec));
+      const isolated = inGroup.filter((spec) => spec.project.config.isolate);
+      const shared = [
+        ...new Set(inGroup.filter((spec) => !spec.project.config.isolate).map((s) => s.project)),
+      ].map((project) => inGroup.filter((spec) => spec.project === project));
+      const stack = shared.find((specs) => specs[0]?.project.name === STACK_PROJECT) ?? [];
+      const [heavier = [], ...lighter] = shared
+        .filter((specs) => specs !== stack)
+        .sort((a, b) => total(b) - total(a));
       const [first, ...rest] = stack;
-      if (!first) return others;
-      const beside = Math.max(0, first.project.config.maxWorkers - 1);
-      return [first, ...others.slice(0, beside), ...rest, ...others.slice(beside)];
+      const beside = first ? Math.max(0, first.project.config.maxWorkers - 1) : 0;
+      return [
+        ...(first ? [first] : []),
+        ...isolated.slice(0, beside),
+        ...rest,
+        ...heavier,
+        ...isolated.slice(beside),
+        ...lighter.flat(),
+      ];
     });
   }
 }
