@@ -54,10 +54,6 @@ async function oneReadingEachCopy(
   return { byCopy: [...byCopy.entries()].sort(([a], [b]) => a - b).map(([, session]) => session), created };
 }
 
-/**
- * Sessions of `userId` created by `who` until one reads each copy, every one of them then made a session
- * stored before records had copies: its item loses the copy it recorded (`readsCutoffCopy`).
- */
 /** Every session the caller's listing answers for `query`, page after page. */
 async function listedAll(
   who: KeyOwnerFixture,
@@ -65,16 +61,22 @@ async function listedAll(
 ): Promise<Array<{ id: string; status: string; revokedAt: string }>> {
   const sessions: Array<{ id: string; status: string; revokedAt: string }> = [];
   let cursor: string | null = null;
-  do {
+  // A cursor that never ended would otherwise loop until the test's timeout.
+  for (let pages = 0; pages === 0 || cursor; pages++) {
+    if (pages === 10) throw new Error(`the listing for ${query} still had a next page after ${pages}`);
     const after: string = cursor ? `&cursor=${encodeURIComponent(cursor)}` : '';
     const page = await apiCall(runtime, who.apiKey, 'GET', `/api/embed/sessions?${query}&limit=100${after}`);
     expect(page.status, page.text).toBe(200);
     sessions.push(...(page.body.data as typeof sessions));
     cursor = page.body.nextCursor as string | null;
-  } while (cursor);
+  }
   return sessions;
 }
 
+/**
+ * Sessions of `userId` created by `who` until one reads each copy, every one of them then made a session
+ * stored before records had copies: its item loses the copy it recorded (`readsCutoffCopy`).
+ */
 async function storedBeforeCopies(
   who: KeyOwnerFixture,
   userId: string,

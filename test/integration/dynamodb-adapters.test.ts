@@ -320,7 +320,7 @@ describe('cut-off records on the embedded DynamoDB', () => {
   const entryNames = (item: Record<string, unknown>) =>
     Object.keys(item).filter((name) => name.startsWith('entry:'));
 
-  it('keeps a record within CUTOFF_ENTRIES_MAX entries and a few KB over three times as many calls, and gives it an expiry', async () => {
+  it('keeps a record within CUTOFF_ENTRIES_MAX entries and a few KB over three times that many calls, and gives it an expiry', async () => {
     const scope: CutoffScope = {
       kind: 'creatorBoardUser',
       creatorUserId: 'owner-k',

@@ -227,7 +227,7 @@ describe('cut-off records stay small and per tenant', () => {
     }
   });
 
-  it('holds a bounded number of entries after twice as many calls on one pair, and every tenant’s call still answers 200', async () => {
+  it('holds at most CUTOFF_ENTRIES_MAX entries per record after twice that many calls on one pair, and every tenant’s call still answers 200', async () => {
     const caller = await keyOwner(runtime, `cut-flood-${randomUUID()}`);
     const userId = `flood-${randomUUID()}`;
     const flooded = await create(caller, { userId });
@@ -246,8 +246,8 @@ describe('cut-off records stay small and per tenant', () => {
       expect(entriesOf(record).length).toBeLessThanOrEqual(CUTOFF_ENTRIES_MAX);
       expect(itemBytes(record)).toBeLessThan(4 * 1024);
     }
-    // 17 calls, each writing the 8 copies of two records twice: about 550 conditional writes on the
-    // single-threaded local DynamoDB.
+    // Each call writes the CUTOFF_COPIES copies of two records twice: hundreds of conditional writes on
+    // the single-threaded local DynamoDB.
   }, 120_000);
 
   // 2,000 members over HTTP: a stored member list would be tens of KB, far over the 4 KB checked below.
