@@ -27,8 +27,7 @@ const SHARED_SYNTHESIS = [
  * global state they do not put back: the docs', the examples', the stack's configuration's, the DynamoDB
  * adapters' and engines', the bundles' and those of `npm start` (which runs in processes of its own). They
  * share their workers' processes, as the unit tests do, rather than pay for one each
- * (test/unit/support/shared-processes.test.ts holds them to it). The stack's files that synthesize with
- * options of their own share the stack's processes.
+ * (test/unit/support/shared-processes.test.ts holds them to it).
  */
 const STANDALONE = [
   'test/docs/docs.test.ts',
@@ -59,6 +58,7 @@ const STANDALONE = [
   'test/integration/npm-start-logs.test.ts',
   'test/integration/npm-start.test.ts',
 ];
+/** The stack's files that synthesize with options of their own: they share the stack's processes. */
 const OWN_SYNTHESIS = ['test/infra/definitions.test.ts', 'test/infra/indexes.test.ts'];
 
 /**

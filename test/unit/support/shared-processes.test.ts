@@ -9,10 +9,10 @@ const ROOT = join(import.meta.dirname, '..', '..', '..');
 type Project = { test?: { name?: string; include?: string[]; isolate?: boolean } };
 const PROJECTS = (config.test?.projects ?? []) as Project[];
 
+/** A project of vitest.config.ts, by name. */
+const projectNamed = (name: string) => PROJECTS.find((project) => project.test?.name === name)?.test;
 /** The files of a project of vitest.config.ts. */
-function filesOf(name: string): string[] {
-  return PROJECTS.find((project) => project.test?.name === name)?.test?.include ?? [];
-}
+const filesOf = (name: string): string[] => projectNamed(name)?.include ?? [];
 const sharedUnitFiles = () => filesOf('unit');
 const source = (file: string) => readFileSync(join(ROOT, file), 'utf8');
 
@@ -36,7 +36,7 @@ describe('the standalone test files, which share processes too (vitest.config.ts
   const standalone = filesOf('standalone');
 
   it('run in shared processes, and each of them exists', () => {
-    expect(PROJECTS.find((project) => project.test?.name === 'standalone')?.test?.isolate).toBe(false);
+    expect(projectNamed('standalone')?.isolate).toBe(false);
     expect(standalone.length).toBeGreaterThan(10);
     for (const file of standalone) expect(existsSync(join(ROOT, file)), file).toBe(true);
   });
